@@ -1,0 +1,33 @@
+#!/bin/sh
+# Install the Debian packages holosim needs to build and test, when missing.
+# Idempotent and quiet when everything is present: the Makefile calls it first.
+set -eu
+
+need=""
+pkgconf_ok() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1"; }
+
+command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+pkgconf_ok gsl        || need="$need libgsl-dev"
+pkgconf_ok yaml-0.1   || need="$need libyaml-dev"
+pkgconf_ok check      || need="$need check"
+command -v cc >/dev/null 2>&1 || need="$need gcc"
+command -v make >/dev/null 2>&1 || need="$need make"
+if [ "${HOLOSIM_FULL_DEPS:-0}" = 1 ]; then
+    command -v gnuplot  >/dev/null 2>&1 || need="$need gnuplot-nox"
+    command -v parallel >/dev/null 2>&1 || need="$need parallel"
+    command -v groff    >/dev/null 2>&1 || need="$need groff"
+fi
+
+[ -z "$need" ] && exit 0
+
+echo "install-deps: installing$need" >&2
+SUDO=""
+if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+        echo "install-deps: need root or sudo to install:$need" >&2; exit 1
+    fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >&2
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $need >&2

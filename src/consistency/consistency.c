@@ -1,0 +1,433 @@
+/* Projection onto the constraint manifold and rank diagnosis. */
+#include "consistency.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_permutation.h>
+
+#define MAX_NEWTON 100
+#define MAX_HALVINGS 30
+
+struct hs_proj {
+    const hs_model *m;
+    double *G, *Gt, *Gnew, *r;      /* [k] */
+    double *W;                      /* [n*n] M^-1 on the free coordinates */
+    double *Mfull;                  /* [n*n] */
+    double *WGt;                    /* [n*k] W G_q^T */
+    double *dq, *qtry;              /* [n] */
+    gsl_matrix *A;                  /* k x k: G_q W G_q^T */
+    gsl_vector *mu;                 /* k */
+    gsl_matrix *Mff;                /* n x n scratch for the free block */
+    size_t *free_idx;               /* [n] */
+};
+
+hs_proj *hs_proj_new(const hs_model *m)
+{
+    hs_proj *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    size_t n = m->n, k = m->k ? m->k : 1;
+    p->m = m;
+    p->G = calloc(k, sizeof *p->G);
+    p->Gt = calloc(k, sizeof *p->Gt);
+    p->Gnew = calloc(k, sizeof *p->Gnew);
+    p->r = calloc(k, sizeof *p->r);
+    p->W = calloc(n * n, sizeof *p->W);
+    p->Mfull = calloc(n * n, sizeof *p->Mfull);
+    p->WGt = calloc(n * k, sizeof *p->WGt);
+    p->dq = calloc(n, sizeof *p->dq);
+    p->qtry = calloc(n, sizeof *p->qtry);
+    p->free_idx = calloc(n, sizeof *p->free_idx);
+    p->A = gsl_matrix_alloc(k, k);
+    p->mu = gsl_vector_alloc(k);
+    p->Mff = gsl_matrix_alloc(n, n);
+    if (!p->G || !p->Gt || !p->Gnew || !p->r || !p->W || !p->Mfull || !p->WGt || !p->dq ||
+        !p->qtry || !p->free_idx || !p->A || !p->mu || !p->Mff) {
+        hs_proj_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void hs_proj_free(hs_proj *p)
+{
+    if (!p)
+        return;
+    free(p->G);
+    free(p->Gt);
+    free(p->Gnew);
+    free(p->r);
+    free(p->W);
+    free(p->Mfull);
+    free(p->WGt);
+    free(p->dq);
+    free(p->qtry);
+    free(p->free_idx);
+    if (p->A) gsl_matrix_free(p->A);
+    if (p->mu) gsl_vector_free(p->mu);
+    if (p->Mff) gsl_matrix_free(p->Mff);
+    free(p);
+}
+
+static double max_abs(const double *x, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(fabs(x[i]) <= s))
+            s = fabs(x[i]);
+    return s;
+}
+
+static double norm2(const double *x, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += x[i] * x[i];
+    return sqrt(s);
+}
+
+/* W = M^-1 restricted to the free coordinates (0 rows/columns for locked). */
+static int build_W(hs_proj *p, hs_work *w, double t, const double *q, const double *v,
+                   const unsigned char *lock, hs_error *err)
+{
+    const hs_model *m = p->m;
+    size_t n = m->n;
+    if (hs_dyn_mass(m, w, t, q, v, p->Mfull)) {
+        hs_error_set(err, w->err.code, "%s", w->err.msg);
+        return err->code;
+    }
+    memset(p->W, 0, n * n * sizeof *p->W);
+    size_t nf = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!lock || !lock[i])
+            p->free_idx[nf++] = i;
+    if (m->mass_kind != HS_MASS_FULL) {
+        for (size_t a = 0; a < nf; a++) {
+            size_t i = p->free_idx[a];
+            if (!(p->Mfull[i * n + i] > 0))
+                return hs_error_set(err, HS_EXIT_NUMERIC, "mass matrix is not positive "
+                                    "definite at t=%.17g", t);
+            p->W[i * n + i] = 1.0 / p->Mfull[i * n + i];
+        }
+        return 0;
+    }
+    gsl_matrix_view F = gsl_matrix_submatrix(p->Mff, 0, 0, nf, nf);
+    for (size_t a = 0; a < nf; a++)
+        for (size_t b = 0; b < nf; b++)
+            gsl_matrix_set(&F.matrix, a, b, p->Mfull[p->free_idx[a] * n + p->free_idx[b]]);
+    if (nf && (gsl_linalg_cholesky_decomp1(&F.matrix) != GSL_SUCCESS ||
+               gsl_linalg_cholesky_invert(&F.matrix) != GSL_SUCCESS))
+        return hs_error_set(err, HS_EXIT_NUMERIC, "mass matrix is not positive definite "
+                            "at t=%.17g", t);
+    for (size_t a = 0; a < nf; a++)
+        for (size_t b = 0; b < nf; b++)
+            p->W[p->free_idx[a] * n + p->free_idx[b]] = gsl_matrix_get(&F.matrix, a, b);
+    return 0;
+}
+
+/* WGt = W G_q^T and A = G_q W G_q^T, factored (Cholesky). */
+static int build_A(hs_proj *p, hs_work *w)
+{
+    const hs_model *m = p->m;
+    size_t n = m->n, k = m->k;
+    const double *Gq = w->Gqd;
+    for (size_t c = 0; c < n; c++)
+        for (size_t j = 0; j < k; j++) {
+            double s = 0;
+            for (size_t l = 0; l < n; l++)
+                s += p->W[c * n + l] * Gq[j * n + l];
+            p->WGt[c * k + j] = s;
+        }
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j <= i; j++) {
+            double s = 0;
+            for (size_t c = 0; c < n; c++)
+                s += Gq[i * n + c] * p->WGt[c * k + j];
+            gsl_matrix_set(p->A, i, j, s);
+            gsl_matrix_set(p->A, j, i, s);
+        }
+    gsl_matrix_view A = gsl_matrix_submatrix(p->A, 0, 0, k, k);
+    if (gsl_linalg_cholesky_decomp1(&A.matrix) != GSL_SUCCESS)
+        return -1;
+    double rcond;
+    gsl_vector *work = gsl_vector_alloc(3 * k);
+    if (!work)
+        return -1;
+    gsl_linalg_cholesky_rcond(&A.matrix, &rcond, work);
+    gsl_vector_free(work);
+    return rcond < 1e-15 ? -1 : 0;
+}
+
+/* x_out = WGt * (A^-1 rhs) */
+static void solve_step(hs_proj *p, const double *rhs, double *out)
+{
+    const hs_model *m = p->m;
+    size_t n = m->n, k = m->k;
+    gsl_matrix_view A = gsl_matrix_submatrix(p->A, 0, 0, k, k);
+    gsl_vector_view mu = gsl_vector_subvector(p->mu, 0, k);
+    memcpy(mu.vector.data, rhs, k * sizeof *rhs);
+    gsl_linalg_cholesky_svx(&A.matrix, &mu.vector);
+    for (size_t c = 0; c < n; c++) {
+        double s = 0;
+        for (size_t j = 0; j < k; j++)
+            s += p->WGt[c * k + j] * mu.vector.data[j];
+        out[c] = s;
+    }
+}
+
+static void list_violations(const hs_model *m, const double *G, double tol, char *buf,
+                            size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < m->k && len + 1 < cap; i++)
+        if (!(fabs(G[i]) <= tol))
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s (residual %.3g)",
+                                    len ? ", " : "", m->cname[i], G[i]);
+}
+
+int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
+                  const unsigned char *lock, double tol, int min_steps, hs_error *err)
+{
+    const hs_model *m = p->m;
+    size_t n = m->n, k = m->k;
+    if (!k)
+        return 0;
+    if (hs_dyn_constraints(m, w, t, q, p->G, p->Gt)) {
+        hs_error_set(err, w->err.code, "%s", w->err.msg);
+        return err->code;
+    }
+    int it = 0;
+    while (max_abs(p->G, k) > tol || (it < min_steps && max_abs(p->G, k) > 0)) {
+        if (it++ >= MAX_NEWTON)
+            break;
+        if (build_W(p, w, t, q, v, lock, err))
+            return err->code;
+        if (build_A(p, w)) {
+            char buf[600];
+            list_violations(m, p->G, tol, buf, sizeof buf);
+            return hs_error_set(err, HS_EXIT_INCONSISTENT, "cannot project onto the "
+                                "constraints at t=%.17g: G_q W G_q^T is singular%s (the "
+                                "constraints are dependent here%s); unmet: %s", t,
+                                lock ? " with the locked coordinates held" : "",
+                                lock ? ", or the locked coordinates leave no freedom" : "",
+                                buf[0] ? buf : "none");
+        }
+        solve_step(p, p->G, p->dq);
+        double g0 = norm2(p->G, k), alpha = 1;
+        int accepted = 0;
+        for (int h = 0; h < MAX_HALVINGS; h++, alpha *= 0.5) {
+            for (size_t c = 0; c < n; c++)
+                p->qtry[c] = q[c] - alpha * p->dq[c];
+            if (hs_dyn_constraints(m, w, t, p->qtry, p->Gnew, NULL))
+                continue;            /* outside the domain: shorter step */
+            if (norm2(p->Gnew, k) < (1 - 1e-4 * alpha) * g0 || norm2(p->Gnew, k) == 0) {
+                accepted = 1;
+                break;
+            }
+        }
+        if (!accepted)
+            break;
+        memcpy(q, p->qtry, n * sizeof *q);
+        memcpy(p->G, p->Gnew, k * sizeof *p->G);
+    }
+    if (!(max_abs(p->G, k) <= tol)) {
+        char buf[600];
+        list_violations(m, p->G, tol, buf, sizeof buf);
+        return hs_error_set(err, HS_EXIT_INCONSISTENT, "could not satisfy the constraints "
+                            "near the given position at t=%.17g (%d Newton steps): %s "
+                            "(tolerance %g)", t, it, buf, tol);
+    }
+    /* velocities: v <- v - W G_q^T A^-1 (G_t + G_q v) at the projected q */
+    if (hs_dyn_constraints(m, w, t, q, NULL, p->Gt) || build_W(p, w, t, q, v, lock, err)) {
+        if (!err->code)
+            hs_error_set(err, w->err.code, "%s", w->err.msg);
+        return err->code;
+    }
+    if (build_A(p, w))
+        return hs_error_set(err, HS_EXIT_INCONSISTENT, "cannot project the velocities at "
+                            "t=%.17g: G_q W G_q^T is singular", t);
+    for (size_t i = 0; i < k; i++) {
+        double s = p->Gt[i];
+        for (size_t c = 0; c < n; c++)
+            s += w->Gqd[i * n + c] * v[c];
+        p->r[i] = s;
+    }
+    solve_step(p, p->r, p->dq);
+    for (size_t c = 0; c < n; c++)
+        v[c] -= p->dq[c];
+    return 0;
+}
+
+size_t hs_cons_rank(const hs_model *m, hs_work *w, double t, const double *q,
+                    char *msg, size_t cap)
+{
+    size_t n = m->n, k = m->k;
+    if (cap)
+        msg[0] = '\0';
+    if (!k)
+        return 0;
+    if (hs_dyn_constraints(m, w, t, q, NULL, NULL))
+        return k;     /* a domain error here is reported by the caller later */
+    gsl_matrix *A = gsl_matrix_alloc(n, k);
+    gsl_vector *tau = gsl_vector_alloc(n < k ? n : k);
+    gsl_permutation *perm = gsl_permutation_alloc(k);
+    gsl_vector *norm = gsl_vector_alloc(k);
+    size_t rank = k;
+    if (!A || !tau || !perm || !norm)
+        goto out;
+    for (size_t i = 0; i < k; i++)
+        for (size_t c = 0; c < n; c++)
+            gsl_matrix_set(A, c, i, w->Gqd[i * n + c]);   /* A = G_q^T */
+    int signum;
+    gsl_linalg_QRPT_decomp(A, tau, perm, &signum, norm);
+    size_t dmax = n < k ? n : k;
+    double r0 = fabs(gsl_matrix_get(A, 0, 0));
+    rank = 0;
+    for (size_t i = 0; i < dmax; i++)
+        if (fabs(gsl_matrix_get(A, i, i)) > HS_RANK_RTOL * (r0 > 0 ? r0 : 1) && r0 > 0)
+            rank++;
+    if (rank == k || !cap)
+        goto out;
+    /* each dependent column r: R11 c = R[0:rank, r]; c_i != 0 names a partner */
+    size_t len = 0;
+    for (size_t r = rank; r < k && len + 1 < cap; r++) {
+        size_t jr = gsl_permutation_get(perm, r);
+        len += (size_t)snprintf(msg + len, cap - len, "%s'%s'", len ? "; " : "", m->cname[jr]);
+        double c[64];
+        size_t nr = rank < 64 ? rank : 64;
+        for (size_t i = nr; i-- > 0;) {
+            double s = r < n ? gsl_matrix_get(A, i, r) : 0;
+            for (size_t j = i + 1; j < nr; j++)
+                s -= gsl_matrix_get(A, i, j) * c[j];
+            c[i] = s / gsl_matrix_get(A, i, i);
+        }
+        int any = 0;
+        for (size_t i = 0; i < nr && len + 1 < cap; i++)
+            if (fabs(c[i]) > 1e-8) {
+                len += (size_t)snprintf(msg + len, cap - len, "%s'%s'", any ? ", " : " depends on ",
+                                        m->cname[gsl_permutation_get(perm, i)]);
+                any = 1;
+            }
+        if (!any && len + 1 < cap)
+            len += (size_t)snprintf(msg + len, cap - len, " has a zero gradient here");
+    }
+out:
+    if (A) gsl_matrix_free(A);
+    if (tau) gsl_vector_free(tau);
+    if (perm) gsl_permutation_free(perm);
+    if (norm) gsl_vector_free(norm);
+    return rank;
+}
+
+int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
+                  FILE *report, hs_error *err)
+{
+    size_t n = m->n, k = m->k;
+    double t = m->t0;
+    if (!k)
+        return 0;
+    char msg[800];
+    size_t rank = hs_cons_rank(m, w, t, q, msg, sizeof msg);
+    if (rank < k)
+        return hs_error_set(err, HS_EXIT_MODEL, "the constraints are dependent at the "
+                            "initial position (rank of G_q is %zu, there are %zu "
+                            "constraints): %s", rank, k, msg);
+    double *G = calloc(k, sizeof *G), *Gd = calloc(k, sizeof *Gd), *Gt = calloc(k, sizeof *Gt);
+    double *q_old = calloc(n, sizeof *q_old), *v_old = calloc(n, sizeof *v_old);
+    hs_proj *p = hs_proj_new(m);
+    int rc = 0;
+    if (!G || !Gd || !Gt || !q_old || !v_old || !p) {
+        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        goto out;
+    }
+    if (hs_dyn_constraints(m, w, t, q, G, Gt)) {
+        rc = hs_error_set(err, HS_EXIT_MODEL, "%s", w->err.msg);
+        if (w->err.line)
+            hs_error_at(err, HS_EXIT_MODEL, w->err.file, w->err.line, w->err.column,
+                        w->err.source, "%s", w->err.msg);
+        err->code = HS_EXIT_MODEL;
+        err->file[0] = w->err.file[0] ? err->file[0] : '\0';
+        if (w->err.line) {
+            snprintf(err->file, sizeof err->file, "%s", w->err.file);
+            err->line = w->err.line;
+            err->column = w->err.column;
+            snprintf(err->source, sizeof err->source, "%s", w->err.source);
+        }
+        goto out;
+    }
+    for (size_t i = 0; i < k; i++) {
+        double s = Gt[i];
+        for (size_t c = 0; c < n; c++)
+            s += w->Gqd[i * n + c] * v[c];
+        Gd[i] = s;
+    }
+    double tol = m->set.tol;
+    int pos_bad = max_abs(G, k) > tol, vel_bad = max_abs(Gd, k) > tol;
+    if (!pos_bad && !vel_bad)
+        goto out;                                   /* consistent: untouched */
+    if (m->set.mode == HS_CONS_REJECT) {
+        char buf[900];
+        size_t len = 0;
+        buf[0] = '\0';
+        for (size_t i = 0; i < k && len + 1 < sizeof buf; i++) {
+            if (fabs(G[i]) > tol)
+                len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s: position "
+                                        "residual G = %.6g", len ? "; " : "", m->cname[i], G[i]);
+            if (fabs(Gd[i]) > tol && len + 1 < sizeof buf)
+                len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s: velocity "
+                                        "residual G_t + G_q v = %.6g", len ? "; " : "",
+                                        m->cname[i], Gd[i]);
+        }
+        rc = hs_error_set(err, HS_EXIT_INCONSISTENT, "inconsistent initial data "
+                          "(consistency mode reject, tolerance %g): %s", tol, buf);
+        goto out;
+    }
+    memcpy(q_old, q, n * sizeof *q);
+    memcpy(v_old, v, n * sizeof *v);
+    int any_lock = 0;
+    for (size_t i = 0; i < n; i++)
+        any_lock |= m->lock[i];
+    rc = hs_proj_apply(p, w, t, q, v, any_lock ? m->lock : NULL, tol, 0, err);
+    if (rc) {
+        if (rc != HS_EXIT_INCONSISTENT) {
+            err->code = HS_EXIT_INCONSISTENT;
+            rc = err->code;
+        }
+        goto out;
+    }
+    if (report) {
+        fprintf(report, "holosim: initial data projected onto the constraints "
+                "(consistency mode project, tolerance %g):\n", tol);
+        for (size_t i = 0; i < n; i++) {
+            if (q[i] != q_old[i])
+                fprintf(report, "  %-12s %.17g -> %.17g\n", m->qname[i], q_old[i], q[i]);
+            if (v[i] != v_old[i])
+                fprintf(report, "  %-12s %.17g -> %.17g\n", m->vname[i], v_old[i], v[i]);
+        }
+        double *G2 = calloc(k, sizeof *G2), *Gt2 = calloc(k, sizeof *Gt2);
+        if (G2 && Gt2 && !hs_dyn_constraints(m, w, t, q, G2, Gt2)) {
+            for (size_t i = 0; i < k; i++) {
+                double s = Gt2[i];
+                for (size_t c = 0; c < n; c++)
+                    s += w->Gqd[i * n + c] * v[c];
+                fprintf(report, "  constraint %-10s G: %.3g -> %.3g   Gdot: %.3g -> %.3g\n",
+                        m->cname[i], G[i], G2[i], Gd[i], s);
+            }
+        }
+        free(G2);
+        free(Gt2);
+    }
+out:
+    free(G);
+    free(Gd);
+    free(Gt);
+    free(q_old);
+    free(v_old);
+    hs_proj_free(p);
+    return rc;
+}

@@ -1,0 +1,346 @@
+/* The Lagrange-multiplier right-hand side and the quantities reported with
+ * it.  G_q is kept sparse by rows (model->gq_start/gq_col); C is assembled
+ * from those rows and factored by a dense Cholesky. */
+#include "dynamics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+
+hs_work *hs_work_new(const hs_model *m)
+{
+    hs_work *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    size_t n = m->n, k = m->k;
+#define ALLOC(p, cnt) ((p) = calloc((cnt) > 0 ? (cnt) : 1, sizeof *(p)))
+    int ok = ALLOC(w->in, m->nin) && ALLOC(w->rdyn, hs_prog_nregs(m->prog_dyn)) &&
+             ALLOC(w->raux, hs_prog_nregs(m->prog_aux)) &&
+             ALLOC(w->rpos, hs_prog_nregs(m->prog_pos)) && ALLOC(w->dyn, m->ndyn) &&
+             ALLOC(w->aux, m->naux) && ALLOC(w->pos, 2 * k + m->nnz) && ALLOC(w->Minv, n) &&
+             ALLOC(w->Gqd, k * n) && ALLOC(w->Lambda, k) && ALLOC(w->a, n);
+#undef ALLOC
+    w->M = gsl_matrix_alloc(n, n);
+    w->z = gsl_vector_alloc(n);
+    w->tmpn = gsl_vector_alloc(n);
+    if (k) {
+        w->C = gsl_matrix_alloc(k, k);
+        w->Y = gsl_matrix_alloc(k, n);
+        w->rhs = gsl_vector_alloc(k);
+        w->work3k = gsl_vector_alloc(3 * k);
+    }
+    if (!ok || !w->M || !w->z || !w->tmpn || (k && (!w->C || !w->Y || !w->rhs || !w->work3k))) {
+        hs_work_free(w);
+        return NULL;
+    }
+    for (size_t j = 0; j < m->npar; j++)
+        w->in[m->sym_p[j]] = m->pval[j];
+    hs_error_init(&w->err);
+    return w;
+}
+
+void hs_work_free(hs_work *w)
+{
+    if (!w)
+        return;
+    free(w->in);
+    free(w->rdyn);
+    free(w->raux);
+    free(w->rpos);
+    free(w->dyn);
+    free(w->aux);
+    free(w->pos);
+    free(w->Minv);
+    free(w->Gqd);
+    free(w->Lambda);
+    free(w->a);
+    if (w->M) gsl_matrix_free(w->M);
+    if (w->C) gsl_matrix_free(w->C);
+    if (w->Y) gsl_matrix_free(w->Y);
+    if (w->z) gsl_vector_free(w->z);
+    if (w->tmpn) gsl_vector_free(w->tmpn);
+    if (w->rhs) gsl_vector_free(w->rhs);
+    if (w->work3k) gsl_vector_free(w->work3k);
+    free(w);
+}
+
+void hs_dyn_set_state(const hs_model *m, hs_work *w, double t, const double *q,
+                      const double *v)
+{
+    w->in[m->sym_t] = t;
+    for (size_t i = 0; i < m->n; i++) {
+        w->in[m->sym_q[i]] = q[i];
+        w->in[m->sym_v[i]] = v ? v[i] : 0.0;
+    }
+}
+
+/* A non-finite program output: find the instruction and say where. */
+static int nonfinite(const hs_model *m, hs_work *w, const hs_prog *p, double *regs,
+                     double t)
+{
+    hs_srcpos pos;
+    const char *what = "non-finite value";
+    hs_error_init(&w->err);
+    w->fail_kind = HS_FAIL_NONFINITE;
+    if (hs_prog_find_nonfinite(p, w->in, regs, &pos, &what)) {
+        hs_error_set(&w->err, HS_EXIT_NUMERIC, "%s at t=%.17g", what, t);
+        hs_model_place(m, pos, &w->err);
+    } else {
+        hs_error_set(&w->err, HS_EXIT_NUMERIC, "non-finite value at t=%.17g", t);
+    }
+    return HS_EXIT_NUMERIC;
+}
+
+static int all_finite(const double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
+/* Load and factor M from the dyn outputs: Minv (diagonal) or Cholesky. */
+static int factor_mass(const hs_model *m, hs_work *w, const double *dyn, double t)
+{
+    size_t n = m->n;
+    const char *what = m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2";
+    if (m->mass_kind == HS_MASS_CONST_DIAG) {
+        for (size_t i = 0; i < n; i++)
+            w->Minv[i] = 1.0 / m->Mconst[i];
+        return 0;
+    }
+    if (m->mass_kind == HS_MASS_DIAG) {
+        for (size_t i = 0; i < n; i++) {
+            double Mi = dyn[m->off_M + i];
+            if (!(Mi > 0)) {
+                hs_error_init(&w->err);
+                w->fail_kind = HS_FAIL_MASS;
+                return hs_error_set(&w->err, HS_EXIT_NUMERIC, "%s is not positive definite "
+                                    "at t=%.17g: entry (%s,%s) is %g", what, t,
+                                    m->qname[i], m->qname[i], Mi);
+            }
+            w->Minv[i] = 1.0 / Mi;
+        }
+        return 0;
+    }
+    size_t z = m->off_M;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j <= i; j++) {
+            gsl_matrix_set(w->M, i, j, dyn[z]);
+            gsl_matrix_set(w->M, j, i, dyn[z++]);
+        }
+    if (gsl_linalg_cholesky_decomp1(w->M) != GSL_SUCCESS) {
+        hs_error_init(&w->err);
+        w->fail_kind = HS_FAIL_MASS;
+        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "%s is not positive definite at "
+                            "t=%.17g%s", what, t, m->form == HS_FORM_CARTESIAN ? ""
+                            : " (the coordinates are singular there)");
+    }
+    return 0;
+}
+
+/* x <- M^-1 x */
+static void solve_mass(const hs_model *m, hs_work *w, double *x)
+{
+    if (m->mass_kind != HS_MASS_FULL) {
+        for (size_t i = 0; i < m->n; i++)
+            x[i] *= w->Minv[i];
+        return;
+    }
+    gsl_vector_view xv = gsl_vector_view_array(x, m->n);
+    gsl_linalg_cholesky_svx(w->M, &xv.vector);
+}
+
+/* Factor C (Cholesky) and check its conditioning. */
+static int factor_C(const hs_model *m, hs_work *w, double t)
+{
+    size_t k = m->k;
+    int st = gsl_linalg_cholesky_decomp1(w->C);
+    double rcond = 0;
+    if (st == GSL_SUCCESS)
+        gsl_linalg_cholesky_rcond(w->C, &rcond, w->work3k);
+    if (st != GSL_SUCCESS || !(rcond >= HS_RCOND_MIN)) {
+        hs_error_init(&w->err);
+        w->fail_kind = HS_FAIL_SINGULAR_C;
+        (void)k;
+        if (st != GSL_SUCCESS)
+            return hs_error_set(&w->err, HS_EXIT_NUMERIC, "constraint matrix C = G_q M^-1 "
+                                "G_q^T is singular at t=%.17g (G_q lost rank)", t);
+        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "constraint matrix C = G_q M^-1 G_q^T "
+                            "is ill-conditioned at t=%.17g (reciprocal condition %.3g < "
+                            "%g: G_q is losing rank)", t, rcond, HS_RCOND_MIN);
+    }
+    return 0;
+}
+
+int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
+                 const double *v, double *a, double *Lambda)
+{
+    size_t n = m->n, k = m->k;
+    w->nrhs++;
+    hs_dyn_set_state(m, w, t, q, v);
+    hs_prog_eval(m->prog_dyn, w->in, w->rdyn, w->dyn);
+    const double *dyn = w->dyn;
+    if (!all_finite(dyn, m->ndyn))
+        return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
+    if (factor_mass(m, w, dyn, t))
+        return HS_EXIT_NUMERIC;
+    double *z = w->z->data;
+    memcpy(z, dyn + m->off_Q, n * sizeof *z);
+    solve_mass(m, w, z);                               /* z = M^-1 Q */
+    double *acc = w->a;
+    memcpy(acc, z, n * sizeof *acc);
+    if (k) {
+        const int *st = m->gq_start, *col = m->gq_col;
+        const double *Gq = dyn + m->off_Gq;
+        double *Cd = w->C->data;
+        size_t tda = w->C->tda;
+        if (m->mass_kind != HS_MASS_FULL) {
+            /* C_ij = sum_c Gq_ic Minv_c Gq_jc over the columns rows i, j share */
+            for (size_t i = 0; i < k; i++)
+                for (size_t j = 0; j <= i; j++) {
+                    double s = 0;
+                    int pi = st[i], pj = st[j];
+                    while (pi < st[i + 1] && pj < st[j + 1]) {
+                        if (col[pi] == col[pj]) {
+                            s += Gq[pi] * w->Minv[col[pi]] * Gq[pj];
+                            pi++, pj++;
+                        } else if (col[pi] < col[pj]) {
+                            pi++;
+                        } else {
+                            pj++;
+                        }
+                    }
+                    Cd[i * tda + j] = Cd[j * tda + i] = s;
+                }
+        } else {
+            /* Y_i = M^-1 G_q,i^T, C_ij = G_q,i . Y_j */
+            for (size_t i = 0; i < k; i++) {
+                double *y = w->Y->data + i * w->Y->tda;
+                memset(y, 0, n * sizeof *y);
+                for (int p = st[i]; p < st[i + 1]; p++)
+                    y[col[p]] = Gq[p];
+                solve_mass(m, w, y);
+            }
+            for (size_t i = 0; i < k; i++)
+                for (size_t j = 0; j <= i; j++) {
+                    const double *y = w->Y->data + j * w->Y->tda;
+                    double s = 0;
+                    for (int p = st[i]; p < st[i + 1]; p++)
+                        s += Gq[p] * y[col[p]];
+                    Cd[i * tda + j] = Cd[j * tda + i] = s;
+                }
+        }
+        /* rhs = G_q M^-1 Q + gamma (+ Baumgarte terms) */
+        double *rhs = w->rhs->data;
+        for (size_t i = 0; i < k; i++) {
+            double s = dyn[m->off_gamma + i];
+            for (int p = st[i]; p < st[i + 1]; p++)
+                s += Gq[p] * z[col[p]];
+            if (m->set.stabilize == HS_STAB_BAUMGARTE)
+                s += 2 * m->set.alpha * dyn[m->off_Gdotb + i] +
+                     m->set.beta * m->set.beta * dyn[m->off_Gb + i];
+            rhs[i] = s;
+        }
+        if (factor_C(m, w, t))
+            return HS_EXIT_NUMERIC;
+        gsl_linalg_cholesky_svx(w->C, w->rhs);       /* rhs <- C^-1 rhs */
+        for (size_t i = 0; i < k; i++)
+            w->Lambda[i] = -rhs[i];                   /* Lambda = -C^-1 (...) */
+        /* a = z + M^-1 G_q^T Lambda */
+        if (m->mass_kind != HS_MASS_FULL) {
+            for (size_t i = 0; i < k; i++)
+                for (int p = st[i]; p < st[i + 1]; p++)
+                    acc[col[p]] += w->Minv[col[p]] * Gq[p] * w->Lambda[i];
+        } else {
+            for (size_t i = 0; i < k; i++) {
+                const double *y = w->Y->data + i * w->Y->tda;
+                for (size_t c = 0; c < n; c++)
+                    acc[c] += y[c] * w->Lambda[i];
+            }
+        }
+    }
+    /* T = v^T M v / 2 */
+    double T = 0;
+    if (m->mass_kind == HS_MASS_CONST_DIAG) {
+        for (size_t i = 0; i < n; i++)
+            T += m->Mconst[i] * v[i] * v[i];
+    } else if (m->mass_kind == HS_MASS_DIAG) {
+        for (size_t i = 0; i < n; i++)
+            T += dyn[m->off_M + i] * v[i] * v[i];
+    } else {
+        size_t zz = m->off_M;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j <= i; j++, zz++)
+                T += (i == j ? 1.0 : 2.0) * dyn[zz] * v[i] * v[j];
+    }
+    w->T = 0.5 * T;
+    if (!all_finite(acc, n) || (k && !all_finite(w->Lambda, k))) {
+        hs_error_init(&w->err);
+        w->fail_kind = HS_FAIL_NONFINITE;
+        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "non-finite acceleration at t=%.17g", t);
+    }
+    if (a)
+        memcpy(a, acc, n * sizeof *a);
+    if (Lambda)
+        memcpy(Lambda, w->Lambda, k * sizeof *Lambda);
+    return 0;
+}
+
+int hs_dyn_aux(const hs_model *m, hs_work *w, double t, const double *q,
+               const double *v)
+{
+    hs_dyn_set_state(m, w, t, q, v);
+    hs_prog_eval(m->prog_aux, w->in, w->raux, w->aux);
+    if (!all_finite(w->aux, m->naux))
+        return nonfinite(m, w, m->prog_aux, w->raux, t);
+    return 0;
+}
+
+int hs_dyn_constraints(const hs_model *m, hs_work *w, double t, const double *q,
+                       double *G, double *G_t)
+{
+    size_t n = m->n, k = m->k;
+    hs_dyn_set_state(m, w, t, q, NULL);
+    hs_prog_eval(m->prog_pos, w->in, w->rpos, w->pos);
+    if (!all_finite(w->pos, 2 * k + m->nnz))
+        return nonfinite(m, w, m->prog_pos, w->rpos, t);
+    memset(w->Gqd, 0, k * n * sizeof *w->Gqd);
+    for (size_t i = 0; i < k; i++)
+        for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++)
+            w->Gqd[i * n + (size_t)m->gq_col[p]] = w->pos[k + (size_t)p];
+    if (G)
+        memcpy(G, w->pos, k * sizeof *G);
+    if (G_t)
+        memcpy(G_t, w->pos + k + m->nnz, k * sizeof *G_t);
+    return 0;
+}
+
+int hs_dyn_mass(const hs_model *m, hs_work *w, double t, const double *q,
+                const double *v, double *Mout)
+{
+    size_t n = m->n;
+    memset(Mout, 0, n * n * sizeof *Mout);
+    if (m->mass_kind == HS_MASS_CONST_DIAG) {
+        for (size_t i = 0; i < n; i++)
+            Mout[i * n + i] = m->Mconst[i];
+        return 0;
+    }
+    hs_dyn_set_state(m, w, t, q, v);
+    hs_prog_eval(m->prog_dyn, w->in, w->rdyn, w->dyn);
+    if (!all_finite(w->dyn, m->ndyn))
+        return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
+    if (m->mass_kind == HS_MASS_DIAG) {
+        for (size_t i = 0; i < n; i++)
+            Mout[i * n + i] = w->dyn[m->off_M + i];
+        return 0;
+    }
+    size_t z = m->off_M;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j <= i; j++, z++)
+            Mout[i * n + j] = Mout[j * n + i] = w->dyn[z];
+    return 0;
+}

@@ -1,0 +1,76 @@
+/* The Lagrange-multiplier equations of DESIGN.md on a compiled model:
+ *
+ *     C      = G_q M^-1 G_q^T
+ *     Lambda = -C^-1 ( G_q M^-1 Q + gamma )
+ *     a      = M^-1 ( Q + G_q^T Lambda )
+ *
+ * plus what the output needs (residuals, energy, reaction power).  All
+ * scratch lives in hs_work, allocated once per run: no allocation on the
+ * right-hand-side path. */
+#ifndef HS_DYNAMICS_H
+#define HS_DYNAMICS_H
+
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+
+#include "../model/model.h"
+
+/* C's reciprocal condition number below this stops a run (exit 4):
+ * the constraints are (numerically) dependent there. */
+#define HS_RCOND_MIN 1e-13
+
+typedef struct hs_work {
+    double *in;            /* [nin] VM inputs: t, q, q', parameters */
+    double *rdyn, *raux, *rpos;  /* VM scratch registers */
+    double *dyn, *aux, *pos;     /* program outputs */
+    double *Minv;          /* [n] diagonal M^-1 (diagonal kinds) */
+    gsl_matrix *M;         /* n x n, Cholesky factor (full kind) */
+    gsl_matrix *C;         /* k x k */
+    gsl_matrix *Y;         /* k x n: row i = (M^-1 G_q^T)_i (full kind) */
+    double *Gqd;           /* [k*n] dense G_q (projection, rank) */
+    gsl_vector *z;         /* n: M^-1 Q */
+    gsl_vector *rhs;       /* k */
+    gsl_vector *work3k;    /* 3k: rcond */
+    gsl_vector *tmpn;      /* n */
+    double *Lambda;        /* [k] multipliers of the last evaluation */
+    double *a;             /* [n] accelerations of the last evaluation */
+    double T;              /* kinetic energy of the last evaluation */
+    long nrhs;             /* right-hand-side evaluations */
+    hs_error err;          /* why the last call failed */
+    int fail_kind;         /* HS_FAIL_* of the last failure */
+} hs_work;
+
+enum { HS_FAIL_NONE, HS_FAIL_NONFINITE, HS_FAIL_MASS, HS_FAIL_SINGULAR_C };
+
+hs_work *hs_work_new(const hs_model *m);
+void hs_work_free(hs_work *w);              /* NULL is fine */
+
+/* Accelerations a[n] and multipliers Lambda[k] (either may be NULL: the
+ * values stay in w->a, w->Lambda) at (t, q, v).  Also sets w->T.  Returns
+ * 0, or HS_EXIT_NUMERIC with w->err saying why (a non-finite value and the
+ * model position that produced it, a mass matrix that is not positive
+ * definite, a singular or ill-conditioned C). */
+int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
+                 const double *v, double *a, double *Lambda);
+
+/* Evaluate the output program (G, Gdot, G_t, U, P_nc, outputs, ambient)
+ * into w->aux.  Returns 0 or HS_EXIT_NUMERIC with w->err set. */
+int hs_dyn_aux(const hs_model *m, hs_work *w, double t, const double *q,
+               const double *v);
+
+/* G (k), dense G_q (k*n, into w->Gqd) and G_t (k) at (t, q); G and G_t go
+ * to the caller's arrays (either may be NULL). Returns 0 or
+ * HS_EXIT_NUMERIC. */
+int hs_dyn_constraints(const hs_model *m, hs_work *w, double t, const double *q,
+                       double *G, double *G_t);
+
+/* The mass matrix at (t, q, v) as dense n x n (row-major) into Mout.
+ * Returns 0 or HS_EXIT_NUMERIC. */
+int hs_dyn_mass(const hs_model *m, hs_work *w, double t, const double *q,
+                const double *v, double *Mout);
+
+/* Fill the VM input vector from a state. */
+void hs_dyn_set_state(const hs_model *m, hs_work *w, double t, const double *q,
+                      const double *v);
+
+#endif

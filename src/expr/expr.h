@@ -1,0 +1,229 @@
+/* The expression engine: text -> hash-consed DAG -> derivatives ->
+ * simplified DAG -> one register-bytecode program -> numbers.
+ *
+ * A dag (hs_dag) owns every node in an arena, freed in one call.  Nodes are
+ * hash-consed: building a node structurally equal to an existing one returns
+ * the existing node, so pointer equality is structural equality.  Nodes are
+ * built only through the smart constructors below, which simplify as they
+ * build (constant folding, neutral elements, numeric factors and like terms
+ * collected), so every node in a dag is already in simplified form.
+ *
+ * Canonical forms kept by the constructors:
+ *   - HS_ADD is n-ary (n >= 2), flattened (no ADD child), at most one
+ *     numeric child, which comes first; a term with a numeric factor is
+ *     HS_MUL(num, rest...); like terms merged (x + 2*x -> 3*x).
+ *   - HS_MUL is n-ary (n >= 2), flattened, at most one numeric child, first;
+ *     like bases merged through HS_POW (x*x -> x^2, x/x -> 1).
+ *   - a - b is ADD(a, MUL(-1, b)); -a is MUL(-1, a); a / b is
+ *     MUL(a, POW(b, -1)).
+ *   - children of ADD/MUL are sorted in a fixed order (numbers first, then by
+ *     node id), so a+b and b+a are one node.
+ *
+ * Errors (a fold that yields NaN or Inf, too many nodes, recursion too
+ * deep) are recorded in the dag (first one kept, see hs_dag_error); the
+ * constructor then returns some valid node and the caller checks the dag's
+ * error after a batch of work. */
+#ifndef HS_EXPR_H
+#define HS_EXPR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../util/error.h"
+
+typedef enum hs_kind {
+    HS_NUM,    /* constant `value` */
+    HS_SYM,    /* symbol number `sym` (an input slot) */
+    HS_ADD,    /* n-ary sum */
+    HS_MUL,    /* n-ary product */
+    HS_POW,    /* args[0] ^ args[1] */
+    /* one argument */
+    HS_SIN, HS_COS, HS_TAN, HS_ASIN, HS_ACOS, HS_ATAN,
+    HS_SINH, HS_COSH, HS_TANH, HS_EXP, HS_LOG, HS_SQRT, HS_ABS, HS_SIGN,
+    /* two arguments */
+    HS_ATAN2, HS_MIN, HS_MAX, HS_HYPOT,
+    /* comparisons: 1.0 when true, 0.0 when false */
+    HS_LT, HS_LE, HS_GT, HS_GE, HS_EQ, HS_NE,
+    HS_IF,     /* args[0] != 0 ? args[1] : args[2] */
+    HS_NKINDS
+} hs_kind;
+
+/* A source position: `src` is a caller-chosen source number (a model file
+ * numbers its expressions), `off` a byte offset inside that source text;
+ * src = -1 means no position. */
+typedef struct hs_srcpos {
+    int32_t src, off;
+} hs_srcpos;
+
+typedef struct hs_node {
+    hs_kind kind;
+    uint32_t id;           /* creation order, unique in its dag */
+    uint32_t nargs;
+    uint32_t hash;
+    uint32_t depth;        /* 1 for leaves, 1 + max child depth otherwise */
+    int32_t sym;           /* HS_SYM: symbol number; otherwise -1 */
+    double value;          /* HS_NUM: the constant */
+    hs_srcpos pos;         /* where the node was first built */
+    const struct hs_node *const *args; /* [nargs] */
+} hs_node;
+
+typedef struct hs_dag hs_dag;
+
+/* ---- dag, arena, symbols (dag.c) ---- */
+
+hs_dag *hs_dag_new(void);
+void hs_dag_free(hs_dag *d);                  /* NULL is fine */
+
+/* The error recorded in the dag (code 0 = none). */
+const hs_error *hs_dag_error(const hs_dag *d);
+int hs_dag_failed(const hs_dag *d);
+/* Record an error at position p (first one kept). */
+void hs_dag_fail(hs_dag *d, hs_srcpos p, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Position of the first error recorded (src = -1 when none). */
+hs_srcpos hs_dag_error_pos(const hs_dag *d);
+
+/* Position stamped on nodes created from now on. */
+void hs_dag_set_pos(hs_dag *d, hs_srcpos p);
+hs_srcpos hs_dag_pos(const hs_dag *d);
+
+/* Symbols are numbered 0, 1, 2, ... in order of creation; the number is
+ * the input slot the VM reads.  Names are copied.  Creating a name twice
+ * returns the first number. */
+int hs_dag_symbol(hs_dag *d, const char *name);
+int hs_dag_find_symbol(const hs_dag *d, const char *name); /* -1 if none */
+const char *hs_dag_symbol_name(const hs_dag *d, int sym);
+int hs_dag_nsymbols(const hs_dag *d);
+size_t hs_dag_nnodes(const hs_dag *d);
+
+/* Limits (a dag refuses to grow past them, recording an error). */
+#define HS_MAX_NODES   ((size_t)20000000)
+#define HS_MAX_DEPTH   4000     /* expression nesting depth */
+
+/* Raw hash-consed node, no simplification: used by the constructors. */
+const hs_node *hs_dag_intern(hs_dag *d, hs_kind k, const hs_node *const *args,
+                             size_t nargs, double value, int sym);
+
+/* ---- smart constructors (simplify.c) ---- */
+
+const hs_node *hs_num(hs_dag *d, double v);
+const hs_node *hs_sym(hs_dag *d, int sym);
+const hs_node *hs_add(hs_dag *d, const hs_node *a, const hs_node *b);
+const hs_node *hs_sub(hs_dag *d, const hs_node *a, const hs_node *b);
+const hs_node *hs_mul(hs_dag *d, const hs_node *a, const hs_node *b);
+const hs_node *hs_div(hs_dag *d, const hs_node *a, const hs_node *b);
+const hs_node *hs_neg(hs_dag *d, const hs_node *a);
+const hs_node *hs_pow(hs_dag *d, const hs_node *a, const hs_node *b);
+/* Sum / product of n terms (n = 0 gives 0 / 1). */
+const hs_node *hs_addn(hs_dag *d, const hs_node *const *a, size_t n);
+const hs_node *hs_muln(hs_dag *d, const hs_node *const *a, size_t n);
+/* Any function or comparison kind with its arity (HS_SIN..HS_NE). */
+const hs_node *hs_call1(hs_dag *d, hs_kind k, const hs_node *a);
+const hs_node *hs_call2(hs_dag *d, hs_kind k, const hs_node *a, const hs_node *b);
+const hs_node *hs_if(hs_dag *d, const hs_node *c, const hs_node *a, const hs_node *b);
+/* Rebuild any kind from new arguments through the constructors. */
+const hs_node *hs_rebuild(hs_dag *d, hs_kind k, const hs_node *const *args,
+                          size_t nargs, const hs_node *like);
+
+int hs_is_num(const hs_node *e, double v);     /* e is the constant v */
+
+/* ---- names, arity (parse.c) ---- */
+
+const char *hs_kind_name(hs_kind k);   /* "sin", "atan2", "+", "<", "if" ... */
+int hs_kind_arity(hs_kind k);          /* -1 for n-ary */
+
+/* ---- parser (parse.c) ---- */
+
+/* How the parser turns a name into a node.  `lookup` is called for each
+ * identifier other than a function name, `pi`; `primed` is 1 for x'.
+ * It returns the node, or NULL with one of the HS_RESOLVE_ codes in
+ * *status (then the parser writes the message), or NULL with
+ * HS_RESOLVE_ERROR after recording its own error in err. */
+enum { HS_RESOLVE_OK, HS_RESOLVE_UNKNOWN, HS_RESOLVE_NO_PRIME, HS_RESOLVE_ERROR };
+typedef struct hs_resolver {
+    const hs_node *(*lookup)(void *ctx, hs_dag *d, const char *name, size_t len,
+                             int primed, size_t offset, int *status, hs_error *err);
+    void *ctx;
+} hs_resolver;
+
+/* Parse `text` (len bytes, need not be NUL-terminated) into a node of d,
+ * stamping positions {src, byte offset}.  On error returns NULL and fills
+ * err (code HS_EXIT_MODEL) with the message, err->offset, and line/column
+ * and source line relative to text (hs_error_locate). Messages: see
+ * parse.c; e.g. "unexpected character '#'", "')' expected (to close '(' at
+ * 1:5)", "unknown function 'sinn'", "'atan2' takes 2 arguments, got 1",
+ * "unknown name 'foo'", "'m' has no velocity: only coordinates take a
+ * prime", "empty expression", "unexpected 'x' after the end of the
+ * expression", "expression nested too deeply". */
+const hs_node *hs_parse(hs_dag *d, const char *text, size_t len, int src,
+                        const hs_resolver *r, hs_error *err);
+
+/* ---- printing (print.c) ---- */
+
+/* Write e as a person would: `2*x`, `x - y`, `x^2/y`, `-sin(x)`, minimal
+ * parentheses, %.17g numbers trimmed (`0.5`, `2`).  The text re-parses to
+ * the same node.  Returns the length it needed (like snprintf). */
+size_t hs_format(const hs_dag *d, const hs_node *e, char *buf, size_t cap);
+void hs_fprint(FILE *f, const hs_dag *d, const hs_node *e);
+
+/* ---- analysis, rewriting (diff.c) ---- */
+
+/* Exact partial derivative d e / d sym, simplified. */
+const hs_node *hs_diff(hs_dag *d, const hs_node *e, int sym);
+
+/* Total derivative D e = d e/dt + sum_i v_i d e/dq_i (velocities are
+ * independent symbols; tsym may be -1 for no explicit time). */
+const hs_node *hs_total_diff(hs_dag *d, const hs_node *e, int tsym,
+                             size_t n, const int *qsym, const int *vsym);
+
+/* Replace each symbol s with map[s] when s < nmap and map[s] != NULL,
+ * rebuilding through the constructors (so constants fold). */
+const hs_node *hs_subst(hs_dag *d, const hs_node *e, const hs_node *const *map,
+                        size_t nmap);
+
+/* Mark used[s] = 1 for each symbol s < nsyms that e depends on. */
+void hs_symbols_used(const hs_node *e, unsigned char *used, size_t nsyms);
+int hs_depends_on(const hs_node *e, int sym);
+
+/* Straightforward recursive evaluation (reference for tests; slow).
+ * in[s] is the value of symbol s. */
+double hs_eval_tree(const hs_node *e, const double *in);
+
+/* ---- bytecode (compile.c, vm.c, ops.def) ---- */
+
+typedef struct hs_prog hs_prog;
+
+/* One program computing every root: out[i] = value of roots[i].  Each
+ * distinct node is computed once; constants pooled.  NULL with err set on
+ * failure (allocation, size limit). */
+hs_prog *hs_prog_compile(const hs_dag *d, const hs_node *const *roots,
+                         size_t nroots, hs_error *err);
+void hs_prog_free(hs_prog *p);                  /* NULL is fine */
+
+size_t hs_prog_nregs(const hs_prog *p);   /* doubles of scratch eval needs */
+size_t hs_prog_nin(const hs_prog *p);     /* 1 + largest symbol read (0: none) */
+size_t hs_prog_nout(const hs_prog *p);
+size_t hs_prog_ninstr(const hs_prog *p);
+/* How many instructions compute a node of kind k (for tests: CSE). */
+size_t hs_prog_count_kind(const hs_prog *p, hs_kind k);
+
+/* out[i] = roots[i] at inputs in[0 .. nin-1]; regs is scratch of nregs
+ * doubles.  No allocation, no checks: NaN/Inf propagate. */
+void hs_prog_eval(const hs_prog *p, const double *in, double *regs, double *out);
+
+/* After an eval produced a non-finite output: re-run and find the first
+ * instruction whose result is not finite while its operands are. Returns 1
+ * and fills *pos (the node's source position) and *what (e.g. "log of a
+ * negative number", "division by zero", "sqrt of a negative number",
+ * "non-finite result of pow"), or 0 when every value is finite. */
+int hs_prog_find_nonfinite(const hs_prog *p, const double *in, double *regs,
+                           hs_srcpos *pos, const char **what);
+
+/* Human-readable listing, one instruction a line. */
+void hs_prog_disasm(const hs_prog *p, const hs_dag *d, FILE *f);
+
+/* How the VM dispatches: "computed goto" or "switch" (for benchmarks). */
+const char *hs_prog_dispatch(void);
+
+#endif

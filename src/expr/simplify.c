@@ -1,0 +1,556 @@
+/* Smart constructors: every node is built here, already simplified, in the
+ * canonical form described in expr.h.
+ *
+ * Rules (each valid for every real input where the original is defined;
+ * the few that widen the domain are marked "domain"):
+ *   numbers: every pure operation on numbers folds; a fold giving NaN or
+ *     Inf is an error at the node being built; -0 is stored as 0.
+ *   sums: flattened; numbers summed; like terms merged by coefficient
+ *     (x + 2*x -> 3*x, x - x -> 0); a zero constant dropped.
+ *   products: flattened; numbers multiplied; 0*x -> 0 (documented choice,
+ *     although 0*Inf is NaN); like bases merged by adding numeric exponents
+ *     (x*x -> x^2, x*x^-1 -> 1: domain); 1*x -> x.  A numeric factor is
+ *     never distributed over a sum, so no product of sums is ever expanded.
+ *   powers: x^0 -> 1, x^1 -> x, 1^x -> 1; for an integer n, (x^a)^n ->
+ *     x^(a*n) (domain, e.g. (x^0.5)^2 -> x) and (a*b)^n -> a^n*b^n.
+ *     (x^2)^0.5, sqrt(x)^2 and 0^x (x symbolic) are left alone.
+ *   functions: fold on numbers; min(a,a), max(a,a), if(c,a,a) -> a; an
+ *     if() with a numeric condition picks its branch; comparisons of equal
+ *     operands fold (x < x -> 0, x <= x -> 1, ...).
+ * Children of sums and products are sorted: the number first, then by node
+ * id, so the result never depends on argument order. */
+#include "expr.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SMALL = 16 }; /* stack scratch size before falling back to malloc */
+
+/* ---- scratch arrays: on the stack when small ---- */
+
+typedef struct scratch {
+    void *p;
+    void *heap;
+} scratch;
+
+static void *scratch_get(hs_dag *d, scratch *s, void *stack, size_t n, size_t size)
+{
+    s->heap = NULL;
+    if (n <= SMALL)
+        return s->p = stack;
+    s->heap = s->p = malloc(n * size);
+    if (!s->p)
+        hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+    return s->p;
+}
+
+static void scratch_free(scratch *s) { free(s->heap); }
+
+/* ---- leaves ---- */
+
+const hs_node *hs_num(hs_dag *d, double v)
+{
+    if (v == 0)
+        v = 0.0; /* one zero: -0 would print as a separate constant */
+    return hs_dag_intern(d, HS_NUM, NULL, 0, v, -1);
+}
+
+const hs_node *hs_sym(hs_dag *d, int sym)
+{
+    if (sym < 0 || sym >= hs_dag_nsymbols(d)) {
+        hs_dag_fail(d, hs_dag_pos(d), "internal error: no symbol number %d", sym);
+        return hs_num(d, 0);
+    }
+    return hs_dag_intern(d, HS_SYM, NULL, 0, 0.0, sym);
+}
+
+int hs_is_num(const hs_node *e, double v)
+{
+    return e->kind == HS_NUM && e->value == v;
+}
+
+static int is_int(double v) { return v == floor(v) && fabs(v) < 9007199254740992.0; }
+
+/* A folded constant; a non-finite result is an error naming the operation. */
+static const hs_node *fold(hs_dag *d, double v, hs_kind k, const hs_node *a,
+                           const hs_node *b)
+{
+    if (isfinite(v))
+        return hs_num(d, v);
+    if (k == HS_POW && b->value == -1 && a->value == 0)
+        hs_dag_fail(d, hs_dag_pos(d), "constant expression evaluates to NaN/Inf: "
+                    "division by zero");
+    else if (k == HS_POW)
+        hs_dag_fail(d, hs_dag_pos(d),
+                    "constant expression evaluates to NaN/Inf: (%.15g)^(%.15g)",
+                    a->value, b->value);
+    else if (b)
+        hs_dag_fail(d, hs_dag_pos(d),
+                    "constant expression evaluates to NaN/Inf: %s(%.15g, %.15g)",
+                    hs_kind_name(k), a->value, b->value);
+    else
+        hs_dag_fail(d, hs_dag_pos(d),
+                    "constant expression evaluates to NaN/Inf: %s(%.15g)",
+                    hs_kind_name(k), a->value);
+    return hs_num(d, 0);
+}
+
+/* Order of children: numbers first, then creation order. */
+static int node_cmp(const void *pa, const void *pb)
+{
+    const hs_node *a = *(const hs_node *const *)pa, *b = *(const hs_node *const *)pb;
+    int na = a->kind != HS_NUM, nb = b->kind != HS_NUM;
+    if (na != nb)
+        return na - nb;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/* Intern a sum or product of sorted canonical children. */
+static const hs_node *make_nary(hs_dag *d, hs_kind k, const hs_node **a, size_t n)
+{
+    qsort(a, n, sizeof *a, node_cmp);
+    return hs_dag_intern(d, k, a, n, 0.0, -1);
+}
+
+/* Number of children after flattening one level of kind k. */
+static size_t flat_count(hs_kind k, const hs_node *const *a, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m += a[i]->kind == k ? a[i]->nargs : 1;
+    return m;
+}
+
+static size_t flatten(hs_kind k, const hs_node *const *a, size_t n,
+                      const hs_node **out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i]->kind == k)
+            for (uint32_t j = 0; j < a[i]->nargs; j++)
+                out[m++] = a[i]->args[j];
+        else
+            out[m++] = a[i];
+    return m;
+}
+
+/* ---- sums ---- */
+
+/* A term as coefficient * product of factors (one factor for a non-product). */
+typedef struct term {
+    double coef;
+    const hs_node *const *fac; /* NULL: the one factor is `single` */
+    const hs_node *single;
+    size_t nfac;
+    size_t order; /* position in the input: ties broken by it (determinism) */
+} term;
+
+static const hs_node *const *term_fac(const term *t)
+{
+    return t->fac ? t->fac : &t->single;
+}
+
+static int term_cmp(const void *pa, const void *pb)
+{
+    const term *a = pa, *b = pb;
+    const hs_node *const *fa = term_fac(a), *const *fb = term_fac(b);
+    size_t n = a->nfac < b->nfac ? a->nfac : b->nfac;
+    for (size_t i = 0; i < n; i++)
+        if (fa[i] != fb[i])
+            return fa[i]->id < fb[i]->id ? -1 : 1;
+    if (a->nfac != b->nfac)
+        return a->nfac < b->nfac ? -1 : 1;
+    return (a->order > b->order) - (a->order < b->order);
+}
+
+static int term_same(const term *a, const term *b)
+{
+    if (a->nfac != b->nfac)
+        return 0;
+    const hs_node *const *fa = term_fac(a), *const *fb = term_fac(b);
+    for (size_t i = 0; i < a->nfac; i++)
+        if (fa[i] != fb[i])
+            return 0;
+    return 1;
+}
+
+/* coef * factors, canonical: factors are a product's sorted children. */
+static const hs_node *term_node(hs_dag *d, double coef, const hs_node *const *fac,
+                                size_t nfac)
+{
+    if (coef == 1 && nfac == 1)
+        return fac[0];
+    const hs_node *stack[SMALL];
+    scratch s;
+    const hs_node **a = scratch_get(d, &s, stack, nfac + 1, sizeof *a);
+    if (!a)
+        return hs_num(d, 0);
+    size_t m = 0;
+    if (coef != 1)
+        a[m++] = hs_num(d, coef);
+    memcpy(a + m, fac, nfac * sizeof *fac);
+    const hs_node *r = hs_dag_intern(d, HS_MUL, a, m + nfac, 0.0, -1);
+    scratch_free(&s);
+    return r;
+}
+
+const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
+{
+    if (n == 0)
+        return hs_num(d, 0);
+    if (n == 1)
+        return in[0];
+    size_t m = flat_count(HS_ADD, in, n);
+    const hs_node *stack1[SMALL];
+    term stack2[SMALL];
+    scratch s1, s2;
+    const hs_node **a = scratch_get(d, &s1, stack1, m, sizeof *a);
+    term *t = scratch_get(d, &s2, stack2, m, sizeof *t);
+    const hs_node *r = NULL;
+    if (!a || !t)
+        goto done;
+    m = flatten(HS_ADD, in, n, a);
+
+    double c = 0;
+    size_t nt = 0;
+    for (size_t i = 0; i < m; i++) {
+        const hs_node *e = a[i];
+        if (e->kind == HS_NUM) {
+            c += e->value;
+            continue;
+        }
+        term *x = &t[nt++];
+        x->order = i;
+        x->coef = 1;
+        x->fac = NULL;
+        x->single = e;
+        x->nfac = 1;
+        if (e->kind == HS_MUL && e->args[0]->kind == HS_NUM) {
+            x->coef = e->args[0]->value;
+            x->fac = e->args + 1;
+            x->nfac = e->nargs - 1;
+        } else if (e->kind == HS_MUL) {
+            x->fac = e->args;
+            x->nfac = e->nargs;
+        }
+    }
+    qsort(t, nt, sizeof *t, term_cmp);
+
+    /* merge like terms; a[] is free now and receives the result children */
+    size_t k = 0;
+    const hs_node **out = a;
+    for (size_t i = 0; i < nt;) {
+        double coef = t[i].coef;
+        size_t j = i + 1;
+        while (j < nt && term_same(&t[i], &t[j]))
+            coef += t[j++].coef;
+        if (coef != 0) {
+            const hs_node *const *fac = term_fac(&t[i]);
+            if (!isfinite(coef))
+                hs_dag_fail(d, hs_dag_pos(d),
+                            "constant expression evaluates to NaN/Inf: "
+                            "coefficient overflow in a sum");
+            else
+                out[k++] = term_node(d, coef, fac, t[i].nfac);
+        }
+        i = j;
+    }
+    if (c != 0)
+        out[k++] = hs_num(d, c); /* reports overflow to Inf */
+    if (k == 0)
+        r = hs_num(d, 0);
+    else if (k == 1)
+        r = out[0];
+    else
+        r = make_nary(d, HS_ADD, out, k);
+done:
+    scratch_free(&s1);
+    scratch_free(&s2);
+    return r ? r : hs_num(d, 0);
+}
+
+const hs_node *hs_add(hs_dag *d, const hs_node *a, const hs_node *b)
+{
+    const hs_node *v[2] = {a, b};
+    return hs_addn(d, v, 2);
+}
+
+const hs_node *hs_sub(hs_dag *d, const hs_node *a, const hs_node *b)
+{
+    return hs_add(d, a, hs_neg(d, b));
+}
+
+/* ---- products ---- */
+
+/* A factor as base ^ numeric exponent. */
+typedef struct factor {
+    const hs_node *base;
+    double exp;
+    size_t order;
+} factor;
+
+static int factor_cmp(const void *pa, const void *pb)
+{
+    const factor *a = pa, *b = pb;
+    if (a->base != b->base)
+        return a->base->id < b->base->id ? -1 : 1;
+    return (a->order > b->order) - (a->order < b->order);
+}
+
+static void split_factor(const hs_node *e, const hs_node **base, double *exp)
+{
+    if (e->kind == HS_POW && e->args[1]->kind == HS_NUM) {
+        *base = e->args[0];
+        *exp = e->args[1]->value;
+    } else {
+        *base = e;
+        *exp = 1;
+    }
+}
+
+const hs_node *hs_muln(hs_dag *d, const hs_node *const *in, size_t n)
+{
+    if (n == 0)
+        return hs_num(d, 1);
+    if (n == 1)
+        return in[0];
+    size_t m = flat_count(HS_MUL, in, n);
+    const hs_node *stack1[SMALL];
+    factor stack2[SMALL];
+    scratch s1, s2;
+    const hs_node **a = scratch_get(d, &s1, stack1, m + 1, sizeof *a);
+    factor *f = scratch_get(d, &s2, stack2, m, sizeof *f);
+    const hs_node *r = NULL;
+    if (!a || !f)
+        goto done;
+    m = flatten(HS_MUL, in, n, a);
+
+    double c = 1;
+    size_t nf = 0;
+    for (size_t i = 0; i < m; i++)
+        if (a[i]->kind == HS_NUM && a[i]->value == 0) {
+            r = hs_num(d, 0); /* 0*x -> 0, the documented choice */
+            goto done;
+        }
+    for (size_t i = 0; i < m; i++) {
+        if (a[i]->kind == HS_NUM) {
+            c *= a[i]->value;
+            continue;
+        }
+        split_factor(a[i], &f[nf].base, &f[nf].exp);
+        f[nf].order = i;
+        nf++;
+    }
+    if (!isfinite(c)) {
+        hs_dag_fail(d, hs_dag_pos(d),
+                    "constant expression evaluates to NaN/Inf: product overflow");
+        r = hs_num(d, 0);
+        goto done;
+    }
+    qsort(f, nf, sizeof *f, factor_cmp);
+
+    /* merge like bases; a merge can produce a number or a product (e.g.
+     * (x*y)^0.5*(x*y)^0.5 -> x*y), which then needs one more pass */
+    size_t k = 0;
+    int again = 0;
+    for (size_t i = 0; i < nf;) {
+        double e = f[i].exp;
+        size_t j = i + 1;
+        while (j < nf && f[j].base == f[i].base)
+            e += f[j++].exp;
+        const hs_node *x;
+        if (j == i + 1)
+            x = e == 1 ? f[i].base : hs_pow(d, f[i].base, hs_num(d, e));
+        else if (e == 0)
+            x = NULL; /* x * x^-1 -> 1 */
+        else {
+            x = hs_pow(d, f[i].base, hs_num(d, e));
+            const hs_node *b;
+            double ex;
+            split_factor(x, &b, &ex);
+            if (x->kind == HS_NUM || x->kind == HS_MUL || b != f[i].base)
+                again = 1;
+        }
+        if (x)
+            a[k++] = x;
+        i = j;
+    }
+    if (again) {
+        a[k++] = hs_num(d, c);
+        r = hs_muln(d, a, k);
+        goto done;
+    }
+    if (k == 0)
+        r = hs_num(d, c);
+    else if (k == 1 && c == 1)
+        r = a[0];
+    else {
+        if (c != 1)
+            a[k++] = hs_num(d, c);
+        r = make_nary(d, HS_MUL, a, k);
+    }
+done:
+    scratch_free(&s1);
+    scratch_free(&s2);
+    return r ? r : hs_num(d, 0);
+}
+
+const hs_node *hs_mul(hs_dag *d, const hs_node *a, const hs_node *b)
+{
+    const hs_node *v[2] = {a, b};
+    return hs_muln(d, v, 2);
+}
+
+const hs_node *hs_neg(hs_dag *d, const hs_node *a)
+{
+    return hs_mul(d, hs_num(d, -1), a);
+}
+
+const hs_node *hs_div(hs_dag *d, const hs_node *a, const hs_node *b)
+{
+    return hs_mul(d, a, hs_pow(d, b, hs_num(d, -1)));
+}
+
+/* ---- powers ---- */
+
+const hs_node *hs_pow(hs_dag *d, const hs_node *a, const hs_node *b)
+{
+    if (b->kind == HS_NUM) {
+        double n = b->value;
+        if (a->kind == HS_NUM)
+            /* 1/a is exact where pow(a, -1) might not be */
+            return fold(d, n == -1 ? 1 / a->value : pow(a->value, n), HS_POW, a, b);
+        if (n == 0)
+            return hs_num(d, 1);
+        if (n == 1)
+            return a;
+        if (is_int(n) && a->kind == HS_POW)
+            return hs_pow(d, a->args[0], hs_mul(d, a->args[1], b));
+        if (is_int(n) && a->kind == HS_MUL) {
+            /* (a*b)^n = a^n * b^n for integer n */
+            const hs_node *stack[SMALL];
+            scratch s;
+            const hs_node **p = scratch_get(d, &s, stack, a->nargs, sizeof *p);
+            if (!p)
+                return hs_num(d, 0);
+            for (uint32_t i = 0; i < a->nargs; i++)
+                p[i] = hs_pow(d, a->args[i], b);
+            const hs_node *r = hs_muln(d, p, a->nargs);
+            scratch_free(&s);
+            return r;
+        }
+    } else if (hs_is_num(a, 1)) {
+        return a; /* 1^x = 1 for every x */
+    }
+    const hs_node *v[2] = {a, b};
+    return hs_dag_intern(d, HS_POW, v, 2, 0.0, -1);
+}
+
+/* ---- functions, comparisons, if ---- */
+
+static double sign_of(double x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
+
+const hs_node *hs_call1(hs_dag *d, hs_kind k, const hs_node *a)
+{
+    if (a->kind == HS_NUM) {
+        double x = a->value, v;
+        switch (k) {
+        case HS_SIN: v = sin(x); break;
+        case HS_COS: v = cos(x); break;
+        case HS_TAN: v = tan(x); break;
+        case HS_ASIN: v = asin(x); break;
+        case HS_ACOS: v = acos(x); break;
+        case HS_ATAN: v = atan(x); break;
+        case HS_SINH: v = sinh(x); break;
+        case HS_COSH: v = cosh(x); break;
+        case HS_TANH: v = tanh(x); break;
+        case HS_EXP: v = exp(x); break;
+        case HS_LOG: v = log(x); break;
+        case HS_SQRT: v = sqrt(x); break;
+        case HS_ABS: v = fabs(x); break;
+        case HS_SIGN: v = sign_of(x); break;
+        default:
+            hs_dag_fail(d, hs_dag_pos(d), "internal error: %s is not a function of one argument",
+                        hs_kind_name(k));
+            return hs_num(d, 0);
+        }
+        return fold(d, v, k, a, NULL);
+    }
+    if (k < HS_SIN || k > HS_SIGN) {
+        hs_dag_fail(d, hs_dag_pos(d), "internal error: %s is not a function of one argument",
+                    hs_kind_name(k));
+        return hs_num(d, 0);
+    }
+    if ((k == HS_ABS || k == HS_SIGN) && a->kind == k)
+        return a; /* abs(abs x) = abs x, sign(sign x) = sign x */
+    return hs_dag_intern(d, k, &a, 1, 0.0, -1);
+}
+
+const hs_node *hs_call2(hs_dag *d, hs_kind k, const hs_node *a, const hs_node *b)
+{
+    if (k == HS_POW)
+        return hs_pow(d, a, b);
+    if (k < HS_ATAN2 || k > HS_NE) {
+        hs_dag_fail(d, hs_dag_pos(d), "internal error: %s is not a function of two arguments",
+                    hs_kind_name(k));
+        return hs_num(d, 0);
+    }
+    if (a->kind == HS_NUM && b->kind == HS_NUM) {
+        double x = a->value, y = b->value, v = 0;
+        switch (k) {
+        case HS_ATAN2: v = atan2(x, y); break;
+        case HS_MIN: v = fmin(x, y); break;
+        case HS_MAX: v = fmax(x, y); break;
+        case HS_HYPOT: v = hypot(x, y); break;
+        case HS_LT: v = x < y; break;
+        case HS_LE: v = x <= y; break;
+        case HS_GT: v = x > y; break;
+        case HS_GE: v = x >= y; break;
+        case HS_EQ: v = x == y; break;
+        case HS_NE: v = x != y; break;
+        default: break;
+        }
+        return fold(d, v, k, a, b);
+    }
+    if (a == b) {
+        switch (k) {
+        case HS_MIN: case HS_MAX: return a;
+        case HS_LT: case HS_GT: case HS_NE: return hs_num(d, 0);
+        case HS_LE: case HS_GE: case HS_EQ: return hs_num(d, 1);
+        default: break;
+        }
+    }
+    const hs_node *v[2] = {a, b};
+    return hs_dag_intern(d, k, v, 2, 0.0, -1);
+}
+
+const hs_node *hs_if(hs_dag *d, const hs_node *c, const hs_node *a, const hs_node *b)
+{
+    if (c->kind == HS_NUM)
+        return c->value != 0 ? a : b;
+    if (a == b)
+        return a;
+    const hs_node *v[3] = {c, a, b};
+    return hs_dag_intern(d, HS_IF, v, 3, 0.0, -1);
+}
+
+const hs_node *hs_rebuild(hs_dag *d, hs_kind k, const hs_node *const *args,
+                          size_t nargs, const hs_node *like)
+{
+    switch (k) {
+    case HS_NUM: return hs_num(d, like->value);
+    case HS_SYM: return hs_sym(d, like->sym);
+    case HS_ADD: return hs_addn(d, args, nargs);
+    case HS_MUL: return hs_muln(d, args, nargs);
+    case HS_IF: return hs_if(d, args[0], args[1], args[2]);
+    default: break;
+    }
+    if (nargs == 1)
+        return hs_call1(d, k, args[0]);
+    if (nargs == 2)
+        return hs_call2(d, k, args[0], args[1]);
+    hs_dag_fail(d, hs_dag_pos(d), "internal error: %s with %zu arguments",
+                hs_kind_name(k), nargs);
+    return hs_num(d, 0);
+}

@@ -1,0 +1,320 @@
+/* gsl_odeiv2 driver loop.  State y = (q, v, W_R, W_nc): the work integrals
+ * are quadrature components, so energy_balance = E - E0 - W_R - W_nc is
+ * checked against the solver's own accuracy. */
+#include "integrate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
+
+#include "../consistency/consistency.h"
+#include "../dynamics/dynamics.h"
+#include "../io/columns.h"
+
+typedef struct method {
+    const char *name;
+    const gsl_odeiv2_step_type *const *type;
+    int needs_jac;
+} method;
+
+static const method methods[] = {
+    { "rk2", &gsl_odeiv2_step_rk2, 0 },       { "rk4", &gsl_odeiv2_step_rk4, 0 },
+    { "rkf45", &gsl_odeiv2_step_rkf45, 0 },   { "rkck", &gsl_odeiv2_step_rkck, 0 },
+    { "rk8pd", &gsl_odeiv2_step_rk8pd, 0 },   { "rk1imp", &gsl_odeiv2_step_rk1imp, 1 },
+    { "rk2imp", &gsl_odeiv2_step_rk2imp, 1 }, { "rk4imp", &gsl_odeiv2_step_rk4imp, 1 },
+    { "bsimp", &gsl_odeiv2_step_bsimp, 1 },   { "msadams", &gsl_odeiv2_step_msadams, 0 },
+    { "msbdf", &gsl_odeiv2_step_msbdf, 1 },
+};
+
+static const method *find_method(const char *name)
+{
+    for (size_t i = 0; i < sizeof methods / sizeof *methods; i++)
+        if (strcmp(methods[i].name, name) == 0)
+            return &methods[i];
+    return NULL;
+}
+
+int hs_method_known(const char *name)
+{
+    return find_method(name) != NULL;
+}
+
+const char *hs_method_list(void)
+{
+    return "rk2 rk4 rkf45 rkck rk8pd rk1imp rk2imp rk4imp bsimp msadams msbdf";
+}
+
+typedef struct ctx {
+    const hs_model *m;
+    hs_work *w;
+    double *f0, *f1, *ytmp;   /* [dim] finite-difference Jacobian scratch */
+    size_t dim;
+    int failed;
+} ctx;
+
+/* y' = (v, a, R.v, P_nc) */
+static int rhs(double t, const double y[], double f[], void *params)
+{
+    ctx *c = params;
+    const hs_model *m = c->m;
+    size_t n = m->n, k = m->k;
+    const double *q = y, *v = y + n;
+    if (hs_dyn_accel(m, c->w, t, q, v, f + n, NULL)) {
+        c->failed = 1;
+        return GSL_EBADFUNC;
+    }
+    memcpy(f, v, n * sizeof *f);
+    const double *dyn = c->w->dyn, *Gq = dyn + m->off_Gq;
+    double pr = 0;                              /* R.v = Lambda . (G_q v) */
+    for (size_t i = 0; i < k; i++) {
+        double s = 0;
+        for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++)
+            s += Gq[p] * v[m->gq_col[p]];
+        pr += c->w->Lambda[i] * s;
+    }
+    f[2 * n] = pr;
+    f[2 * n + 1] = dyn[m->off_Pd];
+    return GSL_SUCCESS;
+}
+
+/* Forward-difference Jacobian for the implicit steppers. */
+static int jac(double t, const double y[], double *dfdy, double dfdt[], void *params)
+{
+    ctx *c = params;
+    size_t dim = c->dim;
+    if (rhs(t, y, c->f0, params) != GSL_SUCCESS)
+        return GSL_EBADFUNC;
+    memcpy(c->ytmp, y, dim * sizeof *y);
+    for (size_t j = 0; j < dim; j++) {
+        double h = 1.4901161193847656e-08 * fmax(fabs(y[j]), 1.0);
+        c->ytmp[j] = y[j] + h;
+        if (rhs(t, c->ytmp, c->f1, params) != GSL_SUCCESS)
+            return GSL_EBADFUNC;
+        c->ytmp[j] = y[j];
+        for (size_t i = 0; i < dim; i++)
+            dfdy[i * dim + j] = (c->f1[i] - c->f0[i]) / h;
+    }
+    double ht = 1.4901161193847656e-08 * fmax(fabs(t), 1.0);
+    if (rhs(t + ht, y, c->f1, params) != GSL_SUCCESS)
+        return GSL_EBADFUNC;
+    for (size_t i = 0; i < dim; i++)
+        dfdt[i] = (c->f1[i] - c->f0[i]) / ht;
+    return GSL_SUCCESS;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void progress(double frac, int done)
+{
+    int width = 40, fill = (int)(frac * width + 0.5);
+    fprintf(stderr, "\r[");
+    for (int i = 0; i < width; i++)
+        fputc(i < fill ? '#' : ' ', stderr);
+    fprintf(stderr, "] %3d%%%s", (int)(frac * 100 + 0.5), done ? "\n" : "");
+    fflush(stderr);
+}
+
+/* Compute everything of a row at the state y and write it. */
+static int emit(const hs_model *m, hs_work *w, const hs_columns *cols, hs_out *o,
+                double t, const double *y, double E0, hs_summary *sum, int first,
+                double *E0_out)
+{
+    size_t n = m->n, k = m->k;
+    if (hs_dyn_accel(m, w, t, y, y + n, NULL, NULL) || hs_dyn_aux(m, w, t, y, y + n) ||
+        hs_dyn_constraints(m, w, t, y, NULL, NULL))
+        return HS_EXIT_NUMERIC;
+    hs_row r = { t, y, y + n, w->a, w->Lambda, w->aux, w->Gqd, w->T, y[2 * n],
+                 y[2 * n + 1], E0 };
+    if (first) {
+        r.E0 = w->T + w->aux[m->off_U];
+        *E0_out = r.E0;
+    }
+    hs_columns_row(m, cols, &r, o);
+    sum->rows++;
+    for (size_t i = 0; i < k; i++) {
+        sum->max_G = fmax(sum->max_G, fabs(w->aux[m->off_G + i]));
+        sum->max_Gdot = fmax(sum->max_Gdot, fabs(w->aux[m->off_Gdot + i]));
+    }
+    hs_col eb = { HS_COL_EBAL, 0, NULL }, pres = { HS_COL_PRES, 0, NULL };
+    sum->max_ebal = fmax(sum->max_ebal, fabs(hs_column_value(m, &eb, &r)));
+    sum->max_pres = fmax(sum->max_pres, fabs(hs_column_value(m, &pres, &r)));
+    sum->t_reached = t;
+    return 0;
+}
+
+/* A numerical failure: rank diagnosis for a singular C, named time. */
+static int fail(const hs_model *m, hs_work *w, double t, const double *y, hs_error *err)
+{
+    if (w->err.code) {
+        *err = w->err;
+        err->code = HS_EXIT_NUMERIC;
+        if (w->fail_kind == HS_FAIL_SINGULAR_C && m->k) {
+            char msg[600];
+            size_t rank = hs_cons_rank(m, w, t, y, msg, sizeof msg);
+            size_t len = strlen(err->msg);
+            if (rank < m->k)
+                snprintf(err->msg + len, sizeof err->msg - len, "; dependent constraints: %s",
+                         msg);
+            len = strlen(err->msg);
+            for (size_t i = 0; i < m->n && len + 1 < sizeof err->msg; i++)
+                len += (size_t)snprintf(err->msg + len, sizeof err->msg - len, "%s%s=%.6g",
+                                        i ? ", " : "; configuration ", m->qname[i], y[i]);
+        }
+        return err->code;
+    }
+    return hs_error_set(err, HS_EXIT_NUMERIC, "integration failed at t=%.17g", t);
+}
+
+int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *err)
+{
+    size_t n = m->n, dim = 2 * n + 2;
+    const hs_settings *s = &m->set;
+    double wall0 = now();
+    memset(sum, 0, sizeof *sum);
+    const method *meth = find_method(s->method);
+    if (!meth)
+        return hs_error_set(err, HS_EXIT_USAGE, "unknown method '%s'; choose one of: %s",
+                            s->method, hs_method_list());
+    double t0 = m->t0, t_end = s->t_end;
+    if (isnan(t_end))
+        return hs_error_set(err, HS_EXIT_USAGE, "no end time: give simulate.t_end in the "
+                            "model or --t-end");
+    if (!(t_end > t0))
+        return hs_error_set(err, HS_EXIT_USAGE, "t_end (%g) must be greater than the "
+                            "initial time (%g)", t_end, t0);
+    double dt = isnan(s->dt) ? (t_end - t0) / 1000 : s->dt;
+    if (!(dt > 0))
+        return hs_error_set(err, HS_EXIT_USAGE, "dt must be > 0");
+    double span = (t_end - t0) / dt;
+    if (span > 1e9)
+        return hs_error_set(err, HS_EXIT_USAGE, "too many output rows (%.3g): choose a "
+                            "larger dt", span);
+    /* rows at t0 + i dt, i = 0..N-1, then t_end (a last partial interval
+     * shorter than 1e-9 dt is merged into t_end) */
+    long N = (long)ceil(span - 1e-9);
+
+    hs_columns cols;
+    if (hs_columns_select(m, o->columns, &cols, err))
+        return err->code;
+    hs_work *w = hs_work_new(m);
+    hs_proj *proj = hs_proj_new(m);
+    double *y = calloc(dim, sizeof *y);
+    ctx c = { m, w, calloc(dim, sizeof(double)), calloc(dim, sizeof(double)),
+              calloc(dim, sizeof(double)), dim, 0 };
+    hs_out out;
+    int out_ok = hs_out_init(&out, o->out, o->precision) == 0;
+    gsl_odeiv2_driver *drv = NULL;
+    int rc = 0, show = 0;
+    if (!w || !proj || !y || !c.f0 || !c.f1 || !c.ytmp || !out_ok) {
+        rc = hs_error_set(err, HS_EXIT_NUMERIC, "out of memory");
+        goto out;
+    }
+    memcpy(y, m->q0, n * sizeof *y);
+    memcpy(y + n, m->v0, n * sizeof *y);
+    if ((rc = hs_cons_start(m, w, y, y + n, o->report, err)))
+        goto out;
+
+    gsl_odeiv2_system sys = { rhs, meth->needs_jac ? jac : NULL, dim, &c };
+    double h0 = fmin(dt, (t_end - t0)) * 1e-3;
+    drv = gsl_odeiv2_driver_alloc_standard_new(&sys, *meth->type, h0, s->atol, s->rtol,
+                                               1.0, 0.0);
+    if (!drv) {
+        rc = hs_error_set(err, HS_EXIT_NUMERIC, "cannot set up the stepper '%s'", s->method);
+        goto out;
+    }
+    hs_columns_header(&cols, &out);
+    double E0 = 0, t = t0, h = h0;
+    show = o->progress && isatty(STDERR_FILENO);
+    if ((rc = emit(m, w, &cols, &out, t, y, 0, sum, 1, &E0))) {
+        rc = fail(m, w, t, y, err);
+        goto out;
+    }
+    int projecting = s->stabilize == HS_STAB_PROJECTION && m->k > 0;
+    for (long i = 1; i <= N; i++) {
+        double t_target = i == N ? t_end : t0 + (double)i * dt;
+        while (t < t_target) {
+            if (o->stop && *o->stop) {
+                rc = hs_error_set(err, 130, "interrupted at t=%.17g; the rows so far are "
+                                  "written", t);
+                goto out;
+            }
+            int st = gsl_odeiv2_evolve_apply(drv->e, drv->c, drv->s, &sys, &t, t_target, &h, y);
+            if (st != GSL_SUCCESS || c.failed) {
+                if (c.failed)
+                    rc = fail(m, w, t, y, err);
+                else
+                    rc = hs_error_set(err, HS_EXIT_NUMERIC, "the stepper %s failed at "
+                                      "t=%.17g: %s", s->method, t, gsl_strerror(st));
+                goto out;
+            }
+            sum->steps++;
+            if (h < 1e-13 * fmax(1.0, fabs(t)) && t < t_target) {
+                rc = hs_error_set(err, HS_EXIT_NUMERIC, "step size underflow at t=%.17g "
+                                  "(h=%.3g): the solution is not smooth here or the "
+                                  "tolerances are too tight", t, h);
+                goto out;
+            }
+            if (projecting) {
+                hs_error pe;
+                hs_error_init(&pe);
+                if (hs_proj_apply(proj, w, t, y, y + n, NULL,
+                                  fmin(s->tol, 1e-12), 1, &pe)) {
+                    *err = pe;
+                    err->code = HS_EXIT_NUMERIC;
+                    size_t len = strlen(err->msg);
+                    snprintf(err->msg + len, sizeof err->msg - len,
+                             " (projection stabilization)");
+                    rc = HS_EXIT_NUMERIC;
+                    goto out;
+                }
+                gsl_odeiv2_evolve_reset(drv->e);
+                gsl_odeiv2_step_reset(drv->s);
+            }
+        }
+        if ((rc = emit(m, w, &cols, &out, t, y, E0, sum, 0, NULL))) {
+            rc = fail(m, w, t, y, err);
+            goto out;
+        }
+        if (out.failed)
+            break;
+        if (show && (i % 64 == 0 || i == N))
+            progress((double)i / (double)N, i == N);
+    }
+out:
+    if (show && rc)
+        fputc('\n', stderr);
+    if (out_ok) {
+        if (hs_out_flush(&out) && !(rc && err->code == HS_EXIT_USAGE)) {
+            hs_error we;
+            hs_error_init(&we);
+            hs_error_set(&we, HS_EXIT_USAGE, "cannot write the CSV: %s", strerror(out.err_no));
+            if (!rc)
+                *err = we;
+            rc = rc ? rc : HS_EXIT_USAGE;
+        }
+        hs_out_free(&out);
+    }
+    if (drv)
+        gsl_odeiv2_driver_free(drv);
+    if (w)
+        sum->nrhs = w->nrhs;
+    sum->wall = now() - wall0;
+    hs_columns_free(&cols);
+    hs_work_free(w);
+    hs_proj_free(proj);
+    free(y);
+    free(c.f0);
+    free(c.f1);
+    free(c.ytmp);
+    return rc;
+}

@@ -1,0 +1,206 @@
+/* CSV columns of a run. */
+#include "columns.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int add(hs_columns *cs, size_t *cap, hs_col_kind k, size_t idx, const char *fmt,
+               const char *name)
+{
+    if (cs->n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        hs_col *p = realloc(cs->c, nc * sizeof *p);
+        if (!p)
+            return -1;
+        cs->c = p;
+        *cap = nc;
+    }
+    size_t len = strlen(fmt) + strlen(name) + 1;
+    char *s = malloc(len);
+    if (!s)
+        return -1;
+    snprintf(s, len, fmt, name);
+    cs->c[cs->n++] = (hs_col){ k, idx, s };
+    return 0;
+}
+
+/* All columns, in order; `dflt` = only the default ones. */
+static int all_columns(const hs_model *m, int dflt, hs_columns *cs)
+{
+    size_t cap = 0;
+    int rc = 0;
+    cs->n = 0;
+    cs->c = NULL;
+    rc |= add(cs, &cap, HS_COL_T, 0, "%s", "t");
+    for (size_t i = 0; i < m->n; i++)
+        rc |= add(cs, &cap, HS_COL_Q, i, "%s", m->qname[i]);
+    for (size_t i = 0; i < m->n; i++)
+        rc |= add(cs, &cap, HS_COL_V, i, "%s", m->vname[i]);
+    if (!dflt)
+        for (size_t i = 0; i < m->n; i++)
+            rc |= add(cs, &cap, HS_COL_A, i, "%s''", m->qname[i]);
+    for (size_t i = 0; i < m->k; i++)
+        rc |= add(cs, &cap, HS_COL_LAMBDA, i, "lambda_%s", m->cname[i]);
+    for (size_t i = 0; i < m->k; i++)
+        rc |= add(cs, &cap, HS_COL_G, i, "G_%s", m->cname[i]);
+    for (size_t i = 0; i < m->k; i++)
+        rc |= add(cs, &cap, HS_COL_GDOT, i, "Gdot_%s", m->cname[i]);
+    rc |= add(cs, &cap, HS_COL_E, 0, "%s", "E");
+    if (!dflt) {
+        rc |= add(cs, &cap, HS_COL_TKIN, 0, "%s", "T");
+        rc |= add(cs, &cap, HS_COL_U, 0, "%s", "U");
+        for (size_t i = 0; i < m->n; i++)
+            rc |= add(cs, &cap, HS_COL_R, i, "R_%s", m->qname[i]);
+        rc |= add(cs, &cap, HS_COL_PR, 0, "%s", "P_R");
+        rc |= add(cs, &cap, HS_COL_PRES, 0, "%s", "power_residual");
+        rc |= add(cs, &cap, HS_COL_WR, 0, "%s", "W_R");
+        rc |= add(cs, &cap, HS_COL_WNC, 0, "%s", "W_nc");
+        rc |= add(cs, &cap, HS_COL_EBAL, 0, "%s", "energy_balance");
+    }
+    for (size_t i = 0; i < m->nout; i++)
+        rc |= add(cs, &cap, HS_COL_OUT, i, "%s", m->outname[i]);
+    if (!dflt)
+        for (size_t i = 0; i < m->namb; i++)
+            rc |= add(cs, &cap, HS_COL_AMB, i, "%s", m->ambname[i]);
+    return rc;
+}
+
+void hs_columns_free(hs_columns *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n; i++)
+        free(c->c[i].name);
+    free(c->c);
+    c->c = NULL;
+    c->n = 0;
+}
+
+static int append_set(hs_columns *dst, size_t *cap, const hs_columns *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        if (add(dst, cap, src->c[i].kind, src->c[i].idx, "%s", src->c[i].name))
+            return -1;
+    return 0;
+}
+
+int hs_columns_select(const hs_model *m, const char *list, hs_columns *out,
+                      hs_error *err)
+{
+    hs_columns all, dflt;
+    memset(out, 0, sizeof *out);
+    if (all_columns(m, 1, &dflt) | all_columns(m, 0, &all)) {
+        hs_columns_free(&all);
+        hs_columns_free(&dflt);
+        return hs_error_set(err, HS_EXIT_USAGE, "out of memory");
+    }
+    int rc = 0;
+    if (!list) {
+        *out = dflt;
+        hs_columns_free(&all);
+        return 0;
+    }
+    size_t cap = 0;
+    const char *p = list;
+    while (!rc) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char name[256];
+        if (len == 0 || len >= sizeof name) {
+            rc = hs_error_set(err, HS_EXIT_USAGE, "--columns: empty or too long column name "
+                              "in '%s'", list);
+            break;
+        }
+        memcpy(name, p, len);
+        name[len] = '\0';
+        if (strcmp(name, "default") == 0) {
+            rc = append_set(out, &cap, &dflt) ? hs_error_set(err, HS_EXIT_USAGE, "out of memory") : 0;
+        } else if (strcmp(name, "all") == 0) {
+            rc = append_set(out, &cap, &all) ? hs_error_set(err, HS_EXIT_USAGE, "out of memory") : 0;
+        } else {
+            size_t i = 0;
+            while (i < all.n && strcmp(all.c[i].name, name) != 0)
+                i++;
+            if (i == all.n) {
+                char valid[2048];
+                size_t vl = 0;
+                valid[0] = '\0';
+                for (size_t j = 0; j < all.n && vl + 1 < sizeof valid; j++)
+                    vl += (size_t)snprintf(valid + vl, sizeof valid - vl, "%s%s", j ? "," : "",
+                                           all.c[j].name);
+                rc = hs_error_set(err, HS_EXIT_USAGE, "--columns: unknown column '%s'; valid "
+                                  "columns: %s (or 'default', 'all')", name, valid);
+                break;
+            }
+            if (add(out, &cap, all.c[i].kind, all.c[i].idx, "%s", all.c[i].name))
+                rc = hs_error_set(err, HS_EXIT_USAGE, "out of memory");
+        }
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    hs_columns_free(&all);
+    hs_columns_free(&dflt);
+    if (rc)
+        hs_columns_free(out);
+    return rc;
+}
+
+void hs_columns_header(const hs_columns *c, hs_out *o)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        if (i)
+            hs_out_char(o, ',');
+        hs_out_str(o, c->c[i].name);
+    }
+    hs_out_char(o, '\n');
+}
+
+double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
+{
+    size_t n = m->n, k = m->k, i = c->idx;
+    double s = 0;
+    switch (c->kind) {
+    case HS_COL_T: return r->t;
+    case HS_COL_Q: return r->q[i];
+    case HS_COL_V: return r->v[i];
+    case HS_COL_A: return r->a[i];
+    case HS_COL_LAMBDA: return r->Lambda[i];
+    case HS_COL_G: return r->aux[m->off_G + i];
+    case HS_COL_GDOT: return r->aux[m->off_Gdot + i];
+    case HS_COL_E: return r->T + r->aux[m->off_U];
+    case HS_COL_TKIN: return r->T;
+    case HS_COL_U: return r->aux[m->off_U];
+    case HS_COL_R:                       /* R = G_q^T Lambda */
+        for (size_t j = 0; j < k; j++)
+            s += r->Gqd[j * n + i] * r->Lambda[j];
+        return s;
+    case HS_COL_PR:                      /* R.v = Lambda . (G_q v) */
+    case HS_COL_PRES:                    /* R.v + Lambda . G_t */
+        for (size_t j = 0; j < k; j++) {
+            double gv = 0;
+            for (size_t l = 0; l < n; l++)
+                gv += r->Gqd[j * n + l] * r->v[l];
+            s += r->Lambda[j] * gv;
+            if (c->kind == HS_COL_PRES)
+                s += r->Lambda[j] * r->aux[m->off_Gt + j];
+        }
+        return s;
+    case HS_COL_WR: return r->W_R;
+    case HS_COL_WNC: return r->W_nc;
+    case HS_COL_EBAL: return r->T + r->aux[m->off_U] - r->E0 - r->W_R - r->W_nc;
+    case HS_COL_OUT: return r->aux[m->off_out + i];
+    case HS_COL_AMB: return r->aux[m->off_amb + i];
+    }
+    return 0;
+}
+
+void hs_columns_row(const hs_model *m, const hs_columns *c, const hs_row *r, hs_out *o)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        if (i)
+            hs_out_char(o, ',');
+        hs_out_num(o, hs_column_value(m, &c->c[i], r));
+    }
+    hs_out_char(o, '\n');
+}

@@ -1,0 +1,47 @@
+/* The CSV columns: which exist for a model (MODEL-FORMAT.md, Output), the
+ * default set, `--columns` selection, header and row writing. */
+#ifndef HS_COLUMNS_H
+#define HS_COLUMNS_H
+
+#include "../model/model.h"
+#include "../util/error.h"
+#include "out.h"
+
+typedef enum {
+    HS_COL_T, HS_COL_Q, HS_COL_V, HS_COL_A, HS_COL_LAMBDA, HS_COL_G, HS_COL_GDOT,
+    HS_COL_E, HS_COL_TKIN, HS_COL_U, HS_COL_R, HS_COL_PR, HS_COL_PRES,
+    HS_COL_WR, HS_COL_WNC, HS_COL_EBAL, HS_COL_OUT, HS_COL_AMB
+} hs_col_kind;
+
+typedef struct hs_col {
+    hs_col_kind kind;
+    size_t idx;
+    char *name;
+} hs_col;
+
+typedef struct hs_columns {
+    size_t n;
+    hs_col *c;
+} hs_columns;
+
+/* Everything one row can show, filled by the integrator. */
+typedef struct hs_row {
+    double t;
+    const double *q, *v, *a, *Lambda;   /* [n], [n], [n], [k] */
+    const double *aux;                  /* model->prog_aux outputs */
+    const double *Gqd;                  /* [k*n] dense G_q */
+    double T, W_R, W_nc, E0;
+} hs_row;
+
+/* Select columns: list = NULL for the default set; otherwise a comma list
+ * of names, where `default` and `all` stand for those sets.  Unknown
+ * name: HS_EXIT_USAGE with the valid names in the message. */
+int hs_columns_select(const hs_model *m, const char *list, hs_columns *out,
+                      hs_error *err);
+void hs_columns_free(hs_columns *c);
+void hs_columns_header(const hs_columns *c, hs_out *o);
+void hs_columns_row(const hs_model *m, const hs_columns *c, const hs_row *r, hs_out *o);
+/* Value of one column (energy_balance, power residual ...). */
+double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r);
+
+#endif

@@ -1,0 +1,119 @@
+/* The compiled model: a model file (any of the three forms of
+ * MODEL-FORMAT.md) turned into symbolic kernels and bytecode programs.
+ * Immutable after hs_model_load returns (like MuJoCo's mjModel): every run
+ * keeps its own state (hs_work in dynamics.h), so a sweep or a test loads
+ * one model and runs it many times.
+ *
+ * Kernels (symbolic, parameters as symbols; compiled with parameter values
+ * folded in):
+ *   M [n*n]   mass matrix / metric       Q [n]     generalized force
+ *   G [k]     constraints                G_q [k*n] Jacobian (row-major)
+ *   G_t [k]   dG/dt                      Gdot [k]  D G = G_t + G_q v
+ *   gamma [k] D(D G)                     U         potential (0 if none)
+ *   P_nc      F_nc . v, power of the forces not derived from the potential */
+#ifndef HS_MODEL_H
+#define HS_MODEL_H
+
+#include <stddef.h>
+
+#include "../expr/expr.h"
+#include "../util/error.h"
+
+typedef enum { HS_FORM_CARTESIAN, HS_FORM_LAGRANGIAN, HS_FORM_EMBEDDING } hs_form;
+typedef enum { HS_MASS_CONST_DIAG, HS_MASS_DIAG, HS_MASS_FULL } hs_mass_kind;
+typedef enum { HS_STAB_PROJECTION, HS_STAB_BAUMGARTE, HS_STAB_NONE } hs_stab;
+typedef enum { HS_CONS_PROJECT, HS_CONS_REJECT } hs_cons_mode;
+
+/* Run settings: from the file's `simulate` and `consistency`, then the
+ * command line's overrides. */
+typedef struct hs_settings {
+    double t_end;          /* NAN until given */
+    double dt;             /* NAN = (t_end - t0)/1000 */
+    char method[16];       /* gsl_odeiv2 stepper name */
+    double rtol, atol;
+    hs_stab stabilize;
+    double alpha, beta;    /* Baumgarte gains */
+    hs_cons_mode mode;
+    double tol;            /* consistency tolerance */
+} hs_settings;
+
+/* What the command line overrides (NAN / "" / -1 = keep the file's). */
+typedef struct hs_overrides {
+    size_t nset;
+    const char *const *set_name;   /* --set NAME=VALUE */
+    const double *set_value;
+    hs_settings s;                 /* fields given on the command line */
+    int has_stabilize, has_mode;
+} hs_overrides;
+
+void hs_overrides_init(hs_overrides *o);
+
+typedef struct hs_model {
+    char *file;            /* as given ("<stdin>" for -) */
+    char *name;            /* `name:` or "" */
+    hs_form form;
+    size_t n, k;           /* coordinates, constraints */
+    char **qname;          /* [n] */
+    char **vname;          /* [n] "x'" */
+    char **cname;          /* [k] */
+    size_t npar;
+    char **pname;          /* [npar] */
+    double *pval;          /* [npar] after --set and recomputation */
+    size_t nout;
+    char **outname;        /* [nout] `outputs` */
+    size_t namb;
+    char **ambname;        /* [namb] embedding form: ambient names */
+    int has_potential, has_nc_forces;
+
+    double t0;
+    double *q0, *v0;       /* [n] as written (before projection) */
+    unsigned char *lock;   /* [n] consistency.lock */
+    hs_settings set;
+
+    /* symbolic kernels (see above); parameters appear as symbols */
+    hs_dag *dag;
+    int sym_t;
+    int *sym_q, *sym_v;    /* [n] */
+    int *sym_p;            /* [npar] */
+    const hs_node **M, **Q, **G, **G_q, **G_t, **Gdot, **gamma;
+    const hs_node *U, *P_nc;
+    const hs_node **out;   /* [nout] */
+    const hs_node **amb;   /* [namb] */
+
+    /* compiled: values folded in, sparsity found */
+    size_t nin;            /* length of the input vector (symbols) */
+    hs_mass_kind mass_kind;
+    double *Mconst;        /* [n] constant diagonal (HS_MASS_CONST_DIAG) */
+    size_t nnz;            /* structural non-zeros of G_q */
+    int *gq_start;         /* [k+1] row starts into gq_col */
+    int *gq_col;           /* [nnz] */
+
+    /* prog_dyn: M (diag n, or lower triangle n(n+1)/2, or none) | Q (n) |
+     * G_q non-zeros (nnz) | gamma (k) | P_nc | [baumgarte: G (k) | Gdot (k)] */
+    hs_prog *prog_dyn;
+    size_t off_M, off_Q, off_Gq, off_gamma, off_Pd, off_Gb, off_Gdotb, ndyn;
+    /* prog_aux: G | Gdot | G_t | U | P_nc | outputs | ambient */
+    hs_prog *prog_aux;
+    size_t off_G, off_Gdot, off_Gt, off_U, off_Pnc, off_out, off_amb, naux;
+    /* prog_pos: G (k) | G_q non-zeros (nnz) | G_t (k): projection */
+    hs_prog *prog_pos;
+
+    void *src;             /* private: source texts for positioned messages */
+} hs_model;
+
+/* Load, validate and compile a model file ("-" = standard input).
+ * Returns NULL with err set (exit code 2 for model errors, 1 for a --set of
+ * an unknown parameter). */
+hs_model *hs_model_load(const char *path, const hs_overrides *ov, hs_error *err);
+hs_model *hs_model_load_string(const char *name, const char *text,
+                               const hs_overrides *ov, hs_error *err);
+void hs_model_free(hs_model *m);                /* NULL is fine */
+
+/* Turn a node's source position into FILE:LINE:COLUMN + source line in err
+ * (used for run-time domain errors).  Leaves err's message alone. */
+void hs_model_place(const hs_model *m, hs_srcpos p, hs_error *err);
+
+/* Print the symbolic kernels (`holosim derive MODEL`). */
+void hs_model_print_derivation(const hs_model *m, FILE *f);
+
+#endif

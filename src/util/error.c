@@ -1,0 +1,91 @@
+#include "error.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+void hs_error_init(hs_error *e)
+{
+    memset(e, 0, sizeof *e);
+    e->offset = -1;
+}
+
+static void copy_line(char *dst, size_t cap, const char *src)
+{
+    size_t n = 0;
+    if (src)
+        while (src[n] && src[n] != '\n' && src[n] != '\r' && n + 1 < cap)
+            n++;
+    if (src)
+        memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+int hs_error_set(hs_error *e, int code, const char *fmt, ...)
+{
+    if (e->code)
+        return e->code;
+    hs_error_init(e);
+    e->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int hs_error_at(hs_error *e, int code, const char *file, int line, int column,
+                const char *source_line, const char *fmt, ...)
+{
+    if (e->code)
+        return e->code;
+    hs_error_init(e);
+    e->code = code;
+    if (file)
+        snprintf(e->file, sizeof e->file, "%s", file);
+    e->line = line;
+    e->column = column;
+    copy_line(e->source, sizeof e->source, source_line);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void hs_error_locate(hs_error *e, const char *text, size_t len, size_t offset)
+{
+    if (offset > len)
+        offset = len;
+    int line = 1;
+    size_t start = 0;
+    for (size_t i = 0; i < offset; i++)
+        if (text[i] == '\n') {
+            line++;
+            start = i + 1;
+        }
+    e->line = line;
+    e->column = (int)(offset - start) + 1;
+    e->offset = (long)offset;
+    size_t n = 0;
+    while (start + n < len && text[start + n] != '\n' && text[start + n] != '\r'
+           && n + 1 < sizeof e->source)
+        n++;
+    memcpy(e->source, text + start, n);
+    e->source[n] = '\0';
+}
+
+void hs_error_print(const hs_error *e, FILE *f)
+{
+    if (e->file[0])
+        fprintf(f, "%s:", e->file);
+    if (e->line > 0)
+        fprintf(f, "%d:%d:", e->line, e->column);
+    fprintf(f, "%serror: %s\n", (e->file[0] || e->line > 0) ? " " : "", e->msg);
+    if (e->source[0] && e->line > 0) {
+        fprintf(f, "    %s\n    ", e->source);
+        /* keep tabs so the caret lines up under tab-indented text */
+        for (int i = 0; i + 1 < e->column && e->source[i]; i++)
+            fputc(e->source[i] == '\t' ? '\t' : ' ', f);
+        fputs("^\n", f);
+    }
+}

@@ -1,0 +1,55 @@
+/* Errors as values: the first error recorded in a context is kept and
+ * carried up to main, which alone prints it and picks the exit code.
+ *
+ * Printed form (the compiler convention):
+ *     FILE:LINE:COLUMN: error: MESSAGE
+ *         the offending source line
+ *         ^
+ * FILE and the position are omitted when unknown.  Lines and columns are
+ * 1-based; columns count bytes. */
+#ifndef HS_ERROR_H
+#define HS_ERROR_H
+
+#include <stdio.h>
+
+/* Exit codes of the program (DESIGN.md). */
+enum {
+    HS_OK = 0,
+    HS_EXIT_USAGE = 1,     /* bad command line, unwritable output */
+    HS_EXIT_MODEL = 2,     /* model or expression error */
+    HS_EXIT_INCONSISTENT = 3, /* initial data rejected / projection failed */
+    HS_EXIT_NUMERIC = 4    /* numerical failure during a run */
+};
+
+typedef struct hs_error {
+    int code;              /* exit code; 0 while no error is recorded */
+    char file[512];        /* "" when the error has no file */
+    int line, column;      /* 1-based; 0 when unknown */
+    long offset;           /* byte offset inside the parsed text, -1 if none */
+    char msg[1024];
+    char source[512];      /* the offending source line ("" = none) */
+} hs_error;
+
+/* An empty error (code 0, no position). */
+void hs_error_init(hs_error *e);
+
+/* Record an error unless one is already recorded; returns e->code after
+ * the call (so `return hs_error_set(...)` propagates the first error).
+ * Clears position fields of a new error. */
+int hs_error_set(hs_error *e, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Same, with a position and the source line it refers to (line may be
+ * NULL; only its first line is kept). */
+int hs_error_at(hs_error *e, int code, const char *file, int line, int column,
+                const char *source_line, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
+/* Store the source line of `text` that contains byte `offset`, and set
+ * line/column of e relative to text (1-based), plus e->offset. */
+void hs_error_locate(hs_error *e, const char *text, size_t len, size_t offset);
+
+/* Print as described above. */
+void hs_error_print(const hs_error *e, FILE *f);
+
+#endif
