@@ -127,11 +127,10 @@ START_TEST(test_lowering)
         {hs_pow(d, f.x, hs_num(d, 0.5)), HS_OP_SQRT, 1},
         {hs_pow(d, f.x, hs_num(d, -0.5)), HS_OP_RSQRT, 1},
         {hs_pow(d, f.x, hs_num(d, 1.25)), HS_OP_POW, 1},
-        {hs_neg(d, f.x), HS_OP_NEG, 1},
         {hs_add(d, hs_mul(d, f.x, f.y), f.z), HS_OP_MULADD, 1},
         {hs_sub(d, f.z, hs_mul(d, f.x, f.y)), HS_OP_NMULADD, 1},
         {hs_if(d, hs_call2(d, HS_LT, f.x, f.y), f.z, f.w), HS_OP_SELECT, 2},
-        {hs_neg(d, hs_call1(d, HS_COS, hs_neg(d, f.x))), HS_OP_NEG, 2}, /* -cos(x) */
+        {hs_neg(d, hs_call1(d, HS_COS, hs_neg(d, f.x))), HS_OP_COS, 1}, /* -cos(x) */
     };
     double in[4] = {1.7, 0.6, -2.2, 0.3};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -151,10 +150,20 @@ START_TEST(test_lowering)
     const hs_node *e = hs_sub(d, hs_neg(d, f.x), f.y);
     const hs_node *r2[1] = {hs_mul(d, e, f.z)};          /* (-x-y)*z */
     hs_prog *p = compile_ok(d, r2, 1);
-    ck_assert_uint_eq(hs_prog_ninstr(p), 3);            /* ADD, MUL, NEG */
+    ck_assert_uint_eq(hs_prog_ninstr(p), 2);   /* ADD, MUL; copied out negated */
     double out;
     run(p, in, &out);
     ck_assert(out == (-1.7 - 0.6) * -2.2);
+    hs_prog_free(p);
+
+    /* -x, 2*x and -2*x as roots: one MUL, negations on the way out */
+    const hs_node *r3[3] = {hs_neg(d, f.x), hs_mul(d, hs_num(d, 2), f.x),
+                            hs_mul(d, hs_num(d, -2), f.x)};
+    p = compile_ok(d, r3, 3);
+    ck_assert_uint_eq(hs_prog_ninstr(p), 1);
+    double o3[3];
+    run(p, in, o3);
+    ck_assert(o3[0] == -1.7 && o3[1] == 3.4 && o3[2] == -3.4);
     hs_prog_free(p);
     hs_dag_free(d);
 }

@@ -23,6 +23,7 @@ struct hs_proj {
     gsl_vector *mu;                 /* k */
     gsl_matrix *Mff;                /* n x n scratch for the free block */
     size_t *free_idx;               /* [n] */
+    unsigned char *fixed;           /* [k] constraint touches no free coordinate */
 };
 
 hs_proj *hs_proj_new(const hs_model *m)
@@ -42,11 +43,12 @@ hs_proj *hs_proj_new(const hs_model *m)
     p->dq = calloc(n, sizeof *p->dq);
     p->qtry = calloc(n, sizeof *p->qtry);
     p->free_idx = calloc(n, sizeof *p->free_idx);
+    p->fixed = calloc(k, 1);
     p->A = gsl_matrix_alloc(k, k);
     p->mu = gsl_vector_alloc(k);
     p->Mff = gsl_matrix_alloc(n, n);
     if (!p->G || !p->Gt || !p->Gnew || !p->r || !p->W || !p->Mfull || !p->WGt || !p->dq ||
-        !p->qtry || !p->free_idx || !p->A || !p->mu || !p->Mff) {
+        !p->qtry || !p->free_idx || !p->fixed || !p->A || !p->mu || !p->Mff) {
         hs_proj_free(p);
         return NULL;
     }
@@ -67,6 +69,7 @@ void hs_proj_free(hs_proj *p)
     free(p->dq);
     free(p->qtry);
     free(p->free_idx);
+    free(p->fixed);
     if (p->A) gsl_matrix_free(p->A);
     if (p->mu) gsl_vector_free(p->mu);
     if (p->Mff) gsl_matrix_free(p->Mff);
@@ -129,7 +132,9 @@ static int build_W(hs_proj *p, hs_work *w, double t, const double *q, const doub
     return 0;
 }
 
-/* WGt = W G_q^T and A = G_q W G_q^T, factored (Cholesky). */
+/* WGt = W G_q^T and A = G_q W G_q^T, factored (Cholesky).  A constraint
+ * that touches only locked coordinates cannot be moved: it is marked fixed
+ * and its row of A replaced by the identity (its multiplier is 0). */
 static int build_A(hs_proj *p, hs_work *w)
 {
     const hs_model *m = p->m;
@@ -150,6 +155,16 @@ static int build_A(hs_proj *p, hs_work *w)
             gsl_matrix_set(p->A, i, j, s);
             gsl_matrix_set(p->A, j, i, s);
         }
+    for (size_t i = 0; i < k; i++) {
+        p->fixed[i] = gsl_matrix_get(p->A, i, i) == 0;
+        if (p->fixed[i]) {
+            for (size_t j = 0; j < k; j++) {
+                gsl_matrix_set(p->A, i, j, 0);
+                gsl_matrix_set(p->A, j, i, 0);
+            }
+            gsl_matrix_set(p->A, i, i, 1);
+        }
+    }
     gsl_matrix_view A = gsl_matrix_submatrix(p->A, 0, 0, k, k);
     if (gsl_linalg_cholesky_decomp1(&A.matrix) != GSL_SUCCESS)
         return -1;
@@ -169,7 +184,8 @@ static void solve_step(hs_proj *p, const double *rhs, double *out)
     size_t n = m->n, k = m->k;
     gsl_matrix_view A = gsl_matrix_submatrix(p->A, 0, 0, k, k);
     gsl_vector_view mu = gsl_vector_subvector(p->mu, 0, k);
-    memcpy(mu.vector.data, rhs, k * sizeof *rhs);
+    for (size_t i = 0; i < k; i++)
+        mu.vector.data[i] = p->fixed[i] ? 0 : rhs[i];
     gsl_linalg_cholesky_svx(&A.matrix, &mu.vector);
     for (size_t c = 0; c < n; c++) {
         double s = 0;
@@ -217,6 +233,12 @@ int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
                                 lock ? ", or the locked coordinates leave no freedom" : "",
                                 buf[0] ? buf : "none");
         }
+        for (size_t i = 0; i < k; i++)
+            if (p->fixed[i] && !(fabs(p->G[i]) <= tol))
+                return hs_error_set(err, HS_EXIT_INCONSISTENT, "constraint '%s' involves "
+                                    "only locked coordinates and is violated (residual "
+                                    "%.3g): unlock one of them or correct the initial "
+                                    "values", m->cname[i], p->G[i]);
         solve_step(p, p->G, p->dq);
         double g0 = norm2(p->G, k), alpha = 1;
         int accepted = 0;

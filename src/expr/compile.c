@@ -10,8 +10,10 @@
  *      materialised as NEG where a consumer needs the value itself;
  *      x * y^-1 -> DIV; x^2 -> SQR, x^3 -> CUBE, x^n -> POWI, x^-1 -> RECIP,
  *      x^0.5 -> SQRT, x^-0.5 -> RSQRT.
- *   3. fuse: a product used once, by a sum or a difference, becomes
- *      MULADD / MULSUB / NMULADD (derivative code is mostly sums of products).
+ *   3. fuse: a product (or square) used once, by a sum or a difference,
+ *      becomes MULADD / MULSUB / NMULADD (derivative code is mostly sums of
+ *      products).  Equal vnodes are shared by value numbering throughout,
+ *      and a negated root is copied out negated (no NEG instruction).
  *   4. schedule + allocate: post-order from the roots (so a chain
  *      a+b+c+... computes each term just before it is added, keeping few
  *      values live), then linear-scan register reuse: a temporary's
@@ -62,8 +64,10 @@ typedef struct vnode {
     uint32_t nuse;         /* readers among reachable vnodes (fusion) */
     uint32_t last;         /* index of its last reader in the schedule */
     uint32_t reg;          /* register, NONE until allocated */
+    uint32_t height;       /* 1 + largest operand height: scheduling order */
     int32_t sym;           /* V_INPUT: symbol number */
-    const hs_node *node;   /* origin: position, constant value */
+    double value;          /* V_CONST: the constant */
+    const hs_node *node;   /* origin: position */
 } vnode;
 
 typedef struct compiler {
@@ -75,6 +79,8 @@ typedef struct compiler {
     uint32_t *negv;        /* [nid] its materialised negation, or NONE */
     uint8_t *neg;          /* [nid] 1: the node's value is -v[val] */
     uint32_t *uses;        /* [nid] references from reachable parents, roots */
+    uint32_t *ht;          /* [htcap] vnode index + 1, 0 = empty: value numbering */
+    size_t htcap;
     int failed;
 } compiler;
 
@@ -86,15 +92,81 @@ static int fail(compiler *c, const char *msg)
     return -1;
 }
 
-static uint32_t vnew(compiler *c, int op, const hs_node *n, uint32_t b,
-                     uint32_t cc, uint32_t d)
+static uint32_t vhash(int op, uint32_t b, uint32_t cc, uint32_t d, uint64_t bits)
 {
+    uint64_t h = (uint64_t)op * 0x9e3779b97f4a7c15u;
+    h = (h ^ b) * 0xff51afd7ed558ccdu;
+    h = (h ^ cc) * 0xc4ceb9fe1a85ec53u;
+    h = (h ^ d) * 0xff51afd7ed558ccdu;
+    h = (h ^ bits) * 0xc4ceb9fe1a85ec53u;
+    return (uint32_t)(h ^ h >> 32);
+}
+
+/* Key of a vnode for value numbering: constants by value, inputs by
+ * symbol, operations by opcode and operands. */
+static uint64_t vbits(const vnode *x)
+{
+    if (x->op == V_CONST) {
+        uint64_t u;
+        memcpy(&u, &x->value, sizeof u);
+        return u;
+    }
+    return x->op == V_INPUT ? (uint64_t)(uint32_t)x->sym : 0;
+}
+
+static int grow_table(compiler *c)
+{
+    size_t cap = c->htcap ? 2 * c->htcap : 1024;
+    uint32_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < c->nv; i++) {
+        const vnode *x = &c->v[i];
+        int comm = x->op == HS_OP_ADD || x->op == HS_OP_MUL;
+        uint32_t b = x->arg[0], cc = x->arg[1];
+        size_t h = vhash(x->op, comm && b > cc ? cc : b, comm && b > cc ? b : cc,
+                         x->arg[2], vbits(x)) & (cap - 1);
+        while (t[h])
+            h = (h + 1) & (cap - 1);
+        t[h] = (uint32_t)i + 1;
+    }
+    free(c->ht);
+    c->ht = t;
+    c->htcap = cap;
+    return 0;
+}
+
+/* The vnode (op, b, cc, d) [value / sym for leaves], built once: equal
+ * operations are shared (this also merges what lowering synthesises, e.g.
+ * the x^2 of a denominator with an existing x^2, 2*x of -2*x with 2*x). */
+static uint32_t vget(compiler *c, int op, const hs_node *n, uint32_t b, uint32_t cc,
+                     uint32_t d, double value, int32_t sym)
+{
+    if (c->failed)
+        return 0;
+    /* commutative: one key for both operand orders, the vnode keeps its own */
+    int comm = op == HS_OP_ADD || op == HS_OP_MUL;
+    uint32_t kb = comm && b > cc ? cc : b, kc = comm && b > cc ? b : cc;
+    if (2 * (c->nv + 1) > c->htcap && grow_table(c) < 0) {
+        fail(c, "out of memory");
+        return 0;
+    }
+    vnode key = {.op = (uint8_t)op, .sym = sym, .value = value};
+    uint64_t bits = vbits(&key);
+    size_t h = vhash(op, kb, kc, d, bits) & (c->htcap - 1);
+    for (; c->ht[h]; h = (h + 1) & (c->htcap - 1)) {
+        const vnode *x = &c->v[c->ht[h] - 1];
+        if (x->op == op && x->arg[2] == d && vbits(x) == bits
+            && ((x->arg[0] == b && x->arg[1] == cc)
+                || (comm && x->arg[0] == cc && x->arg[1] == b)))
+            return c->ht[h] - 1;
+    }
     if (c->nv == c->capv) {
         size_t cap = c->capv ? 2 * c->capv : 256;
         vnode *nvv = cap < NONE ? realloc(c->v, cap * sizeof *nvv) : NULL;
         if (!nvv) {
             fail(c, "out of memory");
-            return 0;  /* vnode 0 always exists once lowering started */
+            return 0;
         }
         c->v = nvv;
         c->capv = cap;
@@ -102,16 +174,33 @@ static uint32_t vnew(compiler *c, int op, const hs_node *n, uint32_t b,
     vnode *x = &c->v[c->nv];
     x->op = (uint8_t)op;
     x->kind = (uint8_t)n->kind;
+    x->live = 0;
     x->arg[0] = b;
     x->arg[1] = cc;
     x->arg[2] = d;
     x->nuse = 0;
-    x->live = 0;
     x->last = 0;
     x->reg = NONE;
-    x->sym = -1;
+    x->sym = sym;
+    x->value = value;
     x->node = n;
+    x->height = 1;
+    for (int j = 0; j < (op < HS_NOPS ? hs_op_nargs[op] : 0); j++)
+        if (c->v[x->arg[j]].height >= x->height)
+            x->height = c->v[x->arg[j]].height + 1;
+    c->ht[h] = (uint32_t)c->nv + 1;
     return (uint32_t)c->nv++;
+}
+
+static uint32_t vnew(compiler *c, int op, const hs_node *n, uint32_t b,
+                     uint32_t cc, uint32_t d)
+{
+    return vget(c, op, n, b, cc, d, 0.0, -1);
+}
+
+static uint32_t vconst(compiler *c, const hs_node *n, double value)
+{
+    return vget(c, V_CONST, n, NONE, NONE, NONE, value, -1);
 }
 
 static uint32_t v1(compiler *c, int op, const hs_node *n, uint32_t b)
@@ -225,6 +314,10 @@ static void lower_mul(compiler *c, const hs_node *n, uint32_t *scratch)
         const hs_node *f = n->args[i];
         if (f->kind == HS_NUM && f->value == -1.0) {
             sign ^= 1;
+        } else if (f->kind == HS_NUM && f->value < 0) {
+            /* -c*x as -(c*x): shares c*x with a +c*x elsewhere */
+            num[nnum++] = vconst(c, f, -f->value);
+            sign ^= 1;
         } else if (denominator_factor(c, f)) {
             uint32_t vo;
             int s;
@@ -272,16 +365,13 @@ static int kind_op(hs_kind k)
 /* Lower node n; its arguments are lowered already. */
 static void lower(compiler *c, const hs_node *n, uint32_t *scratch)
 {
-    uint32_t id = n->id, r;
+    uint32_t id = n->id;
     switch (n->kind) {
     case HS_NUM:
-        c->val[id] = vnew(c, V_CONST, n, NONE, NONE, NONE);
+        c->val[id] = vconst(c, n, n->value);
         return;
     case HS_SYM:
-        r = vnew(c, V_INPUT, n, NONE, NONE, NONE);
-        if (!c->failed)
-            c->v[r].sym = n->sym;
-        c->val[id] = r;
+        c->val[id] = vget(c, V_INPUT, n, NONE, NONE, NONE, 0.0, n->sym);
         return;
     case HS_ADD:
         lower_add(c, n);
@@ -450,8 +540,8 @@ static void fuse(compiler *c)
         if (!x->live || (x->op != HS_OP_ADD && x->op != HS_OP_SUB))
             continue;
         vnode *l = &c->v[x->arg[0]], *r = &c->v[x->arg[1]];
-        int lm = l->op == HS_OP_MUL && l->nuse == 1;
-        int rm = r->op == HS_OP_MUL && r->nuse == 1;
+        int lm = (l->op == HS_OP_MUL || l->op == HS_OP_SQR) && l->nuse == 1;
+        int rm = (r->op == HS_OP_MUL || r->op == HS_OP_SQR) && r->nuse == 1;
         vnode *m;
         uint32_t other;
         if (x->op == HS_OP_ADD && (lm || rm)) {
@@ -470,15 +560,33 @@ static void fuse(compiler *c)
             continue;
         }
         x->arg[0] = m->arg[0];
-        x->arg[1] = m->arg[1];
+        x->arg[1] = m->op == HS_OP_SQR ? m->arg[0] : m->arg[1];   /* x^2 = x*x */
         x->arg[2] = other;
         m->nuse = 0;
     }
 }
 
+/* Index of x's operand of j-th largest height (ties: operand order).
+ * Computing the taller operand first keeps fewer values live
+ * (Sethi-Ullman): in a chain ((a+b)+c)+d each term is computed just
+ * before it is added. */
+static int nth_highest(const compiler *c, const vnode *x, int j)
+{
+    int idx[3] = {0, 1, 2}, n = nargs_of(x);
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0 && c->v[x->arg[idx[k]]].height
+                                   > c->v[x->arg[idx[k - 1]]].height; k--) {
+            int t = idx[k];
+            idx[k] = idx[k - 1];
+            idx[k - 1] = t;
+        }
+    return idx[j];
+}
+
 /* Pass 4: schedule (post-order from the roots), pool constants, allocate
  * registers with reuse, and emit. */
-static hs_prog *emit(compiler *c, const uint32_t *rootv, size_t nroots)
+static hs_prog *emit(compiler *c, const uint32_t *rootv, const uint8_t *rootneg,
+                     size_t nroots)
 {
     hs_prog *p = calloc(1, sizeof *p);
     uint32_t *sched = malloc((c->nv + 1) * sizeof *sched);
@@ -501,7 +609,7 @@ static hs_prog *emit(compiler *c, const uint32_t *rootv, size_t nroots)
             int j = argi[xi] - 1;
             if (j < nargs_of(x)) {
                 argi[xi]++;
-                uint32_t a = x->arg[j];
+                uint32_t a = x->arg[nth_highest(c, x, j)];
                 if (!argi[a]) {
                     argi[a] = 1;
                     st[top++] = a;
@@ -537,14 +645,15 @@ static hs_prog *emit(compiler *c, const uint32_t *rootv, size_t nroots)
     p->kind = malloc(ns ? ns : 1);
     p->node = malloc((ns ? ns : 1) * sizeof *p->node);
     p->outreg = malloc((nroots ? nroots : 1) * sizeof *p->outreg);
-    if (!p->k || !p->code || !p->pos || !p->kind || !p->node || !p->outreg)
+    p->negout = malloc((nroots ? nroots : 1) * sizeof *p->negout);
+    if (!p->k || !p->code || !p->pos || !p->kind || !p->node || !p->outreg || !p->negout)
         goto oom;
 
     size_t next = base;
     for (size_t i = 0; i < c->nv; i++) {
         vnode *x = &c->v[i];
         if (x->op == V_CONST && x->reg != NONE)
-            p->k[x->reg] = x->node->value;
+            p->k[x->reg] = x->value;
         else if (x->op == V_INPUT)
             x->reg = (uint32_t)(nk + (size_t)x->sym);
     }
@@ -571,8 +680,11 @@ static hs_prog *emit(compiler *c, const uint32_t *rootv, size_t nroots)
         p->kind[i] = x->kind;
         p->node[i] = x->node;
     }
-    for (size_t r = 0; r < nroots; r++)
+    for (size_t r = 0; r < nroots; r++) {
         p->outreg[r] = c->v[rootv[r]].reg;
+        if (rootneg[r])
+            p->negout[p->nnegout++] = (uint32_t)r;
+    }
     p->nk = (uint32_t)nk;
     p->nin = (uint32_t)nin;
     p->nout = (uint32_t)nroots;
@@ -601,6 +713,7 @@ hs_prog *hs_prog_compile(const hs_dag *d, const hs_node *const *roots,
     compiler c = {.err = err};
     hs_prog *p = NULL;
     uint32_t *rootv = NULL;
+    uint8_t *rootneg = NULL;
     for (size_t r = 0; r < nroots; r++)
         if (!roots[r]) {
             fail(&c, "NULL root");
@@ -618,26 +731,32 @@ hs_prog *hs_prog_compile(const hs_dag *d, const hs_node *const *roots,
     c.neg = calloc(c.nid, 1);
     c.uses = calloc(c.nid, sizeof *c.uses);
     rootv = malloc((nroots ? nroots : 1) * sizeof *rootv);
-    if (!c.val || !c.negv || !c.neg || !c.uses || !rootv) {
+    rootneg = malloc(nroots ? nroots : 1);
+    if (!c.val || !c.negv || !c.neg || !c.uses || !rootv || !rootneg) {
         fail(&c, "out of memory");
         goto out;
     }
     memset(c.negv, 0xff, c.nid * sizeof *c.negv);
     if (walk_and_lower(&c, roots, nroots) < 0)
         goto out;
-    for (size_t r = 0; r < nroots; r++)
-        rootv[r] = mat(&c, roots[r]);
+    /* a negated root is copied out negated: no NEG instruction */
+    for (size_t r = 0; r < nroots; r++) {
+        rootv[r] = c.val[roots[r]->id];
+        rootneg[r] = c.neg[roots[r]->id];
+    }
     if (c.failed || count_uses(&c, rootv, nroots) < 0)
         goto out;
     fuse(&c);
-    p = emit(&c, rootv, nroots);
+    p = emit(&c, rootv, rootneg, nroots);
 out:
     free(c.v);
     free(c.val);
     free(c.negv);
     free(c.neg);
     free(c.uses);
+    free(c.ht);
     free(rootv);
+    free(rootneg);
     return p;
 }
 
@@ -648,6 +767,7 @@ void hs_prog_free(hs_prog *p)
     free(p->code);
     free(p->k);
     free(p->outreg);
+    free(p->negout);
     free(p->pos);
     free(p->kind);
     free(p->node);

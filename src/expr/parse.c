@@ -137,8 +137,10 @@ static int lex_number(parser *p, size_t i)
         if (j < p->len && is_digit(s[j]))
             for (i = j; i < p->len && is_digit(s[i]);)
                 i++;
-        else
+        else {
             bad = 1;
+            i = j;
+        }
     }
     /* `2x` or `1.2.3`: one malformed token, not an implicit product */
     if (bad || (i < p->len && (is_alnum(s[i]) || s[i] == '.'))) {

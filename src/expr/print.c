@@ -129,45 +129,44 @@ static void emit_product(out *o, const hs_dag *d, const hs_node *e, double coef)
 
 static void emit_sum(out *o, const hs_dag *d, const hs_node *e)
 {
-    /* a positive term first and the constant last: `x - y + 1` */
-    size_t n = e->nargs, lead = n;
-    for (size_t i = 0; i < n && lead == n; i++)
-        if (e->args[i]->kind != HS_NUM && !is_negative(e->args[i]))
-            lead = i;
-    if (lead == n)
-        lead = e->args[0]->kind == HS_NUM && n > 1 ? 1 : 0;
-    for (size_t step = 0; step < n; step++) {
-        /* order: lead, the other non-numbers in order, then the number */
-        size_t i;
-        if (step == 0)
-            i = lead;
-        else {
-            size_t seen = 0;
-            i = n;
-            for (size_t j = 0; j < n; j++) {
-                if (j == lead || e->args[j]->kind == HS_NUM)
-                    continue;
-                if (++seen == step) {
-                    i = j;
-                    break;
-                }
-            }
-            if (i == n)
-                i = 0; /* the number, which is args[0] when present */
-        }
-        const hs_node *t = e->args[i];
-        int neg = is_negative(t);
-        if (step > 0)
+    /* a positive term first, the constant last unless it alone is
+     * positive: `x - y + 1`, `2.5 - x` */
+    size_t n = e->nargs, k = 0;
+    const hs_node *stack[16], **t = n <= 16 ? stack : malloc(n * sizeof *t);
+    if (!t)
+        t = (const hs_node **)e->args; /* out of memory: stored order */
+    else {
+        const hs_node *num = e->args[0]->kind == HS_NUM ? e->args[0] : NULL;
+        size_t lead = n;
+        for (size_t i = 0; i < n && lead == n; i++)
+            if (e->args[i] != num && !is_negative(e->args[i]))
+                lead = i;
+        if (lead < n)
+            t[k++] = e->args[lead];
+        else if (num && num->value > 0)
+            t[k++] = num;
+        for (size_t i = 0; i < n; i++)
+            if (i != lead && e->args[i] != num)
+                t[k++] = e->args[i];
+        if (num && k < n)
+            t[k++] = num;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const hs_node *x = t[i];
+        int neg = is_negative(x);
+        if (i > 0)
             puts_(o, neg ? " - " : " + ");
         else if (neg)
             puts_(o, "-");
-        if (t->kind == HS_NUM)
-            put_num(o, fabs(t->value));
-        else if (t->kind == HS_MUL && t->args[0]->kind == HS_NUM)
-            emit_product(o, d, t, t->args[0]->value);
+        if (x->kind == HS_NUM)
+            put_num(o, fabs(x->value));
+        else if (x->kind == HS_MUL && x->args[0]->kind == HS_NUM)
+            emit_product(o, d, x, x->args[0]->value);
         else
-            emit(o, d, t, P_ADD + 1);
+            emit(o, d, x, P_ADD + 1);
     }
+    if (t != stack && t != (const hs_node **)e->args)
+        free(t);
 }
 
 static void emit_call(out *o, const hs_dag *d, const hs_node *e)

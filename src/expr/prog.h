@@ -4,7 +4,8 @@
  *     [ constants (nk) | inputs (nin) | temporaries ]
  * hs_prog_eval copies the constant pool and in[0..nin-1] in at the start
  * (measured: cheaper than a second operand mode in every instruction), runs
- * the straight-line code, then copies out[i] = r[outreg[i]].
+ * the straight-line code, then copies out[i] = r[outreg[i]] (negated for
+ * the roots listed in negout: -x costs no instruction).
  *
  * Instruction (16 bytes, four per cache line): the opcode and the
  * destination share the first word, so four-operand fused ops fit:
@@ -40,7 +41,8 @@ struct hs_prog {
     hs_instr *code;        /* [ninstr + 1], END last */
     double *k;             /* [nk] constant pool, copied to r[0..nk-1] */
     uint32_t *outreg;      /* [nout] register of each root */
-    uint32_t nk, nin, nout, nregs;
+    uint32_t *negout;      /* [nnegout] roots copied out negated */
+    uint32_t nk, nin, nout, nregs, nnegout;
     size_t ninstr;
     /* cold: diagnostics, listing, tests */
     hs_srcpos *pos;        /* [ninstr] source position of each instruction */

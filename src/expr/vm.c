@@ -95,6 +95,8 @@ void hs_prog_eval(const hs_prog *p, const double *in, double *r, double *out)
 done:
     for (uint32_t i = 0; i < p->nout; i++)
         out[i] = r[p->outreg[i]];
+    for (uint32_t i = 0; i < p->nnegout; i++)
+        out[p->negout[i]] = -out[p->negout[i]];
 }
 
 /* The result of one instruction (the slow path for diagnosis). */
@@ -297,8 +299,10 @@ void hs_prog_disasm(const hs_prog *p, const hs_dag *d, FILE *f)
             fprintf(f, "  @%d:%d", p->pos[i].src, p->pos[i].off);
         fputc('\n', f);
     }
-    for (uint32_t i = 0; i < p->nout; i++) {
-        fprintf(f, "; out[%u] = ", i);
+    for (uint32_t i = 0, j = 0; i < p->nout; i++) {
+        int negated = j < p->nnegout && p->negout[j] == i;
+        j += negated;
+        fprintf(f, "; out[%u] = %s", i, negated ? "-" : "");
         reg_name(p, d, p->outreg[i], f);
         fputc('\n', f);
     }
