@@ -51,6 +51,11 @@ $(STAMP): scripts/install-deps.sh
 	@sh scripts/install-deps.sh
 	@touch $@
 deps: $(STAMP)
+# The tests also need gnuplot, GNU parallel and groff (scripts, man page).
+build/.deps-full: scripts/install-deps.sh
+	@mkdir -p build
+	@HOLOSIM_FULL_DEPS=1 sh scripts/install-deps.sh
+	@touch $@
 
 $(BUILD)/%.o: %.c | $(STAMP)
 	@mkdir -p $(dir $@)
@@ -73,9 +78,10 @@ run: $(BIN)
 	$(BIN) run models/pendulum.yaml --t-end 2 --dt 0.1 --columns t,x,y,lambda_rod,E
 
 # Every Check suite, then the command-line tests (tests/cli.sh).
-check: $(BIN) $(TEST_BIN)
+check: $(BIN) $(TEST_BIN) build/.deps-full
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 	@HOLOSIM=$(BIN) sh tests/cli.sh
+	@if [ -f tests/scripts.sh ]; then HOLOSIM=$(abspath $(BIN)) sh tests/scripts.sh; fi
 
 bench: $(BIN)
 	$(MAKE) -C bench HOLOSIM=$(abspath $(BIN))

@@ -9,15 +9,16 @@
  *      consumer (a - b -> SUB, -(-x) -> x, sin(-x) -> -sin x) and is only
  *      materialised as NEG where a consumer needs the value itself;
  *      x * y^-1 -> DIV; x^2 -> SQR, x^3 -> CUBE, x^n -> POWI, x^-1 -> RECIP,
- *      x^0.5 -> SQRT, x^-0.5 -> RSQRT.
+ *      x^0.5 -> SQRT, x^-0.5 -> RSQRT; c*a + c*b -> c*(a + b) when the
+ *      products are read only there.
  *   3. fuse: a product (or square) used once, by a sum or a difference,
  *      becomes MULADD / MULSUB / NMULADD (derivative code is mostly sums of
  *      products).  Equal vnodes are shared by value numbering throughout,
  *      and a negated root is copied out negated (no NEG instruction).
- *   4. schedule + allocate: post-order from the roots (so a chain
- *      a+b+c+... computes each term just before it is added, keeping few
- *      values live), then linear-scan register reuse: a temporary's
- *      register is free once its last reader has run.
+ *   4. schedule + allocate: post-order from the roots, taller operand
+ *      first (so a chain a+b+c+... computes each term just before it is
+ *      added, keeping few values live), then linear-scan register reuse: a
+ *      temporary's register is free once its last reader has run.
  * Constants are pooled (one slot per distinct constant actually read). */
 #include <stdlib.h>
 #include <string.h>
@@ -269,31 +270,71 @@ static uint32_t chain(compiler *c, int op, const hs_node *n, const uint32_t *vs,
     return acc;
 }
 
-static void lower_add(compiler *c, const hs_node *n)
+/* Sum of (-1)^sg[i] v[i]: a chain of ADD/SUB starting from a positive
+ * term; *neg set when every term is negated. */
+static uint32_t sum(compiler *c, const hs_node *n, const uint32_t *v,
+                    const uint32_t *sg, size_t k, int *neg)
 {
-    size_t k = n->nargs, first = k;
+    size_t first = 0;
+    while (first < k && sg[first])
+        first++;
+    *neg = first == k;
+    if (*neg)   /* -(a + b + ...) */
+        return chain(c, HS_OP_ADD, n, v, k);
+    uint32_t acc = v[first];
     for (size_t i = 0; i < k; i++)
-        if (!c->neg[n->args[i]->id]) {
-            first = i;
-            break;
+        if (i != first)
+            acc = v2(c, sg[i] ? HS_OP_SUB : HS_OP_ADD, n, acc, v[i]);
+    return acc;
+}
+
+static uint32_t product(compiler *c, const hs_node *n, size_t from, uint32_t *scratch,
+                        int *sign);
+
+/* Every term c*t_i or -c*t_i, each read only here: c * (sum of +-t_i),
+ * one multiplication instead of one per term (2*vx^2 + 2*vy^2 is
+ * frequent in derivatives of squared distances). */
+static int common_factor(const compiler *c, const hs_node *n)
+{
+    const hs_node *t0 = n->args[0];
+    if (t0->kind != HS_MUL || t0->args[0]->kind != HS_NUM)
+        return 0;
+    double k = fabs(t0->args[0]->value);
+    if (k == 1.0)
+        return 0;
+    for (size_t i = 0; i < n->nargs; i++) {
+        const hs_node *t = n->args[i];
+        if (t->kind != HS_MUL || t->args[0]->kind != HS_NUM
+            || fabs(t->args[0]->value) != k || c->uses[t->id] != 1)
+            return 0;
+    }
+    return 1;
+}
+
+static void lower_add(compiler *c, const hs_node *n, uint32_t *scratch, size_t maxargs)
+{
+    size_t k = n->nargs;
+    uint32_t *v = scratch + 2 * maxargs, *sg = scratch + 3 * maxargs;
+    int neg;
+    if (common_factor(c, n)) {
+        for (size_t i = 0; i < k; i++) {
+            const hs_node *t = n->args[i];
+            int s;
+            v[i] = product(c, t, 1, scratch, &s);
+            sg[i] = (uint32_t)(s ^ (t->args[0]->value < 0));
         }
-    if (first == k) {
-        /* every term negated: -(a + b + ...) */
-        uint32_t acc = c->val[n->args[0]->id];
-        for (size_t i = 1; i < k; i++)
-            acc = v2(c, HS_OP_ADD, n, acc, c->val[n->args[i]->id]);
-        c->val[n->id] = acc;
-        c->neg[n->id] = 1;
+        uint32_t acc = sum(c, n, v, sg, k, &neg);
+        c->val[n->id] = v2(c, HS_OP_MUL, n, vconst(c, n->args[0]->args[0],
+                                                   fabs(n->args[0]->args[0]->value)), acc);
+        c->neg[n->id] = (uint8_t)neg;
         return;
     }
-    uint32_t acc = c->val[n->args[first]->id];
     for (size_t i = 0; i < k; i++) {
-        if (i == first)
-            continue;
-        uint32_t id = n->args[i]->id;
-        acc = v2(c, c->neg[id] ? HS_OP_SUB : HS_OP_ADD, n, acc, c->val[id]);
+        v[i] = c->val[n->args[i]->id];
+        sg[i] = c->neg[n->args[i]->id];
     }
-    c->val[n->id] = acc;
+    c->val[n->id] = sum(c, n, v, sg, k, &neg);
+    c->neg[n->id] = (uint8_t)neg;
 }
 
 /* A factor POW(b, e) with e < 0 read only here goes to the denominator. */
@@ -305,12 +346,15 @@ static int denominator_factor(const compiler *c, const hs_node *f)
     return e < 0 && (is_int(e) || e == -0.5);
 }
 
-static void lower_mul(compiler *c, const hs_node *n, uint32_t *scratch)
+/* The product of n's factors from `from` on (scratch: 2 * nargs), with
+ * *sign: x * y^-1 -> DIV, -1 and negative coefficients become a sign. */
+static uint32_t product(compiler *c, const hs_node *n, size_t from, uint32_t *scratch,
+                        int *signp)
 {
     size_t k = n->nargs, nnum = 0, nden = 0;
     uint32_t *num = scratch, *den = scratch + k;
     int sign = 0;
-    for (size_t i = 0; i < k; i++) {
+    for (size_t i = from; i < k; i++) {
         const hs_node *f = n->args[i];
         if (f->kind == HS_NUM && f->value == -1.0) {
             sign ^= 1;
@@ -330,16 +374,26 @@ static void lower_mul(compiler *c, const hs_node *n, uint32_t *scratch)
         }
     }
     uint32_t r;
+    if (nnum == 0 && nden == 0) {
+        /* only -1 factors (the constructors never build this) */
+        *signp = 0;
+        return vconst(c, n, (k - from) % 2 ? -1.0 : 1.0);
+    }
     if (nden == 0)
-        r = nnum ? chain(c, HS_OP_MUL, n, num, nnum) : c->val[n->args[0]->id];
+        r = chain(c, HS_OP_MUL, n, num, nnum);
     else if (nnum == 0)
         r = v1(c, HS_OP_RECIP, n, chain(c, HS_OP_MUL, n, den, nden));
     else
         r = v2(c, HS_OP_DIV, n, chain(c, HS_OP_MUL, n, num, nnum),
                chain(c, HS_OP_MUL, n, den, nden));
-    if (nnum == 0 && nden == 0)
-        sign = 0;  /* MUL(-1, -1) cannot be built; keep the constant as is */
-    c->val[n->id] = r;
+    *signp = sign;
+    return r;
+}
+
+static void lower_mul(compiler *c, const hs_node *n, uint32_t *scratch)
+{
+    int sign;
+    c->val[n->id] = product(c, n, 0, scratch, &sign);
     c->neg[n->id] = (uint8_t)sign;
 }
 
@@ -363,7 +417,7 @@ static int kind_op(hs_kind k)
 }
 
 /* Lower node n; its arguments are lowered already. */
-static void lower(compiler *c, const hs_node *n, uint32_t *scratch)
+static void lower(compiler *c, const hs_node *n, uint32_t *scratch, size_t maxargs)
 {
     uint32_t id = n->id;
     switch (n->kind) {
@@ -374,7 +428,7 @@ static void lower(compiler *c, const hs_node *n, uint32_t *scratch)
         c->val[id] = vget(c, V_INPUT, n, NONE, NONE, NONE, 0.0, n->sym);
         return;
     case HS_ADD:
-        lower_add(c, n);
+        lower_add(c, n, scratch, maxargs);
         return;
     case HS_MUL:
         lower_mul(c, n, scratch);
@@ -476,11 +530,11 @@ static int walk_and_lower(compiler *c, const hs_node *const *roots, size_t nroot
         }
     }
     /* uses are complete only now: lower in post-order */
-    uint32_t *scratch = malloc(2 * maxargs * sizeof *scratch);
+    uint32_t *scratch = malloc(4 * maxargs * sizeof *scratch);
     if (!scratch)
         goto oom;
     for (size_t i = 0; i < norder && !c->failed; i++)
-        lower(c, order[i], scratch);
+        lower(c, order[i], scratch, maxargs);
     free(scratch);
     goto out;
 oom:
