@@ -206,13 +206,14 @@ static void list_violations(const hs_model *m, const double *G, double tol, char
                                     len ? ", " : "", m->cname[i], G[i]);
 }
 
-int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
+/* Minimum-norm Newton steps q <- q - W G_q^T A^-1 G with a backtracking
+ * line search on |G|, until max |G| <= tol (and at least min_steps steps
+ * while G != 0).  p->G holds G(q) on return. */
+static int newton(hs_proj *p, hs_work *w, double t, double *q, const double *v,
                   const unsigned char *lock, double tol, int min_steps, hs_error *err)
 {
     const hs_model *m = p->m;
     size_t n = m->n, k = m->k;
-    if (!k)
-        return 0;
     if (hs_dyn_constraints(m, w, t, q, p->G, p->Gt)) {
         hs_error_set(err, w->err.code, "%s", w->err.msg);
         return err->code;
@@ -264,6 +265,93 @@ int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
                             "near the given position at t=%.17g (%d Newton steps): %s "
                             "(tolerance %g)", t, it, buf, tol);
     }
+    return 0;
+}
+
+/* From a point on the manifold, move to the point nearest to q0 in the
+ * M-norm: the linearized problem min |x - q0|_M s.t. G(q) + G_q (x - q) = 0
+ * gives x = q0 - W G_q^T A^-1 (G(q) + G_q (q0 - q)); each x is pulled back
+ * onto the manifold by Newton steps.  Stops when the point no longer moves;
+ * a step that does not bring the point nearer to q0 is refused, so the
+ * branch chosen by the first phase is kept. */
+/* (a - b)^T M (a - b) with the mass matrix of the last build_W. */
+static double mdist(const hs_proj *p, const double *a, const double *b)
+{
+    size_t n = p->m->n;
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            s += (a[i] - b[i]) * p->Mfull[i * n + j] * (a[j] - b[j]);
+    return s;
+}
+
+static void nearest_point(hs_proj *p, hs_work *w, double t, double *q, const double *v,
+                          const double *q0, const unsigned char *lock, double tol)
+{
+    const hs_model *m = p->m;
+    size_t n = m->n, k = m->k;
+    double *x = malloc(2 * n * sizeof *x), *rhs = malloc(k * sizeof *rhs);
+    if (!x || !rhs)
+        goto out;
+    double *save = x + n;
+    for (int it = 0; it < 50; it++) {
+        hs_error e;
+        hs_error_init(&e);
+        if (hs_dyn_constraints(m, w, t, q, p->G, NULL) || build_W(p, w, t, q, v, lock, &e) ||
+            build_A(p, w))
+            break;
+        for (size_t i = 0; i < k; i++) {
+            double s = p->G[i];
+            for (size_t c = 0; c < n; c++)
+                s += w->Gqd[i * n + c] * (q0[c] - q[c]);
+            rhs[i] = s;
+        }
+        solve_step(p, rhs, p->dq);
+        double d_old = mdist(p, q, q0), move = 0, scale = 0;
+        for (size_t c = 0; c < n; c++) {
+            save[c] = q[c];
+            x[c] = q0[c] - p->dq[c];
+            move += (x[c] - q[c]) * (x[c] - q[c]);
+            scale += q[c] * q[c];
+        }
+        if (move <= 1e-28 * (1 + scale))
+            break;
+        memcpy(q, x, n * sizeof *q);
+        if (newton(p, w, t, q, v, lock, tol, 1, &e)) {
+            memcpy(q, save, n * sizeof *q);
+            break;
+        }
+        if (mdist(p, q, q0) > d_old * (1 + 1e-12)) { /* not nearer: keep the old point */
+            memcpy(q, save, n * sizeof *q);
+            break;
+        }
+    }
+out:
+    free(x);
+    free(rhs);
+    hs_dyn_constraints(m, w, t, q, p->G, NULL);
+}
+
+int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
+                  const unsigned char *lock, double tol, int min_steps, hs_error *err)
+{
+    const hs_model *m = p->m;
+    size_t n = m->n, k = m->k;
+    if (!k)
+        return 0;
+    double *q0 = NULL;
+    if (min_steps == 0) {      /* the start of a run: remember the user's point */
+        q0 = malloc(n * sizeof *q0);
+        if (!q0)
+            return hs_error_set(err, HS_EXIT_INCONSISTENT, "out of memory");
+        memcpy(q0, q, n * sizeof *q0);
+    }
+    int rc = newton(p, w, t, q, v, lock, tol, min_steps, err);
+    if (!rc && q0)
+        nearest_point(p, w, t, q, v, q0, lock, tol);
+    free(q0);
+    if (rc)
+        return rc;
     /* velocities: v <- v - W G_q^T A^-1 (G_t + G_q v) at the projected q */
     if (hs_dyn_constraints(m, w, t, q, NULL, p->Gt) || build_W(p, w, t, q, v, lock, err)) {
         if (!err->code)
