@@ -105,11 +105,17 @@ static int fail(const hs_error *e)
     return e->code ? e->code : 1;
 }
 
+/* One line saying what is wrong, one saying where help is. */
 static int usage_error(const char *cmd_usage, const char *fmt, const char *arg)
 {
     fprintf(stderr, "holosim: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", cmd_usage);
+    const char *cmd = strstr(cmd_usage, "holosim ");
+    char name[16] = "";
+    if (cmd && sscanf(cmd + 8, "%15[a-z]", name) == 1 && strcmp(name, "COMMAND") != 0)
+        fprintf(stderr, "\ntry 'holosim help %s'\n", name);
+    else
+        fprintf(stderr, "\ntry 'holosim --help'\n");
     return HS_EXIT_USAGE;
 }
 
@@ -364,9 +370,10 @@ static int cmd_run(int argc, char **argv)
         hs_error_set(&err, HS_EXIT_USAGE, "cannot write '%s': %s", o.output, strerror(errno));
         rc = HS_EXIT_USAGE;
     }
-    int src = 0;
-    if (!rc || rc == HS_EXIT_NUMERIC || rc == 130)
-        src = write_summary(o.summary, m, &sum, rc, &err, o.quiet || rc);
+    /* a run that failed before its first row leaves no empty CSV behind */
+    if (rc && sum.rows == 0 && out != stdout)
+        remove(o.output);
+    int src = write_summary(o.summary, m, &sum, rc, &err, o.quiet || rc);
     if (rc)
         fail(&err);
     hs_model_free(m);

@@ -175,6 +175,45 @@ static int fail(const hs_model *m, hs_work *w, double t, const double *y, hs_err
     return hs_error_set(err, HS_EXIT_NUMERIC, "integration failed at t=%.17g", t);
 }
 
+/* max(|G|, |G_t + G_q v|) at the state y (infinity on failure). */
+static double residual(const hs_model *m, hs_work *w, double t, const double *y, double tol)
+{
+    size_t n = m->n, k = m->k;
+    double *G = w->Lambda;          /* scratch: recomputed by the next rhs */
+    (void)tol;
+    if (hs_dyn_constraints(m, w, t, y, NULL, NULL))
+        return INFINITY;
+    double r = 0;
+    for (size_t i = 0; i < k; i++) {
+        double gd = w->pos[k + m->nnz + i];
+        for (size_t c = 0; c < n; c++)
+            gd += w->Gqd[i * n + c] * y[n + c];
+        r = fmax(r, fmax(fabs(w->pos[i]), fabs(gd)));
+    }
+    (void)G;
+    return r;
+}
+
+/* Projection stabilization: positions, then velocities, onto the
+ * constraints (at least one Newton step), then a stepper reset so no
+ * method reuses history from before the jump. */
+static int stabilize(const hs_model *m, hs_work *w, hs_proj *proj, gsl_odeiv2_driver *drv,
+                     double t, double *y, hs_error *err)
+{
+    hs_error pe;
+    hs_error_init(&pe);
+    if (hs_proj_apply(proj, w, t, y, y + m->n, NULL, fmin(m->set.tol, 1e-12), 1, &pe)) {
+        *err = pe;
+        err->code = HS_EXIT_NUMERIC;
+        size_t len = strlen(err->msg);
+        snprintf(err->msg + len, sizeof err->msg - len, " (projection stabilization)");
+        return HS_EXIT_NUMERIC;
+    }
+    gsl_odeiv2_evolve_reset(drv->e);
+    gsl_odeiv2_step_reset(drv->s);
+    return 0;
+}
+
 int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *err)
 {
     size_t n = m->n, dim = 2 * n + 2;
@@ -240,6 +279,7 @@ int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *e
         goto out;
     }
     int projecting = s->stabilize == HS_STAB_PROJECTION && m->k > 0;
+    int multistep = strncmp(meth->name, "ms", 2) == 0;
     for (long i = 1; i <= N; i++) {
         double t_target = i == N ? t_end : t0 + (double)i * dt;
         while (t < t_target) {
@@ -264,21 +304,13 @@ int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *e
                                   "tolerances are too tight", t, h);
                 goto out;
             }
-            if (projecting) {
-                hs_error pe;
-                hs_error_init(&pe);
-                if (hs_proj_apply(proj, w, t, y, y + n, NULL,
-                                  fmin(s->tol, 1e-12), 1, &pe)) {
-                    *err = pe;
-                    err->code = HS_EXIT_NUMERIC;
-                    size_t len = strlen(err->msg);
-                    snprintf(err->msg + len, sizeof err->msg - len,
-                             " (projection stabilization)");
-                    rc = HS_EXIT_NUMERIC;
+            /* single-step methods: project after every step; multistep ones
+             * only at output times (a reset costs them a restart at order 1),
+             * or sooner if the residual passes 1e3 times the tolerance */
+            if (projecting && (!multistep || (t >= t_target) ||
+                               residual(m, w, t, y, s->tol) > 1e3 * s->tol)) {
+                if ((rc = stabilize(m, w, proj, drv, t, y, err)))
                     goto out;
-                }
-                gsl_odeiv2_evolve_reset(drv->e);
-                gsl_odeiv2_step_reset(drv->s);
             }
         }
         if ((rc = emit(m, w, &cols, &out, t, y, E0, sum, 0, NULL))) {
