@@ -194,6 +194,17 @@ static int parse_opts(int argc, char **argv, const char *cmd_usage, int allow_ru
                 o->quiet = 1;
             continue;
         }
+        static const char *const valued[] = {
+            "--set", "--consistency", "--tolerance", "--wrt", "--t-end", "--dt", "--rtol",
+            "--atol", "--alpha", "--beta", "-o", "--output", "--columns", "--summary",
+            "--method", "--stabilize", "--precision",
+        };
+        int known = 0;
+        for (size_t f = 0; f < sizeof valued / sizeof *valued; f++)
+            if (strcmp(name, valued[f]) == 0)
+                known = 1;
+        if (!known)
+            return usage_error(cmd_usage, "unknown option '%s'", name);
         if (!val) {
             if (i + 1 >= argc)
                 return usage_error(cmd_usage, "option '%s' needs a value", name);
