@@ -204,7 +204,7 @@ static void polar_force(double t, const double *x, const double *xd, double *F)
 }
 
 static const emb_case embs[] = {
-    { "hoop_angle.yaml", NULL, NULL, 1, 3, { 1, 1, 1 }, hoop_force, 10 },
+    { "rotating hoop, time-dependent embedding", "hoop_angle.yaml", NULL, 1, 3, { 1, 1, 1 }, hoop_force, 10 },
     { "polar chart in a turning, sliding frame", NULL, polar_text, 2, 2, { 1.7, 1.7, 0 },
       polar_force, 3 },
 };
@@ -255,15 +255,13 @@ static void emb_jet(const hs_model *m, hs_work *w, double t, const double *q, je
         for (size_t a = 0; a < na; a++)
             J->Xtq[i][a] = (Xpp[a] - Xmp[a] - Xpm[a] + Xmm[a]) / (4 * h2 * h2);
         for (size_t j = 0; j < n; j++) {
-            double s[4];
+            double *pt[4] = { Xpp, Xmp, Xpm, Xmm };   /* (+,+) (-,+) (+,-) (-,-) */
             for (int sg = 0; sg < 4; sg++) {
                 memcpy(qq, q, n * sizeof *q);
                 qq[i] += (sg & 1) ? -h2 : h2;
                 qq[j] += (sg & 2) ? -h2 : h2;
-                emb_X(m, w, t, qq, sg == 0 ? Xpp : sg == 1 ? Xmp : sg == 2 ? Xpm : Xmm);
-                s[sg] = 0;
+                emb_X(m, w, t, qq, pt[sg]);
             }
-            (void)s;
             for (size_t a = 0; a < na; a++)
                 J->Xqq[i][j][a] = (Xpp[a] - Xmp[a] - Xpm[a] + Xmm[a]) / (4 * h2 * h2);
         }

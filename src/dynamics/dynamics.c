@@ -10,6 +10,66 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 
+/* The structure of C = G_q M^-1 G_q^T for a diagonal M: C_ij is the sum
+ * over the columns rows i and j share.  List those (i, j, entry of row i,
+ * entry of row j) once, through the rows of each column, and find the
+ * bandwidth; a narrow band is factored in band storage. */
+static int build_pairs(const hs_model *m, hs_work *w)
+{
+    size_t n = m->n, k = m->k;
+    size_t *cnt = calloc(n + 1, sizeof *cnt);
+    uint32_t *rows = calloc(m->nnz ? m->nnz : 1, sizeof *rows);
+    uint32_t *ent = calloc(m->nnz ? m->nnz : 1, sizeof *ent);
+    int rc = -1;
+    if (!cnt || !rows || !ent)
+        goto out;
+    for (size_t z = 0; z < m->nnz; z++)
+        cnt[m->gq_col[z] + 1]++;
+    for (size_t c = 0; c < n; c++)
+        cnt[c + 1] += cnt[c];
+    size_t *fill = calloc(n, sizeof *fill);
+    if (!fill)
+        goto out;
+    for (size_t i = 0; i < k; i++)       /* rows of each column, increasing */
+        for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++) {
+            size_t c = (size_t)m->gq_col[z], at = cnt[c] + fill[c]++;
+            rows[at] = (uint32_t)i;
+            ent[at] = (uint32_t)z;
+        }
+    free(fill);
+    size_t np = 0;
+    for (size_t c = 0; c < n; c++) {
+        size_t r = cnt[c + 1] - cnt[c];
+        np += r * (r + 1) / 2;
+    }
+    w->pair_i = malloc((np ? np : 1) * sizeof *w->pair_i);
+    w->pair_j = malloc((np ? np : 1) * sizeof *w->pair_j);
+    w->pair_pi = malloc((np ? np : 1) * sizeof *w->pair_pi);
+    w->pair_pj = malloc((np ? np : 1) * sizeof *w->pair_pj);
+    if (!w->pair_i || !w->pair_j || !w->pair_pi || !w->pair_pj)
+        goto out;
+    w->bw = 0;
+    for (size_t c = 0; c < n; c++)
+        for (size_t a = cnt[c]; a < cnt[c + 1]; a++)
+            for (size_t b = cnt[c]; b <= a; b++) {
+                w->pair_i[w->npair] = rows[a];
+                w->pair_j[w->npair] = rows[b];
+                w->pair_pi[w->npair] = ent[a];
+                w->pair_pj[w->npair++] = ent[b];
+                if (rows[a] - rows[b] > w->bw)
+                    w->bw = rows[a] - rows[b];
+            }
+    w->banded = k >= HS_BAND_MIN_K && w->bw * HS_BAND_RATIO <= k;
+    if (w->banded && !(w->Cb = gsl_matrix_alloc(k, w->bw + 1)))
+        goto out;
+    rc = 0;
+out:
+    free(cnt);
+    free(rows);
+    free(ent);
+    return rc;
+}
+
 hs_work *hs_work_new(const hs_model *m)
 {
     hs_work *w = calloc(1, sizeof *w);
@@ -39,6 +99,10 @@ hs_work *hs_work_new(const hs_model *m)
     for (size_t j = 0; j < m->npar; j++)
         w->in[m->sym_p[j]] = m->pval[j];
     hs_error_init(&w->err);
+    if (k && m->mass_kind != HS_MASS_FULL && build_pairs(m, w)) {
+        hs_work_free(w);
+        return NULL;
+    }
     return w;
 }
 
@@ -59,6 +123,11 @@ void hs_work_free(hs_work *w)
     free(w->a);
     if (w->M) gsl_matrix_free(w->M);
     if (w->C) gsl_matrix_free(w->C);
+    if (w->Cb) gsl_matrix_free(w->Cb);
+    free(w->pair_i);
+    free(w->pair_j);
+    free(w->pair_pi);
+    free(w->pair_pj);
     if (w->Y) gsl_matrix_free(w->Y);
     if (w->z) gsl_vector_free(w->z);
     if (w->tmpn) gsl_vector_free(w->tmpn);
@@ -158,10 +227,17 @@ static void solve_mass(const hs_model *m, hs_work *w, double *x)
 static int factor_C(const hs_model *m, hs_work *w, double t)
 {
     size_t k = m->k;
-    int st = gsl_linalg_cholesky_decomp1(w->C);
+    int st;
     double rcond = 0;
-    if (st == GSL_SUCCESS)
-        gsl_linalg_cholesky_rcond(w->C, &rcond, w->work3k);
+    if (w->banded) {
+        st = gsl_linalg_cholesky_band_decomp(w->Cb);
+        if (st == GSL_SUCCESS)
+            gsl_linalg_cholesky_band_rcond(w->Cb, &rcond, w->work3k);
+    } else {
+        st = gsl_linalg_cholesky_decomp1(w->C);
+        if (st == GSL_SUCCESS)
+            gsl_linalg_cholesky_rcond(w->C, &rcond, w->work3k);
+    }
     if (st != GSL_SUCCESS || !(rcond >= HS_RCOND_MIN)) {
         hs_error_init(&w->err);
         w->fail_kind = HS_FAIL_SINGULAR_C;
@@ -200,22 +276,23 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
         size_t tda = w->C->tda;
         if (m->mass_kind != HS_MASS_FULL) {
             /* C_ij = sum_c Gq_ic Minv_c Gq_jc over the columns rows i, j share */
-            for (size_t i = 0; i < k; i++)
-                for (size_t j = 0; j <= i; j++) {
-                    double s = 0;
-                    int pi = st[i], pj = st[j];
-                    while (pi < st[i + 1] && pj < st[j + 1]) {
-                        if (col[pi] == col[pj]) {
-                            s += Gq[pi] * w->Minv[col[pi]] * Gq[pj];
-                            pi++, pj++;
-                        } else if (col[pi] < col[pj]) {
-                            pi++;
-                        } else {
-                            pj++;
-                        }
-                    }
-                    Cd[i * tda + j] = Cd[j * tda + i] = s;
-                }
+            const uint32_t *pi = w->pair_i, *pj = w->pair_j, *ei = w->pair_pi, *ej = w->pair_pj;
+            if (w->banded) {
+                double *B = w->Cb->data;
+                size_t btda = w->Cb->tda;
+                memset(B, 0, k * btda * sizeof *B);
+                for (size_t p = 0; p < w->npair; p++)
+                    B[pj[p] * btda + (pi[p] - pj[p])] +=
+                        Gq[ei[p]] * w->Minv[col[ei[p]]] * Gq[ej[p]];
+            } else {
+                for (size_t i = 0; i < k; i++)
+                    memset(Cd + i * tda, 0, k * sizeof *Cd);
+                for (size_t p = 0; p < w->npair; p++)
+                    Cd[pi[p] * tda + pj[p]] += Gq[ei[p]] * w->Minv[col[ei[p]]] * Gq[ej[p]];
+                for (size_t i = 0; i < k; i++)
+                    for (size_t j = 0; j < i; j++)
+                        Cd[j * tda + i] = Cd[i * tda + j];
+            }
         } else {
             /* Y_i = M^-1 G_q,i^T, C_ij = G_q,i . Y_j */
             for (size_t i = 0; i < k; i++) {
@@ -247,7 +324,10 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
         }
         if (factor_C(m, w, t))
             return HS_EXIT_NUMERIC;
-        gsl_linalg_cholesky_svx(w->C, w->rhs);       /* rhs <- C^-1 rhs */
+        if (w->banded)                                /* rhs <- C^-1 rhs */
+            gsl_linalg_cholesky_band_svx(w->Cb, w->rhs);
+        else
+            gsl_linalg_cholesky_svx(w->C, w->rhs);
         for (size_t i = 0; i < k; i++)
             w->Lambda[i] = -rhs[i];                   /* Lambda = -C^-1 (...) */
         /* a = z + M^-1 G_q^T Lambda */

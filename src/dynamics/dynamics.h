@@ -10,10 +10,17 @@
 #ifndef HS_DYNAMICS_H
 #define HS_DYNAMICS_H
 
+#include <stdint.h>
+
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_vector.h>
 
 #include "../model/model.h"
+
+/* C is factored as a band matrix when k >= HS_BAND_MIN_K and its
+ * bandwidth is at most k / HS_BAND_RATIO (measured: bench/README.md). */
+#define HS_BAND_MIN_K 8
+#define HS_BAND_RATIO 4
 
 /* C's reciprocal condition number below this stops a run (exit 4):
  * the constraints are (numerically) dependent there. */
@@ -25,7 +32,12 @@ typedef struct hs_work {
     double *dyn, *aux, *pos;     /* program outputs */
     double *Minv;          /* [n] diagonal M^-1 (diagonal kinds) */
     gsl_matrix *M;         /* n x n, Cholesky factor (full kind) */
-    gsl_matrix *C;         /* k x k */
+    gsl_matrix *C;         /* k x k (dense path) */
+    gsl_matrix *Cb;        /* k x (bw+1) band storage: Cb(j, i-j) = C(i, j) */
+    int banded;            /* C factored as a band matrix */
+    size_t bw;             /* lower bandwidth of C */
+    size_t npair;          /* pairs of G_q entries sharing a column (i >= j) */
+    uint32_t *pair_i, *pair_j, *pair_pi, *pair_pj; /* [npair] rows, entries */
     gsl_matrix *Y;         /* k x n: row i = (M^-1 G_q^T)_i (full kind) */
     double *Gqd;           /* [k*n] dense G_q (projection, rank) */
     gsl_vector *z;         /* n: M^-1 Q */
