@@ -31,11 +31,8 @@ bad/t_end_before_t0
 bad/yaml_unclosed_quote
 empty_constraint_set_message
 method_bsimp
-method_msadams
-method_msbdf
 o_file_untouched_on_dependent_constraints
 o_file_untouched_on_reject
-unknown_option_last
 '
 
 H=${HOLOSIM:-bin/holosim}
@@ -527,7 +524,7 @@ begin model_error_keeps_existing_file
 echo previous >"$T/x.csv"
 hs run "$BAD/unknown_symbol.yaml" -o "$T/x.csv"
 rc_is 2
-[ "$(cat "$T/x.csv")" = previous ] || no "the existing output file was changed"
+[ "$(cat "$T/x.csv" 2>/dev/null)" = previous ] || no "the existing output file was changed"
 end
 
 # A model error found at t0 (dependent constraints) must not create or
@@ -536,14 +533,14 @@ begin o_file_untouched_on_dependent_constraints
 echo previous >"$T/x.csv"
 hs run "$T/duplicate.yaml" -o "$T/x.csv"
 rc_is 2; out_empty
-[ "$(cat "$T/x.csv")" = previous ] || no "the existing output file was truncated"
+[ "$(cat "$T/x.csv" 2>/dev/null)" = previous ] || no "the existing output file was truncated or removed"
 end
 
 begin o_file_untouched_on_reject
 echo previous >"$T/x.csv"
 hs run "$T/off_reject.yaml" -o "$T/x.csv"
 rc_is 3; out_empty
-[ "$(cat "$T/x.csv")" = previous ] || no "the existing output file was truncated"
+[ "$(cat "$T/x.csv" 2>/dev/null)" = previous ] || no "the existing output file was truncated or removed"
 end
 
 begin output_dir_missing

@@ -58,6 +58,8 @@ static const char usage_run[] =
     "  --rtol X, --atol X        error tolerances (default 1e-9 each)\n"
     "  --stabilize KIND          projection (default) | baumgarte | none\n"
     "  --alpha X, --beta X       Baumgarte gains (default 10, 10)\n"
+    "  --output-mode MODE        exact (default: the stepper stops at every row) |\n"
+    "                            interpolate (free steps, rows by Hermite interpolation)\n"
     "  --consistency MODE        project (default) | reject\n"
     "  --tolerance X             consistency tolerance (default 1e-10)\n"
     "  --columns LIST            comma list of columns; 'default', 'all' allowed\n"
@@ -197,7 +199,7 @@ static int parse_opts(int argc, char **argv, const char *cmd_usage, int allow_ru
         static const char *const valued[] = {
             "--set", "--consistency", "--tolerance", "--wrt", "--t-end", "--dt", "--rtol",
             "--atol", "--alpha", "--beta", "-o", "--output", "--columns", "--summary",
-            "--method", "--stabilize", "--precision",
+            "--method", "--stabilize", "--precision", "--output-mode",
         };
         int known = 0;
         for (size_t f = 0; f < sizeof valued / sizeof *valued; f++)
@@ -286,6 +288,15 @@ static int parse_opts(int argc, char **argv, const char *cmd_usage, int allow_ru
                 return usage_error(cmd_usage, "--stabilize must be projection, baumgarte or "
                                    "none, got '%s'", val);
             o->ov.has_stabilize = 1;
+        } else if (strcmp(name, "--output-mode") == 0) {
+            if (strcmp(val, "exact") == 0)
+                s->interpolate = 0;
+            else if (strcmp(val, "interpolate") == 0)
+                s->interpolate = 1;
+            else
+                return usage_error(cmd_usage, "--output-mode must be exact or interpolate, "
+                                   "got '%s'", val);
+            o->ov.has_output = 1;
         } else if (strcmp(name, "--precision") == 0) {
             if (parse_double(val, &x) || x < 1 || x > 17 || x != floor(x))
                 return usage_error(cmd_usage, "--precision wants an integer 1..17, got '%s'", val);

@@ -124,6 +124,33 @@ static void progress(double frac, int done)
     fflush(stderr);
 }
 
+/* The state at ti inside the step [t0, t1] (interpolate mode): q by the
+ * quintic Hermite interpolant of q, v, a at both ends (error O(h^6)), v by
+ * its derivative, the work integrals by the cubic Hermite interpolant of
+ * their values and rates. */
+static void hermite(size_t n, double t0, const double *y0, const double *f0, double t1,
+                    const double *y1, const double *f1, double ti, double *yi)
+{
+    double h = t1 - t0, s = (ti - t0) / h, s2 = s * s, s3 = s2 * s, s4 = s3 * s, s5 = s4 * s;
+    double H0 = 1 - 10 * s3 + 15 * s4 - 6 * s5, H1 = s - 6 * s3 + 8 * s4 - 3 * s5;
+    double H2 = 0.5 * (s2 - 3 * s3 + 3 * s4 - s5), H3 = 10 * s3 - 15 * s4 + 6 * s5;
+    double H4 = -4 * s3 + 7 * s4 - 3 * s5, H5 = 0.5 * (s3 - 2 * s4 + s5);
+    double D0 = -30 * s2 + 60 * s3 - 30 * s4, D1 = 1 - 18 * s2 + 32 * s3 - 15 * s4;
+    double D2 = 0.5 * (2 * s - 9 * s2 + 12 * s3 - 5 * s4), D3 = -D0;
+    double D4 = -12 * s2 + 28 * s3 - 15 * s4, D5 = 0.5 * (3 * s2 - 8 * s3 + 5 * s4);
+    for (size_t i = 0; i < n; i++) {
+        double q0 = y0[i], v0 = y0[n + i], a0 = f0[n + i];
+        double q1 = y1[i], v1 = y1[n + i], a1 = f1[n + i];
+        yi[i] = q0 * H0 + h * v0 * H1 + h * h * a0 * H2 + q1 * H3 + h * v1 * H4 + h * h * a1 * H5;
+        yi[n + i] = (q0 * D0 + h * v0 * D1 + h * h * a0 * D2 + q1 * D3 + h * v1 * D4 +
+                     h * h * a1 * D5) / h;
+    }
+    double c00 = 2 * s3 - 3 * s2 + 1, c10 = s3 - 2 * s2 + s, c01 = -2 * s3 + 3 * s2,
+           c11 = s3 - s2;
+    for (size_t i = 2 * n; i < 2 * n + 2; i++)
+        yi[i] = c00 * y0[i] + h * c10 * f0[i] + c01 * y1[i] + h * c11 * f1[i];
+}
+
 /* Compute everything of a row at the state y and write it. */
 static int emit(const hs_model *m, hs_work *w, const hs_columns *cols, hs_out *o,
                 double t, const double *y, double E0, hs_summary *sum, int first,
@@ -247,14 +274,15 @@ int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *e
         return err->code;
     hs_work *w = hs_work_new(m);
     hs_proj *proj = hs_proj_new(m);
-    double *y = calloc(dim, sizeof *y);
+    double *y = calloc(dim, sizeof *y), *yp = calloc(dim, sizeof *y), *yi = calloc(dim, sizeof *y);
+    double *fp = calloc(dim, sizeof *y), *fn = calloc(dim, sizeof *y);
     ctx c = { m, w, calloc(dim, sizeof(double)), calloc(dim, sizeof(double)),
               calloc(dim, sizeof(double)), dim, 0 };
     hs_out out;
     int out_ok = hs_out_init(&out, o->out, o->precision) == 0;
     gsl_odeiv2_driver *drv = NULL;
     int rc = 0, show = 0;
-    if (!w || !proj || !y || !c.f0 || !c.f1 || !c.ytmp || !out_ok) {
+    if (!w || !proj || !y || !yp || !yi || !fp || !fn || !c.f0 || !c.f1 || !c.ytmp || !out_ok) {
         rc = hs_error_set(err, HS_EXIT_NUMERIC, "out of memory");
         goto out;
     }
@@ -280,47 +308,76 @@ int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *e
     }
     int projecting = s->stabilize == HS_STAB_PROJECTION && m->k > 0;
     int multistep = strncmp(meth->name, "ms", 2) == 0;
-    for (long i = 1; i <= N; i++) {
+    int interp = s->interpolate;
+    if (interp && rhs(t, y, fp, &c) != GSL_SUCCESS) {
+        rc = fail(m, w, t, y, err);
+        goto out;
+    }
+    for (long i = 1; i <= N;) {
         double t_target = i == N ? t_end : t0 + (double)i * dt;
-        while (t < t_target) {
-            if (o->stop && *o->stop) {
-                rc = hs_error_set(err, 130, "interrupted at t=%.17g; the rows so far are "
-                                  "written", t);
-                goto out;
-            }
-            int st = gsl_odeiv2_evolve_apply(drv->e, drv->c, drv->s, &sys, &t, t_target, &h, y);
-            if (st != GSL_SUCCESS || c.failed) {
-                if (c.failed)
-                    rc = fail(m, w, t, y, err);
-                else
-                    rc = hs_error_set(err, HS_EXIT_NUMERIC, "the stepper %s failed at "
-                                      "t=%.17g: %s", s->method, t, gsl_strerror(st));
-                goto out;
-            }
-            sum->steps++;
-            if (h < 1e-13 * fmax(1.0, fabs(t)) && t < t_target) {
-                rc = hs_error_set(err, HS_EXIT_NUMERIC, "step size underflow at t=%.17g "
-                                  "(h=%.3g): the solution is not smooth here or the "
-                                  "tolerances are too tight", t, h);
-                goto out;
-            }
-            /* single-step methods: project after every step; multistep ones
-             * only at output times (a reset costs them a restart at order 1),
-             * or sooner if the residual passes 1e3 times the tolerance */
-            if (projecting && (!multistep || (t >= t_target) ||
-                               residual(m, w, t, y, s->tol) > 1e3 * s->tol)) {
-                if ((rc = stabilize(m, w, proj, drv, t, y, err)))
-                    goto out;
-            }
-        }
-        if ((rc = emit(m, w, &cols, &out, t, y, E0, sum, 0, NULL))) {
-            rc = fail(m, w, t, y, err);
+        double t_stop = interp ? t_end : t_target, tp = t;
+        if (o->stop && *o->stop) {
+            rc = hs_error_set(err, 130, "interrupted at t=%.17g; the rows so far are "
+                              "written", t);
             goto out;
+        }
+        if (interp)
+            memcpy(yp, y, dim * sizeof *y);
+        int st = gsl_odeiv2_evolve_apply(drv->e, drv->c, drv->s, &sys, &t, t_stop, &h, y);
+        if (st != GSL_SUCCESS || c.failed) {
+            if (c.failed)
+                rc = fail(m, w, t, y, err);
+            else
+                rc = hs_error_set(err, HS_EXIT_NUMERIC, "the stepper %s failed at "
+                                  "t=%.17g: %s", s->method, t, gsl_strerror(st));
+            goto out;
+        }
+        sum->steps++;
+        if (h < 1e-13 * fmax(1.0, fabs(t)) && t < t_stop) {
+            rc = hs_error_set(err, HS_EXIT_NUMERIC, "step size underflow at t=%.17g "
+                              "(h=%.3g): the solution is not smooth here or the "
+                              "tolerances are too tight", t, h);
+            goto out;
+        }
+        /* single-step methods: project after every step; multistep ones
+         * only at output times (a reset costs them a restart at order 1),
+         * or sooner if the residual passes 1e3 times the tolerance */
+        if (projecting && (!multistep || (t >= t_target) ||
+                           residual(m, w, t, y, s->tol) > 1e3 * s->tol)) {
+            if ((rc = stabilize(m, w, proj, drv, t, y, err)))
+                goto out;
+        }
+        long i0 = i;
+        if (interp) {
+            if (rhs(t, y, fn, &c) != GSL_SUCCESS) {
+                rc = fail(m, w, t, y, err);
+                goto out;
+            }
+            for (; i <= N; i++) {
+                double ti = i == N ? t_end : t0 + (double)i * dt;
+                if (ti > t)
+                    break;
+                if (ti < t)
+                    hermite(n, tp, yp, fp, t, y, fn, ti, yi);
+                if ((rc = emit(m, w, &cols, &out, ti, ti < t ? yi : y, E0, sum, 0, NULL))) {
+                    rc = fail(m, w, ti, ti < t ? yi : y, err);
+                    goto out;
+                }
+            }
+            double *sw = fp;
+            fp = fn;
+            fn = sw;
+        } else if (t >= t_target) {
+            if ((rc = emit(m, w, &cols, &out, t, y, E0, sum, 0, NULL))) {
+                rc = fail(m, w, t, y, err);
+                goto out;
+            }
+            i++;
         }
         if (out.failed)
             break;
-        if (show && (i % 64 == 0 || i == N))
-            progress((double)i / (double)N, i == N);
+        if (show && i != i0 && (i / 64 != i0 / 64 || i > N))
+            progress((double)(i - 1) / (double)N, i > N);
     }
 out:
     if (show && rc)
@@ -345,6 +402,10 @@ out:
     hs_work_free(w);
     hs_proj_free(proj);
     free(y);
+    free(yp);
+    free(yi);
+    free(fp);
+    free(fn);
     free(c.f0);
     free(c.f1);
     free(c.ytmp);

@@ -17,6 +17,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "ytree.h"
+#include "../integrate/integrate.h"
 
 #define MAX_COORDS 100000   /* documented limit: refuse absurd models */
 #define MAX_CONSTRAINTS 100000
@@ -721,9 +722,9 @@ static int read_settings(loader *L, yaml_node_t *root)
     yaml_node_t *sim = get(L, root, "simulate");
     if (sim) {
         static const char *const keys[] = { "t_end", "dt", "method", "rtol", "atol",
-                                            "stabilize", "alpha", "beta" };
+                                            "stabilize", "alpha", "beta", "output" };
         if (expect(L, sim, YAML_MAPPING_NODE, "'simulate'") ||
-            check_keys(L, sim, keys, 8, "'simulate'"))
+            check_keys(L, sim, keys, 9, "'simulate'"))
             return L->err->code;
         struct { const char *k; double *dst; int positive; } num[] = {
             { "t_end", &s->t_end, 0 }, { "dt", &s->dt, 1 }, { "rtol", &s->rtol, 1 },
@@ -747,6 +748,19 @@ static int read_settings(loader *L, yaml_node_t *root)
             if (!ms || strlen(ms) >= sizeof s->method)
                 return hs_ytree_error(L->y, L->err, v, "simulate.method must be a stepper name");
             snprintf(s->method, sizeof s->method, "%s", ms);
+            if (!hs_method_known(ms))
+                return hs_ytree_error(L->y, L->err, v, "unknown method '%s'; choose one of: %s",
+                                      ms, hs_method_list());
+        }
+        if ((v = get(L, sim, "output"))) {
+            const char *ms = hs_ytree_str(v);
+            if (ms && strcmp(ms, "exact") == 0)
+                s->interpolate = 0;
+            else if (ms && strcmp(ms, "interpolate") == 0)
+                s->interpolate = 1;
+            else
+                return hs_ytree_error(L->y, L->err, v, "simulate.output must be 'exact' or "
+                                      "'interpolate'");
         }
         if ((v = get(L, sim, "stabilize"))) {
             const char *ms = hs_ytree_str(v);
@@ -1425,6 +1439,7 @@ static int load_tree(loader *L)
         if (!isnan(o->tol)) s->tol = o->tol;
         if (L->ov->has_stabilize) s->stabilize = o->stabilize;
         if (L->ov->has_mode) s->mode = o->mode;
+        if (L->ov->has_output) s->interpolate = o->interpolate;
     }
     if (isnan(m->set.alpha))
         m->set.alpha = 10.0;   /* documented defaults: critically damped at 1/alpha */

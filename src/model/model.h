@@ -35,6 +35,7 @@ typedef struct hs_settings {
     double alpha, beta;    /* Baumgarte gains */
     hs_cons_mode mode;
     double tol;            /* consistency tolerance */
+    int interpolate;       /* simulate.output: 0 exact, 1 interpolate */
 } hs_settings;
 
 /* What the command line overrides (NAN / "" / -1 = keep the file's). */
@@ -43,7 +44,7 @@ typedef struct hs_overrides {
     const char *const *set_name;   /* --set NAME=VALUE */
     const double *set_value;
     hs_settings s;                 /* fields given on the command line */
-    int has_stabilize, has_mode;
+    int has_stabilize, has_mode, has_output;
 } hs_overrides;
 
 void hs_overrides_init(hs_overrides *o);

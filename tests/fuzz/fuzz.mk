@@ -1,0 +1,103 @@
+# Fuzzing and memory checking (tests/fuzz/README.md).  Included from the
+# Makefile after its variables (LIB_SRC, WARN, DEP_CFLAGS, DEP_LIBS, STAMP,
+# TEST_BIN, VERSION):
+#   make fuzz [FUZZ_SECONDS=60]   each libFuzzer harness in turn, FUZZ_SECONDS each
+#   make fuzz-regress             replay tests/fuzz/regress and the seed corpora once
+#   make memcheck                 build/rel/tests/check_* and tests/cli.sh under valgrind
+# The fuzz build is clang + libFuzzer + ASan + UBSan in build/fuzz (GSL and
+# libyaml are the system's, not instrumented).
+
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
+                -fno-omit-frame-pointer
+# -Wno-error: a warning only clang gives must not break `make check`.
+FUZZ_CFLAGS   = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g \
+                $(FUZZ_SAN) $(WARN) -Wno-error -MMD -MP \
+                -DHS_VERSION='"$(VERSION)"' $(DEP_CFLAGS)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/%.o)
+FUZZ_NAMES   := expr model
+FUZZ_BIN     := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
+FUZZ_STAMP   := build/.deps-fuzz
+# libFuzzer options: one process, a 10 s limit per input (a hang is a finding).
+FUZZ_OPTS     = -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+                -artifact_prefix=$(FUZZ_DIR)/artifacts/
+FUZZ_MAXLEN_expr  := 4096
+FUZZ_MAXLEN_model := 16384
+FUZZ_ENV      = ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
+                UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+.PHONY: fuzz fuzz-build fuzz-regress fuzz-expr fuzz-model memcheck
+
+$(FUZZ_STAMP): scripts/install-deps.sh
+	@mkdir -p build
+	@HOLOSIM_FUZZ_DEPS=1 sh scripts/install-deps.sh
+	@touch $@
+
+$(FUZZ_DIR)/%.o: %.c | $(STAMP) $(FUZZ_STAMP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_DIR)/libholosim.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libholosim.a | $(STAMP) $(FUZZ_STAMP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrc -fsanitize=fuzzer -o $@ $< \
+	    $(FUZZ_DIR)/libholosim.a $(DEP_LIBS)
+
+fuzz-build: $(FUZZ_BIN)
+
+# One fuzzer at a time (make fuzz-expr, make fuzz-model run one); new
+# inputs go to build/fuzz/corpus_NAME (the seeds in tests/fuzz/corpus_NAME
+# stay as they are), crashes to build/fuzz/artifacts.
+fuzz: $(FUZZ_BIN)
+	@set -e; for f in $(FUZZ_NAMES); do $(MAKE) --no-print-directory fuzz-$$f; done
+
+fuzz-%: $(FUZZ_DIR)/fuzz_%
+	@mkdir -p $(FUZZ_DIR)/artifacts $(FUZZ_DIR)/corpus_$*
+	@echo "== fuzz_$* for $(FUZZ_SECONDS) s"
+	$(FUZZ_ENV) $< $(FUZZ_OPTS) -max_len=$(FUZZ_MAXLEN_$*) \
+	    $(if $(wildcard tests/fuzz/$*.dict),-dict=tests/fuzz/$*.dict) \
+	    -max_total_time=$(FUZZ_SECONDS) $(FUZZ_DIR)/corpus_$* tests/fuzz/corpus_$*
+
+# Every reproducer and seed through its harness once (no fuzzing): a file
+# given to a libFuzzer binary is run once.  Reproducers are routed by name:
+# tests/fuzz/regress/expr-* and tests/fuzz/regress/model-*.
+fuzz-regress: $(FUZZ_BIN)
+	@set -e; for f in $(FUZZ_NAMES); do \
+	    files=$$(ls tests/fuzz/corpus_$$f/* tests/fuzz/regress/$$f-* 2>/dev/null || true); \
+	    [ -n "$$files" ] || continue; \
+	    echo "== fuzz_$$f: $$(echo "$$files" | wc -l) inputs"; \
+	    $(FUZZ_ENV) $(FUZZ_DIR)/fuzz_$$f -timeout=10 $$files >$(FUZZ_DIR)/regress_$$f.log 2>&1 \
+	        || { tail -n 60 $(FUZZ_DIR)/regress_$$f.log; \
+	             echo "fuzz-regress: fuzz_$$f failed (log: $(FUZZ_DIR)/regress_$$f.log)"; exit 1; }; \
+	done
+
+# valgrind memcheck on the release build: each Check suite (CK_FORK=no so
+# valgrind sees the tests' own code), then tests/cli.sh through a wrapper
+# that runs bin/holosim under valgrind, one log per process.  Exit code 97
+# marks a valgrind error in the CLI run; the logs are scanned as well, since
+# cli.sh may expect a failing exit code from holosim.
+MEMCHECK_DIR := build/memcheck
+VALGRIND      = valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+                --show-leak-kinds=definite,indirect --track-origins=yes
+
+memcheck: $(TEST_BIN) $(BIN) build/.deps-full
+	@if [ "$(SANITIZE)" = 1 ]; then echo "memcheck: use the release build (no SANITIZE=1)"; exit 1; fi
+	@command -v valgrind >/dev/null || HOLOSIM_FUZZ_DEPS=1 sh scripts/install-deps.sh
+	@rm -rf $(MEMCHECK_DIR) && mkdir -p $(MEMCHECK_DIR)
+	@set -e; for t in $(TEST_BIN); do echo "== valgrind $$t"; \
+	    CK_FORK=no $(VALGRIND) --error-exitcode=1 $$t; done
+	@printf '#!/bin/sh\nexec valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=97 --log-file=%s/vg.%%p.log %s "$$@"\n' \
+	    "$(abspath $(MEMCHECK_DIR))" "$(abspath $(BIN))" >$(MEMCHECK_DIR)/holosim
+	@chmod +x $(MEMCHECK_DIR)/holosim
+	@echo "== valgrind tests/cli.sh"
+	@HOLOSIM=$(abspath $(MEMCHECK_DIR))/holosim sh tests/cli.sh || \
+	    { echo "memcheck: tests/cli.sh failed under valgrind"; exit 1; }
+	@bad=$$(grep -l . $(MEMCHECK_DIR)/vg.*.log 2>/dev/null || true); \
+	if [ -n "$$bad" ]; then for f in $$bad; do echo "--- $$f"; cat $$f; done; \
+	    echo "memcheck: valgrind reported errors in $$(echo "$$bad" | wc -l) holosim runs"; exit 1; fi
+	@echo "memcheck: no valgrind errors"
