@@ -17,6 +17,17 @@ if [ "${HOLOSIM_FULL_DEPS:-0}" = 1 ]; then
     command -v parallel >/dev/null 2>&1 || need="$need parallel"
     command -v groff    >/dev/null 2>&1 || need="$need groff"
 fi
+# Fuzzing and memory checking (tests/fuzz/fuzz.mk): clang with its libFuzzer
+# and sanitizer runtimes (libclang-rt-dev follows Debian's default clang),
+# and valgrind.
+if [ "${HOLOSIM_FUZZ_DEPS:-0}" = 1 ]; then
+    command -v clang >/dev/null 2>&1 || need="$need clang"
+    if ! command -v clang >/dev/null 2>&1 ||
+       ! ls "$(clang -print-resource-dir)"/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1; then
+        need="$need libclang-rt-dev"
+    fi
+    command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
+fi
 
 [ -z "$need" ] && exit 0
 

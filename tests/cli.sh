@@ -24,7 +24,6 @@ bad/deep_yaml_flow
 bad/define_unknown_symbol_unused
 bad/expr_unclosed_paren
 bad/initial_t_after_t_end
-bad/method_unknown
 bad/non_utf8_expr
 bad/non_utf8_name
 bad/t_end_before_t0
@@ -502,7 +501,9 @@ for m in rk2 rk4 rkf45 rkck rk8pd rk1imp rk2imp rk4imp bsimp msadams msbdf; do
     [ "$m" = rk1imp ] && tol=1e-5       # first order
     near "$(last_field 2)" "$xref" "$tol" || no "x(0.1) = $(last_field 2), rk8pd gives $xref"
     steps=$(sed -n 's/^holosim: \([0-9]*\) steps.*/\1/p' "$T/err")
-    [ -n "$steps" ] && [ "$steps" -le 30000 ] || no "${steps:-?} steps for t in [0, 0.1]"
+    if [ -z "$steps" ] || [ "$steps" -gt 30000 ]; then
+        no "${steps:-?} steps for t in [0, 0.1]"
+    fi
     end
 done
 
@@ -717,7 +718,10 @@ err_has "dependent"; err_has "'first'"; err_has "'second'"
 end
 
 begin empty_constraint_set
+TO_SAVE=$TO
+TO=$TO_SHORT        # quickly: no endless Newton iteration
 hs run "$T/nowhere.yaml"
+TO=$TO_SAVE
 rc_is 3; out_empty; err_has "nowhere"
 end
 

@@ -1,5 +1,6 @@
 /* Buffered CSV writer. */
 #include "out.h"
+#include "fmt.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -57,22 +58,17 @@ void hs_out_char(hs_out *o, char c)
     o->buf[o->len++] = c;
 }
 
-/* The shortest of %.15g, %.16g, %.17g that reads back as x (at full
- * precision), so 0.03 prints as 0.03 and every value round-trips. */
+/* At full precision the shortest of 15, 16, 17 digits that reads back as
+ * x (fmt.c), so 0.03 prints as 0.03 and every value round-trips. */
 void hs_out_num(hs_out *o, double x)
 {
     reserve(o, 32);
     char *dst = o->buf + o->len;
     int n = 0;
-    if (o->precision < 17) {
+    if (o->precision < 17)
         n = snprintf(dst, 32, "%.*g", o->precision, x);
-    } else {
-        for (int p = 15; p <= 17; p++) {
-            n = snprintf(dst, 32, "%.*g", p, x);
-            if (p == 17 || strtod(dst, NULL) == x)
-                break;
-        }
-    }
+    else
+        n = (int)hs_fmt_double(dst, x);
     if (n > 0 && n < 32)
         o->len += (size_t)n;
 }

@@ -1,0 +1,145 @@
+/* Shortest round-trip formatting with long double (64-bit mantissa on
+ * x86-64): scale x by a power of ten, round to p digits, and accept the
+ * digits when the decimal value lies within 0.498 ulp of x by an
+ * extended-precision check (its error is below 1e-3 ulp); values in the
+ * doubtful band fall back to snprintf, which is exact. */
+#include "fmt.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define P10_MIN (-350)
+#define P10_MAX 350
+
+static long double p10[P10_MAX - P10_MIN + 1];
+static int p10_ready;
+
+static void init_p10(void)
+{
+    for (int k = P10_MIN; k <= P10_MAX; k++)
+        p10[k - P10_MIN] = powl(10.0L, (long double)k);
+    p10_ready = 1;
+}
+
+static long double pow10l_(int k)
+{
+    return p10[k - P10_MIN];
+}
+
+static const uint64_t u10[] = {
+    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+    100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+    10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+    100000000000000000ULL,
+};
+
+/* Lay out p digits (D, exactly p digits) with decimal exponent e10 as %g. */
+static size_t layout(char *buf, int neg, uint64_t D, int p, int e10)
+{
+    char dig[20];
+    for (int i = p - 1; i >= 0; i--) {
+        dig[i] = (char)('0' + D % 10);
+        D /= 10;
+    }
+    int nd = p;
+    while (nd > 1 && dig[nd - 1] == '0')
+        nd--;
+    char *o = buf;
+    if (neg)
+        *o++ = '-';
+    if (e10 < -4 || e10 >= p) {            /* d.ddde+XX */
+        *o++ = dig[0];
+        if (nd > 1) {
+            *o++ = '.';
+            memcpy(o, dig + 1, (size_t)nd - 1);
+            o += nd - 1;
+        }
+        *o++ = 'e';
+        int e = e10;
+        *o++ = e < 0 ? '-' : '+';
+        if (e < 0)
+            e = -e;
+        if (e >= 100) {
+            *o++ = (char)('0' + e / 100);
+            e %= 100;
+        }
+        *o++ = (char)('0' + e / 10);
+        *o++ = (char)('0' + e % 10);
+    } else if (e10 < 0) {                  /* 0.000ddd */
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = 0; i < -e10 - 1; i++)
+            *o++ = '0';
+        memcpy(o, dig, (size_t)nd);
+        o += nd;
+    } else {                               /* ddd.ddd */
+        int ip = e10 + 1;
+        for (int i = 0; i < ip; i++)
+            *o++ = i < nd ? dig[i] : '0';
+        if (nd > ip) {
+            *o++ = '.';
+            memcpy(o, dig + ip, (size_t)(nd - ip));
+            o += nd - ip;
+        }
+    }
+    *o = '\0';
+    return (size_t)(o - buf);
+}
+
+size_t hs_fmt_double(char *buf, double x)
+{
+    if (!isfinite(x) || x == 0)
+        return (size_t)snprintf(buf, 32, "%.17g", x);
+    if (!p10_ready)
+        init_p10();
+    int neg = x < 0;
+    double ax = fabs(x);
+    int e2;
+    double mant = frexp(ax, &e2);
+    /* ulp of x: 2^(e2-53) for normal numbers, 2^-1074 below */
+    long double ulp = ldexpl(1.0L, (e2 - 53 < -1074) ? -1074 : e2 - 53);
+    /* at a power of two the next double below is half as far */
+    long double ulp_below = (mant == 0.5 && e2 - 54 >= -1074) ? ulp / 2 : ulp;
+    int e10 = (int)floor((double)(e2 - 1) * 0.30102999566398120);
+    long double lx = ax;
+    if (lx >= pow10l_(e10 + 1))
+        e10++;
+    else if (lx < pow10l_(e10))
+        e10--;
+    /* 17 digits by one scaling; 16 and 15 by integer rounding of those
+     * (a double rounding can only make a candidate fail its check, never
+     * pass a wrong one) */
+    uint64_t D17 = (uint64_t)(lx * pow10l_(16 - e10) + 0.5L);
+    if (D17 >= u10[17]) {                  /* 9.99.. rounded up to 10^17 */
+        e10++;
+        D17 = (uint64_t)(lx * pow10l_(16 - e10) + 0.5L);
+    }
+    long double lim_hi = 0.498L * ulp, lim_lo = 0.498L * ulp_below;
+    long double doubt_hi = 0.502L * ulp, doubt_lo = 0.502L * ulp_below;
+    for (int p = 15; p <= 17; p++) {
+        uint64_t div = u10[17 - p], D = (D17 + div / 2) / div;
+        int e = e10;
+        if (p < 17 && D17 % div == div / 2) /* a tie of the integer rounding: */
+            D = (uint64_t)(lx * pow10l_(p - 1 - e10) + 0.5L); /* round directly */
+        if (D >= u10[p]) {
+            D /= 10;
+            e++;
+        }
+        long double back = (long double)D * pow10l_(e - p + 1);
+        long double diff = back - lx;
+        if (diff < lim_hi && -diff < lim_lo)
+            return layout(buf, neg, D, p, e);
+        if (diff < doubt_hi && -diff < doubt_lo)
+            break;                         /* too close to call: be exact */
+    }
+    for (int p = 15; p <= 17; p++) {
+        int len = snprintf(buf, 32, "%.*g", p, x);
+        if (p == 17 || strtod(buf, NULL) == x)
+            return (size_t)len;
+    }
+    return 0;
+}
