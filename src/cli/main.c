@@ -424,6 +424,9 @@ static int cmd_check(int argc, char **argv)
            forms[m->form], m->n, m->k, m->npar);
     printf("mass matrix: %s, positive definite at t0\n", masses[m->mass_kind]);
     printf("G_q: %zu structural non-zeros of %zu\n", m->nnz, m->n * m->k);
+    printf("compiled: %zu expression nodes; %zu + %zu + %zu bytecode instructions "
+           "(dynamics, output, projection)\n", hs_dag_nnodes(m->dag),
+           hs_prog_ninstr(m->prog_dyn), hs_prog_ninstr(m->prog_aux), hs_prog_ninstr(m->prog_pos));
     hs_work *w = hs_work_new(m);
     double *q = malloc(m->n * sizeof *q), *v = malloc(m->n * sizeof *v);
     double *G = calloc(m->k + 1, sizeof *G), *Gt = calloc(m->k + 1, sizeof *Gt);

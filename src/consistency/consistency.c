@@ -456,18 +456,10 @@ int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
         goto out;
     }
     if (hs_dyn_constraints(m, w, t, q, G, Gt)) {
-        rc = hs_error_set(err, HS_EXIT_MODEL, "%s", w->err.msg);
-        if (w->err.line)
-            hs_error_at(err, HS_EXIT_MODEL, w->err.file, w->err.line, w->err.column,
-                        w->err.source, "%s", w->err.msg);
-        err->code = HS_EXIT_MODEL;
-        err->file[0] = w->err.file[0] ? err->file[0] : '\0';
-        if (w->err.line) {
-            snprintf(err->file, sizeof err->file, "%s", w->err.file);
-            err->line = w->err.line;
-            err->column = w->err.column;
-            snprintf(err->source, sizeof err->source, "%s", w->err.source);
-        }
+        /* a domain error in the model at the initial data: a model error,
+         * positioned in the file */
+        *err = w->err;
+        err->code = rc = HS_EXIT_MODEL;
         goto out;
     }
     for (size_t i = 0; i < k; i++) {
