@@ -228,7 +228,7 @@ static inline void pu_run_model(const hs_model *m, const char *columns, pu_resul
     hs_error_init(&r->err);
     FILE *f = open_memstream(&r->csv, &r->csv_len);
     ck_assert_ptr_nonnull(f);
-    hs_run_opts o = { f, columns, 17, NULL, 0, NULL };
+    hs_run_opts o = { .out = f, .columns = columns, .precision = 17 };  /* rest 0 / NULL */
     r->rc = hs_run(m, &o, &r->sum, &r->err);
     ck_assert_int_eq(fclose(f), 0);
     pu_parse_csv(r->csv, r->csv_len, &r->tab);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_errno.h>
 
@@ -372,29 +373,28 @@ static int cmd_run(int argc, char **argv)
         free_opts(&o);
         return fail(&err);
     }
-    FILE *out = stdout;
-    if (o.output && strcmp(o.output, "-") != 0) {
-        out = fopen(o.output, "w");
-        if (!out) {
-            fprintf(stderr, "holosim: cannot open '%s' for writing: %s\n", o.output,
+    /* check that -o can be written before anything runs; hs_run opens it
+     * (truncating) only once the initial data are consistent */
+    const char *path = o.output && strcmp(o.output, "-") != 0 ? o.output : NULL;
+    if (path) {
+        int existed = access(path, F_OK) == 0;
+        FILE *probe = fopen(path, "a");
+        if (!probe) {
+            fprintf(stderr, "holosim: cannot open '%s' for writing: %s\n", path,
                     strerror(errno));
             hs_model_free(m);
             free_opts(&o);
             return HS_EXIT_USAGE;
         }
+        fclose(probe);
+        if (!existed)
+            remove(path);
     }
     signal(SIGINT, on_sigint);
-    hs_run_opts ro = { out, o.columns, o.precision, o.quiet ? NULL : stderr, o.progress,
-                       &interrupted };
+    hs_run_opts ro = { path ? NULL : stdout, path, o.columns, o.precision,
+                       o.quiet ? NULL : stderr, o.progress, &interrupted };
     hs_summary sum;
     rc = hs_run(m, &ro, &sum, &err);
-    if (out != stdout && fclose(out) != 0 && !rc) {
-        hs_error_set(&err, HS_EXIT_USAGE, "cannot write '%s': %s", o.output, strerror(errno));
-        rc = HS_EXIT_USAGE;
-    }
-    /* a run that failed before its first row leaves no empty CSV behind */
-    if (rc && sum.rows == 0 && out != stdout)
-        remove(o.output);
     int src = write_summary(o.summary, m, &sum, rc, &err, o.quiet || rc);
     if (rc)
         fail(&err);
@@ -452,7 +452,7 @@ static int cmd_check(int argc, char **argv)
                    fabs(G[i]) <= m->set.tol && fabs(s) <= m->set.tol ? "ok" : "VIOLATED");
         }
         char msg[800];
-        size_t rank = hs_cons_rank(m, w, m->t0, q, msg, sizeof msg);
+        size_t rank = hs_cons_rank(m, w, m->t0, q, msg, sizeof msg, NULL);
         printf("rank of G_q at t0: %zu of %zu%s%s\n", rank, m->k, rank < m->k ? ": " : "",
                msg);
     }
@@ -527,7 +527,7 @@ static int cmd_derive_wrt(const char *wrt, const char *text)
     if (!d)
         return HS_EXIT_MODEL;
     freesyms fs = { 0, 0, NULL };
-    hs_resolver r = { free_lookup, &fs };
+    hs_resolver r = { free_lookup, &fs, NULL };
     hs_error err;
     hs_error_init(&err);
     const hs_node *e = hs_parse(d, text, strlen(text), 0, &r, &err);
@@ -613,7 +613,7 @@ static int cmd_eval(int argc, char **argv)
     }
     {
         freesyms fs = { 1, 0, NULL };
-        hs_resolver r = { free_lookup, &fs };
+        hs_resolver r = { free_lookup, &fs, NULL };
         hs_error err;
         hs_error_init(&err);
         const hs_node *e = hs_parse(d, text, strlen(text), 0, &r, &err);

@@ -24,6 +24,7 @@ struct hs_proj {
     gsl_matrix *Mff;                /* n x n scratch for the free block */
     size_t *free_idx;               /* [n] */
     unsigned char *fixed;           /* [k] constraint touches no free coordinate */
+    const unsigned char *lock;      /* [n] of the last build_W, or NULL */
 };
 
 hs_proj *hs_proj_new(const hs_model *m)
@@ -104,6 +105,7 @@ static int build_W(hs_proj *p, hs_work *w, double t, const double *q, const doub
         return err->code;
     }
     memset(p->W, 0, n * n * sizeof *p->W);
+    p->lock = lock;
     size_t nf = 0;
     for (size_t i = 0; i < n; i++)
         if (!lock || !lock[i])
@@ -156,7 +158,11 @@ static int build_A(hs_proj *p, hs_work *w)
             gsl_matrix_set(p->A, j, i, s);
         }
     for (size_t i = 0; i < k; i++) {
-        p->fixed[i] = gsl_matrix_get(p->A, i, i) == 0;
+        /* structurally: every coordinate of the row is locked */
+        int fixed = p->lock != NULL;
+        for (int z = m->gq_start[i]; fixed && z < m->gq_start[i + 1]; z++)
+            fixed = p->lock[m->gq_col[z]];
+        p->fixed[i] = (unsigned char)fixed;
         if (p->fixed[i]) {
             for (size_t j = 0; j < k; j++) {
                 gsl_matrix_set(p->A, i, j, 0);
@@ -374,7 +380,7 @@ int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
 }
 
 size_t hs_cons_rank(const hs_model *m, hs_work *w, double t, const double *q,
-                    char *msg, size_t cap)
+                    char *msg, size_t cap, size_t *first_dependent)
 {
     size_t n = m->n, k = m->k;
     if (cap)
@@ -401,6 +407,8 @@ size_t hs_cons_rank(const hs_model *m, hs_work *w, double t, const double *q,
     for (size_t i = 0; i < dmax; i++)
         if (fabs(gsl_matrix_get(A, i, i)) > HS_RANK_RTOL * (r0 > 0 ? r0 : 1) && r0 > 0)
             rank++;
+    if (rank < k && first_dependent)
+        *first_dependent = gsl_permutation_get(perm, rank);
     if (rank == k || !cap)
         goto out;
     /* each dependent column r: R11 c = R[0:rank, r]; c_i != 0 names a partner */
@@ -442,11 +450,15 @@ int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
     if (!k)
         return 0;
     char msg[800];
-    size_t rank = hs_cons_rank(m, w, t, q, msg, sizeof msg);
-    if (rank < k)
-        return hs_error_set(err, HS_EXIT_MODEL, "the constraints are dependent at the "
-                            "initial position (rank of G_q is %zu, there are %zu "
-                            "constraints): %s", rank, k, msg);
+    size_t dep = 0;
+    size_t rank = hs_cons_rank(m, w, t, q, msg, sizeof msg, &dep);
+    if (rank < k) {
+        hs_error_set(err, HS_EXIT_MODEL, "the constraints are dependent at the initial "
+                     "position (rank of G_q is %zu, there are %zu constraints): %s", rank,
+                     k, msg);
+        hs_model_place(m, m->cpos[dep], err);     /* at the first dependent one */
+        return err->code;
+    }
     double *G = calloc(k, sizeof *G), *Gd = calloc(k, sizeof *Gd), *Gt = calloc(k, sizeof *Gt);
     double *q_old = calloc(n, sizeof *q_old), *v_old = calloc(n, sizeof *v_old);
     hs_proj *p = hs_proj_new(m);

@@ -29,10 +29,11 @@ int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
 
 /* Rank of G_q at (t, q) by QR with column pivoting of G_q^T, with the
  * relative tolerance HS_RANK_RTOL.  When rank < k, writes into msg the
- * dependent constraints and those they depend on. */
+ * dependent constraints and those they depend on, and the index of the
+ * first dependent constraint into *first_dependent (may be NULL). */
 #define HS_RANK_RTOL 1e-9
 size_t hs_cons_rank(const hs_model *m, hs_work *w, double t, const double *q,
-                    char *msg, size_t cap);
+                    char *msg, size_t cap, size_t *first_dependent);
 
 /* The start of a run: rank check (exit 2), then per consistency.mode
  * reject (exit 3 naming violated constraints, data untouched) or project

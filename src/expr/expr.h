@@ -145,6 +145,10 @@ typedef struct hs_resolver {
     const hs_node *(*lookup)(void *ctx, hs_dag *d, const char *name, size_t len,
                              int primed, size_t offset, int *status, hs_error *err);
     void *ctx;
+    /* Optional: the position to show in messages for a byte offset of the
+     * text (a model file maps it into the file); NULL = line:column of the
+     * text itself. */
+    void (*locate)(void *ctx, size_t offset, int *line, int *col);
 } hs_resolver;
 
 /* Parse `text` (len bytes, need not be NUL-terminated) into a node of d,

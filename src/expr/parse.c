@@ -110,6 +110,10 @@ static void tok_near(const parser *p, char *buf, size_t cap)
 
 static void line_col(const parser *p, size_t off, int *line, int *col)
 {
+    if (p->r && p->r->locate) {
+        p->r->locate(p->r->ctx, off, line, col);
+        return;
+    }
     size_t start = 0;
     *line = 1;
     for (size_t i = 0; i < off && i < p->len; i++)

@@ -11,7 +11,10 @@
 #include "../util/error.h"
 
 typedef struct hs_run_opts {
-    FILE *out;                     /* CSV destination */
+    FILE *out;                     /* CSV destination, or NULL: */
+    const char *out_path;          /* opened after the consistency step, so a
+                                    * model that fails before its first row
+                                    * leaves an existing file untouched */
     const char *columns;           /* --columns list or NULL */
     int precision;                 /* significant digits (17) */
     FILE *report;                  /* consistency report (stderr) or NULL */

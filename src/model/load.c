@@ -50,6 +50,8 @@ typedef struct loader {
     named *amb; size_t namb;   /* embedding: val = X expression scalar */
     const hs_node **ambX, **ambV; /* [namb] X(t,q), D X */
     unsigned char *set_used;   /* [ov->nset] */
+    yaml_node_t *cur;          /* the scalar being parsed (for positions) */
+    yaml_node_t *t_end_node;   /* simulate.t_end, for its range check */
 } loader;
 
 /* ---------- small helpers ---------- */
@@ -307,6 +309,13 @@ static int add_src(loader *L, yaml_node_t *n)
     return (int)si->nsrc++;
 }
 
+/* A byte offset of the scalar being parsed -> file line and column. */
+static void locate(void *ctx, size_t off, int *line, int *col)
+{
+    loader *L = ctx;
+    hs_ytree_scalar_pos(L->y, L->cur, off, line, col);
+}
+
 /* Parse a scalar as an expression in the given scope. */
 static const hs_node *parse_expr(loader *L, yaml_node_t *n, int scope, const char *what)
 {
@@ -324,11 +333,14 @@ static const hs_node *parse_expr(loader *L, yaml_node_t *n, int scope, const cha
         hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
         return NULL;
     }
-    hs_resolver r = { lookup, L };
+    hs_resolver r = { lookup, L, locate };
     hs_error pe;
     hs_error_init(&pe);
+    yaml_node_t *saved_cur = L->cur;
+    L->cur = n;
     const hs_node *e = hs_parse(L->m->dag, (const char *)n->data.scalar.value,
                                 n->data.scalar.length, src, &r, &pe);
+    L->cur = saved_cur;
     L->scope = saved_scope;
     if (L->err->code)       /* an error inside a define or parameter */
         return NULL;
@@ -636,7 +648,8 @@ static int read_constraints(loader *L, yaml_node_t *c)
     m->k = k;
     m->cname = xcalloc(k, sizeof *m->cname);
     m->G = xcalloc(k, sizeof *m->G);
-    if (!m->cname || !m->G)
+    m->cpos = xcalloc(k, sizeof *m->cpos);
+    if (!m->cname || !m->G || !m->cpos)
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     for (size_t i = 0; i < k; i++) {
         yaml_node_t *val, *key = NULL;
@@ -658,6 +671,7 @@ static int read_constraints(loader *L, yaml_node_t *c)
             name = buf;
         }
         m->cname[i] = xstrdup(name);
+        m->cpos[i] = (hs_srcpos){ (int32_t)L->si->nsrc, 0 };
         m->G[i] = parse_expr(L, val, SCOPE_MODEL, "a constraint");
         if (!m->G[i] || !m->cname[i])
             return L->err->code ? L->err->code : hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
@@ -730,6 +744,7 @@ static int read_settings(loader *L, yaml_node_t *root)
             { "t_end", &s->t_end, 0 }, { "dt", &s->dt, 1 }, { "rtol", &s->rtol, 1 },
             { "atol", &s->atol, 1 }, { "alpha", &s->alpha, 0 }, { "beta", &s->beta, 0 },
         };
+        L->t_end_node = get(L, sim, "t_end");
         for (size_t i = 0; i < sizeof num / sizeof *num; i++) {
             yaml_node_t *v = get(L, sim, num[i].k);
             if (!v)
@@ -1250,9 +1265,11 @@ static int check_mass_at_start(loader *L, yaml_node_t *where)
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         for (size_t i = 0; i < n; i++)
             if (!(m->Mconst[i] > 0))
-                return hs_ytree_error(L->y, L->err, where, "mass matrix is not positive "
-                                      "definite: diagonal entry %zu (%s) is %g", i + 1,
-                                      m->qname[i], m->Mconst[i]);
+                return hs_ytree_error(L->y, L->err, where, "%s is not positive definite: "
+                                      "diagonal entry %zu (%s) is %g",
+                                      m->form == HS_FORM_CARTESIAN ? "mass matrix"
+                                                                   : "metric d2T/dv2",
+                                      i + 1, m->qname[i], m->Mconst[i]);
         return 0;
     }
     double *in = xcalloc(m->nin, sizeof *in);
@@ -1426,6 +1443,14 @@ static int load_tree(loader *L)
         return L->err->code;
     if (build_kernels(L, root) || read_outputs(L, root))
         return L->err->code;
+    for (size_t i = 0; i < L->ndef; i++)      /* a define nothing uses is checked too */
+        if (L->def[i].state == ST_NONE) {
+            L->def[i].state = ST_BUSY;
+            L->def[i].expr = parse_expr(L, L->def[i].val, SCOPE_MODEL, "a define");
+            L->def[i].state = ST_DONE;
+            if (!L->def[i].expr)
+                return L->err->code;
+        }
     if (L->ov) {
         const hs_settings *o = &L->ov->s;
         hs_settings *s = &m->set;
@@ -1441,6 +1466,9 @@ static int load_tree(loader *L)
         if (L->ov->has_mode) s->mode = o->mode;
         if (L->ov->has_output) s->interpolate = o->interpolate;
     }
+    if (L->t_end_node && !(L->ov && !isnan(L->ov->s.t_end)) && !(m->set.t_end > m->t0))
+        return hs_ytree_error(L->y, L->err, L->t_end_node, "simulate.t_end (%g) must be "
+                              "greater than the initial time (%g)", m->set.t_end, m->t0);
     if (isnan(m->set.alpha))
         m->set.alpha = 10.0;   /* documented defaults: critically damped at 1/alpha */
     if (isnan(m->set.beta))
@@ -1571,6 +1599,7 @@ void hs_model_free(hs_model *m)
     free(m->M);
     free(m->Q);
     free(m->G);
+    free(m->cpos);
     free(m->G_q);
     free(m->G_t);
     free(m->Gdot);

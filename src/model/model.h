@@ -57,6 +57,7 @@ typedef struct hs_model {
     char **qname;          /* [n] */
     char **vname;          /* [n] "x'" */
     char **cname;          /* [k] */
+    hs_srcpos *cpos;       /* [k] start of each constraint's expression */
     size_t npar;
     char **pname;          /* [npar] */
     double *pval;          /* [npar] after --set and recomputation */

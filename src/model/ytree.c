@@ -81,21 +81,71 @@ static void index_pos(const hs_ytree *y, size_t idx, int *line, int *col)
     *col = (int)(idx - start) + 1;
 }
 
+/* libyaml's time grows quadratically with the nesting of flow collections
+ * ([ and {): refuse absurd nesting before handing it the text. */
+#define MAX_FLOW_DEPTH 256
+
+static int check_nesting(hs_ytree *y, hs_error *err)
+{
+    int depth = 0;
+    char quote = 0;
+    for (size_t i = 0; i < y->len; i++) {
+        char c = y->text[i];
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+            else if (c == '\\' && quote == '"')
+                i++;
+            continue;
+        }
+        if (c == '#' && (i == 0 || y->text[i - 1] == ' ' || y->text[i - 1] == '\n')) {
+            while (i < y->len && y->text[i] != '\n')
+                i++;
+        } else if (c == '"' || c == '\'') {
+            if (i == 0 || strchr(" :-[{,\n", y->text[i - 1]))
+                quote = c;
+        } else if (c == '[' || c == '{') {
+            if (++depth > MAX_FLOW_DEPTH) {
+                int line, col;
+                index_pos(y, i, &line, &col);
+                hs_error_set(err, HS_EXIT_MODEL, "YAML nested deeper than %d levels",
+                             MAX_FLOW_DEPTH);
+                hs_ytree_place(y, err, line, col);
+                return HS_EXIT_MODEL;
+            }
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            depth--;
+        } else if (c == '\n' && depth == 0) {
+            quote = 0;
+        }
+    }
+    return 0;
+}
+
 static int load_parser(hs_ytree *y, hs_error *err)
 {
+    if (check_nesting(y, err))
+        return err->code;
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p))
         return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
     yaml_parser_set_input_string(&p, (const unsigned char *)y->text, y->len);
     int rc = 0;
     if (!yaml_parser_load(&p, &y->doc)) {
-        yaml_mark_t m = p.problem_mark;
         hs_error_set(err, HS_EXIT_MODEL, "YAML: %s%s%s",
                      p.problem ? p.problem : "syntax error",
                      p.context ? " " : "", p.context ? p.context : "");
-        int line = (int)m.line + 1, col = (int)m.column + 1;
-        if (p.problem_mark.index == 0 && p.context)
-            line = (int)p.context_mark.line + 1, col = (int)p.context_mark.column + 1;
+        int line, col;
+        if (p.error == YAML_READER_ERROR) {       /* bad bytes: only an offset */
+            index_pos(y, p.problem_offset, &line, &col);
+        } else if (p.context && p.problem_mark.index >= y->len) {
+            /* ran into the end of the file: show where the construct began */
+            line = (int)p.context_mark.line + 1;
+            col = (int)p.context_mark.column + 1;
+        } else {
+            line = (int)p.problem_mark.line + 1;
+            col = (int)p.problem_mark.column + 1;
+        }
         hs_ytree_place(y, err, line, col);
         yaml_parser_delete(&p);
         return HS_EXIT_MODEL;
@@ -206,8 +256,45 @@ void hs_ytree_scalar_pos(const hs_ytree *y, const yaml_node_t *n, size_t off,
     default:
         break;
     }
+    if (n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
+        /* decode escapes: \t is one value byte, \x41 one, \u00e9 two ... */
+        size_t i = 0;
+        while (i < off && j < end) {
+            const char *t = y->text;
+            if (t[j] == '\\' && j + 1 < end) {
+                char e = t[j + 1];
+                if (e == '\n' || e == '\r') {            /* line continuation */
+                    j += 2;
+                    while (j < end && (t[j] == ' ' || t[j] == '\t' || t[j] == '\n'))
+                        j++;
+                    continue;
+                }
+                size_t len = e == 'x' ? 4 : e == 'u' ? 6 : e == 'U' ? 10 : 2;
+                unsigned long cp = 0;
+                if (len > 2 && j + len <= end) {
+                    char hex[9] = { 0 };
+                    memcpy(hex, t + j + 2, len - 2);
+                    cp = strtoul(hex, NULL, 16);
+                }
+                size_t produced = len == 2 ? (e == 'N' || e == '_' ? 2 : e == 'L' || e == 'P' ? 3 : 1)
+                                : cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+                i += produced;
+                j += len;
+            } else if (t[j] == '\n') {                     /* folded: one space */
+                i++;
+                j++;
+                while (j < end && (t[j] == ' ' || t[j] == '\t'))
+                    j++;
+            } else {
+                i++;
+                j++;
+            }
+        }
+        index_pos(y, j, line, col);
+        return;
+    }
     /* Walk value and source together: the source may hold extra quotes,
-     * escapes, indentation and line breaks that the value lacks. */
+     * indentation and line breaks that the value lacks. */
     size_t start = j;
     size_t i = 0;
     for (; i <= off && i < vlen; i++) {

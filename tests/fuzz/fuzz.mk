@@ -55,7 +55,7 @@ fuzz-build: $(FUZZ_BIN)
 # inputs go to build/fuzz/corpus_NAME (the seeds in tests/fuzz/corpus_NAME
 # stay as they are), crashes to build/fuzz/artifacts.
 fuzz: $(FUZZ_BIN)
-	@set -e; for f in $(FUZZ_NAMES); do $(MAKE) --no-print-directory fuzz-$$f; done
+	@set -e; for f in $(FUZZ_NAMES); do $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) fuzz-$$f; done
 
 $(FUZZ_NAMES:%=fuzz-%): fuzz-%: $(FUZZ_DIR)/fuzz_%
 	@mkdir -p $(FUZZ_DIR)/artifacts $(FUZZ_DIR)/corpus_$*
@@ -64,18 +64,26 @@ $(FUZZ_NAMES:%=fuzz-%): fuzz-%: $(FUZZ_DIR)/fuzz_%
 	    $(if $(wildcard tests/fuzz/$*.dict),-dict=tests/fuzz/$*.dict) \
 	    -max_total_time=$(FUZZ_SECONDS) $(FUZZ_DIR)/corpus_$* tests/fuzz/corpus_$*
 
-# Every reproducer and seed through its harness once (no fuzzing): a file
-# given to a libFuzzer binary is run once.  Reproducers are routed by name:
-# tests/fuzz/regress/expr-* and tests/fuzz/regress/model-*.
+# Every seed and reproducer through its harness once (no fuzzing): a file
+# given to a libFuzzer binary is run once.  Reproducers are routed by name
+# (tests/fuzz/regress/expr-*, tests/fuzz/regress/model-*) and run one per
+# process, so every failing one is named.
 fuzz-regress: $(FUZZ_BIN)
-	@set -e; for f in $(FUZZ_NAMES); do \
-	    files=$$(ls tests/fuzz/corpus_$$f/* tests/fuzz/regress/$$f-* 2>/dev/null || true); \
-	    [ -n "$$files" ] || continue; \
-	    echo "== fuzz_$$f: $$(echo "$$files" | wc -l) inputs"; \
-	    $(FUZZ_ENV) $(FUZZ_DIR)/fuzz_$$f -timeout=10 $$files >$(FUZZ_DIR)/regress_$$f.log 2>&1 \
-	        || { tail -n 60 $(FUZZ_DIR)/regress_$$f.log; \
-	             echo "fuzz-regress: fuzz_$$f failed (log: $(FUZZ_DIR)/regress_$$f.log)"; exit 1; }; \
-	done
+	@fail=0; for f in $(FUZZ_NAMES); do \
+	    seeds=$$(ls tests/fuzz/corpus_$$f/* 2>/dev/null); \
+	    if [ -n "$$seeds" ] && ! $(FUZZ_ENV) $(FUZZ_DIR)/fuzz_$$f -timeout=10 $$seeds \
+	            >$(FUZZ_DIR)/regress_$$f.log 2>&1; then \
+	        tail -n 40 $(FUZZ_DIR)/regress_$$f.log; \
+	        echo "FAIL fuzz_$$f on its seed corpus (log: $(FUZZ_DIR)/regress_$$f.log)"; \
+	        fail=$$((fail + 1)); fi; \
+	    for r in tests/fuzz/regress/$$f-*; do [ -f "$$r" ] || continue; \
+	        if ! $(FUZZ_ENV) $(FUZZ_DIR)/fuzz_$$f -timeout=10 "$$r" \
+	                >$(FUZZ_DIR)/regress.log 2>&1; then \
+	            grep -m 3 -E "ERROR|runtime error|round trip|without|Timeout" $(FUZZ_DIR)/regress.log; \
+	            echo "FAIL $$r"; fail=$$((fail + 1)); fi; \
+	    done; \
+	done; \
+	echo "fuzz-regress: $$fail failed"; [ $$fail = 0 ]
 
 # valgrind memcheck on the release build: each Check suite (CK_FORK=no so
 # valgrind sees the tests' own code), then tests/cli.sh through a wrapper

@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         hs_model run = *m;         /* shallow: only the settings differ */
         run.set.t_end = m->t0 + 0.01;
         run.set.dt = 0.005;
-        hs_run_opts ro = {devnull, NULL, 17, NULL, 0, &stop};
+        hs_run_opts ro = {.out = devnull, .precision = 17, .stop = &stop};
         hs_summary sum;
         hs_error rerr;
         hs_error_init(&rerr);
