@@ -54,7 +54,7 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *name, size_t len,
     return hs_sym(d, s);
 }
 
-static const hs_resolver RES = {lookup, NULL};
+static const hs_resolver RES = {lookup, NULL, NULL};
 
 static void setup(void)
 {

@@ -20,18 +20,6 @@ LC_ALL=C
 export LC_ALL
 
 XFAIL='
-bad/deep_yaml_flow
-bad/define_unknown_symbol_unused
-bad/expr_unclosed_paren
-bad/initial_t_after_t_end
-bad/non_utf8_expr
-bad/non_utf8_name
-bad/t_end_before_t0
-bad/yaml_unclosed_quote
-empty_constraint_set_message
-method_bsimp
-o_file_untouched_on_dependent_constraints
-o_file_untouched_on_reject
 '
 
 H=${HOLOSIM:-bin/holosim}

@@ -108,8 +108,8 @@ static int check_nesting(hs_ytree *y, hs_error *err)
             if (++depth > MAX_FLOW_DEPTH) {
                 int line, col;
                 index_pos(y, i, &line, &col);
-                hs_error_set(err, HS_EXIT_MODEL, "YAML nested deeper than %d levels",
-                             MAX_FLOW_DEPTH);
+                hs_error_set(err, HS_EXIT_MODEL, "YAML nested too deeply (more than %d "
+                             "levels of [ or {)", MAX_FLOW_DEPTH);
                 hs_ytree_place(y, err, line, col);
                 return HS_EXIT_MODEL;
             }
@@ -137,7 +137,15 @@ static int load_parser(hs_ytree *y, hs_error *err)
                      p.context ? " " : "", p.context ? p.context : "");
         int line, col;
         if (p.error == YAML_READER_ERROR) {       /* bad bytes: only an offset */
-            index_pos(y, p.problem_offset, &line, &col);
+            size_t off = p.problem_offset;
+            /* a broken multi-byte sequence: show its first byte */
+            const unsigned char *u = (const unsigned char *)y->text;
+            while (off > 0 && off <= y->len && (u[off - 1] & 0xC0) == 0x80)
+                off--;
+            if (off > 0 && off <= y->len && u[off - 1] >= 0xC0 &&
+                (off == y->len || (u[off] & 0xC0) != 0x80 || u[off] < 0x80))
+                off--;
+            index_pos(y, off, &line, &col);
         } else if (p.context && p.problem_mark.index >= y->len) {
             /* ran into the end of the file: show where the construct began */
             line = (int)p.context_mark.line + 1;

@@ -65,7 +65,7 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *name, size_t len,
     return hs_sym(d, s);
 }
 
-static const hs_resolver RES = {lookup, NULL};
+static const hs_resolver RES = {lookup, NULL, NULL};
 
 /* print -> parse must give the node back. */
 static void check_roundtrip(hs_dag *d, const hs_node *e, const uint8_t *data, size_t size)
