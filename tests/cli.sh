@@ -735,6 +735,112 @@ hs run "$SLIDER" --t-end 0.02 --dt 0.01 -q
 rc_is 0; err_empty
 end
 
+# ---- progress, output modes, interruption, manual, install ------------------
+
+begin progress_silent_off_terminal
+hs run "$ROOT/models/pendulum.yaml" --t-end 2 -q
+cp "$T/out" "$T/plain.csv"
+hs run "$ROOT/models/pendulum.yaml" --t-end 2 -q --progress
+rc_is 0
+err_empty
+cmp -s "$T/out" "$T/plain.csv" || no "the CSV differs with --progress"
+end
+
+if command -v script >/dev/null 2>&1; then
+    begin progress_on_terminal
+    # script(1) gives the command a terminal; stdout goes to a file
+    $TO script -qec "$H run $ROOT/models/pendulum.yaml --t-end 2 -q --progress -o $T/tty.csv" \
+        "$T/typescript" >/dev/null 2>&1
+    grep -q '100%' "$T/typescript" || no "no progress bar on a terminal"
+    cmp -s "$T/tty.csv" "$T/plain.csv" || no "the CSV differs when stderr is a terminal"
+    end
+fi
+
+begin output_mode_interpolate
+hs run "$ROOT/models/pendulum.yaml" --output-mode interpolate --summary "$T/si.csv" -q
+rc_is 0
+cp "$T/out" "$T/interp.csv"
+hs run "$ROOT/models/pendulum.yaml" --summary "$T/se.csv" -q
+[ "$(wc -l <"$T/interp.csv")" = "$(wc -l <"$T/out")" ] || no "row counts differ"
+# same times; positions within 1e-6 (measured 1e-8: quintic Hermite)
+paste -d, "$T/out" "$T/interp.csv" | awk -F, 'NR > 1 {
+    if ($1 != $11) bad = "times differ at row " NR
+    d = $2 - $12; if (d < 0) d = -d; if (d > m) m = d }
+    END { if (bad != "") print bad; else if (m > 1e-6) print "max dx " m }' >"$T/cmp.txt"
+[ -s "$T/cmp.txt" ] && no "$(cat "$T/cmp.txt")"
+se=$(tail -n 1 "$T/se.csv" | cut -d, -f3)
+si=$(tail -n 1 "$T/si.csv" | cut -d, -f3)
+[ "$si" -lt "$se" ] || no "interpolation took $si steps, exact $se"
+end
+
+begin output_mode_bad
+hs run "$ROOT/models/pendulum.yaml" --output-mode sometimes
+rc_is 1
+err_has "--output-mode must be exact or interpolate"
+end
+
+begin sigint_flushes_rows
+cat >"$T/long.yaml" <<'EOY'
+coordinates: [x, y]
+mass: [1, 1]
+potential: 9.81*y
+constraints: {rod: x^2 + y^2 - 1}
+initial: {q: {x: 0.6, y: -0.8}}
+simulate: {t_end: 1e5, dt: 0.001}
+EOY
+"$H" run "$T/long.yaml" -q -o "$T/int.csv" 2>"$T/err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+rc_is 130
+err_has "interrupted at t="
+head -n 1 "$T/int.csv" | grep -q '^t,x,y' || no "no header in the interrupted CSV"
+[ "$(wc -l <"$T/int.csv")" -gt 10 ] || no "too few rows kept"
+tail -c 1 "$T/int.csv" | od -c | grep -q '\\n' || no "the last row is cut"
+awk -F, 'NF != 9 { bad = 1 } END { exit bad }' "$T/int.csv" || no "a row is incomplete"
+end
+
+begin man_page_renders_clean
+if command -v groff >/dev/null 2>&1; then
+    groff -ww -man -Tutf8 "$ROOT/man/holosim.1" >/dev/null 2>"$T/groff.err"
+    [ -s "$T/groff.err" ] && no "groff warns: $(head -n 2 "$T/groff.err")"
+else
+    no "groff is not installed"
+fi
+end
+
+begin man_page_has_every_option
+sed 's/\\//g' "$ROOT/man/holosim.1" >"$T/man.txt"
+for opt in $(grep -o '"--[a-z][a-z-]*"' "$ROOT/src/cli/main.c" | tr -d '"' | sort -u); do
+    grep -q -e "$opt" "$T/man.txt" || no "man page lacks $opt"
+done
+end
+
+begin help_per_command
+for c in run check derive eval; do
+    hs help $c
+    rc_is 0
+    out_has "usage: holosim $c"
+    hs $c --help
+    rc_is 0
+    out_has "usage: holosim $c"
+done
+end
+
+begin make_install_uninstall
+(cd "$ROOT" && env -u MAKEFLAGS -u MAKELEVEL -u SANITIZE make -s install PREFIX="$T/inst") \
+    >"$T/inst.log" 2>&1 || no "make install failed: $(tail -n 2 "$T/inst.log")"
+[ -x "$T/inst/bin/holosim" ] || no "no bin/holosim installed"
+[ -f "$T/inst/share/man/man1/holosim.1" ] || no "no man page installed"
+"$T/inst/bin/holosim" --version | grep -q '^holosim ' || no "the installed binary does not run"
+(cd "$ROOT" && env -u MAKEFLAGS -u MAKELEVEL -u SANITIZE make -s uninstall PREFIX="$T/inst") \
+    >"$T/inst.log" 2>&1 || no "make uninstall failed"
+[ -e "$T/inst/bin/holosim" ] && no "uninstall left the binary"
+[ -e "$T/inst/share/man/man1/holosim.1" ] && no "uninstall left the man page"
+end
+
 # ---- the corpus of broken models and expressions ----------------------------
 
 # corpus_case NAME KIND(yaml|expr)
