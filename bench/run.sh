@@ -59,6 +59,10 @@ timed() {
     fi
     e=$(now)
     echo "$s $e" | awk '{ printf "%.6f\n", $2 - $1 }' >> "$OUT/t/$name"
+    if [ -f "$OUT/log/$name.sum" ]; then     # holosim: the run alone (--summary wall_s)
+        hs_runwall "$OUT/log/$name.sum" >> "$OUT/t/$name.run"
+        echo >> "$OUT/t/$name.run"
+    fi
 }
 
 med() {   # median of the numbers in file $1 (- if none)
@@ -68,12 +72,12 @@ med() {   # median of the numbers in file $1 (- if none)
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'; }
 
-# ns per RHS evaluation: holosim from --summary (wall_s / rhs_evals, the run
-# without load and compile); baselines from their stderr line
-hs_nsrhs() { awk -F, 'NR == 2 { printf "%.0f", 1e9 * $11 / $4 }' "$1"; }
+# ns per RHS evaluation = median wall / rhs evaluations: for holosim the
+# run alone (--summary wall_s, without load and compile), for the baselines
+# the process; the evaluation counts from --summary and the stderr lines
 hs_nrhs() { awk -F, 'NR == 2 { print $4 }' "$1"; }
-hs_runwall() { awk -F, 'NR == 2 { printf "%.4f", $11 }' "$1"; }
-bl_nsrhs() { awk '{ for (i = 1; i < NF; i++) { if ($i == "rhs_evals") r = $(i + 1); if ($i == "wall_s") w = $(i + 1) } } END { if (r) printf "%.0f", 1e9 * w / r; else print "-" }' "$1"; }
+hs_runwall() { awk -F, 'NR == 2 { printf "%.6f", $11 }' "$1"; }
+per() { awk -v w="$1" -v n="$2" 'BEGIN { if (w == "-" || n == "-" || n == 0) print "-"; else printf "%.0f", 1e9 * w / n }'; }
 bl_nrhs() { awk '{ for (i = 1; i < NF; i++) if ($i == "rhs_evals" || $i == "nfev") r = $(i + 1) } END { print r ? r : "-" }' "$1"; }
 
 # cmpcsv A B TCHECK: max |difference| over the rows with t <= TCHECK, and on
@@ -164,12 +168,12 @@ echo "holosim: $HOLOSIM ($(cd "$ROOT" && git describe --always --dirty 2>/dev/nu
 echo "SciPy: $([ "$SCIPY" = 1 ] && "$PY" -c 'import scipy, numpy; print(scipy.__version__, "/ NumPy", numpy.__version__)' || echo skipped)."
 echo "Medians of $REPS runs (SciPy $SCIPY_REPS; dense N=128 3; projection N=128 1), process wall time in seconds."
 echo
-echo "| case | holosim | C banded/hand | ratio hs/C | C dense | SciPy | ratio SciPy/hs | hs ns/RHS | C ns/RHS | hs rhs evals | C rhs evals | agree t<=10, end |"
+echo "| case | holosim (process) | C banded/hand | ratio hs/C | C dense | SciPy | ratio SciPy/hs | hs ns/RHS | C ns/RHS | hs rhs evals | C rhs evals | agree t<=10, end |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 row() {  # label hs c dense scipy hs_sum c_log cmpA cmpB
     hs=$(med "$T/$2"); c=$(med "$T/$3"); de=$(med "$T/$4"); sp=$(med "$T/$5")
-    if [ -f "$L/$6" ]; then nh=$(hs_nsrhs "$L/$6"); eh=$(hs_nrhs "$L/$6"); else nh=-; eh=-; fi
-    if [ -f "$L/$3" ]; then nc=$(bl_nsrhs "$L/$3"); ec=$(bl_nrhs "$L/$3"); else nc=-; ec=-; fi
+    if [ -f "$L/$6" ]; then eh=$(hs_nrhs "$L/$6"); nh=$(per "$(med "$T/$2.run")" "$eh"); else nh=-; eh=-; fi
+    if [ -f "$L/$3" ]; then ec=$(bl_nrhs "$L/$3"); nc=$(per "$c" "$ec"); else nc=-; ec=-; fi
     if [ -f "$7" ] && [ -f "$8" ]; then ag=$(cmpcsv "$7" "$8" 10); else ag=-; fi
     echo "| $1 | $hs | $c | $(ratio "$hs" "$c") | $de | $sp | $(ratio "$sp" "$hs") | $nh | $nc | $eh | $ec | $ag |"
 }
@@ -188,10 +192,13 @@ for N in 8 32; do
     [ -f "$C/ch${N}_scipy.csv" ] && echo "chain N=$N: $(cmpcsv "$C/ch${N}_scipy.csv" "$C/ch${N}_c_band.csv" 10)"
 done
 echo
-echo "| run only (no load/compile), s | holosim --summary wall_s |"
-echo "|---|---:|"
-for s in dp_hs_none dp_hs_proj ch8_hs_none ch32_hs_none ch128_hs_none ch8_hs_proj ch32_hs_proj ch128_hs_proj; do
-    [ -f "$L/$s.sum" ] && echo "| $s | $(hs_runwall "$L/$s.sum") |"
+echo "| holosim run alone (no load/compile; --summary wall_s, median), s | run | process | C | ratio run/C |"
+echo "|---|---:|---:|---:|---:|"
+for s in dp_hs_none:dp_c_w dp_hs_proj:dp_c_pw ch8_hs_none:ch8_c_band ch8_hs_proj:ch8_c_pband \
+         ch32_hs_none:ch32_c_band ch32_hs_proj:ch32_c_pband ch128_hs_none:ch128_c_band \
+         ch128_hs_proj:ch128_c_pband; do
+    h=${s%%:*}; c=${s#*:}
+    [ -f "$T/$h.run" ] && echo "| $h | $(med "$T/$h.run") | $(med "$T/$h") | $(med "$T/$c") | $(ratio "$(med "$T/$h.run")" "$(med "$T/$c")") |"
 done
 echo
 echo "| right-hand side alone, ns / evaluation | holosim (hs_dyn_accel) | C banded/hand | ratio | C dense | holosim ns per link |"

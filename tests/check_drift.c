@@ -100,13 +100,52 @@ START_TEST(hoop_work_of_reactions)
     pu_args a = pu_defaults();
     a.path = PU_MODEL("rotating_hoop.yaml");
     a.stabilize = stabs[_i];
-    a.columns = "t,E,W_R,W_nc,energy_balance,P_R";
+    a.columns = "t,E,W_R,W_nc,W_t,energy_balance,P_R";
     pu_result r;
     pu_run_ok(&a, &r);
     ck_assert_msg(pu_maxabs(&r.tab, "W_R") > 1.0, "W_R %g", pu_maxabs(&r.tab, "W_R"));
     ck_assert_msg(pu_maxabs(&r.tab, "W_nc") == 0, "W_nc %g", pu_maxabs(&r.tab, "W_nc"));
+    ck_assert_msg(pu_maxabs(&r.tab, "W_t") == 0, "W_t %g", pu_maxabs(&r.tab, "W_t"));
     ck_assert_msg(pu_maxabs(&r.tab, "energy_balance") < 1e-8, "energy balance %g",
                   pu_maxabs(&r.tab, "energy_balance"));
+    pu_result_free(&r);
+}
+END_TEST
+
+/* The same hoop as a time-dependent embedding: no constraint, so no W_R;
+ * the moving chart's work shows in W_t (= the change of the centrifugal
+ * term m omega^2 rho^2 / 2), and the balance closes. */
+START_TEST(moving_chart_work)
+{
+    pu_args a = pu_defaults();
+    a.path = PU_MODEL("hoop_angle.yaml");
+    a.columns = "t,theta,E,W_R,W_t,energy_balance";
+    pu_result r;
+    pu_run_ok(&a, &r);
+    ck_assert_msg(pu_maxabs(&r.tab, "W_t") > 1.0, "W_t %g", pu_maxabs(&r.tab, "W_t"));
+    ck_assert_msg(pu_maxabs(&r.tab, "W_R") == 0, "W_R %g", pu_maxabs(&r.tab, "W_R"));
+    ck_assert_msg(pu_maxabs(&r.tab, "energy_balance") < 1e-8, "energy balance %g",
+                  pu_maxabs(&r.tab, "energy_balance"));
+    /* closed form: W_t = m omega^2 R^2 (sin^2 theta - sin^2 theta0) / 2 */
+    hs_error err;
+    hs_error_init(&err);
+    hs_model *m = hs_model_load(a.path, NULL, &err);
+    ck_assert_ptr_nonnull(m);
+    double mm = NAN, om = NAN, R = NAN;
+    for (size_t i = 0; i < m->npar; i++) {
+        if (strcmp(m->pname[i], "m") == 0) mm = m->pval[i];
+        if (strcmp(m->pname[i], "omega") == 0) om = m->pval[i];
+        if (strcmp(m->pname[i], "R") == 0) R = m->pval[i];
+    }
+    hs_model_free(m);
+    ck_assert_msg(isfinite(mm) && isfinite(om) && isfinite(R), "parameters m, omega, R");
+    size_t cth = pu_col(&r.tab, "theta"), cw = pu_col(&r.tab, "W_t");
+    double s0 = sin(PU_AT(&r.tab, 0, cth));
+    for (size_t i = 0; i < r.tab.nrow; i++) {
+        double s1 = sin(PU_AT(&r.tab, i, cth));
+        ck_assert_double_eq_tol(PU_AT(&r.tab, i, cw), 0.5 * mm * om * om * R * R * (s1 * s1 - s0 * s0),
+                                1e-8);
+    }
     pu_result_free(&r);
 }
 END_TEST
@@ -171,6 +210,7 @@ static Suite *suite(void)
     tcase_add_test(tc, pendulum_long_run);
     tcase_add_loop_test(tc, hoop_work_of_reactions, 0, 3);
     tcase_add_test(tc, damped_pendulum_work);
+    tcase_add_test(tc, moving_chart_work);
     tcase_add_loop_test(tc, multistep_projection, 0, 2);
     suite_add_tcase(s, tc);
     return s;

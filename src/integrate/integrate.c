@@ -1,4 +1,4 @@
-/* gsl_odeiv2 driver loop.  State y = (q, v, W_R, W_nc): the work integrals
+/* gsl_odeiv2 driver loop.  State y = (q, v, W_R, W_nc, W_t): the work integrals
  * are quadrature components, so energy_balance = E - E0 - W_R - W_nc is
  * checked against the solver's own accuracy. */
 #include "integrate.h"
@@ -58,7 +58,7 @@ typedef struct ctx {
     int failed;
 } ctx;
 
-/* y' = (v, a, R.v, P_nc) */
+/* y' = (v, a, R.v, P_nc, P_t) */
 static int rhs(double t, const double y[], double f[], void *params)
 {
     ctx *c = params;
@@ -80,6 +80,7 @@ static int rhs(double t, const double y[], double f[], void *params)
     }
     f[2 * n] = pr;
     f[2 * n + 1] = dyn[m->off_Pd];
+    f[2 * n + 2] = dyn[m->off_Pt];
     return GSL_SUCCESS;
 }
 
@@ -150,7 +151,7 @@ static void hermite(size_t n, double t0, const double *y0, const double *f0, dou
     }
     double c00 = 2 * s3 - 3 * s2 + 1, c10 = s3 - 2 * s2 + s, c01 = -2 * s3 + 3 * s2,
            c11 = s3 - s2;
-    for (size_t i = 2 * n; i < 2 * n + 2; i++)
+    for (size_t i = 2 * n; i < 2 * n + 3; i++)
         yi[i] = c00 * y0[i] + h * c10 * f0[i] + c01 * y1[i] + h * c11 * f1[i];
 }
 
@@ -164,7 +165,7 @@ static int emit(const hs_model *m, hs_work *w, const hs_columns *cols, hs_out *o
         hs_dyn_constraints(m, w, t, y, NULL, NULL))
         return HS_EXIT_NUMERIC;
     hs_row r = { t, y, y + n, w->a, w->Lambda, w->aux, w->Gqd, w->T, y[2 * n],
-                 y[2 * n + 1], E0 };
+                 y[2 * n + 1], y[2 * n + 2], E0 };
     if (first) {
         r.E0 = w->T + w->aux[m->off_U];
         *E0_out = r.E0;
@@ -250,7 +251,7 @@ static int stabilize(const hs_model *m, hs_work *w, hs_proj *proj, gsl_odeiv2_dr
 
 int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *err)
 {
-    size_t n = m->n, dim = 2 * n + 2;
+    size_t n = m->n, dim = 2 * n + 3;
     const hs_settings *s = &m->set;
     double wall0 = now();
     memset(sum, 0, sizeof *sum);

@@ -55,6 +55,7 @@ static int all_columns(const hs_model *m, int dflt, hs_columns *cs)
         rc |= add(cs, &cap, HS_COL_PRES, 0, "%s", "power_residual");
         rc |= add(cs, &cap, HS_COL_WR, 0, "%s", "W_R");
         rc |= add(cs, &cap, HS_COL_WNC, 0, "%s", "W_nc");
+        rc |= add(cs, &cap, HS_COL_WT, 0, "%s", "W_t");
         rc |= add(cs, &cap, HS_COL_EBAL, 0, "%s", "energy_balance");
     }
     for (size_t i = 0; i < m->nout; i++)
@@ -188,7 +189,8 @@ double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
         return s;
     case HS_COL_WR: return r->W_R;
     case HS_COL_WNC: return r->W_nc;
-    case HS_COL_EBAL: return r->T + r->aux[m->off_U] - r->E0 - r->W_R - r->W_nc;
+    case HS_COL_WT: return r->W_t;
+    case HS_COL_EBAL: return r->T + r->aux[m->off_U] - r->E0 - r->W_R - r->W_nc - r->W_t;
     case HS_COL_OUT: return r->aux[m->off_out + i];
     case HS_COL_AMB: return r->aux[m->off_amb + i];
     }

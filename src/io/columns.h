@@ -10,7 +10,7 @@
 typedef enum {
     HS_COL_T, HS_COL_Q, HS_COL_V, HS_COL_A, HS_COL_LAMBDA, HS_COL_G, HS_COL_GDOT,
     HS_COL_E, HS_COL_TKIN, HS_COL_U, HS_COL_R, HS_COL_PR, HS_COL_PRES,
-    HS_COL_WR, HS_COL_WNC, HS_COL_EBAL, HS_COL_OUT, HS_COL_AMB
+    HS_COL_WR, HS_COL_WNC, HS_COL_WT, HS_COL_EBAL, HS_COL_OUT, HS_COL_AMB
 } hs_col_kind;
 
 typedef struct hs_col {
@@ -30,7 +30,7 @@ typedef struct hs_row {
     const double *q, *v, *a, *Lambda;   /* [n], [n], [n], [k] */
     const double *aux;                  /* model->prog_aux outputs */
     const double *Gqd;                  /* [k*n] dense G_q */
-    double T, W_R, W_nc, E0;
+    double T, W_R, W_nc, W_t, E0;
 } hs_row;
 
 /* Select columns: list = NULL for the default set; otherwise a comma list

@@ -929,12 +929,29 @@ static int lagrangian_kernels(loader *L, const hs_node *Lg, const hs_node *const
     return dag_check(L);
 }
 
+/* T with every velocity set to 0: the velocity-free part T0 of a kinetic
+ * energy (non-zero in a moving chart). */
+static const hs_node *velocity_free(loader *L, const hs_node *T)
+{
+    hs_model *m = L->m;
+    size_t ns = (size_t)hs_dag_nsymbols(m->dag);
+    const hs_node **vz = xcalloc(ns, sizeof *vz);
+    if (!vz)
+        return scalar_zero(L);
+    for (size_t i = 0; i < m->n; i++)
+        vz[m->sym_v[i]] = scalar_zero(L);
+    const hs_node *T0 = hs_subst(m->dag, T, vz, ns);
+    free(vz);
+    return T0;
+}
+
 static int build_kernels(loader *L, yaml_node_t *root)
 {
     hs_model *m = L->m;
     hs_dag *d = m->dag;
     size_t n = m->n;
     const hs_node *zero = scalar_zero(L);
+    const hs_node *Lsym = NULL, *T0 = zero;   /* generalized forms: L, T(v = 0) */
     m->M = xcalloc(n * n, sizeof *m->M);
     m->Q = xcalloc(n, sizeof *m->Q);
     const hs_node **F = xcalloc(n, sizeof *F);
@@ -982,6 +999,7 @@ static int build_kernels(loader *L, yaml_node_t *root)
             if (!T)
                 goto out;
             Lg = hs_sub(d, T, m->U);
+            T0 = velocity_free(L, T);
         } else {
             if (pot) {
                 hs_ytree_error(L->y, L->err, get_key(L, root, "potential"),
@@ -1001,6 +1019,7 @@ static int build_kernels(loader *L, yaml_node_t *root)
             free(vz);
             m->has_potential = 1;
         }
+        Lsym = Lg;
         if (lagrangian_kernels(L, Lg, F, kin ? kin : lag))
             goto out;
         const hs_node **pw = xcalloc(n, sizeof *pw);
@@ -1069,11 +1088,41 @@ static int build_kernels(loader *L, yaml_node_t *root)
         free(Ma); free(Fa); free(terms);
         if (bad || L->err->code)
             goto out;
-        if (lagrangian_kernels(L, hs_sub(d, T, m->U), F, get(L, root, "mass")))
+        Lsym = hs_sub(d, T, m->U);
+        T0 = velocity_free(L, T);
+        if (lagrangian_kernels(L, Lsym, F, get(L, root, "mass")))
             goto out;
     }
     if (!m->P_nc)
         m->P_nc = zero;
+    if (Lsym) {
+        /* generalized forms: E = T2 + U and the energy function h = T2 - T0 + U
+         * obeys dh/dt = -dL/dt + (F + R).v, so P_t = -dL/dt + D T0, which is
+         * identically 0 for a time-independent L without a velocity-free T0 */
+        m->P_t = hs_add(d, hs_neg(d, hs_diff(d, Lsym, m->sym_t)),
+                        hs_total_diff(d, T0, m->sym_t, n, m->sym_q, m->sym_v));
+    } else {
+        /* Cartesian: P_t = D(T + U) + v.Q - P_nc, with T = v^T M v / 2 and D
+         * the total derivative at fixed velocities: dE/dt = D(T + U) + v.M a
+         * and M a = Q + R along solutions */
+        const hs_node **terms = xcalloc(n * n + 2 * n, sizeof *terms);
+        if (!terms)
+            goto oom;
+        size_t nt = 0;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++)
+                if (!hs_is_num(m->M[i * n + j], 0))
+                    terms[nt++] = hs_mul(d, m->M[i * n + j],
+                                         hs_mul(d, hs_sym(d, m->sym_v[i]), hs_sym(d, m->sym_v[j])));
+        const hs_node *E = hs_add(d, hs_mul(d, hs_num(d, 0.5), hs_addn(d, terms, nt)), m->U);
+        nt = 0;
+        terms[nt++] = hs_total_diff(d, E, m->sym_t, n, m->sym_q, m->sym_v);
+        for (size_t i = 0; i < n; i++)
+            terms[nt++] = hs_mul(d, hs_sym(d, m->sym_v[i]), m->Q[i]);
+        terms[nt++] = hs_neg(d, m->P_nc);
+        m->P_t = hs_addn(d, terms, nt);
+        free(terms);
+    }
 
     if (read_constraints(L, get(L, root, "constraints")))
         goto out;
@@ -1188,6 +1237,8 @@ static int compile(loader *L)
         r[nr++] = FOLD(m->gamma[i]);
     m->off_Pd = nr;
     r[nr++] = FOLD(m->P_nc);
+    m->off_Pt = nr;
+    r[nr++] = FOLD(m->P_t);
     m->off_Gb = m->off_Gdotb = nr;
     if (m->set.stabilize == HS_STAB_BAUMGARTE) {
         for (size_t i = 0; i < k; i++)

@@ -10,7 +10,11 @@
  *   G [k]     constraints                G_q [k*n] Jacobian (row-major)
  *   G_t [k]   dG/dt                      Gdot [k]  D G = G_t + G_q v
  *   gamma [k] D(D G)                     U         potential (0 if none)
- *   P_nc      F_nc . v, power of the forces not derived from the potential */
+ *   P_nc      F_nc . v, power of the forces not derived from the potential
+ *   P_t       dE/dt - R.v - P_nc along solutions: the power of whatever E
+ *             does not account for (a moving chart, a time-dependent mass
+ *             or potential; 0 for time-independent models), so that
+ *             E - E0 - W_R - W_nc - W_t = 0 for every model */
 #ifndef HS_MODEL_H
 #define HS_MODEL_H
 
@@ -78,7 +82,7 @@ typedef struct hs_model {
     int *sym_q, *sym_v;    /* [n] */
     int *sym_p;            /* [npar] */
     const hs_node **M, **Q, **G, **G_q, **G_t, **Gdot, **gamma;
-    const hs_node *U, *P_nc;
+    const hs_node *U, *P_nc, *P_t;
     const hs_node **out;   /* [nout] */
     const hs_node **amb;   /* [namb] */
 
@@ -91,9 +95,9 @@ typedef struct hs_model {
     int *gq_col;           /* [nnz] */
 
     /* prog_dyn: M (diag n, or lower triangle n(n+1)/2, or none) | Q (n) |
-     * G_q non-zeros (nnz) | gamma (k) | P_nc | [baumgarte: G (k) | Gdot (k)] */
+     * G_q non-zeros (nnz) | gamma (k) | P_nc | P_t | [baumgarte: G (k) | Gdot (k)] */
     hs_prog *prog_dyn;
-    size_t off_M, off_Q, off_Gq, off_gamma, off_Pd, off_Gb, off_Gdotb, ndyn;
+    size_t off_M, off_Q, off_Gq, off_gamma, off_Pd, off_Pt, off_Gb, off_Gdotb, ndyn;
     /* prog_aux: G | Gdot | G_t | U | P_nc | outputs | ambient */
     hs_prog *prog_aux;
     size_t off_G, off_Gdot, off_Gt, off_U, off_Pnc, off_out, off_amb, naux;
