@@ -41,7 +41,14 @@ if [ "$SCIPY" = 1 ] && ! "$PY" -c 'import scipy' 2>/dev/null; then
     SCIPY=0
 fi
 rm -rf "$OUT"
-mkdir -p "$OUT/csv" "$OUT/log" "$OUT/t"
+mkdir -p "$OUT/csv" "$OUT/log" "$OUT/t" "$OUT/bin"
+# private copies, so that a rebuild during the run cannot swap the programs
+for p in "$HOLOSIM" "$B/baseline_dp" "$B/baseline_chain" "$B/rhs_bench"; do
+    cp "$p" "$OUT/bin/"
+done
+HOLOSIM_SRC=$HOLOSIM
+HOLOSIM=$OUT/bin/$(basename "$HOLOSIM")
+B=$OUT/bin
 sh bench/chain_model.sh -d "$OUT"
 
 now() { date +%s.%N; }
@@ -164,7 +171,7 @@ L=$OUT/log
 echo "## Results"
 echo
 echo "$(date -u +%Y-%m-%d), $(uname -m), $(nproc) cores, load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
-echo "holosim: $HOLOSIM ($(cd "$ROOT" && git describe --always --dirty 2>/dev/null || echo '?')); GSL $(pkg-config --modversion gsl);"
+echo "holosim: $HOLOSIM_SRC ($(cd "$ROOT" && git describe --always --dirty 2>/dev/null || echo '?')); GSL $(pkg-config --modversion gsl);"
 echo "SciPy: $([ "$SCIPY" = 1 ] && "$PY" -c 'import scipy, numpy; print(scipy.__version__, "/ NumPy", numpy.__version__)' || echo skipped)."
 echo "Medians of $REPS runs (SciPy $SCIPY_REPS; dense N=128 3; projection N=128 1), process wall time in seconds."
 echo

@@ -25,6 +25,11 @@ struct hs_proj {
     size_t *free_idx;               /* [n] */
     unsigned char *fixed;           /* [k] constraint touches no free coordinate */
     const unsigned char *lock;      /* [n] of the last build_W, or NULL */
+    int diagW;                      /* W is diagonal (held in Wd) */
+    double *Wd;                     /* [n] diagonal of W */
+    double *Md;                     /* [n] diagonal of M (diagonal kinds) */
+    gsl_matrix *Ab;                 /* k x (bw+1) band storage of A */
+    gsl_vector *work3k;             /* rcond scratch */
 };
 
 hs_proj *hs_proj_new(const hs_model *m)
@@ -38,18 +43,22 @@ hs_proj *hs_proj_new(const hs_model *m)
     p->Gt = calloc(k, sizeof *p->Gt);
     p->Gnew = calloc(k, sizeof *p->Gnew);
     p->r = calloc(k, sizeof *p->r);
-    p->W = calloc(n * n, sizeof *p->W);
-    p->Mfull = calloc(n * n, sizeof *p->Mfull);
-    p->WGt = calloc(n * k, sizeof *p->WGt);
+    size_t nf = m->mass_kind == HS_MASS_FULL ? n : 1;   /* dense only when needed */
+    p->W = calloc(nf * nf, sizeof *p->W);
+    p->Mfull = calloc(nf * nf, sizeof *p->Mfull);
+    p->WGt = calloc(nf * k, sizeof *p->WGt);
+    p->Md = calloc(n, sizeof *p->Md);
     p->dq = calloc(n, sizeof *p->dq);
     p->qtry = calloc(n, sizeof *p->qtry);
     p->free_idx = calloc(n, sizeof *p->free_idx);
     p->fixed = calloc(k, 1);
-    p->A = gsl_matrix_alloc(k, k);
+    p->Wd = calloc(n, sizeof *p->Wd);
+    p->work3k = gsl_vector_alloc(3 * k);
     p->mu = gsl_vector_alloc(k);
-    p->Mff = gsl_matrix_alloc(n, n);
+    p->Mff = gsl_matrix_alloc(nf, nf);
     if (!p->G || !p->Gt || !p->Gnew || !p->r || !p->W || !p->Mfull || !p->WGt || !p->dq ||
-        !p->qtry || !p->free_idx || !p->fixed || !p->A || !p->mu || !p->Mff) {
+        !p->qtry || !p->free_idx || !p->fixed || !p->Wd || !p->Md || !p->work3k || !p->mu ||
+        !p->Mff) {
         hs_proj_free(p);
         return NULL;
     }
@@ -71,6 +80,10 @@ void hs_proj_free(hs_proj *p)
     free(p->qtry);
     free(p->free_idx);
     free(p->fixed);
+    free(p->Wd);
+    free(p->Md);
+    if (p->work3k) gsl_vector_free(p->work3k);
+    if (p->Ab) gsl_matrix_free(p->Ab);
     if (p->A) gsl_matrix_free(p->A);
     if (p->mu) gsl_vector_free(p->mu);
     if (p->Mff) gsl_matrix_free(p->Mff);
@@ -100,26 +113,30 @@ static int build_W(hs_proj *p, hs_work *w, double t, const double *q, const doub
 {
     const hs_model *m = p->m;
     size_t n = m->n;
+    p->lock = lock;
+    p->diagW = m->mass_kind != HS_MASS_FULL;
+    if (p->diagW) {
+        if (hs_dyn_mass_diag(m, w, t, q, v, p->Md)) {
+            hs_error_set(err, w->err.code, "%s", w->err.msg);
+            return err->code;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (!(p->Md[i] > 0))
+                return hs_error_set(err, HS_EXIT_NUMERIC, "mass matrix is not positive "
+                                    "definite at t=%.17g", t);
+            p->Wd[i] = lock && lock[i] ? 0 : 1.0 / p->Md[i];
+        }
+        return 0;
+    }
     if (hs_dyn_mass(m, w, t, q, v, p->Mfull)) {
         hs_error_set(err, w->err.code, "%s", w->err.msg);
         return err->code;
     }
     memset(p->W, 0, n * n * sizeof *p->W);
-    p->lock = lock;
     size_t nf = 0;
     for (size_t i = 0; i < n; i++)
         if (!lock || !lock[i])
             p->free_idx[nf++] = i;
-    if (m->mass_kind != HS_MASS_FULL) {
-        for (size_t a = 0; a < nf; a++) {
-            size_t i = p->free_idx[a];
-            if (!(p->Mfull[i * n + i] > 0))
-                return hs_error_set(err, HS_EXIT_NUMERIC, "mass matrix is not positive "
-                                    "definite at t=%.17g", t);
-            p->W[i * n + i] = 1.0 / p->Mfull[i * n + i];
-        }
-        return 0;
-    }
     gsl_matrix_view F = gsl_matrix_submatrix(p->Mff, 0, 0, nf, nf);
     for (size_t a = 0; a < nf; a++)
         for (size_t b = 0; b < nf; b++)
@@ -134,65 +151,126 @@ static int build_W(hs_proj *p, hs_work *w, double t, const double *q, const doub
     return 0;
 }
 
-/* WGt = W G_q^T and A = G_q W G_q^T, factored (Cholesky).  A constraint
- * that touches only locked coordinates cannot be moved: it is marked fixed
- * and its row of A replaced by the identity (its multiplier is 0). */
+/* G and G_t at (t, q); G_q sparse in w->pos, and dense in w->Gqd too when
+ * the mass is full (the dense path of build_A reads it). */
+static int constraints(const hs_proj *p, hs_work *w, double t, const double *q, double *G,
+                       double *G_t)
+{
+    if (p->m->mass_kind == HS_MASS_FULL)
+        return hs_dyn_constraints(p->m, w, t, q, G, G_t);
+    return hs_dyn_constraints_sparse(p->m, w, t, q, G, G_t);
+}
+
+/* A = G_q W G_q^T, factored (Cholesky; in band storage when the dynamics
+ * uses a band for C).  For a diagonal W it is assembled from the pairs of
+ * G_q entries sharing a column (as C is in dynamics.c); for a full mass,
+ * densely through WGt = W G_q^T.  A constraint that touches only locked
+ * coordinates cannot be moved: it is marked fixed and its row and column
+ * replaced by the identity (its multiplier is 0). */
+static void set_A(hs_proj *p, hs_work *w, size_t i, size_t j, double v)
+{
+    if (w->banded)
+        p->Ab->data[j * p->Ab->tda + (i - j)] = v;   /* i >= j */
+    else
+        p->A->data[i * p->A->tda + j] = p->A->data[j * p->A->tda + i] = v;
+}
+
 static int build_A(hs_proj *p, hs_work *w)
 {
     const hs_model *m = p->m;
     size_t n = m->n, k = m->k;
-    const double *Gq = w->Gqd;
-    for (size_t c = 0; c < n; c++)
-        for (size_t j = 0; j < k; j++) {
-            double s = 0;
-            for (size_t l = 0; l < n; l++)
-                s += p->W[c * n + l] * Gq[j * n + l];
-            p->WGt[c * k + j] = s;
+    const double *Gz = w->pos + k;               /* G_q non-zeros, row order */
+    if (w->banded && !p->Ab && !(p->Ab = gsl_matrix_alloc(k, w->bw + 1)))
+        return -1;
+    if (!w->banded && !p->A && !(p->A = gsl_matrix_alloc(k, k)))
+        return -1;
+    if (p->diagW) {
+        if (w->banded)
+            memset(p->Ab->data, 0, k * p->Ab->tda * sizeof(double));
+        else
+            for (size_t i = 0; i < k; i++)
+                memset(p->A->data + i * p->A->tda, 0, k * sizeof(double));
+        for (size_t z = 0; z < w->npair; z++) {
+            size_t i = w->pair_i[z], j = w->pair_j[z];
+            double v = Gz[w->pair_pi[z]] * p->Wd[m->gq_col[w->pair_pi[z]]] * Gz[w->pair_pj[z]];
+            if (w->banded)
+                p->Ab->data[j * p->Ab->tda + (i - j)] += v;
+            else
+                p->A->data[i * p->A->tda + j] += v;
         }
-    for (size_t i = 0; i < k; i++)
-        for (size_t j = 0; j <= i; j++) {
-            double s = 0;
-            for (size_t c = 0; c < n; c++)
-                s += Gq[i * n + c] * p->WGt[c * k + j];
-            gsl_matrix_set(p->A, i, j, s);
-            gsl_matrix_set(p->A, j, i, s);
-        }
+        if (!w->banded)
+            for (size_t i = 0; i < k; i++)
+                for (size_t j = 0; j < i; j++)
+                    p->A->data[j * p->A->tda + i] = p->A->data[i * p->A->tda + j];
+    } else {
+        const double *Gq = w->Gqd;
+        for (size_t c = 0; c < n; c++)
+            for (size_t j = 0; j < k; j++) {
+                double s = 0;
+                for (size_t l = 0; l < n; l++)
+                    s += p->W[c * n + l] * Gq[j * n + l];
+                p->WGt[c * k + j] = s;
+            }
+        for (size_t i = 0; i < k; i++)
+            for (size_t j = 0; j <= i; j++) {
+                double s = 0;
+                for (size_t c = 0; c < n; c++)
+                    s += Gq[i * n + c] * p->WGt[c * k + j];
+                set_A(p, w, i, j, s);
+            }
+    }
     for (size_t i = 0; i < k; i++) {
         /* structurally: every coordinate of the row is locked */
         int fixed = p->lock != NULL;
         for (int z = m->gq_start[i]; fixed && z < m->gq_start[i + 1]; z++)
             fixed = p->lock[m->gq_col[z]];
         p->fixed[i] = (unsigned char)fixed;
-        if (p->fixed[i]) {
-            for (size_t j = 0; j < k; j++) {
-                gsl_matrix_set(p->A, i, j, 0);
-                gsl_matrix_set(p->A, j, i, 0);
-            }
-            gsl_matrix_set(p->A, i, i, 1);
-        }
+        if (!fixed)
+            continue;
+        size_t lo = w->banded && i > w->bw ? i - w->bw : 0;
+        size_t hi = w->banded ? (i + w->bw < k ? i + w->bw : k - 1) : k - 1;
+        for (size_t j = lo; j <= hi; j++)
+            set_A(p, w, i > j ? i : j, i > j ? j : i, 0);
+        set_A(p, w, i, i, 1);
     }
-    gsl_matrix_view A = gsl_matrix_submatrix(p->A, 0, 0, k, k);
-    if (gsl_linalg_cholesky_decomp1(&A.matrix) != GSL_SUCCESS)
-        return -1;
-    double rcond;
-    gsl_vector *work = gsl_vector_alloc(3 * k);
-    if (!work)
-        return -1;
-    gsl_linalg_cholesky_rcond(&A.matrix, &rcond, work);
-    gsl_vector_free(work);
+    double rcond = 0;
+    if (w->banded) {
+        if (gsl_linalg_cholesky_band_decomp(p->Ab) != GSL_SUCCESS)
+            return -1;
+        gsl_linalg_cholesky_band_rcond(p->Ab, &rcond, p->work3k);
+    } else {
+        gsl_matrix_view A = gsl_matrix_submatrix(p->A, 0, 0, k, k);
+        if (gsl_linalg_cholesky_decomp1(&A.matrix) != GSL_SUCCESS)
+            return -1;
+        gsl_linalg_cholesky_rcond(&A.matrix, &rcond, p->work3k);
+    }
     return rcond < 1e-15 ? -1 : 0;
 }
 
-/* x_out = WGt * (A^-1 rhs) */
-static void solve_step(hs_proj *p, const double *rhs, double *out)
+/* out = W G_q^T A^-1 rhs */
+static void solve_step(hs_proj *p, hs_work *w, const double *rhs, double *out)
 {
     const hs_model *m = p->m;
     size_t n = m->n, k = m->k;
-    gsl_matrix_view A = gsl_matrix_submatrix(p->A, 0, 0, k, k);
     gsl_vector_view mu = gsl_vector_subvector(p->mu, 0, k);
     for (size_t i = 0; i < k; i++)
         mu.vector.data[i] = p->fixed[i] ? 0 : rhs[i];
-    gsl_linalg_cholesky_svx(&A.matrix, &mu.vector);
+    if (w->banded) {
+        gsl_linalg_cholesky_band_svx(p->Ab, &mu.vector);
+    } else {
+        gsl_matrix_view A = gsl_matrix_submatrix(p->A, 0, 0, k, k);
+        gsl_linalg_cholesky_svx(&A.matrix, &mu.vector);
+    }
+    if (p->diagW) {
+        const double *Gz = w->pos + k;
+        memset(out, 0, n * sizeof *out);
+        for (size_t i = 0; i < k; i++)
+            for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
+                out[m->gq_col[z]] += Gz[z] * mu.vector.data[i];
+        for (size_t c = 0; c < n; c++)
+            out[c] *= p->Wd[c];
+        return;
+    }
     for (size_t c = 0; c < n; c++) {
         double s = 0;
         for (size_t j = 0; j < k; j++)
@@ -220,7 +298,7 @@ static int newton(hs_proj *p, hs_work *w, double t, double *q, const double *v,
 {
     const hs_model *m = p->m;
     size_t n = m->n, k = m->k;
-    if (hs_dyn_constraints(m, w, t, q, p->G, p->Gt)) {
+    if (constraints(p, w, t, q, p->G, p->Gt)) {
         hs_error_set(err, w->err.code, "%s", w->err.msg);
         return err->code;
     }
@@ -246,13 +324,13 @@ static int newton(hs_proj *p, hs_work *w, double t, double *q, const double *v,
                                     "only locked coordinates and is violated (residual "
                                     "%.3g): unlock one of them or correct the initial "
                                     "values", m->cname[i], p->G[i]);
-        solve_step(p, p->G, p->dq);
+        solve_step(p, w, p->G, p->dq);
         double g0 = norm2(p->G, k), alpha = 1;
         int accepted = 0;
         for (int h = 0; h < MAX_HALVINGS; h++, alpha *= 0.5) {
             for (size_t c = 0; c < n; c++)
                 p->qtry[c] = q[c] - alpha * p->dq[c];
-            if (hs_dyn_constraints(m, w, t, p->qtry, p->Gnew, NULL))
+            if (constraints(p, w, t, p->qtry, p->Gnew, NULL))
                 continue;            /* outside the domain: shorter step */
             if (norm2(p->Gnew, k) < (1 - 1e-4 * alpha) * g0 || norm2(p->Gnew, k) == 0) {
                 accepted = 1;
@@ -285,6 +363,11 @@ static double mdist(const hs_proj *p, const double *a, const double *b)
 {
     size_t n = p->m->n;
     double s = 0;
+    if (p->diagW) {
+        for (size_t i = 0; i < n; i++)
+            s += (a[i] - b[i]) * p->Md[i] * (a[i] - b[i]);
+        return s;
+    }
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++)
             s += (a[i] - b[i]) * p->Mfull[i * n + j] * (a[j] - b[j]);
@@ -303,16 +386,14 @@ static void nearest_point(hs_proj *p, hs_work *w, double t, double *q, const dou
     for (int it = 0; it < 50; it++) {
         hs_error e;
         hs_error_init(&e);
-        if (hs_dyn_constraints(m, w, t, q, p->G, NULL) || build_W(p, w, t, q, v, lock, &e) ||
+        if (constraints(p, w, t, q, p->G, NULL) || build_W(p, w, t, q, v, lock, &e) ||
             build_A(p, w))
             break;
-        for (size_t i = 0; i < k; i++) {
-            double s = p->G[i];
-            for (size_t c = 0; c < n; c++)
-                s += w->Gqd[i * n + c] * (q0[c] - q[c]);
-            rhs[i] = s;
-        }
-        solve_step(p, rhs, p->dq);
+        for (size_t c = 0; c < n; c++)
+            x[c] = q0[c] - q[c];
+        for (size_t i = 0; i < k; i++)
+            rhs[i] = p->G[i] + hs_dyn_gq_dot(m, w, i, x);
+        solve_step(p, w, rhs, p->dq);
         double d_old = mdist(p, q, q0), move = 0, scale = 0;
         for (size_t c = 0; c < n; c++) {
             save[c] = q[c];
@@ -335,7 +416,7 @@ static void nearest_point(hs_proj *p, hs_work *w, double t, double *q, const dou
 out:
     free(x);
     free(rhs);
-    hs_dyn_constraints(m, w, t, q, p->G, NULL);
+    constraints(p, w, t, q, p->G, NULL);
 }
 
 int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
@@ -359,7 +440,7 @@ int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
     if (rc)
         return rc;
     /* velocities: v <- v - W G_q^T A^-1 (G_t + G_q v) at the projected q */
-    if (hs_dyn_constraints(m, w, t, q, NULL, p->Gt) || build_W(p, w, t, q, v, lock, err)) {
+    if (constraints(p, w, t, q, NULL, p->Gt) || build_W(p, w, t, q, v, lock, err)) {
         if (!err->code)
             hs_error_set(err, w->err.code, "%s", w->err.msg);
         return err->code;
@@ -367,13 +448,9 @@ int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
     if (build_A(p, w))
         return hs_error_set(err, HS_EXIT_INCONSISTENT, "cannot project the velocities at "
                             "t=%.17g: G_q W G_q^T is singular", t);
-    for (size_t i = 0; i < k; i++) {
-        double s = p->Gt[i];
-        for (size_t c = 0; c < n; c++)
-            s += w->Gqd[i * n + c] * v[c];
-        p->r[i] = s;
-    }
-    solve_step(p, p->r, p->dq);
+    for (size_t i = 0; i < k; i++)
+        p->r[i] = p->Gt[i] + hs_dyn_gq_dot(m, w, i, v);
+    solve_step(p, w, p->r, p->dq);
     for (size_t c = 0; c < n; c++)
         v[c] -= p->dq[c];
     return 0;
@@ -467,19 +544,15 @@ int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
         rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
         goto out;
     }
-    if (hs_dyn_constraints(m, w, t, q, G, Gt)) {
+    if (hs_dyn_constraints_sparse(m, w, t, q, G, Gt)) {
         /* a domain error in the model at the initial data: a model error,
          * positioned in the file */
         *err = w->err;
         err->code = rc = HS_EXIT_MODEL;
         goto out;
     }
-    for (size_t i = 0; i < k; i++) {
-        double s = Gt[i];
-        for (size_t c = 0; c < n; c++)
-            s += w->Gqd[i * n + c] * v[c];
-        Gd[i] = s;
-    }
+    for (size_t i = 0; i < k; i++)
+        Gd[i] = Gt[i] + hs_dyn_gq_dot(m, w, i, v);
     double tol = m->set.tol;
     int pos_bad = max_abs(G, k) > tol, vel_bad = max_abs(Gd, k) > tol;
     if (!pos_bad && !vel_bad)
@@ -524,11 +597,9 @@ int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
                 fprintf(report, "  %-12s %.17g -> %.17g\n", m->vname[i], v_old[i], v[i]);
         }
         double *G2 = calloc(k, sizeof *G2), *Gt2 = calloc(k, sizeof *Gt2);
-        if (G2 && Gt2 && !hs_dyn_constraints(m, w, t, q, G2, Gt2)) {
+        if (G2 && Gt2 && !hs_dyn_constraints_sparse(m, w, t, q, G2, Gt2)) {
             for (size_t i = 0; i < k; i++) {
-                double s = Gt2[i];
-                for (size_t c = 0; c < n; c++)
-                    s += w->Gqd[i * n + c] * v[c];
+                double s = Gt2[i] + hs_dyn_gq_dot(m, w, i, v);
                 fprintf(report, "  constraint %-10s G: %.3g -> %.3g   Gdot: %.3g -> %.3g\n",
                         m->cname[i], G[i], G2[i], Gd[i], s);
             }

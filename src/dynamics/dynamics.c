@@ -83,16 +83,17 @@ hs_work *hs_work_new(const hs_model *m)
              ALLOC(w->aux, m->naux) && ALLOC(w->pos, 2 * k + m->nnz) && ALLOC(w->Minv, n) &&
              ALLOC(w->Gqd, k * n) && ALLOC(w->Lambda, k) && ALLOC(w->a, n);
 #undef ALLOC
-    w->M = gsl_matrix_alloc(n, n);
+    w->M = gsl_matrix_alloc(m->mass_kind == HS_MASS_FULL ? n : 1, m->mass_kind == HS_MASS_FULL ? n : 1);
     w->z = gsl_vector_alloc(n);
     w->tmpn = gsl_vector_alloc(n);
     if (k) {
-        w->C = gsl_matrix_alloc(k, k);
-        w->Y = gsl_matrix_alloc(k, n);
+        if (m->mass_kind == HS_MASS_FULL)
+            w->Y = gsl_matrix_alloc(k, n);
         w->rhs = gsl_vector_alloc(k);
         w->work3k = gsl_vector_alloc(3 * k);
     }
-    if (!ok || !w->M || !w->z || !w->tmpn || (k && (!w->C || !w->Y || !w->rhs || !w->work3k))) {
+    if (!ok || !w->M || !w->z || !w->tmpn ||
+        (k && ((m->mass_kind == HS_MASS_FULL && !w->Y) || !w->rhs || !w->work3k))) {
         hs_work_free(w);
         return NULL;
     }
@@ -100,6 +101,10 @@ hs_work *hs_work_new(const hs_model *m)
         w->in[m->sym_p[j]] = m->pval[j];
     hs_error_init(&w->err);
     if (k && m->mass_kind != HS_MASS_FULL && build_pairs(m, w)) {
+        hs_work_free(w);
+        return NULL;
+    }
+    if (k && !w->banded && !(w->C = gsl_matrix_alloc(k, k))) {  /* dense C only */
         hs_work_free(w);
         return NULL;
     }
@@ -229,14 +234,22 @@ static int factor_C(const hs_model *m, hs_work *w, double t)
     size_t k = m->k;
     int st;
     double rcond = 0;
-    if (w->banded) {
-        st = gsl_linalg_cholesky_band_decomp(w->Cb);
-        if (st == GSL_SUCCESS)
-            gsl_linalg_cholesky_band_rcond(w->Cb, &rcond, w->work3k);
-    } else {
-        st = gsl_linalg_cholesky_decomp1(w->C);
-        if (st == GSL_SUCCESS)
-            gsl_linalg_cholesky_rcond(w->C, &rcond, w->work3k);
+    st = w->banded ? gsl_linalg_cholesky_band_decomp(w->Cb) : gsl_linalg_cholesky_decomp1(w->C);
+    if (st == GSL_SUCCESS) {
+        /* L_ii^2 are pivots, each within [lambda_min, lambda_max] */
+        double lo = INFINITY, hi = 0;
+        for (size_t i = 0; i < k; i++) {
+            double l = w->banded ? w->Cb->data[i * w->Cb->tda] : w->C->data[i * w->C->tda + i];
+            lo = fmin(lo, l);
+            hi = fmax(hi, l);
+        }
+        rcond = (lo / hi) * (lo / hi);
+        if (w->full_rcond || !(rcond >= HS_RCOND_PROXY)) {
+            if (w->banded)
+                gsl_linalg_cholesky_band_rcond(w->Cb, &rcond, w->work3k);
+            else
+                gsl_linalg_cholesky_rcond(w->C, &rcond, w->work3k);
+        }
     }
     if (st != GSL_SUCCESS || !(rcond >= HS_RCOND_MIN)) {
         hs_error_init(&w->err);
@@ -272,8 +285,8 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
     if (k) {
         const int *st = m->gq_start, *col = m->gq_col;
         const double *Gq = dyn + m->off_Gq;
-        double *Cd = w->C->data;
-        size_t tda = w->C->tda;
+        double *Cd = w->C ? w->C->data : NULL;  /* dense path only */
+        size_t tda = w->C ? w->C->tda : 0;
         if (m->mass_kind != HS_MASS_FULL) {
             /* C_ij = sum_c Gq_ic Minv_c Gq_jc over the columns rows i, j share */
             const uint32_t *pi = w->pair_i, *pj = w->pair_j, *ei = w->pair_pi, *ej = w->pair_pj;
@@ -377,6 +390,37 @@ int hs_dyn_aux(const hs_model *m, hs_work *w, double t, const double *q,
     hs_prog_eval(m->prog_aux, w->in, w->raux, w->aux);
     if (!all_finite(w->aux, m->naux))
         return nonfinite(m, w, m->prog_aux, w->raux, t);
+    return 0;
+}
+
+int hs_dyn_constraints_sparse(const hs_model *m, hs_work *w, double t, const double *q,
+                              double *G, double *G_t)
+{
+    size_t k = m->k;
+    hs_dyn_set_state(m, w, t, q, NULL);
+    hs_prog_eval(m->prog_pos, w->in, w->rpos, w->pos);
+    if (!all_finite(w->pos, 2 * k + m->nnz))
+        return nonfinite(m, w, m->prog_pos, w->rpos, t);
+    if (G)
+        memcpy(G, w->pos, k * sizeof *G);
+    if (G_t)
+        memcpy(G_t, w->pos + k + m->nnz, k * sizeof *G_t);
+    return 0;
+}
+
+int hs_dyn_mass_diag(const hs_model *m, hs_work *w, double t, const double *q,
+                     const double *v, double *d)
+{
+    size_t n = m->n;
+    if (m->mass_kind == HS_MASS_CONST_DIAG) {
+        memcpy(d, m->Mconst, n * sizeof *d);
+        return 0;
+    }
+    hs_dyn_set_state(m, w, t, q, v);
+    hs_prog_eval(m->prog_dyn, w->in, w->rdyn, w->dyn);
+    if (!all_finite(w->dyn, m->ndyn))
+        return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
+    memcpy(d, w->dyn + m->off_M, n * sizeof *d);
     return 0;
 }
 

@@ -23,8 +23,13 @@
 #define HS_BAND_RATIO 4
 
 /* C's reciprocal condition number below this stops a run (exit 4):
- * the constraints are (numerically) dependent there. */
+ * the constraints are (numerically) dependent there.  The 1-norm estimate
+ * costs as much as the rest of a small right-hand side, so between output
+ * rows it runs only when the cheap bound (min L_ii / max L_ii)^2 >= rcond_2
+ * from the Cholesky factor falls below HS_RCOND_PROXY; at every row (and
+ * with w->full_rcond) it always runs. */
 #define HS_RCOND_MIN 1e-13
+#define HS_RCOND_PROXY 1e-6
 
 typedef struct hs_work {
     double *in;            /* [nin] VM inputs: t, q, q', parameters */
@@ -48,6 +53,7 @@ typedef struct hs_work {
     double *a;             /* [n] accelerations of the last evaluation */
     double T;              /* kinetic energy of the last evaluation */
     long nrhs;             /* right-hand-side evaluations */
+    int full_rcond;        /* 1: estimate C's condition on every evaluation */
     hs_error err;          /* why the last call failed */
     int fail_kind;         /* HS_FAIL_* of the last failure */
 } hs_work;
@@ -75,6 +81,27 @@ int hs_dyn_aux(const hs_model *m, hs_work *w, double t, const double *q,
  * HS_EXIT_NUMERIC. */
 int hs_dyn_constraints(const hs_model *m, hs_work *w, double t, const double *q,
                        double *G, double *G_t);
+
+/* The same without the dense copy: G_q stays in w->pos + k (non-zeros in
+ * the order of model->gq_start/gq_col); see hs_dyn_gq_dot. */
+int hs_dyn_constraints_sparse(const hs_model *m, hs_work *w, double t, const double *q,
+                              double *G, double *G_t);
+
+/* Row i of G_q (from the last hs_dyn_constraints*) dotted with x[n]. */
+static inline double hs_dyn_gq_dot(const hs_model *m, const hs_work *w, size_t i,
+                                   const double *x)
+{
+    const double *Gz = w->pos + m->k;
+    double s = 0;
+    for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
+        s += Gz[z] * x[m->gq_col[z]];
+    return s;
+}
+
+/* The diagonal of a diagonal mass matrix (HS_MASS_CONST_DIAG or
+ * HS_MASS_DIAG) at (t, q, v) into d[n].  Returns 0 or HS_EXIT_NUMERIC. */
+int hs_dyn_mass_diag(const hs_model *m, hs_work *w, double t, const double *q,
+                     const double *v, double *d);
 
 /* The mass matrix at (t, q, v) as dense n x n (row-major) into Mout.
  * Returns 0 or HS_EXIT_NUMERIC. */

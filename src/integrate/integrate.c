@@ -161,10 +161,13 @@ static int emit(const hs_model *m, hs_work *w, const hs_columns *cols, hs_out *o
                 double *E0_out)
 {
     size_t n = m->n, k = m->k;
-    if (hs_dyn_accel(m, w, t, y, y + n, NULL, NULL) || hs_dyn_aux(m, w, t, y, y + n) ||
-        hs_dyn_constraints(m, w, t, y, NULL, NULL))
+    w->full_rcond = 1;           /* the condition estimate at every row */
+    int bad = hs_dyn_accel(m, w, t, y, y + n, NULL, NULL);
+    w->full_rcond = 0;
+    if (bad || hs_dyn_aux(m, w, t, y, y + n) ||
+        hs_dyn_constraints_sparse(m, w, t, y, NULL, NULL))
         return HS_EXIT_NUMERIC;
-    hs_row r = { t, y, y + n, w->a, w->Lambda, w->aux, w->Gqd, w->T, y[2 * n],
+    hs_row r = { t, y, y + n, w->a, w->Lambda, w->aux, w->pos + k, w->T, y[2 * n],
                  y[2 * n + 1], y[2 * n + 2], E0 };
     if (first) {
         r.E0 = w->T + w->aux[m->off_U];
@@ -207,21 +210,16 @@ static int fail(const hs_model *m, hs_work *w, double t, const double *y, hs_err
 }
 
 /* max(|G|, |G_t + G_q v|) at the state y (infinity on failure). */
-static double residual(const hs_model *m, hs_work *w, double t, const double *y, double tol)
+static double residual(const hs_model *m, hs_work *w, double t, const double *y)
 {
     size_t n = m->n, k = m->k;
-    double *G = w->Lambda;          /* scratch: recomputed by the next rhs */
-    (void)tol;
-    if (hs_dyn_constraints(m, w, t, y, NULL, NULL))
+    if (hs_dyn_constraints_sparse(m, w, t, y, NULL, NULL))
         return INFINITY;
     double r = 0;
     for (size_t i = 0; i < k; i++) {
-        double gd = w->pos[k + m->nnz + i];
-        for (size_t c = 0; c < n; c++)
-            gd += w->Gqd[i * n + c] * y[n + c];
+        double gd = w->pos[k + m->nnz + i] + hs_dyn_gq_dot(m, w, i, y + n);
         r = fmax(r, fmax(fabs(w->pos[i]), fabs(gd)));
     }
-    (void)G;
     return r;
 }
 
@@ -365,7 +363,7 @@ int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *e
          * only at output times (a reset costs them a restart at order 1),
          * or sooner if the residual passes 1e3 times the tolerance */
         if (projecting && (!sparse_proj || (t >= t_target) ||
-                           residual(m, w, t, y, s->tol) > 1e3 * s->tol)) {
+                           residual(m, w, t, y) > 1e3 * s->tol)) {
             if ((rc = stabilize(m, w, proj, drv, t, y, multistep, err)))
                 goto out;
         }

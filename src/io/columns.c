@@ -159,7 +159,7 @@ void hs_columns_header(const hs_columns *c, hs_out *o)
 
 double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
 {
-    size_t n = m->n, k = m->k, i = c->idx;
+    size_t k = m->k, i = c->idx;
     double s = 0;
     switch (c->kind) {
     case HS_COL_T: return r->t;
@@ -174,14 +174,16 @@ double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
     case HS_COL_U: return r->aux[m->off_U];
     case HS_COL_R:                       /* R = G_q^T Lambda */
         for (size_t j = 0; j < k; j++)
-            s += r->Gqd[j * n + i] * r->Lambda[j];
+            for (int z = m->gq_start[j]; z < m->gq_start[j + 1]; z++)
+                if ((size_t)m->gq_col[z] == i)
+                    s += r->Gz[z] * r->Lambda[j];
         return s;
     case HS_COL_PR:                      /* R.v = Lambda . (G_q v) */
     case HS_COL_PRES:                    /* R.v + Lambda . G_t */
         for (size_t j = 0; j < k; j++) {
             double gv = 0;
-            for (size_t l = 0; l < n; l++)
-                gv += r->Gqd[j * n + l] * r->v[l];
+            for (int z = m->gq_start[j]; z < m->gq_start[j + 1]; z++)
+                gv += r->Gz[z] * r->v[m->gq_col[z]];
             s += r->Lambda[j] * gv;
             if (c->kind == HS_COL_PRES)
                 s += r->Lambda[j] * r->aux[m->off_Gt + j];

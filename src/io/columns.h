@@ -29,7 +29,7 @@ typedef struct hs_row {
     double t;
     const double *q, *v, *a, *Lambda;   /* [n], [n], [n], [k] */
     const double *aux;                  /* model->prog_aux outputs */
-    const double *Gqd;                  /* [k*n] dense G_q */
+    const double *Gz;                   /* [nnz] G_q non-zeros (model->gq_*) */
     double T, W_R, W_nc, W_t, E0;
 } hs_row;
 

@@ -19,8 +19,9 @@
 #include "ytree.h"
 #include "../integrate/integrate.h"
 
-#define MAX_COORDS 100000   /* documented limit: refuse absurd models */
-#define MAX_CONSTRAINTS 100000
+#define MAX_COORDS 5000     /* documented limit: n x n symbolic and dense arrays */
+#define MAX_CONSTRAINTS 5000
+#define MAX_DENSE 1e7        /* entries of a dense k x n G_q (80 MB) */
 
 enum scope { SCOPE_PARAM, SCOPE_INITIAL, SCOPE_MODEL };
 enum { ST_NONE, ST_BUSY, ST_DONE };
@@ -458,8 +459,8 @@ static int read_coordinates(loader *L, yaml_node_t *root)
         return hs_ytree_error(L->y, L->err, c, "'coordinates' is empty: a model needs "
                               "at least one coordinate");
     if (n > MAX_COORDS)
-        return hs_ytree_error(L->y, L->err, c, "too many coordinates (%zu; the limit is %d)",
-                              n, MAX_COORDS);
+        return hs_ytree_error(L->y, L->err, c, "too many coordinates (%zu; the limit is %d: "
+                              "holosim keeps n x n arrays)", n, MAX_COORDS);
     m->n = 0;              /* grows as names are checked */
     m->qname = xcalloc(n, sizeof *m->qname);
     m->vname = xcalloc(n, sizeof *m->vname);
@@ -619,10 +620,20 @@ static int read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M)
 static int forbid_velocity(loader *L, const hs_node *e, yaml_node_t *where, const char *what)
 {
     hs_model *m = L->m;
+    if (e->kind == HS_NUM)
+        return 0;
+    size_t ns = (size_t)hs_dag_nsymbols(m->dag);
+    unsigned char *used = calloc(ns ? ns : 1, 1);
+    if (!used)
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    hs_symbols_used(e, used, ns);       /* one walk, not one per velocity */
     for (size_t i = 0; i < m->n; i++)
-        if (hs_depends_on(e, m->sym_v[i]))
+        if (used[m->sym_v[i]]) {
+            free(used);
             return hs_ytree_error(L->y, L->err, where, "%s may not depend on velocities "
                                   "(it uses %s')", what, m->qname[i]);
+        }
+    free(used);
     return 0;
 }
 
@@ -1127,6 +1138,14 @@ static int build_kernels(loader *L, yaml_node_t *root)
     if (read_constraints(L, get(L, root, "constraints")))
         goto out;
     size_t k = m->k;
+    /* documented limits: the run keeps a dense copy of G_q (reactions, rank
+     * diagnosis) and, for a full mass matrix, dense n x n factors */
+    if ((double)k * (double)n > MAX_DENSE) {
+        hs_error_set(L->err, HS_EXIT_MODEL, "%s: model too large: %zu coordinates and %zu "
+                     "constraints (holosim keeps a dense k x n Jacobian; the limit is "
+                     "k*n <= %.0f)", L->y->file, n, k, MAX_DENSE);
+        goto out;
+    }
     m->G_q = xcalloc(k * n, sizeof *m->G_q);
     m->G_t = xcalloc(k, sizeof *m->G_t);
     m->Gdot = xcalloc(k, sizeof *m->Gdot);

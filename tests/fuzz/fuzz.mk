@@ -87,27 +87,44 @@ fuzz-regress: $(FUZZ_BIN)
 
 # valgrind memcheck on the release build: each Check suite (CK_FORK=no so
 # valgrind sees the tests' own code), then tests/cli.sh through a wrapper
-# that runs bin/holosim under valgrind, one log per process.  Exit code 97
-# marks a valgrind error in the CLI run; the logs are scanned as well, since
-# cli.sh may expect a failing exit code from holosim.
-MEMCHECK_DIR := build/memcheck
-VALGRIND      = valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
-                --show-leak-kinds=definite,indirect --track-origins=yes
+# that runs bin/holosim under valgrind, one log per process.
+# A valgrind error exits 97 (not 1: a failing Check suite or holosim's usage
+# error exit 1 too) and is always fatal.  A test that fails under valgrind
+# for another reason is fatal too, except the suites in MEMCHECK_XFAIL:
+# valgrind computes x87 long double at double precision, so the long-double
+# number formatting of src/io/fmt.c prints wrong digits under it.  For the
+# same reason (and valgrind's 20-50x slowdown against cli.sh's 3 s and 10 s
+# limits) cli.sh's own verdict is only reported; the valgrind logs decide.
+MEMCHECK_DIR  := build/memcheck
+MEMCHECK_XFAIL ?= check_io
+VALGRIND_OPTS  = -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+                 --show-leak-kinds=definite,indirect --error-exitcode=97
 
 memcheck: $(TEST_BIN) $(BIN) build/.deps-full
 	@if [ "$(SANITIZE)" = 1 ]; then echo "memcheck: use the release build (no SANITIZE=1)"; exit 1; fi
 	@command -v valgrind >/dev/null || HOLOSIM_FUZZ_DEPS=1 sh scripts/install-deps.sh
 	@rm -rf $(MEMCHECK_DIR) && mkdir -p $(MEMCHECK_DIR)
-	@set -e; for t in $(TEST_BIN); do echo "== valgrind $$t"; \
-	    CK_FORK=no $(VALGRIND) --error-exitcode=1 $$t; done
-	@printf '#!/bin/sh\nexec valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --error-exitcode=97 --log-file=%s/vg.%%p.log %s "$$@"\n' \
+	@fail=0; for t in $(TEST_BIN); do n=$$(basename $$t); \
+	    CK_FORK=no valgrind $(VALGRIND_OPTS) --track-origins=yes $$t \
+	        >$(MEMCHECK_DIR)/$$n.log 2>&1; rc=$$?; \
+	    if [ $$rc = 0 ]; then echo "ok    $$n"; \
+	    elif [ $$rc = 97 ]; then cat $(MEMCHECK_DIR)/$$n.log; \
+	        echo "FAIL  $$n: valgrind errors"; fail=$$((fail + 1)); \
+	    elif echo " $(MEMCHECK_XFAIL) " | grep -q " $$n "; then \
+	        echo "xfail $$n: fails under valgrind, no valgrind error (see MEMCHECK_XFAIL)"; \
+	    else tail -n 20 $(MEMCHECK_DIR)/$$n.log; \
+	        echo "FAIL  $$n: exit $$rc under valgrind"; fail=$$((fail + 1)); fi; \
+	done; [ $$fail = 0 ]
+	@printf '#!/bin/sh\nexec valgrind $(VALGRIND_OPTS) --log-file=%s/vg.%%p.log %s "$$@"\n' \
 	    "$(abspath $(MEMCHECK_DIR))" "$(abspath $(BIN))" >$(MEMCHECK_DIR)/holosim
 	@chmod +x $(MEMCHECK_DIR)/holosim
-	@echo "== valgrind tests/cli.sh"
-	@HOLOSIM=$(abspath $(MEMCHECK_DIR))/holosim sh tests/cli.sh || \
-	    { echo "memcheck: tests/cli.sh failed under valgrind"; exit 1; }
+	@echo "== tests/cli.sh with holosim under valgrind"
+	@HOLOSIM=$(abspath $(MEMCHECK_DIR))/holosim sh tests/cli.sh >$(MEMCHECK_DIR)/cli.log 2>&1; \
+	    echo "cli.sh under valgrind (its verdict is not the memcheck's): $$(tail -n 1 $(MEMCHECK_DIR)/cli.log)"
 	@bad=$$(grep -l . $(MEMCHECK_DIR)/vg.*.log 2>/dev/null || true); \
+	runs=$$(ls $(MEMCHECK_DIR)/vg.*.log 2>/dev/null | wc -l); \
 	if [ -n "$$bad" ]; then for f in $$bad; do echo "--- $$f"; cat $$f; done; \
-	    echo "memcheck: valgrind reported errors in $$(echo "$$bad" | wc -l) holosim runs"; exit 1; fi
-	@echo "memcheck: no valgrind errors"
+	    echo "memcheck: valgrind errors in $$(echo "$$bad" | wc -l) of $$runs holosim runs"; exit 1; fi; \
+	echo "memcheck: no valgrind error in $$runs holosim runs"
+
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d)
