@@ -10,6 +10,65 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 
+int hs_band_cholesky(gsl_matrix *B)
+{
+    size_t k = B->size1, b = B->size2 - 1, tda = B->tda;
+    double *L = B->data;
+#define BL(i, j) L[(j) * tda + ((i) - (j))]     /* element (i, j), i >= j */
+    /* the 1-norm of A, kept where GSL keeps it (the unused last slot of
+     * the last row) for gsl_linalg_cholesky_band_rcond */
+    double norm = 0;
+    for (size_t j = 0; j < k; j++) {
+        double col = 0;
+        for (size_t i = j; i <= j + b && i < k; i++)
+            col += fabs(BL(i, j));
+        for (size_t p = j > b ? j - b : 0; p < j; p++)
+            col += fabs(BL(j, p));
+        norm = fmax(norm, col);
+    }
+    for (size_t j = 0; j < k; j++) {
+        size_t p0 = j > b ? j - b : 0;
+        double d = BL(j, j);
+        for (size_t p = p0; p < j; p++)
+            d -= BL(j, p) * BL(j, p);
+        if (!(d > 0))
+            return -1;
+        double ljj = sqrt(d);
+        BL(j, j) = ljj;
+        size_t iend = j + b < k - 1 ? j + b : k - 1;
+        for (size_t i = j + 1; i <= iend; i++) {
+            double sum = BL(i, j);
+            size_t q0 = i > b ? i - b : 0;
+            for (size_t p = q0; p < j; p++)
+                sum -= BL(i, p) * BL(j, p);
+            BL(i, j) = sum / ljj;
+        }
+    }
+    if (b > 0)
+        L[(k - 1) * tda + b] = norm;
+    return 0;
+}
+
+void hs_band_svx(const gsl_matrix *B, double *x)
+{
+    size_t k = B->size1, b = B->size2 - 1, tda = B->tda;
+    const double *L = B->data;
+    for (size_t i = 0; i < k; i++) {               /* L y = x */
+        double sum = x[i];
+        for (size_t p = i > b ? i - b : 0; p < i; p++)
+            sum -= BL(i, p) * x[p];
+        x[i] = sum / BL(i, i);
+    }
+    for (size_t i = k; i-- > 0;) {                 /* L^T x = y */
+        double sum = x[i];
+        size_t rend = i + b < k - 1 ? i + b : k - 1;
+        for (size_t r = i + 1; r <= rend; r++)
+            sum -= BL(r, i) * x[r];
+        x[i] = sum / BL(i, i);
+    }
+#undef BL
+}
+
 /* The structure of C = G_q M^-1 G_q^T for a diagonal M: C_ij is the sum
  * over the columns rows i and j share.  List those (i, j, entry of row i,
  * entry of row j) once, through the rows of each column, and find the
@@ -60,6 +119,8 @@ static int build_pairs(const hs_model *m, hs_work *w)
                     w->bw = rows[a] - rows[b];
             }
     w->banded = k >= HS_BAND_MIN_K && w->bw * HS_BAND_RATIO <= k;
+    if (w->banded && w->bw == 0)
+        w->bw = 1;            /* room for the norm slot the condition estimate reads */
     if (w->banded && !(w->Cb = gsl_matrix_alloc(k, w->bw + 1)))
         goto out;
     rc = 0;
@@ -234,7 +295,8 @@ static int factor_C(const hs_model *m, hs_work *w, double t)
     size_t k = m->k;
     int st;
     double rcond = 0;
-    st = w->banded ? gsl_linalg_cholesky_band_decomp(w->Cb) : gsl_linalg_cholesky_decomp1(w->C);
+    st = w->banded ? (hs_band_cholesky(w->Cb) ? GSL_EDOM : GSL_SUCCESS)
+                   : gsl_linalg_cholesky_decomp1(w->C);
     if (st == GSL_SUCCESS) {
         /* L_ii^2 are pivots, each within [lambda_min, lambda_max] */
         double lo = INFINITY, hi = 0;
@@ -338,7 +400,7 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
         if (factor_C(m, w, t))
             return HS_EXIT_NUMERIC;
         if (w->banded)                                /* rhs <- C^-1 rhs */
-            gsl_linalg_cholesky_band_svx(w->Cb, w->rhs);
+            hs_band_svx(w->Cb, w->rhs->data);
         else
             gsl_linalg_cholesky_svx(w->C, w->rhs);
         for (size_t i = 0; i < k; i++)
