@@ -289,14 +289,64 @@ static void solve_mass(const hs_model *m, hs_work *w, double *x)
     gsl_linalg_cholesky_svx(w->M, &xv.vector);
 }
 
+/* Dense Cholesky of a small C written out (GSL's goes through BLAS calls
+ * that cost more than the arithmetic at k = 2): L in the lower triangle,
+ * as gsl_linalg_cholesky_decomp1 leaves it. */
+#define HS_SMALL_K 16
+
+static int small_cholesky(gsl_matrix *C)
+{
+    size_t k = C->size1, tda = C->tda;
+    double *a = C->data;
+    for (size_t j = 0; j < k; j++) {
+        double d = a[j * tda + j];
+        for (size_t p = 0; p < j; p++)
+            d -= a[j * tda + p] * a[j * tda + p];
+        if (!(d > 0))
+            return -1;
+        double ljj = sqrt(d);
+        a[j * tda + j] = ljj;
+        for (size_t i = j + 1; i < k; i++) {
+            double s = a[i * tda + j];
+            for (size_t p = 0; p < j; p++)
+                s -= a[i * tda + p] * a[j * tda + p];
+            a[i * tda + j] = s / ljj;
+        }
+    }
+    return 0;
+}
+
+/* x <- (L L^T)^-1 x with L in the lower triangle of C. */
+static void small_svx(const gsl_matrix *C, double *x)
+{
+    size_t k = C->size1, tda = C->tda;
+    const double *a = C->data;
+    for (size_t i = 0; i < k; i++) {
+        double s = x[i];
+        for (size_t p = 0; p < i; p++)
+            s -= a[i * tda + p] * x[p];
+        x[i] = s / a[i * tda + i];
+    }
+    for (size_t i = k; i-- > 0;) {
+        double s = x[i];
+        for (size_t r = i + 1; r < k; r++)
+            s -= a[r * tda + i] * x[r];
+        x[i] = s / a[i * tda + i];
+    }
+}
+
 /* Factor C (Cholesky) and check its conditioning. */
 static int factor_C(const hs_model *m, hs_work *w, double t)
 {
     size_t k = m->k;
     int st;
     double rcond = 0;
-    st = w->banded ? (hs_band_cholesky(w->Cb) ? GSL_EDOM : GSL_SUCCESS)
-                   : gsl_linalg_cholesky_decomp1(w->C);
+    if (w->banded)
+        st = hs_band_cholesky(w->Cb) ? GSL_EDOM : GSL_SUCCESS;
+    else if (k <= HS_SMALL_K && !w->full_rcond)
+        st = small_cholesky(w->C) ? GSL_EDOM : GSL_SUCCESS;
+    else
+        st = gsl_linalg_cholesky_decomp1(w->C);
     if (st == GSL_SUCCESS) {
         /* L_ii^2 are pivots, each within [lambda_min, lambda_max] */
         double lo = INFINITY, hi = 0;
@@ -402,7 +452,7 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
         if (w->banded)                                /* rhs <- C^-1 rhs */
             hs_band_svx(w->Cb, w->rhs->data);
         else
-            gsl_linalg_cholesky_svx(w->C, w->rhs);
+            small_svx(w->C, w->rhs->data);          /* L lower triangle */
         for (size_t i = 0; i < k; i++)
             w->Lambda[i] = -rhs[i];                   /* Lambda = -C^-1 (...) */
         /* a = z + M^-1 G_q^T Lambda */
