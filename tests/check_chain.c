@@ -1,6 +1,7 @@
 /* An N-link planar chain: the Cartesian form (N constraints, C tridiagonal,
  * factored in band storage) against the same chain in N angles (embedding
  * form, no constraints, dense metric).  Two formulations, one motion. */
+#include "check_main.h"
 #include "physics_util.h"
 
 #include <gsl/gsl_errno.h>
@@ -150,12 +151,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
-{
-    gsl_set_error_handler_off();
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HS_CHECK_MAIN(suite)

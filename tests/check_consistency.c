@@ -1,6 +1,8 @@
 /* Consistent initial data, locking, reject mode, rank diagnosis
  * (src/consistency). */
 #include <check.h>
+
+#include "check_main.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,12 +281,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
-{
-    gsl_set_error_handler_off();
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HS_CHECK_MAIN(suite)

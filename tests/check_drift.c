@@ -2,6 +2,7 @@
  * residual growth without stabilization, projection and Baumgarte keeping
  * the constraints, the work integrals W_R and W_nc closing the energy
  * balance, and multistep methods with projection. */
+#include "check_main.h"
 #include "physics_util.h"
 
 #include <gsl/gsl_errno.h>
@@ -216,12 +217,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
-{
-    gsl_set_error_handler_off();
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HS_CHECK_MAIN(suite)

@@ -1,6 +1,8 @@
 /* CSV output (src/io): exact shortest number formatting, the buffered
  * writer's error detection, column selection. */
 #include <check.h>
+
+#include "check_main.h"
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -154,11 +156,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HS_CHECK_MAIN(suite)

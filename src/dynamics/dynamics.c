@@ -540,18 +540,13 @@ int hs_dyn_constraints(const hs_model *m, hs_work *w, double t, const double *q,
                        double *G, double *G_t)
 {
     size_t n = m->n, k = m->k;
-    hs_dyn_set_state(m, w, t, q, NULL);
-    hs_prog_eval(m->prog_pos, w->in, w->rpos, w->pos);
-    if (!all_finite(w->pos, 2 * k + m->nnz))
-        return nonfinite(m, w, m->prog_pos, w->rpos, t);
+    int rc = hs_dyn_constraints_sparse(m, w, t, q, G, G_t);
+    if (rc)
+        return rc;
     memset(w->Gqd, 0, k * n * sizeof *w->Gqd);
     for (size_t i = 0; i < k; i++)
         for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++)
             w->Gqd[i * n + (size_t)m->gq_col[p]] = w->pos[k + (size_t)p];
-    if (G)
-        memcpy(G, w->pos, k * sizeof *G);
-    if (G_t)
-        memcpy(G_t, w->pos + k + m->nnz, k * sizeof *G_t);
     return 0;
 }
 

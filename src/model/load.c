@@ -190,28 +190,29 @@ static int check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
     return 0;
 }
 
-static yaml_node_t *get(loader *L, yaml_node_t *map, const char *key)
+/* The pair of a mapping with this key, or NULL. */
+static yaml_node_pair_t *find_pair(loader *L, yaml_node_t *map, const char *key)
 {
     if (!map || map->type != YAML_MAPPING_NODE)
         return NULL;
     FOR_PAIRS(map, p) {
         const char *ks = hs_ytree_str(NODE(L, p->key));
         if (ks && strcmp(ks, key) == 0)
-            return NODE(L, p->value);
+            return p;
     }
     return NULL;
 }
 
+static yaml_node_t *get(loader *L, yaml_node_t *map, const char *key)
+{
+    yaml_node_pair_t *p = find_pair(L, map, key);
+    return p ? NODE(L, p->value) : NULL;
+}
+
 static yaml_node_t *get_key(loader *L, yaml_node_t *map, const char *key)
 {
-    if (!map || map->type != YAML_MAPPING_NODE)
-        return NULL;
-    FOR_PAIRS(map, p) {
-        const char *ks = hs_ytree_str(NODE(L, p->key));
-        if (ks && strcmp(ks, key) == 0)
-            return NODE(L, p->key);
-    }
-    return NULL;
+    yaml_node_pair_t *p = find_pair(L, map, key);
+    return p ? NODE(L, p->key) : NULL;
 }
 
 /* ---------- names ---------- */
