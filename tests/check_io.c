@@ -13,6 +13,7 @@
 
 #include "io/fmt.h"
 #include "io/out.h"
+#include "integrate/integrate.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
@@ -143,6 +144,21 @@ START_TEST(precision_honoured)
 }
 END_TEST
 
+/* Output times read as a person writes them, within an ulp or two of
+ * t0 + i dt. */
+START_TEST(grid_times)
+{
+    ck_assert(hs_grid_time(0, 17, 0.1) == 1.7);
+    ck_assert(hs_grid_time(0, 3, 0.1) == 0.3);
+    ck_assert(hs_grid_time(0.5, 7, 0.2) == 1.9);
+    for (long i = 0; i < 100000; i += 7) {
+        double raw = 0.25 + (double)i * 0.001, t = hs_grid_time(0.25, i, 0.001);
+        ck_assert_msg(fabs(t - raw) <= 4 * DBL_EPSILON * fabs(raw), "%ld: %.17g vs %.17g", i,
+                      t, raw);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("io");
@@ -152,6 +168,7 @@ static Suite *suite(void)
     tcase_add_test(tc, roundtrip_special);
     tcase_add_test(tc, write_error_detected);
     tcase_add_test(tc, precision_honoured);
+    tcase_add_test(tc, grid_times);
     suite_add_tcase(s, tc);
     return s;
 }

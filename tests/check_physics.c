@@ -457,9 +457,9 @@ START_TEST(output_grid)
     double dt = isnan(g->dt) ? g->t_end / 1000 : g->dt;
     size_t it = pu_col(&r.tab, "t");
     for (size_t i = 0; i + 1 < r.tab.nrow; i++)
-        ck_assert_msg(PU_AT(&r.tab, i, it) == 0.0 + (double)i * dt,
+        ck_assert_msg(PU_AT(&r.tab, i, it) == hs_grid_time(0.0, (long)i, dt),
                       "row %zu: t = %.17g, expected %.17g", i, PU_AT(&r.tab, i, it),
-                      (double)i * dt);
+                      hs_grid_time(0.0, (long)i, dt));
     ck_assert_msg(PU_AT(&r.tab, r.tab.nrow - 1, it) == g->t_end, "last t = %.17g",
                   PU_AT(&r.tab, r.tab.nrow - 1, it));
     ck_assert_double_eq(r.sum.t_reached, g->t_end);
@@ -482,7 +482,7 @@ START_TEST(output_grid_t0)
     ck_assert_uint_eq(r.tab.nrow, 9);    /* 0.5 .. 2.1 > 2: 0.5+7*0.2 = 1.9, then 2 */
     size_t it = pu_col(&r.tab, "t"), ix = pu_col(&r.tab, "x");
     for (size_t i = 0; i + 1 < r.tab.nrow; i++)
-        ck_assert_double_eq(PU_AT(&r.tab, i, it), 0.5 + (double)i * 0.2);
+        ck_assert_double_eq(PU_AT(&r.tab, i, it), hs_grid_time(0.5, (long)i, 0.2));
     ck_assert_double_eq(PU_AT(&r.tab, 8, it), 2.0);
     /* x = cos(t - 0.5) */
     for (size_t i = 0; i < r.tab.nrow; i++)
@@ -695,7 +695,7 @@ START_TEST(singular_run_keeps_rows)
     ck_assert_int_eq(r.sum.rows, (long)t->nrow);
     /* rows are at the grid times, in order */
     for (size_t i = 0; i < t->nrow; i++)
-        ck_assert_double_eq(PU_AT(t, i, it), (double)i * 0.01);
+        ck_assert_double_eq(PU_AT(t, i, it), hs_grid_time(0.0, (long)i, 0.01));
     pu_result_free(&r);
 }
 END_TEST

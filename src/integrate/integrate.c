@@ -111,6 +111,16 @@ static int jac(double t, const double y[], double *dfdy, double dfdt[], void *pa
     return GSL_SUCCESS;
 }
 
+/* The i-th output time t0 + i dt, rounded to 15 significant digits, so a
+ * grid of dt = 0.1 reads 1.7 and not 1.7000000000000002 (the difference is
+ * an ulp or two; the integration stops exactly at the rounded time). */
+double hs_grid_time(double t0, long i, double dt)
+{
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.15g", t0 + (double)i * dt);
+    return strtod(buf, NULL);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -334,7 +344,7 @@ int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *e
         goto out;
     }
     for (long i = 1; i <= N;) {
-        double t_target = i == N ? t_end : t0 + (double)i * dt;
+        double t_target = i == N ? t_end : hs_grid_time(t0, i, dt);
         double t_stop = interp ? t_end : t_target, tp = t;
         if (o->stop && *o->stop) {
             rc = hs_error_set(err, 130, "interrupted at t=%.17g; the rows so far are "
@@ -374,7 +384,7 @@ int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *e
                 goto out;
             }
             for (; i <= N; i++) {
-                double ti = i == N ? t_end : t0 + (double)i * dt;
+                double ti = i == N ? t_end : hs_grid_time(t0, i, dt);
                 if (ti > t)
                     break;
                 if (ti < t)

@@ -33,6 +33,10 @@ int hs_method_known(const char *name);
 /* "rk2 rk4 ..." for messages. */
 const char *hs_method_list(void);
 
+/* Output time i: t0 + i dt rounded to 15 significant digits (rows read
+ * 0.3, not 0.30000000000000004). */
+double hs_grid_time(double t0, long i, double dt);
+
 /* Run the model; returns 0 or an exit code with err set.  130 when
  * interrupted through opts->stop. */
 int hs_run(const hs_model *m, const hs_run_opts *opts, hs_summary *sum, hs_error *err);
