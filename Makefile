@@ -98,3 +98,7 @@ clean:
 	rm -rf build bin
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d)
+
+# Fuzzing (libFuzzer, clang), replay of the fuzz corpora and findings,
+# valgrind memcheck: tests/fuzz/README.md.
+include tests/fuzz/fuzz.mk

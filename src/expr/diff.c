@@ -396,7 +396,7 @@ double hs_eval_tree(const hs_node *e, const double *in)
     case HS_LOG: return log(x);
     case HS_SQRT: return sqrt(x);
     case HS_ABS: return fabs(x);
-    case HS_SIGN: return x > 0 ? 1 : x < 0 ? -1 : 0;
+    case HS_SIGN: return x > 0 ? 1 : x < 0 ? -1 : x == 0 ? 0 : x; /* NaN stays NaN, as in the VM */
     case HS_ATAN2: return atan2(x, y);
     case HS_MIN: return fmin(x, y);
     case HS_MAX: return fmax(x, y);

@@ -348,6 +348,10 @@ const hs_node *hs_muln(hs_dag *d, const hs_node *const *in, size_t n)
         r = hs_num(d, 0);
         goto done;
     }
+    if (c == 0) {             /* the factors underflowed: 0*x -> 0 (fuzz finding) */
+        r = hs_num(d, 0);
+        goto done;
+    }
     qsort(f, nf, sizeof *f, factor_cmp);
 
     /* merge like bases; a merge can produce a number or a product (e.g.

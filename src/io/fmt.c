@@ -18,10 +18,17 @@
 static long double p10[P10_MAX - P10_MIN + 1];
 static int p10_ready;
 
+static int ld_ok;   /* long double really carries 64 mantissa bits */
+
 static void init_p10(void)
 {
     for (int k = P10_MIN; k <= P10_MAX; k++)
         p10[k - P10_MIN] = powl(10.0L, (long double)k);
+    /* where long double is double (or computed as double, as under
+     * valgrind, or with the x87 set to 53 bits) the fast path cannot decide:
+     * probe once and fall back to snprintf for everything */
+    volatile long double one = 1.0L, tiny = 0x1p-60L;
+    ld_ok = LDBL_MANT_DIG >= 64 && one + tiny != one;
     p10_ready = 1;
 }
 
@@ -96,6 +103,8 @@ size_t hs_fmt_double(char *buf, double x)
         return (size_t)snprintf(buf, 32, "%.17g", x);
     if (!p10_ready)
         init_p10();
+    if (!ld_ok)
+        goto exact;
     int neg = x < 0;
     double ax = fabs(x);
     int e2;
@@ -136,6 +145,7 @@ size_t hs_fmt_double(char *buf, double x)
         if (diff < doubt_hi && -diff < doubt_lo)
             break;                         /* too close to call: be exact */
     }
+exact:
     for (int p = 15; p <= 17; p++) {
         int len = snprintf(buf, 32, "%.*g", p, x);
         if (p == 17 || strtod(buf, NULL) == x)
