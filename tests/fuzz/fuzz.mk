@@ -90,13 +90,13 @@ fuzz-regress: $(FUZZ_BIN)
 # that runs bin/holosim under valgrind, one log per process.
 # A valgrind error exits 97 (not 1: a failing Check suite or holosim's usage
 # error exit 1 too) and is always fatal.  A test that fails under valgrind
-# for another reason is fatal too, except the suites in MEMCHECK_XFAIL:
-# valgrind computes x87 long double at double precision, so the long-double
-# number formatting of src/io/fmt.c prints wrong digits under it.  For the
-# same reason (and valgrind's 20-50x slowdown against cli.sh's 3 s and 10 s
-# limits) cli.sh's own verdict is only reported; the valgrind logs decide.
+# for another reason is fatal too, except the suites in MEMCHECK_XFAIL
+# (none now: src/io/fmt.c probes for valgrind's double-precision long double
+# and falls back to exact snprintf).  Because of valgrind's 20-50x slowdown
+# against cli.sh's 3 s and 10 s limits, cli.sh's own verdict is only
+# reported; the valgrind logs decide.
 MEMCHECK_DIR  := build/memcheck
-MEMCHECK_XFAIL ?= check_io
+MEMCHECK_XFAIL ?=
 VALGRIND_OPTS  = -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
                  --show-leak-kinds=definite,indirect --error-exitcode=97
 
