@@ -252,6 +252,9 @@ START_TEST(singular_during_run)
     ck_assert_msg(strstr(err.msg, "t=") != NULL, "%s", err.msg);
     double tfail = atof(strstr(err.msg, "t=") + 2);
     ck_assert_msg(tfail > 3.5 && tfail <= 4.0 + 1e-9, "failed at %g: %s", tfail, err.msg);
+    /* it names the cause: C nearly singular, both constraints, the place */
+    ck_assert_msg(strstr(err.msg, "singular") && strstr(err.msg, "circle") &&
+                  strstr(err.msg, "line") && strstr(err.msg, "x="), "%s", err.msg);
     /* rows: header + one per 0.1 up to the failure, all complete */
     int lines = 0;
     for (size_t i = 0; i < len; i++)

@@ -363,6 +363,7 @@ static int factor_C(const hs_model *m, hs_work *w, double t)
                 gsl_linalg_cholesky_rcond(w->C, &rcond, w->work3k);
         }
     }
+    w->rcond = st == GSL_SUCCESS ? rcond : 0;
     if (st != GSL_SUCCESS || !(rcond >= HS_RCOND_MIN)) {
         hs_error_init(&w->err);
         w->fail_kind = HS_FAIL_SINGULAR_C;

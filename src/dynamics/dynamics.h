@@ -54,6 +54,7 @@ typedef struct hs_work {
     double T;              /* kinetic energy of the last evaluation */
     long nrhs;             /* right-hand-side evaluations */
     int full_rcond;        /* 1: estimate C's condition on every evaluation */
+    double rcond;          /* C's reciprocal condition (estimate or bound) */
     hs_error err;          /* why the last call failed */
     int fail_kind;         /* HS_FAIL_* of the last failure */
 } hs_work;

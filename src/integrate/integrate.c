@@ -196,6 +196,39 @@ static int emit(const hs_model *m, hs_work *w, const hs_columns *cols, hs_out *o
     return 0;
 }
 
+/* After a step-size underflow: if C is nearly singular there, say so and
+ * name the constraints whose multipliers blow up, and the configuration. */
+static void near_singular(const hs_model *m, hs_work *w, double t, const double *y,
+                          hs_error *err)
+{
+    size_t n = m->n, k = m->k;
+    w->full_rcond = 1;
+    int bad = k == 0 || hs_dyn_accel(m, w, t, y, y + n, NULL, NULL);
+    w->full_rcond = 0;
+    if (bad || !(w->rcond < 1e-6))
+        return;
+    size_t len = strlen(err->msg);
+    len += (size_t)snprintf(err->msg + len, sizeof err->msg - len, "; the configuration is "
+                            "nearly singular (reciprocal condition of C %.2g), multipliers",
+                            w->rcond);
+    for (int pass = 0; pass < 3 && len + 1 < sizeof err->msg; pass++) {
+        size_t best = k;                   /* the largest |Lambda| not yet named */
+        for (size_t i = 0; i < k; i++)
+            if (best == k || fabs(w->Lambda[i]) > fabs(w->Lambda[best]))
+                best = i;
+        if (best == k)
+            break;
+        len += (size_t)snprintf(err->msg + len, sizeof err->msg - len, "%s %s = %.3g",
+                                pass ? "," : "", m->cname[best], w->Lambda[best]);
+        w->Lambda[best] = 0;               /* scratch: next pass names the next */
+        if (pass + 1 >= (int)k)
+            break;
+    }
+    for (size_t i = 0; i < n && len + 1 < sizeof err->msg; i++)
+        len += (size_t)snprintf(err->msg + len, sizeof err->msg - len, "%s%s=%.6g",
+                                i ? ", " : "; at ", m->qname[i], y[i]);
+}
+
 /* A numerical failure: rank diagnosis for a singular C, named time. */
 static int fail(const hs_model *m, hs_work *w, double t, const double *y, hs_error *err)
 {
@@ -367,6 +400,7 @@ int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *e
             rc = hs_error_set(err, HS_EXIT_NUMERIC, "step size underflow at t=%.17g "
                               "(h=%.3g): the solution is not smooth here or the "
                               "tolerances are too tight", t, h);
+            near_singular(m, w, t, y, err);
             goto out;
         }
         /* single-step methods: project after every step; multistep ones
