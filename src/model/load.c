@@ -693,6 +693,25 @@ static int read_constraints(loader *L, yaml_node_t *c)
     return 0;
 }
 
+/* A scalar that must be one of names[]: *out = its index. */
+static int choose(loader *L, yaml_node_t *v, const char *what, const char *const *names,
+                  size_t n, int *out)
+{
+    const char *ms = hs_ytree_str(v);
+    for (size_t i = 0; ms && i < n; i++)
+        if (strcmp(ms, names[i]) == 0) {
+            *out = (int)i;
+            return 0;
+        }
+    char list[256];
+    size_t len = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < n && len + 1 < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'",
+                                i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+    return hs_ytree_error(L->y, L->err, v, "%s must be %s", what, list);
+}
+
 static int read_settings(loader *L, yaml_node_t *root)
 {
     hs_model *m = L->m;
@@ -715,15 +734,12 @@ static int read_settings(loader *L, yaml_node_t *root)
             check_keys(L, c, keys, 3, "'consistency'"))
             return L->err->code;
         yaml_node_t *v;
-        if ((v = get(L, c, "mode"))) {
-            const char *ms = hs_ytree_str(v);
-            if (ms && strcmp(ms, "project") == 0)
-                s->mode = HS_CONS_PROJECT;
-            else if (ms && strcmp(ms, "reject") == 0)
-                s->mode = HS_CONS_REJECT;
-            else
-                return hs_ytree_error(L->y, L->err, v, "consistency mode must be 'project' "
-                                      "or 'reject'");
+        if ((v = get(L, c, "mode"))) {      /* the order of hs_cons_mode */
+            static const char *const modes[] = { "project", "reject" };
+            int i;
+            if (choose(L, v, "consistency mode", modes, 2, &i))
+                return L->err->code;
+            s->mode = (hs_cons_mode)i;
         }
         if ((v = get(L, c, "tolerance"))) {
             if (hs_ytree_number(L->y, v, &s->tol, L->err))
@@ -780,26 +796,16 @@ static int read_settings(loader *L, yaml_node_t *root)
                                       ms, hs_method_list());
         }
         if ((v = get(L, sim, "output"))) {
-            const char *ms = hs_ytree_str(v);
-            if (ms && strcmp(ms, "exact") == 0)
-                s->interpolate = 0;
-            else if (ms && strcmp(ms, "interpolate") == 0)
-                s->interpolate = 1;
-            else
-                return hs_ytree_error(L->y, L->err, v, "simulate.output must be 'exact' or "
-                                      "'interpolate'");
+            static const char *const outs[] = { "exact", "interpolate" };
+            if (choose(L, v, "simulate.output", outs, 2, &s->interpolate))
+                return L->err->code;
         }
-        if ((v = get(L, sim, "stabilize"))) {
-            const char *ms = hs_ytree_str(v);
-            if (ms && strcmp(ms, "projection") == 0)
-                s->stabilize = HS_STAB_PROJECTION;
-            else if (ms && strcmp(ms, "baumgarte") == 0)
-                s->stabilize = HS_STAB_BAUMGARTE;
-            else if (ms && strcmp(ms, "none") == 0)
-                s->stabilize = HS_STAB_NONE;
-            else
-                return hs_ytree_error(L->y, L->err, v, "simulate.stabilize must be "
-                                      "'projection', 'baumgarte' or 'none'");
+        if ((v = get(L, sim, "stabilize"))) { /* the order of hs_stab */
+            static const char *const stabs[] = { "projection", "baumgarte", "none" };
+            int i;
+            if (choose(L, v, "simulate.stabilize", stabs, 3, &i))
+                return L->err->code;
+            s->stabilize = (hs_stab)i;
         }
     }
     return 0;
