@@ -92,6 +92,27 @@ START_TEST(pendulum_long_run)
 }
 END_TEST
 
+/* Large numbers: l = 1000 puts G = x^2 + y^2 - l^2 at 1e6, where round-off
+ * alone is about 1e-10; the projection must accept round-off (relative to
+ * the terms of G), not fail on an absolute 1e-12.  The period still
+ * matches the closed form. */
+START_TEST(large_scale_pendulum)
+{
+    pu_args a = pu_defaults();
+    a.path = PU_MODEL("pendulum.yaml");
+    pu_set(&a, "l", 1000);
+    a.t_end = 400;
+    a.dt = 0.02;
+    a.rtol = a.atol = 1e-11;
+    pu_result r;
+    pu_run_ok(&a, &r);
+    ck_assert_msg(pu_maxabs(&r.tab, "G_rod") < 1e-13 * 1e6, "G %g", pu_maxabs(&r.tab, "G_rod"));
+    double T = exact_period(1000, 9.81, 0.5), Tm = measured_period(&r.tab);
+    ck_assert_msg(fabs(Tm - T) / T < 1e-6, "period %.12g vs %.12g", Tm, T);
+    pu_result_free(&r);
+}
+END_TEST
+
 /* Rotating hoop: the reactions do work (W_R far from 0) and the energy
  * balance closes to solver tolerance, for every stabilization. */
 static const int stabs[] = { HS_STAB_PROJECTION, HS_STAB_BAUMGARTE, HS_STAB_NONE };
@@ -209,6 +230,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, pendulum_long_run);
+    tcase_add_test(tc, large_scale_pendulum);
     tcase_add_loop_test(tc, hoop_work_of_reactions, 0, 3);
     tcase_add_test(tc, damped_pendulum_work);
     tcase_add_test(tc, moving_chart_work);

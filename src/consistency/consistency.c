@@ -1,6 +1,7 @@
 /* Projection onto the constraint manifold and rank diagnosis. */
 #include "consistency.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,6 +294,25 @@ static void list_violations(const hs_model *m, const double *G, double tol, char
 /* Minimum-norm Newton steps q <- q - W G_q^T A^-1 G with a backtracking
  * line search on |G|, until max |G| <= tol (and at least min_steps steps
  * while G != 0).  p->G holds G(q) on return. */
+/* Is |G_i| within the tolerance for every i?  The tolerance is raised to
+ * the round-off floor of G_i at q, 16 eps sum_j |dG_i/dq_j q_j| (x^2 + y^2 -
+ * l^2 with l = 1000 cannot come closer to 0 than about 1e-10): an absolute
+ * tolerance alone would make large models unprojectable.  Needs G_q at q
+ * in w->pos. */
+static int satisfied(const hs_model *m, const hs_work *w, const double *q, const double *G,
+                     double tol)
+{
+    const double *Gz = w->pos + m->k;
+    for (size_t i = 0; i < m->k; i++) {
+        double scale = 0;
+        for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
+            scale += fabs(Gz[z] * q[m->gq_col[z]]);
+        if (!(fabs(G[i]) <= fmax(tol, 16 * DBL_EPSILON * scale)))
+            return 0;
+    }
+    return 1;
+}
+
 static int newton(hs_proj *p, hs_work *w, double t, double *q, const double *v,
                   const unsigned char *lock, double tol, int min_steps, hs_error *err)
 {
@@ -303,7 +323,7 @@ static int newton(hs_proj *p, hs_work *w, double t, double *q, const double *v,
         return err->code;
     }
     int it = 0;
-    while (max_abs(p->G, k) > tol || (it < min_steps && max_abs(p->G, k) > 0)) {
+    while (!satisfied(m, w, q, p->G, tol) || (it < min_steps && max_abs(p->G, k) > 0)) {
         if (it++ >= MAX_NEWTON)
             break;
         if (build_W(p, w, t, q, v, lock, err))
@@ -337,12 +357,14 @@ static int newton(hs_proj *p, hs_work *w, double t, double *q, const double *v,
                 break;
             }
         }
-        if (!accepted)
+        if (!accepted) {
+            constraints(p, w, t, q, p->G, NULL);    /* G_q back at q for the check */
             break;
+        }
         memcpy(q, p->qtry, n * sizeof *q);
         memcpy(p->G, p->Gnew, k * sizeof *p->G);
     }
-    if (!(max_abs(p->G, k) <= tol)) {
+    if (!satisfied(m, w, q, p->G, tol)) {
         char buf[600];
         list_violations(m, p->G, tol, buf, sizeof buf);
         return hs_error_set(err, HS_EXIT_INCONSISTENT, "could not satisfy the constraints "
@@ -554,7 +576,16 @@ int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
     for (size_t i = 0; i < k; i++)
         Gd[i] = Gt[i] + hs_dyn_gq_dot(m, w, i, v);
     double tol = m->set.tol;
-    int pos_bad = max_abs(G, k) > tol, vel_bad = max_abs(Gd, k) > tol;
+    /* round-off floors as in satisfied(): |G_i| against sum |dG_i/dq_j q_j|,
+     * |Gdot_i| against sum |dG_i/dq_j v_j| + |G_t,i| */
+    int pos_bad = !satisfied(m, w, q, G, tol), vel_bad = 0;
+    for (size_t i = 0; i < k; i++) {
+        double scale = fabs(Gt[i]);
+        for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
+            scale += fabs(w->pos[k + (size_t)z] * v[m->gq_col[z]]);
+        if (!(fabs(Gd[i]) <= fmax(tol, 16 * DBL_EPSILON * scale)))
+            vel_bad = 1;
+    }
     if (!pos_bad && !vel_bad)
         goto out;                                   /* consistent: untouched */
     if (m->set.mode == HS_CONS_REJECT) {
