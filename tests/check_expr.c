@@ -292,6 +292,10 @@ static const struct {
 } simp[] = {
     {"x + x", "2*x"},
     {"x*1e-200*1e-200", "0"},          /* a coefficient that underflows (fuzz) */
+    {"sin(x)^2 + cos(x)^2", "1"},      /* Pythagoras, for derived metrics */
+    {"3*y*sin(x)^2 + 3*y*cos(x)^2", "3*y"},
+    {"sin(x)^2 + cos(x)^2 + x", "x + 1"},
+    {"sin(x)^2 + cos(y)^2", "sin(x)^2 + cos(y)^2"},
     {"x/1e300/1e300", "0"},
     {"3*x - x", "2*x"},
     {"x + 2*x", "3*x"},

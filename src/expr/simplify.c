@@ -195,6 +195,56 @@ static const hs_node *term_node(hs_dag *d, double coef, const hs_node *const *fa
     return r;
 }
 
+/* The factor sin(u)^2 of a term (the term itself or a factor of a
+ * product), or NULL. */
+static const hs_node *sin2_factor(const hs_node *e)
+{
+    if (e->kind == HS_POW && e->args[0]->kind == HS_SIN && hs_is_num(e->args[1], 2))
+        return e;
+    if (e->kind == HS_MUL)
+        for (uint32_t i = 0; i < e->nargs; i++)
+            if (sin2_factor(e->args[i]) && e->args[i]->kind == HS_POW)
+                return e->args[i];
+    return NULL;
+}
+
+/* c R sin(u)^2 + c R cos(u)^2 -> c R, for terms of a merged sum (the
+ * identity that makes a derived metric read m*l^2, not
+ * m*l^2*sin(t)^2 + m*l^2*cos(t)^2).  A rest that is a number goes to *c.
+ * Returns 1 when it changed anything. */
+static int pythagoras(hs_dag *d, const hs_node **out, size_t *k, double *c)
+{
+    int changed = 0;
+    for (size_t i = 0; i < *k; i++) {
+        const hs_node *s2 = out[i] ? sin2_factor(out[i]) : NULL;
+        if (!s2)
+            continue;
+        const hs_node *rest = hs_div(d, out[i], s2);
+        const hs_node *c2 = hs_pow(d, hs_call1(d, HS_COS, s2->args[0]->args[0]), hs_num(d, 2));
+        const hs_node *partner = hs_mul(d, rest, c2);
+        for (size_t j = 0; j < *k; j++)
+            if (j != i && out[j] == partner) {
+                out[j] = NULL;
+                if (rest->kind == HS_NUM) {
+                    *c += rest->value;
+                    out[i] = NULL;
+                } else {
+                    out[i] = rest;
+                }
+                changed = 1;
+                break;
+            }
+    }
+    if (changed) {
+        size_t w = 0;
+        for (size_t i = 0; i < *k; i++)
+            if (out[i])
+                out[w++] = out[i];
+        *k = w;
+    }
+    return changed;
+}
+
 const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
 {
     if (n == 0)
@@ -255,6 +305,12 @@ const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
                 out[k++] = term_node(d, coef, fac, t[i].nfac);
         }
         i = j;
+    }
+    if (pythagoras(d, out, &k, &c)) {         /* sin^2 + cos^2 = 1 applied: */
+        if (c != 0)                            /* collect again (terms may merge) */
+            out[k++] = hs_num(d, c);
+        r = hs_addn(d, out, k);
+        goto done;
     }
     if (c != 0)
         out[k++] = hs_num(d, c); /* reports overflow to Inf */
