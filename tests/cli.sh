@@ -841,6 +841,34 @@ begin make_install_uninstall
 [ -e "$T/inst/share/man/man1/holosim.1" ] && no "uninstall left the man page"
 end
 
+begin derive_lagrangian_metric
+hs derive "$ROOT/models/pendulum_angle.yaml"
+rc_is 0
+out_has "M[theta,theta] ="
+grep -F 'M[theta,theta] =' "$T/out" | grep -q 'sin\|cos' && no "the metric is not simplified: $(grep -F 'M[theta' "$T/out")"
+out_has "Q[theta] ="
+end
+
+begin embedding_ambient_columns
+hs run "$ROOT/models/hoop_angle.yaml" -q --t-end 2 --columns t,x,y,z
+rc_is 0
+head -n 1 "$T/out" | grep -q '^t,x,y,z$' || no "header $(head -n 1 "$T/out")"
+# the bead stays on the hoop: x^2 + y^2 + z^2 = R^2 = 1
+awk -F, 'NR > 1 { r = $2*$2 + $3*$3 + $4*$4 - 1; if (r < 0) r = -r; if (r > m) m = r }
+    END { if (m > 1e-12) { print m; exit 1 } }' "$T/out" >"$T/r.txt" ||
+    no "off the hoop by $(cat "$T/r.txt")"
+end
+
+begin baumgarte_gains
+hs run "$ROOT/models/pendulum.yaml" -q --t-end 5 --stabilize baumgarte --alpha 5 --beta 5 --columns t,G_rod
+rc_is 0
+awk -F, 'NR > 1 { g = $2 < 0 ? -$2 : $2; if (g > m) m = g } END { if (m > 1e-9) exit 1 }' \
+    "$T/out" || no "Baumgarte let G drift"
+hs run "$ROOT/models/pendulum.yaml" --stabilize baumgarte --alpha -1
+rc_is 1
+err_has "--alpha"
+end
+
 # ---- the corpus of broken models and expressions ----------------------------
 
 # corpus_case NAME KIND(yaml|expr)

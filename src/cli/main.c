@@ -257,10 +257,12 @@ static int parse_opts(int argc, char **argv, const char *cmd_usage, int allow_ru
         int done = 0;
         for (size_t k = 0; k < sizeof num / sizeof *num; k++)
             if (strcmp(name, num[k].opt) == 0) {
-                if (parse_double(val, num[k].dst) || (num[k].positive && !(*num[k].dst > 0)))
-                    return usage_error(cmd_usage, num[k].positive ?
-                                       "option wants a positive number, got '%s'" :
-                                       "option wants a number, got '%s'", val);
+                if (parse_double(val, num[k].dst) || (num[k].positive && !(*num[k].dst > 0))) {
+                    char msg[160];
+                    snprintf(msg, sizeof msg, "%s wants a %snumber, got '%.60s'", name,
+                             num[k].positive ? "positive " : "", val);
+                    return usage_error(cmd_usage, "%s", msg);
+                }
                 done = 1;
             }
         if (done)
