@@ -296,6 +296,11 @@ static const struct {
     {"3*y*sin(x)^2 + 3*y*cos(x)^2", "3*y"},
     {"sin(x)^2 + cos(x)^2 + x", "x + 1"},
     {"sin(x)^2 + cos(y)^2", "sin(x)^2 + cos(y)^2"},
+    {"cos(x)*cos(y) + sin(x)*sin(y)", "cos(x - y)"},      /* linkage metrics */
+    {"3*z*cos(x)*cos(y) + 3*z*sin(x)*sin(y)", "3*z*cos(x - y)"},
+    {"sin(x)*cos(y) - cos(x)*sin(y)", "sin(x - y)"},
+    {"cos(x)*cos(y) - sin(x)*sin(y)", "cos(x)*cos(y) - sin(x)*sin(y)"},
+    {"cos(x)*cos(y) + sin(x)*sin(y) - cos(x - y)", "0"},
     {"x/1e300/1e300", "0"},
     {"3*x - x", "2*x"},
     {"x + 2*x", "3*x"},

@@ -208,31 +208,100 @@ static const hs_node *sin2_factor(const hs_node *e)
     return NULL;
 }
 
-/* c R sin(u)^2 + c R cos(u)^2 -> c R, for terms of a merged sum (the
- * identity that makes a derived metric read m*l^2, not
- * m*l^2*sin(t)^2 + m*l^2*cos(t)^2).  A rest that is a number goes to *c.
+/* Is f a factor of the term e (e itself, or an argument of a product)? */
+static int has_factor(const hs_node *e, const hs_node *f)
+{
+    if (e == f)
+        return 1;
+    if (e->kind == HS_MUL)
+        for (uint32_t i = 0; i < e->nargs; i++)
+            if (e->args[i] == f)
+                return 1;
+    return 0;
+}
+
+/* Does some term other than skip have the factor f?  (A cheap test before
+ * building a partner term that would only become garbage.) */
+static int any_has_factor(const hs_node **out, size_t k, size_t skip, const hs_node *f)
+{
+    for (size_t j = 0; j < k; j++)
+        if (j != skip && out[j] && has_factor(out[j], f))
+            return 1;
+    return 0;
+}
+
+/* Find partner among the terms (not i); remove it and return 1. */
+static int take(const hs_node **out, size_t k, size_t i, const hs_node *partner)
+{
+    for (size_t j = 0; j < k; j++)
+        if (j != i && out[j] == partner) {
+            out[j] = NULL;
+            return 1;
+        }
+    return 0;
+}
+
+/* Identities on the terms of a merged sum, so derived metrics and forces
+ * read as written by hand and compile smaller:
+ *   c R sin(u)^2 + c R cos(u)^2           -> c R
+ *   c R cos(a) cos(b) + c R sin(a) sin(b) -> c R cos(a - b)
+ *   c R sin(a) cos(b) - c R cos(a) sin(b) -> c R sin(a - b)
+ * (a before b in node order).  A rest that is a number goes to *c.
  * Returns 1 when it changed anything. */
 static int pythagoras(hs_dag *d, const hs_node **out, size_t *k, double *c)
 {
     int changed = 0;
     for (size_t i = 0; i < *k; i++) {
-        const hs_node *s2 = out[i] ? sin2_factor(out[i]) : NULL;
-        if (!s2)
+        const hs_node *e = out[i];
+        if (!e)
             continue;
-        const hs_node *rest = hs_div(d, out[i], s2);
-        const hs_node *c2 = hs_pow(d, hs_call1(d, HS_COS, s2->args[0]->args[0]), hs_num(d, 2));
-        const hs_node *partner = hs_mul(d, rest, c2);
-        for (size_t j = 0; j < *k; j++)
-            if (j != i && out[j] == partner) {
-                out[j] = NULL;
-                if (rest->kind == HS_NUM) {
-                    *c += rest->value;
-                    out[i] = NULL;
-                } else {
-                    out[i] = rest;
+        const hs_node *s2 = sin2_factor(e);
+        if (s2) {
+            const hs_node *c2 = hs_pow(d, hs_call1(d, HS_COS, s2->args[0]->args[0]),
+                                       hs_num(d, 2));
+            if (any_has_factor(out, *k, i, c2)) {
+                const hs_node *rest = hs_div(d, e, s2);
+                if (take(out, *k, i, hs_mul(d, rest, c2))) {
+                    if (rest->kind == HS_NUM) {
+                        *c += rest->value;
+                        out[i] = NULL;
+                    } else {
+                        out[i] = rest;
+                    }
+                    changed = 1;
+                    continue;
                 }
-                changed = 1;
-                break;
+            }
+        }
+        if (e->kind != HS_MUL)
+            continue;
+        /* a pair of first-power trig factors of two different angles */
+        for (uint32_t p = 0; p < e->nargs && out[i] == e; p++)
+            for (uint32_t q = 0; q < e->nargs && out[i] == e; q++) {
+                const hs_node *fp = e->args[p], *fq = e->args[q];
+                if (p == q || (fp->kind != HS_COS && fp->kind != HS_SIN) ||
+                    fq->kind != HS_COS || fp->args[0] == fq->args[0])
+                    continue;
+                const hs_node *a = fp->args[0], *b = fq->args[0];
+                const hs_node *sa = hs_call1(d, HS_SIN, a), *sb = hs_call1(d, HS_SIN, b);
+                const hs_node *ca = hs_call1(d, HS_COS, a);
+                if (fp->kind == HS_COS) {          /* cos a cos b + sin a sin b */
+                    if (a->id > b->id || !any_has_factor(out, *k, i, sa))
+                        continue;
+                    const hs_node *rest = hs_div(d, e, hs_mul(d, fp, fq));
+                    if (take(out, *k, i, hs_mul(d, rest, hs_mul(d, sa, sb)))) {
+                        out[i] = hs_mul(d, rest, hs_call1(d, HS_COS, hs_sub(d, a, b)));
+                        changed = 1;
+                    }
+                } else {                           /* sin a cos b - cos a sin b */
+                    if (!any_has_factor(out, *k, i, sb) || !any_has_factor(out, *k, i, ca))
+                        continue;
+                    const hs_node *rest = hs_div(d, e, hs_mul(d, fp, fq));
+                    if (take(out, *k, i, hs_neg(d, hs_mul(d, rest, hs_mul(d, ca, sb))))) {
+                        out[i] = hs_mul(d, rest, hs_call1(d, HS_SIN, hs_sub(d, a, b)));
+                        changed = 1;
+                    }
+                }
             }
     }
     if (changed) {
