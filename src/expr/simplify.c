@@ -248,7 +248,7 @@ static int take(const hs_node **out, size_t k, size_t i, const hs_node *partner)
  *   c R sin(a) cos(b) - c R cos(a) sin(b) -> c R sin(a - b)
  * (a before b in node order).  A rest that is a number goes to *c.
  * Returns 1 when it changed anything. */
-static int pythagoras(hs_dag *d, const hs_node **out, size_t *k, double *c)
+static int trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c)
 {
     int changed = 0;
     for (size_t i = 0; i < *k; i++) {
@@ -375,7 +375,7 @@ const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
         }
         i = j;
     }
-    if (pythagoras(d, out, &k, &c)) {         /* sin^2 + cos^2 = 1 applied: */
+    if (trig_identities(d, out, &k, &c)) {    /* an identity applied: */
         if (c != 0)                            /* collect again (terms may merge) */
             out[k++] = hs_num(d, c);
         r = hs_addn(d, out, k);
