@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "expr/expr.h"
 
 /* ---- fixtures: a dag with fixed symbol numbers and a resolver ---- */
@@ -764,11 +765,4 @@ static Suite *expr_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(expr_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HS_CHECK_MAIN(expr_suite)

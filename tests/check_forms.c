@@ -11,6 +11,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "check_main.h"
 #include "dynamics/dynamics.h"
 #include "physics_util.h"
 
@@ -357,12 +358,4 @@ static Suite *forms_suite(void)
     return s;
 }
 
-int main(void)
-{
-    gsl_set_error_handler_off();
-    SRunner *sr = srunner_create(forms_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HS_CHECK_MAIN(forms_suite)

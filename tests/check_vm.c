@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "expr/expr.h"
 #include "expr/prog.h"   /* white-box: opcodes, constant pool */
 
@@ -486,11 +487,4 @@ static Suite *vm_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(vm_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HS_CHECK_MAIN(vm_suite)

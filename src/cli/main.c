@@ -610,8 +610,7 @@ static int cmd_eval(int argc, char **argv)
         }
         memcpy(name, argv[i], len);
         name[len] = '\0';
-        int sym = hs_dag_symbol(d, name);
-        (void)sym;
+        hs_dag_symbol(d, name);            /* the name becomes a known symbol */
     }
     {
         freesyms fs = { 1, 0, NULL };

@@ -367,7 +367,6 @@ static int factor_C(const hs_model *m, hs_work *w, double t)
     if (st != GSL_SUCCESS || !(rcond >= HS_RCOND_MIN)) {
         hs_error_init(&w->err);
         w->fail_kind = HS_FAIL_SINGULAR_C;
-        (void)k;
         if (st != GSL_SUCCESS)
             return hs_error_set(&w->err, HS_EXIT_NUMERIC, "constraint matrix C = G_q M^-1 "
                                 "G_q^T is singular at t=%.17g (G_q lost rank)", t);

@@ -50,7 +50,6 @@ typedef struct loader {
     named *def; size_t ndef;
     named *amb; size_t namb;   /* embedding: val = X expression scalar */
     const hs_node **ambX, **ambV; /* [namb] X(t,q), D X */
-    unsigned char *set_used;   /* [ov->nset] */
     yaml_node_t *cur;          /* the scalar being parsed (for positions) */
     yaml_node_t *t_end_node;   /* simulate.t_end, for its range check */
 } loader;
@@ -388,7 +387,6 @@ static int eval_param(loader *L, size_t i)
     for (size_t s = 0; s < (L->ov ? L->ov->nset : 0); s++)
         if (strcmp(L->ov->set_name[s], p->name) == 0) {
             m->pval[i] = L->ov->set_value[s];
-            L->set_used[s] = 1;
             p->state = ST_DONE;
             return 0;
         }
@@ -675,8 +673,6 @@ static int read_constraints(loader *L, yaml_node_t *c)
             if (!is_ident(name) && !(name[0] && strspn(name, "0123456789") == strlen(name)))
                 return hs_ytree_error(L->y, L->err, key, "'%s' is not a valid constraint "
                                       "name (letters, digits, _)", name);
-            for (size_t j = 0; j < m->n; j++)
-                (void)j;
         } else {
             val = NODE(L, c->data.sequence.items.start[i]);
             snprintf(buf, sizeof buf, "%zu", i + 1);
@@ -1582,7 +1578,6 @@ static hs_model *load_common(loader *L, int rc)
     free_named(L->amb, L->namb);
     free(L->ambX);
     free(L->ambV);
-    free(L->set_used);
     if (rc) {
         if (!L->err->code)
             hs_error_set(L->err, rc, "model error");
@@ -1611,7 +1606,6 @@ static hs_model *start(loader *L, hs_error *err, const hs_overrides *ov)
     L->m = m;
     L->si = si;
     L->y = &si->y;
-    L->set_used = xcalloc(ov ? ov->nset : 0, 1);
     return m;
 }
 
