@@ -229,13 +229,11 @@ static int parse_opts(int argc, char **argv, const char *cmd_usage, int allow_ru
             continue;
         }
         if (strcmp(name, "--consistency") == 0) {
-            if (strcmp(val, "project") == 0)
-                o->ov.s.mode = HS_CONS_PROJECT;
-            else if (strcmp(val, "reject") == 0)
-                o->ov.s.mode = HS_CONS_REJECT;
-            else
+            int kw = hs_keyword(hs_cons_mode_names, 2, val);
+            if (kw < 0)
                 return usage_error(cmd_usage, "--consistency must be project or reject, "
                                    "got '%s'", val);
+            o->ov.s.mode = (hs_cons_mode)kw;
             o->ov.has_mode = 1;
             continue;
         }
@@ -281,24 +279,18 @@ static int parse_opts(int argc, char **argv, const char *cmd_usage, int allow_ru
             }
             snprintf(s->method, sizeof s->method, "%s", val);
         } else if (strcmp(name, "--stabilize") == 0) {
-            if (strcmp(val, "projection") == 0)
-                s->stabilize = HS_STAB_PROJECTION;
-            else if (strcmp(val, "baumgarte") == 0)
-                s->stabilize = HS_STAB_BAUMGARTE;
-            else if (strcmp(val, "none") == 0)
-                s->stabilize = HS_STAB_NONE;
-            else
+            int kw = hs_keyword(hs_stab_names, 3, val);
+            if (kw < 0)
                 return usage_error(cmd_usage, "--stabilize must be projection, baumgarte or "
                                    "none, got '%s'", val);
+            s->stabilize = (hs_stab)kw;
             o->ov.has_stabilize = 1;
         } else if (strcmp(name, "--output-mode") == 0) {
-            if (strcmp(val, "exact") == 0)
-                s->interpolate = 0;
-            else if (strcmp(val, "interpolate") == 0)
-                s->interpolate = 1;
-            else
+            int kw = hs_keyword(hs_output_names, 2, val);
+            if (kw < 0)
                 return usage_error(cmd_usage, "--output-mode must be exact or interpolate, "
                                    "got '%s'", val);
+            s->interpolate = kw;
             o->ov.has_output = 1;
         } else if (strcmp(name, "--precision") == 0) {
             if (parse_double(val, &x) || x < 1 || x > 17 || x != floor(x))

@@ -689,16 +689,27 @@ static int read_constraints(loader *L, yaml_node_t *c)
     return 0;
 }
 
+const char *const hs_stab_names[3] = { "projection", "baumgarte", "none" };
+const char *const hs_cons_mode_names[2] = { "project", "reject" };
+const char *const hs_output_names[2] = { "exact", "interpolate" };
+
+int hs_keyword(const char *const *names, size_t n, const char *s)
+{
+    for (size_t i = 0; s && i < n; i++)
+        if (strcmp(s, names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
 /* A scalar that must be one of names[]: *out = its index. */
 static int choose(loader *L, yaml_node_t *v, const char *what, const char *const *names,
                   size_t n, int *out)
 {
-    const char *ms = hs_ytree_str(v);
-    for (size_t i = 0; ms && i < n; i++)
-        if (strcmp(ms, names[i]) == 0) {
-            *out = (int)i;
-            return 0;
-        }
+    int kw = hs_keyword(names, n, hs_ytree_str(v));
+    if (kw >= 0) {
+        *out = kw;
+        return 0;
+    }
     char list[256];
     size_t len = 0;
     list[0] = '\0';
@@ -730,10 +741,9 @@ static int read_settings(loader *L, yaml_node_t *root)
             check_keys(L, c, keys, 3, "'consistency'"))
             return L->err->code;
         yaml_node_t *v;
-        if ((v = get(L, c, "mode"))) {      /* the order of hs_cons_mode */
-            static const char *const modes[] = { "project", "reject" };
+        if ((v = get(L, c, "mode"))) {
             int i;
-            if (choose(L, v, "consistency mode", modes, 2, &i))
+            if (choose(L, v, "consistency mode", hs_cons_mode_names, 2, &i))
                 return L->err->code;
             s->mode = (hs_cons_mode)i;
         }
@@ -792,14 +802,12 @@ static int read_settings(loader *L, yaml_node_t *root)
                                       ms, hs_method_list());
         }
         if ((v = get(L, sim, "output"))) {
-            static const char *const outs[] = { "exact", "interpolate" };
-            if (choose(L, v, "simulate.output", outs, 2, &s->interpolate))
+            if (choose(L, v, "simulate.output", hs_output_names, 2, &s->interpolate))
                 return L->err->code;
         }
-        if ((v = get(L, sim, "stabilize"))) { /* the order of hs_stab */
-            static const char *const stabs[] = { "projection", "baumgarte", "none" };
+        if ((v = get(L, sim, "stabilize"))) {
             int i;
-            if (choose(L, v, "simulate.stabilize", stabs, 3, &i))
+            if (choose(L, v, "simulate.stabilize", hs_stab_names, 3, &i))
                 return L->err->code;
             s->stabilize = (hs_stab)i;
         }

@@ -42,6 +42,13 @@ typedef struct hs_settings {
     int interpolate;       /* simulate.output: 0 exact, 1 interpolate */
 } hs_settings;
 
+/* The keywords of the settings, in enum order, shared by the model file
+ * and the command line; hs_keyword gives the index of s, or -1. */
+extern const char *const hs_stab_names[3];      /* hs_stab */
+extern const char *const hs_cons_mode_names[2]; /* hs_cons_mode */
+extern const char *const hs_output_names[2];    /* simulate.output: exact, interpolate */
+int hs_keyword(const char *const *names, size_t n, const char *s);
+
 /* What the command line overrides (NAN / "" / -1 = keep the file's). */
 typedef struct hs_overrides {
     size_t nset;
