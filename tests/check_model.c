@@ -382,6 +382,51 @@ START_TEST(test_deep_nesting)
 }
 END_TEST
 
+/* Absurd sizes are refused with a message before the big arrays exist:
+ * more than 5000 coordinates, and k*n above 10^7 (a dense Jacobian). */
+START_TEST(test_size_limits)
+{
+    size_t cap = 1 << 20, len = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+#define PUT(...) (len += (size_t)snprintf(text + len, cap - len, __VA_ARGS__))
+    PUT("coordinates: [");
+    for (int i = 0; i < 5001; i++)
+        PUT("%sq%d", i ? ", " : "", i);
+    PUT("]\nmass: [1]\ninitial: {q: {q0: 0}}\n");
+    hs_error err;
+    hs_model *m = load(text, NULL, &err);
+    ck_assert_ptr_null(m);
+    ck_assert_int_eq(err.code, HS_EXIT_MODEL);
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_msg(strstr(err.msg, "too many coordinates (5001; the limit is 5000"), "%s",
+                  err.msg);
+
+    len = 0;                        /* n = 2500, k = 4001: k*n just above 10^7 */
+    PUT("coordinates: [");
+    for (int i = 0; i < 2500; i++)
+        PUT("%sq%d", i ? ", " : "", i);
+    PUT("]\nmass: [");
+    for (int i = 0; i < 2500; i++)
+        PUT("%s1", i ? ", " : "");
+    PUT("]\nconstraints:\n");
+    for (int i = 0; i < 4001; i++)
+        PUT("  - q%d\n", i % 2500);
+    PUT("initial: {q: {");
+    for (int i = 0; i < 2500; i++)
+        PUT("%sq%d: 0", i ? ", " : "", i);
+    PUT("}}\n");
+#undef PUT
+    ck_assert_uint_lt(len, cap - 1);
+    m = load(text, NULL, &err);
+    ck_assert_ptr_null(m);
+    ck_assert_int_eq(err.code, HS_EXIT_MODEL);
+    ck_assert_msg(strstr(err.msg, "model too large: 2500 coordinates and 4001 constraints"),
+                  "%s", err.msg);
+    free(text);
+}
+END_TEST
+
 /* ---- positive tests ---- */
 
 static double param(const hs_model *m, const char *name)
@@ -766,6 +811,7 @@ static Suite *model_suite(void)
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
     tcase_add_loop_test(tc, test_bad, 0, N(bad));
     tcase_add_test(tc, test_deep_nesting);
+    tcase_add_test(tc, test_size_limits);
     tcase_add_test(tc, test_parameters_any_order);
     tcase_add_test(tc, test_set_recomputes_derived);
     tcase_add_test(tc, test_set_unknown_parameter);
