@@ -60,7 +60,7 @@ static char *chain_text(int cartesian)
     return buf;
 }
 
-/* hs_band_cholesky/hs_band_svx against GSL's band Cholesky on random SPD
+/* hs_la_band_cholesky/hs_la_band_svx against GSL's band Cholesky on random SPD
  * band matrices: same factor, same solution, same condition estimate. */
 START_TEST(band_cholesky_matches_gsl)
 {
@@ -75,7 +75,7 @@ START_TEST(band_cholesky_matches_gsl)
                 gsl_matrix_set(A, j, d, d == 0 ? 2.0 * (double)b + 1 + r : r);
             }
         gsl_matrix_memcpy(G, A);
-        ck_assert_int_eq(hs_band_cholesky(A), 0);
+        ck_assert_int_eq(hs_la_band_cholesky(A), 0);
         ck_assert_int_eq(gsl_linalg_cholesky_band_decomp(G), GSL_SUCCESS);
         for (size_t j = 0; j < k; j++)
             for (size_t d = 0; d <= b && j + d < k; d++)
@@ -83,7 +83,7 @@ START_TEST(band_cholesky_matches_gsl)
         double x[40], y[40];
         for (size_t i = 0; i < k; i++)
             x[i] = y[i] = sin((double)i);
-        hs_band_svx(A, x);
+        hs_la_band_svx(A, x);
         gsl_vector_view yv = gsl_vector_view_array(y, k);
         gsl_linalg_cholesky_band_svx(G, &yv.vector);
         for (size_t i = 0; i < k; i++)

@@ -236,7 +236,7 @@ static int build_A(hs_proj *p, hs_work *w)
     }
     double rcond = 0;
     if (w->banded) {
-        if (hs_band_cholesky(p->Ab))
+        if (hs_la_band_cholesky(p->Ab))
             return -1;
         gsl_linalg_cholesky_band_rcond(p->Ab, &rcond, p->work3k);
     } else {
@@ -257,7 +257,7 @@ static void solve_step(hs_proj *p, hs_work *w, const double *rhs, double *out)
     for (size_t i = 0; i < k; i++)
         mu.vector.data[i] = p->fixed[i] ? 0 : rhs[i];
     if (w->banded) {
-        hs_band_svx(p->Ab, mu.vector.data);
+        hs_la_band_svx(p->Ab, mu.vector.data);
     } else {
         gsl_matrix_view A = gsl_matrix_submatrix(p->A, 0, 0, k, k);
         gsl_linalg_cholesky_svx(&A.matrix, &mu.vector);

@@ -15,6 +15,7 @@
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_vector.h>
 
+#include "../linalg/linalg.h"
 #include "../model/model.h"
 
 /* C is factored as a band matrix when k >= HS_BAND_MIN_K and its
@@ -60,15 +61,6 @@ typedef struct hs_work {
 } hs_work;
 
 enum { HS_FAIL_NONE, HS_FAIL_NONFINITE, HS_FAIL_MASS, HS_FAIL_SINGULAR_C };
-
-/* Cholesky factorization of a symmetric band matrix in GSL's band storage
- * (B(j, i-j) = A(i, j), i >= j; bandwidth B->size2 - 1), in place, and the
- * solve with the factor: the same layout as gsl_linalg_cholesky_band_*,
- * written out for the narrow bands of chains, where GSL's per-column BLAS
- * calls cost several times the arithmetic.  Return 0, or -1 when A is not
- * positive definite. */
-int hs_band_cholesky(gsl_matrix *B);
-void hs_band_svx(const gsl_matrix *L, double *x);
 
 hs_work *hs_work_new(const hs_model *m);
 void hs_work_free(hs_work *w);              /* NULL is fine */

@@ -17,38 +17,13 @@
 #include "../dynamics/dynamics.h"
 #include "../io/columns.h"
 
-typedef struct method {
-    const char *name;
-    const gsl_odeiv2_step_type *const *type;
-    int needs_jac;
-} method;
-
-static const method methods[] = {
-    { "rk2", &gsl_odeiv2_step_rk2, 0 },       { "rk4", &gsl_odeiv2_step_rk4, 0 },
-    { "rkf45", &gsl_odeiv2_step_rkf45, 0 },   { "rkck", &gsl_odeiv2_step_rkck, 0 },
-    { "rk8pd", &gsl_odeiv2_step_rk8pd, 0 },   { "rk1imp", &gsl_odeiv2_step_rk1imp, 1 },
-    { "rk2imp", &gsl_odeiv2_step_rk2imp, 1 }, { "rk4imp", &gsl_odeiv2_step_rk4imp, 1 },
-    { "bsimp", &gsl_odeiv2_step_bsimp, 1 },   { "msadams", &gsl_odeiv2_step_msadams, 0 },
-    { "msbdf", &gsl_odeiv2_step_msbdf, 1 },
+/* GSL's steppers in the order of hs_methods (model.h). */
+static const gsl_odeiv2_step_type *const *const step_types[HS_NMETHODS] = {
+    &gsl_odeiv2_step_rk2, &gsl_odeiv2_step_rk4, &gsl_odeiv2_step_rkf45,
+    &gsl_odeiv2_step_rkck, &gsl_odeiv2_step_rk8pd, &gsl_odeiv2_step_rk1imp,
+    &gsl_odeiv2_step_rk2imp, &gsl_odeiv2_step_rk4imp, &gsl_odeiv2_step_bsimp,
+    &gsl_odeiv2_step_msadams, &gsl_odeiv2_step_msbdf,
 };
-
-static const method *find_method(const char *name)
-{
-    for (size_t i = 0; i < sizeof methods / sizeof *methods; i++)
-        if (strcmp(methods[i].name, name) == 0)
-            return &methods[i];
-    return NULL;
-}
-
-int hs_method_known(const char *name)
-{
-    return find_method(name) != NULL;
-}
-
-const char *hs_method_list(void)
-{
-    return "rk2 rk4 rkf45 rkck rk8pd rk1imp rk2imp rk4imp bsimp msadams msbdf";
-}
 
 typedef struct ctx {
     const hs_model *m;
@@ -290,191 +265,268 @@ static int stabilize(const hs_model *m, hs_work *w, hs_proj *proj, gsl_odeiv2_dr
     return 0;
 }
 
-int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *err)
-{
-    size_t n = m->n, dim = 2 * n + 3;
-    const hs_settings *s = &m->set;
-    double wall0 = now();
-    memset(sum, 0, sizeof *sum);
-    const method *meth = find_method(s->method);
-    if (!meth)
-        return hs_error_set(err, HS_EXIT_USAGE, "unknown method '%s'; choose one of: %s",
-                            s->method, hs_method_list());
-    double t0 = m->t0, t_end = s->t_end;
-    if (isnan(t_end))
-        return hs_error_set(err, HS_EXIT_USAGE, "no end time: give simulate.t_end in the "
-                            "model or --t-end");
-    if (!(t_end > t0))
-        return hs_error_set(err, HS_EXIT_USAGE, "t_end (%g) must be greater than the "
-                            "initial time (%g)", t_end, t0);
-    double dt = isnan(s->dt) ? (t_end - t0) / 1000 : s->dt;
-    if (!(dt > 0))
-        return hs_error_set(err, HS_EXIT_USAGE, "dt must be > 0");
-    double span = (t_end - t0) / dt;
-    if (span > 1e9)
-        return hs_error_set(err, HS_EXIT_USAGE, "too many output rows (%.3g): choose a "
-                            "larger dt", span);
-    /* rows at t0 + i dt, i = 0..N-1, then t_end (a last partial interval
-     * shorter than 1e-9 dt is merged into t_end) */
-    long N = (long)ceil(span - 1e-9);
-
+/* One run's state: what hs_run's steps share. */
+typedef struct run {
+    const hs_model *m;
+    const hs_run_opts *o;
+    hs_summary *sum;
+    hs_error *err;
+    int method;                 /* index into hs_methods */
+    double t0, t_end, dt;
+    long N;                     /* rows after the first: t0 + i dt, i < N, then t_end */
+    size_t dim;                 /* 2n + 3: q, v, W_R, W_nc, W_t */
     hs_columns cols;
-    if (hs_columns_select(m, o->columns, &cols, err))
-        return err->code;
-    hs_work *w = hs_work_new(m);
-    hs_proj *proj = hs_proj_new(m);
-    double *y = calloc(dim, sizeof *y), *yp = calloc(dim, sizeof *y), *yi = calloc(dim, sizeof *y);
-    double *fp = calloc(dim, sizeof *y), *fn = calloc(dim, sizeof *y);
-    ctx c = { m, w, calloc(dim, sizeof(double)), calloc(dim, sizeof(double)),
-              calloc(dim, sizeof(double)), dim, 0 };
+    int cols_ok;
+    hs_work *w;
+    hs_proj *proj;
+    double *y, *yp, *yi, *fp, *fn;   /* [dim] state, previous state, interpolated,
+                                      * rates at the previous and the new state */
+    ctx c;
     hs_out out;
-    int out_ok = 0;
-    FILE *file = NULL;
-    gsl_odeiv2_driver *drv = NULL;
-    int rc = 0, show = 0;
-    if (!w || !proj || !y || !yp || !yi || !fp || !fn || !c.f0 || !c.f1 || !c.ytmp) {
-        rc = hs_error_set(err, HS_EXIT_NUMERIC, "out of memory");
-        goto out;
-    }
-    memcpy(y, m->q0, n * sizeof *y);
-    memcpy(y + n, m->v0, n * sizeof *y);
-    if ((rc = hs_cons_start(m, w, y, y + n, o->report, err)))
-        goto out;
-    if (o->out_path && !(file = fopen(o->out_path, "w"))) {
-        rc = hs_error_set(err, HS_EXIT_USAGE, "cannot open '%s' for writing: %s", o->out_path,
-                          strerror(errno));
-        goto out;
-    }
-    if (hs_out_init(&out, file ? file : o->out, o->precision)) {
-        rc = hs_error_set(err, HS_EXIT_NUMERIC, "out of memory");
-        goto out;
-    }
-    out_ok = 1;
+    int out_ok;
+    FILE *file;
+    gsl_odeiv2_system sys;
+    gsl_odeiv2_driver *drv;
+    double E0, t, h;
+    int show, projecting, multistep, sparse_proj;
+} run;
 
-    gsl_odeiv2_system sys = { rhs, meth->needs_jac ? jac : NULL, dim, &c };
-    double h0 = fmin(dt, (t_end - t0)) * 1e-3;
-    drv = gsl_odeiv2_driver_alloc_standard_new(&sys, *meth->type, h0, s->atol, s->rtol,
-                                               1.0, 0.0);
-    if (!drv) {
-        rc = hs_error_set(err, HS_EXIT_NUMERIC, "cannot set up the stepper '%s'", s->method);
-        goto out;
-    }
-    hs_columns_header(&cols, &out);
-    double E0 = 0, t = t0, h = h0;
-    show = o->progress && isatty(STDERR_FILENO);
-    if ((rc = emit(m, w, &cols, &out, t, y, 0, sum, 1, &E0))) {
-        rc = fail(m, w, t, y, err);
-        goto out;
-    }
-    int projecting = s->stabilize == HS_STAB_PROJECTION && m->k > 0;
-    int multistep = strncmp(meth->name, "ms", 2) == 0;
+/* Set-up, times: the end time, the output interval and the number of rows,
+ * checked before anything is allocated. */
+static int plan_times(run *R)
+{
+    const hs_settings *s = &R->m->set;
+    R->method = hs_method_index(s->method);
+    if (R->method < 0)
+        return hs_error_set(R->err, HS_EXIT_USAGE, "unknown method '%s'; choose one of: %s",
+                            s->method, hs_method_list());
+    R->t0 = R->m->t0;
+    R->t_end = s->t_end;
+    if (isnan(R->t_end))
+        return hs_error_set(R->err, HS_EXIT_USAGE, "no end time: give simulate.t_end in the "
+                            "model or --t-end");
+    if (!(R->t_end > R->t0))
+        return hs_error_set(R->err, HS_EXIT_USAGE, "t_end (%g) must be greater than the "
+                            "initial time (%g)", R->t_end, R->t0);
+    R->dt = isnan(s->dt) ? (R->t_end - R->t0) / 1000 : s->dt;
+    if (!(R->dt > 0))
+        return hs_error_set(R->err, HS_EXIT_USAGE, "dt must be > 0");
+    double span = (R->t_end - R->t0) / R->dt;
+    if (span > 1e9)
+        return hs_error_set(R->err, HS_EXIT_USAGE, "too many output rows (%.3g): choose a "
+                            "larger dt", span);
+    /* a last partial interval shorter than 1e-9 dt is merged into t_end */
+    R->N = (long)ceil(span - 1e-9);
+    return 0;
+}
+
+/* Set-up, state: columns, scratch, the consistent start, the output file
+ * (opened only now, so a model that fails before its first row leaves an
+ * existing file untouched) and the stepper. */
+static int setup(run *R)
+{
+    const hs_model *m = R->m;
+    const hs_run_opts *o = R->o;
+    const hs_settings *s = &m->set;
+    size_t n = m->n, dim = R->dim;
+    if (hs_columns_select(m, o->columns, &R->cols, R->err))
+        return R->err->code;
+    R->cols_ok = 1;
+    R->w = hs_work_new(m);
+    R->proj = hs_proj_new(m);
+    R->y = calloc(dim, sizeof *R->y);
+    R->yp = calloc(dim, sizeof *R->yp);
+    R->yi = calloc(dim, sizeof *R->yi);
+    R->fp = calloc(dim, sizeof *R->fp);
+    R->fn = calloc(dim, sizeof *R->fn);
+    R->c = (ctx){ m, R->w, calloc(dim, sizeof(double)), calloc(dim, sizeof(double)),
+                  calloc(dim, sizeof(double)), dim, 0 };
+    if (!R->w || !R->proj || !R->y || !R->yp || !R->yi || !R->fp || !R->fn || !R->c.f0 ||
+        !R->c.f1 || !R->c.ytmp)
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+    memcpy(R->y, m->q0, n * sizeof *R->y);
+    memcpy(R->y + n, m->v0, n * sizeof *R->y);
+    int rc = hs_cons_start(m, R->w, R->y, R->y + n, o->report, R->err);
+    if (rc)
+        return rc;
+    if (o->out_path && !(R->file = fopen(o->out_path, "w")))
+        return hs_error_set(R->err, HS_EXIT_USAGE, "cannot open '%s' for writing: %s",
+                            o->out_path, strerror(errno));
+    if (hs_out_init(&R->out, R->file ? R->file : o->out, o->precision))
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+    R->out_ok = 1;
+    unsigned flags = hs_methods[R->method].flags;
+    R->sys = (gsl_odeiv2_system){ rhs, flags & HS_METHOD_IMPLICIT ? jac : NULL, dim, &R->c };
+    R->h = fmin(R->dt, (R->t_end - R->t0)) * 1e-3;
+    R->drv = gsl_odeiv2_driver_alloc_standard_new(&R->sys, *step_types[R->method], R->h,
+                                                  s->atol, s->rtol, 1.0, 0.0);
+    if (!R->drv)
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "cannot set up the stepper '%s'",
+                            s->method);
+    R->projecting = s->stabilize == HS_STAB_PROJECTION && m->k > 0;
+    R->multistep = (flags & HS_METHOD_MULTISTEP) != 0;
     /* bsimp keeps its extrapolation tableau between steps: project it only at
      * output times too (measured: every-step projection costs it 1000x) */
-    int sparse_proj = multistep || strcmp(meth->name, "bsimp") == 0;
-    int interp = s->interpolate;
-    if (interp && rhs(t, y, fp, &c) != GSL_SUCCESS) {
-        rc = fail(m, w, t, y, err);
-        goto out;
+    R->sparse_proj = R->multistep || strcmp(s->method, "bsimp") == 0;
+    R->show = o->progress && isatty(STDERR_FILENO);
+    return 0;
+}
+
+/* Output, interpolate mode: every grid time in the step (tp, t] that just
+ * ended, from the Hermite interpolant; i is the next row's index. */
+static int emit_interpolated(run *R, double tp, long *i)
+{
+    const hs_model *m = R->m;
+    size_t n = m->n;
+    if (rhs(R->t, R->y, R->fn, &R->c) != GSL_SUCCESS)
+        return fail(m, R->w, R->t, R->y, R->err);
+    for (; *i <= R->N; (*i)++) {
+        double ti = *i == R->N ? R->t_end : hs_grid_time(R->t0, *i, R->dt);
+        if (ti > R->t)
+            break;
+        const double *yr = R->y;
+        if (ti < R->t) {
+            hermite(n, tp, R->yp, R->fp, R->t, R->y, R->fn, ti, R->yi);
+            yr = R->yi;
+        }
+        if (emit(m, R->w, &R->cols, &R->out, ti, yr, R->E0, R->sum, 0, NULL))
+            return fail(m, R->w, ti, yr, R->err);
     }
-    for (long i = 1; i <= N;) {
-        double t_target = i == N ? t_end : hs_grid_time(t0, i, dt);
-        double t_stop = interp ? t_end : t_target, tp = t;
-        if (o->stop && *o->stop) {
-            rc = hs_error_set(err, 130, "interrupted at t=%.17g; the rows so far are "
-                              "written", t);
-            goto out;
-        }
+    double *sw = R->fp;
+    R->fp = R->fn;
+    R->fn = sw;
+    return 0;
+}
+
+/* One accepted step towards t_stop, then stabilization.  Returns 0 or an
+ * exit code with R->err set. */
+static int advance(run *R, double t_target, double t_stop)
+{
+    const hs_model *m = R->m;
+    const hs_settings *s = &m->set;
+    int st = gsl_odeiv2_evolve_apply(R->drv->e, R->drv->c, R->drv->s, &R->sys, &R->t,
+                                     t_stop, &R->h, R->y);
+    if (st != GSL_SUCCESS || R->c.failed) {
+        if (R->c.failed)
+            return fail(m, R->w, R->t, R->y, R->err);
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "the stepper %s failed at t=%.17g: %s",
+                            s->method, R->t, gsl_strerror(st));
+    }
+    R->sum->steps++;
+    if (R->h < 1e-13 * fmax(1.0, fabs(R->t)) && R->t < t_stop) {
+        hs_error_set(R->err, HS_EXIT_NUMERIC, "step size underflow at t=%.17g (h=%.3g): the "
+                     "solution is not smooth here or the tolerances are too tight",
+                     R->t, R->h);
+        near_singular(m, R->w, R->t, R->y, R->err);
+        return HS_EXIT_NUMERIC;
+    }
+    /* single-step methods: project after every step; multistep ones
+     * only at output times (a reset costs them a restart at order 1),
+     * or sooner if the residual passes 1e3 times the tolerance */
+    if (R->projecting && (!R->sparse_proj || (R->t >= t_target) ||
+                          residual(m, R->w, R->t, R->y) > 1e3 * s->tol))
+        return stabilize(m, R->w, R->proj, R->drv, R->t, R->y, R->multistep, R->err);
+    return 0;
+}
+
+/* The stepping loop: the first row, then steps until every row is out. */
+static int step_loop(run *R)
+{
+    const hs_model *m = R->m;
+    const hs_run_opts *o = R->o;
+    int interp = m->set.interpolate, rc;
+    hs_columns_header(&R->cols, &R->out);
+    R->t = R->t0;
+    if (emit(m, R->w, &R->cols, &R->out, R->t, R->y, 0, R->sum, 1, &R->E0))
+        return fail(m, R->w, R->t, R->y, R->err);
+    if (interp && rhs(R->t, R->y, R->fp, &R->c) != GSL_SUCCESS)
+        return fail(m, R->w, R->t, R->y, R->err);
+    for (long i = 1; i <= R->N;) {
+        double t_target = i == R->N ? R->t_end : hs_grid_time(R->t0, i, R->dt);
+        double t_stop = interp ? R->t_end : t_target, tp = R->t;
+        if (o->stop && *o->stop)
+            return hs_error_set(R->err, 130, "interrupted at t=%.17g; the rows so far are "
+                                "written", R->t);
         if (interp)
-            memcpy(yp, y, dim * sizeof *y);
-        int st = gsl_odeiv2_evolve_apply(drv->e, drv->c, drv->s, &sys, &t, t_stop, &h, y);
-        if (st != GSL_SUCCESS || c.failed) {
-            if (c.failed)
-                rc = fail(m, w, t, y, err);
-            else
-                rc = hs_error_set(err, HS_EXIT_NUMERIC, "the stepper %s failed at "
-                                  "t=%.17g: %s", s->method, t, gsl_strerror(st));
-            goto out;
-        }
-        sum->steps++;
-        if (h < 1e-13 * fmax(1.0, fabs(t)) && t < t_stop) {
-            rc = hs_error_set(err, HS_EXIT_NUMERIC, "step size underflow at t=%.17g "
-                              "(h=%.3g): the solution is not smooth here or the "
-                              "tolerances are too tight", t, h);
-            near_singular(m, w, t, y, err);
-            goto out;
-        }
-        /* single-step methods: project after every step; multistep ones
-         * only at output times (a reset costs them a restart at order 1),
-         * or sooner if the residual passes 1e3 times the tolerance */
-        if (projecting && (!sparse_proj || (t >= t_target) ||
-                           residual(m, w, t, y) > 1e3 * s->tol)) {
-            if ((rc = stabilize(m, w, proj, drv, t, y, multistep, err)))
-                goto out;
-        }
+            memcpy(R->yp, R->y, R->dim * sizeof *R->y);
+        if ((rc = advance(R, t_target, t_stop)))
+            return rc;
         long i0 = i;
         if (interp) {
-            if (rhs(t, y, fn, &c) != GSL_SUCCESS) {
-                rc = fail(m, w, t, y, err);
-                goto out;
-            }
-            for (; i <= N; i++) {
-                double ti = i == N ? t_end : hs_grid_time(t0, i, dt);
-                if (ti > t)
-                    break;
-                if (ti < t)
-                    hermite(n, tp, yp, fp, t, y, fn, ti, yi);
-                if ((rc = emit(m, w, &cols, &out, ti, ti < t ? yi : y, E0, sum, 0, NULL))) {
-                    rc = fail(m, w, ti, ti < t ? yi : y, err);
-                    goto out;
-                }
-            }
-            double *sw = fp;
-            fp = fn;
-            fn = sw;
-        } else if (t >= t_target) {
-            if ((rc = emit(m, w, &cols, &out, t, y, E0, sum, 0, NULL))) {
-                rc = fail(m, w, t, y, err);
-                goto out;
-            }
+            if ((rc = emit_interpolated(R, tp, &i)))
+                return rc;
+        } else if (R->t >= t_target) {
+            if (emit(m, R->w, &R->cols, &R->out, R->t, R->y, R->E0, R->sum, 0, NULL))
+                return fail(m, R->w, R->t, R->y, R->err);
             i++;
         }
-        if (out.failed)
+        if (R->out.failed)
             break;
-        if (show && i != i0 && (i / 64 != i0 / 64 || i > N))
-            progress((double)(i - 1) / (double)N, i > N);
+        if (R->show && i != i0 && (i / 64 != i0 / 64 || i > R->N))
+            progress((double)(i - 1) / (double)R->N, i > R->N);
     }
-out:
-    if (show && rc)
+    return 0;
+}
+
+/* Output: flush and close (a write error is exit 1 unless the run already
+ * failed), then free everything. */
+static int finish(run *R, int rc)
+{
+    hs_error *err = R->err;
+    if (R->show && rc)
         fputc('\n', stderr);
-    if (out_ok) {
-        if (hs_out_flush(&out) && !(rc && err->code == HS_EXIT_USAGE)) {
+    if (R->out_ok) {
+        if (hs_out_flush(&R->out) && !(rc && err->code == HS_EXIT_USAGE)) {
             hs_error we;
             hs_error_init(&we);
-            hs_error_set(&we, HS_EXIT_USAGE, "cannot write the CSV: %s", strerror(out.err_no));
+            hs_error_set(&we, HS_EXIT_USAGE, "cannot write the CSV: %s",
+                         strerror(R->out.err_no));
             if (!rc)
                 *err = we;
             rc = rc ? rc : HS_EXIT_USAGE;
         }
-        hs_out_free(&out);
+        hs_out_free(&R->out);
     }
-    if (file && fclose(file) != 0 && !rc)
-        rc = hs_error_set(err, HS_EXIT_USAGE, "cannot write '%s': %s", o->out_path,
+    if (R->file && fclose(R->file) != 0 && !rc)
+        rc = hs_error_set(err, HS_EXIT_USAGE, "cannot write '%s': %s", R->o->out_path,
                           strerror(errno));
-    if (drv)
-        gsl_odeiv2_driver_free(drv);
-    if (w)
-        sum->nrhs = w->nrhs;
+    if (R->drv)
+        gsl_odeiv2_driver_free(R->drv);
+    if (R->w)
+        R->sum->nrhs = R->w->nrhs;
+    if (R->cols_ok)
+        hs_columns_free(&R->cols);
+    hs_work_free(R->w);
+    hs_proj_free(R->proj);
+    free(R->y);
+    free(R->yp);
+    free(R->yi);
+    free(R->fp);
+    free(R->fn);
+    free(R->c.f0);
+    free(R->c.f1);
+    free(R->c.ytmp);
+    return rc;
+}
+
+int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *err)
+{
+    double wall0 = now();
+    memset(sum, 0, sizeof *sum);
+    run R;
+    memset(&R, 0, sizeof R);
+    R.m = m;
+    R.o = o;
+    R.sum = sum;
+    R.err = err;
+    R.dim = 2 * m->n + 3;
+    int rc = plan_times(&R);
+    if (rc)
+        return rc;
+    rc = setup(&R);
+    if (!rc)
+        rc = step_loop(&R);
+    rc = finish(&R, rc);
     sum->wall = now() - wall0;
-    hs_columns_free(&cols);
-    hs_work_free(w);
-    hs_proj_free(proj);
-    free(y);
-    free(yp);
-    free(yi);
-    free(fp);
-    free(fn);
-    free(c.f0);
-    free(c.f1);
-    free(c.ytmp);
     return rc;
 }

@@ -28,11 +28,6 @@ typedef struct hs_summary {
     double t_reached, wall;
 } hs_summary;
 
-/* Is `name` a stepper of gsl_odeiv2 that holosim offers? */
-int hs_method_known(const char *name);
-/* "rk2 rk4 ..." for messages. */
-const char *hs_method_list(void);
-
 /* Output time i: t0 + i dt rounded to 15 significant digits (rows read
  * 0.3, not 0.30000000000000004). */
 double hs_grid_time(double t0, long i, double dt);

@@ -1,5 +1,5 @@
-/* The compiled model: a model file (any of the three forms of
- * MODEL-FORMAT.md) turned into symbolic kernels and bytecode programs.
+/* The compiled model: a model file (any of the three forms of the model
+ * format, holosim-model(5)) turned into symbolic kernels and bytecode programs.
  * Immutable after hs_model_load returns (like MuJoCo's mjModel): every run
  * keeps its own state (hs_work in dynamics.h), so a sweep or a test loads
  * one model and runs it many times.
@@ -48,6 +48,21 @@ extern const char *const hs_stab_names[3];      /* hs_stab */
 extern const char *const hs_cons_mode_names[2]; /* hs_cons_mode */
 extern const char *const hs_output_names[2];    /* simulate.output: exact, interpolate */
 int hs_keyword(const char *const *names, size_t n, const char *s);
+
+/* The steppers of gsl_odeiv2 that holosim offers (simulate.method,
+ * --method), one table for the model file, the command line and the
+ * integrator, which maps each to its GSL type in this order. */
+enum { HS_METHOD_IMPLICIT = 1,   /* needs the Jacobian */
+       HS_METHOD_MULTISTEP = 2 }; /* keeps past states (a reset restarts it) */
+typedef struct hs_method_info {
+    const char *name;
+    unsigned flags;        /* HS_METHOD_* */
+} hs_method_info;
+#define HS_NMETHODS 11
+extern const hs_method_info hs_methods[HS_NMETHODS];
+int hs_method_index(const char *name);     /* -1 when unknown */
+int hs_method_known(const char *name);
+const char *hs_method_list(void);          /* "rk2 rk4 ..." for messages */
 
 /* What the command line overrides (NAN / "" / -1 = keep the file's). */
 typedef struct hs_overrides {

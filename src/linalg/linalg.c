@@ -1,0 +1,103 @@
+/* Band and small dense Cholesky factorizations (linalg.h). */
+#include "linalg.h"
+
+#include <math.h>
+
+int hs_la_band_cholesky(gsl_matrix *B)
+{
+    size_t k = B->size1, b = B->size2 - 1, tda = B->tda;
+    double *L = B->data;
+#define BL(i, j) L[(j) * tda + ((i) - (j))]     /* element (i, j), i >= j */
+    /* the 1-norm of A, kept where GSL keeps it (the unused last slot of
+     * the last row) for gsl_linalg_cholesky_band_rcond */
+    double norm = 0;
+    for (size_t j = 0; j < k; j++) {
+        double col = 0;
+        for (size_t i = j; i <= j + b && i < k; i++)
+            col += fabs(BL(i, j));
+        for (size_t p = j > b ? j - b : 0; p < j; p++)
+            col += fabs(BL(j, p));
+        norm = fmax(norm, col);
+    }
+    for (size_t j = 0; j < k; j++) {
+        size_t p0 = j > b ? j - b : 0;
+        double d = BL(j, j);
+        for (size_t p = p0; p < j; p++)
+            d -= BL(j, p) * BL(j, p);
+        if (!(d > 0))
+            return -1;
+        double ljj = sqrt(d);
+        BL(j, j) = ljj;
+        size_t iend = j + b < k - 1 ? j + b : k - 1;
+        for (size_t i = j + 1; i <= iend; i++) {
+            double sum = BL(i, j);
+            size_t q0 = i > b ? i - b : 0;
+            for (size_t p = q0; p < j; p++)
+                sum -= BL(i, p) * BL(j, p);
+            BL(i, j) = sum / ljj;
+        }
+    }
+    if (b > 0)
+        L[(k - 1) * tda + b] = norm;
+    return 0;
+}
+
+void hs_la_band_svx(const gsl_matrix *B, double *x)
+{
+    size_t k = B->size1, b = B->size2 - 1, tda = B->tda;
+    const double *L = B->data;
+    for (size_t i = 0; i < k; i++) {               /* L y = x */
+        double sum = x[i];
+        for (size_t p = i > b ? i - b : 0; p < i; p++)
+            sum -= BL(i, p) * x[p];
+        x[i] = sum / BL(i, i);
+    }
+    for (size_t i = k; i-- > 0;) {                 /* L^T x = y */
+        double sum = x[i];
+        size_t rend = i + b < k - 1 ? i + b : k - 1;
+        for (size_t r = i + 1; r <= rend; r++)
+            sum -= BL(r, i) * x[r];
+        x[i] = sum / BL(i, i);
+    }
+#undef BL
+}
+
+int hs_la_small_cholesky(gsl_matrix *C)
+{
+    size_t k = C->size1, tda = C->tda;
+    double *a = C->data;
+    for (size_t j = 0; j < k; j++) {
+        double d = a[j * tda + j];
+        for (size_t p = 0; p < j; p++)
+            d -= a[j * tda + p] * a[j * tda + p];
+        if (!(d > 0))
+            return -1;
+        double ljj = sqrt(d);
+        a[j * tda + j] = ljj;
+        for (size_t i = j + 1; i < k; i++) {
+            double s = a[i * tda + j];
+            for (size_t p = 0; p < j; p++)
+                s -= a[i * tda + p] * a[j * tda + p];
+            a[i * tda + j] = s / ljj;
+        }
+    }
+    return 0;
+}
+
+void hs_la_small_svx(const gsl_matrix *C, double *x)
+{
+    size_t k = C->size1, tda = C->tda;
+    const double *a = C->data;
+    for (size_t i = 0; i < k; i++) {
+        double s = x[i];
+        for (size_t p = 0; p < i; p++)
+            s -= a[i * tda + p] * x[p];
+        x[i] = s / a[i * tda + i];
+    }
+    for (size_t i = k; i-- > 0;) {
+        double s = x[i];
+        for (size_t r = i + 1; r < k; r++)
+            s -= a[r * tda + i] * x[r];
+        x[i] = s / a[i * tda + i];
+    }
+}

@@ -1,0 +1,152 @@
+/* Private to src/model: the state of one model load, shared by the files
+ * that do its jobs in order:
+ *
+ *   read.c      the YAML tree into a model description: names (coordinates,
+ *               parameters, defines, ambient names) resolved lazily, each
+ *               expression parsed with its file position, mass, forces,
+ *               constraints, initial data, outputs
+ *   settings.c  the `simulate` and `consistency` keys, the keyword tables
+ *               the command line shares, the command line's overrides
+ *   forms.c     the three forms (Cartesian, Lagrangian, embedding) into one
+ *               set of symbolic kernels M, Q, G, G_q, G_t, Gdot, gamma, U,
+ *               P_nc, P_t
+ *   compile.c   the kernels, parameter values folded in, into the bytecode
+ *               programs; the mass matrix checked at the initial state
+ *   model.c     the top level (hs_model_load), and the model object
+ *               (free, source positions, the derivation printout)
+ *
+ * Every error is recorded in L->err at its file position (ytree.h). */
+#ifndef HS_LOADER_H
+#define HS_LOADER_H
+
+#include <stdlib.h>
+
+#include "model.h"
+#include "ytree.h"
+
+#define MAX_COORDS 5000     /* documented limit: n x n symbolic and dense arrays */
+#define MAX_CONSTRAINTS 5000
+#define MAX_DENSE 1e7        /* entries of a dense k x n G_q (80 MB) */
+
+/* What a name may resolve to while parsing: parameters see only parameters,
+ * initial data see parameters, model expressions see everything. */
+enum scope { SCOPE_PARAM, SCOPE_INITIAL, SCOPE_MODEL };
+enum { ST_NONE, ST_BUSY, ST_DONE };   /* lazy evaluation of named entries */
+
+typedef struct named {
+    char *name;
+    yaml_node_t *key, *val;
+    int state;
+    const hs_node *expr;       /* defines: the parsed node */
+} named;
+
+typedef struct srcinfo {       /* private part of hs_model */
+    hs_ytree y;
+    yaml_node_t **node;        /* [nsrc] scalar of each parsed expression */
+    size_t nsrc, cap;
+} srcinfo;
+
+typedef struct loader {
+    hs_model *m;
+    srcinfo *si;
+    hs_ytree *y;
+    hs_error *err;
+    const hs_overrides *ov;
+    int scope;
+    named *par; size_t npar;
+    named *def; size_t ndef;
+    named *amb; size_t namb;   /* embedding: val = X expression scalar */
+    const hs_node **ambX, **ambV; /* [namb] X(t,q), D X */
+    yaml_node_t *cur;          /* the scalar being parsed (for positions) */
+    yaml_node_t *t_end_node;   /* simulate.t_end, for its range check */
+} loader;
+
+#define NODE(L, id) hs_ytree_node((L)->y, (id))
+#define FOR_PAIRS(map, p)                                                   \
+    for (yaml_node_pair_t *p = (map)->data.mapping.pairs.start;             \
+         p < (map)->data.mapping.pairs.top; p++)
+#define FOR_ITEMS(seq, it)                                                  \
+    for (yaml_node_item_t *it = (seq)->data.sequence.items.start;           \
+         it < (seq)->data.sequence.items.top; it++)
+
+static inline void *xcalloc(size_t n, size_t size)
+{
+    return calloc(n ? n : 1, size);
+}
+
+static inline size_t map_len(const yaml_node_t *n)
+{
+    return (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+}
+
+static inline size_t seq_len(const yaml_node_t *n)
+{
+    return (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+}
+
+static inline const hs_node *scalar_zero(loader *L)
+{
+    return hs_num(L->m->dag, 0.0);
+}
+
+/* ---- read.c: YAML helpers ---- */
+
+char *hs_ld_strdup(const char *s);
+/* n must be a node of this type; else an error naming `what`. */
+int hs_ld_expect(loader *L, yaml_node_t *n, yaml_node_type_t type, const char *what);
+/* A mapping's keys must be scalars, unique, and (allowed != NULL) among
+ * allowed[]; an unknown key gets the nearest one suggested. */
+int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
+                     size_t nallowed, const char *where);
+yaml_node_t *hs_ld_get(loader *L, yaml_node_t *map, const char *key);     /* value or NULL */
+yaml_node_t *hs_ld_get_key(loader *L, yaml_node_t *map, const char *key); /* key or NULL */
+long hs_ld_find_coord(const hs_model *m, const char *s, size_t len);     /* -1: none */
+
+/* ---- read.c: expressions and sections ---- */
+
+/* Parse a scalar as an expression in a scope; NULL with L->err set. */
+const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *what);
+/* Turn an error recorded in the dag (a fold to NaN, a size limit) into a
+ * positioned model error; returns L->err->code. */
+int hs_ld_dag_check(loader *L);
+/* An error when e depends on a velocity (names `what`, placed at `where`). */
+int hs_ld_forbid_velocity(loader *L, const hs_node *e, yaml_node_t *where, const char *what);
+/* A list of n expressions or a mapping coordinate -> expression; missing
+ * entries get dflt (NULL: every coordinate required). */
+int hs_ld_read_per_coord(loader *L, yaml_node_t *n, const char *what, int scope,
+                         const hs_node *dflt, const hs_node **out);
+/* `mass`: a diagonal list of dim entries or a symmetric dim x dim matrix,
+ * into M[dim*dim]. */
+int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M);
+int hs_ld_read_names_map(loader *L, yaml_node_t *map, named **out, size_t *nout,
+                         const char *what);
+int hs_ld_read_coordinates(loader *L, yaml_node_t *root);
+int hs_ld_check_clashes(loader *L);
+int hs_ld_eval_params(loader *L);
+int hs_ld_read_embedding(loader *L);
+int hs_ld_read_constraints(loader *L, yaml_node_t *c);
+int hs_ld_read_initial(loader *L, yaml_node_t *root);
+int hs_ld_read_outputs(loader *L, yaml_node_t *root);
+int hs_ld_check_defines(loader *L);
+
+/* ---- settings.c ---- */
+
+int hs_ld_read_settings(loader *L, yaml_node_t *root);
+/* The command line's overrides over the file's settings, then the
+ * defaults that depend on both; checks t_end against t0. */
+int hs_ld_apply_overrides(loader *L);
+
+/* ---- forms.c ---- */
+
+/* M, Q, U, P_nc, P_t of the file's form, then G, G_q, G_t, Gdot, gamma. */
+int hs_ld_build_kernels(loader *L, yaml_node_t *root);
+
+/* ---- compile.c ---- */
+
+/* Fold the parameter values in and compile prog_dyn, prog_pos, prog_aux;
+ * find the mass structure and the sparsity of G_q. */
+int hs_ld_compile(loader *L);
+/* The mass matrix positive definite at the initial state (error at where). */
+int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where);
+
+#endif

@@ -1,0 +1,196 @@
+/* The run settings: `simulate` and `consistency` of the model file, the
+ * keyword tables the command line shares, and the command line's
+ * overrides (loader.h, model.h). */
+#include "loader.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const hs_stab_names[3] = { "projection", "baumgarte", "none" };
+const char *const hs_cons_mode_names[2] = { "project", "reject" };
+const char *const hs_output_names[2] = { "exact", "interpolate" };
+
+/* The steppers of gsl_odeiv2 holosim offers; src/integrate maps each to
+ * its GSL type, in this order. */
+const hs_method_info hs_methods[HS_NMETHODS] = {
+    { "rk2", 0 },      { "rk4", 0 },      { "rkf45", 0 },   { "rkck", 0 },
+    { "rk8pd", 0 },    { "rk1imp", HS_METHOD_IMPLICIT },    { "rk2imp", HS_METHOD_IMPLICIT },
+    { "rk4imp", HS_METHOD_IMPLICIT },     { "bsimp", HS_METHOD_IMPLICIT },
+    { "msadams", HS_METHOD_MULTISTEP },   { "msbdf", HS_METHOD_IMPLICIT | HS_METHOD_MULTISTEP },
+};
+
+int hs_method_index(const char *name)
+{
+    for (int i = 0; i < HS_NMETHODS; i++)
+        if (strcmp(hs_methods[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int hs_method_known(const char *name)
+{
+    return hs_method_index(name) >= 0;
+}
+
+const char *hs_method_list(void)
+{
+    return "rk2 rk4 rkf45 rkck rk8pd rk1imp rk2imp rk4imp bsimp msadams msbdf";
+}
+
+int hs_keyword(const char *const *names, size_t n, const char *s)
+{
+    for (size_t i = 0; s && i < n; i++)
+        if (strcmp(s, names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* A scalar that must be one of names[]: *out = its index. */
+static int choose(loader *L, yaml_node_t *v, const char *what, const char *const *names,
+                  size_t n, int *out)
+{
+    int kw = hs_keyword(names, n, hs_ytree_str(v));
+    if (kw >= 0) {
+        *out = kw;
+        return 0;
+    }
+    char list[256];
+    size_t len = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < n && len + 1 < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'",
+                                i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+    return hs_ytree_error(L->y, L->err, v, "%s must be %s", what, list);
+}
+
+int hs_ld_read_settings(loader *L, yaml_node_t *root)
+{
+    hs_model *m = L->m;
+    hs_settings *s = &m->set;
+    s->t_end = NAN;
+    s->dt = NAN;
+    snprintf(s->method, sizeof s->method, "rk8pd");
+    s->rtol = 1e-9;
+    s->atol = 1e-9;
+    s->stabilize = HS_STAB_PROJECTION;
+    s->alpha = NAN;
+    s->beta = NAN;
+    s->mode = HS_CONS_PROJECT;
+    s->tol = 1e-10;
+
+    yaml_node_t *c = hs_ld_get(L, root, "consistency");
+    if (c) {
+        static const char *const keys[] = { "mode", "tolerance", "lock" };
+        if (hs_ld_expect(L, c, YAML_MAPPING_NODE, "'consistency'") ||
+            hs_ld_check_keys(L, c, keys, 3, "'consistency'"))
+            return L->err->code;
+        yaml_node_t *v;
+        if ((v = hs_ld_get(L, c, "mode"))) {
+            int i;
+            if (choose(L, v, "consistency mode", hs_cons_mode_names, 2, &i))
+                return L->err->code;
+            s->mode = (hs_cons_mode)i;
+        }
+        if ((v = hs_ld_get(L, c, "tolerance"))) {
+            if (hs_ytree_number(L->y, v, &s->tol, L->err))
+                return L->err->code;
+            if (!(s->tol > 0))
+                return hs_ytree_error(L->y, L->err, v, "consistency tolerance must be > 0");
+        }
+        if ((v = hs_ld_get(L, c, "lock"))) {
+            if (hs_ld_expect(L, v, YAML_SEQUENCE_NODE, "'lock'"))
+                return L->err->code;
+            FOR_ITEMS(v, it) {
+                yaml_node_t *e = NODE(L, *it);
+                const char *q = hs_ytree_str(e);
+                long i = q ? hs_ld_find_coord(m, q, strlen(q)) : -1;
+                if (i < 0)
+                    return hs_ytree_error(L->y, L->err, e, "'lock' names '%s', which is not "
+                                          "a coordinate", q ? q : "?");
+                m->lock[i] = 1;
+            }
+        }
+    }
+    yaml_node_t *sim = hs_ld_get(L, root, "simulate");
+    if (sim) {
+        static const char *const keys[] = { "t_end", "dt", "method", "rtol", "atol",
+                                            "stabilize", "alpha", "beta", "output" };
+        if (hs_ld_expect(L, sim, YAML_MAPPING_NODE, "'simulate'") ||
+            hs_ld_check_keys(L, sim, keys, 9, "'simulate'"))
+            return L->err->code;
+        struct { const char *k; double *dst; int positive; } num[] = {
+            { "t_end", &s->t_end, 0 }, { "dt", &s->dt, 1 }, { "rtol", &s->rtol, 1 },
+            { "atol", &s->atol, 1 }, { "alpha", &s->alpha, 0 }, { "beta", &s->beta, 0 },
+        };
+        L->t_end_node = hs_ld_get(L, sim, "t_end");
+        for (size_t i = 0; i < sizeof num / sizeof *num; i++) {
+            yaml_node_t *v = hs_ld_get(L, sim, num[i].k);
+            if (!v)
+                continue;
+            if (hs_ytree_number(L->y, v, num[i].dst, L->err))
+                return L->err->code;
+            if (num[i].positive && !(*num[i].dst > 0))
+                return hs_ytree_error(L->y, L->err, v, "simulate.%s must be > 0", num[i].k);
+            if (!num[i].positive && (num[i].dst == &s->alpha || num[i].dst == &s->beta) &&
+                *num[i].dst < 0)
+                return hs_ytree_error(L->y, L->err, v, "simulate.%s must be >= 0", num[i].k);
+        }
+        yaml_node_t *v;
+        if ((v = hs_ld_get(L, sim, "method"))) {
+            const char *ms = hs_ytree_str(v);
+            if (!ms || strlen(ms) >= sizeof s->method)
+                return hs_ytree_error(L->y, L->err, v, "simulate.method must be a stepper name");
+            snprintf(s->method, sizeof s->method, "%s", ms);
+            if (!hs_method_known(ms))
+                return hs_ytree_error(L->y, L->err, v, "unknown method '%s'; choose one of: %s",
+                                      ms, hs_method_list());
+        }
+        if ((v = hs_ld_get(L, sim, "output"))) {
+            if (choose(L, v, "simulate.output", hs_output_names, 2, &s->interpolate))
+                return L->err->code;
+        }
+        if ((v = hs_ld_get(L, sim, "stabilize"))) {
+            int i;
+            if (choose(L, v, "simulate.stabilize", hs_stab_names, 3, &i))
+                return L->err->code;
+            s->stabilize = (hs_stab)i;
+        }
+    }
+    return 0;
+}
+void hs_overrides_init(hs_overrides *o)
+{
+    memset(o, 0, sizeof *o);
+    hs_settings *s = &o->s;
+    s->t_end = s->dt = s->rtol = s->atol = s->alpha = s->beta = s->tol = NAN;
+    s->method[0] = '\0';
+}
+
+int hs_ld_apply_overrides(loader *L)
+{
+    hs_model *m = L->m;
+    if (L->ov) {
+        const hs_settings *o = &L->ov->s;
+        hs_settings *s = &m->set;
+        if (!isnan(o->t_end)) s->t_end = o->t_end;
+        if (!isnan(o->dt)) s->dt = o->dt;
+        if (o->method[0]) snprintf(s->method, sizeof s->method, "%s", o->method);
+        if (!isnan(o->rtol)) s->rtol = o->rtol;
+        if (!isnan(o->atol)) s->atol = o->atol;
+        if (!isnan(o->alpha)) s->alpha = o->alpha;
+        if (!isnan(o->beta)) s->beta = o->beta;
+        if (!isnan(o->tol)) s->tol = o->tol;
+        if (L->ov->has_stabilize) s->stabilize = o->stabilize;
+        if (L->ov->has_mode) s->mode = o->mode;
+        if (L->ov->has_output) s->interpolate = o->interpolate;
+    }
+    if (L->t_end_node && !(L->ov && !isnan(L->ov->s.t_end)) && !(m->set.t_end > m->t0))
+        return hs_ytree_error(L->y, L->err, L->t_end_node, "simulate.t_end (%g) must be "
+                              "greater than the initial time (%g)", m->set.t_end, m->t0);
+    if (isnan(m->set.alpha))
+        m->set.alpha = 10.0;   /* documented defaults: critically damped at 1/alpha */
+    if (isnan(m->set.beta))
+        m->set.beta = 10.0;
+    return 0;
+}
