@@ -34,7 +34,7 @@ CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) -MMD -MP \
              -DHS_VERSION='"$(VERSION)"' $(DEP_CFLAGS) $(CFLAGS)
 
 SRC      := $(wildcard src/*/*.c)
-MAIN_SRC := src/cli/main.c
+MAIN_SRC := $(wildcard src/cli/*.c)
 LIB_SRC  := $(filter-out $(MAIN_SRC),$(SRC))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
@@ -80,6 +80,7 @@ run: $(BIN)
 # Every Check suite, then the command-line tests (tests/cli.sh).
 check: $(BIN) $(TEST_BIN) build/.deps-full
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
+	@sh tests/layers.sh
 	@HOLOSIM=$(BIN) sh tests/cli.sh
 	@if [ -f tests/scripts.sh ]; then HOLOSIM=$(abspath $(BIN)) sh tests/scripts.sh; fi
 

@@ -1,5 +1,5 @@
 /* VM versus hand-written C on the right-hand side of the planar double
- * pendulum in Cartesian coordinates (DESIGN.md "Performance stance").
+ * pendulum in Cartesian coordinates (doc/architecture.md).
  *
  *   q = (x1, y1, x2, y2), unit masses (M = I), g = 9.81, Q = (0, -g, 0, -g)
  *   G1 = x1^2 + y1^2 - 1,  G2 = (x2 - x1)^2 + (y2 - y1)^2 - 1

@@ -1,4 +1,4 @@
-/* The three forms of MODEL-FORMAT.md (Cartesian, Lagrangian, embedding)
+/* The three forms of the model format (Cartesian, Lagrangian, embedding)
  * describe the same motion: the same system written in each must give the
  * same trajectories, and the embedding form must build exactly the reduced
  * d'Alembert equations (checked here against finite differences of the

@@ -1,4 +1,4 @@
-/* Consistent initial data and rank diagnosis (DESIGN.md, consistency):
+/* Consistent initial data and rank diagnosis (doc/architecture.md):
  *
  *   positions   q <- q - W G_q^T (G_q W G_q^T)^-1 G     (Gauss-Newton in the
  *               M-norm, W = M^-1 on the free coordinates, 0 on locked ones,

@@ -1,4 +1,4 @@
-/* The Lagrange-multiplier equations of DESIGN.md on a compiled model:
+/* The Lagrange-multiplier equations (doc/architecture.md) on a compiled model:
  *
  *     C      = G_q M^-1 G_q^T
  *     Lambda = -C^-1 ( G_q M^-1 Q + gamma )

@@ -1,4 +1,4 @@
-/* The CSV columns: which exist for a model (MODEL-FORMAT.md, Output), the
+/* The CSV columns: which exist for a model (holosim(1), OUTPUT), the
  * default set, `--columns` selection, header and row writing. */
 #ifndef HS_COLUMNS_H
 #define HS_COLUMNS_H

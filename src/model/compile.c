@@ -8,163 +8,204 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 
-/* ---------- compile ---------- */
+/* One compilation: the fold map (parameter symbol -> its value) and the
+ * list of roots of the program being assembled. */
+typedef struct cbuild {
+    loader *L;
+    const hs_node **map;        /* [nsym] */
+    size_t nsym;
+    const hs_node **r;          /* roots of the program being built */
+    size_t nr;
+    const hs_node **Gq;         /* [k*n] folded G_q */
+} cbuild;
 
-int hs_ld_compile(loader *L)
+static const hs_node *fold(cbuild *C, const hs_node *e)
 {
-    hs_model *m = L->m;
-    hs_dag *d = m->dag;
-    size_t n = m->n, k = m->k;
-    size_t nsym = (size_t)hs_dag_nsymbols(d);
-    const hs_node **map = xcalloc(nsym, sizeof *map);
-    size_t cap = n * n + 4 * n + 6 * k + k * n + m->nout + m->namb + 8;
-    const hs_node **r = xcalloc(cap, sizeof *r);
-    if (!map || !r) {
-        free(map);
-        free(r);
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-    }
-    for (size_t j = 0; j < m->npar; j++)
-        map[m->sym_p[j]] = hs_num(d, m->pval[j]);
-#define FOLD(e) hs_subst(d, (e), map, nsym)
+    return hs_subst(C->L->m->dag, e, C->map, C->nsym);
+}
 
-    /* mass structure */
+/* The mass structure from the folded M: constant diagonal (kept as numbers,
+ * no program output), diagonal (n outputs) or full (the lower triangle). */
+static int mass_outputs(cbuild *C)
+{
+    hs_model *m = C->L->m;
+    size_t n = m->n;
     const hs_node **Mf = xcalloc(n * n, sizeof *Mf);
     if (!Mf)
-        goto oom;
+        return -1;
     int diag = 1, constant = 1;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++) {
-            Mf[i * n + j] = FOLD(m->M[i * n + j]);
+            Mf[i * n + j] = fold(C, m->M[i * n + j]);
             if (i != j && !hs_is_num(Mf[i * n + j], 0))
                 diag = 0;
             if (i == j && Mf[i * n + j]->kind != HS_NUM)
                 constant = 0;
         }
     m->mass_kind = !diag ? HS_MASS_FULL : constant ? HS_MASS_CONST_DIAG : HS_MASS_DIAG;
-    size_t nr = 0;
-    m->off_M = nr;
+    m->off_M = C->nr;
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         m->Mconst = xcalloc(n, sizeof *m->Mconst);
-        if (!m->Mconst)
-            goto oom;
+        if (!m->Mconst) {
+            free(Mf);
+            return -1;
+        }
         for (size_t i = 0; i < n; i++)
             m->Mconst[i] = Mf[i * n + i]->value;
     } else if (m->mass_kind == HS_MASS_DIAG) {
         for (size_t i = 0; i < n; i++)
-            r[nr++] = Mf[i * n + i];
+            C->r[C->nr++] = Mf[i * n + i];
     } else {
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j <= i; j++)
-                r[nr++] = Mf[i * n + j];
+                C->r[C->nr++] = Mf[i * n + j];
     }
     free(Mf);
-    m->off_Q = nr;
-    for (size_t i = 0; i < n; i++)
-        r[nr++] = FOLD(m->Q[i]);
-    /* sparsity of G_q from the folded symbolic Jacobian */
-    const hs_node **Gq = xcalloc(k * n, sizeof *Gq);
+    return 0;
+}
+
+/* The sparsity of G_q from the folded Jacobian: gq_start, gq_col, nnz. */
+static int jacobian_structure(cbuild *C)
+{
+    hs_model *m = C->L->m;
+    size_t n = m->n, k = m->k;
+    C->Gq = xcalloc(k * n, sizeof *C->Gq);
     m->gq_start = xcalloc(k + 1, sizeof *m->gq_start);
-    if (!Gq || !m->gq_start) {
-        free(Gq);
-        goto oom;
-    }
+    if (!C->Gq || !m->gq_start)
+        return -1;
     m->nnz = 0;
     for (size_t i = 0; i < k * n; i++) {
-        Gq[i] = FOLD(m->G_q[i]);
-        if (!hs_is_num(Gq[i], 0))
+        C->Gq[i] = fold(C, m->G_q[i]);
+        if (!hs_is_num(C->Gq[i], 0))
             m->nnz++;
     }
     m->gq_col = xcalloc(m->nnz, sizeof *m->gq_col);
-    if (!m->gq_col) {
-        free(Gq);
-        goto oom;
-    }
-    m->off_Gq = nr;
+    if (!m->gq_col)
+        return -1;
     size_t z = 0;
     for (size_t i = 0; i < k; i++) {
         m->gq_start[i] = (int)z;
         for (size_t j = 0; j < n; j++)
-            if (!hs_is_num(Gq[i * n + j], 0)) {
+            if (!hs_is_num(C->Gq[i * n + j], 0))
                 m->gq_col[z++] = (int)j;
-                r[nr++] = Gq[i * n + j];
-            }
     }
     m->gq_start[k] = (int)z;
-    m->off_gamma = nr;
-    for (size_t i = 0; i < k; i++)
-        r[nr++] = FOLD(m->gamma[i]);
-    m->off_Pd = nr;
-    r[nr++] = FOLD(m->P_nc);
-    m->off_Pt = nr;
-    r[nr++] = FOLD(m->P_t);
-    m->off_Gb = m->off_Gdotb = nr;
+    return 0;
+}
+
+/* Append the folded kernels e[0..cnt-1] to the roots. */
+static void push(cbuild *C, const hs_node *const *e, size_t cnt)
+{
+    for (size_t i = 0; i < cnt; i++)
+        C->r[C->nr++] = fold(C, e[i]);
+}
+
+/* Append the structural non-zeros of the folded G_q, row by row. */
+static void push_gq(cbuild *C)
+{
+    const hs_model *m = C->L->m;
+    for (size_t i = 0; i < m->k * m->n; i++)
+        if (!hs_is_num(C->Gq[i], 0))
+            C->r[C->nr++] = C->Gq[i];
+}
+
+/* prog_dyn: M | Q | G_q non-zeros | gamma | P_nc | P_t | [G | Gdot]. */
+static int compile_dyn(cbuild *C)
+{
+    hs_model *m = C->L->m;
+    size_t n = m->n, k = m->k;
+    C->nr = 0;
+    if (mass_outputs(C))
+        return hs_error_set(C->L->err, HS_EXIT_MODEL, "out of memory");
+    m->off_Q = C->nr;
+    push(C, m->Q, n);
+    if (jacobian_structure(C))
+        return hs_error_set(C->L->err, HS_EXIT_MODEL, "out of memory");
+    m->off_Gq = C->nr;
+    push_gq(C);
+    m->off_gamma = C->nr;
+    push(C, m->gamma, k);
+    m->off_Pd = C->nr;
+    push(C, &m->P_nc, 1);
+    m->off_Pt = C->nr;
+    push(C, &m->P_t, 1);
+    m->off_Gb = m->off_Gdotb = C->nr;
     if (m->set.stabilize == HS_STAB_BAUMGARTE) {
-        for (size_t i = 0; i < k; i++)
-            r[nr++] = FOLD(m->G[i]);
-        m->off_Gdotb = nr;
-        for (size_t i = 0; i < k; i++)
-            r[nr++] = FOLD(m->Gdot[i]);
+        push(C, m->G, k);
+        m->off_Gdotb = C->nr;
+        push(C, m->Gdot, k);
     }
-    m->ndyn = nr;
-    if (hs_ld_dag_check(L)) {
-        free(Gq);
-        goto out;
-    }
-    m->prog_dyn = hs_prog_compile(d, r, nr, L->err);
-    if (!m->prog_dyn) {
-        free(Gq);
-        goto out;
-    }
+    m->ndyn = C->nr;
+    if (hs_ld_dag_check(C->L))
+        return C->L->err->code;
+    m->prog_dyn = hs_prog_compile(m->dag, C->r, C->nr, C->L->err);
+    return m->prog_dyn ? 0 : C->L->err->code;
+}
 
-    /* position program: G | G_q non-zeros | G_t */
-    nr = 0;
-    for (size_t i = 0; i < k; i++)
-        r[nr++] = FOLD(m->G[i]);
-    for (size_t i = 0; i < k * n; i++)
-        if (!hs_is_num(Gq[i], 0))
-            r[nr++] = Gq[i];
-    for (size_t i = 0; i < k; i++)
-        r[nr++] = FOLD(m->G_t[i]);
-    free(Gq);
-    m->prog_pos = hs_prog_compile(d, r, nr, L->err);
-    if (!m->prog_pos)
-        goto out;
+/* prog_pos: G | G_q non-zeros | G_t (projection, rank). */
+static int compile_pos(cbuild *C)
+{
+    hs_model *m = C->L->m;
+    C->nr = 0;
+    push(C, m->G, m->k);
+    push_gq(C);
+    push(C, m->G_t, m->k);
+    m->prog_pos = hs_prog_compile(m->dag, C->r, C->nr, C->L->err);
+    return m->prog_pos ? 0 : C->L->err->code;
+}
 
-    /* aux program: G | Gdot | G_t | U | P_nc | outputs | ambient */
-    nr = 0;
-    m->off_G = nr;
-    for (size_t i = 0; i < k; i++)
-        r[nr++] = FOLD(m->G[i]);
-    m->off_Gdot = nr;
-    for (size_t i = 0; i < k; i++)
-        r[nr++] = FOLD(m->Gdot[i]);
-    m->off_Gt = nr;
-    for (size_t i = 0; i < k; i++)
-        r[nr++] = FOLD(m->G_t[i]);
-    m->off_U = nr;
-    r[nr++] = FOLD(m->U);
-    m->off_Pnc = nr;
-    r[nr++] = FOLD(m->P_nc);
-    m->off_out = nr;
-    for (size_t i = 0; i < m->nout; i++)
-        r[nr++] = FOLD(m->out[i]);
-    m->off_amb = nr;
-    for (size_t i = 0; i < m->namb; i++)
-        r[nr++] = FOLD(m->amb[i]);
-    m->naux = nr;
-    if (hs_ld_dag_check(L))
-        goto out;
-    m->prog_aux = hs_prog_compile(d, r, nr, L->err);
-    m->nin = nsym;
-    goto out;
-oom:
-    hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-out:
-#undef FOLD
-    free(map);
-    free(r);
-    return L->err->code;
+/* prog_aux: G | Gdot | G_t | U | P_nc | outputs | ambient (output rows). */
+static int compile_aux(cbuild *C)
+{
+    hs_model *m = C->L->m;
+    size_t k = m->k;
+    C->nr = 0;
+    m->off_G = C->nr;
+    push(C, m->G, k);
+    m->off_Gdot = C->nr;
+    push(C, m->Gdot, k);
+    m->off_Gt = C->nr;
+    push(C, m->G_t, k);
+    m->off_U = C->nr;
+    push(C, &m->U, 1);
+    m->off_Pnc = C->nr;
+    push(C, &m->P_nc, 1);
+    m->off_out = C->nr;
+    push(C, m->out, m->nout);
+    m->off_amb = C->nr;
+    push(C, m->amb, m->namb);
+    m->naux = C->nr;
+    if (hs_ld_dag_check(C->L))
+        return C->L->err->code;
+    m->prog_aux = hs_prog_compile(m->dag, C->r, C->nr, C->L->err);
+    return m->prog_aux ? 0 : C->L->err->code;
+}
+
+int hs_ld_compile(loader *L)
+{
+    hs_model *m = L->m;
+    hs_dag *d = m->dag;
+    size_t n = m->n, k = m->k;
+    cbuild C = { L, NULL, (size_t)hs_dag_nsymbols(d), NULL, 0, NULL };
+    size_t cap = n * n + 4 * n + 6 * k + k * n + m->nout + m->namb + 8;
+    C.map = xcalloc(C.nsym, sizeof *C.map);
+    C.r = xcalloc(cap, sizeof *C.r);
+    int rc = 0;
+    if (!C.map || !C.r)
+        rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    for (size_t j = 0; !rc && j < m->npar; j++)
+        C.map[m->sym_p[j]] = hs_num(d, m->pval[j]);
+    if (!rc)
+        rc = compile_dyn(&C);
+    if (!rc)
+        rc = compile_pos(&C);
+    if (!rc)
+        rc = compile_aux(&C);
+    m->nin = C.nsym;
+    free(C.map);
+    free(C.r);
+    free(C.Gq);
+    return rc;
 }
 
 /* Mass positive definite at the initial state (exit 2 otherwise). */

@@ -63,202 +63,227 @@ static const hs_node *velocity_free(loader *L, const hs_node *T)
     return T0;
 }
 
-int hs_ld_build_kernels(loader *L, yaml_node_t *root)
+/* P_nc = F . v, the power of the forces not derived from the potential. */
+static const hs_node *force_power(loader *L, const hs_node *const *F, const hs_node *const *v,
+                                  size_t n)
 {
+    hs_model *m = L->m;
+    const hs_node **pw = xcalloc(n, sizeof *pw);
+    if (!pw)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        pw[i] = hs_mul(m->dag, F[i], v ? v[i] : hs_sym(m->dag, m->sym_v[i]));
+    const hs_node *P = hs_addn(m->dag, pw, n);
+    free(pw);
+    return P;
+}
+
+/* The state of one kernel build, shared by the steps below. */
+typedef struct kbuild {
+    loader *L;
+    yaml_node_t *root, *pot, *frc;
+    const hs_node **F;          /* [n] generalized forces (not from U) */
+    const hs_node *Lsym, *T0;   /* generalized forms: L and T(v = 0) */
+} kbuild;
+
+/* Cartesian: M from `mass`, Q = F - grad U. */
+static int cartesian_form(kbuild *B)
+{
+    loader *L = B->L;
     hs_model *m = L->m;
     hs_dag *d = m->dag;
     size_t n = m->n;
     const hs_node *zero = scalar_zero(L);
-    const hs_node *Lsym = NULL, *T0 = zero;   /* generalized forms: L, T(v = 0) */
-    m->M = xcalloc(n * n, sizeof *m->M);
-    m->Q = xcalloc(n, sizeof *m->Q);
-    const hs_node **F = xcalloc(n, sizeof *F);
-    if (!m->M || !m->Q || !F) {
-        free(F);
+    yaml_node_t *mass = hs_ld_get(L, B->root, "mass");
+    if (hs_ld_read_mass(L, mass, n, m->M))
+        return L->err->code;
+    for (size_t i = 0; i < n * n; i++)
+        if (hs_ld_forbid_velocity(L, m->M[i], mass, "the mass matrix"))
+            return L->err->code;
+    for (size_t i = 0; i < n; i++)
+        B->F[i] = zero;
+    if (B->frc && hs_ld_read_per_coord(L, B->frc, "'forces'", SCOPE_MODEL, zero, B->F))
+        return L->err->code;
+    for (size_t i = 0; i < n; i++)
+        m->Q[i] = hs_sub(d, B->F[i], hs_diff(d, m->U, m->sym_q[i]));
+    if (!(m->P_nc = force_power(L, B->F, NULL, n)))
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    m->has_nc_forces = B->frc != NULL;
+    return 0;
+}
+
+/* Lagrangian: `kinetic` (with `potential`) or `lagrangian`. */
+static int lagrangian_form(kbuild *B)
+{
+    loader *L = B->L;
+    hs_model *m = L->m;
+    hs_dag *d = m->dag;
+    size_t n = m->n;
+    const hs_node *zero = scalar_zero(L);
+    yaml_node_t *kin = hs_ld_get(L, B->root, "kinetic"), *lag = hs_ld_get(L, B->root, "lagrangian");
+    const hs_node *Lg;
+    for (size_t i = 0; i < n; i++)
+        B->F[i] = zero;
+    if (B->frc && hs_ld_read_per_coord(L, B->frc, "'forces'", SCOPE_MODEL, zero, B->F))
+        return L->err->code;
+    if (kin) {
+        const hs_node *T = hs_ld_parse(L, kin, SCOPE_MODEL, "'kinetic'");
+        if (!T)
+            return L->err->code;
+        Lg = hs_sub(d, T, m->U);
+        B->T0 = velocity_free(L, T);
+    } else {
+        if (B->pot)
+            return hs_ytree_error(L->y, L->err, hs_ld_get_key(L, B->root, "potential"),
+                                  "'potential' goes with 'kinetic'; a 'lagrangian' "
+                                  "already contains the potential");
+        if (!(Lg = hs_ld_parse(L, lag, SCOPE_MODEL, "'lagrangian'")))
+            return L->err->code;
+        m->U = hs_neg(d, velocity_free(L, Lg));   /* U = -L(t, q, 0) */
+        m->has_potential = 1;
+    }
+    B->Lsym = Lg;
+    if (lagrangian_kernels(L, Lg, B->F, kin ? kin : lag))
+        return L->err->code;
+    if (!(m->P_nc = force_power(L, B->F, NULL, n)))
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    m->has_nc_forces = B->frc != NULL;
+    return 0;
+}
+
+/* Embedding forces: a mapping ambient name -> expression, or a list of
+ * namb expressions, into Fa[namb]. */
+static int embedding_forces(loader *L, yaml_node_t *frc, const hs_node **Fa)
+{
+    size_t na = L->namb;
+    if (frc->type == YAML_MAPPING_NODE) {
+        const char **an = xcalloc(na, sizeof *an);
+        for (size_t j = 0; an && j < na; j++)
+            an[j] = L->amb[j].name;
+        int bad = !an || hs_ld_check_keys(L, frc, an, na, "'forces' (ambient names)");
+        free(an);
+        for (size_t j = 0; !bad && j < na; j++) {
+            yaml_node_t *v = hs_ld_get(L, frc, L->amb[j].name);
+            if (v && !(Fa[j] = hs_ld_parse(L, v, SCOPE_MODEL, "a force")))
+                bad = 1;
+        }
+        return bad;
+    }
+    if (frc->type == YAML_SEQUENCE_NODE && seq_len(frc) == na) {
+        size_t j = 0;
+        FOR_ITEMS(frc, it) {
+            if (!(Fa[j++] = hs_ld_parse(L, NODE(L, *it), SCOPE_MODEL, "a force")))
+                return 1;
+        }
+        return 0;
+    }
+    return hs_ytree_error(L->y, L->err, frc, "'forces' must map ambient names to "
+                          "expressions (or list %zu of them)", na);
+}
+
+/* Embedding: T = 1/2 Xdot^T M_a Xdot, generalized forces DX^T F. */
+static int embedding_form(kbuild *B)
+{
+    loader *L = B->L;
+    hs_model *m = L->m;
+    hs_dag *d = m->dag;
+    size_t n = m->n, na = L->namb;
+    const hs_node *zero = scalar_zero(L);
+    const hs_node **Ma = xcalloc(na * na, sizeof *Ma);
+    const hs_node **Fa = xcalloc(na, sizeof *Fa);
+    const hs_node **terms = xcalloc(na * na + na, sizeof *terms);
+    if (!Ma || !Fa || !terms) {
+        free(Ma); free(Fa); free(terms);
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     }
-    yaml_node_t *pot = hs_ld_get(L, root, "potential"), *frc = hs_ld_get(L, root, "forces");
-    m->has_potential = pot != NULL;
-    m->U = zero;
-    if (pot && !(m->U = hs_ld_parse(L, pot, SCOPE_MODEL, "'potential'")))
-        goto out;
-    if (pot && hs_ld_forbid_velocity(L, m->U, pot, "the potential"))
-        goto out;
-
-    if (m->form == HS_FORM_CARTESIAN) {
-        if (hs_ld_read_mass(L, hs_ld_get(L, root, "mass"), n, m->M))
-            goto out;
-        for (size_t i = 0; i < n * n; i++)
-            if (hs_ld_forbid_velocity(L, m->M[i], hs_ld_get(L, root, "mass"), "the mass matrix"))
-                goto out;
-        for (size_t i = 0; i < n; i++)
-            F[i] = zero;
-        if (frc && hs_ld_read_per_coord(L, frc, "'forces'", SCOPE_MODEL, zero, F))
-            goto out;
-        for (size_t i = 0; i < n; i++)
-            m->Q[i] = hs_sub(d, F[i], hs_diff(d, m->U, m->sym_q[i]));
-        const hs_node **pw = xcalloc(n, sizeof *pw);
-        if (!pw)
-            goto oom;
-        for (size_t i = 0; i < n; i++)
-            pw[i] = hs_mul(d, F[i], hs_sym(d, m->sym_v[i]));
-        m->P_nc = hs_addn(d, pw, n);
-        free(pw);
-        m->has_nc_forces = frc != NULL;
-    } else if (m->form == HS_FORM_LAGRANGIAN) {
-        yaml_node_t *kin = hs_ld_get(L, root, "kinetic"), *lag = hs_ld_get(L, root, "lagrangian");
-        const hs_node *Lg;
-        for (size_t i = 0; i < n; i++)
-            F[i] = zero;
-        if (frc && hs_ld_read_per_coord(L, frc, "'forces'", SCOPE_MODEL, zero, F))
-            goto out;
-        if (kin) {
-            const hs_node *T = hs_ld_parse(L, kin, SCOPE_MODEL, "'kinetic'");
-            if (!T)
-                goto out;
-            Lg = hs_sub(d, T, m->U);
-            T0 = velocity_free(L, T);
-        } else {
-            if (pot) {
-                hs_ytree_error(L->y, L->err, hs_ld_get_key(L, root, "potential"),
-                                    "'potential' goes with 'kinetic'; a 'lagrangian' "
-                                    "already contains the potential");
-                goto out;
-            }
-            if (!(Lg = hs_ld_parse(L, lag, SCOPE_MODEL, "'lagrangian'")))
-                goto out;
-            /* U = -L(t, q, 0): the velocity-free part of the Lagrangian */
-            const hs_node **vz = xcalloc((size_t)hs_dag_nsymbols(d), sizeof *vz);
-            if (!vz)
-                goto oom;
-            for (size_t i = 0; i < n; i++)
-                vz[m->sym_v[i]] = zero;
-            m->U = hs_neg(d, hs_subst(d, Lg, vz, (size_t)hs_dag_nsymbols(d)));
-            free(vz);
-            m->has_potential = 1;
-        }
-        Lsym = Lg;
-        if (lagrangian_kernels(L, Lg, F, kin ? kin : lag))
-            goto out;
-        const hs_node **pw = xcalloc(n, sizeof *pw);
-        if (!pw)
-            goto oom;
-        for (size_t i = 0; i < n; i++)
-            pw[i] = hs_mul(d, F[i], hs_sym(d, m->sym_v[i]));
-        m->P_nc = hs_addn(d, pw, n);
-        free(pw);
-        m->has_nc_forces = frc != NULL;
-    } else { /* embedding: T = 1/2 Xdot^T M_a Xdot, forces DX^T F */
-        size_t na = L->namb;
-        const hs_node **Ma = xcalloc(na * na, sizeof *Ma);
-        const hs_node **Fa = xcalloc(na, sizeof *Fa);
-        const hs_node **terms = xcalloc(na * na + na, sizeof *terms);
-        if (!Ma || !Fa || !terms) {
-            free(Ma); free(Fa); free(terms);
-            goto oom;
-        }
-        int bad = hs_ld_read_mass(L, hs_ld_get(L, root, "mass"), na, Ma);
-        for (size_t j = 0; j < na; j++)
-            Fa[j] = zero;
-        if (!bad && frc) {
-            /* forces are per ambient name */
-            if (frc->type == YAML_MAPPING_NODE) {
-                const char **an = xcalloc(na, sizeof *an);
-                for (size_t j = 0; an && j < na; j++)
-                    an[j] = L->amb[j].name;
-                bad = !an || hs_ld_check_keys(L, frc, an, na, "'forces' (ambient names)");
-                free(an);
-                for (size_t j = 0; !bad && j < na; j++) {
-                    yaml_node_t *v = hs_ld_get(L, frc, L->amb[j].name);
-                    if (v && !(Fa[j] = hs_ld_parse(L, v, SCOPE_MODEL, "a force")))
-                        bad = 1;
-                }
-            } else if (frc->type == YAML_SEQUENCE_NODE && seq_len(frc) == na) {
-                size_t j = 0;
-                FOR_ITEMS(frc, it) {
-                    if (!(Fa[j++] = hs_ld_parse(L, NODE(L, *it), SCOPE_MODEL, "a force"))) {
-                        bad = 1;
-                        break;
-                    }
-                }
-            } else {
-                bad = hs_ytree_error(L->y, L->err, frc, "'forces' must map ambient names "
-                                     "to expressions (or list %zu of them)", na);
-            }
-        }
-        size_t nt = 0;
-        for (size_t a = 0; !bad && a < na; a++)
-            for (size_t b = 0; b < na; b++)
-                if (!hs_is_num(Ma[a * na + b], 0))
-                    terms[nt++] = hs_mul(d, hs_mul(d, Ma[a * na + b], L->ambV[a]), L->ambV[b]);
-        const hs_node *T = hs_mul(d, hs_num(d, 0.5), hs_addn(d, terms, nt));
-        for (size_t i = 0; !bad && i < n; i++) {
-            nt = 0;
-            for (size_t a = 0; a < na; a++)
-                terms[nt++] = hs_mul(d, Fa[a], hs_diff(d, L->ambX[a], m->sym_q[i]));
-            F[i] = hs_addn(d, terms, nt);
-        }
+    int bad = hs_ld_read_mass(L, hs_ld_get(L, B->root, "mass"), na, Ma);
+    for (size_t j = 0; j < na; j++)
+        Fa[j] = zero;
+    if (!bad && B->frc)
+        bad = embedding_forces(L, B->frc, Fa);
+    size_t nt = 0;
+    for (size_t a = 0; !bad && a < na; a++)
+        for (size_t b = 0; b < na; b++)
+            if (!hs_is_num(Ma[a * na + b], 0))
+                terms[nt++] = hs_mul(d, hs_mul(d, Ma[a * na + b], L->ambV[a]), L->ambV[b]);
+    const hs_node *T = hs_mul(d, hs_num(d, 0.5), hs_addn(d, terms, nt));
+    for (size_t i = 0; !bad && i < n; i++) {
         nt = 0;
-        for (size_t a = 0; !bad && a < na; a++)
-            terms[nt++] = hs_mul(d, Fa[a], L->ambV[a]);
-        m->P_nc = hs_addn(d, terms, nt);
-        m->has_nc_forces = frc != NULL;
-        free(Ma); free(Fa); free(terms);
-        if (bad || L->err->code)
-            goto out;
-        Lsym = hs_sub(d, T, m->U);
-        T0 = velocity_free(L, T);
-        if (lagrangian_kernels(L, Lsym, F, hs_ld_get(L, root, "mass")))
-            goto out;
+        for (size_t a = 0; a < na; a++)
+            terms[nt++] = hs_mul(d, Fa[a], hs_diff(d, L->ambX[a], m->sym_q[i]));
+        B->F[i] = hs_addn(d, terms, nt);
     }
-    if (!m->P_nc)
-        m->P_nc = zero;
-    if (Lsym) {
+    if (!bad)
+        m->P_nc = force_power(L, Fa, L->ambV, na);
+    m->has_nc_forces = B->frc != NULL;
+    free(Ma); free(Fa); free(terms);
+    if (bad || L->err->code)
+        return L->err->code ? L->err->code : HS_EXIT_MODEL;
+    B->Lsym = hs_sub(d, T, m->U);
+    B->T0 = velocity_free(L, T);
+    return lagrangian_kernels(L, B->Lsym, B->F, hs_ld_get(L, B->root, "mass"));
+}
+
+/* P_t, the power of whatever E does not account for, so that
+ * E - E0 - W_R - W_nc - W_t = 0 for every model (model.h). */
+static int time_power(kbuild *B)
+{
+    loader *L = B->L;
+    hs_model *m = L->m;
+    hs_dag *d = m->dag;
+    size_t n = m->n;
+    if (B->Lsym) {
         /* generalized forms: E = T2 + U and the energy function h = T2 - T0 + U
          * obeys dh/dt = -dL/dt + (F + R).v, so P_t = -dL/dt + D T0, which is
          * identically 0 for a time-independent L without a velocity-free T0 */
-        m->P_t = hs_add(d, hs_neg(d, hs_diff(d, Lsym, m->sym_t)),
-                        hs_total_diff(d, T0, m->sym_t, n, m->sym_q, m->sym_v));
-    } else {
-        /* Cartesian: P_t = D(T + U) + v.Q - P_nc, with T = v^T M v / 2 and D
-         * the total derivative at fixed velocities: dE/dt = D(T + U) + v.M a
-         * and M a = Q + R along solutions */
-        const hs_node **terms = xcalloc(n * n + 2 * n, sizeof *terms);
-        if (!terms)
-            goto oom;
-        size_t nt = 0;
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < n; j++)
-                if (!hs_is_num(m->M[i * n + j], 0))
-                    terms[nt++] = hs_mul(d, m->M[i * n + j],
-                                         hs_mul(d, hs_sym(d, m->sym_v[i]), hs_sym(d, m->sym_v[j])));
-        const hs_node *E = hs_add(d, hs_mul(d, hs_num(d, 0.5), hs_addn(d, terms, nt)), m->U);
-        nt = 0;
-        terms[nt++] = hs_total_diff(d, E, m->sym_t, n, m->sym_q, m->sym_v);
-        for (size_t i = 0; i < n; i++)
-            terms[nt++] = hs_mul(d, hs_sym(d, m->sym_v[i]), m->Q[i]);
-        terms[nt++] = hs_neg(d, m->P_nc);
-        m->P_t = hs_addn(d, terms, nt);
-        free(terms);
+        m->P_t = hs_add(d, hs_neg(d, hs_diff(d, B->Lsym, m->sym_t)),
+                        hs_total_diff(d, B->T0, m->sym_t, n, m->sym_q, m->sym_v));
+        return 0;
     }
+    /* Cartesian: P_t = D(T + U) + v.Q - P_nc, with T = v^T M v / 2 and D
+     * the total derivative at fixed velocities: dE/dt = D(T + U) + v.M a
+     * and M a = Q + R along solutions */
+    const hs_node **terms = xcalloc(n * n + 2 * n, sizeof *terms);
+    if (!terms)
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    size_t nt = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            if (!hs_is_num(m->M[i * n + j], 0))
+                terms[nt++] = hs_mul(d, m->M[i * n + j],
+                                     hs_mul(d, hs_sym(d, m->sym_v[i]), hs_sym(d, m->sym_v[j])));
+    const hs_node *E = hs_add(d, hs_mul(d, hs_num(d, 0.5), hs_addn(d, terms, nt)), m->U);
+    nt = 0;
+    terms[nt++] = hs_total_diff(d, E, m->sym_t, n, m->sym_q, m->sym_v);
+    for (size_t i = 0; i < n; i++)
+        terms[nt++] = hs_mul(d, hs_sym(d, m->sym_v[i]), m->Q[i]);
+    terms[nt++] = hs_neg(d, m->P_nc);
+    m->P_t = hs_addn(d, terms, nt);
+    free(terms);
+    return 0;
+}
 
+/* The constraints and their derivatives: G_q, G_t, Gdot = D G, gamma = D(D G). */
+static int constraint_kernels(loader *L, yaml_node_t *root)
+{
+    hs_model *m = L->m;
+    hs_dag *d = m->dag;
+    size_t n = m->n;
     if (hs_ld_read_constraints(L, hs_ld_get(L, root, "constraints")))
-        goto out;
+        return L->err->code;
     size_t k = m->k;
     /* documented limits: the run keeps a dense copy of G_q (reactions, rank
      * diagnosis) and, for a full mass matrix, dense n x n factors */
-    if ((double)k * (double)n > MAX_DENSE) {
-        hs_error_set(L->err, HS_EXIT_MODEL, "%s: model too large: %zu coordinates and %zu "
-                     "constraints (holosim keeps a dense k x n Jacobian; the limit is "
-                     "k*n <= %.0f)", L->y->file, n, k, MAX_DENSE);
-        goto out;
-    }
+    if ((double)k * (double)n > MAX_DENSE)
+        return hs_error_set(L->err, HS_EXIT_MODEL, "%s: model too large: %zu coordinates "
+                            "and %zu constraints (holosim keeps a dense k x n Jacobian; the "
+                            "limit is k*n <= %.0f)", L->y->file, n, k, MAX_DENSE);
     m->G_q = xcalloc(k * n, sizeof *m->G_q);
     m->G_t = xcalloc(k, sizeof *m->G_t);
     m->Gdot = xcalloc(k, sizeof *m->Gdot);
     m->gamma = xcalloc(k, sizeof *m->gamma);
     if (!m->G_q || !m->G_t || !m->Gdot || !m->gamma)
-        goto oom;
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     for (size_t i = 0; i < k && !hs_dag_failed(d); i++) {
         for (size_t j = 0; j < n; j++)
             m->G_q[i * n + j] = hs_diff(d, m->G[i], m->sym_q[j]);
@@ -266,11 +291,37 @@ int hs_ld_build_kernels(loader *L, yaml_node_t *root)
         m->Gdot[i] = hs_total_diff(d, m->G[i], m->sym_t, n, m->sym_q, m->sym_v);
         m->gamma[i] = hs_total_diff(d, m->Gdot[i], m->sym_t, n, m->sym_q, m->sym_v);
     }
-    hs_ld_dag_check(L);
-    goto out;
-oom:
-    hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-out:
-    free(F);
-    return L->err->code;
+    return hs_ld_dag_check(L);
+}
+
+int hs_ld_build_kernels(loader *L, yaml_node_t *root)
+{
+    hs_model *m = L->m;
+    size_t n = m->n;
+    kbuild B = { L, root, hs_ld_get(L, root, "potential"), hs_ld_get(L, root, "forces"),
+                 NULL, NULL, scalar_zero(L) };
+    m->M = xcalloc(n * n, sizeof *m->M);
+    m->Q = xcalloc(n, sizeof *m->Q);
+    B.F = xcalloc(n, sizeof *B.F);
+    if (!m->M || !m->Q || !B.F) {
+        free(B.F);
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    }
+    m->has_potential = B.pot != NULL;
+    m->U = scalar_zero(L);
+    int rc = 0;
+    if (B.pot && (!(m->U = hs_ld_parse(L, B.pot, SCOPE_MODEL, "'potential'")) ||
+                  hs_ld_forbid_velocity(L, m->U, B.pot, "the potential")))
+        rc = L->err->code;
+    if (!rc)
+        rc = m->form == HS_FORM_CARTESIAN ? cartesian_form(&B)
+           : m->form == HS_FORM_LAGRANGIAN ? lagrangian_form(&B) : embedding_form(&B);
+    if (!rc && !m->P_nc)
+        m->P_nc = scalar_zero(L);
+    if (!rc)
+        rc = time_power(&B);
+    if (!rc)
+        rc = constraint_kernels(L, root);
+    free(B.F);
+    return rc ? rc : L->err->code;
 }

@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-/* Exit codes of the program (DESIGN.md). */
+/* Exit codes of the program (holosim(1), EXIT STATUS). */
 enum {
     HS_OK = 0,
     HS_EXIT_USAGE = 1,     /* bad command line, unwritable output */

@@ -1,0 +1,85 @@
+/* `holosim check`: load, compile, the consistency and rank report. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../consistency/consistency.h"
+#include "../dynamics/dynamics.h"
+
+int hs_cli_check(int argc, char **argv)
+{
+    opts o;
+    int rc = hs_cli_parse_opts(argc, argv, hs_usage_check, CMD_CHECK, &o);
+    if (rc || !o.model || o.npos || o.wrt) {
+        hs_cli_free_opts(&o);
+        return rc < 0 ? 0 : rc ? rc : hs_cli_usage_error(hs_usage_check, "%s", "check: expected one MODEL");
+    }
+    hs_error err;
+    hs_error_init(&err);
+    hs_model *m = hs_model_load(o.model, &o.ov, &err);
+    hs_cli_free_opts(&o);
+    if (!m)
+        return hs_cli_fail(&err);
+    static const char *const forms[] = { "Cartesian", "Lagrangian", "embedding" };
+    static const char *const masses[] = { "constant diagonal", "diagonal", "full" };
+    printf("model: %s%s%s\n", m->file, m->name[0] ? " -- " : "", m->name);
+    printf("form: %s; n = %zu coordinates, k = %zu constraints, %zu parameters\n",
+           forms[m->form], m->n, m->k, m->npar);
+    printf("mass matrix: %s, positive definite at t0\n", masses[m->mass_kind]);
+    printf("G_q: %zu structural non-zeros of %zu\n", m->nnz, m->n * m->k);
+    printf("compiled: %zu expression nodes; %zu + %zu + %zu bytecode instructions "
+           "(dynamics, output, projection)\n", hs_dag_nnodes(m->dag),
+           hs_prog_ninstr(m->prog_dyn), hs_prog_ninstr(m->prog_aux), hs_prog_ninstr(m->prog_pos));
+    hs_work *w = hs_work_new(m);
+    double *q = malloc(m->n * sizeof *q), *v = malloc(m->n * sizeof *v);
+    double *G = calloc(m->k + 1, sizeof *G), *Gt = calloc(m->k + 1, sizeof *Gt);
+    if (!w || !q || !v || !G || !Gt) {
+        rc = HS_EXIT_MODEL;
+        fprintf(stderr, "holosim: out of memory\n");
+        goto out;
+    }
+    memcpy(q, m->q0, m->n * sizeof *q);
+    memcpy(v, m->v0, m->n * sizeof *v);
+    printf("t0 = %.17g\n", m->t0);
+    if (m->k) {
+        if (hs_dyn_constraints(m, w, m->t0, q, G, Gt)) {
+            rc = hs_cli_fail(&w->err);
+            goto out;
+        }
+        printf("constraint residuals at t0 (tolerance %g):\n", m->set.tol);
+        for (size_t i = 0; i < m->k; i++) {
+            double s = Gt[i];
+            for (size_t c = 0; c < m->n; c++)
+                s += w->Gqd[i * m->n + c] * v[c];
+            printf("  %-16s G = %-12.6g  G_t + G_q v = %-12.6g %s\n", m->cname[i], G[i], s,
+                   fabs(G[i]) <= m->set.tol && fabs(s) <= m->set.tol ? "ok" : "VIOLATED");
+        }
+        char msg[800];
+        size_t rank = hs_cons_rank(m, w, m->t0, q, msg, sizeof msg, NULL);
+        printf("rank of G_q at t0: %zu of %zu%s%s\n", rank, m->k, rank < m->k ? ": " : "",
+               msg);
+    }
+    rc = hs_cons_start(m, w, q, v, stdout, &err);
+    if (rc) {
+        hs_cli_fail(&err);
+    } else {
+        printf("initial data: consistent%s\n", memcmp(q, m->q0, m->n * sizeof *q) ||
+               memcmp(v, m->v0, m->n * sizeof *v) ? " after projection" : "");
+        if (!hs_dyn_accel(m, w, m->t0, q, v, NULL, NULL))
+            printf("C = G_q M^-1 G_q^T positive definite at t0; E0 = %.17g\n",
+                   w->T + (hs_dyn_aux(m, w, m->t0, q, v) ? (double)NAN : w->aux[m->off_U]));
+        else
+            rc = hs_cli_fail(&w->err);
+    }
+out:
+    free(q);
+    free(v);
+    free(G);
+    free(Gt);
+    hs_work_free(w);
+    hs_model_free(m);
+    return rc;
+}

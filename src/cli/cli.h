@@ -1,0 +1,59 @@
+/* Private to src/cli: what the command files share.
+ *
+ *   main.c     dispatch to the commands, --help, --version
+ *   opts.c     the option table of run/check/derive and its parser
+ *   run.c      `run`: load, integrate, the summary
+ *   check.c    `check`: load and the consistency report
+ *   exprcmd.c  `derive` (a model's kernels, or --wrt of one expression)
+ *              and `eval`
+ *
+ * Only main and the commands print; everything below returns hs_error
+ * values. */
+#ifndef HS_CLI_H
+#define HS_CLI_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "../model/model.h"
+#include "../util/error.h"
+
+extern const char hs_usage_main[], hs_usage_run[], hs_usage_check[], hs_usage_derive[],
+    hs_usage_eval[];
+
+/* Which commands accept an option. */
+enum { CMD_RUN = 1, CMD_CHECK = 2, CMD_DERIVE = 4 };
+
+typedef struct opts {
+    hs_overrides ov;
+    const char *model, *output, *columns, *summary, *wrt;
+    int precision, progress, quiet;
+    const char **set_name;
+    double *set_value;
+    size_t nset;
+    const char **pos;        /* positional arguments after the first */
+    size_t npos;
+} opts;
+
+/* Parse the options of a command (CMD_*) whose usage text is cmd_usage.
+ * Returns 0; -1 after printing the help (exit 0); or an exit code after
+ * printing the usage error.  free_opts in every case. */
+int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd, opts *o);
+void hs_cli_free_opts(opts *o);
+
+/* Print an error (the position and caret when it has one); its exit code. */
+int hs_cli_fail(const hs_error *e);
+/* One line saying what is wrong, one saying where help is; exit code 1. */
+int hs_cli_usage_error(const char *cmd_usage, const char *fmt, const char *arg);
+/* A finite number and nothing else; 0 or -1. */
+int hs_cli_parse_double(const char *s, double *out);
+
+/* Set by SIGINT during a run. */
+extern volatile sig_atomic_t hs_cli_interrupted;
+
+int hs_cli_run(int argc, char **argv);
+int hs_cli_check(int argc, char **argv);
+int hs_cli_derive(int argc, char **argv);
+int hs_cli_eval(int argc, char **argv);
+
+#endif

@@ -1,0 +1,195 @@
+/* `holosim derive` (a model's kernels, or the derivative of one
+ * expression) and `holosim eval`. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../expr/expr.h"
+
+/* Free symbols for `derive --wrt` and `eval`. */
+typedef struct freesyms {
+    int strict;               /* eval: only the given names */
+    size_t n;
+    char **name;
+} freesyms;
+
+static const hs_node *free_lookup(void *ctx, hs_dag *d, const char *s, size_t len,
+                                  int primed, size_t off, int *status, hs_error *err)
+{
+    freesyms *fs = ctx;
+    (void)off;
+    (void)err;
+    char name[160];
+    if (len + 2 > sizeof name) {
+        *status = HS_RESOLVE_UNKNOWN;
+        return NULL;
+    }
+    memcpy(name, s, len);
+    if (primed)
+        name[len++] = '\'';
+    name[len] = '\0';
+    if (fs->strict) {
+        int sym = hs_dag_find_symbol(d, name);
+        if (sym < 0) {
+            *status = HS_RESOLVE_UNKNOWN;
+            return NULL;
+        }
+        *status = HS_RESOLVE_OK;
+        return hs_sym(d, sym);
+    }
+    *status = HS_RESOLVE_OK;
+    return hs_sym(d, hs_dag_symbol(d, name));
+}
+
+static int expr_error(const hs_error *e, const char *text)
+{
+    hs_error c = *e;
+    if (c.offset >= 0)
+        hs_error_locate(&c, text, strlen(text), (size_t)c.offset);
+    return hs_cli_fail(&c);
+}
+
+static int cmd_derive_wrt(const char *wrt, const char *text)
+{
+    hs_dag *d = hs_dag_new();
+    if (!d)
+        return HS_EXIT_MODEL;
+    freesyms fs = { 0, 0, NULL };
+    hs_resolver r = { free_lookup, &fs, NULL };
+    hs_error err;
+    hs_error_init(&err);
+    const hs_node *e = hs_parse(d, text, strlen(text), 0, &r, &err);
+    int rc = 0;
+    if (!e) {
+        rc = expr_error(&err, text);
+    } else {
+        int sym = hs_dag_find_symbol(d, wrt);
+        const hs_node *de = sym < 0 ? hs_num(d, 0) : hs_diff(d, e, sym);
+        if (hs_dag_failed(d)) {
+            rc = expr_error(hs_dag_error(d), text);
+        } else {
+            hs_fprint(stdout, d, de);
+            putchar('\n');
+        }
+    }
+    hs_dag_free(d);
+    return rc;
+}
+
+int hs_cli_derive(int argc, char **argv)
+{
+    opts o;
+    int rc = hs_cli_parse_opts(argc, argv, hs_usage_derive, CMD_DERIVE, &o);
+    if (rc) {
+        hs_cli_free_opts(&o);
+        return rc < 0 ? 0 : rc;
+    }
+    if (o.wrt) {
+        const char *text = o.model;
+        size_t npos = o.npos;
+        const char *wrt = o.wrt;
+        hs_cli_free_opts(&o);
+        if (!text || npos)
+            return hs_cli_usage_error(hs_usage_derive, "%s", "derive --wrt NAME needs exactly one EXPR");
+        return cmd_derive_wrt(wrt, text);
+    }
+    if (!o.model || o.npos) {
+        hs_cli_free_opts(&o);
+        return hs_cli_usage_error(hs_usage_derive, "%s", "derive: expected one MODEL (or --wrt NAME EXPR)");
+    }
+    hs_error err;
+    hs_error_init(&err);
+    hs_model *m = hs_model_load(o.model, &o.ov, &err);
+    hs_cli_free_opts(&o);
+    if (!m)
+        return hs_cli_fail(&err);
+    hs_model_print_derivation(m, stdout);
+    hs_model_free(m);
+    return 0;
+}
+
+int hs_cli_eval(int argc, char **argv)
+{
+    if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+        if (argc >= 1) {
+            fputs(hs_usage_eval, stdout);
+            return 0;
+        }
+        return hs_cli_usage_error(hs_usage_eval, "%s", "eval: missing EXPR");
+    }
+    const char *text = argv[0];
+    hs_dag *d = hs_dag_new();
+    double *vals = calloc((size_t)argc, sizeof *vals);
+    int rc = 0;
+    if (!d || !vals) {
+        free(vals);
+        hs_dag_free(d);
+        return HS_EXIT_MODEL;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *eq = strchr(argv[i], '=');
+        char name[160];
+        size_t len = eq ? (size_t)(eq - argv[i]) : 0;
+        if (!eq || len == 0 || len >= sizeof name || hs_cli_parse_double(eq + 1, &vals[i])) {
+            rc = hs_cli_usage_error(hs_usage_eval, "eval: '%s' is not NAME=NUMBER", argv[i]);
+            goto out;
+        }
+        memcpy(name, argv[i], len);
+        name[len] = '\0';
+        hs_dag_symbol(d, name);            /* the name becomes a known symbol */
+    }
+    {
+        freesyms fs = { 1, 0, NULL };
+        hs_resolver r = { free_lookup, &fs, NULL };
+        hs_error err;
+        hs_error_init(&err);
+        const hs_node *e = hs_parse(d, text, strlen(text), 0, &r, &err);
+        if (!e) {
+            rc = expr_error(&err, text);
+            goto out;
+        }
+        int ns = hs_dag_nsymbols(d);
+        double *in = calloc((size_t)ns + 1, sizeof *in);
+        if (!in) {
+            rc = HS_EXIT_MODEL;
+            goto out;
+        }
+        for (int i = 1; i < argc; i++) {
+            char name[160];
+            size_t len = (size_t)(strchr(argv[i], '=') - argv[i]);
+            memcpy(name, argv[i], len);
+            name[len] = '\0';
+            in[hs_dag_find_symbol(d, name)] = vals[i];
+        }
+        hs_prog *p = hs_prog_compile(d, &e, 1, &err);
+        if (!p) {
+            free(in);
+            rc = hs_cli_fail(&err);
+            goto out;
+        }
+        double *regs = calloc(hs_prog_nregs(p) + 1, sizeof *regs), val = NAN;
+        if (regs) {
+            hs_prog_eval(p, in, regs, &val);
+            hs_srcpos pos;
+            const char *what;
+            if (!isfinite(val) && hs_prog_find_nonfinite(p, in, regs, &pos, &what)) {
+                hs_error_init(&err);
+                hs_error_set(&err, HS_EXIT_NUMERIC, "%s", what);
+                err.offset = pos.off;
+                rc = expr_error(&err, text);
+            } else {
+                printf("%.17g\n", val);
+            }
+        }
+        free(regs);
+        free(in);
+        hs_prog_free(p);
+    }
+out:
+    free(vals);
+    hs_dag_free(d);
+    return rc;
+}
