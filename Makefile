@@ -77,11 +77,13 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libholosim.a | $(STAMP)
 run: $(BIN)
 	$(BIN) run models/pendulum.yaml --t-end 2 --dt 0.1 --columns t,x,y,lambda_rod,E
 
-# Every Check suite, then the command-line tests (tests/cli.sh).
+# Every Check suite, the layer check, then the command-line tests
+# (tests/cli.sh and every tests/cli_*.sh) and the script tests.
+CLI_TESTS := $(wildcard tests/cli.sh tests/cli_*.sh)
 check: $(BIN) $(TEST_BIN) build/.deps-full
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 	@sh tests/layers.sh
-	@HOLOSIM=$(BIN) sh tests/cli.sh
+	@set -e; for s in $(CLI_TESTS); do echo "== $$s"; HOLOSIM=$(BIN) sh $$s; done
 	@if [ -f tests/scripts.sh ]; then HOLOSIM=$(abspath $(BIN)) sh tests/scripts.sh; fi
 
 bench: $(BIN)
