@@ -66,9 +66,12 @@ const char *hs_method_list(void);          /* "rk2 rk4 ..." for messages */
 
 /* What the command line overrides (NAN / "" / -1 = keep the file's). */
 typedef struct hs_overrides {
-    size_t nset;
-    const char *const *set_name;   /* --set NAME=VALUE */
-    const double *set_value;
+    size_t nset;                   /* --set NAME=VALUE, in order: the last one of a
+                                    * name wins */
+    const char *const *set_name;
+    const double *set_value;       /* the value, unless set_text gives one */
+    const char *const *set_text;   /* NULL, or [nset] an expression of numbers, pi
+                                    * and other parameters (NULL entry: set_value) */
     hs_settings s;                 /* fields given on the command line */
     int has_stabilize, has_mode, has_output;
 } hs_overrides;

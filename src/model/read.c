@@ -263,6 +263,31 @@ int hs_ld_dag_check(loader *L)
 
 /* ---------- parameters ---------- */
 
+/* A command-line override NAME=TEXT parsed in the parameters' scope; an
+ * error is a usage error (exit 1) shown on the option's own text. */
+static const hs_node *parse_override(loader *L, const char *name, const char *text)
+{
+    int saved_scope = L->scope;
+    L->scope = SCOPE_PARAM;
+    hs_resolver r = { lookup, L, NULL };
+    hs_error pe;
+    hs_error_init(&pe);
+    const hs_node *e = hs_parse(L->m->dag, text, strlen(text), -1, &r, &pe);
+    L->scope = saved_scope;
+    if (L->err->code)       /* an error in a parameter it refers to */
+        return NULL;
+    if (!e) {
+        char opt[600];
+        snprintf(opt, sizeof opt, "--set %s=%s", name, text);
+        hs_error_set(L->err, HS_EXIT_USAGE, "%s: %s", opt, pe.msg);
+        /* the caret under the option's text, after "--set NAME=" */
+        size_t off = pe.offset >= 0 ? (size_t)pe.offset : 0;
+        hs_error_locate(L->err, opt, strlen(opt), strlen(name) + 7 + off);
+        L->err->line = 0;   /* not a file position: the caret alone */
+    }
+    return e;
+}
+
 static int eval_param(loader *L, size_t i)
 {
     named *p = &L->par[i];
@@ -274,13 +299,18 @@ static int eval_param(loader *L, size_t i)
                               "parameter '%s' depends on itself (a cycle among parameters)",
                               p->name);
     p->state = ST_BUSY;
+    long ov = -1;                       /* the last --set of this name wins */
     for (size_t s = 0; s < (L->ov ? L->ov->nset : 0); s++)
-        if (strcmp(L->ov->set_name[s], p->name) == 0) {
-            m->pval[i] = L->ov->set_value[s];
-            p->state = ST_DONE;
-            return 0;
-        }
-    const hs_node *e = hs_ld_parse(L, p->val, SCOPE_PARAM, "a parameter");
+        if (strcmp(L->ov->set_name[s], p->name) == 0)
+            ov = (long)s;
+    const char *text = ov >= 0 && L->ov->set_text ? L->ov->set_text[ov] : NULL;
+    if (ov >= 0 && !text) {
+        m->pval[i] = L->ov->set_value[ov];
+        p->state = ST_DONE;
+        return 0;
+    }
+    const hs_node *e = text ? parse_override(L, p->name, text)
+                            : hs_ld_parse(L, p->val, SCOPE_PARAM, "a parameter");
     if (!e || hs_ld_dag_check(L))
         return L->err->code ? L->err->code : HS_EXIT_MODEL;
     double *in = xcalloc((size_t)hs_dag_nsymbols(m->dag), sizeof *in);
@@ -290,6 +320,9 @@ static int eval_param(loader *L, size_t i)
         in[m->sym_p[j]] = L->par[j].state == ST_DONE ? m->pval[j] : (double)NAN;
     double v = hs_eval_tree(e, in);
     free(in);
+    if (!isfinite(v) && text)
+        return hs_error_set(L->err, HS_EXIT_USAGE, "--set %s=%s: the value is %g", p->name,
+                            text, v);
     if (!isfinite(v))
         return hs_ytree_error(L->y, L->err, p->val,
                               "parameter '%s' evaluates to %g", p->name, v);

@@ -81,7 +81,7 @@ void hs_error_print(const hs_error *e, FILE *f)
     if (e->line > 0)
         fprintf(f, "%d:%d:", e->line, e->column);
     fprintf(f, "%serror: %s\n", (e->file[0] || e->line > 0) ? " " : "", e->msg);
-    if (e->source[0] && e->line > 0) {
+    if (e->source[0] && e->column > 0) {   /* a file line, or a command-line text */
         fprintf(f, "    %s\n    ", e->source);
         /* keep tabs so the caret lines up under tab-indented text */
         for (int i = 0; i + 1 < e->column && e->source[i]; i++)
