@@ -108,6 +108,7 @@ static int setup(hs_int_run *R)
     R->c.m = m;
     R->c.w = R->w;
     R->c.dim = dim;
+    R->c.t0 = R->t0;
     memcpy(R->y, m->q0, n * sizeof *R->y);
     memcpy(R->y + n, m->v0, n * sizeof *R->y);
     int rc = hs_cons_start(m, R->w, R->y, R->y + n, o->report, R->err);
@@ -123,10 +124,7 @@ static int setup(hs_int_run *R)
     int helper = hs_int_helper_method(R->method);
     int implicit = (flags | hs_methods[helper].flags) & HS_METHOD_IMPLICIT;
     R->sys = (gsl_odeiv2_system){ hs_int_rhs, implicit ? hs_int_jacobian : NULL, dim, &R->c };
-    /* the first step: a guess the control corrects, but above the
-     * resolution of t (at t0 = 1.7e9 a step of 1e-5 is 40 ulps) */
-    double span = R->t_end - R->t0;
-    R->h = fmin(fmax(fmin(R->dt, span) * 1e-3, 100 * hs_int_min_step(R->t0)), span);
+    R->h = fmin(R->dt, R->t_end - R->t0) * 1e-3;     /* a guess the control corrects */
     R->drv = hs_int_driver_new(R, R->method);
     if (m->set.interpolate)
         R->helper = hs_int_driver_new(R, helper);
@@ -148,12 +146,13 @@ static int step_loop(hs_int_run *R)
     int reuse = R->drv->s->type->can_use_dydt_in;
     hs_columns_header(&R->cols, &R->out);
     R->t = R->t0;
+    R->tau = 0;
     if ((rc = hs_int_emit(R, R->t, R->y, 1)))
         return rc;
     memcpy(R->fp, R->fi, R->dim * sizeof *R->fp);
     for (long i = 1; i <= R->N;) {
         double t_target = i == R->N ? R->t_end : hs_grid_time(R->t0, i, R->dt);
-        double t_stop = interp ? R->t_end : t_target, tp = R->t;
+        double t_stop = interp ? R->t_end : t_target, taup = R->tau;
         if (o->stop && *o->stop)
             return hs_error_set(R->err, 130, "interrupted at t=%.17g; the rows so far are "
                                 "written", R->t);
@@ -162,7 +161,7 @@ static int step_loop(hs_int_run *R)
         if ((rc = hs_int_advance(R, t_stop)))
             return rc;
         if (interp) {
-            if ((rc = hs_int_emit_inside(R, tp, &i)))
+            if ((rc = hs_int_emit_inside(R, taup, &i)))
                 return rc;
         } else if (R->t >= t_target) {
             if ((rc = hs_int_emit(R, R->t, R->y, 0)))

@@ -21,7 +21,11 @@
 #include "../io/columns.h"
 #include "integrate.h"
 
-/* The parameters of the right-hand side.  The state handed to GSL is
+/* The parameters of the right-hand side.  GSL steps in tau = t - t0, so
+ * steps are resolved to the digits of the time elapsed, not of t (a run
+ * starting at t0 = 1.7e9 has 2.4e-7 between doubles of t, which a stepper
+ * restarting at order 1 at tight tolerances needs to go below); the model
+ * sees t = t0 + tau.  With t0 = 0, tau = t.  The state handed to GSL is
  * y = (q, v, W_R, W_nc, W_t): the work integrals ride along with the
  * stepper's stages (so they are as accurate as the stepper makes them),
  * but the error control ignores them (stepper.c).  The last evaluation is
@@ -31,6 +35,7 @@ typedef struct hs_int_ctx {
     const hs_model *m;
     hs_work *w;
     size_t dim;                /* 2n + 3 */
+    double t0;                 /* GSL's time is tau = t - t0 */
     double *f0, *f1, *ytmp;    /* [dim] finite-difference Jacobian scratch */
     double last_t;             /* the state and rates of the last evaluation */
     double *last_y, *last_f;   /* [dim] */
@@ -65,7 +70,8 @@ typedef struct hs_int_run {
     gsl_odeiv2_system sys;
     gsl_odeiv2_driver *drv;     /* the run's stepper, control and evolution */
     gsl_odeiv2_driver *helper;  /* interpolate mode: the midpoint step */
-    double E0, t, h;
+    double E0, t, h;            /* t: model time of the state y */
+    double tau;                 /* GSL's time, t - t0 (exact at rows) */
     double atol, rtol;          /* the tolerances the stepper is handed */
     double Bw[HS_INT_NW * HS_INT_NW]; /* data -> coefficients of W's polynomial */
     double wc[3][HS_INT_NW];    /* W_R, W_nc, W_t on the current step */
@@ -77,8 +83,12 @@ typedef struct hs_int_run {
 } hs_int_run;
 
 /* stepper.c */
-int hs_int_rhs(double t, const double y[], double f[], void *params);
-int hs_int_jacobian(double t, const double y[], double *dfdy, double dfdt[], void *params);
+/* y' at model time t (remembered: a second call at the same state costs
+ * nothing); GSL_SUCCESS or GSL_EBADFUNC with c->w->err set. */
+int hs_int_eval(hs_int_ctx *c, double t, const double y[], double f[]);
+/* The same at GSL's time tau (gsl_odeiv2_system), and its Jacobian. */
+int hs_int_rhs(double tau, const double y[], double f[], void *params);
+int hs_int_jacobian(double tau, const double y[], double *dfdy, double dfdt[], void *params);
 /* The driver of a stepper (hs_methods index) with holosim's control;
  * NULL when out of memory. */
 gsl_odeiv2_driver *hs_int_driver_new(hs_int_run *R, int method);
@@ -86,11 +96,12 @@ void hs_int_driver_free(gsl_odeiv2_driver *d);  /* NULL is fine */
 /* The helper stepper for rows inside a step: the run's own for one-step
  * methods, rk8pd for msadams, rk4imp for msbdf. */
 int hs_int_helper_method(int method);
-/* One accepted step towards t_stop, then stabilization; 0 or an exit code
- * with R->err set. */
+/* One accepted step towards the model time t_stop (reached exactly when
+ * the step ends there), then stabilization; 0 or an exit code with R->err
+ * set. */
 int hs_int_advance(hs_int_run *R, double t_stop);
-/* The smallest step at time t that is not an underflow. */
-double hs_int_min_step(double t);
+/* The smallest step at GSL's time tau that is not an underflow. */
+double hs_int_min_step(double tau);
 /* A numerical failure at (t, y): w's reason, a rank diagnosis. */
 int hs_int_fail(hs_int_run *R, double t, const double *y);
 
@@ -98,10 +109,11 @@ int hs_int_fail(hs_int_run *R, double t, const double *y);
 /* Write the row at state y (time t); first = 1 for the first row (sets
  * E0).  Returns 0 or an exit code with R->err set. */
 int hs_int_emit(hs_int_run *R, double t, const double *y, int first);
-/* Interpolate mode: every grid time in the step (tp, R->t] that just ended;
- * *i is the next row's index.  hs_int_interp_init first (0 or -1). */
+/* Interpolate mode: every grid time in the step that just ended, from GSL
+ * time taup to R->tau; *i is the next row's index.  hs_int_interp_init
+ * first (0 or -1). */
 int hs_int_interp_init(hs_int_run *R);
-int hs_int_emit_inside(hs_int_run *R, double tp, long *i);
+int hs_int_emit_inside(hs_int_run *R, double taup, long *i);
 /* The progress line: shown, updated, or (done = 1) cleared. */
 void hs_int_progress(hs_int_run *R, long rows_done, int done);
 

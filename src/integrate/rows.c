@@ -76,7 +76,7 @@ int hs_int_emit(hs_int_run *R, double t, const double *y, int first)
     const hs_model *m = R->m;
     hs_work *w = R->w;
     size_t n = m->n, k = m->k;
-    if (hs_int_rhs(t, y, R->fi, &R->c) != GSL_SUCCESS || hs_dyn_aux(m, w, t, y, y + n))
+    if (hs_int_eval(&R->c, t, y, R->fi) != GSL_SUCCESS || hs_dyn_aux(m, w, t, y, y + n))
         return hs_int_fail(R, t, y);
     const double *aux = w->aux;
     double U = aux[m->off_U], T = w->T + aux[m->off_Tx];
@@ -125,7 +125,7 @@ int hs_int_emit(hs_int_run *R, double t, const double *y, int first)
  * closed form; the W polynomial's 10x10 system is inverted once per run
  * (hs_int_interp_init). */
 typedef struct span {
-    double tm, H;              /* midpoint, half-width */
+    double tm, H;              /* midpoint (GSL's time tau), half-width */
 } span;
 
 static void poly8(const span *s, double q0, double v0, double a0, double qm, double vm,
@@ -213,9 +213,9 @@ static int work_polys(hs_int_run *R, const span *sp)
             for (size_t i = 0; i < n; i++)
                 poly8(sp, y0[i], y0[n + i], f0[n + i], ym[i], ym[n + i], fm[n + i], y1[i],
                       y1[n + i], f1[n + i], wnode[j], &R->yi[i], &R->yi[n + i]);
-            double t = sp->tm + wnode[j] * sp->H;
-            if (hs_int_rhs(t, R->yi, R->fi, &R->c) != GSL_SUCCESS)
-                return hs_int_fail(R, t, R->yi);
+            double tau = sp->tm + wnode[j] * sp->H;
+            if (hs_int_rhs(tau, R->yi, R->fi, &R->c) != GSL_SUCCESS)
+                return hs_int_fail(R, R->t0 + tau, R->yi);
             f = R->fi;
         }
         for (int c = 0; c < 3; c++)
@@ -238,46 +238,46 @@ static int work_polys(hs_int_run *R, const span *sp)
     return 0;
 }
 
-/* The midpoint of the step [tp, R->t] into R->ym, R->fm: one step of h/2
- * from the step's start with the helper stepper.  Returns 0 or an exit
+/* The midpoint of the step [taup, R->tau] into R->ym, R->fm: one step of
+ * h/2 from the step's start with the helper stepper.  Returns 0 or an exit
  * code with R->err set. */
-static int midpoint(hs_int_run *R, double tp)
+static int midpoint(hs_int_run *R, double taup)
 {
     gsl_odeiv2_step *s = R->helper->s;
-    double h = (R->t - tp) / 2;
+    double h = (R->tau - taup) / 2;
     memcpy(R->ym, R->yp, R->dim * sizeof *R->ym);
     gsl_odeiv2_step_reset(s);
-    int st = gsl_odeiv2_step_apply(s, tp, h, R->ym, R->yerr,
+    int st = gsl_odeiv2_step_apply(s, taup, h, R->ym, R->yerr,
                                    s->type->can_use_dydt_in ? R->fp : NULL, R->fm, &R->sys);
     if (st != GSL_SUCCESS || R->c.failed) {
         if (R->c.failed)
-            return hs_int_fail(R, tp + h, R->ym);
+            return hs_int_fail(R, R->t0 + (taup + h), R->ym);
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "the stepper %s failed at t=%.17g "
-                            "while interpolating rows: %s", s->type->name, tp + h,
-                            gsl_strerror(st));
+                            "while interpolating rows: %s", s->type->name,
+                            R->t0 + (taup + h), gsl_strerror(st));
     }
     return 0;
 }
 
-int hs_int_emit_inside(hs_int_run *R, double tp, long *i)
+int hs_int_emit_inside(hs_int_run *R, double taup, long *i)
 {
     const hs_model *m = R->m;
     size_t n = m->n;
-    if (hs_int_rhs(R->t, R->y, R->fn, &R->c) != GSL_SUCCESS)
+    if (hs_int_eval(&R->c, R->t, R->y, R->fn) != GSL_SUCCESS)
         return hs_int_fail(R, R->t, R->y);
     if (R->drv->s->type->can_use_dydt_in)           /* the next step starts from here */
         memcpy(R->drv->e->dydt_out, R->fn, R->dim * sizeof *R->fn);
     int ready = 0, rc;
-    span sp = { tp + (R->t - tp) / 2, (R->t - tp) / 2 };
+    span sp = { taup + (R->tau - taup) / 2, (R->tau - taup) / 2 };
     for (; *i <= R->N; (*i)++) {
         double ti = *i == R->N ? R->t_end : hs_grid_time(R->t0, *i, R->dt);
         if (ti > R->t)
             break;
         const double *yr = R->y;
         if (ti < R->t) {
-            if (!ready++ && ((rc = midpoint(R, tp)) || (rc = work_polys(R, &sp))))
+            if (!ready++ && ((rc = midpoint(R, taup)) || (rc = work_polys(R, &sp))))
                 return rc;
-            double u = (ti - sp.tm) / sp.H;
+            double u = ((ti - R->t0) - sp.tm) / sp.H;
             const double *y0 = R->yp, *f0 = R->fp, *ym = R->ym, *fm = R->fm, *y1 = R->y,
                          *f1 = R->fn;
             for (size_t j = 0; j < n; j++)
