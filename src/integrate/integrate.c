@@ -96,6 +96,10 @@ static int setup(hs_int_run *R)
     if (hs_columns_select(m, o->columns, &R->cols, R->err))
         return R->err->code;
     R->cols_ok = 1;
+    for (size_t i = 0; i < R->cols.n; i++) {
+        hs_col_kind k = R->cols.c[i].kind;
+        R->need_w |= k == HS_COL_WR || k == HS_COL_WNC || k == HS_COL_WT || k == HS_COL_EBAL;
+    }
     R->w = hs_work_new(m);
     R->proj = hs_proj_new(m);
     double **v[] = { &R->y, &R->yp, &R->ym, &R->yi, &R->fp, &R->fm, &R->fn, &R->fi, &R->yerr,

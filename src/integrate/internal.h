@@ -77,6 +77,7 @@ typedef struct hs_int_run {
     double wc[3][HS_INT_NW];    /* W_R, W_nc, W_t on the current step */
     int projecting;             /* stabilize: projection, with constraints */
     int multistep;              /* msadams, msbdf: a projection resets them */
+    int need_w;                 /* a column shows W_R, W_nc, W_t or energy_balance */
     int show;                   /* progress: 0 off, 1 after 2 s, 2 now */
     int shown;                  /* the progress line is on the screen */
     double wall0, next_show;

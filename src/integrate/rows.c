@@ -71,7 +71,20 @@ double hs_grid_time(double t0, long i, double dt)
 
 /* ---- rows ---- */
 
-int hs_int_emit(hs_int_run *R, double t, const double *y, int first)
+/* The summary's energy balance at a state whose E is T + U (w and w->aux
+ * at that state) and whose work integrals are y's. */
+static void note_balance(hs_int_run *R, double E, const double *y)
+{
+    size_t n = R->m->n;
+    double ebal = E - R->E0 - y[2 * n] - y[2 * n + 1] - y[2 * n + 2];
+    if (!(fabs(ebal) <= R->sum->max_ebal))
+        R->sum->max_ebal = fabs(ebal);
+}
+
+/* A row: its state y at time t (w_known = 0: the work integrals in y are
+ * not computed, as inside a step of interpolate mode when no column shows
+ * them; the summary's balance is then taken at the step ends). */
+static int row(hs_int_run *R, double t, const double *y, int first, int w_known)
 {
     const hs_model *m = R->m;
     hs_work *w = R->w;
@@ -96,13 +109,17 @@ int hs_int_emit(hs_int_run *R, double t, const double *y, int first)
             sum->max_Gdot = fabs(Gd);
         pres += w->Lambda[i] * Gd;
     }
-    double ebal = T + U - r.E0 - r.W_R - r.W_nc - r.W_t;
-    if (!(fabs(ebal) <= sum->max_ebal))
-        sum->max_ebal = fabs(ebal);
+    if (w_known)
+        note_balance(R, T + U, y);
     if (!(fabs(pres) <= sum->max_pres))
         sum->max_pres = fabs(pres);
     sum->t_reached = t;
     return 0;
+}
+
+int hs_int_emit(hs_int_run *R, double t, const double *y, int first)
+{
+    return row(R, t, y, first, 1);
 }
 
 /* ---- rows inside a step ---- */
@@ -118,6 +135,8 @@ int hs_int_emit(hs_int_run *R, double t, const double *y, int first)
  * right-hand side) at the seven Chebyshev-Lobatto points of the step: four
  * more evaluations, at states of the degree-8 polynomial.  (With W and P
  * at the three times only, degree 5, W was off by 1e-6 inside the steps.)
+ * Only when a column shows a work integral or energy_balance: otherwise
+ * the summary's energy balance is taken at the step ends.
  *
  * In the centred variable u in [-1, 1], H = h/2, the coefficients c0..c2
  * of the degree-8 polynomial are the midpoint's data and the rest come
@@ -267,6 +286,11 @@ int hs_int_emit_inside(hs_int_run *R, double taup, long *i)
         return hs_int_fail(R, R->t, R->y);
     if (R->drv->s->type->can_use_dydt_in)           /* the next step starts from here */
         memcpy(R->drv->e->dydt_out, R->fn, R->dim * sizeof *R->fn);
+    if (!R->need_w) {                               /* the summary's balance, here */
+        if (hs_dyn_aux(m, R->w, R->t, R->y, R->y + n))
+            return hs_int_fail(R, R->t, R->y);
+        note_balance(R, R->w->T + R->w->aux[m->off_Tx] + R->w->aux[m->off_U], R->y);
+    }
     int ready = 0, rc;
     span sp = { taup + (R->tau - taup) / 2, (R->tau - taup) / 2 };
     for (; *i <= R->N; (*i)++) {
@@ -275,7 +299,8 @@ int hs_int_emit_inside(hs_int_run *R, double taup, long *i)
             break;
         const double *yr = R->y;
         if (ti < R->t) {
-            if (!ready++ && ((rc = midpoint(R, taup)) || (rc = work_polys(R, &sp))))
+            if (!ready++ && ((rc = midpoint(R, taup)) ||
+                             (R->need_w && (rc = work_polys(R, &sp)))))
                 return rc;
             double u = ((ti - R->t0) - sp.tm) / sp.H;
             const double *y0 = R->yp, *f0 = R->fp, *ym = R->ym, *fm = R->fm, *y1 = R->y,
@@ -287,11 +312,11 @@ int hs_int_emit_inside(hs_int_run *R, double taup, long *i)
                 double w = R->wc[c][HS_INT_NW - 1];
                 for (int k = HS_INT_NW - 2; k >= 0; k--)
                     w = w * u + R->wc[c][k];
-                R->yi[2 * n + (size_t)c] = w;
+                R->yi[2 * n + (size_t)c] = R->need_w ? w : 0;
             }
             yr = R->yi;
         }
-        if ((rc = hs_int_emit(R, ti, yr, 0)))
+        if ((rc = row(R, ti, yr, 0, yr == R->y || R->need_w)))
             return rc;
     }
     double *sw = R->fp;                   /* the end's rates start the next step */
