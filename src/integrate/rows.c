@@ -366,7 +366,7 @@ void hs_int_progress(hs_int_run *R, long rows_done, int done)
     char e1[32], e2[48];
     duration(e1, sizeof e1, el);
     e2[0] = '\0';
-    if (!done && frac > 1e-3) {
+    if (!done && frac > 1e-6) {
         char d[32];
         duration(d, sizeof d, el * (1 - frac) / frac);
         snprintf(e2, sizeof e2, ", about %s left", d);
