@@ -449,18 +449,14 @@ static int underflow(hs_int_run *R)
 
 /* ---- stabilization ---- */
 
-/* Does a constraint residual call for a projection of a multistep
- * method?  Each constraint's threshold is the consistency tolerance, raised
- * to its round-off floor as in the consistency check (16 eps sum_j
- * |dG_i/dq_j q_j| for G, 16 eps (|G_t,i| + sum_j |dG_i/dq_j v_j|) for
- * Gdot) and to HS_MS_DRIFT times the error the stepper may make in it in
- * one step (sum_j |dG_i/dq_j| (atol + rtol |q_j|), the same with v_j for
- * Gdot): a projection below that would be undone by the next step and
- * would restart the method at every step. */
-#ifndef HS_MS_DRIFT
-#define HS_MS_DRIFT 10.0
-#endif
-static int residual_exceeds(const hs_int_run *R, double t, const double *y)
+/* Does a constraint residual call for a projection?  Each constraint's
+ * threshold is `tol`, raised to its round-off floor as in the consistency
+ * check (16 eps sum_j |dG_i/dq_j q_j| for G, 16 eps (|G_t,i| + sum_j
+ * |dG_i/dq_j v_j|) for Gdot) and to `drift` times the error the stepper may
+ * make in it in one step (sum_j |dG_i/dq_j| (atol + rtol |q_j|), the same
+ * with v_j for Gdot). */
+static int residual_exceeds(const hs_int_run *R, double t, const double *y, double tol,
+                            double drift)
 {
     const hs_model *m = R->m;
     hs_work *w = R->w;
@@ -469,7 +465,7 @@ static int residual_exceeds(const hs_int_run *R, double t, const double *y)
     if (hs_dyn_constraints_sparse(m, w, t, q, NULL, NULL))
         return 1;                          /* let the projection report it */
     const double *G = w->pos, *Gz = w->pos + k, *Gt = w->pos + k + m->nnz;
-    double tol = m->set.tol, atol = R->atol, rtol = R->rtol;
+    double atol = R->atol, rtol = R->rtol;
     for (size_t i = 0; i < k; i++) {
         double sq = 0, sv = fabs(Gt[i]), gd = Gt[i], aq = 0, av = 0;
         for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++) {
@@ -480,15 +476,33 @@ static int residual_exceeds(const hs_int_run *R, double t, const double *y)
             aq += g * (atol + rtol * fabs(qj));
             av += g * (atol + rtol * fabs(vj));
         }
-        if (!(fabs(G[i]) <= fmax(fmax(tol, 16 * DBL_EPSILON * sq), HS_MS_DRIFT * aq)) ||
-            !(fabs(gd) <= fmax(fmax(tol, 16 * DBL_EPSILON * sv), HS_MS_DRIFT * av)))
+        if (!(fabs(G[i]) <= fmax(fmax(tol, 16 * DBL_EPSILON * sq), drift * aq)) ||
+            !(fabs(gd) <= fmax(fmax(tol, 16 * DBL_EPSILON * sv), drift * av)))
             return 1;
     }
     return 0;
 }
 
+/* When to project (stabilize: projection).  The projection aims at
+ * min(consistency tolerance, 1e-12); one-step methods are projected after
+ * every step whose residuals exceed half of that (a step that kept them
+ * there needs none: on the double pendulum most do, and the row after it
+ * reuses the stepper's last evaluation).  Multistep methods keep a history
+ * of past steps that a projection invalidates (they restart at order 1), so
+ * they are projected only when a residual exceeds the consistency
+ * tolerance, or 10 times the error they may make in it in one step: a
+ * projection below that would be undone by the next step and would restart
+ * the method at every step. */
+static int wants_projection(const hs_int_run *R)
+{
+    double tol = R->m->set.tol;
+    if (R->multistep)
+        return residual_exceeds(R, R->t, R->y, tol, 10.0);
+    return residual_exceeds(R, R->t, R->y, 0.5 * fmin(tol, 1e-12), 0.0);
+}
+
 /* Projection stabilization: positions, then velocities, onto the
- * constraints (at least one Newton step).  A multistep method keeps a
+ * constraints (at least one Newton step) when wants_projection says so.  A multistep method keeps a
  * history of past steps that the jump invalidates: it is reset and
  * restarts at order 1.  One-step methods (the Runge-Kutta family, bsimp)
  * keep only their step size, which stays valid. */
@@ -535,10 +549,7 @@ int hs_int_advance(hs_int_run *R, double t_stop)
     R->sum->steps++;
     if (R->h < hs_int_min_step(R->tau) && R->tau < tau_stop)
         return underflow(R);
-    /* one-step methods: project after every step; multistep ones only
-     * when a residual exceeds the consistency tolerance (a projection
-     * restarts them at order 1) */
-    if (R->projecting && (!R->multistep || residual_exceeds(R, R->t, R->y)))
+    if (R->projecting && wants_projection(R))
         return stabilize(R);
     return 0;
 }
