@@ -102,11 +102,14 @@ static int setup(hs_int_run *R)
     }
     R->w = hs_work_new(m);
     R->proj = hs_proj_new(m);
-    double **v[] = { &R->y, &R->yp, &R->ym, &R->yi, &R->fp, &R->fm, &R->fn, &R->fi, &R->yerr,
+    double **v[] = { &R->y, &R->yp, &R->yi, &R->fp, &R->fn, &R->fi, &R->yerr, &R->yu, &R->fu,
                      &R->c.f0, &R->c.f1, &R->c.ytmp, &R->c.last_y, &R->c.last_f };
     int ok = R->w && R->proj;
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         ok &= (*v[i] = vec(dim)) != NULL;
+    size_t nd = (HS_INT_DEPTH + 1) * dim;
+    ok &= (R->ym = vec(nd)) && (R->fm = vec(nd)) && (R->ye = vec(nd)) && (R->fe = vec(nd)) &&
+          (R->acc = vec(n));
     if (!ok)
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
     R->c.m = m;
@@ -210,7 +213,8 @@ static int finish(hs_int_run *R, int rc)
         hs_columns_free(&R->cols);
     hs_work_free(R->w);
     hs_proj_free(R->proj);
-    double *v[] = { R->y, R->yp, R->ym, R->yi, R->fp, R->fm, R->fn, R->fi, R->yerr,
+    double *v[] = { R->y, R->yp, R->ym, R->yi, R->fp, R->fm, R->fn, R->fi, R->yerr, R->acc,
+                    R->yu, R->fu, R->ye, R->fe,
                     R->c.f0, R->c.f1, R->c.ytmp, R->c.last_y, R->c.last_f };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         free(v[i]);

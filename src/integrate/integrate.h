@@ -33,6 +33,7 @@ enum { HS_PROGRESS_OFF = -1, HS_PROGRESS_AUTO = 0, HS_PROGRESS_ON = 1 };
 typedef struct hs_summary {
     long steps, nrhs, rows;
     long projections;              /* projection stabilizations applied */
+    long splits;                   /* interpolate mode: segments halved for accuracy */
     double max_G, max_Gdot, max_ebal, max_pres;
     double t_reached, wall;
 } hs_summary;

@@ -47,6 +47,7 @@ typedef struct hs_int_ctx {
  * its midpoint (rows.c); the midpoint is one extra step of `helper`. */
 #define HS_INT_NP 7            /* points where the work integrals' rates match */
 #define HS_INT_NW 10           /* coefficients of their polynomials */
+#define HS_INT_DEPTH 6         /* a step is halved at most this often for its rows */
 typedef struct hs_int_run {
     const hs_model *m;
     const hs_run_opts *o;
@@ -60,8 +61,14 @@ typedef struct hs_int_run {
     int cols_ok;
     hs_work *w;
     hs_proj *proj;
-    double *y, *yp, *ym, *yi;   /* [dim] state, at the step's start, midpoint, a row */
-    double *fp, *fm, *fn, *fi;  /* [dim] rates there (fn: at the step's end) */
+    double *y, *yp, *yi;        /* [dim] state, at the step's start, a row */
+    double *fp, *fn, *fi;       /* [dim] rates there (fn: at the step's end) */
+    double *ym, *fm;            /* [(DEPTH + 1) dim] midpoints of the segments */
+    double *ye, *fe;            /* [(DEPTH + 1) dim] ends of right halves */
+    double *acc;                /* [n] an interpolant's accelerations */
+    double *yu, *fu;            /* [dim] interpolate mode: the step's end before a
+                                 * projection moved it, its rates */
+    int projected;              /* the last step was projected */
     double *yerr;               /* [dim] the helper's error estimate */
     hs_int_ctx c;
     hs_out out;

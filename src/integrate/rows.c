@@ -124,36 +124,50 @@ int hs_int_emit(hs_int_run *R, double t, const double *y, int first)
 
 /* ---- rows inside a step ---- */
 
-/* Interpolate mode.  A row inside the step [t0, t1] takes its q from the
- * polynomial of degree 8 that matches q, v and a at t0, the midpoint and
- * t1 (error O(h^9)), and v from its derivative.  The midpoint is one step
- * of h/2 from t0 with the helper stepper, so rows inside a step are as
- * accurate as the step's ends: a polynomial through the ends alone (the
- * quintic Hermite used before) left errors of 1e-5 in v on a bead on a
- * rotating wire at rtol 1e-8.  Each work integral W is the polynomial of
- * degree 9 that matches W at those three times and its rate P (from the
- * right-hand side) at the seven Chebyshev-Lobatto points of the step: four
- * more evaluations, at states of the degree-8 polynomial.  (With W and P
- * at the three times only, degree 5, W was off by 1e-6 inside the steps.)
- * Only when a column shows a work integral or energy_balance: otherwise
- * the summary's energy balance is taken at the step ends.
+/* Interpolate mode.  A row inside a step takes q from the polynomial of
+ * degree 8 that matches q, v and a at the ends and the midpoint of a
+ * segment (error O(h^9)), and v from its derivative.  The midpoint is one
+ * extra step of h/2 with the helper stepper, so the segment's nodes are as
+ * accurate as the step's ends (a polynomial through the ends alone, the
+ * quintic Hermite used before, left errors of 1e-5 in v on a bead on a
+ * rotating wire at rtol 1e-8).  The polynomial is checked against the
+ * equations of motion at u = +-1/2: its acceleration minus a at its state,
+ * d, estimates its errors as d H^2/16 in q and d H/4 in v (measured on a
+ * pendulum); where they pass the tolerance (atol + rtol |value|, as asked),
+ * the segment is halved, the midpoint serving as an end (bsimp takes steps
+ * of a quarter period, where one polynomial was off by 7e-5), at most
+ * HS_INT_DEPTH times; the right half then ends where the helper, stepping
+ * on from the midpoint, puts the step's end (the step's own end differs by
+ * its local error, which a short segment would turn into a large error in
+ * v).  Inside a step the polynomials follow the stepper's own trajectory,
+ * to its end before a projection moved it.  Each work integral W is the polynomial of degree 9
+ * that matches W at the segment's ends and midpoint and its rate P at the
+ * seven Chebyshev-Lobatto points (two more evaluations), when a column
+ * shows it; otherwise the summary's energy balance is taken at the step
+ * ends.  (With W and P at three points only, degree 5, W was off by 1e-6.)
  *
  * In the centred variable u in [-1, 1], H = h/2, the coefficients c0..c2
  * of the degree-8 polynomial are the midpoint's data and the rest come
  * from two 3x3 systems (even and odd parts at u = +-1), inverted below in
  * closed form; the W polynomial's 10x10 system is inverted once per run
  * (hs_int_interp_init). */
-typedef struct span {
-    double tm, H;              /* midpoint (GSL's time tau), half-width */
-} span;
 
-static void poly8(const span *s, double q0, double v0, double a0, double qm, double vm,
-                  double am, double q1, double v1, double a1, double u, double *q, double *v)
+/* One segment [ta, tb] of a step (GSL's time), its ends and midpoint. */
+typedef struct seg {
+    double ta, tb, tm, H;
+    const double *ya, *fa, *ym, *fm, *yb, *fb;   /* [dim] states and rates */
+    int level;
+} seg;
+
+/* The degree-8 polynomial of one coordinate: coefficients c[9]. */
+static void poly8(const seg *g, size_t i, size_t n, double *c)
 {
-    double H = s->H, c[9];
-    c[0] = qm;
-    c[1] = H * vm;
-    c[2] = H * H * am / 2;
+    double H = g->H;
+    double q0 = g->ya[i], v0 = g->ya[n + i], a0 = g->fa[n + i];
+    double q1 = g->yb[i], v1 = g->yb[n + i], a1 = g->fb[n + i];
+    c[0] = g->ym[i];
+    c[1] = H * g->ym[n + i];
+    c[2] = H * H * g->fm[n + i] / 2;
     double Ep = (q1 + q0) / 2 - c[0] - c[2], Op = (q1 - q0) / 2 - c[1];
     double Ev1 = H * (v1 + v0) / 2 - c[1], Od1 = H * (v1 - v0) / 2 - 2 * c[2];
     double Ev2 = H * H * (a1 + a0) / 2 - 2 * c[2], Od2 = H * H * (a1 - a0) / 2;
@@ -165,17 +179,31 @@ static void poly8(const span *s, double q0, double v0, double a0, double qm, dou
     c[3] = (70 * Op - 22 * Ev1 + 2 * Od2) / 16;
     c[5] = (-84 * Op + 36 * Ev1 - 4 * Od2) / 16;
     c[7] = (30 * Op - 14 * Ev1 + 2 * Od2) / 16;
-    double p = c[8], dp = 8 * c[8];
-    for (int j = 7; j >= 1; j--) {
-        p = p * u + c[j];
-        dp = dp * u + j * c[j];
+}
+
+/* q, v (and, when a != NULL, the acceleration) of the segment's
+ * polynomials at u into y[2n]. */
+static void state_at(const seg *g, size_t n, double u, double *y, double *a)
+{
+    for (size_t i = 0; i < n; i++) {
+        double c[9], p = 0, dp = 0, d2 = 0;
+        poly8(g, i, n, c);
+        for (int j = 8; j >= 0; j--) {
+            p = p * u + c[j];
+            if (j >= 1)
+                dp = dp * u + j * c[j];
+            if (j >= 2)
+                d2 = d2 * u + j * (j - 1) * c[j];
+        }
+        y[i] = p;
+        y[n + i] = dp / g->H;
+        if (a)
+            a[i] = d2 / (g->H * g->H);
     }
-    *q = p * u + c[0];
-    *v = dp / H;
 }
 
 /* The points where W's rate is matched: u = -cos(j pi / 6), j = 0..6;
- * 0, 3, 6 are the step's ends and midpoint, the other four are extra. */
+ * 0, 3, 6 are the segment's ends and midpoint. */
 static const double wnode[HS_INT_NP] = {
     -1, -0.86602540378443865, -0.5, 0, 0.5, 0.86602540378443865, 1,
 };
@@ -213,28 +241,67 @@ int hs_int_interp_init(hs_int_run *R)
     return rc;
 }
 
-/* The coefficients of every work integral's polynomial on this step into
- * R->wc[3][NW], from W at the three times and P at the seven points (the
- * four inside evaluated here).  Returns 0 or an exit code. */
-static int work_polys(hs_int_run *R, const span *sp)
+/* The rates at a point u of the segment into f (at the polynomials'
+ * state, kept in R->yi); acc, when not NULL, gets the polynomials'
+ * accelerations there.  0 or an exit code. */
+static int rates_at(hs_int_run *R, const seg *g, double u, double *f, double *acc)
+{
+    size_t n = R->m->n;
+    state_at(g, n, u, R->yi, acc);
+    double tau = g->tm + u * g->H;
+    if (hs_int_rhs(tau, R->yi, f, &R->c) != GSL_SUCCESS)
+        return hs_int_fail(R, R->t0 + tau, R->yi);
+    return 0;
+}
+
+/* How far is the segment's polynomial from the tolerance?  *ratio gets
+ * the largest estimated error over atol + rtol |value| (<= 1: accurate).
+ * Its rates at u = -1/2 and 1/2 go to P[2][3] (the work integrals'
+ * rates). */
+static int accuracy(hs_int_run *R, const seg *g, double P[2][3], double *ratio)
 {
     const hs_model *m = R->m;
     size_t n = m->n;
+    double atol = m->set.atol, rtol = m->set.rtol, H = g->H;
+    *ratio = 0;
+    for (int j = 0; j < 2; j++) {
+        int rc = rates_at(R, g, j ? 0.5 : -0.5, R->fi, R->acc);
+        if (rc)
+            return rc;
+        for (size_t i = 0; i < n; i++) {
+            double d = fabs(R->acc[i] - R->fi[n + i]);
+            double rq = d * H * H / 16 / (atol + rtol * fabs(R->yi[i]));
+            double rv = d * H / 4 / (atol + rtol * fabs(R->yi[n + i]));
+            if (!(rq <= *ratio))
+                *ratio = rq;
+            if (!(rv <= *ratio))
+                *ratio = rv;
+        }
+        for (int c = 0; c < 3; c++)
+            P[j][c] = R->fi[2 * n + (size_t)c];
+    }
+    return 0;
+}
+
+/* The coefficients of every work integral's polynomial on the segment into
+ * R->wc[3][NW], from W at its ends and midpoint and P at the seven points
+ * (P2 at u = -+1/2 known, the two at -+sqrt(3)/2 evaluated here). */
+static int work_polys(hs_int_run *R, const seg *g, double P2[2][3])
+{
+    size_t n = R->m->n;
     double P[HS_INT_NP][3];
-    const double *f3[3] = { R->fp, R->fm, R->fn };
     for (int j = 0; j < HS_INT_NP; j++) {
-        const double *f = NULL;
-        if (j % 3 == 0) {
-            f = f3[j / 3];
+        const double *f;
+        if (j == 0 || j == 3 || j == 6) {
+            f = j == 0 ? g->fa : j == 3 ? g->fm : g->fb;
+        } else if (j == 2 || j == 4) {
+            for (int c = 0; c < 3; c++)
+                P[j][c] = P2[j == 4][c];
+            continue;
         } else {
-            const double *y0 = R->yp, *f0 = R->fp, *ym = R->ym, *fm = R->fm, *y1 = R->y,
-                         *f1 = R->fn;
-            for (size_t i = 0; i < n; i++)
-                poly8(sp, y0[i], y0[n + i], f0[n + i], ym[i], ym[n + i], fm[n + i], y1[i],
-                      y1[n + i], f1[n + i], wnode[j], &R->yi[i], &R->yi[n + i]);
-            double tau = sp->tm + wnode[j] * sp->H;
-            if (hs_int_rhs(tau, R->yi, R->fi, &R->c) != GSL_SUCCESS)
-                return hs_int_fail(R, R->t0 + tau, R->yi);
+            int rc = rates_at(R, g, wnode[j], R->fi, NULL);
+            if (rc)
+                return rc;
             f = R->fi;
         }
         for (int c = 0; c < 3; c++)
@@ -242,11 +309,11 @@ static int work_polys(hs_int_run *R, const span *sp)
     }
     for (int c = 0; c < 3; c++) {
         double d[HS_INT_NW];
-        d[0] = R->yp[2 * n + (size_t)c];
-        d[1] = R->ym[2 * n + (size_t)c];
-        d[2] = R->y[2 * n + (size_t)c];
+        d[0] = g->ya[2 * n + (size_t)c];
+        d[1] = g->ym[2 * n + (size_t)c];
+        d[2] = g->yb[2 * n + (size_t)c];
         for (int j = 0; j < HS_INT_NP; j++)
-            d[3 + j] = sp->H * P[j][c];
+            d[3 + j] = g->H * P[j][c];
         for (int k = 0; k < HS_INT_NW; k++) {
             double s = 0;
             for (int r = 0; r < HS_INT_NW; r++)
@@ -257,23 +324,82 @@ static int work_polys(hs_int_run *R, const span *sp)
     return 0;
 }
 
-/* The midpoint of the step [taup, R->tau] into R->ym, R->fm: one step of
- * h/2 from the step's start with the helper stepper.  Returns 0 or an exit
- * code with R->err set. */
-static int midpoint(hs_int_run *R, double taup)
+/* One step of h from (ta, ya, fa) with the helper stepper into ym, fm (the
+ * midpoint of a segment, or the end of its right half).  Returns 0 or an
+ * exit code with R->err set. */
+static int midpoint(hs_int_run *R, double ta, double h, const double *ya, const double *fa,
+                    double *ym, double *fm)
 {
     gsl_odeiv2_step *s = R->helper->s;
-    double h = (R->tau - taup) / 2;
-    memcpy(R->ym, R->yp, R->dim * sizeof *R->ym);
+    memcpy(ym, ya, R->dim * sizeof *ym);
     gsl_odeiv2_step_reset(s);
-    int st = gsl_odeiv2_step_apply(s, taup, h, R->ym, R->yerr,
-                                   s->type->can_use_dydt_in ? R->fp : NULL, R->fm, &R->sys);
+    int st = gsl_odeiv2_step_apply(s, ta, h, ym, R->yerr,
+                                   s->type->can_use_dydt_in ? fa : NULL, fm, &R->sys);
     if (st != GSL_SUCCESS || R->c.failed) {
         if (R->c.failed)
-            return hs_int_fail(R, R->t0 + (taup + h), R->ym);
+            return hs_int_fail(R, R->t0 + (ta + h), ym);
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "the stepper %s failed at t=%.17g "
                             "while interpolating rows: %s", s->type->name,
-                            R->t0 + (taup + h), gsl_strerror(st));
+                            R->t0 + (ta + h), gsl_strerror(st));
+    }
+    return 0;
+}
+
+/* The row time i: a grid time or t_end. */
+static double row_time(const hs_int_run *R, long i)
+{
+    return i == R->N ? R->t_end : hs_grid_time(R->t0, i, R->dt);
+}
+
+/* Every row with GSL time in [ta, tb) of the segment from (ta, ya, fa) to
+ * (tb, yb, fb), halving it where its polynomial is not accurate enough.  A
+ * polynomial's error falls as H^9 when a segment is halved; where the
+ * estimate does not fall at least 8 times, what it sees is the step's own
+ * error (the ends disagree with the midpoint at the stepper's tolerance),
+ * which halving cannot remove: the segment is kept.  `parent` is the
+ * enclosing segment's ratio (infinite at the top). */
+static int segment(hs_int_run *R, double ta, const double *ya, const double *fa, double tb,
+                   const double *yb, const double *fb, int level, double parent, int step_end,
+                   long *i)
+{
+    const hs_model *m = R->m;
+    size_t n = m->n;
+    if (*i > R->N || !(row_time(R, *i) - R->t0 < tb))
+        return 0;                              /* no row here */
+    double *ym = R->ym + (size_t)level * R->dim, *fm = R->fm + (size_t)level * R->dim;
+    double h = (tb - ta) / 2, P2[2][3], ratio;
+    int rc;
+    seg g = { ta, tb, ta + h, h, ya, fa, ym, fm, yb, fb, level };
+    if ((rc = midpoint(R, ta, h, ya, fa, ym, fm)) || (rc = accuracy(R, &g, P2, &ratio)))
+        return rc;
+    if (ratio > 1 && ratio < parent / 8 && level < HS_INT_DEPTH) {
+        R->sum->splits++;
+        if ((rc = segment(R, ta, ya, fa, g.tm, ym, fm, level + 1, ratio, 0, i)))
+            return rc;
+        if (step_end) {        /* the right half ends on the helper's trajectory too */
+            double *ye = R->ye + (size_t)level * R->dim, *fe = R->fe + (size_t)level * R->dim;
+            if ((rc = midpoint(R, g.tm, h, ym, fm, ye, fe)))
+                return rc;
+            yb = ye;
+            fb = fe;
+        }
+        return segment(R, g.tm, ym, fm, tb, yb, fb, level + 1, ratio, 0, i);
+    }
+    if (R->need_w && (rc = work_polys(R, &g, P2)))
+        return rc;
+    for (; *i <= R->N; (*i)++) {
+        double ti = row_time(R, *i), u = ((ti - R->t0) - g.tm) / g.H;
+        if (!(ti - R->t0 < tb))
+            break;
+        state_at(&g, n, u, R->yi, NULL);
+        for (int c = 0; c < 3; c++) {
+            double w = R->wc[c][HS_INT_NW - 1];
+            for (int k = HS_INT_NW - 2; k >= 0; k--)
+                w = w * u + R->wc[c][k];
+            R->yi[2 * n + (size_t)c] = R->need_w ? w : 0;
+        }
+        if ((rc = row(R, ti, R->yi, 0, R->need_w)))
+            return rc;
     }
     return 0;
 }
@@ -282,6 +408,7 @@ int hs_int_emit_inside(hs_int_run *R, double taup, long *i)
 {
     const hs_model *m = R->m;
     size_t n = m->n;
+    int rc;
     if (hs_int_eval(&R->c, R->t, R->y, R->fn) != GSL_SUCCESS)
         return hs_int_fail(R, R->t, R->y);
     if (R->drv->s->type->can_use_dydt_in)           /* the next step starts from here */
@@ -291,34 +418,20 @@ int hs_int_emit_inside(hs_int_run *R, double taup, long *i)
             return hs_int_fail(R, R->t, R->y);
         note_balance(R, R->w->T + R->w->aux[m->off_Tx] + R->w->aux[m->off_U], R->y);
     }
-    int ready = 0, rc;
-    span sp = { taup + (R->tau - taup) / 2, (R->tau - taup) / 2 };
-    for (; *i <= R->N; (*i)++) {
-        double ti = *i == R->N ? R->t_end : hs_grid_time(R->t0, *i, R->dt);
-        if (ti > R->t)
-            break;
-        const double *yr = R->y;
-        if (ti < R->t) {
-            if (!ready++ && ((rc = midpoint(R, taup)) ||
-                             (R->need_w && (rc = work_polys(R, &sp)))))
-                return rc;
-            double u = ((ti - R->t0) - sp.tm) / sp.H;
-            const double *y0 = R->yp, *f0 = R->fp, *ym = R->ym, *fm = R->fm, *y1 = R->y,
-                         *f1 = R->fn;
-            for (size_t j = 0; j < n; j++)
-                poly8(&sp, y0[j], y0[n + j], f0[n + j], ym[j], ym[n + j], fm[n + j], y1[j],
-                      y1[n + j], f1[n + j], u, &R->yi[j], &R->yi[n + j]);
-            for (int c = 0; c < 3; c++) {
-                double w = R->wc[c][HS_INT_NW - 1];
-                for (int k = HS_INT_NW - 2; k >= 0; k--)
-                    w = w * u + R->wc[c][k];
-                R->yi[2 * n + (size_t)c] = R->need_w ? w : 0;
-            }
-            yr = R->yi;
-        }
-        if ((rc = row(R, ti, yr, 0, yr == R->y || R->need_w)))
-            return rc;
+    /* inside the step, the stepper's own trajectory: its end before any
+     * projection (which moved it by the drift) */
+    const double *yb = R->y, *fb = R->fn;
+    if (R->projected) {
+        if (hs_int_eval(&R->c, R->t, R->yu, R->fu) != GSL_SUCCESS)
+            return hs_int_fail(R, R->t, R->yu);
+        yb = R->yu;
+        fb = R->fu;
     }
+    if ((rc = segment(R, taup, R->yp, R->fp, R->tau, yb, fb, 0, INFINITY, 1, i)))
+        return rc;
+    for (; *i <= R->N && row_time(R, *i) <= R->t; (*i)++)   /* rows at the step's end */
+        if ((rc = row(R, row_time(R, *i), R->y, 0, 1)))
+            return rc;
     double *sw = R->fp;                   /* the end's rates start the next step */
     R->fp = R->fn;
     R->fn = sw;

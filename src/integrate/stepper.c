@@ -549,7 +549,12 @@ int hs_int_advance(hs_int_run *R, double t_stop)
     R->sum->steps++;
     if (R->h < hs_int_min_step(R->tau) && R->tau < tau_stop)
         return underflow(R);
-    if (R->projecting && wants_projection(R))
+    R->projected = 0;
+    if (R->projecting && wants_projection(R)) {
+        if (R->m->set.interpolate)                 /* rows inside follow the step */
+            memcpy(R->yu, R->y, R->dim * sizeof *R->y);
+        R->projected = 1;
         return stabilize(R);
+    }
     return 0;
 }
