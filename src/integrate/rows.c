@@ -92,9 +92,9 @@ static int row(hs_int_run *R, double t, const double *y, int first, int w_known)
     if (hs_int_eval(&R->c, t, y, R->fi) != GSL_SUCCESS || hs_dyn_aux(m, w, t, y, y + n))
         return hs_int_fail(R, t, y);
     const double *aux = w->aux;
-    double U = aux[m->off_U], T = w->T + aux[m->off_Tx];
+    double U = aux[m->off_U], T = hs_dyn_kinetic(m, w);
     hs_row r = { t, y, y + n, w->a, w->Lambda, aux, w->dyn + m->off_Gq, T,
-                 w->T - aux[m->off_T0] + U, y[2 * n], y[2 * n + 1], y[2 * n + 2], R->E0 };
+                 hs_dyn_jacobi(m, w), y[2 * n], y[2 * n + 1], y[2 * n + 2], R->E0 };
     if (first)
         R->E0 = r.E0 = T + U;
     hs_columns_row(m, &R->cols, &r, &R->out);
@@ -416,7 +416,7 @@ int hs_int_emit_inside(hs_int_run *R, double taup, long *i)
     if (!R->need_w) {                               /* the summary's balance, here */
         if (hs_dyn_aux(m, R->w, R->t, R->y, R->y + n))
             return hs_int_fail(R, R->t, R->y);
-        note_balance(R, R->w->T + R->w->aux[m->off_Tx] + R->w->aux[m->off_U], R->y);
+        note_balance(R, hs_dyn_kinetic(m, R->w) + R->w->aux[m->off_U], R->y);
     }
     /* inside the step, the stepper's own trajectory: its end before any
      * projection (which moved it by the drift) */
