@@ -5,10 +5,12 @@
  * Why not GSL's standard control: the state carries the work integrals
  * W_R, W_nc, W_t beside (q, v).  Under the standard control W_R ~ 0 held
  * to the absolute tolerance chose the step (its rate Lambda . G_q v is 0 on
- * the constraints but not at the stages), costing 1.4x-1.8x the
- * right-hand sides on chains.  Here the error ratio covers (q, v) only;
- * the work integrals are still integrated by the same stages, so they are
- * as accurate as the steps (q, v) asked for make them.
+ * the constraints but not at the stages).  Here the error ratio covers
+ * (q, v) only (measured, rk8pd at 1e-10 over 20 s with rows every second:
+ * 1.34x fewer right-hand sides on the double pendulum and a 32-link
+ * chain, 1.46x on 8 links, 1.19x on 128); the work integrals are still
+ * integrated by the same stages, so they are as accurate as the steps
+ * (q, v) asked for make them.
  *
  * Why a shifted bsimp: GSL's bsimp (ode-initval2/bsimp.c) stops a
  * sub-step as a runaway when sum_i |delta_i| / w_i > 100 dim with
