@@ -190,64 +190,6 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len,
     return NULL;
 }
 
-/* ---------- hints for unknown names (error paths only) ---------- */
-
-static const char *nearest_named(const named *a, size_t n, const char *s)
-{
-    const char **c = xcalloc(n, sizeof *c);
-    if (!c)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        c[i] = a[i].name;
-    const char *near = hs_nearest(s, c, n);
-    free(c);
-    return near;
-}
-
-/* " (did you mean 'm'?)" after "unknown name 'M'" at pe->offset of text:
- * the nearest name the scope knows; or why a known name is not visible. */
-static void name_hint(loader *L, const hs_error *pe, int scope, const char *text,
-                      char *hint, size_t cap)
-{
-    hs_model *m = L->m;
-    hint[0] = '\0';
-    if (strncmp(pe->msg, "unknown name '", 14) != 0 || pe->offset < 0)
-        return;
-    char s[80];
-    size_t len = 0;
-    for (const char *p = text + pe->offset; (isalnum((unsigned char)*p) || *p == '_') &&
-         len + 1 < sizeof s; p++)
-        s[len++] = *p;
-    s[len] = '\0';
-    if (scope != SCOPE_MODEL && (hs_ld_find_coord(m, s, len) >= 0 ||
-                                 find_named(L->def, L->ndef, s, len) >= 0 ||
-                                 (len == 1 && s[0] == 't'))) {
-        snprintf(hint, cap, " ('%s' is not known here: %s only numbers, pi and parameters)",
-                 s, scope == SCOPE_PARAM ? "a parameter may use" : "initial values may use");
-        return;
-    }
-    size_t n = 2 + L->npar + (scope == SCOPE_MODEL ? m->n + L->ndef + L->namb : 0), k = 0;
-    const char **c = xcalloc(n, sizeof *c);
-    if (!c)
-        return;
-    c[k++] = "pi";
-    for (size_t i = 0; i < L->npar; i++)
-        c[k++] = L->par[i].name;
-    if (scope == SCOPE_MODEL) {
-        c[k++] = "t";
-        for (size_t i = 0; i < m->n; i++)
-            c[k++] = m->qname[i];
-        for (size_t i = 0; i < L->ndef; i++)
-            c[k++] = L->def[i].name;
-        for (size_t i = 0; i < L->namb; i++)
-            c[k++] = L->amb[i].name;
-    }
-    const char *near = hs_nearest(s, c, k);
-    if (near)
-        snprintf(hint, cap, " (did you mean '%s'?)", near);
-    free(c);
-}
-
 static int add_src(loader *L, yaml_node_t *n)
 {
     srcinfo *si = L->si;
@@ -300,7 +242,7 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
         return NULL;
     if (!e) {
         char hint[200];
-        name_hint(L, &pe, scope, (const char *)n->data.scalar.value, hint, sizeof hint);
+        hs_ld_name_hint(L, &pe, scope, (const char *)n->data.scalar.value, hint, sizeof hint);
         hs_ytree_error_in(L->y, L->err, n, pe.offset >= 0 ? (size_t)pe.offset : 0,
                           "%s%s", pe.msg, hint);
         return NULL;
@@ -351,7 +293,7 @@ static const hs_node *parse_override(loader *L, size_t s, const char *name, cons
         return NULL;
     if (!e) {
         char hint[200];
-        name_hint(L, &pe, SCOPE_PARAM, text, hint, sizeof hint);
+        hs_ld_name_hint(L, &pe, SCOPE_PARAM, text, hint, sizeof hint);
         size_t off = pe.offset >= 0 ? (size_t)pe.offset : 0;
         hs_error_set(L->err, HS_EXIT_USAGE, "%s%s", pe.msg, hint);
         if (override_placed(L, s, (long)off))
@@ -813,7 +755,7 @@ int hs_ld_eval_params(loader *L)
         if (find_named(L->par, L->npar, nm, strlen(nm)) >= 0)
             continue;
         char hint[120] = "";
-        const char *near = nearest_named(L->par, L->npar, nm);
+        const char *near = hs_ld_nearest_param(L, nm);
         if (near)
             snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
         else if (!L->npar)
