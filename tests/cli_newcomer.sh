@@ -130,7 +130,7 @@ rc_is 0; out_line 1 "t,theta"
 near "$(field 2 2)" 0.3 1e-15 || no "theta(0) = $(field 2 2)"
 end
 
-for f in --quiet=1 --progress=yes; do
+for f in --quiet=1 --progress=yes --help=run; do
     begin "flag_with_value_$f"
     hs run "$PEND" $SHORT "$f"
     rc_is 1; out_empty; err_has "option '${f%%=*}' takes no value"

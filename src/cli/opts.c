@@ -292,6 +292,8 @@ static int long_option(int argc, char **argv, int *i, const char *usage, unsigne
     for (size_t k = 0; k < NOPTS && !d; k++)
         if (len < sizeof name && strcmp(name, optdefs[k].name) == 0 && (optdefs[k].cmds & cmd))
             d = &optdefs[k];
+    if (!d && strcmp(name, "--help") == 0)      /* --help=...: the flag with a value */
+        return hs_cli_usage_error(usage, "option '%s' takes no value", name);
     if (!d)
         return unknown_long(name, usage, cmd);
     if (!d->has_value) {
