@@ -1,4 +1,4 @@
-/* The expression parser (MODEL-FORMAT.md, "Expressions"): a lexer and a
+/* The expression parser (holosim-model(5), EXPRESSIONS): a lexer and a
  * recursive-descent parser building nodes through the smart constructors,
  * plus the names and arities of node kinds. */
 #include "expr.h"
@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../util/suggest.h"
 
 static const struct {
     const char *name;
@@ -285,12 +287,38 @@ static int find_func(const char *s, size_t n)
     return -1;
 }
 
+/* Error path only: the function a misspelt name most likely means, from
+ * other languages' names (arctan2, ln) or a near spelling. */
+static const char *func_hint(const char *s, size_t n)
+{
+    static const char *const alias[][2] = {
+        {"arctan2", "atan2"}, {"arctan", "atan"}, {"arcsin", "asin"}, {"arccos", "acos"},
+        {"ln", "log"}, {"fabs", "abs"}, {"sgn", "sign"}, {"power", "pow"},
+    };
+    char name[64];
+    if (n >= sizeof name)
+        return NULL;
+    memcpy(name, s, n);
+    name[n] = '\0';
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+        if (strcmp(name, alias[i][0]) == 0)
+            return alias[i][1];
+    const char *cand[sizeof funcs / sizeof funcs[0]];
+    for (size_t i = 0; i < sizeof funcs / sizeof funcs[0]; i++)
+        cand[i] = funcs[i].name;
+    return hs_nearest(name, cand, sizeof funcs / sizeof funcs[0]);
+}
+
 /* The error for a token that cannot continue the expression here. */
 static void unexpected(parser *p, const char *what)
 {
     char near[80];
     if (is_cmp(p->tok.kind)) {
         perr(p, p->tok.off, "comparison outside if()");
+        return;
+    }
+    if (p->tok.kind == T_STAR && p->tok.off > 0 && p->text[p->tok.off - 1] == '*') {
+        perr(p, p->tok.off - 1, "'**' is not an operator: use ^ for powers (x^2)");
         return;
     }
     tok_near(p, near, sizeof near);
@@ -379,7 +407,9 @@ static const hs_node *parse_name(parser *p)
     int f = find_func(s, n);
     if (p->tok.kind == T_LPAREN) {
         if (f < 0 || name.primed) {
-            perr(p, name.off, "unknown function '%.*s'", (int)name.len, s);
+            const char *near = name.primed ? NULL : func_hint(s, n);
+            perr(p, name.off, "unknown function '%.*s'%s%s%s", (int)name.len, s,
+                 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
             return NULL;
         }
         return parse_call(p, &name, f);
