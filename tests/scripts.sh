@@ -234,7 +234,7 @@ else
 fi
 
 # ---------------------------------------- sweep: points grouped into jobs
-d=$work/chunk
+d="$work/chunk dir"
 HOLOSIM_REAL=$HOLOSIM FAKE_LOG=$work/chunk.log HOLOSIM=$fakehs \
     "$sweep" --chunk 3 -o "$d" "$model" l=1:7:1 -- --t-end 0.2 2>/dev/null
 check "--chunk 3: 7 points complete" [ $? -eq 0 ] && [ "$(ncsv "$d")" -eq 7 ]
@@ -252,7 +252,7 @@ if command -v script >/dev/null 2>&1; then
 fi
 
 # ------------------------------------------------------------ sweep: Slurm
-d=$work/slurm
+d="$work/slurm dir"
 "$sweep" --slurm --tasks 3 --sbatch-option '--time=00:05:00' --sbatch-option=--mem=1G \
     -o "$d" "$model" l=1:5:1 -- --t-end 0.2 2>/dev/null
 check "--slurm writes the job script (exit 0)" [ $? -eq 0 ] && [ -s "$d/sweep.sbatch" ]
@@ -305,6 +305,11 @@ check "fake-ssh itself refuses a forbidden path (exit 255)" sh -c \
     "$sweep" --ssh "$fakessh" -S 1/hostA -o out2 pendulum.yaml l=1 -- --t-end 0.2 >/dev/null 2>&1)
 check "a host refusing every job: the sweep exits 1" [ $? -eq 1 ]
 check "  ... and its summary says the point did not run" grep -q '"not run"' "$r/run/out2/summary.csv"
+
+(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts \
+    "$sweep" --ssh "$fakessh" -S 1/hostA -o out3 pendulum.yaml l=1 -- --t-end 0.2 >/dev/null 2>&1)
+check "a host without holosim: the sweep exits 1" [ $? -eq 1 ]
+check "  ... and the point's message says so" grep -q '"holosim not found on .*: put it on PATH or set HOLOSIM"' "$r/run/out3/summary.csv"
 
 # --------------------------------------------- sweep: installed as holosim-sweep
 # bin/holosim-sweep finds bin/holosim beside it, without HOLOSIM or PATH.
