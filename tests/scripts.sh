@@ -320,6 +320,8 @@ cp "$fakehs" "$work/inst/bin/holosim"
     PATH=/usr/bin:/bin "$work/inst/bin/holosim-sweep" -o "$work/inst/out" "$model" l=1 -- --t-end 0.2 2>/dev/null)
 check "holosim-sweep finds the holosim installed beside it" \
     [ $? -eq 0 ] && grep -q 'MARK=installed' "$work/inst.log"
+"$work/inst/bin/holosim-sweep" --bogus 2>"$work/err"
+check "holosim-sweep names itself in its messages" has "$work/err" "holosim-sweep: unknown option '--bogus'"
 
 # ------------------------------------------------------------------- plot
 "$HOLOSIM" run "$model" --t-end 3 --dt 0.01 -q >"$work/run.csv"
