@@ -168,6 +168,21 @@ check "-o after -- is refused" [ $? -eq 1 ] && has "$work/err" "put -o DIR befor
 "$sweep" --force=1 "$model" l=1 2>"$work/err"
 check "a flag with =VALUE is refused" [ $? -eq 1 ] && has "$work/err" "--force takes no value"
 
+# a --params file for holosim run goes into the sweep with the model (only
+# with a holosim that has --params)
+if "$HOLOSIM" help run 2>&1 | grep -q -- '--params'; then
+    printf 'l: 2\n' >"$work/p2.yaml"
+    printf 'zz: 1\n' >"$work/pbad.yaml"
+    (cd "$work" && "$sweep" -o pp "$model" theta0=0.5 -- --t-end 0.2 --params p2.yaml 2>/dev/null)
+    check "-- --params FILE: the overrides reach every point" \
+        [ "$(awk -F, 'NR == 2 { print substr($2, 1, 8) }' "$work/pp/theta0=0.5.csv")" = 0.958851 ]
+    (cd "$work" && "$sweep" -o pp2 "$model" theta0=0.5 -- --params=pbad.yaml 2>/dev/null)
+    check "  ... and its errors name the file as typed" grep -q '"pbad.yaml:1:1: error: ' "$work/pp2/summary.csv"
+    printf 'l: 3\n' >"$work/p2.yaml"
+    (cd "$work" && "$sweep" -o pp --resume "$model" theta0=0.5 -- --t-end 0.2 --params p2.yaml 2>"$work/err")
+    check "  ... --resume with an edited --params file is refused" [ $? -eq 1 ] && has "$work/err" "another version of 'p2.yaml'"
+fi
+
 # ------------------------------------ sweep: results are never mixed or lost
 d=$work/perm
 before=$(mtime "$d/l=1.csv")
