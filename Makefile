@@ -51,7 +51,7 @@ $(STAMP): scripts/install-deps.sh
 	@sh scripts/install-deps.sh
 	@touch $@
 deps: $(STAMP)
-# The tests also need gnuplot, GNU parallel and groff (scripts, man page).
+# The tests also need gnuplot, GNU parallel, rsync and groff (scripts, man pages).
 build/.deps-full: scripts/install-deps.sh
 	@mkdir -p build
 	@HOLOSIM_FULL_DEPS=1 sh scripts/install-deps.sh
