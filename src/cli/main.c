@@ -28,6 +28,7 @@ const char hs_usage_main[] =
     "  derive MODEL              print the symbolic M, Q, G, G_q, Gdot, gamma\n"
     "  derive --wrt NAME EXPR    print the simplified derivative of EXPR\n"
     "  eval EXPR [NAME=VALUE]... evaluate an expression (17 digits)\n"
+    "  batch MODEL --points F ... many points of a grid in one process (for sweeps)\n"
     "  help [COMMAND]            this text, or one command's options\n"
     "\n"
     "MODEL is a file path, or - for standard input.  Options may come before or\n"
@@ -88,6 +89,23 @@ const char hs_usage_columns[] =
     "columns first, then those --columns can add (accelerations, reactions,\n"
     "energies, work integrals, ambient positions, ...).\n";
 
+const char hs_usage_batch[] =
+    "usage: holosim batch MODEL --points FILE.tsv --outdir DIR --status-dir SDIR\n"
+    "                           [RUN-OPTIONS...]\n"
+    "\n"
+    "Run many points of a parameter grid in one process (what holosim-sweep(1)\n"
+    "calls): the model file is read once, each point gets its own run.\n"
+    "FILE.tsv has a header 'name<TAB>P1<TAB>...' and one row 'NAME<TAB>v1...' per\n"
+    "point (values as --set takes them, applied after the command line's).\n"
+    "Each point writes DIR/NAME.csv (as DIR/.NAME.csv.part, renamed when the run\n"
+    "has ended with at least one row) and SDIR/NAME.status, one line:\n"
+    "exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,\n"
+    "max_power_residual,wall_s,\"message\" (metrics empty for a point that never\n"
+    "integrated), then prints NAME<TAB>EXIT.  RUN-OPTIONS: those of run, except\n"
+    "-o, --summary and --progress.  Exit status 0 when every point succeeded,\n"
+    "1 otherwise; 128 + the signal when interrupted (the point being run leaves\n"
+    "no files).\n";
+
 const char hs_usage_derive[] =
     "usage: holosim derive MODEL [--set NAME=EXPR]... [--params FILE.yaml]\n"
     "       holosim derive --wrt NAME EXPR\n"
@@ -134,6 +152,7 @@ static const struct {
     { "columns", hs_usage_columns, hs_cli_columns },
     { "derive", hs_usage_derive, hs_cli_derive },
     { "eval", hs_usage_eval, hs_cli_eval },
+    { "batch", hs_usage_batch, hs_cli_batch },
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 

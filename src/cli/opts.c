@@ -162,7 +162,10 @@ static int opt_text(const optdef *d, opts *o, const char *val, const char *usage
     (void)usage;
     const char **dst = strcmp(d->name, "--wrt") == 0 ? &o->wrt
                      : strcmp(d->name, "--output") == 0 ? &o->output
-                     : strcmp(d->name, "--columns") == 0 ? &o->columns : &o->summary;
+                     : strcmp(d->name, "--columns") == 0 ? &o->columns
+                     : strcmp(d->name, "--points") == 0 ? &o->points
+                     : strcmp(d->name, "--outdir") == 0 ? &o->outdir
+                     : strcmp(d->name, "--status-dir") == 0 ? &o->statusdir : &o->summary;
     *dst = val;
     return 0;
 }
@@ -214,17 +217,18 @@ static int opt_precision(const optdef *d, opts *o, const char *val, const char *
     return 0;
 }
 
-#define ALL (CMD_RUN | CMD_CHECK | CMD_DERIVE | CMD_COLUMNS)
+#define ALL (CMD_RUN | CMD_CHECK | CMD_DERIVE | CMD_COLUMNS | CMD_BATCH)
+#define RUNS (CMD_RUN | CMD_BATCH)    /* run and batch (batch: per point) */
 #define NUM(name, field, pos) \
-    { name, 0, CMD_RUN, 1, opt_number, offsetof(hs_settings, field), pos }
+    { name, 0, RUNS, 1, opt_number, offsetof(hs_settings, field), pos }
 
 static const optdef optdefs[] = {
     { "--progress", 0, CMD_RUN, 0, opt_flag, 0, 0 },
-    { "--quiet", 'q', CMD_RUN, 0, opt_flag, 0, 0 },
+    { "--quiet", 'q', RUNS, 0, opt_flag, 0, 0 },
     { "--set", 0, ALL, 1, opt_set, 0, 0 },
     { "--params", 0, ALL, 1, opt_params, 0, 0 },
-    { "--consistency", 0, CMD_RUN | CMD_CHECK | CMD_DERIVE, 1, opt_consistency, 0, 0 },
-    { "--tolerance", 0, CMD_RUN | CMD_CHECK | CMD_DERIVE, 1, opt_tolerance, 0, 0 },
+    { "--consistency", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_consistency, 0, 0 },
+    { "--tolerance", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_tolerance, 0, 0 },
     { "--wrt", 0, CMD_DERIVE, 1, opt_text, 0, 0 },
     NUM("--t-end", t_end, 0),
     NUM("--dt", dt, 1),
@@ -233,19 +237,22 @@ static const optdef optdefs[] = {
     NUM("--alpha", alpha, 1),
     NUM("--beta", beta, 1),
     { "--output", 'o', CMD_RUN, 1, opt_text, 0, 0 },
-    { "--columns", 0, CMD_RUN, 1, opt_text, 0, 0 },
+    { "--columns", 0, RUNS, 1, opt_text, 0, 0 },
     { "--summary", 0, CMD_RUN, 1, opt_text, 0, 0 },
-    { "--method", 0, CMD_RUN, 1, opt_method, 0, 0 },
-    { "--stabilize", 0, CMD_RUN, 1, opt_stabilize, 0, 0 },
-    { "--precision", 0, CMD_RUN, 1, opt_precision, 0, 0 },
-    { "--output-mode", 0, CMD_RUN, 1, opt_output_mode, 0, 0 },
+    { "--method", 0, RUNS, 1, opt_method, 0, 0 },
+    { "--stabilize", 0, RUNS, 1, opt_stabilize, 0, 0 },
+    { "--precision", 0, RUNS, 1, opt_precision, 0, 0 },
+    { "--output-mode", 0, RUNS, 1, opt_output_mode, 0, 0 },
+    { "--points", 0, CMD_BATCH, 1, opt_text, 0, 0 },
+    { "--outdir", 0, CMD_BATCH, 1, opt_text, 0, 0 },
+    { "--status-dir", 0, CMD_BATCH, 1, opt_text, 0, 0 },
 };
 enum { NOPTS = sizeof optdefs / sizeof *optdefs };
 
 static const char *cmd_name(unsigned cmd)
 {
     return cmd == CMD_RUN ? "run" : cmd == CMD_CHECK ? "check" : cmd == CMD_DERIVE ? "derive"
-         : cmd == CMD_COLUMNS ? "columns" : "eval";
+         : cmd == CMD_COLUMNS ? "columns" : cmd == CMD_BATCH ? "batch" : "eval";
 }
 
 /* An unknown long option: the nearest one the command takes, or the
@@ -267,7 +274,7 @@ static int unknown_long(const char *name, const char *usage, unsigned cmd)
     if (other) {
         size_t l = (size_t)snprintf(msg, sizeof msg, "unknown option '%s' for '%s' (an "
                                     "option of", name, cmd_name(cmd));
-        for (unsigned c = CMD_RUN; c <= CMD_COLUMNS; c <<= 1)
+        for (unsigned c = CMD_RUN; c <= CMD_BATCH; c <<= 1)
             if (other->cmds & c)
                 l += (size_t)snprintf(msg + l, sizeof msg - l, " '%s'", cmd_name(c));
         snprintf(msg + l, sizeof msg - l, ")");
