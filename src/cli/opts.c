@@ -274,9 +274,14 @@ static int unknown_long(const char *name, const char *usage, unsigned cmd)
     if (other) {
         size_t l = (size_t)snprintf(msg, sizeof msg, "unknown option '%s' for '%s' (an "
                                     "option of", name, cmd_name(cmd));
+        unsigned left = other->cmds;
         for (unsigned c = CMD_RUN; c <= CMD_BATCH; c <<= 1)
-            if (other->cmds & c)
-                l += (size_t)snprintf(msg + l, sizeof msg - l, " '%s'", cmd_name(c));
+            if (other->cmds & c) {
+                left &= ~c;
+                l += (size_t)snprintf(msg + l, sizeof msg - l, "%s'%s'",
+                                      left == other->cmds - c ? " " : !left ? " and " : ", ",
+                                      cmd_name(c));
+            }
         snprintf(msg + l, sizeof msg - l, ")");
     } else if (near) {
         snprintf(msg, sizeof msg, "unknown option '%.100s' (did you mean '%s'?)", name, near);
