@@ -19,7 +19,7 @@
  *     operands fold (x < x -> 0, x <= x -> 1, ...).
  * Children of sums and products are sorted: the number first, then by node
  * id, so the result never depends on argument order. */
-#include "expr.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -96,6 +96,29 @@ static const hs_node *fold(hs_dag *d, double v, hs_kind k, const hs_node *a,
     return hs_num(d, 0);
 }
 
+/* Sort: insertion sort for the short arrays most nodes have (nearly
+ * sorted already, and without qsort's call overhead), qsort beyond. */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    enum { INSERTION_MAX = 24, ELEM_MAX = 64 };
+    if (n > INSERTION_MAX || size > ELEM_MAX) {
+        qsort(base, n, size, cmp);
+        return;
+    }
+    char *a = base, tmp[ELEM_MAX];
+    for (size_t i = 1; i < n; i++) {
+        size_t j = i;
+        if (cmp(a + (j - 1) * size, a + i * size) <= 0)
+            continue;
+        memcpy(tmp, a + i * size, size);
+        while (j > 0 && cmp(a + (j - 1) * size, tmp) > 0) {
+            memcpy(a + j * size, a + (j - 1) * size, size);
+            j--;
+        }
+        memcpy(a + j * size, tmp, size);
+    }
+}
+
 /* Order of children: numbers first, then creation order. */
 static int node_cmp(const void *pa, const void *pb)
 {
@@ -109,7 +132,7 @@ static int node_cmp(const void *pa, const void *pb)
 /* Intern a sum or product of sorted canonical children. */
 static const hs_node *make_nary(hs_dag *d, hs_kind k, const hs_node **a, size_t n)
 {
-    qsort(a, n, sizeof *a, node_cmp);
+    sort(a, n, sizeof *a, node_cmp);
     return hs_dag_intern(d, k, a, n, 0.0, -1);
 }
 
@@ -199,44 +222,159 @@ static const hs_node *term_node(hs_dag *d, double coef, const hs_node *const *fa
  * product), or NULL. */
 static const hs_node *sin2_factor(const hs_node *e)
 {
-    if (e->kind == HS_POW && e->args[0]->kind == HS_SIN && hs_is_num(e->args[1], 2))
-        return e;
-    if (e->kind == HS_MUL)
-        for (uint32_t i = 0; i < e->nargs; i++)
-            if (sin2_factor(e->args[i]) && e->args[i]->kind == HS_POW)
-                return e->args[i];
+    const hs_node *const *f = e->kind == HS_MUL ? e->args : &e;
+    size_t n = e->kind == HS_MUL ? e->nargs : 1;
+    for (size_t i = 0; i < n; i++)
+        if (f[i]->kind == HS_POW && f[i]->args[0]->kind == HS_SIN && hs_is_num(f[i]->args[1], 2))
+            return f[i];
     return NULL;
 }
 
-/* Is f a factor of the term e (e itself, or an argument of a product)? */
-static int has_factor(const hs_node *e, const hs_node *f)
+/* The base of a factor: b for b^c (c a number), else the factor. */
+static const hs_node *base_of(const hs_node *f)
 {
-    if (e == f)
-        return 1;
-    if (e->kind == HS_MUL)
-        for (uint32_t i = 0; i < e->nargs; i++)
-            if (e->args[i] == f)
-                return 1;
+    return f->kind == HS_POW && f->args[1]->kind == HS_NUM ? f->args[0] : f;
+}
+
+/* Which terms of a sum have a factor with a given base: (base id, term)
+ * pairs sorted, searched by base.  Built once per pass; a term replaced
+ * during the pass keeps its old entries (its index is then skipped). */
+typedef struct tindex {
+    uint64_t *e;            /* [n] base id << 32 | term index */
+    size_t n;
+} tindex;
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+static int tindex_build(hs_dag *d, tindex *x, const hs_node *const *out, size_t k)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++)
+        m += out[i]->kind == HS_MUL ? out[i]->nargs : 1;
+    x->e = malloc((m ? m : 1) * sizeof *x->e);
+    x->n = 0;
+    if (!x->e) {
+        hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < k; i++) {
+        const hs_node *const *f = out[i]->kind == HS_MUL ? out[i]->args : &out[i];
+        size_t n = out[i]->kind == HS_MUL ? out[i]->nargs : 1;
+        for (size_t j = 0; j < n; j++)
+            if (f[j]->kind != HS_NUM)
+                x->e[x->n++] = (uint64_t)base_of(f[j])->id << 32 | i;
+    }
+    qsort(x->e, x->n, sizeof *x->e, u64_cmp);
     return 0;
 }
 
-/* Does some term other than skip have the factor f?  (A cheap test before
- * building a partner term that would only become garbage.) */
-static int any_has_factor(const hs_node **out, size_t k, size_t skip, const hs_node *f)
+/* The terms with base b: e[*lo .. *hi) (term index in the low word). */
+static void tindex_range(const tindex *x, const hs_node *b, size_t *lo, size_t *hi)
 {
-    for (size_t j = 0; j < k; j++)
-        if (j != skip && out[j] && has_factor(out[j], f))
+    uint64_t key = (uint64_t)b->id << 32;
+    size_t l = 0, h = x->n;
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+        if (x->e[mid] < key)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    *lo = l;
+    while (l < x->n && x->e[l] >> 32 == b->id)
+        l++;
+    *hi = l;
+}
+
+/* Is there a term other than i, unchanged in this pass, with a factor of
+ * base b1 and (when b2 is not NULL) one of base b2? */
+static int partner_may_exist(const tindex *x, const hs_node *const *out, const hs_node *const *orig,
+                             size_t i, const hs_node *b1, const hs_node *b2)
+{
+    if (!b1)
+        return 0;
+    size_t lo1, hi1, lo2 = 0, hi2 = 0;
+    tindex_range(x, b1, &lo1, &hi1);
+    if (b2)
+        tindex_range(x, b2, &lo2, &hi2);
+    for (size_t p = lo1; p < hi1; p++) {
+        size_t j = (uint32_t)x->e[p];
+        if (j == i || out[j] != orig[j])
+            continue;
+        if (!b2)
             return 1;
+        while (lo2 < hi2 && (uint32_t)x->e[lo2] < j)
+            lo2++;
+        if (lo2 < hi2 && (uint32_t)x->e[lo2] == j)
+            return 1;
+    }
     return 0;
 }
 
-/* Find partner among the terms (not i); remove it and return 1. */
-static int take(const hs_node **out, size_t k, size_t i, const hs_node *partner)
+/* Find partner among the unchanged terms (not i); remove it and return 1. */
+static int take(const hs_node **out, const hs_node *const *orig, size_t k, size_t i,
+                const hs_node *partner)
 {
     for (size_t j = 0; j < k; j++)
-        if (j != i && out[j] == partner) {
+        if (j != i && out[j] == partner && orig[j] == partner) {
             out[j] = NULL;
             return 1;
+        }
+    return 0;
+}
+
+/* An existing node f(a), or NULL (never builds one). */
+static const hs_node *existing1(const hs_dag *d, hs_kind f, const hs_node *a)
+{
+    return hs_dag_lookup(d, f, &a, 1, 0.0, -1);
+}
+
+/* Terms with more first-power sin/cos factors than this are not searched
+ * for angle-difference pairs (the search is quadratic in them; real
+ * metrics have two or four). */
+enum { MAX_TRIG_FACTORS = 32 };
+
+/* The angle-difference identities for term i (a product), see below. */
+static int trig_pairs(hs_dag *d, const hs_node **out, const hs_node *const *orig, size_t k,
+                      size_t i, const tindex *x)
+{
+    const hs_node *e = out[i];
+    uint32_t ntrig = 0;
+    for (uint32_t p = 0; p < e->nargs; p++)
+        ntrig += e->args[p]->kind == HS_COS || e->args[p]->kind == HS_SIN;
+    if (ntrig < 2 || ntrig > MAX_TRIG_FACTORS)
+        return 0;
+    /* a pair of first-power trig factors of two different angles */
+    for (uint32_t p = 0; p < e->nargs; p++)
+        for (uint32_t q = 0; q < e->nargs; q++) {
+            const hs_node *fp = e->args[p], *fq = e->args[q];
+            if (p == q || (fp->kind != HS_COS && fp->kind != HS_SIN) ||
+                fq->kind != HS_COS || fp->args[0] == fq->args[0])
+                continue;
+            const hs_node *a = fp->args[0], *b = fq->args[0];
+            if (fp->kind == HS_COS) {          /* cos a cos b + sin a sin b */
+                const hs_node *sa = existing1(d, HS_SIN, a), *sb = existing1(d, HS_SIN, b);
+                if (a->id > b->id || !sb || !partner_may_exist(x, out, orig, i, sa, sb))
+                    continue;
+                const hs_node *rest = hs_div(d, e, hs_mul(d, fp, fq));
+                if (take(out, orig, k, i, hs_mul(d, rest, hs_mul(d, sa, sb)))) {
+                    out[i] = hs_mul(d, rest, hs_call1(d, HS_COS, hs_sub(d, a, b)));
+                    return 1;
+                }
+            } else {                           /* sin a cos b - cos a sin b */
+                const hs_node *ca = existing1(d, HS_COS, a), *sb = existing1(d, HS_SIN, b);
+                if (!ca || !partner_may_exist(x, out, orig, i, sb, ca))
+                    continue;
+                const hs_node *rest = hs_div(d, e, hs_mul(d, fp, fq));
+                if (take(out, orig, k, i, hs_neg(d, hs_mul(d, rest, hs_mul(d, ca, sb))))) {
+                    out[i] = hs_mul(d, rest, hs_call1(d, HS_SIN, hs_sub(d, a, b)));
+                    return 1;
+                }
+            }
         }
     return 0;
 }
@@ -247,21 +385,41 @@ static int take(const hs_node **out, size_t k, size_t i, const hs_node *partner)
  *   c R cos(a) cos(b) + c R sin(a) sin(b) -> c R cos(a - b)
  *   c R sin(a) cos(b) - c R cos(a) sin(b) -> c R sin(a - b)
  * (a before b in node order).  A rest that is a number goes to *c.
- * Returns 1 when it changed anything. */
+ * A partner term is built only when an index of the terms' factors shows
+ * a term that can be it (no garbage nodes, no quadratic scan).
+ * Returns 1 when it changed anything, -1 when out of memory. */
 static int trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c)
 {
+    size_t ntrig = 0;
+    for (size_t i = 0; i < *k && ntrig < 2; i++) {
+        const hs_node *const *f = out[i]->kind == HS_MUL ? out[i]->args : &out[i];
+        size_t n = out[i]->kind == HS_MUL ? out[i]->nargs : 1, has = 0;
+        for (size_t j = 0; j < n && !has; j++)
+            has = base_of(f[j])->kind == HS_SIN || base_of(f[j])->kind == HS_COS;
+        ntrig += has;
+    }
+    if (ntrig < 2)
+        return 0;           /* an identity needs two terms with sin or cos */
+    tindex x;
+    const hs_node **orig = malloc(*k * sizeof *orig);
+    if (!orig || tindex_build(d, &x, out, *k) != 0) {
+        free(orig);
+        return -1;
+    }
+    memcpy(orig, out, *k * sizeof *orig);
+    const hs_node *two = hs_dag_lookup(d, HS_NUM, NULL, 0, 2.0, -1);
     int changed = 0;
     for (size_t i = 0; i < *k; i++) {
         const hs_node *e = out[i];
-        if (!e)
+        if (!e || e != orig[i])
             continue;
         const hs_node *s2 = sin2_factor(e);
-        if (s2) {
-            const hs_node *c2 = hs_pow(d, hs_call1(d, HS_COS, s2->args[0]->args[0]),
-                                       hs_num(d, 2));
-            if (any_has_factor(out, *k, i, c2)) {
+        if (s2 && two) {
+            const hs_node *cu = existing1(d, HS_COS, s2->args[0]->args[0]);
+            if (partner_may_exist(&x, out, orig, i, cu, NULL)) {
+                const hs_node *c2 = hs_pow(d, cu, two);
                 const hs_node *rest = hs_div(d, e, s2);
-                if (take(out, *k, i, hs_mul(d, rest, c2))) {
+                if (take(out, orig, *k, i, hs_mul(d, rest, c2))) {
                     if (rest->kind == HS_NUM) {
                         *c += rest->value;
                         out[i] = NULL;
@@ -273,37 +431,11 @@ static int trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c)
                 }
             }
         }
-        if (e->kind != HS_MUL)
-            continue;
-        /* a pair of first-power trig factors of two different angles */
-        for (uint32_t p = 0; p < e->nargs && out[i] == e; p++)
-            for (uint32_t q = 0; q < e->nargs && out[i] == e; q++) {
-                const hs_node *fp = e->args[p], *fq = e->args[q];
-                if (p == q || (fp->kind != HS_COS && fp->kind != HS_SIN) ||
-                    fq->kind != HS_COS || fp->args[0] == fq->args[0])
-                    continue;
-                const hs_node *a = fp->args[0], *b = fq->args[0];
-                const hs_node *sa = hs_call1(d, HS_SIN, a), *sb = hs_call1(d, HS_SIN, b);
-                const hs_node *ca = hs_call1(d, HS_COS, a);
-                if (fp->kind == HS_COS) {          /* cos a cos b + sin a sin b */
-                    if (a->id > b->id || !any_has_factor(out, *k, i, sa))
-                        continue;
-                    const hs_node *rest = hs_div(d, e, hs_mul(d, fp, fq));
-                    if (take(out, *k, i, hs_mul(d, rest, hs_mul(d, sa, sb)))) {
-                        out[i] = hs_mul(d, rest, hs_call1(d, HS_COS, hs_sub(d, a, b)));
-                        changed = 1;
-                    }
-                } else {                           /* sin a cos b - cos a sin b */
-                    if (!any_has_factor(out, *k, i, sb) || !any_has_factor(out, *k, i, ca))
-                        continue;
-                    const hs_node *rest = hs_div(d, e, hs_mul(d, fp, fq));
-                    if (take(out, *k, i, hs_neg(d, hs_mul(d, rest, hs_mul(d, ca, sb))))) {
-                        out[i] = hs_mul(d, rest, hs_call1(d, HS_SIN, hs_sub(d, a, b)));
-                        changed = 1;
-                    }
-                }
-            }
+        if (e->kind == HS_MUL && trig_pairs(d, out, orig, *k, i, &x))
+            changed = 1;
     }
+    free(x.e);
+    free(orig);
     if (changed) {
         size_t w = 0;
         for (size_t i = 0; i < *k; i++)
@@ -314,19 +446,24 @@ static int trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c)
     return changed;
 }
 
-const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
+/* Identities are tried in this many passes of one sum at most (each pass
+ * that applies one collects the terms again). */
+enum { MAX_IDENTITY_PASSES = 16 };
+
+/* One pass of hs_addn: flatten, merge like terms, apply the identities.
+ * Returns the sum, or NULL with *next (malloc'd, *nnext terms) to be
+ * collected again after an identity applied. */
+static const hs_node *add_pass(hs_dag *d, const hs_node *const *in, size_t n, int identities,
+                               const hs_node ***next, size_t *nnext)
 {
-    if (n == 0)
-        return hs_num(d, 0);
-    if (n == 1)
-        return in[0];
     size_t m = flat_count(HS_ADD, in, n);
     const hs_node *stack1[SMALL];
     term stack2[SMALL];
     scratch s1, s2;
-    const hs_node **a = scratch_get(d, &s1, stack1, m, sizeof *a);
+    const hs_node **a = scratch_get(d, &s1, stack1, m + 1, sizeof *a);
     term *t = scratch_get(d, &s2, stack2, m, sizeof *t);
     const hs_node *r = NULL;
+    *next = NULL;
     if (!a || !t)
         goto done;
     m = flatten(HS_ADD, in, n, a);
@@ -354,7 +491,7 @@ const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
             x->nfac = e->nargs;
         }
     }
-    qsort(t, nt, sizeof *t, term_cmp);
+    sort(t, nt, sizeof *t, term_cmp);
 
     /* merge like terms; a[] is free now and receives the result children */
     size_t k = 0;
@@ -375,10 +512,16 @@ const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
         }
         i = j;
     }
-    if (trig_identities(d, out, &k, &c)) {    /* an identity applied: */
-        if (c != 0)                            /* collect again (terms may merge) */
+    if (identities && trig_identities(d, out, &k, &c) > 0) {
+        /* an identity applied: collect again (terms may merge) */
+        if (c != 0)
             out[k++] = hs_num(d, c);
-        r = hs_addn(d, out, k);
+        *next = malloc((k ? k : 1) * sizeof **next);
+        if (!*next)
+            hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+        else
+            memcpy(*next, out, k * sizeof *out);
+        *nnext = k;
         goto done;
     }
     if (c != 0)
@@ -392,7 +535,37 @@ const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
 done:
     scratch_free(&s1);
     scratch_free(&s2);
-    return r ? r : hs_num(d, 0);
+    return r || *next ? r : hs_num(d, 0);
+}
+
+const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
+{
+    if (n == 0)
+        return hs_num(d, 0);
+    if (n == 1)
+        return in[0];
+    const hs_node **cur = NULL, *r = NULL;
+    for (int pass = 0;; pass++) {
+        const hs_node **next;
+        size_t nn = 0;
+        r = add_pass(d, in, n, pass < MAX_IDENTITY_PASSES, &next, &nn);
+        free(cur);
+        if (!next)
+            break;
+        cur = next;
+        in = cur;
+        n = nn;
+        if (n == 0) {
+            free(cur);
+            return hs_num(d, 0);
+        }
+        if (n == 1) {
+            r = cur[0];
+            free(cur);
+            return r;
+        }
+    }
+    return r;
 }
 
 const hs_node *hs_add(hs_dag *d, const hs_node *a, const hs_node *b)
@@ -477,7 +650,7 @@ const hs_node *hs_muln(hs_dag *d, const hs_node *const *in, size_t n)
         r = hs_num(d, 0);
         goto done;
     }
-    qsort(f, nf, sizeof *f, factor_cmp);
+    sort(f, nf, sizeof *f, factor_cmp);
 
     /* merge like bases; a merge can produce a number or a product (e.g.
      * (x*y)^0.5*(x*y)^0.5 -> x*y), which then needs one more pass */
