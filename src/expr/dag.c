@@ -33,7 +33,8 @@ struct hs_dag {
     block *blocks;               /* newest first */
     const hs_node **table;       /* [tcap] open addressing, NULL = empty */
     size_t tcap, nnodes;
-    size_t bytes;                /* arena + tables, against HS_MAX_DAG_BYTES */
+    size_t bytes;                /* arena + tables, against max_bytes */
+    size_t max_bytes, max_diff;  /* limits: HS_MAX_DAG_BYTES, HS_MAX_DIFF_NODES */
     const struct hs_symset **sets; /* [setcap] interned arrays, NULL = empty slot */
     size_t setcap, nsets;
     int32_t *sbuf;               /* [sbufcap] scratch for set unions */
@@ -51,14 +52,18 @@ struct hs_dag {
 
 static void too_large(hs_dag *d)
 {
-    hs_dag_fail(d, d->pos, "expression too large: the expressions need more than %zu MiB",
-                HS_MAX_DAG_BYTES >> 20);
+    if (d->max_bytes >= (size_t)1 << 20)
+        hs_dag_fail(d, d->pos, "expression too large: the expressions need more than %zu MiB",
+                    d->max_bytes >> 20);
+    else
+        hs_dag_fail(d, d->pos, "expression too large: the expressions need more than %zu "
+                    "bytes", d->max_bytes);
 }
 
 /* Can the dag take n more bytes of tables? (error recorded when not) */
 static int budget(hs_dag *d, size_t n)
 {
-    if (d->bytes + n <= HS_MAX_DAG_BYTES)
+    if (d->bytes + n <= d->max_bytes)
         return 1;
     too_large(d);
     return 0;
@@ -73,7 +78,7 @@ static void *arena_alloc(hs_dag *d, size_t n)
     block *b = d->blocks;
     if (!b || b->cap - b->used < n) {
         size_t cap = n > BLOCK_MIN ? n : BLOCK_MIN;
-        if (d->bytes + cap > HS_MAX_DAG_BYTES) {
+        if (d->bytes + cap > d->max_bytes) {
             too_large(d);
             return NULL;
         }
@@ -113,6 +118,13 @@ void hs_dag_set_pos(hs_dag *d, hs_srcpos p) { d->pos = p; }
 hs_srcpos hs_dag_pos(const hs_dag *d) { return d->pos; }
 size_t hs_dag_nnodes(const hs_dag *d) { return d->nnodes; }
 size_t hs_dag_bytes(const hs_dag *d) { return d->bytes; }
+size_t hs_dag_max_diff_nodes(const hs_dag *d) { return d->max_diff; }
+
+void hs_dag_set_limits(hs_dag *d, size_t max_bytes, size_t max_diff_nodes)
+{
+    d->max_bytes = max_bytes ? max_bytes : HS_MAX_DAG_BYTES;
+    d->max_diff = max_diff_nodes ? max_diff_nodes : HS_MAX_DIFF_NODES;
+}
 int hs_dag_nsymbols(const hs_dag *d) { return (int)d->nsyms; }
 
 /* ---- hashing ---- */
@@ -531,6 +543,8 @@ hs_dag *hs_dag_new(void)
     if (!d)
         return NULL;
     hs_error_init(&d->err);
+    d->max_bytes = HS_MAX_DAG_BYTES;
+    d->max_diff = HS_MAX_DIFF_NODES;
     d->pos = (hs_srcpos){-1, 0};
     d->errpos = (hs_srcpos){-1, 0};
     if (table_grow(d) != 0) {

@@ -441,9 +441,9 @@ static const hs_node *derive(dctx *x, const hs_node *root)
             goto oom;
         if (!s.top)
             r = de;
-        if (hs_dag_nnodes(d) - x->start > HS_MAX_DIFF_NODES) {
+        if (hs_dag_nnodes(d) - x->start > hs_dag_max_diff_nodes(d)) {
             hs_dag_fail(d, x->at, "expression too large: the derivative work exceeded %zu "
-                        "nodes", HS_MAX_DIFF_NODES);
+                        "nodes", hs_dag_max_diff_nodes(d));
             x->stop = 1;
             r = x->zero;
         }

@@ -112,6 +112,9 @@ size_t hs_dag_bytes(const hs_dag *d);
 /* Nodes one derivative (hs_diff, hs_total_diff, hs_gradient) may build:
  * "expression too large: the derivative work exceeded 2000000 nodes". */
 #define HS_MAX_DIFF_NODES ((size_t)2000000)
+/* Other limits for one dag (0 = the default above): tests, or a caller
+ * that wants a tighter budget. */
+void hs_dag_set_limits(hs_dag *d, size_t max_bytes, size_t max_diff_nodes);
 
 /* Raw hash-consed node, no simplification: used by the constructors. */
 const hs_node *hs_dag_intern(hs_dag *d, hs_kind k, const hs_node *const *args,
@@ -182,6 +185,33 @@ const hs_node *hs_parse(hs_dag *d, const char *text, size_t len, int src,
  * the same node.  Returns the length it needed (like snprintf). */
 size_t hs_format(const hs_dag *d, const hs_node *e, char *buf, size_t cap);
 void hs_fprint(FILE *f, const hs_dag *d, const hs_node *e);
+
+/* Printing with shared subexpressions named once.  hs_printer_new looks
+ * at every root (and what they share) first; when the roots printed as
+ * trees would be much larger than the dag (4x and over 2000 nodes), each
+ * subexpression used twice or more with at least 6 nodes becomes a
+ * temporary `_1`, `_2`, ... ("_" doubled when a symbol of d already looks
+ * like one), printed on its own line `INDENT_k = ...` just before the
+ * first line that needs it; otherwise lines print exactly as hs_fprint.
+ * The output is then linear in the size of the dag (a chain of doubling
+ * defines d30 = d29 + d29^2 prints 30 short lines, not 2^30 terms).
+ * Temporaries are numbered in order of printing; each line re-parses,
+ * with the temporaries as names, to its node.  NULL when out of memory. */
+typedef struct hs_printer hs_printer;
+hs_printer *hs_printer_new(const hs_dag *d, const hs_node *const *roots, size_t nroots);
+void hs_printer_free(hs_printer *p);               /* NULL is fine */
+/* Print "INDENT LABEL = EXPR\n" (no "LABEL = " when label is NULL;
+ * indent may be NULL), preceded by the lines of the temporaries e needs
+ * that are not printed yet.  e should be one of the roots (or under
+ * them); another node prints as a tree. */
+void hs_printer_line(hs_printer *p, FILE *f, const char *indent, const char *label,
+                     const hs_node *e);
+/* How many subexpressions become temporaries (0: plain tree printing). */
+size_t hs_printer_ntemps(const hs_printer *p);
+/* All at once: each root as a line "labels[i] = ..." (labels may be NULL),
+ * with the temporaries before the lines that use them. */
+void hs_fprint_shared(FILE *f, const hs_dag *d, const hs_node *const *roots,
+                      const char *const *labels, size_t n);
 
 /* ---- analysis, rewriting (diff.c) ---- */
 

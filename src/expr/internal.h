@@ -32,6 +32,9 @@ void hs_dag_cache_put(hs_dag *d, uint32_t tag, uint32_t id, const hs_node *v);
 const hs_node *hs_dag_lookup(const hs_dag *d, hs_kind k, const hs_node *const *args,
                              size_t nargs, double value, int sym);
 
+/* The dag's limit on the nodes one derivative may build. */
+size_t hs_dag_max_diff_nodes(const hs_dag *d);
+
 /* Is sym in the sorted set? */
 int hs_symset_has(const struct hs_symset *s, int32_t sym);
 

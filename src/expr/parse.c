@@ -1,6 +1,9 @@
 /* The expression parser (MODEL-FORMAT.md, "Expressions"): a lexer and a
  * recursive-descent parser building nodes through the smart constructors,
- * plus the names and arities of node kinds. */
+ * plus the names and arities of node kinds.  Numbers are decimal (`2.5`,
+ * `1e-3`) or C hexadecimal (`0x10`, `0x1.8p3`: unambiguous, since a digit
+ * followed by a letter was an error before).  The recursion is bounded by
+ * MAX_NEST: every nesting level passes through parse_unary. */
 #include "expr.h"
 
 #include <math.h>
@@ -124,16 +127,53 @@ static void line_col(const parser *p, size_t off, int *line, int *col)
     *col = (int)(off - start) + 1;
 }
 
+static int is_xdigit(int c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* After "0x": hex digits, an optional '.' and fraction, an optional binary
+ * exponent p[+-]digits (C's hex notation, as strtod reads it).  Returns
+ * the end, *bad set when there is no digit or the exponent has none. */
+static size_t lex_hex(const parser *p, size_t i, int *bad)
+{
+    const char *s = p->text;
+    size_t digits = 0;
+    for (; i < p->len && is_xdigit(s[i]); i++)
+        digits++;
+    if (i < p->len && s[i] == '.')
+        for (i++; i < p->len && is_xdigit(s[i]); i++)
+            digits++;
+    *bad = digits == 0;
+    if (i < p->len && (s[i] == 'p' || s[i] == 'P')) {
+        size_t j = i + 1;
+        if (j < p->len && (s[j] == '+' || s[j] == '-'))
+            j++;
+        if (j < p->len && is_digit(s[j]))
+            for (i = j; i < p->len && is_digit(s[i]);)
+                i++;
+        else {
+            *bad = 1;
+            i = j;
+        }
+    }
+    return i;
+}
+
 static int lex_number(parser *p, size_t i)
 {
     const char *s = p->text;
     size_t start = i;
+    int bad = 0;
+    if (s[i] == '0' && i + 1 < p->len && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+        i = lex_hex(p, i + 2, &bad);
+        goto end;
+    }
     while (i < p->len && is_digit(s[i]))
         i++;
     if (i < p->len && s[i] == '.')
         for (i++; i < p->len && is_digit(s[i]);)
             i++;
-    int bad = 0;
     if (i < p->len && (s[i] == 'e' || s[i] == 'E')) {
         size_t j = i + 1;
         if (j < p->len && (s[j] == '+' || s[j] == '-'))
@@ -146,6 +186,7 @@ static int lex_number(parser *p, size_t i)
             i = j;
         }
     }
+end:
     /* `2x` or `1.2.3`: one malformed token, not an implicit product */
     if (bad || (i < p->len && (is_alnum(s[i]) || s[i] == '.'))) {
         while (i < p->len && (is_alnum(s[i]) || s[i] == '.'))

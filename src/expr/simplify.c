@@ -16,7 +16,10 @@
  *     (x^2)^0.5, sqrt(x)^2 and 0^x (x symbolic) are left alone.
  *   functions: fold on numbers; min(a,a), max(a,a), if(c,a,a) -> a; an
  *     if() with a numeric condition picks its branch; comparisons of equal
- *     operands fold (x < x -> 0, x <= x -> 1, ...).
+ *     operands fold (x < x -> 0, x <= x -> 1, ...).  At run time a NaN
+ *     operand makes a comparison, min, max or if() NaN (ops.def); the last
+ *     two folds, like 0*x -> 0, are documented exceptions (a NaN condition
+ *     of if(c,a,a) or a NaN x in x < x is not seen).
  * Children of sums and products are sorted: the number first, then by node
  * id, so the result never depends on argument order. */
 #include "internal.h"
@@ -607,12 +610,13 @@ static void split_factor(const hs_node *e, const hs_node **base, double *exp)
     }
 }
 
-const hs_node *hs_muln(hs_dag *d, const hs_node *const *in, size_t n)
+/* One pass of hs_muln: flatten, fold numbers, merge like bases.  Returns
+ * the product, or NULL with *next (malloc'd, *nnext factors) to multiply
+ * again when a merge gave a number or a product. */
+static const hs_node *mul_pass(hs_dag *d, const hs_node *const *in, size_t n,
+                               const hs_node ***next, size_t *nnext)
 {
-    if (n == 0)
-        return hs_num(d, 1);
-    if (n == 1)
-        return in[0];
+    *next = NULL;
     size_t m = flat_count(HS_MUL, in, n);
     const hs_node *stack1[SMALL];
     factor stack2[SMALL];
@@ -680,7 +684,12 @@ const hs_node *hs_muln(hs_dag *d, const hs_node *const *in, size_t n)
     }
     if (again) {
         a[k++] = hs_num(d, c);
-        r = hs_muln(d, a, k);
+        *next = malloc(k * sizeof **next);
+        if (!*next)
+            hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+        else
+            memcpy(*next, a, k * sizeof *a);
+        *nnext = k;
         goto done;
     }
     if (k == 0)
@@ -695,7 +704,34 @@ const hs_node *hs_muln(hs_dag *d, const hs_node *const *in, size_t n)
 done:
     scratch_free(&s1);
     scratch_free(&s2);
-    return r ? r : hs_num(d, 0);
+    return r || *next ? r : hs_num(d, 0);
+}
+
+const hs_node *hs_muln(hs_dag *d, const hs_node *const *in, size_t n)
+{
+    if (n == 0)
+        return hs_num(d, 1);
+    if (n == 1)
+        return in[0];
+    /* a loop, not recursion: each pass that merges into a product or a
+     * number multiplies the result again */
+    const hs_node **cur = NULL, *r;
+    for (;;) {
+        const hs_node **next;
+        size_t nn = 0;
+        r = mul_pass(d, in, n, &next, &nn);
+        free(cur);
+        if (!next)
+            return r;
+        cur = next;
+        in = cur;
+        n = nn;
+        if (n == 1) {
+            r = cur[0];
+            free(cur);
+            return r;
+        }
+    }
 }
 
 const hs_node *hs_mul(hs_dag *d, const hs_node *a, const hs_node *b)
@@ -802,8 +838,8 @@ const hs_node *hs_call2(hs_dag *d, hs_kind k, const hs_node *a, const hs_node *b
         double x = a->value, y = b->value, v = 0;
         switch (k) {
         case HS_ATAN2: v = atan2(x, y); break;
-        case HS_MIN: v = fmin(x, y); break;
-        case HS_MAX: v = fmax(x, y); break;
+        case HS_MIN: v = x < y ? x : y; break;   /* numbers are finite: as the VM */
+        case HS_MAX: v = x > y ? x : y; break;
         case HS_HYPOT: v = hypot(x, y); break;
         case HS_LT: v = x < y; break;
         case HS_LE: v = x <= y; break;
