@@ -410,6 +410,8 @@ static const hs_node *parse_call(parser *p, const token *name, int f)
     }
 }
 
+static const hs_node *resolve(parser *p, const token *tok, const char *s, size_t n);
+
 static const hs_node *parse_name(parser *p)
 {
     token name = p->tok;
@@ -437,6 +439,15 @@ static const hs_node *parse_name(parser *p)
         }
         return hs_num(p->d, 3.14159265358979323846);
     }
+    return resolve(p, &name, s, n);
+}
+
+/* A name through the resolver.  Its own function: the hs_error it needs
+ * (2 KiB) stays off the frames of the recursive descent. */
+__attribute__((noinline)) static const hs_node *resolve(parser *p, const token *tok,
+                                                         const char *s, size_t n)
+{
+    token name = *tok;
     int status = HS_RESOLVE_UNKNOWN;
     hs_error rerr;
     hs_error_init(&rerr);
@@ -528,7 +539,7 @@ static const hs_node *parse_unary(parser *p)
 /* A chain of n-ary operands collected before one constructor call, so
  * a+b+c+... costs one node, not one per operator. */
 typedef struct chain {
-    const hs_node *stack[16], **a;
+    const hs_node *stack[4], **a;
     size_t n, cap;
 } chain;
 
@@ -562,7 +573,7 @@ static const hs_node *parse_product(parser *p)
     const hs_node *e = parse_unary(p);
     if (!e || (p->tok.kind != T_STAR && p->tok.kind != T_SLASH))
         return e;
-    chain c = {.n = 0, .cap = 16};
+    chain c = {.n = 0, .cap = 4};
     c.a = c.stack;
     c.a[c.n++] = e;
     size_t first = p->tok.off;
@@ -589,7 +600,7 @@ static const hs_node *parse_sum(parser *p)
     const hs_node *e = parse_product(p);
     if (!e || (p->tok.kind != T_PLUS && p->tok.kind != T_MINUS))
         return e;
-    chain c = {.n = 0, .cap = 16};
+    chain c = {.n = 0, .cap = 4};
     c.a = c.stack;
     c.a[c.n++] = e;
     size_t first = p->tok.off;
