@@ -208,6 +208,33 @@ START_TEST(test_lines_and_roots)
 }
 END_TEST
 
+/* A shared comparison stays inside its if()s (a line `_k = a < b` would
+ * not parse: comparisons exist only as conditions); its operands are
+ * named. */
+START_TEST(test_comparison_not_named)
+{
+    hs_dag *d = hs_dag_new();
+    const hs_node *x = hs_sym(d, hs_dag_symbol(d, "x")), *y = hs_sym(d, hs_dag_symbol(d, "y"));
+    const hs_node *c = hs_call2(d, HS_LT, doubling(d, 12), hs_call1(d, HS_SIN, doubling(d, 11)));
+    const hs_node *roots[2] = {hs_if(d, c, x, y), hs_if(d, c, y, hs_mul(d, x, y))};
+    size_t len;
+    char *text = shared_text(d, roots, NULL, 2, &len);
+    ck_assert(strncmp(text, "_1 = ", 5) == 0);
+    ck_assert_ptr_null(strstr(text, " = if"));
+    const hs_node *back[2];
+    ck_assert_uint_eq(read_back(d, text, "_", back, 2), 2);
+    ck_assert_ptr_eq(back[0], roots[0]);
+    ck_assert_ptr_eq(back[1], roots[1]);
+    for (const char *l = text; *l; l = strchr(l, '\n') + 1)
+        if (l[0] == '_') {
+            const char *eq = strstr(l, " = "), *lt = strstr(l, " < ");
+            ck_assert_msg(!lt || lt > strchr(l, '\n') || eq > lt, "%.80s", l);
+        }
+    free(text);
+    hs_dag_free(d);
+}
+END_TEST
+
 /* A derivative with a shared sub-product: printed linearly, read back. */
 START_TEST(test_derivative_shared)
 {
@@ -291,6 +318,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_small_prints_as_tree);
     tcase_add_test(tc, test_prefix_avoids_symbols);
     tcase_add_test(tc, test_lines_and_roots);
+    tcase_add_test(tc, test_comparison_not_named);
     tcase_add_test(tc, test_derivative_shared);
     tcase_add_loop_test(tc, test_hex_values, 0, N(hex_ok));
     tcase_add_loop_test(tc, test_hex_errors, 0, N(hex_bad));

@@ -463,8 +463,13 @@ hs_printer *hs_printer_new(const hs_dag *d, const hs_node *const *roots, size_t 
         p->uses[k]++;
     }
     if (total > SHARE_MIN && total > SHARE_RATIO * (double)n)
-        for (size_t i = 0; i < n; i++)
-            p->candidate[i] = p->node[i]->nargs > 0 && p->uses[i] >= 2 && tree[i] >= TEMP_MIN;
+        for (size_t i = 0; i < n; i++) {
+            hs_kind k = p->node[i]->kind;
+            /* a comparison is no expression of its own (only an if()
+             * condition): it stays inline, its operands may be named */
+            p->candidate[i] = p->node[i]->nargs > 0 && p->uses[i] >= 2 && tree[i] >= TEMP_MIN &&
+                              (k < HS_LT || k > HS_NE);
+        }
     free(tree);
     choose_prefix(p);
     return p;
