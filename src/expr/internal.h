@@ -35,6 +35,13 @@ const hs_node *hs_dag_lookup(const hs_dag *d, hs_kind k, const hs_node *const *a
 /* The dag's limit on the nodes one derivative may build. */
 size_t hs_dag_max_diff_nodes(const hs_dag *d);
 
+/* The identities sin^2 + cos^2 = 1, cos a cos b + sin a sin b = cos(a - b)
+ * and sin a cos b - cos a sin b = sin(a - b) on the k merged terms out[]
+ * of a sum (trig.c); a number they produce is added to *c.  Returns 1
+ * when anything changed (out[] and *k rewritten: collect them again), 0
+ * when not, -1 when out of memory (error recorded). */
+int hs_trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c);
+
 /* Is sym in the sorted set? */
 int hs_symset_has(const struct hs_symset *s, int32_t sym);
 
