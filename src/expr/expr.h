@@ -216,9 +216,11 @@ void hs_fprint_shared(FILE *f, const hs_dag *d, const hs_node *const *roots,
 /* ---- analysis, rewriting (diff.c) ---- */
 
 /* Derivatives are cached in the dag under (direction, node): a second
- * call for the same or an overlapping expression reuses all earlier work,
- * and a part of e that does not depend on the direction costs nothing (no
- * walk, no allocation proportional to the symbol table).  One call may
+ * call for the same or an overlapping expression reuses earlier work (the
+ * cache is bounded, 16 MiB: when full it starts over, which costs time,
+ * never correctness), and a part of e that does not depend on the
+ * direction costs nothing (no walk, no allocation proportional to the
+ * symbol table).  One call may
  * build at most HS_MAX_DIFF_NODES nodes; past that it records "expression
  * too large: the derivative work exceeded N nodes" at e's position and
  * returns 0.  The walks are iterative (no C recursion on the depth). */
