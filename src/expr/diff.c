@@ -182,7 +182,7 @@ static const hs_node *quick(dctx *x, const hs_node *c)
 
 /* Products with more factors that depend on the direction than this are
  * differentiated by halves (below); up to it, by the n-ary rule. */
-enum { PRODUCT_RULE_MAX = 3 };
+enum { PRODUCT_RULE_MAX = 8 };
 
 /* D(g[lo..hi)) by halves: D(A B) = D(A) B + A D(B).  The n-ary rule would
  * build m terms of m factors (m^2, then m^3 for a second derivative);
