@@ -71,8 +71,7 @@ static int cmd_derive_wrt(const char *wrt, const char *text)
         if (hs_dag_failed(d)) {
             rc = expr_error(hs_dag_error(d), text);
         } else {
-            hs_fprint(stdout, d, de);
-            putchar('\n');
+            hs_fprint_shared(stdout, d, &de, NULL, 1);
         }
     }
     hs_dag_free(d);
