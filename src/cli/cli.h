@@ -35,6 +35,7 @@ typedef struct opts {
     hs_params params;        /* --set and --params, in command-line order */
     const char *model, *output, *columns, *summary, *wrt;
     const char *points, *outdir, *statusdir;   /* batch */
+    long jobs;                                 /* batch: worker processes */
     int precision, progress, quiet;
     const char **pos;        /* positional arguments after the first */
     size_t npos;

@@ -91,7 +91,7 @@ const char hs_usage_columns[] =
 
 const char hs_usage_batch[] =
     "usage: holosim batch MODEL --points FILE.tsv --outdir DIR --status-dir SDIR\n"
-    "                           [RUN-OPTIONS...]\n"
+    "                           [-j N] [RUN-OPTIONS...]\n"
     "\n"
     "Run many points of a parameter grid in one process (what holosim-sweep(1)\n"
     "calls): the model file is read once, each point gets its own run.\n"
@@ -102,7 +102,8 @@ const char hs_usage_batch[] =
     "exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,\n"
     "max_power_residual,wall_s,\"message\" (metrics empty for a point that never\n"
     "integrated), then prints NAME<TAB>EXIT.  RUN-OPTIONS: those of run, except\n"
-    "-o, --summary and --progress.  Exit status 0 when every point succeeded,\n"
+    "-o, --summary and --progress.  -j, --jobs N: N worker processes take the\n"
+    "points in turn.  Exit status 0 when every point succeeded,\n"
     "1 otherwise; 128 + the signal when interrupted (the point being run leaves\n"
     "no files).\n";
 

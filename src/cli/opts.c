@@ -170,6 +170,16 @@ static int opt_text(const optdef *d, opts *o, const char *val, const char *usage
     return 0;
 }
 
+static int opt_jobs(const optdef *d, opts *o, const char *val, const char *usage)
+{
+    (void)d;
+    double x;
+    if (hs_cli_parse_double(val, &x) || x < 1 || x > 1024 || x != floor(x))
+        return hs_cli_usage_error(usage, "--jobs wants an integer 1..1024, got '%s'", val);
+    o->jobs = (long)x;
+    return 0;
+}
+
 static int opt_method(const optdef *d, opts *o, const char *val, const char *usage)
 {
     (void)d;
@@ -246,6 +256,7 @@ static const optdef optdefs[] = {
     { "--points", 0, CMD_BATCH, 1, opt_text, 0, 0 },
     { "--outdir", 0, CMD_BATCH, 1, opt_text, 0, 0 },
     { "--status-dir", 0, CMD_BATCH, 1, opt_text, 0, 0 },
+    { "--jobs", 'j', CMD_BATCH, 1, opt_jobs, 0, 0 },
 };
 enum { NOPTS = sizeof optdefs / sizeof *optdefs };
 
