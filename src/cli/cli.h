@@ -6,6 +6,7 @@
  *   check.c    `check`: load and the consistency report
  *   exprcmd.c  `derive` (a model's kernels, or --wrt of one expression)
  *              and `eval`
+ *   analysis.c `equilibrium` and `modes` (src/analysis)
  *
  * Only main and the commands print; everything below returns hs_error
  * values. */
@@ -19,15 +20,16 @@
 #include "../util/error.h"
 
 extern const char hs_usage_main[], hs_usage_run[], hs_usage_check[], hs_usage_derive[],
-    hs_usage_eval[];
+    hs_usage_eval[], hs_usage_equilibrium[], hs_usage_modes[];
 
 /* Which commands accept an option. */
-enum { CMD_RUN = 1, CMD_CHECK = 2, CMD_DERIVE = 4 };
+enum { CMD_RUN = 1, CMD_CHECK = 2, CMD_DERIVE = 4, CMD_EQUILIBRIUM = 8, CMD_MODES = 16 };
 
 typedef struct opts {
     hs_overrides ov;
     const char *model, *output, *columns, *summary, *wrt;
     int precision, progress, quiet;
+    int csv, linearize;      /* equilibrium, modes */
     const char **set_name;
     double *set_value;
     size_t nset;
@@ -55,5 +57,7 @@ int hs_cli_run(int argc, char **argv);
 int hs_cli_check(int argc, char **argv);
 int hs_cli_derive(int argc, char **argv);
 int hs_cli_eval(int argc, char **argv);
+int hs_cli_equilibrium(int argc, char **argv);
+int hs_cli_modes(int argc, char **argv);
 
 #endif

@@ -25,6 +25,8 @@ const char hs_usage_main[] =
     "  derive MODEL              print the symbolic M, Q, G, G_q, Gdot, gamma\n"
     "  derive --wrt NAME EXPR    print the simplified derivative of EXPR\n"
     "  eval EXPR [NAME=VALUE]... evaluate an expression (17 digits)\n"
+    "  equilibrium MODEL         nearest equilibrium, multipliers, stability\n"
+    "  modes MODEL               eigenvalues and mode shapes at that equilibrium\n"
     "  help [COMMAND]            this text, or one command's options\n"
     "\n"
     "MODEL is a file path, or - for standard input.\n"
@@ -126,7 +128,8 @@ int main(int argc, char **argv)
         const char *c = argc > 2 ? argv[2] : "";
         fputs(strcmp(c, "run") == 0 ? hs_usage_run : strcmp(c, "check") == 0 ? hs_usage_check
               : strcmp(c, "derive") == 0 ? hs_usage_derive : strcmp(c, "eval") == 0 ? hs_usage_eval
-              : hs_usage_main, stdout);
+              : strcmp(c, "equilibrium") == 0 ? hs_usage_equilibrium
+              : strcmp(c, "modes") == 0 ? hs_usage_modes : hs_usage_main, stdout);
         return 0;
     }
     if (strcmp(cmd, "run") == 0)
@@ -137,6 +140,10 @@ int main(int argc, char **argv)
         return hs_cli_derive(argc - 2, argv + 2);
     if (strcmp(cmd, "eval") == 0)
         return hs_cli_eval(argc - 2, argv + 2);
+    if (strcmp(cmd, "equilibrium") == 0)
+        return hs_cli_equilibrium(argc - 2, argv + 2);
+    if (strcmp(cmd, "modes") == 0)
+        return hs_cli_modes(argc - 2, argv + 2);
     fprintf(stderr, "holosim: unknown command '%s'\n\n%s", cmd, hs_usage_main);
     return HS_EXIT_USAGE;
 }

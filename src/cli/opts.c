@@ -38,6 +38,10 @@ static int opt_flag(const optdef *d, opts *o, const char *val, const char *usage
     (void)usage;
     if (strcmp(d->name, "--progress") == 0)
         o->progress = 1;
+    else if (strcmp(d->name, "--csv") == 0)
+        o->csv = 1;
+    else if (strcmp(d->name, "--linearize") == 0)
+        o->linearize = 1;
     else
         o->quiet = 1;
     return 0;
@@ -158,7 +162,9 @@ static int opt_precision(const optdef *d, opts *o, const char *val, const char *
 static const optdef optdefs[] = {
     { "--progress", NULL, CMD_RUN, 0, opt_flag, 0, 0 },
     { "--quiet", "-q", CMD_RUN, 0, opt_flag, 0, 0 },
-    { "--set", NULL, ALL, 1, opt_set, 0, 0 },
+    { "--set", NULL, ALL | CMD_EQUILIBRIUM | CMD_MODES, 1, opt_set, 0, 0 },
+    { "--csv", NULL, CMD_EQUILIBRIUM | CMD_MODES, 0, opt_flag, 0, 0 },
+    { "--linearize", NULL, CMD_MODES, 0, opt_flag, 0, 0 },
     { "--consistency", NULL, ALL, 1, opt_consistency, 0, 0 },
     { "--tolerance", NULL, ALL, 1, opt_tolerance, 0, 0 },
     { "--wrt", NULL, CMD_CHECK | CMD_DERIVE, 1, opt_text, 0, 0 },
