@@ -560,7 +560,7 @@ static void state_matrix(const reduced *r, hs_linear *lin)
                 gsl_vector_set(col, i, gsl_matrix_get(X, i, j));
             gsl_linalg_cholesky_svx(r->L, col);
             for (size_t i = 0; i < m; i++)
-                A[(m + i) * m2 + (which ? m : 0) + j] = -gsl_vector_get(col, i);
+                A[(m + i) * m2 + (which ? m : 0) + j] = 0.0 - gsl_vector_get(col, i);
         }
     }
     gsl_vector_free(col);

@@ -49,7 +49,7 @@ const char hs_usage_modes[] =
 
 static const char *num(char *buf, double x)
 {
-    hs_fmt_double(buf, x);
+    hs_fmt_double(buf, x == 0 ? 0.0 : x);     /* no "-0" */
     return buf;
 }
 
@@ -125,7 +125,8 @@ static void print_verdict(const hs_modes *md)
 static void print_equilibrium(const hs_model *m, const hs_equil *eq)
 {
     char b[32], b2[32];
-    printf("equilibrium (Newton from the initial position, %d steps):\n", eq->iterations);
+    printf("equilibrium (Newton from the initial position: %d step%s):\n", eq->iterations,
+           eq->iterations == 1 ? "" : "s");
     for (size_t i = 0; i < m->n; i++)
         printf("  %s = %s\n", m->qname[i], num(b, eq->q[i]));
     if (m->k)
@@ -234,6 +235,10 @@ static void linear_print(const hs_model *m, const hs_linear *lin, int csv)
 {
     size_t m2 = 2 * lin->dof;
     char b[32];
+    if (!csv && !m2) {
+        printf("\nstate-space form: no state (n = k)\n");
+        return;
+    }
     if (!csv) {
         printf("\nstate-space form dx/dt = A x, x = deviations from (q*, 0) of (");
         for (size_t i = 0; i < m2; i++)
