@@ -107,8 +107,9 @@ static void print_header(const hs_model *m)
 {
     static const char *const forms[] = { "Cartesian", "Lagrangian", "embedding" };
     printf("model: %s%s%s\n", m->file, m->name[0] ? " -- " : "", m->name);
-    printf("form: %s; n = %zu coordinates, k = %zu constraints, %zu degrees of freedom\n",
-           forms[m->form], m->n, m->k, m->n - m->k);
+    size_t dof = m->n - m->k;
+    printf("form: %s; n = %zu coordinates, k = %zu constraints, %zu degree%s of freedom\n",
+           forms[m->form], m->n, m->k, dof, dof == 1 ? "" : "s");
 }
 
 static void print_verdict(const hs_modes *md)
