@@ -227,6 +227,13 @@ START_TEST(double_pendulum_shipped)
     analyse_ok(&c, NULL, "double_pendulum.yaml", NULL);
     expect_omegas(&c, w, 2, "models/double_pendulum.yaml");
     case_free(&c);
+    /* from theta2 = 1.5 a full Newton step on sin would land near -4 pi;
+     * the step cap keeps it in the basin of the hanging position */
+    analyse_ok(&c, NULL, "double_pendulum_angles.yaml", NULL);
+    close_abs(c.eq.q[0], 0, EQ_TOL, "theta1*");
+    close_abs(c.eq.q[1], 0, EQ_TOL, "theta2*");
+    expect_omegas(&c, w, 2, "models/double_pendulum_angles.yaml");
+    case_free(&c);
 }
 END_TEST
 
@@ -567,6 +574,21 @@ START_TEST(no_degrees_of_freedom)
 }
 END_TEST
 
+/* A free particle: every point is an equilibrium; s = 0 twice, a neutral
+ * direction, counted as (spectrally) stable. */
+START_TEST(neutral_direction)
+{
+    an_case c;
+    analyse_ok(&c, "coordinates: [x]\nmass: [2]\ninitial: {q: {x: 0.3}}\n", NULL, NULL);
+    close_abs(c.eq.q[0], 0.3, 0, "x* (the start)");
+    ck_assert_uint_eq(c.md.count, 2);
+    for (int r = 0; r < 2; r++)
+        ck_assert(c.md.sigma[r] == 0 && !signbit(c.md.sigma[r]) && c.md.omega[r] == 0);
+    ck_assert_int_eq(c.md.stable, 1);
+    case_free(&c);
+}
+END_TEST
+
 /* ---- the state-space matrix ---- */
 
 /* Cartesian double pendulum: the state is (x1, x2, x1', x2') (y1, y2 solved
@@ -755,11 +777,24 @@ static const char sqrt_negative[] =
     "potential: sqrt(x)\n"
     "initial: {q: {x: -1}}\n";
 
+/* The metric x^4 log(x) vanishes at the equilibrium x = 1. */
+static const char metric_vanishes[] =
+    "name: vanishing metric\n"
+    "coordinates: [x]\n"
+    "kinetic: 0.5*x^4*log(x)*x'^2\n"
+    "potential: (x - 1)^2\n"
+    "initial: {q: {x: 2}}\n";
+
 START_TEST(nonfinite_start)
 {
     an_case c;
     analyse(&c, sqrt_negative, NULL, NULL);
     expect_error(&c, HS_EXIT_INCONSISTENT, "at the start point", 4, 12);
+    case_free(&c);
+    analyse(&c, metric_vanishes, NULL, NULL);
+    expect_error(&c, HS_EXIT_INCONSISTENT, "metric d2T/dv2 is not positive definite on the "
+                 "tangent space at the equilibrium", 0, 0);
+    close_abs(c.eq.q[0], 1, EQ_TOL, "the equilibrium found before");
     case_free(&c);
 }
 END_TEST
@@ -782,6 +817,7 @@ static Suite *analysis_suite(void)
     tcase_add_test(t, overdamped_pendulum);
     tcase_add_test(t, upright_pendulum);
     tcase_add_test(t, no_degrees_of_freedom);
+    tcase_add_test(t, neutral_direction);
     tcase_add_test(t, linearize_double_pendulum);
     tcase_add_test(t, linearize_damped);
     suite_add_tcase(s, t);

@@ -7,7 +7,8 @@
  * with the exact symbolic derivatives of kernels.c.  The step solves the
  * equilibrated system (rows, then columns scaled to unit maximum) by LU; a
  * backtracking line search (Armijo) on |W F|^2 with the row weights W of
- * the start keeps it from running away.  Convergence: a step at round-off
+ * the start keeps it from running away, and a step is shortened to at
+ * most max(1, |q|) in the max norm.  Convergence: a step at round-off
  * relative to the point, or a residual at round-off relative to the size
  * of its terms. */
 #include "internal.h"
@@ -357,6 +358,35 @@ static int line_search(newton *w, double *phi)
     return -1;
 }
 
+/* z + dz, kept when F is finite there (else z, F as they were). */
+static void take_step(newton *w)
+{
+    gsl_vector_add(w->z, w->dz);
+    if (residual(w, w->z, w->F) == 0)
+        return;
+    gsl_vector_sub(w->z, w->dz);
+    residual(w, w->z, w->F);
+}
+
+/* The residual is at round-off: one more Newton step when J allows it and
+ * the step is that small too (it removes what is left of the error in q
+ * and lambda); 0. */
+static int polish(newton *w, double qref, double lref)
+{
+    size_t n = w->n, k = w->k;
+    jacobian(w, w->z);
+    if (factor(w)) {
+        residual(w, w->z, w->F);   /* the outputs are z's again */
+        return 0;
+    }
+    solve_step(w);
+    double rel = fmax(rel_step(w->dz->data, w->z->data, n, qref),
+                      rel_step(w->dz->data + n, w->z->data + n, k, lref));
+    if (rel <= SMALL_STEP)
+        take_step(w);
+    return 0;
+}
+
 /* The Newton loop from z; 0 when converged (z, F there), else exit 3. */
 static int iterate(newton *w, hs_equil *eq, hs_error *err)
 {
@@ -368,7 +398,7 @@ static int iterate(newton *w, hs_equil *eq, hs_error *err)
         eq->iterations = it;
         keep_best(w, w->z, phi);
         if (residual_converged(w))
-            return 0;
+            return polish(w, qref, lref);
         if (it == HS_AN_MAXIT) {
             snprintf(why, sizeof why, "Newton did not converge in %d steps", it);
             return fail(w, eq, why, residual_block(w, w->F), err);
@@ -389,14 +419,16 @@ static int iterate(newton *w, hs_equil *eq, hs_error *err)
         small = rel <= SMALL_STEP ? small + 1 : 0;
         if (rel <= STEP_TOL || small >= 4) {
             /* the step is at round-off: take it and stop */
-            gsl_vector_add(w->z, w->dz);
             eq->iterations = it + 1;
-            if (residual(w, w->z, w->F) == 0)
-                return 0;
-            gsl_vector_sub(w->z, w->dz);
-            residual(w, w->z, w->F);
+            take_step(w);
             return 0;
         }
+        /* the linear model is not trusted beyond max(1, |q|): a turning
+         * point of the force (sin near pi/2) would send Newton many basins
+         * away */
+        double len = max_abs(w->dz->data, n), cap = fmax(1.0, max_abs(w->z->data, n));
+        if (len > cap)
+            gsl_vector_scale(w->dz, cap / len);
         if (line_search(w, &phi)) {
             snprintf(why, sizeof why, "the line search cannot reduce the residual after %d "
                      "Newton steps (a local minimum of |F| that is not an equilibrium)", it);
@@ -422,13 +454,13 @@ int hs_an_equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *e
     memcpy(w.z->data, q_start, n * sizeof *q_start);
     int rc;
     if (!hs_ak_eval_eq(a, q_start)) {
-        rc = hs_ak_nonfinite(a, q_start, HS_EXIT_INCONSISTENT, "in the equilibrium "
+        rc = hs_ak_nonfinite(a, 0, q_start, HS_EXIT_INCONSISTENT, "in the equilibrium "
                              "conditions at the start point (the initial position)", err);
         goto done;
     }
     start_lambda(&w);
     if (residual(&w, w.z, w.F)) {
-        rc = hs_ak_nonfinite(a, q_start, HS_EXIT_INCONSISTENT, "in the equilibrium "
+        rc = hs_ak_nonfinite(a, 0, q_start, HS_EXIT_INCONSISTENT, "in the equilibrium "
                              "conditions at the start point (the initial position)", err);
         goto done;
     }

@@ -48,9 +48,10 @@ void hs_ak_fill_S(const hs_an *a, const double *lambda, gsl_matrix *S);
 /* From the last hs_ak_eval_lin: M (n x n) and D = dQ/dv at v = 0. */
 void hs_ak_fill_M(const hs_an *a, gsl_matrix *M);
 void hs_ak_fill_D(const hs_an *a, gsl_matrix *D);
-/* After a non-finite evaluation of prog_eq at q: err (code) with the
- * operation and its source position; returns code. */
-int hs_ak_nonfinite(hs_an *a, const double *q, int code, const char *when, hs_error *err);
+/* After a non-finite evaluation of prog_eq (lin = 0) or prog_lin (1) at q:
+ * err (code) with the operation and its source position; returns code. */
+int hs_ak_nonfinite(hs_an *a, int lin, const double *q, int code, const char *when,
+                    hs_error *err);
 
 /* Format x into buf (32 bytes): the shortest exact form. */
 const char *hs_ak_num(char *buf, double x);

@@ -478,12 +478,14 @@ void hs_ak_fill_D(const hs_an *a, gsl_matrix *D)
         gsl_matrix_set(D, (size_t)a->qv.r[e], (size_t)a->qv.c[e], a->out_lin[a->off_Qv + e]);
 }
 
-int hs_ak_nonfinite(hs_an *a, const double *q, int code, const char *when, hs_error *err)
+int hs_ak_nonfinite(hs_an *a, int lin, const double *q, int code, const char *when,
+                    hs_error *err)
 {
     hs_srcpos pos;
     const char *what = "non-finite value";
     set_q(a, q);
-    int found = hs_prog_find_nonfinite(a->prog_eq, a->in, a->regs, &pos, &what);
+    int found = hs_prog_find_nonfinite(lin ? a->prog_lin : a->prog_eq, a->in, a->regs, &pos,
+                                       &what);
     hs_error_set(err, code, "%s %s", what, when);
     if (found && pos.src >= 0)
         hs_model_place(a->m, pos, err);

@@ -87,14 +87,14 @@ static int reduce(hs_an *a, const hs_equil *eq, const gsl_matrix *T, reduced *r,
         goto done;
     }
     if (!hs_ak_eval_eq(a, eq->q)) {
-        rc = hs_ak_nonfinite(a, eq->q, HS_EXIT_INCONSISTENT, "in the linearization at the "
+        rc = hs_ak_nonfinite(a, 0, eq->q, HS_EXIT_INCONSISTENT, "in the linearization at the "
                              "equilibrium", err);
         goto done;
     }
     hs_ak_fill_S(a, eq->lambda, S);
     if (!hs_ak_eval_lin(a, eq->q)) {
-        rc = hs_error_set(err, HS_EXIT_INCONSISTENT, "non-finite mass matrix or damping at "
-                          "the equilibrium");
+        rc = hs_ak_nonfinite(a, 1, eq->q, HS_EXIT_INCONSISTENT, "in the mass matrix or "
+                             "the damping at the equilibrium", err);
         goto done;
     }
     hs_ak_fill_M(a, M);
@@ -267,8 +267,9 @@ static int solve_gensymm(const reduced *r, const gsl_matrix *T, rows *R)
         if (u > 0) {
             add_row(R, 0, sqrt(u), dq, NULL);
         } else {
-            add_row(R, sqrt(-u), 0, dq, NULL);
-            add_row(R, -sqrt(-u), 0, dq, NULL);
+            double rt = u < 0 ? sqrt(-u) : 0.0;
+            add_row(R, rt, 0, dq, NULL);
+            add_row(R, -rt + 0.0, 0, dq, NULL);   /* s = 0 twice: no -0 */
         }
     }
     gsl_matrix_free(K);

@@ -212,13 +212,13 @@ static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md
     putchar('\n');
     for (size_t r = 0; r < md->count; r++) {
         double w = md->omega[r];
-        printf("%4zu %13.6g %13.6g %13.6g ", r + 1, md->sigma[r], w, w / TWO_PI);
+        printf("%4zu %13.6g %13.6g %13.6g ", r + 1, md->sigma[r] + 0.0, w, w / TWO_PI);
         if (w > 0)
             printf("%13.6g ", TWO_PI / w);
         else
             printf("%13s ", "-");
         for (size_t i = 0; i < m->n; i++)
-            printf(" %*.6g", shape_width(m, i), md->shape[r * m->n + i]);
+            printf(" %*.6g", shape_width(m, i), md->shape[r * m->n + i] + 0.0);
         putchar('\n');
     }
     printf("(sigma, omega in 1/time; freq = omega/2pi; period = 2pi/omega; d_: mode shape, "
