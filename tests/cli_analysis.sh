@@ -318,6 +318,15 @@ err_has "Newton did not converge in 100 steps (blocking: coordinate 'x')"
 err_has "best point: x = -"
 end
 
+begin write_error
+if [ -w /dev/full ]; then
+    $TO "$H" modes "$MODELS/pendulum.yaml" >/dev/full 2>"$T/err"
+    rc=$?
+    rc_is 1
+    err_has "cannot write the output"
+fi
+end
+
 # ---- usage ------------------------------------------------------------------
 
 begin usage_errors

@@ -10,7 +10,7 @@
  * the start keeps it from running away, and a step is shortened to at
  * most max(1, |q|) in the max norm.  Convergence: a step at round-off
  * relative to the point, or a residual at round-off relative to the size
- * of its terms. */
+ * of its terms (then one more step, when J allows, polishes q and lambda). */
 #include "internal.h"
 
 #include <float.h>
@@ -27,13 +27,23 @@
 #define ARMIJO 1e-4
 #define ALPHA_MIN 1e-10
 
+/* The state of one search (N = n + k unknowns). */
 typedef struct newton {
     hs_an *a;
     size_t n, k, N;
-    gsl_matrix *J, *LU, *Gq, *S, *V;
-    gsl_permutation *perm;
-    gsl_vector *F, *dz, *z, *zt, *Ft, *rs, *cs, *W, *sv, *work;
-    double *best, best_phi, fscale_Q, fscale_G;
+    gsl_matrix *J;         /* N x N: J, then equilibrated, then U of its SVD */
+    gsl_matrix *LU, *V;    /* N x N: LU factors; right singular vectors */
+    gsl_matrix *Gq, *S;    /* k x n, n x n: the blocks of J */
+    gsl_permutation *perm; /* N: LU pivoting */
+    gsl_vector *z, *F;     /* N: the point (q, lambda) and F there */
+    gsl_vector *zt, *Ft;   /* N: a trial point of the line search */
+    gsl_vector *dz;        /* N: the Newton step */
+    gsl_vector *rs, *cs;   /* N: row and column scales of J */
+    gsl_vector *W;         /* N: the merit's weights (row scales at the start) */
+    gsl_vector *sv, *work; /* N: singular values; scratch */
+    double *best;          /* [N] the point of least merit so far */
+    double best_phi;
+    double fscale_Q, fscale_G;  /* sizes of the terms of F (residual) */
     int have_best;
 } newton;
 
@@ -375,10 +385,8 @@ static int polish(newton *w, double qref, double lref)
 {
     size_t n = w->n, k = w->k;
     jacobian(w, w->z);
-    if (factor(w)) {
-        residual(w, w->z, w->F);   /* the outputs are z's again */
+    if (factor(w))
         return 0;
-    }
     solve_step(w);
     double rel = fmax(rel_step(w->dz->data, w->z->data, n, qref),
                       rel_step(w->dz->data + n, w->z->data + n, k, lref));

@@ -62,6 +62,15 @@ typedef struct session {
     hs_modes md;
 } session;
 
+/* A write error on standard output (a full disk, a closed pipe): exit 1. */
+static int flushed(void)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    fprintf(stderr, "holosim: cannot write the output\n");
+    return HS_EXIT_USAGE;
+}
+
 static void session_free(session *s)
 {
     hs_an_equil_free(&s->eq);
@@ -168,7 +177,7 @@ int hs_cli_equilibrium(int argc, char **argv)
     }
     hs_cli_free_opts(&o);
     session_free(&s);
-    return 0;
+    return flushed();
 }
 
 static void modes_csv(const hs_model *m, const hs_modes *md)
@@ -294,6 +303,7 @@ int hs_cli_modes(int argc, char **argv)
         modes_text(s.m, &s.eq, &s.md);
     if (o.linearize && !o.csv)
         linear_print(s.m, &lin, 0);
+    rc = flushed();
 out:
     hs_an_linear_free(&lin);
     hs_cli_free_opts(&o);
