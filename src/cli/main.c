@@ -29,6 +29,8 @@ const char hs_usage_main[] =
     "  derive --wrt NAME EXPR    print the simplified derivative of EXPR\n"
     "  eval EXPR [NAME=VALUE]... evaluate an expression (17 digits)\n"
     "  batch MODEL --points F ... many points of a grid in one process (for sweeps)\n"
+    "  equilibrium MODEL         nearest equilibrium, multipliers, stability\n"
+    "  modes MODEL               eigenvalues and mode shapes at that equilibrium\n"
     "  help [COMMAND]            this text, or one command's options\n"
     "\n"
     "MODEL is a file path, or - for standard input.  Options may come before or\n"
@@ -154,6 +156,8 @@ static const struct {
     { "derive", hs_usage_derive, hs_cli_derive },
     { "eval", hs_usage_eval, hs_cli_eval },
     { "batch", hs_usage_batch, hs_cli_batch },
+    { "equilibrium", hs_usage_equilibrium, hs_cli_equilibrium },
+    { "modes", hs_usage_modes, hs_cli_modes },
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 
