@@ -441,8 +441,8 @@ static void random_round(size_t chunk, int nd, int nr)
 
 START_TEST(test_random_programs)
 {
-    random_round(4, 12, 40);           /* cut every 4 instructions */
-    random_round(0, 25, 60);           /* one function per program */
+    random_round(4, 8, 30);            /* cut every 4 instructions */
+    random_round(0, 16, 40);           /* one function per program */
 }
 END_TEST
 
@@ -798,6 +798,11 @@ START_TEST(test_failing_compiler)
     ck_assert_ptr_null(load1(p, &o, &st, note, sizeof note));
     ck_assert_int_eq(st, HS_NATIVE_FAILED);
     ck_assert_msg(strstr(note, "dlopen"), "%s", note);
+    o.policy = HS_NATIVE_AUTO;                      /* that entry is intact: not retried */
+    o.work = 0;
+    ck_assert_ptr_null(load1(p, &o, &st, note, sizeof note));
+    ck_assert_int_eq(st, HS_NATIVE_FAILED);
+    ck_assert_msg(strstr(note, "cannot load the cached kernels"), "%s", note);
 
     if (old_cc)
         setenv("CC", old_cc, 1);

@@ -46,6 +46,7 @@ typedef struct attempt {
     char key[33];
     char dir[4096];        /* the cache's native/ directory */
     int dir_state;         /* hs_nat_cache_dir: 0 rw, 1 ro, -1 unusable */
+    int unloadable;        /* the cached entry is intact but does not load */
     char why[1024];        /* the last reason something did not work */
     char *note;
     size_t notecap;
@@ -125,14 +126,17 @@ static void entry_path(const attempt *a, char *path, size_t cap)
     snprintf(path, cap, "%s/k%s.so", a->dir, a->key);
 }
 
-/* The cached entry, if it is there and intact. */
+/* The cached entry, if it is there and intact (a->unloadable = 1 when it
+ * is intact but dlopen refuses it). */
 static hs_native *from_cache(attempt *a)
 {
     char path[4400];
     entry_path(a, path, sizeof path);
     if (!hs_nat_entry_ok(path, a->key))
         return NULL;
-    return open_entry(a, path);
+    hs_native *h = open_entry(a, path);
+    a->unloadable = !h;
+    return h;
 }
 
 /* ---- auto: the background builder ---- */
@@ -232,6 +236,9 @@ static int earlier_failure(attempt *a)
 
 static hs_native *load_auto(attempt *a)
 {
+    if (a->unloadable)
+        return give_up(a, HS_NATIVE_FAILED, "native: cannot load the cached kernels (%s); "
+                       "using the VM (--native=always rebuilds them)", a->why);
     if (!(a->o.work >= a->o.auto_work))
         return give_up(a, HS_NATIVE_SHORT, NULL);
     if (a->dir_state != 0)
