@@ -480,6 +480,71 @@ START_TEST(test_minmax)
 }
 END_TEST
 
+/* sin and cos of one value are computed together (one sincos call), also
+ * across chunks (the later value travels in a stack slot); of a register
+ * that was redefined in between, they are not. */
+START_TEST(test_sincos_pairs)
+{
+    enum { SIN = HS_OP_SIN, COS = HS_OP_COS };
+    static const uint32_t code[][4] = {      /* op, a, b, c */
+        {SIN, 2, 0, 0},                      /* sin(in0) */
+        {HS_OP_MUL, 3, 0, 1},
+        {COS, 4, 0, 0},                      /* cos(in0): pairs with 0 */
+        {HS_OP_ADD, 0, 0, 1},                /* in0's register redefined */
+        {COS, 5, 0, 0},                      /* cos of the new value: not with 0 */
+        {SIN, 6, 0, 0},                      /* pairs with 4 */
+        {SIN, 2, 3, 0},                      /* r2 reused */
+        {HS_OP_ADD, 8, 2, 6},
+        {COS, 7, 3, 0},                      /* pairs with 6 */
+    };
+    hs_prog *p = calloc(1, sizeof *p);
+    p->nin = 2;
+    p->nregs = 9;
+    p->ninstr = sizeof code / sizeof code[0];
+    p->code = calloc(p->ninstr + 1, sizeof *p->code);
+    p->pos = calloc(p->ninstr, sizeof *p->pos);
+    for (size_t i = 0; i < p->ninstr; i++) {
+        p->code[i] = (hs_instr){code[i][0] | code[i][1] << 8, code[i][2], code[i][3], 0};
+        p->pos[i] = (hs_srcpos){-1, -1};
+    }
+    static const uint32_t outs[] = {2, 4, 5, 6, 7, 3, 8, 0};
+    p->nout = sizeof outs / sizeof outs[0];
+    p->outreg = malloc(sizeof outs);
+    memcpy(p->outreg, outs, sizeof outs);
+    const hs_prog *ps[1] = {p};
+    for (size_t chunk = 1; chunk <= 10; chunk += 3) {
+        char *src = hs_native_source(ps, 1, chunk, NULL);
+        ck_assert_ptr_nonnull(src);
+        /* three pairs: the later of each is computed beside the earlier */
+        ck_assert_msg(strstr(src, "t0 = OP_SIN(in[0]") && strstr(src, "t2 = OP_COS(in[0]")
+                      && !strstr(src, "t4 = OP_COS(in[0]")
+                      && (chunk > 1 || strstr(src, "t5 = OP_SIN(r[0]")), "chunk %zu", chunk);
+        static const char *const pairs[3][2] = {{"t0 = OP_SIN(", "t2 = OP_COS("},
+                                                {"t4 = OP_COS(", "t5 = OP_SIN("},
+                                                {"t6 = OP_SIN(", "t8 = OP_COS("}};
+        for (int k = 0; k < 3; k++) {
+            const char *a = strstr(src, pairs[k][0]), *b = strstr(src, pairs[k][1]);
+            ck_assert_msg(a && b && b > a && b - a < 60, "pair %d, chunk %zu", k, chunk);
+        }
+        ck_assert_int_eq(chunk == 1 ? 1 : 0, strstr(src, "x[0] = t2;") != NULL);
+        free(src);
+        char dir[512], note[512];
+        fresh(dir, sizeof dir);
+        hs_native_opts o = opts(HS_NATIVE_ALWAYS, dir);
+        o.chunk = chunk;
+        hs_native_status st;
+        hs_native *h = hs_native_load(ps, 1, &o, &st, note, sizeof note);
+        ck_assert_msg(h != NULL, "%s", note);
+        for (int k = 0; k < 8; k++) {
+            double in[2] = {8 * urand() - 4, k < 4 ? urand() : special()};
+            ck_assert_int_eq(compare(p, hs_native_fn(h, 0), in, "sincos"), 0);
+        }
+        hs_native_free(h);
+    }
+    hs_prog_free(p);
+}
+END_TEST
+
 /* The emitted text: hex constants, ops.def's expressions, no literal
  * constant in an operation. */
 START_TEST(test_source)
@@ -882,6 +947,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_models_bit_exact);
     tcase_add_test(tc, test_random_programs);
     tcase_add_test(tc, test_minmax);
+    tcase_add_test(tc, test_sincos_pairs);
     tcase_add_test(tc, test_cache_hit_and_policies);
     tcase_add_test(tc, test_cache_corrupt);
     tcase_add_test(tc, test_concurrent_builders);

@@ -8,6 +8,7 @@
  * and belongs to this key, whatever happened to the file since (a build
  * killed halfway cannot leave one: it is renamed into place only when
  * finished, but a disk or a user can truncate or alter it). */
+#define _XOPEN_SOURCE 700          /* realpath */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,10 +36,23 @@ extern char **environ;
  * -fno-builtin-fmin/fmax: GCC takes fmin and fmax as commutative and may
  * swap their operands, but fmin(-0, +0) is one zero and fmin(+0, -0) the
  * other (glibc returns the second operand of equal ones), so the calls
- * stay as written, in the VM's order. */
-const char *const hs_nat_flags[] = {
+ * stay as written, in the VM's order.  GCC only (clang refuses them):
+ * -fno-tree-dse -fno-dse: the emitted code has no dead store to remove
+ * (each output written once, a register stored once per chunk), and GCC's
+ * search for them is up to a third of the compile time of programs with
+ * many outputs (bench/README.md). */
+static const char *const flags[] = {
     "-std=c11", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math",
     "-fno-builtin-fmin", "-fno-builtin-fmax", "-g0", "-pipe", NULL};
+static const char *const gcc_flags[] = {"-fno-tree-dse", "-fno-dse", NULL};
+
+const char *hs_nat_flag(const hs_nat_cc *cc, size_t i)
+{
+    size_t n = sizeof flags / sizeof flags[0] - 1;
+    if (i < n)
+        return flags[i];
+    return cc->gcc && i - n < 2 ? gcc_flags[i - n] : NULL;
+}
 
 /* ---- hashing (MurmurHash3 x64 128, seeded by h) ---- */
 
@@ -150,6 +164,10 @@ int hs_nat_cc_find(hs_nat_cc *cc, char *why, size_t whycap)
                  strchr(cc->argv[0], '/') ? "is not an executable file" : "not found in PATH");
         return -1;
     }
+    /* GCC by the name of the file cc resolves to (cc -> ... -> gcc-12) */
+    char real[4096];
+    const char *base = realpath(cc->path, real) ? strrchr(real, '/') : NULL;
+    cc->gcc = base && strstr(base, "gcc") && !strstr(base, "clang");
     /* the executable's size and time stand for its version: no process is
      * started just to look an entry up */
     snprintf(cc->id, sizeof cc->id, "%s|%s|%lld|%lld.%09ld", env, cc->path,
@@ -346,8 +364,8 @@ static int compile(const hs_nat_cc *cc, const char *opt, const char *c, const ch
     snprintf(opts, sizeof opts, "%s", opt);
     for (char *s = strtok(opts, " \t"); s && n < cc->nwords + HS_NAT_MAXWORDS; s = strtok(NULL, " \t"))
         argv[n++] = s;
-    for (size_t i = 0; hs_nat_flags[i]; i++)
-        argv[n++] = hs_nat_flags[i];
+    for (size_t i = 0; hs_nat_flag(cc, i); i++)
+        argv[n++] = hs_nat_flag(cc, i);
     argv[n++] = "-o";
     argv[n++] = so;
     argv[n++] = c;

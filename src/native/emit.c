@@ -14,9 +14,10 @@
  * noinline function each (a C compiler's time grows faster than linearly
  * with a function's size); a value read by a later chunk is stored to its
  * VM register r[R] right after its definition (the VM's own allocation
- * guarantees that R is not redefined before that read).  Outputs are
- * written in the chunk that defines them, negated an odd number of times
- * where the VM's negout says so.
+ * guarantees that R is not redefined before that read).  Each output is
+ * written right after the instruction that gives its register its last
+ * value (fewer values live at once: less spilling, faster compiles),
+ * negated an odd number of times where the VM's negout says so.
  *
  * Constants live in a hidden, non-const global array: the compiler cannot
  * see their values, so it cannot fold a libm call on a constant (GCC
@@ -171,6 +172,8 @@ static void put_id(hs_nat_buf *b, const char *prefix, size_t v)
 
 /* ---- one program ---- */
 
+#define MAX_SLOTS 1024      /* extra doubles on the stack for hoisted values */
+
 typedef struct emitter {
     hs_nat_buf *b;
     const hs_prog *p;
@@ -179,7 +182,14 @@ typedef struct emitter {
     size_t *def;            /* [nregs] instruction last writing each register */
     unsigned char *store;   /* [ninstr] value read by a later chunk */
     size_t *outdef;         /* [nout] defining instruction of each output */
+    size_t *first_out;      /* [ninstr] first output it defines, NONE: none */
+    size_t *next_out;       /* [nout] next output of the same instruction */
     unsigned char *negate;  /* [nout] odd number of negations */
+    size_t *partner;        /* [ninstr] the later of a sin/cos pair, at the earlier */
+    size_t *early;          /* [ninstr] the earlier one, at the later; NONE */
+    size_t *slot;           /* [ninstr] x[] slot carrying a hoisted value, or NONE */
+    size_t *seen;           /* [2 (ninstr + nregs)] first SIN / COS of each value */
+    size_t nx;              /* x[] slots used */
 } emitter;
 
 /* The C text of register reg read by the current instruction. */
@@ -212,12 +222,64 @@ static int reg_operands(const hs_instr *in, uint32_t ops[3])
     return op < HS_NOPS ? op_nargs[op] : 0;
 }
 
-/* Which values must be stored for a later chunk; outputs' definitions. */
+/* sin and cos of one value, wherever they are: the later one is computed
+ * beside the earlier, so that the C compiler makes one sincos call of them
+ * (glibc's sincos gives sin's and cos's bits: 0 differences in 5e7 random
+ * arguments here; the tests compare every model).  Called before
+ * instruction i updates def[]. */
+static void pair_sincos(emitter *e, size_t i)
+{
+    const hs_instr *in = &e->p->code[i];
+    int op = (int)HS_INSTR_OP(in);
+    if (op != HS_OP_SIN && op != HS_OP_COS)
+        return;
+    size_t d = e->def[in->b];             /* the value: its definition, or */
+    size_t key = d != NONE ? d : e->p->ninstr + in->b;    /* never written */
+    size_t n = e->p->ninstr + e->p->nregs;
+    size_t *mine = &e->seen[(op == HS_OP_COS) * n + key];
+    size_t *other = &e->seen[(op != HS_OP_COS) * n + key];
+    if (*other != NONE && e->partner[*other] == NONE) {
+        e->partner[*other] = i;
+        e->early[i] = *other;
+    } else if (*mine == NONE) {
+        *mine = i;
+    }
+}
+
+/* x[] slots for hoisted values that cross into a later chunk (reused once
+ * read; pairs beyond MAX_SLOTS are not hoisted). */
+static void assign_slots(emitter *e)
+{
+    size_t busy[MAX_SLOTS];               /* the reader of each slot's value */
+    for (size_t i = 0; i < e->p->ninstr; i++) {
+        size_t j = e->partner[i];
+        if (j == NONE || i / e->chunk == j / e->chunk)
+            continue;
+        size_t s = 0;
+        while (s < e->nx && busy[s] >= i)
+            s++;
+        if (s == e->nx && e->nx == MAX_SLOTS) {
+            e->partner[i] = e->early[j] = NONE;
+            continue;
+        }
+        if (s == e->nx)
+            e->nx++;
+        busy[s] = j;
+        e->slot[j] = s;
+    }
+}
+
+/* Which values must be stored for a later chunk; outputs' definitions;
+ * sin/cos pairs. */
 static void analyse(emitter *e)
 {
     const hs_prog *p = e->p;
     for (size_t r = 0; r < p->nregs; r++)
         e->def[r] = NONE;
+    for (size_t i = 0; i < 2 * (p->ninstr + p->nregs); i++)
+        e->seen[i] = NONE;
+    for (size_t i = 0; i < p->ninstr; i++)
+        e->first_out[i] = e->partner[i] = e->early[i] = e->slot[i] = NONE;
     for (size_t i = 0; i < p->ninstr; i++) {
         const hs_instr *in = &p->code[i];
         uint32_t ops[3];
@@ -227,43 +289,42 @@ static void analyse(emitter *e)
             if (d != NONE && d / e->chunk != i / e->chunk)
                 e->store[d] = 1;
         }
+        pair_sincos(e, i);
         e->def[HS_INSTR_A(in)] = i;
     }
-    for (size_t o = 0; o < p->nout; o++) {
-        e->outdef[o] = e->def[p->outreg[o]];
+    for (size_t o = p->nout; o-- > 0;) {
+        size_t d = e->outdef[o] = e->def[p->outreg[o]];
         e->negate[o] = 0;
+        if (d != NONE) {
+            e->next_out[o] = e->first_out[d];
+            e->first_out[d] = o;
+        }
     }
     for (size_t j = 0; j < p->nnegout; j++)
         e->negate[p->negout[j]] ^= 1;
+    assign_slots(e);
 }
 
-/* out[o] = value, for the outputs whose definition lies in [lo, hi) (or,
- * with lo = hi = NONE, those never defined by an instruction). */
-static void put_outputs(emitter *e, size_t lo, size_t hi)
+/* out[o] = value. */
+static void put_output(emitter *e, size_t o)
 {
-    const hs_prog *p = e->p;
-    for (size_t o = 0; o < p->nout; o++) {
-        size_t d = e->outdef[o];
-        if (lo == NONE ? d != NONE : d == NONE || d < lo || d >= hi)
-            continue;
-        put_id(e->b, "    out[", o);
-        hs_nat_puts(e->b, e->negate[o] ? "] = -" : "] = ");
-        if (d != NONE) {
-            put_id(e->b, "t", d);
-        } else {
-            put_operand(e, p->outreg[o], 0);   /* a constant or an input */
-        }
-        hs_nat_put(e->b, ";\n", 2);
-    }
+    size_t d = e->outdef[o];
+    put_id(e->b, "    out[", o);
+    hs_nat_puts(e->b, e->negate[o] ? "] = -" : "] = ");
+    if (d != NONE)
+        put_id(e->b, "t", d);
+    else
+        put_operand(e, e->p->outreg[o], 0);     /* a constant or an input */
+    hs_nat_put(e->b, ";\n", 2);
 }
 
-static void put_instr(emitter *e, size_t i, size_t lo)
+/* const double t<dst> = OP_<op of instruction i>(operands of i); */
+static void put_value(emitter *e, size_t dst, size_t i, size_t lo, int op)
 {
     const hs_instr *in = &e->p->code[i];
-    int op = (int)HS_INSTR_OP(in);
     uint32_t ops[3];
     int n = reg_operands(in, ops);
-    put_id(e->b, "    const double t", i);
+    put_id(e->b, "    const double t", dst);
     hs_nat_puts(e->b, " = OP_");
     hs_nat_puts(e->b, op_name[op]);
     hs_nat_put(e->b, "(", 1);
@@ -285,12 +346,35 @@ static void put_instr(emitter *e, size_t i, size_t lo)
         hs_nat_puts(e->b, ", 0)");
     }
     hs_nat_put(e->b, ";\n", 2);
+}
+
+static void put_instr(emitter *e, size_t i, size_t lo)
+{
+    const hs_instr *in = &e->p->code[i];
+    size_t j = e->partner[i];
+    if (e->early[i] == NONE) {
+        put_value(e, i, i, lo, (int)HS_INSTR_OP(in));
+    } else if (e->slot[i] != NONE) {      /* computed in an earlier chunk */
+        put_id(e->b, "    const double t", i);
+        put_id(e->b, " = x[", e->slot[i]);
+        hs_nat_put(e->b, "];\n", 3);
+    }
+    if (j != NONE) {                      /* the partner, on the same operand */
+        put_value(e, j, i, lo, (int)HS_INSTR_OP(&e->p->code[j]));
+        if (e->slot[j] != NONE) {
+            put_id(e->b, "    x[", e->slot[j]);
+            put_id(e->b, "] = t", j);
+            hs_nat_put(e->b, ";\n", 2);
+        }
+    }
     if (e->store[i]) {
         put_id(e->b, "    r[", HS_INSTR_A(in));
         put_id(e->b, "] = t", i);
         hs_nat_put(e->b, ";\n", 2);
     }
     e->def[HS_INSTR_A(in)] = i;
+    for (size_t o = e->first_out[i]; o != NONE; o = e->next_out[o])
+        put_output(e, o);
 }
 
 static void put_chunk(emitter *e, size_t c)
@@ -299,11 +383,11 @@ static void put_chunk(emitter *e, size_t c)
     if (hi > e->p->ninstr)
         hi = e->p->ninstr;
     hs_nat_printf(e->b, "static HS_NOINLINE void p%zuc%zu(const double *restrict in, "
-                  "double *restrict r, double *restrict out)\n{\n", e->pi, c);
-    hs_nat_puts(e->b, "    (void)in; (void)r; (void)out;\n");
+                  "double *restrict r, double *restrict out, double *restrict x)\n{\n",
+                  e->pi, c);
+    hs_nat_puts(e->b, "    (void)in; (void)r; (void)out; (void)x;\n");
     for (size_t i = lo; i < hi; i++)
         put_instr(e, i, lo);
-    put_outputs(e, lo, hi);
     hs_nat_puts(e->b, "}\n\n");
 }
 
@@ -342,10 +426,50 @@ static void put_prog(emitter *e)
     hs_nat_printf(e->b, "void hs_native_p%zu(const double *in, double *r, double *out)\n{\n",
                   e->pi);
     hs_nat_puts(e->b, "    (void)in; (void)r; (void)out;\n");
+    if (e->nx)
+        hs_nat_printf(e->b, "    double x[%zu];\n", e->nx);
     for (size_t c = 0; c < nchunk; c++)
-        hs_nat_printf(e->b, "    p%zuc%zu(in, r, out);\n", e->pi, c);
-    put_outputs(e, NONE, NONE);
+        hs_nat_printf(e->b, "    p%zuc%zu(in, r, out, %s);\n", e->pi, c, e->nx ? "x" : "0");
+    for (size_t o = 0; o < p->nout; o++)
+        if (e->outdef[o] == NONE)
+            put_output(e, o);
     hs_nat_puts(e->b, "}\n\n");
+}
+
+static void emit_prog(hs_nat_buf *b, const hs_prog *p, size_t pi, size_t chunk)
+{
+    emitter e;
+    memset(&e, 0, sizeof e);
+    e.b = b;
+    e.p = p;
+    e.pi = pi;
+    e.chunk = chunk;
+    size_t ni = p->ninstr + 1, nr = p->nregs + 1, no = p->nout + 1;
+    e.def = malloc(nr * sizeof *e.def);
+    e.store = calloc(ni, 1);
+    e.outdef = malloc(no * sizeof *e.outdef);
+    e.negate = malloc(no);
+    e.first_out = malloc(ni * sizeof *e.first_out);
+    e.next_out = malloc(no * sizeof *e.next_out);
+    e.partner = malloc(ni * sizeof *e.partner);
+    e.early = malloc(ni * sizeof *e.early);
+    e.slot = malloc(ni * sizeof *e.slot);
+    e.seen = malloc(2 * (ni + nr) * sizeof *e.seen);
+    if (e.def && e.store && e.outdef && e.negate && e.first_out && e.next_out && e.partner
+        && e.early && e.slot && e.seen)
+        put_prog(&e);
+    else
+        b->failed = 1;
+    free(e.def);
+    free(e.store);
+    free(e.outdef);
+    free(e.negate);
+    free(e.first_out);
+    free(e.next_out);
+    free(e.partner);
+    free(e.early);
+    free(e.slot);
+    free(e.seen);
 }
 
 /* The opcode macros: OP_ADD(B, C, D, N) (B + C), and so on. */
@@ -365,24 +489,9 @@ int hs_nat_emit(hs_nat_buf *b, const hs_prog *const *progs, size_t nprogs, size_
                   "%zu instructions per function */\n", HS_NAT_FORMAT, chunk);
     hs_nat_puts(b, prelude);
     put_ops(b);
-    for (size_t pi = 0; pi < nprogs; pi++) {
-        const hs_prog *p = progs[pi];
-        if (!p)
-            continue;
-        emitter e = {b, p, pi, chunk, NULL, NULL, NULL, NULL};
-        e.def = malloc((p->nregs ? p->nregs : 1) * sizeof *e.def);
-        e.store = calloc(p->ninstr ? p->ninstr : 1, 1);
-        e.outdef = malloc((p->nout ? p->nout : 1) * sizeof *e.outdef);
-        e.negate = malloc(p->nout ? p->nout : 1);
-        if (e.def && e.store && e.outdef && e.negate)
-            put_prog(&e);
-        else
-            b->failed = 1;
-        free(e.def);
-        free(e.store);
-        free(e.outdef);
-        free(e.negate);
-    }
+    for (size_t pi = 0; pi < nprogs; pi++)
+        if (progs[pi])
+            emit_prog(b, progs[pi], pi, chunk);
     return b->failed ? -1 : 0;
 }
 

@@ -40,6 +40,7 @@ typedef struct hs_nat_cc {
     size_t nwords;
     char path[4096];                   /* argv[0] resolved */
     char id[4352];                     /* words, path, size, mtime */
+    int gcc;                           /* GCC (by its file name): GCC-only flags */
 } hs_nat_cc;
 
 /* 0, or -1 with why[] set (not found, too many words). */
@@ -67,7 +68,8 @@ void hs_nat_unlock(int fd);
 /* 1 when another process holds the lock of key now. */
 int hs_nat_locked(const char *dir, const char *key);
 
-/* The compiler flags between $CC's words and "-o" (opt first). */
-extern const char *const hs_nat_flags[];
+/* Flag i of the compiler (NULL after the last): between $CC's words plus
+ * the optimization flag and "-o". */
+const char *hs_nat_flag(const hs_nat_cc *cc, size_t i);
 
 #endif

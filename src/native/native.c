@@ -74,8 +74,8 @@ static void make_key(attempt *a)
 {
     hs_nat_buf h = {NULL, 0, 0, 0};
     hs_nat_printf(&h, "holosim native %d\n%s\n%s", HS_NAT_FORMAT, a->cc.id, a->o.opt);
-    for (size_t i = 0; hs_nat_flags[i]; i++)
-        hs_nat_printf(&h, " %s", hs_nat_flags[i]);
+    for (size_t i = 0; hs_nat_flag(&a->cc, i); i++)
+        hs_nat_printf(&h, " %s", hs_nat_flag(&a->cc, i));
     uint64_t k[2] = {0x686f6c6f73696d00u, HS_NAT_FORMAT};
     if (h.p)
         hs_nat_hash(h.p, h.n, k);

@@ -21,8 +21,9 @@
  *           compiler that the caller waits for.
  *
  * Compiler: $CC if set and not empty (words split on blanks: "ccache gcc"
- * works), else `cc`, found in $PATH.  Flags: -std=c11 -O1 -fPIC -shared
- * -ffp-contract=off -fno-fast-math -g0 -pipe ... -lm.
+ * works), else `cc`, found in $PATH.  Flags: -O1 -std=c11 -fPIC -shared
+ * -ffp-contract=off -fno-fast-math -fno-builtin-fmin -fno-builtin-fmax
+ * -fno-tree-dse -fno-dse -g0 -pipe ... -lm (why: cache.c).
  *
  * Cache: $HOLOSIM_CACHE, else $XDG_CACHE_HOME/holosim, else
  * $HOME/.cache/holosim; entries in its native/ subdirectory:
@@ -71,7 +72,7 @@ typedef enum hs_native_status {
 #define HS_NATIVE_AUTO_WORK 5e8
 /* instructions per emitted C function (compile time grows faster than
  * linearly with the size of a function; bench/README.md) */
-#define HS_NATIVE_CHUNK 500
+#define HS_NATIVE_CHUNK 100
 
 typedef struct hs_native_opts {
     hs_native_policy policy;
