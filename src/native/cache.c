@@ -203,7 +203,8 @@ static int mkdirs(char *path)
     }
 }
 
-int hs_nat_cache_dir(const char *override, char *dir, size_t cap, char *why, size_t whycap)
+int hs_nat_cache_dir(const char *override, int create, char *dir, size_t cap, char *why,
+                     size_t whycap)
 {
     const char *base = override, *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     const char *env = getenv("HOLOSIM_CACHE");
@@ -225,6 +226,10 @@ int hs_nat_cache_dir(const char *override, char *dir, size_t cap, char *why, siz
         return -1;
     }
     struct stat st;
+    if (stat(dir, &st) && !create) {
+        snprintf(why, whycap, "no cache directory %s", dir);
+        return -1;
+    }
     if (stat(dir, &st) && mkdirs(dir)) {
         snprintf(why, whycap, "cannot create cache directory %s: %s", dir, strerror(errno));
         return -1;

@@ -47,10 +47,11 @@ typedef struct hs_nat_cc {
 int hs_nat_cc_find(hs_nat_cc *cc, char *why, size_t whycap);
 void hs_nat_cc_free(hs_nat_cc *cc);
 
-/* The cache directory (created 0700 when missing).  Returns 0 when it can
- * be read and written, 1 when it can only be read, -1 when it cannot be
- * used (why[] says why). */
-int hs_nat_cache_dir(const char *override, char *dir, size_t cap, char *why, size_t whycap);
+/* The cache directory (created 0700 when missing and create is set).
+ * Returns 0 when it can be read and written, 1 when it can only be read,
+ * -1 when it cannot be used or is missing (why[] says why). */
+int hs_nat_cache_dir(const char *override, int create, char *dir, size_t cap, char *why,
+                     size_t whycap);
 
 /* Is dir/k<key>.so a complete, intact entry for key? */
 int hs_nat_entry_ok(const char *path, const char *key);

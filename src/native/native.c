@@ -325,7 +325,9 @@ static hs_native *load(attempt *a)
         return give_up(a, HS_NATIVE_FAILED, "native: %s; using the VM", a->why);
     }
     make_key(a);
-    a->dir_state = hs_nat_cache_dir(a->o.cache_dir, a->dir, sizeof a->dir, a->why,
+    /* a short run only looks: it creates no directory */
+    int create = a->o.policy == HS_NATIVE_ALWAYS || a->o.work >= a->o.auto_work;
+    a->dir_state = hs_nat_cache_dir(a->o.cache_dir, create, a->dir, sizeof a->dir, a->why,
                                     sizeof a->why);
     if (a->dir_state >= 0) {
         hs_native *h = from_cache(a);
