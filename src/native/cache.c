@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +152,8 @@ int hs_nat_cc_find(hs_nat_cc *cc, char *why, size_t whycap)
         snprintf(why, whycap, "out of memory");
         return -1;
     }
-    for (char *s = strtok(cc->words, " \t"); s; s = strtok(NULL, " \t")) {
+    char *save = NULL;
+    for (char *s = strtok_r(cc->words, " \t", &save); s; s = strtok_r(NULL, " \t", &save)) {
         if (cc->nwords + 1 >= HS_NAT_MAXWORDS) {
             snprintf(why, whycap, "CC has more than %d words", HS_NAT_MAXWORDS - 2);
             return -1;
@@ -367,7 +369,9 @@ static int compile(const hs_nat_cc *cc, const char *opt, const char *c, const ch
     for (size_t i = 0; i < cc->nwords; i++)
         argv[n++] = cc->argv[i];
     snprintf(opts, sizeof opts, "%s", opt);
-    for (char *s = strtok(opts, " \t"); s && n < cc->nwords + HS_NAT_MAXWORDS; s = strtok(NULL, " \t"))
+    char *save = NULL;
+    for (char *s = strtok_r(opts, " \t", &save); s && n < cc->nwords + HS_NAT_MAXWORDS;
+         s = strtok_r(NULL, " \t", &save))
         argv[n++] = s;
     for (size_t i = 0; hs_nat_flag(cc, i); i++)
         argv[n++] = hs_nat_flag(cc, i);
@@ -454,7 +458,7 @@ static int write_file(const char *path, const char *s, size_t n)
 int hs_nat_build(const hs_nat_cc *cc, const char *opt, const char *src, size_t len,
                  const char *dir, const char *key, int record, char *why, size_t whycap)
 {
-    static unsigned serial;
+    static _Atomic unsigned serial;      /* work files of concurrent builds differ */
     char base[4352], c[4400], so[4400], log[4400], fin[4400];
     snprintf(base, sizeof base, "%s/k%s.%ld.%u.tmp", dir, key, (long)getpid(), serial++);
     snprintf(c, sizeof c, "%s.c", base);
@@ -507,8 +511,9 @@ int hs_nat_lock(const char *dir, const char *key, int wait)
     fl.l_whence = SEEK_SET;
     while (fcntl(fd, wait ? F_SETLKW : F_SETLK, &fl) < 0) {
         if (errno != EINTR) {
+            int busy = errno == EACCES || errno == EAGAIN;
             close(fd);
-            return -1;
+            return busy ? -2 : -1;
         }
     }
     return fd;

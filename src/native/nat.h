@@ -62,8 +62,10 @@ int hs_nat_entry_ok(const char *path, const char *key);
 int hs_nat_build(const hs_nat_cc *cc, const char *opt, const char *src, size_t len,
                  const char *dir, const char *key, int record, char *why, size_t whycap);
 
-/* The per-key build lock (fcntl): returns the descriptor holding it, or -1
- * when another process holds it (wait = 0) or it cannot be created. */
+/* The per-key build lock (fcntl): returns the descriptor holding it, -2
+ * when another process holds it (wait = 0), -1 when there is no lock to be
+ * had (a file system without locks: building anyway is safe, only maybe
+ * done twice). */
 int hs_nat_lock(const char *dir, const char *key, int wait);
 void hs_nat_unlock(int fd);
 /* 1 when another process holds the lock of key now. */

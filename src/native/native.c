@@ -188,7 +188,7 @@ static void background_worker(attempt *a)
     if (nice(10) == -1 && errno)
         errno = 0;                /* a build at normal priority is fine too */
     int lock = hs_nat_lock(a->dir, a->key, 0);
-    if (lock >= 0) {
+    if (lock != -2) {
         char path[4400];
         entry_path(a, path, sizeof path);
         if (!hs_nat_entry_ok(path, a->key))
