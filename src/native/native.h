@@ -68,8 +68,9 @@ typedef enum hs_native_status {
 } hs_native_status;
 
 /* auto starts a background build when work >= this many instruction
- * evaluations (about 0.5 s of VM time; bench/README.md) */
-#define HS_NATIVE_AUTO_WORK 5e8
+ * evaluations: the VM takes 2.5-4 ns per instruction (bench/README.md),
+ * so about 0.5-0.8 s of VM time, a run of a second or more */
+#define HS_NATIVE_AUTO_WORK 2e8
 /* instructions per emitted C function (compile time grows faster than
  * linearly with the size of a function; bench/README.md) */
 #define HS_NATIVE_CHUNK 100
@@ -94,13 +95,16 @@ typedef struct hs_native hs_native;
  * be NULL) says why, and note[notecap] holds a one-line explanation for
  * the user ("native: ...", no newline) when something is worth telling
  * (a failure, a background build started, a temporary directory used),
- * else "".  The programs must outlive nothing: the handle copies what it
- * needs.  Never prints, never exits. */
+ * else "".  The handle keeps no reference to the programs.  Never prints,
+ * never exits; auto may fork a detached builder (its own session, no
+ * inherited descriptors, exits with _exit). */
 hs_native *hs_native_load(const hs_prog *const *progs, size_t nprogs,
                           const hs_native_opts *o, hs_native_status *status,
                           char *note, size_t notecap);
 
-/* The kernel of progs[i] (NULL when progs[i] was NULL or i >= nprogs). */
+/* The kernel of progs[i] (NULL when progs[i] was NULL or i >= nprogs),
+ * valid until hs_native_free.  Reentrant: all its state is in regs and on
+ * the stack (at most 8 KB). */
 hs_kernel_fn hs_native_fn(const hs_native *h, size_t i);
 
 /* The shared object's path as loaded ("" after a build in a temporary
