@@ -208,6 +208,59 @@ END_TEST
 /* A time-dependent constraint with t0 != 0: the velocity projection uses
  * G_t at t0.  Particle on the line x = c t started at rest at t0 = 2: the
  * projected velocity x' is c (and the position 2c). */
+/* The rank of G_q: certified by the Cholesky of C when C is well
+ * conditioned, decided by the pivoted QR otherwise.  Rows (1, 0) and
+ * (1, eps): cond(G_q) ~ 2/eps.  eps = 1e-7: C's reciprocal condition is
+ * ~1e-15, below the certificate's 1e-12, yet the QR (relative tolerance
+ * 1e-9) finds full rank; eps = 1e-11: rank 1, the second depends on the
+ * first; an exact duplicate: rank 1; a chain of 64 links: full rank. */
+static size_t rank_of(const char *text, char *msg, size_t cap)
+{
+    hs_error err;
+    hs_model *m = load(text, &err);
+    hs_work *w = hs_work_new(m);
+    ck_assert_ptr_nonnull(w);
+    size_t r = hs_cons_rank(m, w, m->t0, m->q0, msg, cap, NULL);
+    hs_work_free(w);
+    hs_model_free(m);
+    return r;
+}
+
+START_TEST(rank_certificate_and_qr)
+{
+    char msg[400], text[16384];
+    const char *fmt =
+        "coordinates: [x, y]\n"
+        "mass: [1, 1]\n"
+        "constraints: {a: x, b: 'x + %s*y'}\n"
+        "initial: {q: {x: 0, y: 0}}\n";
+    snprintf(text, sizeof text, fmt, "1e-7");
+    ck_assert_uint_eq(rank_of(text, msg, sizeof msg), 2);
+    snprintf(text, sizeof text, fmt, "1e-11");
+    ck_assert_uint_eq(rank_of(text, msg, sizeof msg), 1);
+    ck_assert_msg(strstr(msg, "depends on") != NULL, "%s", msg);
+    snprintf(text, sizeof text, fmt, "0");
+    ck_assert_uint_eq(rank_of(text, msg, sizeof msg), 1);
+    /* a 64-link chain (band C): certified */
+    size_t len = (size_t)snprintf(text, sizeof text, "coordinates: [");
+    for (int i = 1; i <= 64; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%sx%d, y%d", i > 1 ? ", " : "", i, i);
+    len += (size_t)snprintf(text + len, sizeof text - len, "]\nmass: [");
+    for (int i = 1; i <= 128; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s1", i > 1 ? ", " : "");
+    len += (size_t)snprintf(text + len, sizeof text - len, "]\nconstraints:\n  l1: x1^2 + y1^2 - 1\n");
+    for (int i = 2; i <= 64; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "  l%d: (x%d - x%d)^2 + (y%d - y%d)^2 - 1\n", i, i, i - 1, i, i - 1);
+    len += (size_t)snprintf(text + len, sizeof text - len, "initial:\n  q: {");
+    for (int i = 1; i <= 64; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%sx%d: %d, y%d: 0", i > 1 ? ", " : "",
+                                i, i, i);
+    snprintf(text + len, sizeof text - len, "}\n");
+    ck_assert_uint_eq(rank_of(text, msg, sizeof msg), 64);
+}
+END_TEST
+
 START_TEST(rheonomic_t0)
 {
     const char *text =
@@ -278,6 +331,7 @@ static Suite *suite(void)
     tcase_add_test(tc, reject_mode);
     tcase_add_test(tc, empty_set);
     tcase_add_test(tc, dependent_constraints);
+    tcase_add_test(tc, rank_certificate_and_qr);
     tcase_add_test(tc, rheonomic_t0);
     tcase_add_test(tc, singular_during_run);
     suite_add_tcase(s, tc);

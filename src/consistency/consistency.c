@@ -31,6 +31,8 @@ struct hs_proj {
     double *Md;                     /* [n] diagonal of M (diagonal kinds) */
     gsl_matrix *Ab;                 /* k x (bw+1) band storage of A */
     gsl_vector *work3k;             /* rcond scratch */
+    int a_valid;                    /* A holds a factorization from this call */
+    int full_rcond;                 /* 1: condition estimate on every build_A */
 };
 
 hs_proj *hs_proj_new(const hs_model *m)
@@ -234,18 +236,31 @@ static int build_A(hs_proj *p, hs_work *w)
             set_A(p, w, i > j ? i : j, i > j ? j : i, 0);
         set_A(p, w, i, i, 1);
     }
-    double rcond = 0;
-    if (w->banded) {
-        if (hs_la_band_cholesky(p->Ab))
-            return -1;
-        gsl_linalg_cholesky_band_rcond(p->Ab, &rcond, p->work3k);
-    } else {
-        gsl_matrix_view A = gsl_matrix_submatrix(p->A, 0, 0, k, k);
-        if (gsl_linalg_cholesky_decomp1(&A.matrix) != GSL_SUCCESS)
-            return -1;
-        gsl_linalg_cholesky_rcond(&A.matrix, &rcond, p->work3k);
+    gsl_matrix_view A = gsl_matrix_submatrix(w->banded ? p->Ab : p->A, 0, 0, k,
+                                             w->banded ? w->bw + 1 : k);
+    if (w->banded ? hs_la_band_cholesky(&A.matrix) != 0
+                  : gsl_linalg_cholesky_decomp1(&A.matrix) != GSL_SUCCESS)
+        return -1;
+    /* the squared ratio of the smallest to the largest pivot is a cheap
+     * guess of the reciprocal condition; GSL's estimate runs when the
+     * guess is poor, and always at the start of a run (full_rcond) */
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < k; i++) {
+        double l = A.matrix.data[i * A.matrix.tda + (w->banded ? 0 : i)];
+        lo = l < lo ? l : lo;
+        hi = l > hi ? l : hi;
     }
-    return rcond < 1e-15 ? -1 : 0;
+    double rcond = (lo / hi) * (lo / hi);
+    if (p->full_rcond || !(rcond >= 1e-6)) {
+        if (w->banded)
+            gsl_linalg_cholesky_band_rcond(&A.matrix, &rcond, p->work3k);
+        else
+            gsl_linalg_cholesky_rcond(&A.matrix, &rcond, p->work3k);
+    }
+    if (!(rcond >= 1e-15))
+        return -1;
+    p->a_valid = 1;
+    return 0;
 }
 
 /* out = W G_q^T A^-1 rhs */
@@ -441,6 +456,61 @@ out:
     constraints(p, w, t, q, p->G, NULL);
 }
 
+/* max_i |r_i| / (its round-off floor): <= 1 when r is at round-off. */
+static double velocity_excess(const hs_model *m, const hs_work *w, const double *v,
+                              const double *r)
+{
+    const double *Gz = w->pos + m->k, *Gt = w->pos + m->k + m->nnz;
+    double worst = 0;
+    for (size_t i = 0; i < m->k; i++) {
+        double scale = fabs(Gt[i]);
+        for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
+            scale += fabs(Gz[z] * v[m->gq_col[z]]);
+        double e = fabs(r[i]) / fmax(DBL_MIN, 2 * DBL_EPSILON * scale);
+        if (!(e <= worst))
+            worst = e;
+    }
+    return worst;
+}
+
+/* Velocities: v <- v - W G_q^T A^-1 (G_t + G_q v), G_q and G_t at the
+ * projected q (w->pos holds them: every path of newton and nearest_point
+ * ends with the constraints evaluated at q).  The factorization of A and W
+ * from the last Newton step serve, corrected by up to two more solves with
+ * the same factor (q moved by about the tolerance, so A changed by as
+ * little); only when that does not bring the residual to round-off are W
+ * and A built anew at q. */
+static int project_velocities(hs_proj *p, hs_work *w, double t, const double *q, double *v,
+                              const unsigned char *lock, hs_error *err)
+{
+    const hs_model *m = p->m;
+    size_t n = m->n, k = m->k;
+    const double *Gt = w->pos + k + m->nnz;
+    for (int pass = 0; pass < 2; pass++) {
+        if (!p->a_valid || pass == 1) {
+            if (build_W(p, w, t, q, v, lock, err))
+                return err->code;
+            if (build_A(p, w))
+                return hs_error_set(err, HS_EXIT_INCONSISTENT, "cannot project the "
+                                    "velocities at t=%.17g: G_q W G_q^T is singular", t);
+        }
+        for (int it = 0; it < 3; it++) {
+            for (size_t i = 0; i < k; i++)
+                p->r[i] = Gt[i] + hs_dyn_gq_dot(m, w, i, v);
+            if (velocity_excess(m, w, v, p->r) <= 1)
+                return 0;
+            solve_step(p, w, p->r, p->dq);
+            for (size_t c = 0; c < n; c++)
+                v[c] -= p->dq[c];
+        }
+        for (size_t i = 0; i < k; i++)
+            p->r[i] = Gt[i] + hs_dyn_gq_dot(m, w, i, v);
+        if (velocity_excess(m, w, v, p->r) <= 1)
+            return 0;
+    }
+    return 0;
+}
+
 int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
                   const unsigned char *lock, double tol, int min_steps, hs_error *err)
 {
@@ -455,27 +525,36 @@ int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
             return hs_error_set(err, HS_EXIT_INCONSISTENT, "out of memory");
         memcpy(q0, q, n * sizeof *q0);
     }
+    p->a_valid = 0;
+    p->full_rcond = q0 != NULL;
     int rc = newton(p, w, t, q, v, lock, tol, min_steps, err);
     if (!rc && q0)
         nearest_point(p, w, t, q, v, q0, lock, tol);
     free(q0);
     if (rc)
         return rc;
-    /* velocities: v <- v - W G_q^T A^-1 (G_t + G_q v) at the projected q */
-    if (constraints(p, w, t, q, NULL, p->Gt) || build_W(p, w, t, q, v, lock, err)) {
-        if (!err->code)
-            hs_error_set(err, w->err.code, "%s", w->err.msg);
-        return err->code;
-    }
-    if (build_A(p, w))
-        return hs_error_set(err, HS_EXIT_INCONSISTENT, "cannot project the velocities at "
-                            "t=%.17g: G_q W G_q^T is singular", t);
-    for (size_t i = 0; i < k; i++)
-        p->r[i] = p->Gt[i] + hs_dyn_gq_dot(m, w, i, v);
-    solve_step(p, w, p->r, p->dq);
-    for (size_t c = 0; c < n; c++)
-        v[c] -= p->dq[c];
-    return 0;
+    return project_velocities(p, w, t, q, v, lock, err);
+}
+
+/* Full rank, certified cheaply: C = G_q M^-1 G_q^T factors with a
+ * reciprocal condition above HS_RANK_RCOND, through the dynamics' own
+ * factorization (band or small dense: O(k b^2), not the O(n k^2) of a
+ * dense QR).  Any failure (C singular, a force not finite at rest) only
+ * means "not certified": the QR decides then. */
+static int full_rank_certified(const hs_model *m, hs_work *w, double t, const double *q)
+{
+    double *v0 = calloc(m->n, sizeof *v0);
+    if (!v0)
+        return 0;
+    long nrhs = w->nrhs;                  /* not a right-hand side of the run */
+    int full = w->full_rcond;
+    w->full_rcond = 1;
+    int ok = hs_dyn_accel(m, w, t, q, v0, NULL, NULL) == 0 && w->rcond >= HS_RANK_RCOND;
+    w->full_rcond = full;
+    w->nrhs = nrhs;
+    hs_error_init(&w->err);
+    free(v0);
+    return ok;
 }
 
 size_t hs_cons_rank(const hs_model *m, hs_work *w, double t, const double *q,
@@ -486,6 +565,8 @@ size_t hs_cons_rank(const hs_model *m, hs_work *w, double t, const double *q,
         msg[0] = '\0';
     if (!k)
         return 0;
+    if (full_rank_certified(m, w, t, q))
+        return k;
     if (hs_dyn_constraints(m, w, t, q, NULL, NULL))
         return k;     /* a domain error here is reported by the caller later */
     gsl_matrix *A = gsl_matrix_alloc(n, k);
@@ -553,8 +634,8 @@ int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
     size_t rank = hs_cons_rank(m, w, t, q, msg, sizeof msg, &dep);
     if (rank < k) {
         hs_error_set(err, HS_EXIT_MODEL, "the constraints are dependent at the initial "
-                     "position (rank of G_q is %zu, there are %zu constraints): %s", rank,
-                     k, msg);
+                     "position (rank of G_q is %zu, there %s %zu constraint%s): %s", rank,
+                     k == 1 ? "is" : "are", k, k == 1 ? "" : "s", msg);
         hs_model_place(m, m->cpos[dep], err);     /* at the first dependent one */
         return err->code;
     }

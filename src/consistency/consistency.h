@@ -27,11 +27,15 @@ void hs_proj_free(hs_proj *p);                  /* NULL is fine */
 int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
                   const unsigned char *lock, double tol, int min_steps, hs_error *err);
 
-/* Rank of G_q at (t, q) by QR with column pivoting of G_q^T, with the
- * relative tolerance HS_RANK_RTOL.  When rank < k, writes into msg the
- * dependent constraints and those they depend on, and the index of the
+/* Rank of G_q at (t, q).  Full rank is certified first by the factorization
+ * of C = G_q M^-1 G_q^T the run uses (band or dense Cholesky, reciprocal
+ * condition >= HS_RANK_RCOND: then cond(G_q) is below about 1e6, far from
+ * the QR's threshold); otherwise QR with column pivoting of G_q^T decides,
+ * with the relative tolerance HS_RANK_RTOL.  When rank < k, writes into msg
+ * the dependent constraints and those they depend on, and the index of the
  * first dependent constraint into *first_dependent (may be NULL). */
 #define HS_RANK_RTOL 1e-9
+#define HS_RANK_RCOND 1e-12
 size_t hs_cons_rank(const hs_model *m, hs_work *w, double t, const double *q,
                     char *msg, size_t cap, size_t *first_dependent);
 

@@ -3,10 +3,40 @@
 
 #include <math.h>
 
+/* The tridiagonal case (b = 1: the chains), the general loops written out:
+ * the same operations in the same order, so the same bits. */
+static int tridiag_cholesky(double *L, size_t k, size_t tda)
+{
+    double norm = 0, prev = 0;       /* prev: |A(j, j-1)| */
+    for (size_t j = 0; j < k; j++) {
+        double sub = j + 1 < k ? fabs(L[j * tda + 1]) : 0;
+        double col = fabs(L[j * tda]) + sub + prev;
+        if (col > norm)
+            norm = col;
+        prev = sub;
+    }
+    double lprev = 0;                /* L(j, j-1) */
+    for (size_t j = 0; j < k; j++) {
+        double d = L[j * tda];
+        if (j > 0)
+            d -= lprev * lprev;
+        if (!(d > 0))
+            return -1;
+        double ljj = sqrt(d);
+        L[j * tda] = ljj;
+        if (j + 1 < k)
+            lprev = L[j * tda + 1] = L[j * tda + 1] / ljj;
+    }
+    L[(k - 1) * tda + 1] = norm;
+    return 0;
+}
+
 int hs_la_band_cholesky(gsl_matrix *B)
 {
     size_t k = B->size1, b = B->size2 - 1, tda = B->tda;
     double *L = B->data;
+    if (b == 1 && k > 0)
+        return tridiag_cholesky(L, k, tda);
 #define BL(i, j) L[(j) * tda + ((i) - (j))]     /* element (i, j), i >= j */
     /* the 1-norm of A, kept where GSL keeps it (the unused last slot of
      * the last row) for gsl_linalg_cholesky_band_rcond */
@@ -17,7 +47,8 @@ int hs_la_band_cholesky(gsl_matrix *B)
             col += fabs(BL(i, j));
         for (size_t p = j > b ? j - b : 0; p < j; p++)
             col += fabs(BL(j, p));
-        norm = fmax(norm, col);
+        if (col > norm)
+            norm = col;
     }
     for (size_t j = 0; j < k; j++) {
         size_t p0 = j > b ? j - b : 0;
@@ -46,6 +77,13 @@ void hs_la_band_svx(const gsl_matrix *B, double *x)
 {
     size_t k = B->size1, b = B->size2 - 1, tda = B->tda;
     const double *L = B->data;
+    if (b == 1) {                                  /* tridiagonal, written out */
+        for (size_t i = 0; i < k; i++)
+            x[i] = (i ? x[i] - L[(i - 1) * tda + 1] * x[i - 1] : x[i]) / L[i * tda];
+        for (size_t i = k; i-- > 0;)
+            x[i] = (i + 1 < k ? x[i] - L[i * tda + 1] * x[i + 1] : x[i]) / L[i * tda];
+        return;
+    }
     for (size_t i = 0; i < k; i++) {               /* L y = x */
         double sum = x[i];
         for (size_t p = i > b ? i - b : 0; p < i; p++)
