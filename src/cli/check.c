@@ -68,11 +68,11 @@ int hs_cli_check(int argc, char **argv)
     } else {
         printf("initial data: consistent%s\n", memcmp(q, m->q0, m->n * sizeof *q) ||
                memcmp(v, m->v0, m->n * sizeof *v) ? " after projection" : "");
-        if (!hs_dyn_accel(m, w, m->t0, q, v, NULL, NULL))
-            printf("C = G_q M^-1 G_q^T positive definite at t0; E0 = %.17g\n",
-                   w->T + (hs_dyn_aux(m, w, m->t0, q, v) ? (double)NAN : w->aux[m->off_U]));
-        else
+        if (hs_dyn_accel(m, w, m->t0, q, v, NULL, NULL) || hs_dyn_aux(m, w, m->t0, q, v))
             rc = hs_cli_fail(&w->err);
+        else    /* E in the frame of the model's mass (an embedding: the ambient one) */
+            printf("C = G_q M^-1 G_q^T positive definite at t0; E0 = %.17g\n",
+                   hs_dyn_kinetic(m, w) + w->aux[m->off_U]);
     }
 out:
     free(q);
