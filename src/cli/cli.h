@@ -27,7 +27,7 @@ enum { CMD_RUN = 1, CMD_CHECK = 2, CMD_DERIVE = 4 };
 typedef struct opts {
     hs_overrides ov;
     const char *model, *output, *columns, *summary, *wrt;
-    int precision, progress, quiet;
+    int precision, progress, quiet, quiet_projection;
     const char **set_name;
     double *set_value;
     size_t nset;
@@ -48,7 +48,7 @@ int hs_cli_usage_error(const char *cmd_usage, const char *fmt, const char *arg);
 /* A finite number and nothing else; 0 or -1. */
 int hs_cli_parse_double(const char *s, double *out);
 
-/* Set by SIGINT during a run. */
+/* The number of the signal (SIGINT, SIGTERM, SIGHUP) that stops a run. */
 extern volatile sig_atomic_t hs_cli_interrupted;
 
 int hs_cli_run(int argc, char **argv);

@@ -38,6 +38,8 @@ static int opt_flag(const optdef *d, opts *o, const char *val, const char *usage
     (void)usage;
     if (strcmp(d->name, "--progress") == 0)
         o->progress = 1;
+    else if (strcmp(d->name, "--quiet-projection") == 0)
+        o->quiet_projection = 1;
     else
         o->quiet = 1;
     return 0;
@@ -158,6 +160,7 @@ static int opt_precision(const optdef *d, opts *o, const char *val, const char *
 static const optdef optdefs[] = {
     { "--progress", NULL, CMD_RUN, 0, opt_flag, 0, 0 },
     { "--quiet", "-q", CMD_RUN, 0, opt_flag, 0, 0 },
+    { "--quiet-projection", NULL, CMD_RUN, 0, opt_flag, 0, 0 },
     { "--set", NULL, ALL, 1, opt_set, 0, 0 },
     { "--consistency", NULL, ALL, 1, opt_consistency, 0, 0 },
     { "--tolerance", NULL, ALL, 1, opt_tolerance, 0, 0 },

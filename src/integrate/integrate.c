@@ -158,7 +158,10 @@ static int emit(const hs_model *m, hs_work *w, const hs_columns *cols, hs_out *o
         r.E0 = w->T + w->aux[m->off_U];
         *E0_out = r.E0;
     }
-    hs_columns_row(m, cols, &r, o);
+    if (hs_columns_row(m, cols, &r, o, &w->err)) {
+        w->fail_kind = HS_FAIL_NONFINITE;
+        return HS_EXIT_NUMERIC;
+    }
     sum->rows++;
     for (size_t i = 0; i < k; i++) {
         sum->max_G = fmax(sum->max_G, fabs(w->aux[m->off_G + i]));
@@ -349,10 +352,8 @@ static int setup(run *R)
     int rc = hs_cons_start(m, R->w, R->y, R->y + n, o->report, R->err);
     if (rc)
         return rc;
-    if (o->out_path && !(R->file = fopen(o->out_path, "w")))
-        return hs_error_set(R->err, HS_EXIT_USAGE, "cannot open '%s' for writing: %s",
-                            o->out_path, strerror(errno));
-    if (hs_out_init(&R->out, R->file ? R->file : o->out, o->precision))
+    if (hs_out_init(&R->out, o->out, o->precision) ||
+        hs_out_start_at_first_row(&R->out, o->out_path))
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
     R->out_ok = 1;
     unsigned flags = hs_methods[R->method].flags;

@@ -19,18 +19,28 @@ static int lagrangian_kernels(loader *L, const hs_node *Lg, const hs_node *const
     hs_model *m = L->m;
     hs_dag *d = m->dag;
     size_t n = m->n;
+    size_t ns = (size_t)hs_dag_nsymbols(d);
     const hs_node **p = xcalloc(n, sizeof *p);
-    if (!p)
+    unsigned char *used = xcalloc(ns, 1);
+    if (!p || !used) {
+        free(p);
+        free(used);
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    }
     for (size_t i = 0; i < n && !hs_dag_failed(d); i++)
         p[i] = hs_diff(d, Lg, m->sym_v[i]);
     for (size_t i = 0; i < n && !hs_dag_failed(d); i++) {
         for (size_t j = 0; j <= i; j++) {
             const hs_node *Mij = hs_diff(d, p[i], m->sym_v[j]);
             m->M[i * n + j] = m->M[j * n + i] = Mij;
+            if (!Mij || Mij->kind == HS_NUM)
+                continue;
+            memset(used, 0, ns);        /* one walk per entry, not one per velocity */
+            hs_symbols_used(Mij, used, ns);
             for (size_t l = 0; l < n; l++)
-                if (hs_depends_on(Mij, m->sym_v[l])) {
+                if (used[m->sym_v[l]]) {
                     free(p);
+                    free(used);
                     return hs_ytree_error(L->y, L->err, where,
                                           "the kinetic energy is not quadratic in the velocities: "
                                           "d2T/d%s'd%s' depends on %s'", m->qname[i],
@@ -44,6 +54,7 @@ static int lagrangian_kernels(loader *L, const hs_node *Lg, const hs_node *const
         m->Q[i] = hs_add(d, Qi, F[i]);
     }
     free(p);
+    free(used);
     return hs_ld_dag_check(L);
 }
 
