@@ -51,7 +51,7 @@ $(STAMP): scripts/install-deps.sh
 	@sh scripts/install-deps.sh
 	@touch $@
 deps: $(STAMP)
-# The tests also need gnuplot, GNU parallel and groff (scripts, man page).
+# The tests also need gnuplot, GNU parallel, rsync and groff (scripts, man pages).
 build/.deps-full: scripts/install-deps.sh
 	@mkdir -p build
 	@HOLOSIM_FULL_DEPS=1 sh scripts/install-deps.sh
@@ -89,13 +89,24 @@ check: $(BIN) $(TEST_BIN) build/.deps-full
 bench: $(BIN)
 	$(MAKE) -C bench HOLOSIM=$(abspath $(BIN))
 
+# bin/holosim, the scripts as holosim-sweep and holosim-plot, the manuals
+# (holosim(1), holosim-model(5), and the scripts' pages when man/ has them);
+# uninstall removes exactly these files.
+MANDIR      = $(DESTDIR)$(PREFIX)/share/man
+SCRIPT_MANS = $(wildcard man/holosim-sweep.1 man/holosim-plot.1)
 install: bin/holosim
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(MANDIR)/man1 $(MANDIR)/man5
 	install -m 755 bin/holosim $(DESTDIR)$(PREFIX)/bin/holosim
-	install -m 644 man/holosim.1 $(DESTDIR)$(PREFIX)/share/man/man1/holosim.1
+	install -m 755 scripts/sweep $(DESTDIR)$(PREFIX)/bin/holosim-sweep
+	install -m 755 scripts/plot $(DESTDIR)$(PREFIX)/bin/holosim-plot
+	install -m 644 man/holosim.1 $(SCRIPT_MANS) $(MANDIR)/man1/
+	install -m 644 man/holosim-model.5 $(MANDIR)/man5/holosim-model.5
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/holosim $(DESTDIR)$(PREFIX)/share/man/man1/holosim.1
+	rm -f $(DESTDIR)$(PREFIX)/bin/holosim $(DESTDIR)$(PREFIX)/bin/holosim-sweep \
+	    $(DESTDIR)$(PREFIX)/bin/holosim-plot $(MANDIR)/man1/holosim.1 \
+	    $(MANDIR)/man1/holosim-sweep.1 $(MANDIR)/man1/holosim-plot.1 \
+	    $(MANDIR)/man5/holosim-model.5
 
 clean:
 	rm -rf build bin

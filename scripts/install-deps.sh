@@ -16,6 +16,7 @@ if [ "${HOLOSIM_FULL_DEPS:-0}" = 1 ]; then
     command -v gnuplot  >/dev/null 2>&1 || need="$need gnuplot-nox"
     command -v parallel >/dev/null 2>&1 || need="$need parallel"
     command -v groff    >/dev/null 2>&1 || need="$need groff"
+    command -v rsync    >/dev/null 2>&1 || need="$need rsync"
 fi
 # Fuzzing and memory checking (tests/fuzz/fuzz.mk): clang with its libFuzzer
 # and sanitizer runtimes (libclang-rt-dev follows Debian's default clang),

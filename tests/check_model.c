@@ -257,7 +257,7 @@ static const bad_case bad[] = {
     {"missing_initial_coordinate", L1_5 L6_7 ROD "initial:\n  q: {x: 0.6}\n" SIM, 2, 10, 6,
      "initial.q: missing value for coordinate 'y'", 0},
     {"initial_q_wrong_length", L1_5 L6_7 ROD "initial:\n  q: [0.6]\n" SIM, 2, 10, 6,
-     "initial.q has 1 entries", 0},
+     "initial.q has 1 entry", 0},
     {"initial_t_infinite", L1_5 L6_7 ROD INIT "  t: l/0\n" SIM, 2, 11, 7, "division by zero", 0},
 
     /* simulate */

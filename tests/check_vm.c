@@ -448,6 +448,92 @@ START_TEST(test_find_nonfinite)
 }
 END_TEST
 
+/* ---- NaN propagation ----
+ * A comparison, min or max with a NaN operand is NaN, and so is if() with
+ * a NaN condition, in the program and in the reference evaluator (C's
+ * comparisons and fmin/fmax would make it 0, 1 or the other operand). */
+
+enum { N_CMP = 9 };
+
+static void cmp_roots(fixture *f, const hs_node **r)
+{
+    hs_dag *d = f->d;
+    static const hs_kind k[8] = {HS_LT, HS_LE, HS_GT, HS_GE, HS_EQ, HS_NE, HS_MIN, HS_MAX};
+    for (int i = 0; i < 8; i++)
+        r[i] = hs_call2(d, k[i], f->x, f->y);
+    r[8] = hs_if(d, hs_call2(d, HS_LT, f->x, f->y), f->z, f->w);
+}
+
+START_TEST(test_nan_propagates)
+{
+    fixture f = fx_new();
+    const hs_node *r[N_CMP];
+    cmp_roots(&f, r);
+    hs_prog *p = compile_ok(f.d, r, N_CMP);
+    /* x < y, <=, >, >=, ==, !=, min, max, if(x < y, z, w) */
+    static const struct {
+        double x, y, want[N_CMP];
+    } rows[] = {
+        {1, 2, {1, 1, 0, 0, 0, 1, 1, 2, 10}},
+        {2, 1, {0, 0, 1, 1, 0, 1, 1, 2, 20}},
+        {3, 3, {0, 1, 0, 1, 1, 0, 3, 3, 20}},
+        {-INFINITY, INFINITY, {1, 1, 0, 0, 0, 1, -INFINITY, INFINITY, 10}},
+        {INFINITY, INFINITY, {0, 1, 0, 1, 1, 0, INFINITY, INFINITY, 20}},
+        {NAN, 1, {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN}},
+        {1, NAN, {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN}},
+        {NAN, NAN, {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN}},
+        {NAN, INFINITY, {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN}},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        double in[4] = {rows[i].x, rows[i].y, 10, 20}, out[N_CMP];
+        run(p, in, out);
+        for (int j = 0; j < N_CMP; j++) {
+            double w = rows[i].want[j], t = hs_eval_tree(r[j], in);
+            ck_assert_msg(out[j] == w || (isnan(out[j]) && isnan(w)),
+                          "row %zu root %d: program %g, want %g", i, j, out[j], w);
+            ck_assert_msg(t == w || (isnan(t) && isnan(w)),
+                          "row %zu root %d: tree %g, want %g", i, j, t, w);
+        }
+    }
+    /* a NaN in the branch not taken stays out; in the branch taken, in */
+    double in[4] = {1, 2, 10, NAN}, out[N_CMP];
+    run(p, in, out);
+    ck_assert(out[8] == 10);
+    in[2] = NAN;
+    run(p, in, out);
+    ck_assert(isnan(out[8]));
+    hs_prog_free(p);
+    hs_dag_free(f.d);
+}
+END_TEST
+
+/* A NaN made inside a condition reaches the output and is traced to where
+ * it was made; before, sqrt(x) < 1 was silently false at x < 0. */
+START_TEST(test_nan_in_condition_located)
+{
+    fixture f = fx_new();
+    hs_dag *d = f.d;
+    hs_dag_set_pos(d, (hs_srcpos){7, 11});
+    const hs_node *sq = hs_call1(d, HS_SQRT, f.x);
+    hs_dag_set_pos(d, (hs_srcpos){7, 30});
+    const hs_node *c = hs_call2(d, HS_LT, sq, hs_num(d, 1));
+    const hs_node *roots[3] = {hs_if(d, c, f.y, f.z), hs_call2(d, HS_MAX, hs_call1(d, HS_LOG, f.y), f.z),
+                               hs_call2(d, HS_EQ, f.w, sq)};
+    hs_dag_set_pos(d, (hs_srcpos){-1, 0});
+    hs_prog *p = compile_ok(d, roots, 3);
+    double out[3];
+    run(p, (double[]){4, 2, 3, 2}, out);
+    ck_assert(out[0] == 3 && out[1] == 3 && out[2] == 1);
+    run(p, (double[]){-1, 2, 3, 5}, out);
+    ck_assert(isnan(out[0]) && out[1] == 3 && isnan(out[2]));
+    expect_nonfinite(p, (double[]){-1, 2, 3, 5}, 11, "sqrt of a negative number");
+    run(p, (double[]){4, -2, 3, 5}, out);
+    ck_assert(out[0] == 3 && isnan(out[1]));
+    hs_prog_free(p);
+    hs_dag_free(d);
+}
+END_TEST
+
 START_TEST(test_disasm)
 {
     fixture f = fx_new();
@@ -482,6 +568,8 @@ static Suite *vm_suite(void)
     tcase_add_test(tc, test_register_reuse_long_sum);
     tcase_add_test(tc, test_random_vs_tree);
     tcase_add_test(tc, test_find_nonfinite);
+    tcase_add_test(tc, test_nan_propagates);
+    tcase_add_test(tc, test_nan_in_condition_located);
     tcase_add_test(tc, test_disasm);
     suite_add_tcase(s, tc);
     return s;

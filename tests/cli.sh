@@ -246,7 +246,7 @@ end
 begin help_run
 hs help run
 rc_is 0; out_line 1 "usage: holosim run MODEL [OPTIONS]"; out_has "--columns LIST"
-out_has "--set NAME=VALUE"; err_empty
+out_has "--set NAME=EXPR"; err_empty
 cp "$T/out" "$T/help_run"
 end
 

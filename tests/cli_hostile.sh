@@ -18,7 +18,8 @@
 #               twice: the last wins
 #   projection  -q still reports moved initial data; --quiet-projection not
 #   limits      generated hostile files (chains of 100,000 parameters or
-#               defines, 100,000 keys, 300 coordinates) each within 10 s
+#               defines, 100,000 keys, a kinetic energy of 1,000
+#               coordinates) each within 10 s
 #               and, outside sanitizer builds, 1 GB of address space
 #
 # The last line of output is always `N passed, N failed`.
@@ -351,12 +352,16 @@ gen_chain define 2000 "$T/dchain2000.yaml"
 gen_chain define 100000 "$T/dchain100k.yaml"
 awk 'BEGIN { print "parameters:"; for (i = 0; i < 100000; i++) printf "  p%d: %d\n", i, i
     print "  p5: 1\ncoordinates: [x]\nmass: [1]\ninitial: {q: {x: 1}}" }' >"$T/dupkey.yaml"
-awk 'BEGIN { n = 300; s = "coordinates: ["
+gen_kinetic() {   # gen_kinetic N FILE: T = sum q_i'^2/2 over N coordinates
+awk -v n="$1" 'BEGIN { s = "coordinates: ["
     for (i = 0; i < n; i++) s = s (i ? ", " : "") "q" i; print s "]"
     s = "kinetic: 0.5*("; for (i = 0; i < n; i++) s = s (i ? " + " : "") "q" i "'"'"'^2"; print s ")"
     s = "potential: "; for (i = 0; i < n; i++) s = s (i ? " + " : "") "q" i "^2"; print s
     s = "initial: {q: ["; for (i = 0; i < n; i++) s = s (i ? ", " : "") "1"; print s "]}"
-    print "simulate: {t_end: 0.01, dt: 0.005}" }' >"$T/kin300.yaml"
+    print "simulate: {t_end: 0.01, dt: 0.005}" }' >"$2"
+}
+gen_kinetic 300 "$T/kin300.yaml"
+gen_kinetic 1000 "$T/kin1000.yaml"
 
 # limited WANT_RC FILE [MESSAGE]: holosim run FILE within 10 s and 1 GB
 limited() {
@@ -377,6 +382,7 @@ limited 0 "$T/dchain2000.yaml"
 limited 0 "$T/dchain100k.yaml"
 limited 2 "$T/dupkey.yaml" "dupkey.yaml:100002:3: error: duplicate key 'p5' in 'parameters'"
 limited 0 "$T/kin300.yaml"
+limited 0 "$T/kin1000.yaml"
 sed 's/^  p99999: 1$/  p99999: p0/' "$T/pchain100k.yaml" >"$T/pcycle100k.yaml"
 limited 2 "$T/pcycle100k.yaml" "pcycle100k.yaml:2:3: error: parameter 'p0' depends on itself"
 

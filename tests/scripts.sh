@@ -11,6 +11,10 @@ export HOLOSIM
 sweep=$root/scripts/sweep
 plot=$root/scripts/plot
 model=$root/models/pendulum.yaml
+fakehs=$root/tests/scripts/fake-holosim
+fakessh=$root/tests/scripts/fake-ssh
+LC_ALL=C
+export LC_ALL
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/holosim-scripts.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
@@ -37,6 +41,16 @@ is_png() {  # 8-byte PNG signature and more than 1000 bytes
     [ "$(wc -c <"$1" | tr -d ' ')" -gt 1000 ]
 }
 no_scratch_left() { [ -z "$(ls -A "$TMPDIR")" ]; }
+no_part_left() { [ -z "$(find "$1" -name '.part*' -o -name '*.part')" ]; }
+mtime() { stat -c %Y.%y "$1" 2>/dev/null || echo none; }
+has() {     # has FILE TEXT: FILE contains TEXT (fixed string)
+    grep -qF -- "$2" "$1"
+}
+wait_for() {  # wait_for FILE: up to 20 s for FILE to appear
+    _i=0
+    while [ ! -e "$1" ] && [ $_i -lt 200 ]; do sleep 0.1; _i=$((_i + 1)); done
+    [ -e "$1" ]
+}
 ncsv() {    # number of run CSVs in a directory (summary.csv excluded)
     _n=0
     for _f in "$1"/*.csv; do
@@ -45,7 +59,7 @@ ncsv() {    # number of run CSVs in a directory (summary.csv excluded)
     echo $_n
 }
 
-for tool in parallel gnuplot; do
+for tool in parallel gnuplot rsync groff; do
     command -v $tool >/dev/null 2>&1 || {
         echo "tests/scripts.sh: $tool is missing: run HOLOSIM_FULL_DEPS=1 sh scripts/install-deps.sh" >&2
         echo "0 passed, 1 failed"; exit 1; }
@@ -111,6 +125,239 @@ check "sweep: HOLOSIM pointing nowhere (exit 1)" [ $? -eq 1 ]
 "$sweep" --help | grep -q 'exit status: 0 when every point succeeded, 1 otherwise'
 check "sweep --help states the exit status" [ $? -eq 0 ]
 
+"$sweep" --help >"$work/help"
+check "sweep --help exits 0 and shows the usage" has "$work/help" "usage: sweep [OPTIONS] MODEL"
+check "sweep --help: metrics are empty for a run that never integrated" \
+    has "$work/help" "all nine empty when the"
+
+# ---------------------------------- sweep: a failed point's message and fields
+# The model path as the user typed it (relative), never the sweep's own copy
+# or an absolute path; a point that never integrated has empty metrics.
+(cd "$root" && "$sweep" -o "$work/rel" models/pendulum.yaml l=0,1 -- --t-end 0.2 2>"$work/err")
+check "sweep with a bad point exits 1" [ $? -eq 1 ]
+check "a point that never integrated: exit 2, nine empty metric fields, the typed path" \
+    grep -q '^0,2,,,,,,,,,,"models/pendulum.yaml:16:8: error: the constraints are dependent' "$work/rel/summary.csv"
+check "the message names no absolute path and not the sweep's copy" \
+    sh -c "! grep -e '$root' -e '.sweep/' '$work/rel/summary.csv' '$work/err'"
+check "the failure on stderr shows the typed path" \
+    has "$work/err" "sweep: l=0: exit 2: models/pendulum.yaml:16:8: error:"
+check "the good point beside it has its metrics" \
+    [ "$(field 3 2 "$work/rel/summary.csv"),$(field 3 5 "$work/rel/summary.csv")" = "0,21" ]
+
+# --------------------------------------------- sweep: options anywhere (GNU)
+d=$work/perm
+"$sweep" "$model" l=1,2 -o "$d" -- --t-end 0.2 2>/dev/null
+check "options after the operands: MODEL l=1,2 -o DIR -- ..." [ $? -eq 0 ] && [ "$(ncsv "$d")" -eq 2 ]
+check "the -- after the model passes options to holosim run" \
+    [ "$(field 2 5 "$d/summary.csv")" = 21 ]
+"$sweep" --output="$d-2" -j1 -- "$model" l=1 -- --t-end 0.2 2>/dev/null
+check "--output=DIR, -j1, and a -- before MODEL" [ $? -eq 0 ] && [ -s "$d-2/l=1.csv" ]
+check "  ... with the second -- still for holosim run" [ "$(field 2 5 "$d-2/summary.csv")" = 21 ]
+"$sweep" "$model" l=1 -o "$d-3" --t-end 5 2>"$work/err"
+check "a holosim option before -- exits 1" [ $? -eq 1 ]
+check "  ... with the hint to put it after --" [ "$(cat "$work/err")" = \
+    "sweep: unknown option '--t-end' (options for holosim run go after '--': sweep MODEL PARAM=SPEC... -- --t-end 5)" ]
+check "  ... and runs nothing" [ ! -e "$d-3" ]
+"$sweep" "$model" l=1 -o "$d-3" --resum 2>"$work/err"
+check "an unknown option: did you mean" has "$work/err" "sweep: unknown option '--resum'; did you mean '--resume'?"
+"$sweep" "$model" l=1 -o "$d-3" --tend=5 2>"$work/err"
+check "a misspelt holosim option: did you mean, and where it goes" \
+    has "$work/err" "did you mean '--t-end' (an option of holosim run: it goes after '--')?"
+"$sweep" "$model" l=1 -- -o "$d-3" 2>"$work/err"
+check "-o after -- is refused" [ $? -eq 1 ] && has "$work/err" "put -o DIR before the --"
+"$sweep" --force=1 "$model" l=1 2>"$work/err"
+check "a flag with =VALUE is refused" [ $? -eq 1 ] && has "$work/err" "--force takes no value"
+
+# a --params file for holosim run goes into the sweep with the model (only
+# with a holosim that has --params)
+if "$HOLOSIM" help run 2>&1 | grep -q -- '--params'; then
+    printf 'l: 2\n' >"$work/p2.yaml"
+    printf 'zz: 1\n' >"$work/pbad.yaml"
+    (cd "$work" && "$sweep" -o pp "$model" theta0=0.5 -- --t-end 0.2 --params p2.yaml 2>/dev/null)
+    check "-- --params FILE: the overrides reach every point" \
+        [ "$(awk -F, 'NR == 2 { print substr($2, 1, 8) }' "$work/pp/theta0=0.5.csv")" = 0.958851 ]
+    (cd "$work" && "$sweep" -o pp2 "$model" theta0=0.5 -- --params=pbad.yaml 2>/dev/null)
+    check "  ... and its errors name the file as typed" grep -q '"pbad.yaml:1:1: error: ' "$work/pp2/summary.csv"
+    printf 'l: 3\n' >"$work/p2.yaml"
+    (cd "$work" && "$sweep" -o pp --resume "$model" theta0=0.5 -- --t-end 0.2 --params p2.yaml 2>"$work/err")
+    check "  ... --resume with an edited --params file is refused" [ $? -eq 1 ] && has "$work/err" "another version of 'p2.yaml'"
+fi
+
+# ------------------------------------ sweep: results are never mixed or lost
+d=$work/perm
+before=$(mtime "$d/l=1.csv")
+"$sweep" -o "$d" "$model" l=1,2 -- --t-end 0.2 2>"$work/err"
+check "a sweep into a directory with results is refused (exit 1)" [ $? -eq 1 ]
+check "  ... naming --resume and --force" \
+    sh -c "grep -q -- --resume '$work/err' && grep -q -- --force '$work/err'"
+check "  ... and leaving the results alone" [ "$(mtime "$d/l=1.csv")" = "$before" ]
+echo keep >"$d/notes.txt"
+echo "a,b" >"$d/mine.csv"
+"$sweep" -o "$d" --force "$model" l=3 -- --t-end 0.2 2>/dev/null
+check "--force runs into a directory with results" [ $? -eq 0 ] && [ -s "$d/l=3.csv" ]
+check "  ... deleting the old point CSVs" [ ! -e "$d/l=1.csv" ] && [ ! -e "$d/l=2.csv" ]
+check "  ... and nothing that is not the sweep's" [ -s "$d/notes.txt" ] && [ -s "$d/mine.csv" ]
+check "  ... the summary has the new grid only" [ "$(lines "$d/summary.csv")" -eq 2 ]
+
+# a point fails during integration (keeps its rows), --resume reruns it only
+d=$work/res
+HOLOSIM_REAL=$HOLOSIM FAIL_AT=l=2 HOLOSIM=$fakehs \
+    "$sweep" -o "$d" "$model" l=1,2,3 -- --t-end 0.2 2>/dev/null
+check "an injected failure exits 1" [ $? -eq 1 ]
+check "the failed point keeps its rows and is recorded as failed" \
+    [ -s "$d/l=2.csv" ] && [ "$(field 3 2 "$d/summary.csv")" = 4 ]
+check "the failed point's status record" grep -q '^4,.*injected failure' "$d/.sweep/status/l=2.status"
+t1=$(mtime "$d/l=1.csv") t3=$(mtime "$d/l=3.csv")
+sleep 1.1
+"$sweep" -o "$d" --resume "$model" l=1,2,3 -- --t-end 0.3 2>"$work/err"
+check "--resume with other holosim options is refused" [ $? -eq 1 ] && has "$work/err" "other holosim run options"
+cp "$model" "$work/other.yaml"; echo "# edited" >>"$work/other.yaml"
+"$sweep" -o "$d" --resume "$work/other.yaml" l=1,2,3 -- --t-end 0.2 2>"$work/err"
+check "--resume with another model text is refused" [ $? -eq 1 ] && has "$work/err" "another version"
+HOLOSIM_REAL=$HOLOSIM FAKE_LOG=$work/res.log HOLOSIM=$fakehs \
+    "$sweep" -o "$d" --resume "$model" l=1,2,3 -- --t-end 0.2 2>/dev/null
+check "--resume completes the sweep (exit 0)" [ $? -eq 0 ]
+check "  ... running only the failed point" [ "$(lines "$work/res.log")" -eq 1 ]
+check "  ... leaving finished points untouched (mtime)" \
+    [ "$(mtime "$d/l=1.csv")" = "$t1" ] && [ "$(mtime "$d/l=3.csv")" = "$t3" ]
+check "  ... the rerun point is now whole" [ "$(lines "$d/l=2.csv")" -eq 22 ]
+check "  ... and the summary covers the whole grid" \
+    [ "$(awk -F, 'NR > 1 && $2 == 0' "$d/summary.csv" | wc -l)" -eq 3 ]
+
+# an interrupted sweep leaves no truncated CSV that looks done
+d=$work/intr
+rm -f "$work/stalled"
+HOLOSIM_REAL=$HOLOSIM STALL_AT=l=3 STALL_FLAG=$work/stalled HOLOSIM=$fakehs \
+    "$sweep" -j1 --chunk 1 -o "$d" "$model" l=1,2,3,4 -- --t-end 0.2 2>"$work/err" &
+spid=$!
+if wait_for "$work/stalled"; then
+    kill -TERM $spid
+    wait $spid
+    check "a sweep killed with SIGTERM exits 143" [ $? -eq 143 ]
+    check "  ... the point cut short has no CSV" [ ! -e "$d/l=3.csv" ] && [ ! -e "$d/.sweep/status/l=3.status" ]
+    check "  ... and no partial file under any name" no_part_left "$d"
+    check "  ... the run it stopped is gone" sh -c "! kill -0 $(cat "$work/stalled") 2>/dev/null"
+    check "  ... the points done before stay" [ -s "$d/l=1.csv" ] && [ -s "$d/l=2.csv" ]
+    check "  ... it says how to finish" has "$work/err" "--resume"
+    t1=$(mtime "$d/l=1.csv")
+    "$sweep" -j1 -o "$d" --resume "$model" l=1,2,3,4 -- --t-end 0.2 2>/dev/null
+    check "--resume finishes the interrupted sweep" [ $? -eq 0 ] && [ "$(lines "$d/l=3.csv")" -eq 22 ]
+    check "  ... without touching the points done before" [ "$(mtime "$d/l=1.csv")" = "$t1" ]
+else
+    kill -KILL $spid 2>/dev/null
+    fail "the stalled point never started"
+fi
+
+# the same without --chunk: one holosim batch with worker processes, no GNU
+# parallel; SIGTERM reaches the batch through the worker shell
+d=$work/intr-local
+rm -f "$work/stalled"
+HOLOSIM_REAL=$HOLOSIM STALL_AT=l=3 STALL_FLAG=$work/stalled HOLOSIM=$fakehs \
+    "$sweep" -j 2 -o "$d" "$model" l=1,2,3,4 -- --t-end 0.2 2>"$work/err" &
+spid=$!
+if wait_for "$work/stalled"; then
+    kill -TERM $spid
+    wait $spid
+    check "local batch: SIGTERM exits 143" [ $? -eq 143 ]
+    check "  ... the point cut short has no CSV, no status, no partial file" \
+        [ ! -e "$d/l=3.csv" ] && [ ! -e "$d/.sweep/status/l=3.status" ] && no_part_left "$d"
+    "$sweep" -o "$d" --resume "$model" l=1,2,3,4 -- --t-end 0.2 2>/dev/null
+    check "  ... and --resume finishes it" [ $? -eq 0 ] && [ "$(ncsv "$d")" -eq 4 ]
+else
+    kill -KILL $spid 2>/dev/null
+    fail "the stalled point (local batch) never started"
+fi
+
+# ---------------------------------------- sweep: points grouped into jobs
+d="$work/chunk dir"
+HOLOSIM_REAL=$HOLOSIM FAKE_LOG=$work/chunk.log HOLOSIM=$fakehs \
+    "$sweep" --chunk 3 -o "$d" "$model" l=1:7:1 -- --t-end 0.2 2>/dev/null
+check "--chunk 3: 7 points complete" [ $? -eq 0 ] && [ "$(ncsv "$d")" -eq 7 ]
+check "  ... in 3 GNU parallel jobs (one process runs each chunk)" \
+    [ "$(sort -u "$work/chunk.log" | wc -l)" -eq 3 ]
+check "  ... no partial files and no job files left" no_part_left "$d" && [ ! -e "$d/.sweep/chunks" ]
+
+# ------------------------------------------------------------ sweep: progress
+check "no progress line when stderr is not a terminal" \
+    sh -c "! grep -q -e ETA -e \"$(printf '\r')\" '$work/err'"
+if command -v script >/dev/null 2>&1; then
+    script -qec "'$sweep' -o '$work/tty' '$model' l=1,2 -- --t-end 0.2" /dev/null >"$work/tty.out" 2>&1
+    check "a progress line with the count and ETA on a terminal" \
+        grep -q 'points done, 0 failed, ETA' "$work/tty.out"
+fi
+
+# ------------------------------------------------------------ sweep: Slurm
+d="$work/slurm dir"
+"$sweep" --slurm --tasks 3 --sbatch-option '--time=00:05:00' --sbatch-option=--mem=1G \
+    -o "$d" "$model" l=1:5:1 -- --t-end 0.2 2>/dev/null
+check "--slurm writes the job script (exit 0)" [ $? -eq 0 ] && [ -s "$d/sweep.sbatch" ]
+check "  ... and runs nothing" [ "$(ncsv "$d")" -eq 0 ]
+check "  ... bash -n passes" bash -n "$d/sweep.sbatch"
+check "  ... a job array of 3 tasks" grep -qx '#SBATCH --array=0-2' "$d/sweep.sbatch"
+check "  ... with the --sbatch-option lines" \
+    sh -c "grep -qx '#SBATCH --time=00:05:00' '$d/sweep.sbatch' && grep -qx '#SBATCH --mem=1G' '$d/sweep.sbatch'"
+for k in 0 2; do
+    (cd "$work" && SLURM_ARRAY_TASK_ID=$k bash "$d/sweep.sbatch" >/dev/null 2>&1)
+    check "Slurm task $k runs (exit 0)" [ $? -eq 0 ]
+done
+"$sweep" --collect "$d" 2>"$work/err"
+check "--collect with a task missing exits 1" [ $? -eq 1 ]
+check "  ... lists the missing points and their task" \
+    sh -c "grep -q 'points not run: l=3 l=4' '$work/err' && grep -q -- '--array=1 ' '$work/err'"
+check "  ... the summary marks them" [ "$(grep -c '"not run"' "$d/summary.csv")" -eq 2 ]
+(cd "$work" && SLURM_ARRAY_TASK_ID=1 bash "$d/sweep.sbatch" >/dev/null 2>&1)
+"$sweep" --collect "$d" 2>/dev/null
+check "--collect after every task exits 0" [ $? -eq 0 ]
+check "  ... with the whole grid in order" [ "$(awk -F, 'NR > 1 && $2 == 0 { printf "%s ", $1 }' "$d/summary.csv")" = "1 2 3 4 5 " ]
+(cd "$work" && bash "$d/sweep.sbatch" >/dev/null 2>&1)
+check "the job script outside Slurm (no task id) fails" [ $? -ne 0 ]
+"$sweep" --slurm --points-per-task 2 -o "$work/slurm2" "$model" l=1:5:1 2>/dev/null
+check "--points-per-task 2: 5 points in 3 tasks" grep -qx '#SBATCH --array=0-2' "$work/slurm2/sweep.sbatch"
+"$sweep" --collect "$work/nonexistent" 2>/dev/null
+check "--collect of a directory without a sweep exits 1" [ $? -eq 1 ]
+
+# ------------------------------- sweep: hosts without a shared file system
+# Two stand-in hosts (fake-ssh) that see only what GNU parallel copies to
+# them; the command must not name the local output directory or model path.
+r=$work/remote
+mkdir -p "$r/hosts" "$r/bin" "$r/run"
+ln -s "$HOLOSIM" "$r/bin/holosim"
+cp "$model" "$r/run/pendulum.yaml"
+(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin \
+    FAKE_SSH_FORBID="$r/run/out:$r/run/pendulum.yaml:$root" \
+    "$sweep" --ssh "$fakessh" --sshlogin 1/hostA --sshlogin 1/hostB -o out \
+        pendulum.yaml l=1:6:1 -- --t-end 0.2 2>"$work/err")
+check "a sweep on two stand-in hosts exits 0" [ $? -eq 0 ]
+check "  ... every CSV came back" [ "$(ncsv "$r/run/out")" -eq 6 ] && [ "$(lines "$r/run/out/l=6.csv")" -eq 22 ]
+check "  ... the summary is complete" \
+    [ "$(awk -F, 'NR > 1 && $2 == 0 && $NF != ""' "$r/run/out/summary.csv" | wc -l)" -eq 6 ]
+check "  ... both hosts ran jobs" grep -q hostA "$r/hosts/log" && grep -q hostB "$r/hosts/log"
+check "  ... and were cleaned up" [ -z "$(find "$r/hosts" -type f ! -name log)" ]
+check "  ... nothing left to merge" [ ! -e "$r/run/out/.sweep/ret" ]
+check "fake-ssh itself refuses a forbidden path (exit 255)" sh -c \
+    "FAKE_SSH_ROOT='$r/hosts' FAKE_SSH_FORBID='$r/run/out' '$fakessh' hostA -- echo '$r/run/out' 2>/dev/null; [ \$? -eq 255 ]"
+(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin FAKE_SSH_FORBID=".sweep/in" \
+    "$sweep" --ssh "$fakessh" -S 1/hostA -o out2 pendulum.yaml l=1 -- --t-end 0.2 >/dev/null 2>&1)
+check "a host refusing every job: the sweep exits 1" [ $? -eq 1 ]
+check "  ... and its summary says the point did not run" grep -q '"not run"' "$r/run/out2/summary.csv"
+
+(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts \
+    "$sweep" --ssh "$fakessh" -S 1/hostA -o out3 pendulum.yaml l=1 -- --t-end 0.2 >/dev/null 2>&1)
+check "a host without holosim: the sweep exits 1" [ $? -eq 1 ]
+check "  ... and the point's message says so" grep -q '"holosim not found on .*: put it on PATH or set HOLOSIM"' "$r/run/out3/summary.csv"
+
+# --------------------------------------------- sweep: installed as holosim-sweep
+# bin/holosim-sweep finds bin/holosim beside it, without HOLOSIM or PATH.
+mkdir -p "$work/inst/bin"
+cp "$sweep" "$work/inst/bin/holosim-sweep"
+cp "$fakehs" "$work/inst/bin/holosim"
+(real=$HOLOSIM; unset HOLOSIM; HOLOSIM_REAL=$real FAKE_LOG=$work/inst.log FAKE_MARK=installed \
+    PATH=/usr/bin:/bin "$work/inst/bin/holosim-sweep" -o "$work/inst/out" "$model" l=1 -- --t-end 0.2 2>/dev/null)
+check "holosim-sweep finds the holosim installed beside it" \
+    [ $? -eq 0 ] && grep -q 'MARK=installed' "$work/inst.log"
+"$work/inst/bin/holosim-sweep" --bogus 2>"$work/err"
+check "holosim-sweep names itself in its messages" has "$work/err" "holosim-sweep: unknown option '--bogus'"
+
 # ------------------------------------------------------------------- plot
 "$HOLOSIM" run "$model" --t-end 3 --dt 0.01 -q >"$work/run.csv"
 "$plot" "$work/run.csv" --x t --y x,y -o "$work/file.png"
@@ -147,6 +394,79 @@ check "plot: bad --size exits 1" [ $? -eq 1 ]
 "$plot" "$work/nonexistent.csv" -o "$work/e7.png" 2>/dev/null
 check "plot: missing file exits 1" [ $? -eq 1 ]
 check "no temporary files left after plot errors" no_scratch_left
+
+
+# ----------------------------------------------- plot: defaults and styles
+"$plot" "$work/run.csv" --dry-run >"$work/gp"
+check "plot --dry-run prints the gnuplot commands (exit 0)" [ $? -eq 0 ] && grep -q '^plot ' "$work/gp"
+check "by default the coordinates only: x (column 2) and y (column 3)" \
+    [ "$(grep -o 'using [0-9]*:[0-9]*' "$work/gp" | tr '\n' ' ')" = "using 1:2 using 1:3 " ]
+check "the two curves differ in colour" \
+    [ "$(grep -o "lc rgb '#[0-9A-F]*'" "$work/gp" | sort -u | wc -l)" -eq 2 ]
+check "  ... and in dash type" [ "$(grep -o 'dt [0-9]' "$work/gp" | sort -u | wc -l)" -eq 2 ]
+check "the axis labels name the columns" \
+    sh -c "grep -qx \"set xlabel 't'\" '$work/gp' && grep -qx \"set ylabel 'x, y'\" '$work/gp'"
+printf 'n,a,b\n0,1,2\n1,2,3\n' >"$work/plain.csv"
+"$plot" "$work/plain.csv" --dry-run >"$work/gp"
+check "no coordinates: every column but the first" \
+    [ "$(grep -o 'using [0-9]*:[0-9]*' "$work/gp" | tr '\n' ' ')" = "using 1:2 using 1:3 " ]
+"$plot" "$work/plain.csv" -o "$work/plain.png"
+check "  ... plotted" is_png "$work/plain.png"
+
+(cd "$work" && "$HOLOSIM" run "$model" --t-end 2 --set l=2 -q >b.csv && cp run.csv a.csv &&
+    "$plot" a.csv b.csv --y x -o ab.png && "$plot" a.csv b.csv --y x --dry-run >gp)
+check "two files overlaid" is_png "$work/ab.png"
+check "  ... with their file names in the legend" \
+    sh -c "grep -q \"title 'a.csv'\" '$work/gp' && grep -q \"title 'b.csv'\" '$work/gp'"
+check "  ... in different colours and dashes" \
+    [ "$(grep -o "lc rgb '#[0-9A-F]*' dt [0-9]" "$work/gp" | sort -u | wc -l)" -eq 2 ]
+(cd "$work" && "$plot" a.csv b.csv --dry-run >gp)
+check "two files, two columns: colour by column, dash by file" \
+    [ "$(grep -c "lc rgb '#0072B2' dt 1 title 'a.csv: x'" "$work/gp"),$(grep -c "lc rgb '#0072B2' dt 2 title 'b.csv: x'" "$work/gp")" = 1,1 ]
+
+"$plot" --model "$model" "$work/run.csv" --dry-run >"$work/gp"
+check "--model: the model's name is the title" grep -qx "set title 'planar pendulum'" "$work/gp"
+{ cat "$model"; printf 'units:   # per column\n  x: m\n  "x'"'"'": m/s\n  y: m\n'; } >"$work/units.yaml"
+"$plot" --model "$work/units.yaml" "$work/run.csv" --dry-run >"$work/gp"
+check "--model: units: label the axes" grep -qx "set ylabel 'x, y \\[m\\]'" "$work/gp"
+"$plot" --model "$work/units.yaml" "$work/run.csv" --phase x --dry-run >"$work/gp"
+check "--model: a primed column's unit" grep -qx "set ylabel 'x'' \\[m/s\\]'" "$work/gp"
+"$plot" --model "$work/nonexistent.yaml" "$work/run.csv" -o "$work/e8.png" 2>/dev/null
+check "plot: missing --model file exits 1" [ $? -eq 1 ] && [ ! -e "$work/e8.png" ]
+
+# ------------------------------------------------- plot: options anywhere
+"$plot" --y x "$work/run.csv" -o "$work/o1.png"
+check "plot --y x FILE -o PNG" is_png "$work/o1.png"
+"$plot" "$work/run.csv" --y=x -o"$work/o2.png"
+check "plot FILE --y=x -oPNG" is_png "$work/o2.png"
+cp "$work/run.csv" "$work/-odd.csv"
+(cd "$work" && "$plot" --y x -o o3.png -- -odd.csv)
+check "plot -- ends the options (a file named -odd.csv)" is_png "$work/o3.png"
+"$plot" "$work/run.csv" --titel x -o "$work/e9.png" 2>"$work/err"
+check "plot: unknown option exits 1 with did you mean" \
+    [ $? -eq 1 ] && has "$work/err" "plot: unknown option '--titel'; did you mean '--title'?"
+"$plot" -h >"$work/help"
+check "plot -h shows the usage (exit 0)" [ $? -eq 0 ] && has "$work/help" "usage: plot [OPTIONS] [FILE.csv...]"
+"$plot" --help | grep -q -- '--dry-run'
+check "plot --help lists every option" [ $? -eq 0 ]
+"$plot" - - --dry-run </dev/null 2>/dev/null
+check "plot: standard input twice exits 1" [ $? -eq 1 ]
+
+# ---------------------------------------------------------------- man pages
+for page in holosim-sweep holosim-plot; do
+    f=$root/man/$page.1
+    groff -man -Tutf8 -ww -z "$f" >"$work/groff.err" 2>&1
+    check "$page.1: groff prints no warnings" [ -f "$f" ] && [ ! -s "$work/groff.err" ]
+    tool=${page#holosim-}
+    groff -man -Tutf8 "$f" 2>/dev/null | sed 's/.\x08//g' >"$work/man.txt"
+    # every option --help lists in its option column
+    for o in $("$root/scripts/$tool" --help |
+               sed -n 's/^  \(-[A-Za-z], \)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p'); do
+        check "$page.1 documents $o" grep -q -- "$o" "$work/man.txt"
+    done
+done
+
+check "no temporary files left by the scripts" no_scratch_left
 
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

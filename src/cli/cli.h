@@ -1,11 +1,15 @@
 /* Private to src/cli: what the command files share.
  *
  *   main.c     dispatch to the commands, --help, --version
- *   opts.c     the option table of run/check/derive and its parser
+ *   opts.c     the option table of run/check/derive/columns and its
+ *              parser (GNU conventions: options anywhere, -- ends them,
+ *              bundled short flags, --opt=value, "did you mean")
  *   run.c      `run`: load, integrate, the summary
  *   check.c    `check`: load and the consistency report
  *   exprcmd.c  `derive` (a model's kernels, or --wrt of one expression)
  *              and `eval`
+ *   columns.c  `columns`: every column a run of the model can write
+ *   batch.c    `batch`: many points of a grid in one process (scripts/sweep)
  *
  * Only main and the commands print; everything below returns hs_error
  * values. */
@@ -16,28 +20,32 @@
 #include <stddef.h>
 
 #include "../model/model.h"
+#include "../model/params.h"
 #include "../util/error.h"
 
 extern const char hs_usage_main[], hs_usage_run[], hs_usage_check[], hs_usage_derive[],
-    hs_usage_eval[];
+    hs_usage_eval[], hs_usage_columns[], hs_usage_batch[];
 
 /* Which commands accept an option. */
-enum { CMD_RUN = 1, CMD_CHECK = 2, CMD_DERIVE = 4 };
+enum { CMD_RUN = 1, CMD_CHECK = 2, CMD_DERIVE = 4, CMD_COLUMNS = 8, CMD_EVAL = 16,
+       CMD_BATCH = 32 };
 
 typedef struct opts {
     hs_overrides ov;
+    hs_params params;        /* --set and --params, in command-line order */
     const char *model, *output, *columns, *summary, *wrt;
+    const char *points, *outdir, *statusdir;   /* batch */
+    long jobs;                                 /* batch: worker processes */
     int precision, progress, quiet, quiet_projection;
-    const char **set_name;
-    double *set_value;
-    size_t nset;
     const char **pos;        /* positional arguments after the first */
     size_t npos;
 } opts;
 
-/* Parse the options of a command (CMD_*) whose usage text is cmd_usage.
- * Returns 0; -1 after printing the help (exit 0); or an exit code after
- * printing the usage error.  free_opts in every case. */
+/* Parse the options of a command (CMD_*) whose usage text is cmd_usage:
+ * options and operands in any order (the first operand is o->model, the
+ * others o->pos), `--` ends the options.  Returns 0; -1 after printing the
+ * help (exit 0); or an exit code after printing the usage error.
+ * hs_cli_free_opts in every case. */
 int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd, opts *o);
 void hs_cli_free_opts(opts *o);
 
@@ -48,12 +56,15 @@ int hs_cli_usage_error(const char *cmd_usage, const char *fmt, const char *arg);
 /* A finite number and nothing else; 0 or -1. */
 int hs_cli_parse_double(const char *s, double *out);
 
-/* The number of the signal (SIGINT, SIGTERM, SIGHUP) that stops a run. */
+/* Non-zero once SIGINT, SIGTERM or SIGHUP asks a run to stop (run: the
+ * signal's number). */
 extern volatile sig_atomic_t hs_cli_interrupted;
 
 int hs_cli_run(int argc, char **argv);
 int hs_cli_check(int argc, char **argv);
 int hs_cli_derive(int argc, char **argv);
 int hs_cli_eval(int argc, char **argv);
+int hs_cli_columns(int argc, char **argv);
+int hs_cli_batch(int argc, char **argv);
 
 #endif

@@ -71,8 +71,7 @@ static int cmd_derive_wrt(const char *wrt, const char *text)
         if (hs_dag_failed(d)) {
             rc = expr_error(hs_dag_error(d), text);
         } else {
-            hs_fprint(stdout, d, de);
-            putchar('\n');
+            hs_fprint_shared(stdout, d, &de, NULL, 1);
         }
     }
     hs_dag_free(d);
@@ -111,6 +110,48 @@ int hs_cli_derive(int argc, char **argv)
     return 0;
 }
 
+/* The operands of eval: -h/--help anywhere, -- ends the options, and an
+ * argument such as -x^2 is an expression (eval has no other option, so
+ * a leading '-' needs no `--`).  Returns 0, -1 after the help, or an exit
+ * code. */
+static int eval_operands(int argc, char **argv, char **ops, int *nops)
+{
+    int done = 0;
+    *nops = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!done && strcmp(a, "--") == 0) {
+            done = 1;
+        } else if (!done && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
+            fputs(hs_usage_eval, stdout);
+            return -1;
+        } else if (!done && a[0] == '-' && a[1] == '-') {
+            return hs_cli_usage_error(hs_usage_eval, "unknown option '%s' (eval takes only "
+                                      "--help)", a);
+        } else {
+            ops[(*nops)++] = argv[i];
+        }
+    }
+    if (*nops == 0)
+        return hs_cli_usage_error(hs_usage_eval, "%s", "eval: missing EXPR");
+    return 0;
+}
+
+static int eval_expr(int argc, char **argv);
+
+int hs_cli_eval(int argc, char **argv)
+{
+    char **ops = calloc((size_t)argc + 1, sizeof *ops);
+    int nops = 0;
+    if (!ops)
+        return HS_EXIT_USAGE;
+    int rc = eval_operands(argc, argv, ops, &nops);
+    if (!rc)
+        rc = eval_expr(nops, ops);
+    free(ops);
+    return rc < 0 ? 0 : rc;
+}
+
 /* NAME of NAME=VALUE must read as a variable: a function name or `pi`
  * (which the parser takes for what they are) would be silently ignored. */
 static int check_binding(hs_dag *d, const char *name)
@@ -132,15 +173,9 @@ static int check_binding(hs_dag *d, const char *name)
     return hs_cli_usage_error(hs_usage_eval, "%s", msg);
 }
 
-int hs_cli_eval(int argc, char **argv)
+/* argv[0] is the expression, the others NAME=VALUE. */
+static int eval_expr(int argc, char **argv)
 {
-    if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
-        if (argc >= 1) {
-            fputs(hs_usage_eval, stdout);
-            return 0;
-        }
-        return hs_cli_usage_error(hs_usage_eval, "%s", "eval: missing EXPR");
-    }
     const char *text = argv[0];
     hs_dag *d = hs_dag_new();
     double *vals = calloc((size_t)argc, sizeof *vals);

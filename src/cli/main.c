@@ -9,6 +9,8 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "../util/suggest.h"
+
 #ifndef HS_VERSION
 #define HS_VERSION "0.0.0"
 #endif
@@ -22,18 +24,21 @@ const char hs_usage_main[] =
     "commands:\n"
     "  run MODEL [OPTIONS]       integrate and write CSV (stdout or -o FILE)\n"
     "  check MODEL [OPTIONS]     load, compile, consistency and rank report\n"
+    "  columns MODEL             every column a run can write, one per line\n"
     "  derive MODEL              print the symbolic M, Q, G, G_q, Gdot, gamma\n"
     "  derive --wrt NAME EXPR    print the simplified derivative of EXPR\n"
     "  eval EXPR [NAME=VALUE]... evaluate an expression (17 digits)\n"
+    "  batch MODEL --points F ... many points of a grid in one process (for sweeps)\n"
     "  help [COMMAND]            this text, or one command's options\n"
     "\n"
-    "MODEL is a file path, or - for standard input.\n"
-    "  --help, -h                this text\n"
-    "  --version                 print the version\n"
+    "MODEL is a file path, or - for standard input.  Options may come before or\n"
+    "after the operands; -- ends the options.\n"
+    "  -h, --help                this text\n"
+    "  -V, --version             print the version\n"
     "\n"
     "exit status: 0 success, 1 usage or output error, 2 model error,\n"
-    "3 inconsistent initial data, 4 numerical failure, 130 hs_cli_interrupted.\n"
-    "See holosim(1) for the model format.\n";
+    "3 inconsistent initial data, 4 numerical failure, 130 interrupted.\n"
+    "See holosim(1), and holosim-model(5) for the model format.\n";
 
 const char hs_usage_run[] =
     "usage: holosim run MODEL [OPTIONS]\n"
@@ -42,8 +47,11 @@ const char hs_usage_run[] =
     "time t0, t0+dt, ..., t_end.\n"
     "\n"
     "  -o, --output FILE         write the CSV to FILE (default: standard output)\n"
-    "  --set NAME=VALUE          override a parameter (repeatable); parameters\n"
-    "                            derived from it are recomputed\n"
+    "  --set NAME=EXPR[,...]     override parameters (repeatable; the last of a name\n"
+    "                            wins): an expression of numbers, pi and parameters;\n"
+    "                            parameters derived from them are recomputed\n"
+    "  --params FILE.yaml        overrides from a file (NAME: EXPR per line), applied\n"
+    "                            in command-line order with the --set options\n"
     "  --t-end T                 end time (overrides simulate.t_end)\n"
     "  --dt H                    output interval (default (t_end - t0)/1000)\n"
     "  --method NAME             stepper: rk2 rk4 rkf45 rkck rk8pd (default) rk1imp\n"
@@ -55,28 +63,58 @@ const char hs_usage_run[] =
     "                            interpolate (free steps, rows by Hermite interpolation)\n"
     "  --consistency MODE        project (default) | reject\n"
     "  --tolerance X             consistency tolerance (default 1e-10)\n"
-    "  --columns LIST            comma list of columns; 'default', 'all' allowed\n"
+    "  --columns LIST            comma list of columns or globs ('lambda_*');\n"
+    "                            'default', 'all' allowed; see 'holosim columns MODEL'\n"
     "  --precision N             significant digits, 1..17 (default 17)\n"
     "  --progress                progress bar on stderr (only on a terminal)\n"
     "  --summary FILE            write the run summary as one CSV row to FILE\n"
-    "  -q, --quiet               no consistency report and no summary on stderr\n";
+    "  -q, --quiet               no consistency report and no summary on stderr\n"
+    "\n"
+    "Every valued option also takes the form --option=VALUE; short flags bundle\n"
+    "(-qo FILE, -oFILE).\n";
 
 const char hs_usage_check[] =
-    "usage: holosim check MODEL [--set NAME=VALUE]... [--consistency MODE]\n"
-    "                           [--tolerance X]\n"
+    "usage: holosim check MODEL [--set NAME=EXPR]... [--params FILE.yaml]\n"
+    "                           [--consistency MODE] [--tolerance X]\n"
     "\n"
     "Load and compile the model and report: n, k, each constraint's residual\n"
     "at t0 (position and velocity), the rank of G_q, whether the mass matrix is\n"
     "positive definite, and what the consistency step would change.  No\n"
     "integration.\n";
 
+const char hs_usage_columns[] =
+    "usage: holosim columns MODEL [--set NAME=EXPR]... [--params FILE.yaml]\n"
+    "\n"
+    "List every column 'holosim run MODEL' can write, one per line: the default\n"
+    "columns first, then those --columns can add (accelerations, reactions,\n"
+    "energies, work integrals, ambient positions, ...).\n";
+
+const char hs_usage_batch[] =
+    "usage: holosim batch MODEL --points FILE.tsv --outdir DIR --status-dir SDIR\n"
+    "                           [-j N] [RUN-OPTIONS...]\n"
+    "\n"
+    "Run many points of a parameter grid in one process (what holosim-sweep(1)\n"
+    "calls): the model file is read once, each point gets its own run.\n"
+    "FILE.tsv has a header 'name<TAB>P1<TAB>...' and one row 'NAME<TAB>v1...' per\n"
+    "point (values as --set takes them, applied after the command line's).\n"
+    "Each point writes DIR/NAME.csv (as DIR/.NAME.csv.part, renamed when the run\n"
+    "has ended with at least one row) and SDIR/NAME.status, one line:\n"
+    "exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,\n"
+    "max_power_residual,wall_s,\"message\" (metrics empty for a point that never\n"
+    "integrated), then prints NAME<TAB>EXIT.  RUN-OPTIONS: those of run, except\n"
+    "-o, --summary and --progress.  -j, --jobs N: N worker processes take the\n"
+    "points in turn.  Exit status 0 when every point succeeded,\n"
+    "1 otherwise; 128 + the signal when interrupted (the point being run leaves\n"
+    "no files).\n";
+
 const char hs_usage_derive[] =
-    "usage: holosim derive MODEL [--set NAME=VALUE]...\n"
+    "usage: holosim derive MODEL [--set NAME=EXPR]... [--params FILE.yaml]\n"
     "       holosim derive --wrt NAME EXPR\n"
     "\n"
     "Print the model's symbolic kernels (M, Q, G, G_q, Gdot = D G, gamma =\n"
     "D(D G)), or the simplified derivative of one expression with respect to\n"
-    "NAME (every name in EXPR is a free symbol; x' is a symbol too).\n";
+    "NAME (every name in EXPR is a free symbol; x' is a symbol too).  An EXPR\n"
+    "that starts with '-' goes after '--'.\n";
 
 const char hs_usage_eval[] =
     "usage: holosim eval EXPR [NAME=VALUE]...\n"
@@ -106,6 +144,68 @@ int hs_cli_usage_error(const char *cmd_usage, const char *fmt, const char *arg)
     return HS_EXIT_USAGE;
 }
 
+static const struct {
+    const char *name, *usage;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    { "run", hs_usage_run, hs_cli_run },
+    { "check", hs_usage_check, hs_cli_check },
+    { "columns", hs_usage_columns, hs_cli_columns },
+    { "derive", hs_usage_derive, hs_cli_derive },
+    { "eval", hs_usage_eval, hs_cli_eval },
+    { "batch", hs_usage_batch, hs_cli_batch },
+};
+enum { NCOMMANDS = sizeof commands / sizeof *commands };
+
+/* The command named s, or -1 after printing what is wrong (with the
+ * nearest command name when one is close). */
+static int find_command(const char *s)
+{
+    const char *names[NCOMMANDS + 1];
+    for (int i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(s, commands[i].name) == 0)
+            return i;
+        names[i] = commands[i].name;
+    }
+    names[NCOMMANDS] = "help";
+    const char *near = hs_nearest(s, names, NCOMMANDS + 1);
+    for (int i = 0; i <= NCOMMANDS && !near; i++)   /* two letters swapped: rnu */
+        if (strlen(s) == strlen(names[i]))
+            for (size_t j = 0; s[j + 1] && !near; j++)
+                if (s[j] == names[i][j + 1] && s[j + 1] == names[i][j] &&
+                    strcmp(s + j + 2, names[i] + j + 2) == 0 &&
+                    strncmp(s, names[i], j) == 0)
+                    near = names[i];
+    char msg[200];
+    if (near)
+        snprintf(msg, sizeof msg, "unknown command '%.100s' (did you mean '%s'?)", s, near);
+    else
+        snprintf(msg, sizeof msg, "unknown command '%.100s'; the commands are run, check, "
+                 "columns, derive, eval, help", s);
+    hs_cli_usage_error(hs_usage_main, "%s", msg);
+    return -1;
+}
+
+/* Options before the command: help and version; anything else is a
+ * usage error with the nearest of them. */
+static int main_option(const char *a)
+{
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        fputs(hs_usage_main, stdout);
+        return 0;
+    }
+    if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+        printf("holosim %s\n", HS_VERSION);
+        return 0;
+    }
+    static const char *const known[] = { "--help", "--version" };
+    const char *near = strncmp(a, "--", 2) == 0 ? hs_nearest(a, known, 2) : NULL;
+    char msg[200];
+    snprintf(msg, sizeof msg, "unknown option '%.100s'%s%s%s before the command", a,
+             near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+    return hs_cli_usage_error(hs_usage_main, "%s", msg);
+}
+
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
@@ -114,29 +214,21 @@ int main(int argc, char **argv)
         return HS_EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        fputs(hs_usage_main, stdout);
-        return 0;
-    }
-    if (strcmp(cmd, "--version") == 0) {
-        printf("holosim %s\n", HS_VERSION);
-        return 0;
-    }
+    if (cmd[0] == '-' && cmd[1])
+        return main_option(cmd);
     if (strcmp(cmd, "help") == 0) {
-        const char *c = argc > 2 ? argv[2] : "";
-        fputs(strcmp(c, "run") == 0 ? hs_usage_run : strcmp(c, "check") == 0 ? hs_usage_check
-              : strcmp(c, "derive") == 0 ? hs_usage_derive : strcmp(c, "eval") == 0 ? hs_usage_eval
-              : hs_usage_main, stdout);
+        if (argc > 3)
+            return hs_cli_usage_error(hs_usage_main, "%s", "help takes at most one COMMAND");
+        if (argc == 2 || strcmp(argv[2], "help") == 0) {
+            fputs(hs_usage_main, stdout);
+            return 0;
+        }
+        int c = find_command(argv[2]);
+        if (c < 0)
+            return HS_EXIT_USAGE;
+        fputs(commands[c].usage, stdout);
         return 0;
     }
-    if (strcmp(cmd, "run") == 0)
-        return hs_cli_run(argc - 2, argv + 2);
-    if (strcmp(cmd, "check") == 0)
-        return hs_cli_check(argc - 2, argv + 2);
-    if (strcmp(cmd, "derive") == 0)
-        return hs_cli_derive(argc - 2, argv + 2);
-    if (strcmp(cmd, "eval") == 0)
-        return hs_cli_eval(argc - 2, argv + 2);
-    fprintf(stderr, "holosim: unknown command '%s'\n\n%s", cmd, hs_usage_main);
-    return HS_EXIT_USAGE;
+    int c = find_command(cmd);
+    return c < 0 ? HS_EXIT_USAGE : commands[c].run(argc - 2, argv + 2);
 }

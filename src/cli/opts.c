@@ -1,12 +1,18 @@
-/* The options of run, check and derive: one table (name, the commands
- * that take it, whether it takes a value, its handler), one parser. */
+/* The options of run, check, derive and columns: one table (name, short
+ * letter, the commands that take it, whether it takes a value, its
+ * handler), one parser with the GNU conventions: options and operands in
+ * any order, `--` ends the options, short flags bundled (-qo FILE, -oFILE),
+ * --name=value for every valued option, "did you mean" for a misspelt one. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../util/suggest.h"
 
 int hs_cli_parse_double(const char *s, double *out)
 {
@@ -24,7 +30,8 @@ int hs_cli_parse_double(const char *s, double *out)
 typedef struct optdef optdef;
 typedef int (*opt_handler)(const optdef *d, opts *o, const char *val, const char *usage);
 struct optdef {
-    const char *name, *alias;  /* "--output", "-o" */
+    const char *name;          /* "--output" */
+    char letter;               /* 'o' for -o, or 0 */
     unsigned cmds;             /* CMD_* that accept it */
     int has_value;
     opt_handler handle;
@@ -45,21 +52,77 @@ static int opt_flag(const optdef *d, opts *o, const char *val, const char *usage
     return 0;
 }
 
+static int is_name_start(int c) { return isalpha(c) || c == '_'; }
+static int is_name_char(int c) { return isalnum(c) || c == '_'; }
+
+/* Length of "NAME=" (spaces allowed around NAME) at s, or 0. */
+static size_t name_eq(const char *s, const char **name, size_t *len)
+{
+    const char *p = s;
+    while (*p == ' ')
+        p++;
+    if (!is_name_start((unsigned char)*p))
+        return 0;
+    *name = p;
+    while (is_name_char((unsigned char)*p))
+        p++;
+    *len = (size_t)(p - *name);
+    while (*p == ' ')
+        p++;
+    if (*p != '=' || p[1] == '=')
+        return 0;
+    return (size_t)(p + 1 - s);
+}
+
+/* --set NAME=EXPR[,NAME=EXPR...]: split at the commas outside parentheses
+ * that a NAME= follows, so atan2(1, 2) and if(a < b, 1, 2) stay whole. */
 static int opt_set(const optdef *d, opts *o, const char *val, const char *usage)
 {
     (void)d;
-    const char *eq = strchr(val, '=');
-    double x;
-    if (!eq || eq == val)
-        return hs_cli_usage_error(usage, "--set wants NAME=VALUE, got '%s'", val);
-    char *nm = strndup(val, (size_t)(eq - val));
-    if (!nm || hs_cli_parse_double(eq + 1, &x)) {
-        free(nm);
-        return hs_cli_usage_error(usage, "--set: '%s' is not NAME=NUMBER", val);
+    const char *p = val;
+    for (;;) {
+        const char *name;
+        size_t len, skip = name_eq(p, &name, &len);
+        if (!skip)
+            return hs_cli_usage_error(usage, "--set wants NAME=EXPR (several separated by "
+                                      "commas), got '%s'", val);
+        const char *e = p + skip, *next = NULL;
+        int depth = 0;
+        for (const char *q = e; *q && !next; q++) {
+            const char *nm;
+            size_t nl;
+            if (*q == '(')
+                depth++;
+            else if (*q == ')' && depth > 0)
+                depth--;
+            else if (*q == ',' && depth == 0 && name_eq(q + 1, &nm, &nl))
+                next = q;
+        }
+        size_t tl = next ? (size_t)(next - e) : strlen(e);
+        char *text = malloc(tl + 1);
+        hs_error err;
+        hs_error_init(&err);
+        if (!text)
+            return hs_cli_usage_error(usage, "%s", "out of memory");
+        memcpy(text, e, tl);
+        text[tl] = '\0';
+        int rc = hs_params_add(&o->params, name, len, text, &err);
+        free(text);
+        if (rc)
+            return hs_cli_fail(&err);
+        if (!next)
+            return 0;
+        p = next + 1;
     }
-    o->set_name[o->nset] = nm;
-    o->set_value[o->nset++] = x;
-    return 0;
+}
+
+static int opt_params(const optdef *d, opts *o, const char *val, const char *usage)
+{
+    (void)d;
+    (void)usage;
+    hs_error err;
+    hs_error_init(&err);
+    return hs_params_read(&o->params, val, &err) ? hs_cli_fail(&err) : 0;
 }
 
 static int opt_consistency(const optdef *d, opts *o, const char *val, const char *usage)
@@ -101,8 +164,21 @@ static int opt_text(const optdef *d, opts *o, const char *val, const char *usage
     (void)usage;
     const char **dst = strcmp(d->name, "--wrt") == 0 ? &o->wrt
                      : strcmp(d->name, "--output") == 0 ? &o->output
-                     : strcmp(d->name, "--columns") == 0 ? &o->columns : &o->summary;
+                     : strcmp(d->name, "--columns") == 0 ? &o->columns
+                     : strcmp(d->name, "--points") == 0 ? &o->points
+                     : strcmp(d->name, "--outdir") == 0 ? &o->outdir
+                     : strcmp(d->name, "--status-dir") == 0 ? &o->statusdir : &o->summary;
     *dst = val;
+    return 0;
+}
+
+static int opt_jobs(const optdef *d, opts *o, const char *val, const char *usage)
+{
+    (void)d;
+    double x;
+    if (hs_cli_parse_double(val, &x) || x < 1 || x > 1024 || x != floor(x))
+        return hs_cli_usage_error(usage, "--jobs wants an integer 1..1024, got '%s'", val);
+    o->jobs = (long)x;
     return 0;
 }
 
@@ -153,117 +229,187 @@ static int opt_precision(const optdef *d, opts *o, const char *val, const char *
     return 0;
 }
 
-#define ALL (CMD_RUN | CMD_CHECK | CMD_DERIVE)
+#define ALL (CMD_RUN | CMD_CHECK | CMD_DERIVE | CMD_COLUMNS | CMD_BATCH)
+#define RUNS (CMD_RUN | CMD_BATCH)    /* run and batch (batch: per point) */
 #define NUM(name, field, pos) \
-    { name, NULL, CMD_RUN, 1, opt_number, offsetof(hs_settings, field), pos }
+    { name, 0, RUNS, 1, opt_number, offsetof(hs_settings, field), pos }
 
 static const optdef optdefs[] = {
-    { "--progress", NULL, CMD_RUN, 0, opt_flag, 0, 0 },
-    { "--quiet", "-q", CMD_RUN, 0, opt_flag, 0, 0 },
-    { "--quiet-projection", NULL, CMD_RUN, 0, opt_flag, 0, 0 },
-    { "--set", NULL, ALL, 1, opt_set, 0, 0 },
-    { "--consistency", NULL, ALL, 1, opt_consistency, 0, 0 },
-    { "--tolerance", NULL, ALL, 1, opt_tolerance, 0, 0 },
-    { "--wrt", NULL, CMD_CHECK | CMD_DERIVE, 1, opt_text, 0, 0 },
+    { "--progress", 0, CMD_RUN, 0, opt_flag, 0, 0 },
+    { "--quiet", 'q', RUNS, 0, opt_flag, 0, 0 },
+    { "--quiet-projection", 0, RUNS, 0, opt_flag, 0, 0 },
+    { "--set", 0, ALL, 1, opt_set, 0, 0 },
+    { "--params", 0, ALL, 1, opt_params, 0, 0 },
+    { "--consistency", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_consistency, 0, 0 },
+    { "--tolerance", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_tolerance, 0, 0 },
+    { "--wrt", 0, CMD_DERIVE, 1, opt_text, 0, 0 },
     NUM("--t-end", t_end, 0),
     NUM("--dt", dt, 1),
     NUM("--rtol", rtol, 1),
     NUM("--atol", atol, 1),
     NUM("--alpha", alpha, 1),
     NUM("--beta", beta, 1),
-    { "--output", "-o", CMD_RUN, 1, opt_text, 0, 0 },
-    { "--columns", NULL, CMD_RUN, 1, opt_text, 0, 0 },
-    { "--summary", NULL, CMD_RUN, 1, opt_text, 0, 0 },
-    { "--method", NULL, CMD_RUN, 1, opt_method, 0, 0 },
-    { "--stabilize", NULL, CMD_RUN, 1, opt_stabilize, 0, 0 },
-    { "--precision", NULL, CMD_RUN, 1, opt_precision, 0, 0 },
-    { "--output-mode", NULL, CMD_RUN, 1, opt_output_mode, 0, 0 },
+    { "--output", 'o', CMD_RUN, 1, opt_text, 0, 0 },
+    { "--columns", 0, RUNS, 1, opt_text, 0, 0 },
+    { "--summary", 0, CMD_RUN, 1, opt_text, 0, 0 },
+    { "--method", 0, RUNS, 1, opt_method, 0, 0 },
+    { "--stabilize", 0, RUNS, 1, opt_stabilize, 0, 0 },
+    { "--precision", 0, RUNS, 1, opt_precision, 0, 0 },
+    { "--output-mode", 0, RUNS, 1, opt_output_mode, 0, 0 },
+    { "--points", 0, CMD_BATCH, 1, opt_text, 0, 0 },
+    { "--outdir", 0, CMD_BATCH, 1, opt_text, 0, 0 },
+    { "--status-dir", 0, CMD_BATCH, 1, opt_text, 0, 0 },
+    { "--jobs", 'j', CMD_BATCH, 1, opt_jobs, 0, 0 },
 };
+enum { NOPTS = sizeof optdefs / sizeof *optdefs };
 
-static const optdef *find_opt(const char *name)
+static const char *cmd_name(unsigned cmd)
 {
-    for (size_t i = 0; i < sizeof optdefs / sizeof *optdefs; i++)
-        if (strcmp(name, optdefs[i].name) == 0 ||
-            (optdefs[i].alias && strcmp(name, optdefs[i].alias) == 0))
-            return &optdefs[i];
-    return NULL;
+    return cmd == CMD_RUN ? "run" : cmd == CMD_CHECK ? "check" : cmd == CMD_DERIVE ? "derive"
+         : cmd == CMD_COLUMNS ? "columns" : cmd == CMD_BATCH ? "batch" : "eval";
 }
 
-/* One option argument at argv[*i] (maybe consuming the next as its value). */
-static int one_option(int argc, char **argv, int *i, const char *usage, unsigned cmd, opts *o)
+/* An unknown long option: the nearest one the command takes, or the
+ * commands that take it. */
+static int unknown_long(const char *name, const char *usage, unsigned cmd)
 {
-    const char *a = argv[*i];
-    char name[64];
-    const char *val = NULL;
-    const char *eq = strchr(a, '=');
-    if (strncmp(a, "--", 2) == 0 && eq && (size_t)(eq - a) < sizeof name) {
-        memcpy(name, a, (size_t)(eq - a));
-        name[eq - a] = '\0';
-        val = eq + 1;
-    } else {
-        snprintf(name, sizeof name, "%s", a);
+    const char *cand[NOPTS + 1];
+    size_t n = 0;
+    const optdef *other = NULL;
+    for (size_t i = 0; i < NOPTS; i++) {
+        if (optdefs[i].cmds & cmd)
+            cand[n++] = optdefs[i].name;
+        else if (strcmp(optdefs[i].name, name) == 0)
+            other = &optdefs[i];
     }
-    const optdef *d = find_opt(name);
+    cand[n++] = "--help";
+    char msg[300];
+    const char *near = hs_nearest(name, cand, n);
+    if (other) {
+        size_t l = (size_t)snprintf(msg, sizeof msg, "unknown option '%s' for '%s' (an "
+                                    "option of", name, cmd_name(cmd));
+        unsigned left = other->cmds;
+        for (unsigned c = CMD_RUN; c <= CMD_BATCH; c <<= 1)
+            if (other->cmds & c) {
+                left &= ~c;
+                l += (size_t)snprintf(msg + l, sizeof msg - l, "%s'%s'",
+                                      left == other->cmds - c ? " " : !left ? " and " : ", ",
+                                      cmd_name(c));
+            }
+        snprintf(msg + l, sizeof msg - l, ")");
+    } else if (near) {
+        snprintf(msg, sizeof msg, "unknown option '%.100s' (did you mean '%s'?)", name, near);
+    } else {
+        snprintf(msg, sizeof msg, "unknown option '%.100s'", name);
+    }
+    return hs_cli_usage_error(usage, "%s", msg);
+}
+
+/* The long option at argv[*i], maybe consuming the next argument as its
+ * value. */
+static int long_option(int argc, char **argv, int *i, const char *usage, unsigned cmd,
+                       opts *o)
+{
+    const char *a = argv[*i], *eq = strchr(a, '=');
+    char name[64];
+    size_t len = eq ? (size_t)(eq - a) : strlen(a);
+    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), a);
+    const optdef *d = NULL;
+    for (size_t k = 0; k < NOPTS && !d; k++)
+        if (len < sizeof name && strcmp(name, optdefs[k].name) == 0 && (optdefs[k].cmds & cmd))
+            d = &optdefs[k];
+    if (!d && strcmp(name, "--help") == 0)      /* --help=...: the flag with a value */
+        return hs_cli_usage_error(usage, "option '%s' takes no value", name);
     if (!d)
-        return hs_cli_usage_error(usage, "unknown option '%s'", name);
+        return unknown_long(name, usage, cmd);
     if (!d->has_value) {
-        if (!(d->cmds & cmd))
-            return hs_cli_usage_error(usage, "unknown option '%s'", name);
+        if (eq)
+            return hs_cli_usage_error(usage, "option '%s' takes no value", name);
         return d->handle(d, o, NULL, usage);
     }
+    const char *val = eq ? eq + 1 : NULL;
     if (!val) {
         if (*i + 1 >= argc)
             return hs_cli_usage_error(usage, "option '%s' needs a value", name);
         val = argv[++*i];
     }
-    if (!(d->cmds & cmd))
-        return hs_cli_usage_error(usage, "unknown option '%s'", name);
     return d->handle(d, o, val, usage);
+}
+
+/* A cluster of short options at argv[*i]: flags, then at most one option
+ * with a value (the rest of the cluster, or the next argument). */
+static int short_options(int argc, char **argv, int *i, const char *usage, unsigned cmd,
+                         opts *o)
+{
+    const char *a = argv[*i];
+    for (size_t j = 1; a[j]; j++) {
+        const optdef *d = NULL;
+        for (size_t k = 0; k < NOPTS && !d; k++)
+            if (optdefs[k].letter == a[j] && (optdefs[k].cmds & cmd))
+                d = &optdefs[k];
+        if (a[j] == 'h') {
+            fputs(usage, stdout);
+            return -1;
+        }
+        if (!d) {
+            char msg[200];
+            int looks_operand = isdigit((unsigned char)a[1]) || a[1] == '.' ||
+                                strpbrk(a, "^*/+()") != NULL;
+            snprintf(msg, sizeof msg, "unknown option '-%c'%s", a[j], looks_operand ?
+                     " (an operand that starts with '-' goes after '--')" : "");
+            return hs_cli_usage_error(usage, "%s", msg);
+        }
+        if (!d->has_value) {
+            int rc = d->handle(d, o, NULL, usage);
+            if (rc)
+                return rc;
+            continue;
+        }
+        const char *val = a[j + 1] ? a + j + 1 : NULL;
+        if (!val) {
+            if (*i + 1 >= argc)
+                return hs_cli_usage_error(usage, "option '%s' needs a value", d->name);
+            val = argv[++*i];
+        }
+        return d->handle(d, o, val, usage);
+    }
+    return 0;
 }
 
 int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd, opts *o)
 {
     memset(o, 0, sizeof *o);
     hs_overrides_init(&o->ov);
+    hs_params_init(&o->params);
     o->precision = 17;
-    o->set_name = calloc((size_t)argc + 1, sizeof *o->set_name);
-    o->set_value = calloc((size_t)argc + 1, sizeof *o->set_value);
     o->pos = calloc((size_t)argc + 1, sizeof *o->pos);
-    if (!o->set_name || !o->set_value || !o->pos)
+    if (!o->pos)
         return hs_cli_usage_error("", "%s", "out of memory");
-    int no_more_opts = 0;
-    for (int i = 0; i < argc; i++) {
+    int no_more_opts = 0, rc = 0;
+    for (int i = 0; i < argc && !rc; i++) {
         char *a = argv[i];
-        if (no_more_opts || a[0] != '-' || strcmp(a, "-") == 0) {
+        if (no_more_opts || a[0] != '-' || a[1] == '\0') {
             if (!o->model)
                 o->model = a;
             else
                 o->pos[o->npos++] = a;
-            continue;
-        }
-        if (strcmp(a, "--") == 0) {
+        } else if (strcmp(a, "--") == 0) {
             no_more_opts = 1;
-            continue;
-        }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        } else if (strcmp(a, "--help") == 0) {
             fputs(cmd_usage, stdout);
-            return -1;
+            rc = -1;
+        } else {
+            rc = a[1] == '-' ? long_option(argc, argv, &i, cmd_usage, cmd, o)
+                             : short_options(argc, argv, &i, cmd_usage, cmd, o);
         }
-        int rc = one_option(argc, argv, &i, cmd_usage, cmd, o);
-        if (rc)
-            return rc;
     }
-    o->ov.nset = o->nset;
-    o->ov.set_name = o->set_name;
-    o->ov.set_value = o->set_value;
-    return 0;
+    hs_params_apply(&o->params, &o->ov);
+    return rc;
 }
 
 void hs_cli_free_opts(opts *o)
 {
-    for (size_t i = 0; i < o->nset; i++)
-        free((char *)o->set_name[i]);
-    free(o->set_name);
-    free(o->set_value);
+    hs_params_free(&o->params);
     free(o->pos);
+    o->pos = NULL;
 }

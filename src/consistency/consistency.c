@@ -634,8 +634,8 @@ int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
     size_t rank = hs_cons_rank(m, w, t, q, msg, sizeof msg, &dep);
     if (rank < k) {
         hs_error_set(err, HS_EXIT_MODEL, "the constraints are dependent at the initial "
-                     "position (rank of G_q is %zu, there are %zu constraints): %s", rank,
-                     k, msg);
+                     "position (rank of G_q is %zu, there %s %zu constraint%s): %s", rank,
+                     k == 1 ? "is" : "are", k, k == 1 ? "" : "s", msg);
         hs_model_place(m, m->cpos[dep], err);     /* at the first dependent one */
         return err->code;
     }

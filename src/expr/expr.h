@@ -66,6 +66,7 @@ typedef struct hs_node {
     double value;          /* HS_NUM: the constant */
     hs_srcpos pos;         /* where the node was first built */
     const struct hs_node *const *args; /* [nargs] */
+    const struct hs_symset *syms;      /* symbols it depends on (hs_node_symbols) */
 } hs_node;
 
 typedef struct hs_dag hs_dag;
@@ -96,10 +97,24 @@ int hs_dag_find_symbol(const hs_dag *d, const char *name); /* -1 if none */
 const char *hs_dag_symbol_name(const hs_dag *d, int sym);
 int hs_dag_nsymbols(const hs_dag *d);
 size_t hs_dag_nnodes(const hs_dag *d);
+/* Bytes the dag holds (nodes, symbol sets, tables, derivative cache);
+ * at most HS_MAX_DAG_BYTES. */
+size_t hs_dag_bytes(const hs_dag *d);
 
-/* Limits (a dag refuses to grow past them, recording an error). */
+/* Limits (a dag refuses to grow past them, recording an error at the
+ * position of the expression being worked on).  No sane model comes near:
+ * a 512-link chain needs under 1 MiB of dag and 10^4 nodes per derivative. */
 #define HS_MAX_NODES   ((size_t)20000000)
 #define HS_MAX_DEPTH   4000     /* expression nesting depth */
+/* Memory of a dag (nodes, symbol sets, hash tables, derivative cache):
+ * "expression too large: the expressions need more than 512 MiB". */
+#define HS_MAX_DAG_BYTES ((size_t)512 << 20)
+/* Nodes one derivative (hs_diff, hs_total_diff, hs_gradient) may build:
+ * "expression too large: the derivative work exceeded 2000000 nodes". */
+#define HS_MAX_DIFF_NODES ((size_t)2000000)
+/* Other limits for one dag (0 = the default above): tests, or a caller
+ * that wants a tighter budget. */
+void hs_dag_set_limits(hs_dag *d, size_t max_bytes, size_t max_diff_nodes);
 
 /* Raw hash-consed node, no simplification: used by the constructors. */
 const hs_node *hs_dag_intern(hs_dag *d, hs_kind k, const hs_node *const *args,
@@ -171,27 +186,82 @@ const hs_node *hs_parse(hs_dag *d, const char *text, size_t len, int src,
 size_t hs_format(const hs_dag *d, const hs_node *e, char *buf, size_t cap);
 void hs_fprint(FILE *f, const hs_dag *d, const hs_node *e);
 
+/* Printing with shared subexpressions named once.  hs_printer_new looks
+ * at every root (and what they share) first; when the roots printed as
+ * trees would be much larger than the dag (4x and over 2000 nodes), each
+ * subexpression used twice or more with at least 6 nodes becomes a
+ * temporary `_1`, `_2`, ... ("_" doubled when a symbol of d already looks
+ * like one), printed on its own line `INDENT_k = ...` just before the
+ * first line that needs it; otherwise lines print exactly as hs_fprint.
+ * The output is then linear in the size of the dag (a chain of doubling
+ * defines d30 = d29 + d29^2 prints 30 short lines, not 2^30 terms).
+ * Temporaries are numbered in order of printing; each line re-parses,
+ * with the temporaries as names, to its node.  NULL when out of memory. */
+typedef struct hs_printer hs_printer;
+hs_printer *hs_printer_new(const hs_dag *d, const hs_node *const *roots, size_t nroots);
+void hs_printer_free(hs_printer *p);               /* NULL is fine */
+/* Print "INDENT LABEL = EXPR\n" (no "LABEL = " when label is NULL;
+ * indent may be NULL), preceded by the lines of the temporaries e needs
+ * that are not printed yet.  e should be one of the roots (or under
+ * them); another node prints as a tree. */
+void hs_printer_line(hs_printer *p, FILE *f, const char *indent, const char *label,
+                     const hs_node *e);
+/* How many subexpressions become temporaries (0: plain tree printing). */
+size_t hs_printer_ntemps(const hs_printer *p);
+/* All at once: each root as a line "labels[i] = ..." (labels may be NULL),
+ * with the temporaries before the lines that use them. */
+void hs_fprint_shared(FILE *f, const hs_dag *d, const hs_node *const *roots,
+                      const char *const *labels, size_t n);
+
 /* ---- analysis, rewriting (diff.c) ---- */
 
-/* Exact partial derivative d e / d sym, simplified. */
+/* Derivatives are cached in the dag under (direction, node): a second
+ * call for the same or an overlapping expression reuses earlier work (the
+ * cache is bounded, 16 MiB: when full it starts over, which costs time,
+ * never correctness), and a part of e that does not depend on the
+ * direction costs nothing (no walk, no allocation proportional to the
+ * symbol table).  One call may
+ * build at most HS_MAX_DIFF_NODES nodes; past that it records "expression
+ * too large: the derivative work exceeded N nodes" at e's position and
+ * returns 0.  The walks are iterative (no C recursion on the depth). */
+
+/* Exact partial derivative d e / d sym, simplified (0 when sym is not a
+ * symbol of d). */
 const hs_node *hs_diff(hs_dag *d, const hs_node *e, int sym);
 
 /* Total derivative D e = d e/dt + sum_i v_i d e/dq_i (velocities are
- * independent symbols; tsym may be -1 for no explicit time). */
+ * independent symbols; tsym may be -1 for no explicit time).  The
+ * direction (tsym, q, v) is interned: repeated calls with the same arrays
+ * (Gdot, then gamma = D Gdot) share one cache. */
 const hs_node *hs_total_diff(hs_dag *d, const hs_node *e, int tsym,
                              size_t n, const int *qsym, const int *vsym);
+
+/* Sparse gradient: out[j] = d e / d syms[j] for j < nsyms (the constant 0
+ * wherever e does not depend on syms[j], at O(log) cost).  Returns how
+ * many out[j] are not the constant 0.  Pair it with hs_node_symbols to ask
+ * only for the symbols e uses. */
+size_t hs_gradient(hs_dag *d, const hs_node *e, const int *syms, size_t nsyms,
+                   const hs_node **out);
+
+/* The symbols e depends on, sorted ascending, no repeats; *n receives the
+ * count.  Kept in every node when it is built: O(1), valid while the dag
+ * lives. */
+const int32_t *hs_node_symbols(const hs_node *e, size_t *n);
 
 /* Replace each symbol s with map[s] when s < nmap and map[s] != NULL,
  * rebuilding through the constructors (so constants fold). */
 const hs_node *hs_subst(hs_dag *d, const hs_node *e, const hs_node *const *map,
                         size_t nmap);
 
-/* Mark used[s] = 1 for each symbol s < nsyms that e depends on. */
+/* Mark used[s] = 1 for each symbol s < nsyms that e depends on (cost: the
+ * number of symbols e uses, no walk). */
 void hs_symbols_used(const hs_node *e, unsigned char *used, size_t nsyms);
+/* Does e depend on symbol sym?  A binary search in e's symbol set. */
 int hs_depends_on(const hs_node *e, int sym);
 
-/* Straightforward recursive evaluation (reference for tests; slow).
- * in[s] is the value of symbol s. */
+/* Reference evaluation (eval.c; for tests and one-off values, slower than
+ * a program): each distinct node computed once, iteratively.  in[s] is the
+ * value of symbol s.  NaN propagates as in the VM; NaN when out of memory. */
 double hs_eval_tree(const hs_node *e, const double *in);
 
 /* ---- bytecode (compile.c, vm.c, ops.def) ---- */

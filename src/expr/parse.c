@@ -1,12 +1,17 @@
-/* The expression parser (MODEL-FORMAT.md, "Expressions"): a lexer and a
+/* The expression parser (holosim-model(5), EXPRESSIONS): a lexer and a
  * recursive-descent parser building nodes through the smart constructors,
- * plus the names and arities of node kinds. */
+ * plus the names and arities of node kinds.  Numbers are decimal (`2.5`,
+ * `1e-3`) or C hexadecimal (`0x10`, `0x1.8p3`: unambiguous, since a digit
+ * followed by a letter was an error before).  The recursion is bounded by
+ * MAX_NEST: every nesting level passes through parse_unary. */
 #include "expr.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../util/suggest.h"
 
 static const struct {
     const char *name;
@@ -124,16 +129,53 @@ static void line_col(const parser *p, size_t off, int *line, int *col)
     *col = (int)(off - start) + 1;
 }
 
+static int is_xdigit(int c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* After "0x": hex digits, an optional '.' and fraction, an optional binary
+ * exponent p[+-]digits (C's hex notation, as strtod reads it).  Returns
+ * the end, *bad set when there is no digit or the exponent has none. */
+static size_t lex_hex(const parser *p, size_t i, int *bad)
+{
+    const char *s = p->text;
+    size_t digits = 0;
+    for (; i < p->len && is_xdigit(s[i]); i++)
+        digits++;
+    if (i < p->len && s[i] == '.')
+        for (i++; i < p->len && is_xdigit(s[i]); i++)
+            digits++;
+    *bad = digits == 0;
+    if (i < p->len && (s[i] == 'p' || s[i] == 'P')) {
+        size_t j = i + 1;
+        if (j < p->len && (s[j] == '+' || s[j] == '-'))
+            j++;
+        if (j < p->len && is_digit(s[j]))
+            for (i = j; i < p->len && is_digit(s[i]);)
+                i++;
+        else {
+            *bad = 1;
+            i = j;
+        }
+    }
+    return i;
+}
+
 static int lex_number(parser *p, size_t i)
 {
     const char *s = p->text;
     size_t start = i;
+    int bad = 0;
+    if (s[i] == '0' && i + 1 < p->len && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+        i = lex_hex(p, i + 2, &bad);
+        goto end;
+    }
     while (i < p->len && is_digit(s[i]))
         i++;
     if (i < p->len && s[i] == '.')
         for (i++; i < p->len && is_digit(s[i]);)
             i++;
-    int bad = 0;
     if (i < p->len && (s[i] == 'e' || s[i] == 'E')) {
         size_t j = i + 1;
         if (j < p->len && (s[j] == '+' || s[j] == '-'))
@@ -146,6 +188,7 @@ static int lex_number(parser *p, size_t i)
             i = j;
         }
     }
+end:
     /* `2x` or `1.2.3`: one malformed token, not an implicit product */
     if (bad || (i < p->len && (is_alnum(s[i]) || s[i] == '.'))) {
         while (i < p->len && (is_alnum(s[i]) || s[i] == '.'))
@@ -285,12 +328,38 @@ static int find_func(const char *s, size_t n)
     return -1;
 }
 
+/* Error path only: the function a misspelt name most likely means, from
+ * other languages' names (arctan2, ln) or a near spelling. */
+static const char *func_hint(const char *s, size_t n)
+{
+    static const char *const alias[][2] = {
+        {"arctan2", "atan2"}, {"arctan", "atan"}, {"arcsin", "asin"}, {"arccos", "acos"},
+        {"ln", "log"}, {"fabs", "abs"}, {"sgn", "sign"}, {"power", "pow"},
+    };
+    char name[64];
+    if (n >= sizeof name)
+        return NULL;
+    memcpy(name, s, n);
+    name[n] = '\0';
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+        if (strcmp(name, alias[i][0]) == 0)
+            return alias[i][1];
+    const char *cand[sizeof funcs / sizeof funcs[0]];
+    for (size_t i = 0; i < sizeof funcs / sizeof funcs[0]; i++)
+        cand[i] = funcs[i].name;
+    return hs_nearest(name, cand, sizeof funcs / sizeof funcs[0]);
+}
+
 /* The error for a token that cannot continue the expression here. */
 static void unexpected(parser *p, const char *what)
 {
     char near[80];
     if (is_cmp(p->tok.kind)) {
         perr(p, p->tok.off, "comparison outside if()");
+        return;
+    }
+    if (p->tok.kind == T_STAR && p->tok.off > 0 && p->text[p->tok.off - 1] == '*') {
+        perr(p, p->tok.off - 1, "'**' is not an operator: use ^ for powers (x^2)");
         return;
     }
     tok_near(p, near, sizeof near);
@@ -369,6 +438,8 @@ static const hs_node *parse_call(parser *p, const token *name, int f)
     }
 }
 
+static const hs_node *resolve(parser *p, const token *tok, const char *s, size_t n);
+
 static const hs_node *parse_name(parser *p)
 {
     token name = p->tok;
@@ -379,7 +450,9 @@ static const hs_node *parse_name(parser *p)
     int f = find_func(s, n);
     if (p->tok.kind == T_LPAREN) {
         if (f < 0 || name.primed) {
-            perr(p, name.off, "unknown function '%.*s'", (int)name.len, s);
+            const char *near = name.primed ? NULL : func_hint(s, n);
+            perr(p, name.off, "unknown function '%.*s'%s%s%s", (int)name.len, s,
+                 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
             return NULL;
         }
         return parse_call(p, &name, f);
@@ -396,6 +469,15 @@ static const hs_node *parse_name(parser *p)
         }
         return hs_num(p->d, 3.14159265358979323846);
     }
+    return resolve(p, &name, s, n);
+}
+
+/* A name through the resolver.  Its own function: the hs_error it needs
+ * (2 KiB) stays off the frames of the recursive descent. */
+__attribute__((noinline)) static const hs_node *resolve(parser *p, const token *tok,
+                                                         const char *s, size_t n)
+{
+    token name = *tok;
     int status = HS_RESOLVE_UNKNOWN;
     hs_error rerr;
     hs_error_init(&rerr);
@@ -487,7 +569,7 @@ static const hs_node *parse_unary(parser *p)
 /* A chain of n-ary operands collected before one constructor call, so
  * a+b+c+... costs one node, not one per operator. */
 typedef struct chain {
-    const hs_node *stack[16], **a;
+    const hs_node *stack[4], **a;
     size_t n, cap;
 } chain;
 
@@ -521,7 +603,7 @@ static const hs_node *parse_product(parser *p)
     const hs_node *e = parse_unary(p);
     if (!e || (p->tok.kind != T_STAR && p->tok.kind != T_SLASH))
         return e;
-    chain c = {.n = 0, .cap = 16};
+    chain c = {.n = 0, .cap = 4};
     c.a = c.stack;
     c.a[c.n++] = e;
     size_t first = p->tok.off;
@@ -548,7 +630,7 @@ static const hs_node *parse_sum(parser *p)
     const hs_node *e = parse_product(p);
     if (!e || (p->tok.kind != T_PLUS && p->tok.kind != T_MINUS))
         return e;
-    chain c = {.n = 0, .cap = 16};
+    chain c = {.n = 0, .cap = 4};
     c.a = c.stack;
     c.a[c.n++] = e;
     size_t first = p->tok.off;

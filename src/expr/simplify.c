@@ -6,7 +6,10 @@
  *   numbers: every pure operation on numbers folds; a fold giving NaN or
  *     Inf is an error at the node being built; -0 is stored as 0.
  *   sums: flattened; numbers summed; like terms merged by coefficient
- *     (x + 2*x -> 3*x, x - x -> 0); a zero constant dropped.
+ *     (x + 2*x -> 3*x, x - x -> 0); a zero constant dropped; then
+ *     sin^2 + cos^2 = 1 and the angle differences (trig.c), the terms
+ *     collected again after each (a loop of at most MAX_IDENTITY_PASSES
+ *     passes, never recursion).
  *   products: flattened; numbers multiplied; 0*x -> 0 (documented choice,
  *     although 0*Inf is NaN); like bases merged by adding numeric exponents
  *     (x*x -> x^2, x*x^-1 -> 1: domain); 1*x -> x.  A numeric factor is
@@ -16,10 +19,13 @@
  *     (x^2)^0.5, sqrt(x)^2 and 0^x (x symbolic) are left alone.
  *   functions: fold on numbers; min(a,a), max(a,a), if(c,a,a) -> a; an
  *     if() with a numeric condition picks its branch; comparisons of equal
- *     operands fold (x < x -> 0, x <= x -> 1, ...).
+ *     operands fold (x < x -> 0, x <= x -> 1, ...).  At run time a NaN
+ *     operand makes a comparison, min, max or if() NaN (ops.def); the last
+ *     two folds, like 0*x -> 0, are documented exceptions (a NaN condition
+ *     of if(c,a,a) or a NaN x in x < x is not seen).
  * Children of sums and products are sorted: the number first, then by node
  * id, so the result never depends on argument order. */
-#include "expr.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -96,6 +102,29 @@ static const hs_node *fold(hs_dag *d, double v, hs_kind k, const hs_node *a,
     return hs_num(d, 0);
 }
 
+/* Sort: insertion sort for the short arrays most nodes have (nearly
+ * sorted already, and without qsort's call overhead), qsort beyond. */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    enum { INSERTION_MAX = 24, ELEM_MAX = 64 };
+    if (n > INSERTION_MAX || size > ELEM_MAX) {
+        qsort(base, n, size, cmp);
+        return;
+    }
+    char *a = base, tmp[ELEM_MAX];
+    for (size_t i = 1; i < n; i++) {
+        size_t j = i;
+        if (cmp(a + (j - 1) * size, a + i * size) <= 0)
+            continue;
+        memcpy(tmp, a + i * size, size);
+        while (j > 0 && cmp(a + (j - 1) * size, tmp) > 0) {
+            memcpy(a + j * size, a + (j - 1) * size, size);
+            j--;
+        }
+        memcpy(a + j * size, tmp, size);
+    }
+}
+
 /* Order of children: numbers first, then creation order. */
 static int node_cmp(const void *pa, const void *pb)
 {
@@ -109,7 +138,7 @@ static int node_cmp(const void *pa, const void *pb)
 /* Intern a sum or product of sorted canonical children. */
 static const hs_node *make_nary(hs_dag *d, hs_kind k, const hs_node **a, size_t n)
 {
-    qsort(a, n, sizeof *a, node_cmp);
+    sort(a, n, sizeof *a, node_cmp);
     return hs_dag_intern(d, k, a, n, 0.0, -1);
 }
 
@@ -195,138 +224,24 @@ static const hs_node *term_node(hs_dag *d, double coef, const hs_node *const *fa
     return r;
 }
 
-/* The factor sin(u)^2 of a term (the term itself or a factor of a
- * product), or NULL. */
-static const hs_node *sin2_factor(const hs_node *e)
-{
-    if (e->kind == HS_POW && e->args[0]->kind == HS_SIN && hs_is_num(e->args[1], 2))
-        return e;
-    if (e->kind == HS_MUL)
-        for (uint32_t i = 0; i < e->nargs; i++)
-            if (sin2_factor(e->args[i]) && e->args[i]->kind == HS_POW)
-                return e->args[i];
-    return NULL;
-}
+/* Identities are tried in this many passes of one sum at most (each pass
+ * that applies one collects the terms again). */
+enum { MAX_IDENTITY_PASSES = 16 };
 
-/* Is f a factor of the term e (e itself, or an argument of a product)? */
-static int has_factor(const hs_node *e, const hs_node *f)
+/* One pass of hs_addn: flatten, merge like terms, apply the identities.
+ * Returns the sum, or NULL with *next (malloc'd, *nnext terms) to be
+ * collected again after an identity applied. */
+static const hs_node *add_pass(hs_dag *d, const hs_node *const *in, size_t n, int identities,
+                               const hs_node ***next, size_t *nnext)
 {
-    if (e == f)
-        return 1;
-    if (e->kind == HS_MUL)
-        for (uint32_t i = 0; i < e->nargs; i++)
-            if (e->args[i] == f)
-                return 1;
-    return 0;
-}
-
-/* Does some term other than skip have the factor f?  (A cheap test before
- * building a partner term that would only become garbage.) */
-static int any_has_factor(const hs_node **out, size_t k, size_t skip, const hs_node *f)
-{
-    for (size_t j = 0; j < k; j++)
-        if (j != skip && out[j] && has_factor(out[j], f))
-            return 1;
-    return 0;
-}
-
-/* Find partner among the terms (not i); remove it and return 1. */
-static int take(const hs_node **out, size_t k, size_t i, const hs_node *partner)
-{
-    for (size_t j = 0; j < k; j++)
-        if (j != i && out[j] == partner) {
-            out[j] = NULL;
-            return 1;
-        }
-    return 0;
-}
-
-/* Identities on the terms of a merged sum, so derived metrics and forces
- * read as written by hand and compile smaller:
- *   c R sin(u)^2 + c R cos(u)^2           -> c R
- *   c R cos(a) cos(b) + c R sin(a) sin(b) -> c R cos(a - b)
- *   c R sin(a) cos(b) - c R cos(a) sin(b) -> c R sin(a - b)
- * (a before b in node order).  A rest that is a number goes to *c.
- * Returns 1 when it changed anything. */
-static int trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c)
-{
-    int changed = 0;
-    for (size_t i = 0; i < *k; i++) {
-        const hs_node *e = out[i];
-        if (!e)
-            continue;
-        const hs_node *s2 = sin2_factor(e);
-        if (s2) {
-            const hs_node *c2 = hs_pow(d, hs_call1(d, HS_COS, s2->args[0]->args[0]),
-                                       hs_num(d, 2));
-            if (any_has_factor(out, *k, i, c2)) {
-                const hs_node *rest = hs_div(d, e, s2);
-                if (take(out, *k, i, hs_mul(d, rest, c2))) {
-                    if (rest->kind == HS_NUM) {
-                        *c += rest->value;
-                        out[i] = NULL;
-                    } else {
-                        out[i] = rest;
-                    }
-                    changed = 1;
-                    continue;
-                }
-            }
-        }
-        if (e->kind != HS_MUL)
-            continue;
-        /* a pair of first-power trig factors of two different angles */
-        for (uint32_t p = 0; p < e->nargs && out[i] == e; p++)
-            for (uint32_t q = 0; q < e->nargs && out[i] == e; q++) {
-                const hs_node *fp = e->args[p], *fq = e->args[q];
-                if (p == q || (fp->kind != HS_COS && fp->kind != HS_SIN) ||
-                    fq->kind != HS_COS || fp->args[0] == fq->args[0])
-                    continue;
-                const hs_node *a = fp->args[0], *b = fq->args[0];
-                const hs_node *sa = hs_call1(d, HS_SIN, a), *sb = hs_call1(d, HS_SIN, b);
-                const hs_node *ca = hs_call1(d, HS_COS, a);
-                if (fp->kind == HS_COS) {          /* cos a cos b + sin a sin b */
-                    if (a->id > b->id || !any_has_factor(out, *k, i, sa))
-                        continue;
-                    const hs_node *rest = hs_div(d, e, hs_mul(d, fp, fq));
-                    if (take(out, *k, i, hs_mul(d, rest, hs_mul(d, sa, sb)))) {
-                        out[i] = hs_mul(d, rest, hs_call1(d, HS_COS, hs_sub(d, a, b)));
-                        changed = 1;
-                    }
-                } else {                           /* sin a cos b - cos a sin b */
-                    if (!any_has_factor(out, *k, i, sb) || !any_has_factor(out, *k, i, ca))
-                        continue;
-                    const hs_node *rest = hs_div(d, e, hs_mul(d, fp, fq));
-                    if (take(out, *k, i, hs_neg(d, hs_mul(d, rest, hs_mul(d, ca, sb))))) {
-                        out[i] = hs_mul(d, rest, hs_call1(d, HS_SIN, hs_sub(d, a, b)));
-                        changed = 1;
-                    }
-                }
-            }
-    }
-    if (changed) {
-        size_t w = 0;
-        for (size_t i = 0; i < *k; i++)
-            if (out[i])
-                out[w++] = out[i];
-        *k = w;
-    }
-    return changed;
-}
-
-const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
-{
-    if (n == 0)
-        return hs_num(d, 0);
-    if (n == 1)
-        return in[0];
     size_t m = flat_count(HS_ADD, in, n);
     const hs_node *stack1[SMALL];
     term stack2[SMALL];
     scratch s1, s2;
-    const hs_node **a = scratch_get(d, &s1, stack1, m, sizeof *a);
+    const hs_node **a = scratch_get(d, &s1, stack1, m + 1, sizeof *a);
     term *t = scratch_get(d, &s2, stack2, m, sizeof *t);
     const hs_node *r = NULL;
+    *next = NULL;
     if (!a || !t)
         goto done;
     m = flatten(HS_ADD, in, n, a);
@@ -354,7 +269,7 @@ const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
             x->nfac = e->nargs;
         }
     }
-    qsort(t, nt, sizeof *t, term_cmp);
+    sort(t, nt, sizeof *t, term_cmp);
 
     /* merge like terms; a[] is free now and receives the result children */
     size_t k = 0;
@@ -375,10 +290,16 @@ const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
         }
         i = j;
     }
-    if (trig_identities(d, out, &k, &c)) {    /* an identity applied: */
-        if (c != 0)                            /* collect again (terms may merge) */
+    if (identities && hs_trig_identities(d, out, &k, &c) > 0) {
+        /* an identity applied: collect again (terms may merge) */
+        if (c != 0)
             out[k++] = hs_num(d, c);
-        r = hs_addn(d, out, k);
+        *next = malloc((k ? k : 1) * sizeof **next);
+        if (!*next)
+            hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+        else
+            memcpy(*next, out, k * sizeof *out);
+        *nnext = k;
         goto done;
     }
     if (c != 0)
@@ -392,7 +313,37 @@ const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
 done:
     scratch_free(&s1);
     scratch_free(&s2);
-    return r ? r : hs_num(d, 0);
+    return r || *next ? r : hs_num(d, 0);
+}
+
+const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
+{
+    if (n == 0)
+        return hs_num(d, 0);
+    if (n == 1)
+        return in[0];
+    const hs_node **cur = NULL, *r = NULL;
+    for (int pass = 0;; pass++) {
+        const hs_node **next;
+        size_t nn = 0;
+        r = add_pass(d, in, n, pass < MAX_IDENTITY_PASSES, &next, &nn);
+        free(cur);
+        if (!next)
+            break;
+        cur = next;
+        in = cur;
+        n = nn;
+        if (n == 0) {
+            free(cur);
+            return hs_num(d, 0);
+        }
+        if (n == 1) {
+            r = cur[0];
+            free(cur);
+            return r;
+        }
+    }
+    return r;
 }
 
 const hs_node *hs_add(hs_dag *d, const hs_node *a, const hs_node *b)
@@ -434,12 +385,13 @@ static void split_factor(const hs_node *e, const hs_node **base, double *exp)
     }
 }
 
-const hs_node *hs_muln(hs_dag *d, const hs_node *const *in, size_t n)
+/* One pass of hs_muln: flatten, fold numbers, merge like bases.  Returns
+ * the product, or NULL with *next (malloc'd, *nnext factors) to multiply
+ * again when a merge gave a number or a product. */
+static const hs_node *mul_pass(hs_dag *d, const hs_node *const *in, size_t n,
+                               const hs_node ***next, size_t *nnext)
 {
-    if (n == 0)
-        return hs_num(d, 1);
-    if (n == 1)
-        return in[0];
+    *next = NULL;
     size_t m = flat_count(HS_MUL, in, n);
     const hs_node *stack1[SMALL];
     factor stack2[SMALL];
@@ -477,7 +429,7 @@ const hs_node *hs_muln(hs_dag *d, const hs_node *const *in, size_t n)
         r = hs_num(d, 0);
         goto done;
     }
-    qsort(f, nf, sizeof *f, factor_cmp);
+    sort(f, nf, sizeof *f, factor_cmp);
 
     /* merge like bases; a merge can produce a number or a product (e.g.
      * (x*y)^0.5*(x*y)^0.5 -> x*y), which then needs one more pass */
@@ -507,7 +459,12 @@ const hs_node *hs_muln(hs_dag *d, const hs_node *const *in, size_t n)
     }
     if (again) {
         a[k++] = hs_num(d, c);
-        r = hs_muln(d, a, k);
+        *next = malloc(k * sizeof **next);
+        if (!*next)
+            hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+        else
+            memcpy(*next, a, k * sizeof *a);
+        *nnext = k;
         goto done;
     }
     if (k == 0)
@@ -522,7 +479,34 @@ const hs_node *hs_muln(hs_dag *d, const hs_node *const *in, size_t n)
 done:
     scratch_free(&s1);
     scratch_free(&s2);
-    return r ? r : hs_num(d, 0);
+    return r || *next ? r : hs_num(d, 0);
+}
+
+const hs_node *hs_muln(hs_dag *d, const hs_node *const *in, size_t n)
+{
+    if (n == 0)
+        return hs_num(d, 1);
+    if (n == 1)
+        return in[0];
+    /* a loop, not recursion: each pass that merges into a product or a
+     * number multiplies the result again */
+    const hs_node **cur = NULL, *r;
+    for (;;) {
+        const hs_node **next;
+        size_t nn = 0;
+        r = mul_pass(d, in, n, &next, &nn);
+        free(cur);
+        if (!next)
+            return r;
+        cur = next;
+        in = cur;
+        n = nn;
+        if (n == 1) {
+            r = cur[0];
+            free(cur);
+            return r;
+        }
+    }
 }
 
 const hs_node *hs_mul(hs_dag *d, const hs_node *a, const hs_node *b)
@@ -629,8 +613,8 @@ const hs_node *hs_call2(hs_dag *d, hs_kind k, const hs_node *a, const hs_node *b
         double x = a->value, y = b->value, v = 0;
         switch (k) {
         case HS_ATAN2: v = atan2(x, y); break;
-        case HS_MIN: v = fmin(x, y); break;
-        case HS_MAX: v = fmax(x, y); break;
+        case HS_MIN: v = x < y ? x : y; break;   /* numbers are finite: as the VM */
+        case HS_MAX: v = x > y ? x : y; break;
         case HS_HYPOT: v = hypot(x, y); break;
         case HS_LT: v = x < y; break;
         case HS_LE: v = x <= y; break;

@@ -162,6 +162,15 @@ static const char *reason(const hs_instr *pc, const double *r)
         return "overflow in arithmetic";
     case HS_OP_HYPOT:
         return "overflow in hypot";
+    /* NaN here comes from an operand (reported as that operand's cause);
+     * these name the step when the chain cannot be followed further */
+    case HS_OP_LT: case HS_OP_LE: case HS_OP_GT: case HS_OP_GE: case HS_OP_EQ: case HS_OP_NE:
+        return "NaN in a comparison";
+    case HS_OP_MIN:
+    case HS_OP_MAX:
+        return "NaN in min/max";
+    case HS_OP_SELECT:
+        return "NaN in an if() condition";
     default:
         return "non-finite result";
     }
@@ -174,8 +183,8 @@ static int flow_operands(const hs_instr *pc, const double *r, uint32_t ops[3])
     int op = (int)HS_INSTR_OP(pc);
     if (op == HS_OP_SELECT) {
         ops[0] = pc->b;
-        ops[1] = B != 0.0 ? pc->c : pc->d;
-        return 2;
+        ops[1] = B == 0.0 ? pc->d : pc->c;
+        return isnan(B) ? 1 : 2;  /* a NaN condition alone makes the result */
     }
     int n = hs_op_nargs[op];
     ops[0] = pc->b;

@@ -1,6 +1,7 @@
 /* CSV columns of a run. */
 #include "columns.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,55 @@ static int append_set(hs_columns *dst, size_t *cap, const hs_columns *src)
     return 0;
 }
 
+static int oom(hs_error *err)
+{
+    return hs_error_set(err, HS_EXIT_USAGE, "out of memory");
+}
+
+static int find_col(const hs_columns *cs, const char *name)
+{
+    for (size_t i = 0; i < cs->n; i++)
+        if (strcmp(cs->c[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* "--columns: unknown column 'x'; valid columns: t,x,... (or 'default', 'all')" */
+static int unknown_column(const hs_columns *all, const char *name, int glob, hs_error *err)
+{
+    char valid[2048];
+    size_t vl = 0;
+    valid[0] = '\0';
+    for (size_t j = 0; j < all->n && vl + 1 < sizeof valid; j++)
+        vl += (size_t)snprintf(valid + vl, sizeof valid - vl, "%s%s", j ? "," : "",
+                               all->c[j].name);
+    return hs_error_set(err, HS_EXIT_USAGE, "--columns: %s '%s'; valid columns: %s (or "
+                        "'default', 'all')", glob ? "no column matches" : "unknown column",
+                        name, valid);
+}
+
+/* One name of the list (trimmed), appended to out. */
+static int select_one(const char *name, const hs_columns *all, const hs_columns *dflt,
+                      hs_columns *out, size_t *cap, hs_error *err)
+{
+    if (strcmp(name, "default") == 0)
+        return append_set(out, cap, dflt) ? oom(err) : 0;
+    if (strcmp(name, "all") == 0)
+        return append_set(out, cap, all) ? oom(err) : 0;
+    if (strpbrk(name, "*?[")) {
+        size_t before = out->n;
+        for (size_t i = 0; i < all->n; i++)
+            if (fnmatch(name, all->c[i].name, 0) == 0 &&
+                add(out, cap, all->c[i].kind, all->c[i].idx, "%s", all->c[i].name))
+                return oom(err);
+        return out->n > before ? 0 : unknown_column(all, name, 1, err);
+    }
+    int i = find_col(all, name);
+    if (i < 0)
+        return unknown_column(all, name, 0, err);
+    return add(out, cap, all->c[i].kind, all->c[i].idx, "%s", all->c[i].name) ? oom(err) : 0;
+}
+
 int hs_columns_select(const hs_model *m, const char *list, hs_columns *out,
                       hs_error *err)
 {
@@ -94,7 +144,7 @@ int hs_columns_select(const hs_model *m, const char *list, hs_columns *out,
     if (all_columns(m, 1, &dflt) | all_columns(m, 0, &all)) {
         hs_columns_free(&all);
         hs_columns_free(&dflt);
-        return hs_error_set(err, HS_EXIT_USAGE, "out of memory");
+        return oom(err);
     }
     int rc = 0;
     if (!list) {
@@ -107,6 +157,12 @@ int hs_columns_select(const hs_model *m, const char *list, hs_columns *out,
     while (!rc) {
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len && (*p == ' ' || *p == '\t')) {
+            p++;
+            len--;
+        }
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
         char name[256];
         if (len == 0 || len >= sizeof name) {
             rc = hs_error_set(err, HS_EXIT_USAGE, "--columns: empty or too long column name "
@@ -115,28 +171,7 @@ int hs_columns_select(const hs_model *m, const char *list, hs_columns *out,
         }
         memcpy(name, p, len);
         name[len] = '\0';
-        if (strcmp(name, "default") == 0) {
-            rc = append_set(out, &cap, &dflt) ? hs_error_set(err, HS_EXIT_USAGE, "out of memory") : 0;
-        } else if (strcmp(name, "all") == 0) {
-            rc = append_set(out, &cap, &all) ? hs_error_set(err, HS_EXIT_USAGE, "out of memory") : 0;
-        } else {
-            size_t i = 0;
-            while (i < all.n && strcmp(all.c[i].name, name) != 0)
-                i++;
-            if (i == all.n) {
-                char valid[2048];
-                size_t vl = 0;
-                valid[0] = '\0';
-                for (size_t j = 0; j < all.n && vl + 1 < sizeof valid; j++)
-                    vl += (size_t)snprintf(valid + vl, sizeof valid - vl, "%s%s", j ? "," : "",
-                                           all.c[j].name);
-                rc = hs_error_set(err, HS_EXIT_USAGE, "--columns: unknown column '%s'; valid "
-                                  "columns: %s (or 'default', 'all')", name, valid);
-                break;
-            }
-            if (add(out, &cap, all.c[i].kind, all.c[i].idx, "%s", all.c[i].name))
-                rc = hs_error_set(err, HS_EXIT_USAGE, "out of memory");
-        }
+        rc = select_one(name, &all, &dflt, out, &cap, err);
         if (!e)
             break;
         p = e + 1;
@@ -146,6 +181,31 @@ int hs_columns_select(const hs_model *m, const char *list, hs_columns *out,
     if (rc)
         hs_columns_free(out);
     return rc;
+}
+
+int hs_columns_catalog(const hs_model *m, hs_columns *out, size_t *ndefault,
+                       hs_error *err)
+{
+    hs_columns all, dflt;
+    memset(out, 0, sizeof *out);
+    if (all_columns(m, 1, &dflt) | all_columns(m, 0, &all)) {
+        hs_columns_free(&all);
+        hs_columns_free(&dflt);
+        return oom(err);
+    }
+    size_t cap = 0;
+    int rc = append_set(out, &cap, &dflt);
+    for (size_t i = 0; i < all.n && !rc; i++)
+        if (find_col(&dflt, all.c[i].name) < 0)
+            rc = add(out, &cap, all.c[i].kind, all.c[i].idx, "%s", all.c[i].name);
+    *ndefault = dflt.n;
+    hs_columns_free(&all);
+    hs_columns_free(&dflt);
+    if (rc) {
+        hs_columns_free(out);
+        return oom(err);
+    }
+    return 0;
 }
 
 void hs_columns_header(const hs_columns *c, hs_out *o)

@@ -34,10 +34,18 @@ typedef struct hs_row {
 } hs_row;
 
 /* Select columns: list = NULL for the default set; otherwise a comma list
- * of names, where `default` and `all` stand for those sets.  Unknown
- * name: HS_EXIT_USAGE with the valid names in the message. */
+ * of names (spaces around a name ignored), where `default` and `all` stand
+ * for those sets and a name with * ? or [ is a glob (fnmatch) standing for
+ * every column it matches, in the order of `all`.  An unknown name or a
+ * glob that matches nothing: HS_EXIT_USAGE with the valid names in the
+ * message. */
 int hs_columns_select(const hs_model *m, const char *list, hs_columns *out,
                       hs_error *err);
+/* Every column a run can write (`holosim columns`): the default ones in
+ * their order, then each other one in the order of `all`; *ndefault = the
+ * number of default ones. */
+int hs_columns_catalog(const hs_model *m, hs_columns *out, size_t *ndefault,
+                       hs_error *err);
 void hs_columns_free(hs_columns *c);
 void hs_columns_header(const hs_columns *c, hs_out *o);
 /* Write one row.  Every value must be finite, and so must energy_balance

@@ -99,7 +99,11 @@ static size_t layout(char *buf, int neg, uint64_t D, int p, int e10)
 
 size_t hs_fmt_double(char *buf, double x)
 {
-    if (!isfinite(x) || x == 0)
+    if (x == 0) {            /* -0 too: a sign on zero only puzzles a reader */
+        memcpy(buf, "0", 2);
+        return 1;
+    }
+    if (!isfinite(x))
         return (size_t)snprintf(buf, 32, "%.17g", x);
     if (!p10_ready)
         init_p10();

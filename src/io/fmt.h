@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 /* Write x into buf (at least 32 bytes), NUL-terminated; returns the
- * length. */
+ * length.  -0 is written as 0. */
 size_t hs_fmt_double(char *buf, double x);
 
 #endif

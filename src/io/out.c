@@ -117,7 +117,7 @@ void hs_out_num(hs_out *o, double x)
     char *dst = o->buf + o->len;
     int n = 0;
     if (o->precision < 17)
-        n = snprintf(dst, 32, "%.*g", o->precision, x);
+        n = snprintf(dst, 32, "%.*g", o->precision, x == 0 ? 0.0 : x);   /* never -0 */
     else
         n = (int)hs_fmt_double(dst, x);
     if (n > 0 && n < 32)

@@ -19,42 +19,57 @@ static int lagrangian_kernels(loader *L, const hs_node *Lg, const hs_node *const
     hs_model *m = L->m;
     hs_dag *d = m->dag;
     size_t n = m->n;
-    size_t ns = (size_t)hs_dag_nsymbols(d);
-    const hs_node **p = xcalloc(n, sizeof *p);
-    unsigned char *used = xcalloc(ns, 1);
-    if (!p || !used) {
+    const hs_node **p = xcalloc(n, sizeof *p), **dpq = xcalloc(n, sizeof *dpq);
+    const hs_node **terms = xcalloc(n + 3, sizeof *terms);
+    unsigned char *is_v = xcalloc((size_t)hs_dag_nsymbols(d), 1);
+    if (!p || !dpq || !terms || !is_v) {
         free(p);
-        free(used);
+        free(dpq);
+        free(terms);
+        free(is_v);
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     }
-    for (size_t i = 0; i < n && !hs_dag_failed(d); i++)
-        p[i] = hs_diff(d, Lg, m->sym_v[i]);
+    for (size_t i = 0; i < n; i++)
+        is_v[m->sym_v[i]] = 1;
+    /* p = dL/dv (only the velocities L uses), then row i of M = dp_i/dv_j, j <= i */
+    hs_gradient(d, Lg, m->sym_v, n, p);
     for (size_t i = 0; i < n && !hs_dag_failed(d); i++) {
+        hs_gradient(d, p[i], m->sym_v, i + 1, &m->M[i * n]);
         for (size_t j = 0; j <= i; j++) {
-            const hs_node *Mij = hs_diff(d, p[i], m->sym_v[j]);
-            m->M[i * n + j] = m->M[j * n + i] = Mij;
-            if (!Mij || Mij->kind == HS_NUM)
-                continue;
-            memset(used, 0, ns);        /* one walk per entry, not one per velocity */
-            hs_symbols_used(Mij, used, ns);
-            for (size_t l = 0; l < n; l++)
-                if (used[m->sym_v[l]]) {
+            const hs_node *Mij = m->M[i * n + j];
+            m->M[j * n + i] = Mij;
+            size_t ns;
+            const int32_t *sy = hs_node_symbols(Mij, &ns);
+            for (size_t z = 0; z < ns; z++)
+                if (is_v[sy[z]]) {
+                    const char *vn = hs_dag_symbol_name(d, sy[z]);
                     free(p);
-                    free(used);
+                    free(dpq);
+                    free(terms);
+                    free(is_v);
                     return hs_ytree_error(L->y, L->err, where,
                                           "the kinetic energy is not quadratic in the velocities: "
-                                          "d2T/d%s'd%s' depends on %s'", m->qname[i],
-                                          m->qname[j], m->qname[l]);
+                                          "d2T/d%s'd%s' depends on %s", m->qname[i],
+                                          m->qname[j], vn);
                 }
         }
-        const hs_node *Qi = hs_diff(d, Lg, m->sym_q[i]);
-        Qi = hs_sub(d, Qi, hs_diff(d, p[i], m->sym_t));
+        /* Q_i = dL/dq_i - dp_i/dt - sum_j (dp_i/dq_j) v_j + F_i, in one sum so
+         * that like terms of the product rule cancel (the metric's
+         * derivatives read as by hand) */
+        size_t nt = 0;
+        terms[nt++] = hs_diff(d, Lg, m->sym_q[i]);
+        terms[nt++] = hs_neg(d, hs_diff(d, p[i], m->sym_t));
+        hs_gradient(d, p[i], m->sym_q, n, dpq);
         for (size_t j = 0; j < n; j++)
-            Qi = hs_sub(d, Qi, hs_mul(d, hs_diff(d, p[i], m->sym_q[j]), hs_sym(d, m->sym_v[j])));
-        m->Q[i] = hs_add(d, Qi, F[i]);
+            if (!hs_is_num(dpq[j], 0))
+                terms[nt++] = hs_neg(d, hs_mul(d, dpq[j], hs_sym(d, m->sym_v[j])));
+        terms[nt++] = F[i];
+        m->Q[i] = hs_addn(d, terms, nt);
     }
     free(p);
-    free(used);
+    free(is_v);
+    free(terms);
+    free(dpq);
     return hs_ld_dag_check(L);
 }
 

@@ -17,6 +17,7 @@
  *               defines settled in dependency order with an explicit stack
  *   model.c     the top level (hs_model_load), and the model object
  *               (free, source positions, the derivation printout)
+ *   hints.c     the hints of error messages (did you mean ...)
  *
  * Every error is recorded in L->err at its file position (ytree.h). */
 #ifndef HS_LOADER_H
@@ -173,6 +174,16 @@ int hs_ld_read_constraints(loader *L, yaml_node_t *c);
 int hs_ld_read_initial(loader *L, yaml_node_t *root);
 int hs_ld_read_outputs(loader *L, yaml_node_t *root);
 int hs_ld_check_defines(loader *L);
+
+/* ---- hints.c: error paths only ---- */
+
+/* After "unknown name 'M'" (pe, at pe->offset of text, parsed in scope):
+ * " (did you mean 'm'?)", or why the name is not visible there, into
+ * hint; "" when there is nothing to add. */
+void hs_ld_name_hint(loader *L, const hs_error *pe, int scope, const char *text,
+                     char *hint, size_t cap);
+/* The parameter nearest to a misspelt name, or NULL. */
+const char *hs_ld_nearest_param(loader *L, const char *s);
 
 /* ---- settings.c ---- */
 

@@ -267,19 +267,53 @@ void hs_model_place(const hs_model *m, hs_srcpos p, hs_error *err)
     hs_ytree_place(&si->y, err, line, col);
 }
 
-static void print_expr_line(FILE *f, const hs_dag *d, const char *label, const hs_node *e)
+/* Every root the derivation prints, in printing order, into r (NULL: count). */
+static size_t derivation_roots(const hs_model *m, const hs_node **r)
 {
-    fprintf(f, "  %s = ", label);
-    hs_fprint(f, d, e);
-    fputc('\n', f);
+    size_t n = m->n, k = m->k, nr = 0;
+#define PUT(e) do { if (r) r[nr] = (e); nr++; } while (0)
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j <= i; j++)
+            if (!hs_is_num(m->M[i * n + j], 0) || i == j)
+                PUT(m->M[i * n + j]);
+    for (size_t i = 0; i < n; i++)
+        PUT(m->Q[i]);
+    if (m->has_potential)
+        PUT(m->U);
+    for (size_t a = 0; a < m->namb; a++)
+        PUT(m->amb[a]);
+    for (size_t i = 0; i < k; i++)
+        PUT(m->G[i]);
+    for (size_t i = 0; i < k * n; i++)
+        if (!hs_is_num(m->G_q[i], 0))
+            PUT(m->G_q[i]);
+    for (size_t i = 0; i < k; i++)
+        PUT(m->Gdot[i]);
+    for (size_t i = 0; i < k; i++)
+        PUT(m->gamma[i]);
+#undef PUT
+    return nr;
 }
 
 void hs_model_print_derivation(const hs_model *m, FILE *f)
 {
     static const char *const forms[] = { "Cartesian", "Lagrangian", "embedding" };
-    const hs_dag *d = m->dag;
     size_t n = m->n, k = m->k;
     char lab[256];
+    /* one printer over everything: a subexpression shared by many kernels
+     * (a large define) is printed once, as a temporary _1 = ... */
+    size_t nr = derivation_roots(m, NULL);
+    const hs_node **r = malloc((nr ? nr : 1) * sizeof *r);
+    hs_printer *P = NULL;
+    if (r) {
+        derivation_roots(m, r);
+        P = hs_printer_new(m->dag, r, nr);
+        free(r);
+    }
+    if (!P) {
+        fprintf(f, "# out of memory\n");
+        return;
+    }
     fprintf(f, "# %s%s%s form, n = %zu coordinates, k = %zu constraints\n",
             m->name[0] ? m->name : "", m->name[0] ? ": " : "", forms[m->form], n, k);
     fprintf(f, "M (%s):\n", m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2");
@@ -287,38 +321,39 @@ void hs_model_print_derivation(const hs_model *m, FILE *f)
         for (size_t j = 0; j <= i; j++)
             if (!hs_is_num(m->M[i * n + j], 0) || i == j) {
                 snprintf(lab, sizeof lab, "M[%s,%s]", m->qname[i], m->qname[j]);
-                print_expr_line(f, d, lab, m->M[i * n + j]);
+                hs_printer_line(P, f, "  ", lab, m->M[i * n + j]);
             }
     fprintf(f, "Q (generalized force):\n");
     for (size_t i = 0; i < n; i++) {
         snprintf(lab, sizeof lab, "Q[%s]", m->qname[i]);
-        print_expr_line(f, d, lab, m->Q[i]);
+        hs_printer_line(P, f, "  ", lab, m->Q[i]);
     }
     if (m->has_potential) {
         fprintf(f, "U (potential):\n");
-        print_expr_line(f, d, "U", m->U);
+        hs_printer_line(P, f, "  ", "U", m->U);
     }
     for (size_t a = 0; a < m->namb; a++) {
         if (a == 0)
             fprintf(f, "X (embedding):\n");
-        print_expr_line(f, d, m->ambname[a], m->amb[a]);
+        hs_printer_line(P, f, "  ", m->ambname[a], m->amb[a]);
     }
-    if (!k)
-        return;
-    fprintf(f, "G (constraints):\n");
-    for (size_t i = 0; i < k; i++)
-        print_expr_line(f, d, m->cname[i], m->G[i]);
-    fprintf(f, "G_q (Jacobian, non-zero entries):\n");
-    for (size_t i = 0; i < k; i++)
-        for (size_t j = 0; j < n; j++)
-            if (!hs_is_num(m->G_q[i * n + j], 0)) {
-                snprintf(lab, sizeof lab, "d%s/d%s", m->cname[i], m->qname[j]);
-                print_expr_line(f, d, lab, m->G_q[i * n + j]);
-            }
-    fprintf(f, "Gdot = G_t + G_q v:\n");
-    for (size_t i = 0; i < k; i++)
-        print_expr_line(f, d, m->cname[i], m->Gdot[i]);
-    fprintf(f, "gamma = D(D G):\n");
-    for (size_t i = 0; i < k; i++)
-        print_expr_line(f, d, m->cname[i], m->gamma[i]);
+    if (k) {
+        fprintf(f, "G (constraints):\n");
+        for (size_t i = 0; i < k; i++)
+            hs_printer_line(P, f, "  ", m->cname[i], m->G[i]);
+        fprintf(f, "G_q (Jacobian, non-zero entries):\n");
+        for (size_t i = 0; i < k; i++)
+            for (size_t j = 0; j < n; j++)
+                if (!hs_is_num(m->G_q[i * n + j], 0)) {
+                    snprintf(lab, sizeof lab, "d%s/d%s", m->cname[i], m->qname[j]);
+                    hs_printer_line(P, f, "  ", lab, m->G_q[i * n + j]);
+                }
+        fprintf(f, "Gdot = G_t + G_q v:\n");
+        for (size_t i = 0; i < k; i++)
+            hs_printer_line(P, f, "  ", m->cname[i], m->Gdot[i]);
+        fprintf(f, "gamma = D(D G):\n");
+        for (size_t i = 0; i < k; i++)
+            hs_printer_line(P, f, "  ", m->cname[i], m->gamma[i]);
+    }
+    hs_printer_free(P);
 }

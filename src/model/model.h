@@ -72,6 +72,12 @@ typedef struct hs_overrides {
     const double *set_value;       /* the value, unless set_text gives one */
     const char *const *set_text;   /* NULL, or [nset] an expression of numbers, pi
                                     * and other parameters (NULL entry: set_value) */
+    /* NULL, or where entry i came from: when it came from a file (--params),
+     * place err (message set) at byte off of its text, or at its name when
+     * off < 0, and return 1; return 0 for an entry of the command line
+     * itself, which the loader shows as the --set option with a caret. */
+    int (*set_place)(const void *ctx, size_t i, long off, hs_error *err);
+    const void *set_place_ctx;
     hs_settings s;                 /* fields given on the command line */
     int has_stabilize, has_mode, has_output;
 } hs_overrides;

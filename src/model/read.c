@@ -17,6 +17,11 @@ char *hs_ld_strdup(const char *s)
     return p;
 }
 
+static const char *plural(size_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 static int is_ident(const char *s)
 {
     if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
@@ -263,8 +268,10 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
     if (L->err->code)       /* an error inside a define or parameter */
         return NULL;
     if (!e) {
+        char hint[200];
+        hs_ld_name_hint(L, &pe, scope, (const char *)n->data.scalar.value, hint, sizeof hint);
         hs_ytree_error_in(L->y, L->err, n, pe.offset >= 0 ? (size_t)pe.offset : 0,
-                          "%s", pe.msg);
+                          "%s%s", pe.msg, hint);
         return NULL;
     }
     return e;
@@ -290,9 +297,17 @@ int hs_ld_dag_check(loader *L)
 
 /* ---------- parameters ---------- */
 
+/* An error about override s (message set): placed in its --params file
+ * when it came from one (hs_overrides.set_place); 0 when it came from
+ * --set itself. */
+static int override_placed(loader *L, size_t s, long off)
+{
+    return L->ov->set_place && L->ov->set_place(L->ov->set_place_ctx, s, off, L->err);
+}
+
 /* A command-line override NAME=TEXT parsed in the parameters' scope; an
  * error is a usage error (exit 1) shown on the option's own text. */
-static const hs_node *parse_override(loader *L, const char *name, const char *text)
+static const hs_node *parse_override(loader *L, size_t s, const char *name, const char *text)
 {
     int saved_scope = L->scope;
     L->scope = SCOPE_PARAM;
@@ -304,11 +319,17 @@ static const hs_node *parse_override(loader *L, const char *name, const char *te
     if (L->err->code)       /* an error in a parameter it refers to */
         return NULL;
     if (!e) {
+        char hint[200];
+        hs_ld_name_hint(L, &pe, SCOPE_PARAM, text, hint, sizeof hint);
+        size_t off = pe.offset >= 0 ? (size_t)pe.offset : 0;
+        hs_error_set(L->err, HS_EXIT_USAGE, "%s%s", pe.msg, hint);
+        if (override_placed(L, s, (long)off))
+            return NULL;
         char opt[600];
         snprintf(opt, sizeof opt, "--set %s=%s", name, text);
-        hs_error_set(L->err, HS_EXIT_USAGE, "%s: %s", opt, pe.msg);
+        if (snprintf(L->err->msg, sizeof L->err->msg, "%s: %s%s", opt, pe.msg, hint) < 0)
+            L->err->msg[0] = '\0';
         /* the caret under the option's text, after "--set NAME=" */
-        size_t off = pe.offset >= 0 ? (size_t)pe.offset : 0;
         hs_error_locate(L->err, opt, strlen(opt), strlen(name) + 7 + off);
         L->err->line = 0;   /* not a file position: the caret alone */
     }
@@ -329,14 +350,18 @@ int hs_ld_eval_param(loader *L, size_t i)
         p->state = ST_DONE;
         return 0;
     }
-    const hs_node *e = text ? parse_override(L, p->name, text)
+    const hs_node *e = text ? parse_override(L, (size_t)ov, p->name, text)
                             : hs_ld_parse(L, p->val, SCOPE_PARAM, "a parameter");
     if (!e || hs_ld_dag_check(L))
         return L->err->code ? L->err->code : HS_EXIT_MODEL;
     double v = hs_eval_tree(e, L->pin);
-    if (!isfinite(v) && text)
-        return hs_error_set(L->err, HS_EXIT_USAGE, "--set %s=%s: the value is %g", p->name,
-                            text, v);
+    if (!isfinite(v) && text) {
+        hs_error_set(L->err, HS_EXIT_USAGE, "parameter '%s' evaluates to %g", p->name, v);
+        if (!override_placed(L, (size_t)ov, 0))
+            snprintf(L->err->msg, sizeof L->err->msg, "--set %s=%s: the value is %g",
+                     p->name, text, v);
+        return L->err->code;
+    }
     if (!isfinite(v))
         return hs_ytree_error(L->y, L->err, p->val,
                               "parameter '%s' evaluates to %g", p->name, v);
@@ -445,8 +470,9 @@ int hs_ld_read_per_coord(loader *L, yaml_node_t *n, const char *what, int scope,
     hs_model *m = L->m;
     if (n->type == YAML_SEQUENCE_NODE) {
         if (seq_len(n) != m->n)
-            return hs_ytree_error(L->y, L->err, n, "%s has %zu entries; the model has %zu "
-                                  "coordinates", what, seq_len(n), m->n);
+            return hs_ytree_error(L->y, L->err, n, "%s has %zu entr%s; the model has %zu "
+                                  "coordinate%s", what, seq_len(n), seq_len(n) == 1 ? "y" : "ies",
+                                  m->n, plural(m->n));
         size_t i = 0;
         FOR_ITEMS(n, it) {
             out[i] = hs_ld_parse(L, NODE(L, *it), scope, what);
@@ -456,9 +482,9 @@ int hs_ld_read_per_coord(loader *L, yaml_node_t *n, const char *what, int scope,
         return 0;
     }
     if (n->type != YAML_MAPPING_NODE)
-        return hs_ytree_error(L->y, L->err, n, "%s must be a list of %zu expressions or a "
+        return hs_ytree_error(L->y, L->err, n, "%s must be a list of %zu expression%s or a "
                               "mapping coordinate -> expression, found %s", what, m->n,
-                              hs_ytree_kind(n));
+                              plural(m->n), hs_ytree_kind(n));
     if (hs_ld_check_keys(L, n, (const char *const *)m->qname, m->n, what))
         return L->err->code;
     yaml_node_t **val = xcalloc(m->n, sizeof *val);    /* the value of each coordinate */
@@ -490,11 +516,26 @@ int hs_ld_read_per_coord(loader *L, yaml_node_t *n, const char *what, int scope,
 int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M)
 {
     hs_dag *d = L->m->dag;
+    if (n && n->type == YAML_SCALAR_NODE && dim <= 8) {
+        /* the same mass on every coordinate: show the list to write */
+        char list[200] = "";
+        size_t len = 0;
+        for (size_t i = 0; i < dim && len < sizeof list; i++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%.20s", i ? ", " : "",
+                                    hs_ytree_str(n));
+        if (dim == 1)
+            return hs_ytree_error(L->y, L->err, n, "'mass' must be a list, found a scalar: "
+                                  "write [%s]", list);
+        return hs_ytree_error(L->y, L->err, n, "'mass' must be a list, found a scalar: for "
+                              "the same mass on each of the %zu coordinates write [%s]", dim,
+                              list);
+    }
     if (hs_ld_expect(L, n, YAML_SEQUENCE_NODE, "'mass'"))
         return L->err->code;
     if (seq_len(n) != dim)
-        return hs_ytree_error(L->y, L->err, n, "'mass' has %zu entries; expected %zu (a "
-                              "diagonal) or %zu rows", seq_len(n), dim, dim);
+        return hs_ytree_error(L->y, L->err, n, "'mass' has %zu entr%s; expected %zu (a "
+                              "diagonal) or %zu row%s", seq_len(n),
+                              seq_len(n) == 1 ? "y" : "ies", dim, dim, plural(dim));
     for (size_t i = 0; i < dim * dim; i++)
         M[i] = scalar_zero(L);
     yaml_node_t *first = NODE(L, *n->data.sequence.items.start);
@@ -517,7 +558,7 @@ int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M)
         yaml_node_t *row = NODE(L, *it);
         if (row->type != YAML_SEQUENCE_NODE || seq_len(row) != dim)
             return hs_ytree_error(L->y, L->err, row, "mass matrix row %zu must be a list of "
-                                  "%zu entries", i + 1, dim);
+                                  "%zu entr%s", i + 1, dim, dim == 1 ? "y" : "ies");
         size_t j = 0;
         FOR_ITEMS(row, jt) {
             M[i * dim + j] = hs_ld_parse(L, NODE(L, *jt), SCOPE_MODEL, "a mass entry");
@@ -727,12 +768,23 @@ int hs_ld_eval_params(loader *L)
     for (size_t s = 0; s < ns; s++)
         L->pin[s] = NAN;
     for (size_t s = 0; L->ov && s < L->ov->nset; s++) {
-        const char *name = L->ov->set_name[s];
-        long i = hs_ld_find_named(L, NAME_PAR, name, strlen(name));
-        if (i < 0)
-            return hs_error_set(L->err, HS_EXIT_USAGE, "--set %s: the model has no "
-                                "parameter '%s'", name, name);
-        L->par[i].ov = (long)s;
+        const char *nm = L->ov->set_name[s];
+        long i = hs_ld_find_named(L, NAME_PAR, nm, strlen(nm));
+        if (i >= 0) {
+            L->par[i].ov = (long)s;         /* the last --set of a name wins */
+            continue;
+        }
+        char hint[120] = "";
+        const char *near = hs_ld_nearest_param(L, nm);
+        if (near)
+            snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
+        else if (!L->npar)
+            snprintf(hint, sizeof hint, " (it has no parameters)");
+        hs_error_set(L->err, HS_EXIT_USAGE, "the model has no parameter '%s'%s", nm, hint);
+        if (!override_placed(L, s, -1))
+            snprintf(L->err->msg, sizeof L->err->msg, "--set %s: the model has no "
+                     "parameter '%s'%s", nm, nm, hint);
+        return L->err->code;
     }
     for (size_t i = 0; i < L->npar; i++)
         if (hs_ld_settle(L, NAME_PAR, i))

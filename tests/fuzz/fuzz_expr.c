@@ -6,8 +6,13 @@
  *   - print it (hs_format) and re-parse the text: the node must be the same
  *     (nodes are hash-consed, so the same node is the same pointer); a
  *     mismatch or a re-parse error aborts (a finding);
- *   - differentiate w.r.t. x (hs_diff) and take the total derivative;
- *   - compile {e, de/dx, De} into one program, evaluate it at fixed points,
+ *   - differentiate w.r.t. x (hs_diff) and take the total derivative
+ *     twice (as the loader builds Gdot and gamma);
+ *   - print {e, de/dx, De, DDe} with shared subexpressions named
+ *     (hs_fprint_shared) and parse that text back, the temporaries `_k`
+ *     resolving to what their lines gave: each root must come back as the
+ *     same node (a mismatch aborts);
+ *   - compile the four into one program, evaluate it at fixed points,
  *     and locate the first non-finite value when an output is not finite.
  * Everything is freed: a leak is a finding under LeakSanitizer. */
 #include <math.h>
@@ -67,6 +72,73 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *name, size_t len,
 
 static const hs_resolver RES = {lookup, NULL, NULL};
 
+/* Temporaries of a shared print: "_k" is temp[k]; other names as RES. */
+typedef struct temps {
+    const hs_node **temp;   /* [cap] */
+    size_t n, cap;
+} temps;
+
+static const hs_node *lookup_temp(void *ctx, hs_dag *d, const char *name, size_t len,
+                                  int primed, size_t offset, int *status, hs_error *err)
+{
+    temps *t = ctx;
+    if (!primed && len > 1 && name[0] == '_' && strspn(name + 1, "0123456789") >= len - 1) {
+        size_t k = (size_t)strtoul(name + 1, NULL, 10);
+        if (k >= 1 && k <= t->n) {
+            *status = HS_RESOLVE_OK;
+            return t->temp[k];
+        }
+    }
+    return lookup(NULL, d, name, len, primed, offset, status, err);
+}
+
+/* hs_fprint_shared, then each line parsed back: "_k = ..." lines define
+ * the temporaries, the other lines must give roots[] in order. */
+static void check_shared_print(hs_dag *d, const hs_node *const *roots, size_t nroots)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return;
+    hs_fprint_shared(m, d, roots, NULL, nroots);
+    fclose(m);
+    temps t = {NULL, 0, 0};
+    hs_resolver r = {lookup_temp, &t, NULL};
+    size_t k = 0;
+    for (char *line = buf; len <= MAX_PRINT && *line;) {
+        char *end = strchr(line, '\n');
+        if (!end)
+            break;
+        int is_temp = line[0] == '_' && strstr(line, " = ") && strstr(line, " = ") < end;
+        const char *text = is_temp ? strstr(line, " = ") + 3 : line;
+        hs_error err;
+        hs_error_init(&err);
+        const hs_node *e = hs_parse(d, text, (size_t)(end - text), 2, &r, &err);
+        if (!e || (!is_temp && (k >= nroots || e != roots[k]))) {
+            fprintf(stderr, "shared print read back: line '%.*s' gives %s\n", (int)(end - line),
+                    line, e ? "another node" : err.msg);
+            abort();
+        }
+        if (is_temp) {
+            if (t.n + 2 > t.cap) {
+                size_t cap = t.cap ? 2 * t.cap : 16;
+                const hs_node **nt = realloc(t.temp, cap * sizeof *nt);
+                if (!nt)
+                    break;
+                t.temp = nt;
+                t.cap = cap;
+            }
+            t.temp[++t.n] = e;
+        } else {
+            k++;
+        }
+        line = end + 1;
+    }
+    free(t.temp);
+    free(buf);
+}
+
 /* print -> parse must give the node back. */
 static void check_roundtrip(hs_dag *d, const hs_node *e, const uint8_t *data, size_t size)
 {
@@ -113,7 +185,7 @@ static void evaluate(const hs_dag *d, const hs_node *const *roots, size_t nroots
     }
     size_t nregs = hs_prog_nregs(p);
     double *regs = malloc((nregs ? nregs : 1) * sizeof *regs);
-    double out[3];
+    double out[4];
     if (regs)
         for (size_t i = 0; i < sizeof POINTS / sizeof POINTS[0]; i++) {
             hs_prog_eval(p, POINTS[i], regs, out);
@@ -154,10 +226,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (!hs_dag_failed(d)) {
         check_roundtrip(d, e, data, size);
         const int q[3] = {X, Y, Z}, v[3] = {XV, YV, ZV};
-        const hs_node *roots[3] = {e, hs_diff(d, e, X), NULL};
+        const hs_node *roots[4] = {e, hs_diff(d, e, X), NULL, NULL};
         roots[2] = hs_total_diff(d, e, T, 3, q, v);
+        roots[3] = hs_total_diff(d, roots[2], T, 3, q, v);
         if (!hs_dag_failed(d))
-            evaluate(d, roots, 3);
+            check_shared_print(d, roots, 4);
+        if (!hs_dag_failed(d))
+            evaluate(d, roots, 4);
     }
     hs_dag_free(d);
     return 0;

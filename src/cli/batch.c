@@ -1,0 +1,370 @@
+/* `holosim batch`: many points of a parameter grid in one process, the
+ * engine of scripts/sweep.
+ *
+ *   holosim batch MODEL --points FILE.tsv --outdir DIR --status-dir SDIR
+ *                 [RUN-OPTIONS...]
+ *
+ * FILE.tsv: a header `name<TAB>P1<TAB>...`, then a row `NAME<TAB>v1...` per
+ * point (values: whatever --set takes).  The model file is read once; each
+ * point applies its values after the command line's --set/--params (so
+ * derived parameters follow) and runs with its own run state.  Per point:
+ * DIR/NAME.csv and SDIR/NAME.status are removed, the CSV is written as
+ * DIR/.NAME.csv.part and renamed to DIR/NAME.csv when the run has ended
+ * with at least one row (a run that failed during integration keeps its
+ * rows), then SDIR/NAME.status is written (through a .part and a rename):
+ * one line `exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,
+ * max_energy_balance,max_power_residual,wall_s,message` (the nine metrics
+ * empty for a point that never integrated; the message, the first line of
+ * what `holosim run` would print on stderr, in double quotes).  Then
+ * `NAME<TAB>EXIT` on stdout.  Exit 0 when every point succeeded, 1
+ * otherwise; on SIGINT/SIGTERM/SIGHUP the point being run is abandoned
+ * (its .part removed, no status) and the exit is 128 + the signal.
+ * --jobs N: N worker processes take the points in turn (the model text and
+ * the points are read before they fork). */
+#define _DEFAULT_SOURCE         /* MAP_ANONYMOUS (POSIX.1-2024, not -2008) */
+#include "cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../integrate/integrate.h"
+
+static volatile sig_atomic_t batch_signal;
+
+static void on_signal(int sig)
+{
+    batch_signal = sig;
+    hs_cli_interrupted = 1;
+}
+
+/* The whole of a file ("-" is refused: the points come from a file too). */
+static char *slurp(const char *path, hs_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        hs_error_set(err, HS_EXIT_USAGE, "cannot read '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t len = 0, cap = 4096;
+    char *buf = malloc(cap);
+    while (buf) {
+        len += fread(buf + len, 1, cap - len - 1, f);
+        if (len + 1 < cap)
+            break;
+        char *nb = realloc(buf, cap *= 2);
+        if (!nb)
+            free(buf);
+        buf = nb;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        free(buf);
+        hs_error_set(err, HS_EXIT_USAGE, "cannot read '%s'", path);
+        return NULL;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* Split a line in place at tabs into at most cap fields; their count. */
+static size_t split_tabs(char *line, char **field, size_t cap)
+{
+    size_t n = 0;
+    for (char *p = line; n < cap;) {
+        field[n++] = p;
+        char *tab = strchr(p, '\t');
+        if (!tab)
+            break;
+        *tab = '\0';
+        p = tab + 1;
+    }
+    return n;
+}
+
+/* The first line of the error as `holosim run` prints it, in CSV quotes. */
+static void quoted_message(const hs_error *e, char *out, size_t cap)
+{
+    char line[sizeof e->msg + sizeof e->file + 64];
+    if (e->file[0] && e->line > 0)
+        snprintf(line, sizeof line, "%s:%d:%d: error: %s", e->file, e->line, e->column, e->msg);
+    else if (e->file[0])
+        snprintf(line, sizeof line, "%s: error: %s", e->file, e->msg);
+    else
+        snprintf(line, sizeof line, "holosim: error: %s", e->msg);
+    size_t n = 0;
+    out[n++] = '"';
+    for (const char *p = line; *p && *p != '\n' && n + 3 < cap; p++) {
+        if (*p == '"')
+            out[n++] = '"';
+        out[n++] = *p == '\t' || *p == '\r' ? ' ' : *p;
+    }
+    out[n++] = '"';
+    out[n] = '\0';
+}
+
+/* Write SDIR/NAME.status through a .part and a rename; 0 or -1. */
+static int write_status(const char *sdir, const char *name, int rc, const hs_summary *s,
+                        const hs_error *err)
+{
+    char part[4096], path[4096], msg[2400] = "";
+    snprintf(part, sizeof part, "%s/.%s.status.part", sdir, name);
+    snprintf(path, sizeof path, "%s/%s.status", sdir, name);
+    FILE *f = fopen(part, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "%d,", rc);
+    if (s->steps || s->rows)
+        fprintf(f, "%ld,%ld,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.6f,", s->steps, s->nrhs,
+                s->rows, s->t_reached, s->max_G, s->max_Gdot, s->max_ebal, s->max_pres,
+                s->wall);
+    else
+        fputs(",,,,,,,,,", f);
+    if (rc)
+        quoted_message(err, msg, sizeof msg);
+    fprintf(f, "%s\n", msg);
+    if (fclose(f) != 0 || rename(part, path) != 0) {
+        remove(part);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct batch {
+    opts *o;
+    const char *text;          /* the model file, read once */
+    char **pname;              /* [np] the grid's parameter names */
+    size_t np;
+    size_t npts, stride;       /* points; fields per row in the rows array */
+} batch;
+
+/* One point: load with its values, run into DIR/.NAME.csv.part, rename,
+ * status.  Returns the point's exit code (128 + signal when interrupted). */
+static int run_point(batch *B, const char *name, char **val)
+{
+    opts *o = B->o;
+    char part[4096], csv[4096];
+    snprintf(part, sizeof part, "%s/.%s.csv.part", o->outdir, name);
+    snprintf(csv, sizeof csv, "%s/%s.csv", o->outdir, name);
+    remove(csv);
+    char st[4096];
+    snprintf(st, sizeof st, "%s/%s.status", o->statusdir, name);
+    remove(st);
+    hs_error err;
+    hs_error_init(&err);
+    hs_params *pp = &o->params;        /* the command line's, then the point's */
+    size_t n0 = pp->n;
+    hs_summary sum;
+    memset(&sum, 0, sizeof sum);
+    int rc = 0;
+    for (size_t j = 0; j < B->np && !rc; j++)
+        rc = hs_params_add(pp, B->pname[j], strlen(B->pname[j]), val[j], &err);
+    hs_overrides ov = o->ov;
+    hs_model *m = NULL;
+    if (!rc) {
+        hs_params_apply(pp, &ov);
+        m = hs_model_load_string(o->model, B->text, &ov, &err);
+        rc = m ? 0 : err.code ? err.code : HS_EXIT_MODEL;
+    }
+    if (m) {
+        hs_run_opts ro = { NULL, part, o->columns, o->precision, NULL, 0, &hs_cli_interrupted };
+        rc = hs_run(m, &ro, &sum, &err);
+        hs_model_free(m);
+    }
+    for (size_t j = n0; j < pp->n; j++) {    /* back to the command line's */
+        free(pp->name[j]);
+        free(pp->text[j]);
+    }
+    pp->n = n0;
+    if (batch_signal) {
+        remove(part);
+        return 128 + batch_signal;
+    }
+    if (sum.rows > 0 && access(part, F_OK) == 0) {
+        if (rename(part, csv) != 0 && !rc) {
+            hs_error_init(&err);
+            rc = hs_error_set(&err, HS_EXIT_USAGE, "cannot rename '%s' to '%s': %s", part,
+                              csv, strerror(errno));
+        }
+    } else {
+        remove(part);
+    }
+    if (write_status(o->statusdir, name, rc, &sum, &err) != 0) {
+        fprintf(stderr, "holosim: batch: cannot write the status of '%s' in '%s'\n", name,
+                o->statusdir);
+        return rc ? rc : HS_EXIT_USAGE;
+    }
+    char line[4200];                 /* one write: workers share stdout */
+    int len = snprintf(line, sizeof line, "%s\t%d\n", name, rc);
+    if (len > 0 && write(STDOUT_FILENO, line, (size_t)len) < 0)
+        return rc ? rc : HS_EXIT_USAGE;
+    return rc;
+}
+
+/* The points file: a header `name<TAB>P...` (into B->pname) and the rows,
+ * split in place (into *rows, B->npts rows of 1 + np fields).  0 or an
+ * exit code after a message. */
+static int read_points(batch *B, char *pts, char ***rows)
+{
+    char *save = NULL, *line = strtok_r(pts, "\n", &save);
+    if (!line)
+        return hs_cli_usage_error(hs_usage_batch, "batch: the points file '%s' is empty",
+                                  B->o->points);
+    size_t cap = 1, nl = 0;
+    for (const char *p = line; *p; p++)
+        cap += *p == '\t';
+    for (const char *p = save; p && *p; p++)
+        nl += *p == '\n';
+    char **head = calloc(cap, sizeof *head), **f = calloc((nl + 1) * (cap + 1), sizeof *f);
+    if (!head || !f) {
+        free(head);
+        free(f);
+        return hs_cli_usage_error("", "%s", "out of memory");
+    }
+    size_t nh = split_tabs(line, head, cap);
+    B->pname = head + 1;
+    B->np = nh - 1;
+    *rows = f;
+    if (strcmp(head[0], "name") != 0)
+        return hs_cli_usage_error(hs_usage_batch, "batch: the points file '%s' must start "
+                                  "with a header 'name<TAB>PARAM...'", B->o->points);
+    for (long row = 2; (line = strtok_r(NULL, "\n", &save)); row++) {
+        size_t len = strlen(line);
+        if (len && line[len - 1] == '\r')
+            line[len - 1] = '\0';
+        if (!line[0])
+            continue;
+        char **r = f + B->npts * (cap + 1);
+        size_t nf = split_tabs(line, r, cap + 1);
+        if (nf != nh || !r[0][0] || r[0][0] == '.' || strchr(r[0], '/')) {
+            fprintf(stderr, "holosim: batch: %s:%ld: expected a name (not starting with '.', "
+                    "no '/') and %zu values\n", B->o->points, row, nh - 1);
+            return HS_EXIT_USAGE;
+        }
+        B->npts++;
+    }
+    B->stride = cap + 1;
+    return 0;
+}
+
+/* Points taken in turn from a counter (shared between workers); the exit
+ * code: 0, 1 when a point failed, 128 + signal when interrupted. */
+static int work(batch *B, char **rows, atomic_size_t *next)
+{
+    int worst = 0;
+    for (;;) {
+        size_t i = atomic_fetch_add(next, 1);
+        if (i >= B->npts || batch_signal)
+            break;
+        char **r = rows + i * B->stride;
+        int rc = run_point(B, r[0], r + 1);
+        if (rc > 128)
+            return rc;
+        if (rc)
+            worst = 1;
+    }
+    return batch_signal ? 128 + batch_signal : worst;
+}
+
+/* --jobs N: N worker processes share the counter (in shared memory); a
+ * signal to this process is passed on to them. */
+static int work_forked(batch *B, char **rows, long jobs)
+{
+    atomic_size_t *next = mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE,
+                               MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    pid_t *pid = calloc((size_t)jobs, sizeof *pid);
+    if (next == MAP_FAILED || !pid) {
+        free(pid);
+        return hs_cli_usage_error("", "%s", "batch: out of memory");
+    }
+    atomic_init(next, 0);
+    fflush(NULL);
+    long started = 0;
+    for (; started < jobs; started++) {
+        pid[started] = fork();
+        if (pid[started] == 0)
+            _exit(work(B, rows, next));
+        if (pid[started] < 0)
+            break;
+    }
+    int worst = 0, forwarded = 0;
+    for (long left = started; left > 0;) {
+        int st;
+        pid_t w = waitpid(-1, &st, 0);
+        if (w < 0 && errno == EINTR) {
+            if (batch_signal && !forwarded) {
+                for (long j = 0; j < started; j++)
+                    kill(pid[j], batch_signal);
+                forwarded = 1;
+            }
+            continue;
+        }
+        if (w < 0)
+            break;
+        left--;
+        int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        if (rc > worst)
+            worst = rc;
+    }
+    if (started < jobs && !worst)          /* fork failed: run the rest here */
+        worst = work(B, rows, next);
+    munmap(next, sizeof *next);
+    free(pid);
+    return batch_signal ? 128 + batch_signal : worst;
+}
+
+int hs_cli_batch(int argc, char **argv)
+{
+    opts o;
+    int rc = hs_cli_parse_opts(argc, argv, hs_usage_batch, CMD_BATCH, &o);
+    if (rc) {
+        hs_cli_free_opts(&o);
+        return rc < 0 ? 0 : rc;
+    }
+    const char *missing = !o.model ? "MODEL" : !o.points ? "--points FILE"
+                        : !o.outdir ? "--outdir DIR" : !o.statusdir ? "--status-dir DIR" : NULL;
+    if (missing || o.npos || strcmp(o.model, "-") == 0) {
+        hs_cli_free_opts(&o);
+        return hs_cli_usage_error(hs_usage_batch, "batch: %s",
+                                  missing ? (!o.model ? "missing MODEL" : !o.points
+                                             ? "missing --points FILE" : !o.outdir
+                                             ? "missing --outdir DIR" : "missing --status-dir DIR")
+                                  : o.npos ? "more than one MODEL" : "MODEL must be a file");
+    }
+    hs_error err;
+    hs_error_init(&err);
+    char *text = slurp(o.model, &err), *pts = text ? slurp(o.points, &err) : NULL;
+    if (!text || !pts) {
+        free(text);
+        hs_cli_free_opts(&o);
+        return hs_cli_fail(&err);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    batch B = { &o, text, NULL, 0, 0, 0 };
+    char **rows = NULL;
+    rc = read_points(&B, pts, &rows);
+    if (!rc) {
+        atomic_size_t next;
+        atomic_init(&next, 0);
+        rc = o.jobs > 1 && B.npts > 1 ? work_forked(&B, rows, o.jobs) : work(&B, rows, &next);
+    }
+    free(B.pname ? B.pname - 1 : NULL);
+    free(rows);
+    free(pts);
+    free(text);
+    hs_cli_free_opts(&o);
+    return rc;
+}

@@ -1,0 +1,238 @@
+/* The trigonometric identities hs_addn applies to the merged terms of a
+ * sum (simplify.c calls hs_trig_identities once per pass), so derived
+ * metrics and forces read as written by hand and compile smaller.  The
+ * terms are indexed by the bases of their factors, and partner terms are
+ * looked up without building nodes: the search costs about the size of
+ * the sum, never the square of it, and leaves no garbage in the dag. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The factor sin(u)^2 of a term (the term itself or a factor of a
+ * product), or NULL. */
+static const hs_node *sin2_factor(const hs_node *e)
+{
+    const hs_node *const *f = e->kind == HS_MUL ? e->args : &e;
+    size_t n = e->kind == HS_MUL ? e->nargs : 1;
+    for (size_t i = 0; i < n; i++)
+        if (f[i]->kind == HS_POW && f[i]->args[0]->kind == HS_SIN && hs_is_num(f[i]->args[1], 2))
+            return f[i];
+    return NULL;
+}
+
+/* The base of a factor: b for b^c (c a number), else the factor. */
+static const hs_node *base_of(const hs_node *f)
+{
+    return f->kind == HS_POW && f->args[1]->kind == HS_NUM ? f->args[0] : f;
+}
+
+/* Which terms of a sum have a factor with a given base: (base id, term)
+ * pairs sorted, searched by base.  Built once per pass; a term replaced
+ * during the pass keeps its old entries (its index is then skipped). */
+typedef struct tindex {
+    uint64_t *e;            /* [n] base id << 32 | term index */
+    size_t n;
+} tindex;
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+static int tindex_build(hs_dag *d, tindex *x, const hs_node *const *out, size_t k)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++)
+        m += out[i]->kind == HS_MUL ? out[i]->nargs : 1;
+    x->e = malloc((m ? m : 1) * sizeof *x->e);
+    x->n = 0;
+    if (!x->e) {
+        hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < k; i++) {
+        const hs_node *const *f = out[i]->kind == HS_MUL ? out[i]->args : &out[i];
+        size_t n = out[i]->kind == HS_MUL ? out[i]->nargs : 1;
+        for (size_t j = 0; j < n; j++)
+            if (f[j]->kind != HS_NUM)
+                x->e[x->n++] = (uint64_t)base_of(f[j])->id << 32 | i;
+    }
+    qsort(x->e, x->n, sizeof *x->e, u64_cmp);
+    return 0;
+}
+
+/* The terms with base b: e[*lo .. *hi) (term index in the low word). */
+static void tindex_range(const tindex *x, const hs_node *b, size_t *lo, size_t *hi)
+{
+    uint64_t key = (uint64_t)b->id << 32;
+    size_t l = 0, h = x->n;
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+        if (x->e[mid] < key)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    *lo = l;
+    while (l < x->n && x->e[l] >> 32 == b->id)
+        l++;
+    *hi = l;
+}
+
+/* Is there a term other than i, unchanged in this pass, with a factor of
+ * base b1 and (when b2 is not NULL) one of base b2? */
+static int partner_may_exist(const tindex *x, const hs_node *const *out, const hs_node *const *orig,
+                             size_t i, const hs_node *b1, const hs_node *b2)
+{
+    if (!b1)
+        return 0;
+    size_t lo1, hi1, lo2 = 0, hi2 = 0;
+    tindex_range(x, b1, &lo1, &hi1);
+    if (b2)
+        tindex_range(x, b2, &lo2, &hi2);
+    for (size_t p = lo1; p < hi1; p++) {
+        size_t j = (uint32_t)x->e[p];
+        if (j == i || out[j] != orig[j])
+            continue;
+        if (!b2)
+            return 1;
+        while (lo2 < hi2 && (uint32_t)x->e[lo2] < j)
+            lo2++;
+        if (lo2 < hi2 && (uint32_t)x->e[lo2] == j)
+            return 1;
+    }
+    return 0;
+}
+
+/* Find partner among the unchanged terms (not i); remove it and return 1. */
+static int take(const hs_node **out, const hs_node *const *orig, size_t k, size_t i,
+                const hs_node *partner)
+{
+    for (size_t j = 0; j < k; j++)
+        if (j != i && out[j] == partner && orig[j] == partner) {
+            out[j] = NULL;
+            return 1;
+        }
+    return 0;
+}
+
+/* An existing node f(a), or NULL (never builds one). */
+static const hs_node *existing1(const hs_dag *d, hs_kind f, const hs_node *a)
+{
+    return hs_dag_lookup(d, f, &a, 1, 0.0, -1);
+}
+
+/* Terms with more first-power sin/cos factors than this are not searched
+ * for angle-difference pairs (the search is quadratic in them; real
+ * metrics have two or four). */
+enum { MAX_TRIG_FACTORS = 32 };
+
+/* The angle-difference identities for term i (a product), see below. */
+static int trig_pairs(hs_dag *d, const hs_node **out, const hs_node *const *orig, size_t k,
+                      size_t i, const tindex *x)
+{
+    const hs_node *e = out[i];
+    uint32_t ntrig = 0;
+    for (uint32_t p = 0; p < e->nargs; p++)
+        ntrig += e->args[p]->kind == HS_COS || e->args[p]->kind == HS_SIN;
+    if (ntrig < 2 || ntrig > MAX_TRIG_FACTORS)
+        return 0;
+    /* a pair of first-power trig factors of two different angles */
+    for (uint32_t p = 0; p < e->nargs; p++)
+        for (uint32_t q = 0; q < e->nargs; q++) {
+            const hs_node *fp = e->args[p], *fq = e->args[q];
+            if (p == q || (fp->kind != HS_COS && fp->kind != HS_SIN) ||
+                fq->kind != HS_COS || fp->args[0] == fq->args[0])
+                continue;
+            const hs_node *a = fp->args[0], *b = fq->args[0];
+            if (fp->kind == HS_COS) {          /* cos a cos b + sin a sin b */
+                const hs_node *sa = existing1(d, HS_SIN, a), *sb = existing1(d, HS_SIN, b);
+                if (a->id > b->id || !sb || !partner_may_exist(x, out, orig, i, sa, sb))
+                    continue;
+                const hs_node *rest = hs_div(d, e, hs_mul(d, fp, fq));
+                if (take(out, orig, k, i, hs_mul(d, rest, hs_mul(d, sa, sb)))) {
+                    out[i] = hs_mul(d, rest, hs_call1(d, HS_COS, hs_sub(d, a, b)));
+                    return 1;
+                }
+            } else {                           /* sin a cos b - cos a sin b */
+                const hs_node *ca = existing1(d, HS_COS, a), *sb = existing1(d, HS_SIN, b);
+                if (!ca || !partner_may_exist(x, out, orig, i, sb, ca))
+                    continue;
+                const hs_node *rest = hs_div(d, e, hs_mul(d, fp, fq));
+                if (take(out, orig, k, i, hs_neg(d, hs_mul(d, rest, hs_mul(d, ca, sb))))) {
+                    out[i] = hs_mul(d, rest, hs_call1(d, HS_SIN, hs_sub(d, a, b)));
+                    return 1;
+                }
+            }
+        }
+    return 0;
+}
+
+/* Identities on the terms of a merged sum, so derived metrics and forces
+ * read as written by hand and compile smaller:
+ *   c R sin(u)^2 + c R cos(u)^2           -> c R
+ *   c R cos(a) cos(b) + c R sin(a) sin(b) -> c R cos(a - b)
+ *   c R sin(a) cos(b) - c R cos(a) sin(b) -> c R sin(a - b)
+ * (a before b in node order).  A rest that is a number goes to *c.
+ * A partner term is built only when an index of the terms' factors shows
+ * a term that can be it (no garbage nodes, no quadratic scan).
+ * Returns 1 when it changed anything, -1 when out of memory. */
+int hs_trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c)
+{
+    size_t ntrig = 0;
+    for (size_t i = 0; i < *k && ntrig < 2; i++) {
+        const hs_node *const *f = out[i]->kind == HS_MUL ? out[i]->args : &out[i];
+        size_t n = out[i]->kind == HS_MUL ? out[i]->nargs : 1, has = 0;
+        for (size_t j = 0; j < n && !has; j++)
+            has = base_of(f[j])->kind == HS_SIN || base_of(f[j])->kind == HS_COS;
+        ntrig += has;
+    }
+    if (ntrig < 2)
+        return 0;           /* an identity needs two terms with sin or cos */
+    tindex x;
+    const hs_node **orig = malloc(*k * sizeof *orig);
+    if (!orig || tindex_build(d, &x, out, *k) != 0) {
+        free(orig);
+        return -1;
+    }
+    memcpy(orig, out, *k * sizeof *orig);
+    const hs_node *two = hs_dag_lookup(d, HS_NUM, NULL, 0, 2.0, -1);
+    int changed = 0;
+    for (size_t i = 0; i < *k; i++) {
+        const hs_node *e = out[i];
+        if (!e || e != orig[i])
+            continue;
+        const hs_node *s2 = sin2_factor(e);
+        if (s2 && two) {
+            const hs_node *cu = existing1(d, HS_COS, s2->args[0]->args[0]);
+            if (partner_may_exist(&x, out, orig, i, cu, NULL)) {
+                const hs_node *c2 = hs_pow(d, cu, two);
+                const hs_node *rest = hs_div(d, e, s2);
+                if (take(out, orig, *k, i, hs_mul(d, rest, c2))) {
+                    if (rest->kind == HS_NUM) {
+                        *c += rest->value;
+                        out[i] = NULL;
+                    } else {
+                        out[i] = rest;
+                    }
+                    changed = 1;
+                    continue;
+                }
+            }
+        }
+        if (e->kind == HS_MUL && trig_pairs(d, out, orig, *k, i, &x))
+            changed = 1;
+    }
+    free(x.e);
+    free(orig);
+    if (changed) {
+        size_t w = 0;
+        for (size_t i = 0; i < *k; i++)
+            if (out[i])
+                out[w++] = out[i];
+        *k = w;
+    }
+    return changed;
+}

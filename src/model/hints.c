@@ -1,0 +1,86 @@
+/* Hints for the loader's error messages (error paths only): the name a
+ * misspelt one most likely means, or why a known name is not visible. */
+#include "loader.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "../util/suggest.h"
+
+static int known(const named *a, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(a[i].name, s) == 0)
+            return 1;
+    return 0;
+}
+
+const char *hs_ld_nearest_param(loader *L, const char *s)
+{
+    const named *a = L->par;
+    size_t n = L->npar;
+    const char **c = xcalloc(n, sizeof *c);
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        c[i] = a[i].name;
+    const char *near = hs_nearest(s, c, n);
+    free(c);
+    return near;
+}
+
+/* " (did you mean 'm'?)" after "unknown name 'M'" at pe->offset of text:
+ * the nearest name the scope knows; or why a known name is not visible. */
+void hs_ld_name_hint(loader *L, const hs_error *pe, int scope, const char *text,
+                     char *hint, size_t cap)
+{
+    hs_model *m = L->m;
+    hint[0] = '\0';
+    if (strncmp(pe->msg, "unknown name '", 14) != 0 || pe->offset < 0)
+        return;
+    char s[80];
+    size_t len = 0;
+    for (const char *p = text + pe->offset; (isalnum((unsigned char)*p) || *p == '_') &&
+         len + 1 < sizeof s; p++)
+        s[len++] = *p;
+    s[len] = '\0';
+    if (scope != SCOPE_MODEL && (hs_ld_find_coord(m, s, len) >= 0 ||
+                                 known(L->def, L->ndef, s) ||
+                                 (len == 1 && s[0] == 't'))) {
+        snprintf(hint, cap, " ('%s' is not known here: %s only numbers, pi and parameters)",
+                 s, scope == SCOPE_PARAM ? "a parameter may use" : "initial values may use");
+        return;
+    }
+    size_t n = 2 + L->npar + (scope == SCOPE_MODEL ? m->n + L->ndef + L->namb : 0), k = 0;
+    const char **c = xcalloc(n, sizeof *c);
+    if (!c)
+        return;
+    c[k++] = "pi";
+    for (size_t i = 0; i < L->npar; i++)
+        c[k++] = L->par[i].name;
+    if (scope == SCOPE_MODEL) {
+        c[k++] = "t";
+        for (size_t i = 0; i < m->n; i++)
+            c[k++] = m->qname[i];
+        for (size_t i = 0; i < L->ndef; i++)
+            c[k++] = L->def[i].name;
+        for (size_t i = 0; i < L->namb; i++)
+            c[k++] = L->amb[i].name;
+    }
+    /* a single letter is near every other one: only a change of case counts */
+    const char *near = len > 1 ? hs_nearest(s, c, k) : NULL;
+    for (size_t i = 0; i < k && !near; i++)
+        if (strlen(c[i]) == len && hs_edit_distance(s, c[i]) == 0)
+            near = c[i];
+    static const char *const cols[] = { "E", "T", "U", "H", "P_R", "power_residual", "W_R",
+                                        "W_nc", "W_t", "energy_balance" };
+    int col = strncmp(s, "lambda_", 7) == 0 || strncmp(s, "Gdot_", 5) == 0;
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
+        col |= strcmp(s, cols[i]) == 0;
+    if (col)
+        snprintf(hint, cap, " ('%s' is a column of the CSV, not a name expressions can read)",
+                 s);
+    else if (near)
+        snprintf(hint, cap, " (did you mean '%s'?)", near);
+    free(c);
+}
