@@ -731,7 +731,7 @@ out_lines 4
 end
 
 begin slider_crank_quiet
-hs run "$SLIDER" --t-end 0.02 --dt 0.01 -q
+hs run "$SLIDER" --t-end 0.02 --dt 0.01 -q --quiet-projection
 rc_is 0; err_empty
 end
 

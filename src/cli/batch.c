@@ -174,7 +174,8 @@ static int run_point(batch *B, const char *name, char **val)
         rc = m ? 0 : err.code ? err.code : HS_EXIT_MODEL;
     }
     if (m) {
-        hs_run_opts ro = { NULL, part, o->columns, o->precision, NULL, 0, &hs_cli_interrupted };
+        hs_run_opts ro = { NULL, part, o->columns, o->precision, NULL, HS_PROGRESS_OFF,
+                           &hs_cli_interrupted };
         rc = hs_run(m, &ro, &sum, &err);
         hs_model_free(m);
     }

@@ -38,7 +38,7 @@ typedef struct opts {
     const char *model, *output, *columns, *summary, *wrt;
     const char *points, *outdir, *statusdir;   /* batch */
     long jobs;                                 /* batch: worker processes */
-    int precision, progress, quiet;
+    int precision, progress, quiet, quiet_projection;
     int csv, linearize;      /* equilibrium, modes */
     const char **pos;        /* positional arguments after the first */
     size_t npos;
@@ -59,7 +59,8 @@ int hs_cli_usage_error(const char *cmd_usage, const char *fmt, const char *arg);
 /* A finite number and nothing else; 0 or -1. */
 int hs_cli_parse_double(const char *s, double *out);
 
-/* Set by SIGINT during a run. */
+/* Non-zero once SIGINT, SIGTERM or SIGHUP asks a run to stop (run: the
+ * signal's number). */
 extern volatile sig_atomic_t hs_cli_interrupted;
 
 int hs_cli_run(int argc, char **argv);

@@ -152,6 +152,27 @@ int hs_cli_eval(int argc, char **argv)
     return rc < 0 ? 0 : rc;
 }
 
+/* NAME of NAME=VALUE must read as a variable: a function name or `pi`
+ * (which the parser takes for what they are) would be silently ignored. */
+static int check_binding(hs_dag *d, const char *name)
+{
+    freesyms any = { 0, 0, NULL };
+    hs_resolver r = { free_lookup, &any, NULL };
+    hs_error e;
+    hs_error_init(&e);
+    const hs_node *b = hs_parse(d, name, strlen(name), 0, &r, &e);
+    if (b && b->kind == HS_SYM)
+        return 0;
+    char msg[400];
+    if (b && b->kind == HS_NUM)
+        snprintf(msg, sizeof msg, "eval: '%.60s' cannot be bound: it is the constant %.17g, "
+                 "not a variable", name, b->value);
+    else
+        snprintf(msg, sizeof msg, "eval: '%.60s' cannot be bound: %.200s", name,
+                 b ? "it is not a single name" : e.msg);
+    return hs_cli_usage_error(hs_usage_eval, "%s", msg);
+}
+
 /* argv[0] is the expression, the others NAME=VALUE. */
 static int eval_expr(int argc, char **argv)
 {
@@ -174,6 +195,8 @@ static int eval_expr(int argc, char **argv)
         }
         memcpy(name, argv[i], len);
         name[len] = '\0';
+        if ((rc = check_binding(d, name)))
+            goto out;
         hs_dag_symbol(d, name);            /* the name becomes a known symbol */
     }
     {

@@ -49,6 +49,8 @@ static int opt_flag(const optdef *d, opts *o, const char *val, const char *usage
         o->csv = 1;
     else if (strcmp(d->name, "--linearize") == 0)
         o->linearize = 1;
+    else if (strcmp(d->name, "--quiet-projection") == 0)
+        o->quiet_projection = 1;
     else
         o->quiet = 1;
     return 0;
@@ -239,6 +241,7 @@ static int opt_precision(const optdef *d, opts *o, const char *val, const char *
 static const optdef optdefs[] = {
     { "--progress", 0, CMD_RUN, 0, opt_flag, 0, 0 },
     { "--quiet", 'q', RUNS, 0, opt_flag, 0, 0 },
+    { "--quiet-projection", 0, RUNS, 0, opt_flag, 0, 0 },
     { "--set", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES, 1, opt_set, 0, 0 },
     { "--params", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES, 1, opt_params, 0, 0 },
     { "--consistency", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_consistency, 0, 0 },

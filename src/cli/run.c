@@ -1,20 +1,212 @@
-/* `holosim run`: load, integrate, write the CSV and the summary. */
+/* `holosim run`: load, integrate, write the CSV and the summary.
+ *
+ * Nothing is clobbered: an output that is the model file or the other
+ * output is refused before the model is read; -o and --summary are checked
+ * for writing (without creating or truncating them) before the run; the
+ * CSV file is created or truncated only when its first row is complete
+ * (io/out.h), the summary only at the end of a run that started.  SIGINT,
+ * SIGTERM and SIGHUP stop the run after the current step with the complete
+ * rows written: exit 128 + the signal's number (130, 143, 129); a second
+ * signal ends the process at once. */
+#define _XOPEN_SOURCE 700   /* realpath */
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../integrate/integrate.h"
 
-volatile sig_atomic_t hs_cli_interrupted;
+volatile sig_atomic_t hs_cli_interrupted;   /* the number of the signal */
 
-static void on_sigint(int sig)
+static void on_signal(int sig)
 {
-    (void)sig;
-    hs_cli_interrupted = 1;
+    if (hs_cli_interrupted) {       /* the second one: the default action, now */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    hs_cli_interrupted = sig;
+}
+
+/* SIGHUP ignored when holosim started (nohup) stays ignored; SIGINT is
+ * caught even when ignored (a shell ignores it for a background job, and
+ * `kill -INT` of that job must still stop it cleanly). */
+static void catch_signals(void)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction old, sa;
+        if (sigs[i] == SIGHUP && sigaction(sigs[i], NULL, &old) == 0 &&
+            old.sa_handler == SIG_IGN)
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+static const char *signal_name(int sig)
+{
+    return sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT";
+}
+
+/* ---------- which file a path names ---------- */
+
+typedef struct fileid {
+    const char *what;          /* "the model file", "-o", ... for messages */
+    const char *path;
+    int exists;                /* dev, ino, mode valid */
+    dev_t dev;
+    ino_t ino;
+    mode_t mode;
+    char *canon;               /* absolute path with every link resolved, or NULL */
+} fileid;
+
+/* The canonical form of a path that may not exist yet: its directory
+ * resolved, then its name; a dangling symbolic link is followed to where
+ * a write would create the file. */
+static char *canon_path(const char *path, int depth)
+{
+    char *r = realpath(path, NULL);
+    if (r)
+        return r;
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    size_t dlen = slash ? (size_t)(slash - path) : 0;
+    if (depth < 16 && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char link[4096];
+        ssize_t n = readlink(path, link, sizeof link - 1);
+        if (n <= 0)
+            return NULL;
+        link[n] = '\0';
+        char *target = malloc(dlen + (size_t)n + 2);
+        if (!target)
+            return NULL;
+        if (link[0] == '/' || !slash)
+            snprintf(target, (size_t)n + 1, "%s", link);
+        else
+            snprintf(target, dlen + (size_t)n + 2, "%.*s/%s", (int)dlen, path, link);
+        r = canon_path(target, depth + 1);
+        free(target);
+        return r;
+    }
+    char *dir = strndup(slash ? path : ".", slash ? (dlen ? dlen : 1) : 1);
+    char *rd = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
+    if (!rd)
+        return NULL;
+    const char *base = slash ? slash + 1 : path;
+    size_t len = strlen(rd) + strlen(base) + 2;
+    r = malloc(len);
+    if (r)
+        snprintf(r, len, "%s/%s", rd, base);
+    free(rd);
+    return r;
+}
+
+/* fd >= 0: standard input or output ("-"). */
+static void identify(fileid *f, const char *what, const char *path, int fd)
+{
+    struct stat st;
+    memset(f, 0, sizeof *f);
+    f->what = what;
+    f->path = path;
+    if (fd >= 0 ? fstat(fd, &st) == 0 : stat(path, &st) == 0) {
+        f->exists = 1;
+        f->dev = st.st_dev;
+        f->ino = st.st_ino;
+        f->mode = st.st_mode;
+    }
+    if (fd < 0)
+        f->canon = canon_path(path, 0);
+}
+
+/* Same file, and one that writing would clobber (a regular file, or one
+ * to be created); two names of /dev/null or of a terminal are fine. */
+static int clobbers(const fileid *a, const fileid *b)
+{
+    if (a->exists && b->exists)
+        return a->dev == b->dev && a->ino == b->ino && S_ISREG(a->mode);
+    return !a->exists && !b->exists && a->canon && b->canon && strcmp(a->canon, b->canon) == 0;
+}
+
+/* The model (input) and the outputs: no two of them the same file. */
+static int check_coincide(const opts *o)
+{
+    int use_stdout = !o->output || strcmp(o->output, "-") == 0;
+    fileid f[3];
+    identify(&f[0], "the model file", o->model, strcmp(o->model, "-") == 0 ? 0 : -1);
+    identify(&f[1], use_stdout ? "standard output (the CSV)" : "-o", use_stdout ? "-" : o->output,
+             use_stdout ? 1 : -1);
+    size_t nf = 2;
+    if (o->summary)
+        identify(&f[nf++], "--summary", o->summary, -1);
+    int rc = 0;
+    for (size_t i = 0; i < nf && !rc; i++)
+        for (size_t j = i + 1; j < nf && !rc; j++)
+            if (clobbers(&f[i], &f[j])) {
+                fprintf(stderr, "holosim: %s '%s' and %s '%s' are the same file: refusing "
+                        "to %s it\n", f[j].what, f[j].path, f[i].what, f[i].path,
+                        i == 0 ? "overwrite the model with" : "write two outputs into");
+                rc = HS_EXIT_USAGE;
+            }
+    for (size_t i = 0; i < nf; i++)
+        free(f[i].canon);
+    return rc;
+}
+
+/* Writable, checked without creating or truncating anything: an existing
+ * file opened for appending and closed; a new one needs a writable
+ * directory (a read-only file system says so too). */
+static int check_writable(const char *opt, const char *path)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    int e = errno;
+    if (e == ENXIO)             /* a FIFO with no reader yet: nothing to check */
+        return 0;
+    if (e == ENOENT) {
+        char *c = canon_path(path, 0), *slash = c ? strrchr(c, '/') : NULL;
+        if (slash) {
+            *slash = '\0';
+            e = access(c[0] ? c : "/", W_OK | X_OK) == 0 ? 0 : errno;
+        }
+        free(c);
+        if (!slash)
+            e = ENOENT;         /* its directory does not exist */
+        if (!e)
+            return 0;
+    }
+    if (strcmp(opt, "-o") == 0)
+        fprintf(stderr, "holosim: cannot open '%s' for writing: %s\n", path, strerror(e));
+    else
+        fprintf(stderr, "holosim: cannot write summary '%s': %s\n", path, strerror(e));
+    return HS_EXIT_USAGE;
+}
+
+/* ---------- the summary ---------- */
+
+/* One CSV field, RFC 4180: in double quotes, a double quote doubled (a
+ * comma, a quote or a line break in a path stays one field). */
+static void csv_field(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
 }
 
 static int write_summary(const char *path, const hs_model *m, const hs_summary *s, int rc,
@@ -34,19 +226,52 @@ static int write_summary(const char *path, const hs_model *m, const hs_summary *
     }
     fprintf(f, "model,exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,"
             "max_power_residual,wall_s,message\n");
+    /* the message on one line and without double quotes (a reader may take
+     * the row as one line); the path exactly, quoted */
     char msg[sizeof err->msg];
     snprintf(msg, sizeof msg, "%s", rc ? err->msg : "");
     for (char *p = msg; *p; p++)
-        if (*p == '"' || *p == '\n')
+        if (*p == '"')
             *p = '\'';
-    fprintf(f, "\"%s\",%d,%ld,%ld,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.6f,\"%s\"\n",
-            m->file, rc, s->steps, s->nrhs, s->rows, s->t_reached, s->max_G, s->max_Gdot,
-            s->max_ebal, s->max_pres, s->wall, msg);
+        else if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    csv_field(f, m->file);
+    fprintf(f, ",%d,%ld,%ld,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.6f,", rc, s->steps, s->nrhs,
+            s->rows, s->t_reached, s->max_G, s->max_Gdot, s->max_ebal, s->max_pres, s->wall);
+    csv_field(f, msg);
+    fputc('\n', f);
     if (fclose(f) != 0) {
         fprintf(stderr, "holosim: cannot write summary '%s'\n", path);
         return HS_EXIT_USAGE;
     }
     return 0;
+}
+
+/* ---------- the command ---------- */
+
+/* The run itself, on a loaded model whose outputs are checked. */
+static int run_model(hs_model *m, const opts *o, const char *path)
+{
+    hs_error err;
+    hs_error_init(&err);
+    catch_signals();
+    hs_run_opts ro = { path ? NULL : stdout, path, o->columns, o->precision,
+                       o->quiet_projection ? NULL : stderr,
+                       o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
+                                                               : HS_PROGRESS_AUTO,
+                       &hs_cli_interrupted };
+    hs_summary sum;
+    int rc = hs_run(m, &ro, &sum, &err);
+    int sig = hs_cli_interrupted;
+    if (rc == 130 && sig) {                 /* 128 + the signal's number */
+        size_t len = strlen(err.msg);
+        snprintf(err.msg + len, sizeof err.msg - len, " (%s)", signal_name(sig));
+        rc = err.code = 128 + sig;
+    }
+    int src = write_summary(o->summary, m, &sum, rc, &err, o->quiet || rc);
+    if (rc)
+        hs_cli_fail(&err);
+    return rc ? rc : src;
 }
 
 int hs_cli_run(int argc, char **argv)
@@ -62,6 +287,10 @@ int hs_cli_run(int argc, char **argv)
         return hs_cli_usage_error(hs_usage_run, "%s", !o.model ? "run: missing MODEL" : "run: more than "
                            "one MODEL");
     }
+    if ((rc = check_coincide(&o))) {
+        hs_cli_free_opts(&o);
+        return rc;
+    }
     hs_error err;
     hs_error_init(&err);
     hs_model *m = hs_model_load(o.model, &o.ov, &err);
@@ -69,32 +298,17 @@ int hs_cli_run(int argc, char **argv)
         hs_cli_free_opts(&o);
         return hs_cli_fail(&err);
     }
-    /* check that -o can be written before anything runs; hs_run opens it
-     * (truncating) only once the initial data are consistent */
+    /* -o and --summary writable before anything runs; neither is created
+     * or truncated here (the CSV at its first row, the summary at the end) */
     const char *path = o.output && strcmp(o.output, "-") != 0 ? o.output : NULL;
-    if (path) {
-        int existed = access(path, F_OK) == 0;
-        FILE *probe = fopen(path, "a");
-        if (!probe) {
-            fprintf(stderr, "holosim: cannot open '%s' for writing: %s\n", path,
-                    strerror(errno));
-            hs_model_free(m);
-            hs_cli_free_opts(&o);
-            return HS_EXIT_USAGE;
-        }
-        fclose(probe);
-        if (!existed)
-            remove(path);
+    if ((path && (rc = check_writable("-o", path))) ||
+        (o.summary && (rc = check_writable("--summary", o.summary)))) {
+        hs_model_free(m);
+        hs_cli_free_opts(&o);
+        return rc;
     }
-    signal(SIGINT, on_sigint);
-    hs_run_opts ro = { path ? NULL : stdout, path, o.columns, o.precision,
-                       o.quiet ? NULL : stderr, o.progress, &hs_cli_interrupted };
-    hs_summary sum;
-    rc = hs_run(m, &ro, &sum, &err);
-    int src = write_summary(o.summary, m, &sum, rc, &err, o.quiet || rc);
-    if (rc)
-        hs_cli_fail(&err);
+    rc = run_model(m, &o, path);
     hs_model_free(m);
     hs_cli_free_opts(&o);
-    return rc ? rc : src;
+    return rc;
 }

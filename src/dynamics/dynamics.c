@@ -243,6 +243,15 @@ static void solve_mass(const hs_model *m, hs_work *w, double *x)
  * goes through BLAS calls that cost more than the arithmetic at k = 2). */
 #define HS_SMALL_K 16
 
+/* Every stored entry finite (C or its partial factor, after a failure). */
+static int matrix_finite(const gsl_matrix *A)
+{
+    for (size_t i = 0; i < A->size1; i++)
+        if (!all_finite(A->data + i * A->tda, A->size2))
+            return 0;
+    return 1;
+}
+
 /* Factor C (Cholesky) and check its conditioning. */
 static int factor_C(const hs_model *m, hs_work *w, double t)
 {
@@ -274,6 +283,14 @@ static int factor_C(const hs_model *m, hs_work *w, double t)
     w->rcond = st == GSL_SUCCESS ? rcond : 0;
     if (st != GSL_SUCCESS || !(rcond >= HS_RCOND_MIN)) {
         hs_error_init(&w->err);
+        if (!matrix_finite(w->banded ? w->Cb : w->C)) {
+            /* inf or nan in C or its factor: an overflow, not a rank loss */
+            w->fail_kind = HS_FAIL_NONFINITE;
+            return hs_error_set(&w->err, HS_EXIT_NUMERIC, "overflow at t=%.17g: the "
+                                "constraint matrix C = G_q M^-1 G_q^T has entries beyond the "
+                                "range of a double (G_q very large or masses very small: "
+                                "rescale the constraints or the units)", t);
+        }
         w->fail_kind = HS_FAIL_SINGULAR_C;
         if (st != GSL_SUCCESS)
             return hs_error_set(&w->err, HS_EXIT_NUMERIC, "constraint matrix C = G_q M^-1 "

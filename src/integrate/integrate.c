@@ -121,10 +121,9 @@ static int setup(hs_int_run *R)
     int rc = hs_cons_start(m, R->w, R->y, R->y + n, o->report, R->err);
     if (rc)
         return rc;
-    if (o->out_path && !(R->file = fopen(o->out_path, "w")))
-        return hs_error_set(R->err, HS_EXIT_USAGE, "cannot open '%s' for writing: %s",
-                            o->out_path, strerror(errno));
-    if (hs_out_init(&R->out, R->file ? R->file : o->out, o->precision))
+    /* nothing written (an -o file not even created) before the first row */
+    if (hs_out_init(&R->out, o->out, o->precision) ||
+        hs_out_start_at_first_row(&R->out, o->out_path))
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
     R->out_ok = 1;
     unsigned flags = hs_methods[R->method].flags;
@@ -140,7 +139,7 @@ static int setup(hs_int_run *R)
                             m->set.method);
     R->projecting = m->set.stabilize == HS_STAB_PROJECTION && m->k > 0;
     R->multistep = (flags & HS_METHOD_MULTISTEP) != 0;
-    R->show = progress_mode(o, R->file ? R->file : o->out);
+    R->show = progress_mode(o, o->out);
     return 0;
 }
 
@@ -202,9 +201,6 @@ static int finish(hs_int_run *R, int rc)
         }
         hs_out_free(&R->out);
     }
-    if (R->file && fclose(R->file) != 0 && !rc)
-        rc = hs_error_set(err, HS_EXIT_USAGE, "cannot write '%s': %s", R->o->out_path,
-                          strerror(errno));
     hs_int_driver_free(R->drv);
     hs_int_driver_free(R->helper);
     if (R->w)

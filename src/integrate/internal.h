@@ -73,7 +73,6 @@ typedef struct hs_int_run {
     hs_int_ctx c;
     hs_out out;
     int out_ok;
-    FILE *file;
     gsl_odeiv2_system sys;
     gsl_odeiv2_driver *drv;     /* the run's stepper, control and evolution */
     gsl_odeiv2_driver *helper;  /* interpolate mode: the midpoint step */

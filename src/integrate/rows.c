@@ -97,7 +97,10 @@ static int row(hs_int_run *R, double t, const double *y, int first, int w_known)
                  hs_dyn_jacobi(m, w), y[2 * n], y[2 * n + 1], y[2 * n + 2], R->E0 };
     if (first)
         R->E0 = r.E0 = T + U;
-    hs_columns_row(m, &R->cols, &r, &R->out);
+    if (hs_columns_row(m, &R->cols, &r, &R->out, &w->err)) {
+        w->fail_kind = HS_FAIL_NONFINITE;
+        return hs_int_fail(R, t, y);
+    }
     hs_summary *sum = R->sum;
     sum->rows++;
     double pres = 0;                       /* R.v + Lambda . G_t = Lambda . Gdot */

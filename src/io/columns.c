@@ -2,6 +2,7 @@
 #include "columns.h"
 
 #include <fnmatch.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,12 +263,48 @@ double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
     return 0;
 }
 
-void hs_columns_row(const hs_model *m, const hs_columns *c, const hs_row *r, hs_out *o)
+/* A non-finite value of column `name`: the row is dropped and err says
+ * which, when and (for the energies) T and U. */
+static int nonfinite(const hs_model *m, const hs_row *r, hs_out *o, const char *name,
+                     int energy, double x, hs_error *err)
 {
+    hs_out_row_cancel(o);
+    hs_error_init(err);
+    const char *val = isnan(x) ? "nan" : x > 0 ? "inf" : "-inf";
+    const char *after = o->rows ? "; the rows before it are written" : "; no row is written";
+    if (energy)
+        return hs_error_set(err, HS_EXIT_NUMERIC, "%s is %s at t=%.17g (T = %g, U = %g: "
+                            "beyond the range of a double)%s", name, val, r->t, r->T,
+                            r->aux[m->off_U], after);
+    return hs_error_set(err, HS_EXIT_NUMERIC, "%s is %s at t=%.17g (beyond the range of a "
+                        "double)%s", name, val, r->t, after);
+}
+
+int hs_columns_row(const hs_model *m, const hs_columns *c, const hs_row *r, hs_out *o,
+                   hs_error *err)
+{
+    char what[300];
+    hs_out_row_begin(o);
     for (size_t i = 0; i < c->n; i++) {
+        double x = hs_column_value(m, &c->c[i], r);
+        if (!isfinite(x)) {     /* never inf or nan in the CSV */
+            hs_col_kind k = c->c[i].kind;
+            snprintf(what, sizeof what, "column '%s'", c->c[i].name);
+            return nonfinite(m, r, o, what, k == HS_COL_E || k == HS_COL_TKIN ||
+                             k == HS_COL_EBAL, x, err);
+        }
         if (i)
             hs_out_char(o, ',');
-        hs_out_num(o, hs_column_value(m, &c->c[i], r));
+        hs_out_num(o, x);
     }
+    /* the run's monitors (the summary's maxima), shown or not */
+    hs_col eb = { HS_COL_EBAL, 0, NULL }, pres = { HS_COL_PRES, 0, NULL };
+    double x = hs_column_value(m, &eb, r);
+    if (!isfinite(x))
+        return nonfinite(m, r, o, "energy_balance", 1, x, err);
+    if (!isfinite(x = hs_column_value(m, &pres, r)))
+        return nonfinite(m, r, o, "power_residual", 0, x, err);
     hs_out_char(o, '\n');
+    hs_out_row_end(o);
+    return 0;
 }

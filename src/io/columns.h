@@ -51,7 +51,12 @@ int hs_columns_catalog(const hs_model *m, hs_columns *out, size_t *ndefault,
                        hs_error *err);
 void hs_columns_free(hs_columns *c);
 void hs_columns_header(const hs_columns *c, hs_out *o);
-void hs_columns_row(const hs_model *m, const hs_columns *c, const hs_row *r, hs_out *o);
+/* Write one row.  Every value must be finite, and so must energy_balance
+ * and power_residual (the run's monitors, shown or not): otherwise nothing
+ * of the row is written and the error (HS_EXIT_NUMERIC) names the column,
+ * its value and the time. */
+int hs_columns_row(const hs_model *m, const hs_columns *c, const hs_row *r, hs_out *o,
+                   hs_error *err);
 /* Value of one column (energy_balance, power residual ...). */
 double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r);
 

@@ -18,43 +18,93 @@ int hs_out_init(hs_out *o, FILE *f, int precision)
     return o->buf ? 0 : -1;
 }
 
-static void drain(hs_out *o)
+int hs_out_start_at_first_row(hs_out *o, const char *path)
 {
-    if (o->len && !o->failed) {
-        errno = 0;
-        if (fwrite(o->buf, 1, o->len, o->f) != o->len) {
-            o->failed = 1;
-            o->err_no = errno ? errno : EIO;
-        }
+    o->gate = 1;
+    if (path) {
+        o->f = NULL;
+        o->path = path;
     }
-    o->len = 0;
+    return 0;
 }
 
-static void reserve(hs_out *o, size_t n)
+static void fail(hs_out *o, int e)
 {
-    if (o->len + n > o->cap)
-        drain(o);
+    if (!o->failed) {
+        o->failed = 1;
+        o->err_no = e ? e : EIO;
+    }
+}
+
+/* The destination, opened now if it waits for the first row: NULL while
+ * it may not be written yet (or cannot be opened: o->failed). */
+static FILE *dest(hs_out *o)
+{
+    if (o->gate && o->rows == 0)
+        return NULL;
+    if (o->f || o->failed || !o->path)
+        return o->f;
+    errno = 0;
+    o->f = fopen(o->path, "w");
+    if (!o->f)
+        fail(o, errno);
+    o->owned = o->f != NULL;
+    return o->f;
+}
+
+/* Write out everything before the row in progress and keep that row. */
+static void drain(hs_out *o)
+{
+    size_t n = o->in_row ? o->mark : o->len;
+    if (n == 0)
+        return;
+    FILE *f = dest(o);
+    if (!f && !o->failed)
+        return;                   /* not yet: kept until the first row */
+    if (f && !o->failed) {
+        errno = 0;
+        if (fwrite(o->buf, 1, n, f) != n)
+            fail(o, errno);
+    }
+    memmove(o->buf, o->buf + n, o->len - n);
+    o->len -= n;
+    o->mark = 0;
+}
+
+/* Room for n more bytes: write out what may be written, else grow. */
+static int reserve(hs_out *o, size_t n)
+{
+    if (o->len + n <= o->cap)
+        return 0;
+    drain(o);
+    if (o->len + n <= o->cap)
+        return 0;
+    size_t cap = o->cap;
+    while (cap < o->len + n)
+        cap *= 2;
+    char *b = realloc(o->buf, cap);
+    if (!b) {
+        fail(o, ENOMEM);
+        return -1;
+    }
+    o->buf = b;
+    o->cap = cap;
+    return 0;
 }
 
 void hs_out_str(hs_out *o, const char *s)
 {
     size_t n = strlen(s);
-    if (n > o->cap / 2) {
-        drain(o);
-        if (!o->failed && fwrite(s, 1, n, o->f) != n) {
-            o->failed = 1;
-            o->err_no = errno ? errno : EIO;
-        }
+    if (reserve(o, n))
         return;
-    }
-    reserve(o, n);
     memcpy(o->buf + o->len, s, n);
     o->len += n;
 }
 
 void hs_out_char(hs_out *o, char c)
 {
-    reserve(o, 1);
+    if (reserve(o, 1))
+        return;
     o->buf[o->len++] = c;
 }
 
@@ -62,7 +112,8 @@ void hs_out_char(hs_out *o, char c)
  * x (fmt.c), so 0.03 prints as 0.03 and every value round-trips. */
 void hs_out_num(hs_out *o, double x)
 {
-    reserve(o, 32);
+    if (reserve(o, 32))
+        return;
     char *dst = o->buf + o->len;
     int n = 0;
     if (o->precision < 17)
@@ -73,18 +124,44 @@ void hs_out_num(hs_out *o, double x)
         o->len += (size_t)n;
 }
 
+void hs_out_row_begin(hs_out *o)
+{
+    o->mark = o->len;
+    o->in_row = 1;
+}
+
+void hs_out_row_end(hs_out *o)
+{
+    o->in_row = 0;
+    if (++o->rows == 1 && o->path) {
+        drain(o);                 /* the file appears with its first row */
+        if (o->f && !o->failed && fflush(o->f) != 0)
+            fail(o, errno);
+    }
+}
+
+void hs_out_row_cancel(hs_out *o)
+{
+    if (o->in_row)
+        o->len = o->mark;
+    o->in_row = 0;
+}
+
 int hs_out_flush(hs_out *o)
 {
     drain(o);
-    if (!o->failed && (fflush(o->f) != 0 || ferror(o->f))) {
-        o->failed = 1;
-        o->err_no = errno ? errno : EIO;
-    }
+    errno = 0;
+    if (o->f && !o->failed && (fflush(o->f) != 0 || ferror(o->f)))
+        fail(o, errno);
     return o->failed ? -1 : 0;
 }
 
 void hs_out_free(hs_out *o)
 {
+    if (o->owned && o->f)
+        fclose(o->f);
+    o->f = NULL;
+    o->owned = 0;
     free(o->buf);
     o->buf = NULL;
 }

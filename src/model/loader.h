@@ -12,6 +12,9 @@
  *               P_nc, P_t
  *   compile.c   the kernels, parameter values folded in, into the bytecode
  *               programs; the mass matrix checked at the initial state
+ *   names.c     the name tables (hashed: loading stays linear in the
+ *               number of names), clash and column checks, parameters and
+ *               defines settled in dependency order with an explicit stack
  *   model.c     the top level (hs_model_load), and the model object
  *               (free, source positions, the derivation printout)
  *   hints.c     the hints of error messages (did you mean ...)
@@ -33,18 +36,37 @@
  * initial data see parameters, model expressions see everything. */
 enum scope { SCOPE_PARAM, SCOPE_INITIAL, SCOPE_MODEL };
 enum { ST_NONE, ST_BUSY, ST_DONE };   /* lazy evaluation of named entries */
+/* The kinds of named entries in loader.names (a value is index * NAME_KINDS
+ * + kind). */
+enum { NAME_PAR, NAME_DEF, NAME_AMB, NAME_KINDS };
+/* Nested parses left (a define or parameter met while parsing another, when
+ * the dependency order did not settle it first): more is an error. */
+#define MAX_NEST 64
 
 typedef struct named {
     char *name;
     yaml_node_t *key, *val;
     int state;
+    long ov;                   /* parameters: the last --set of the name, or -1 */
     const hs_node *expr;       /* defines: the parsed node */
 } named;
+
+/* A name table: open addressing, at most half full; keys are not owned. */
+typedef struct ld_slot {
+    const char *s;
+    size_t len;
+    long val;
+} ld_slot;
+typedef struct ld_tab {
+    ld_slot *slot;
+    size_t cap, n;
+} ld_tab;
 
 typedef struct srcinfo {       /* private part of hs_model */
     hs_ytree y;
     yaml_node_t **node;        /* [nsrc] scalar of each parsed expression */
     size_t nsrc, cap;
+    ld_tab coords;             /* coordinate name -> index (keys: qname) */
 } srcinfo;
 
 typedef struct loader {
@@ -57,6 +79,9 @@ typedef struct loader {
     named *par; size_t npar;
     named *def; size_t ndef;
     named *amb; size_t namb;   /* embedding: val = X expression scalar */
+    ld_tab names;              /* parameters, defines, ambient names */
+    double *pin;               /* [nsymbols] parameter values (NaN: not yet) */
+    int depth;                 /* nested hs_ld_parse calls */
     const hs_node **ambX, **ambV; /* [namb] X(t,q), D X */
     yaml_node_t *cur;          /* the scalar being parsed (for positions) */
     yaml_node_t *t_end_node;   /* simulate.t_end, for its range check */
@@ -95,13 +120,31 @@ static inline const hs_node *scalar_zero(loader *L)
 char *hs_ld_strdup(const char *s);
 /* n must be a node of this type; else an error naming `what`. */
 int hs_ld_expect(loader *L, yaml_node_t *n, yaml_node_type_t type, const char *what);
+yaml_node_t *hs_ld_get(loader *L, yaml_node_t *map, const char *key);     /* value or NULL */
+yaml_node_t *hs_ld_get_key(loader *L, yaml_node_t *map, const char *key); /* key or NULL */
+/* A plain scalar of a flow collection cut at a comma by YAML
+ * (`{theta: atan2(x, y)}`): an error that says to quote it. */
+int hs_ld_check_flow_cuts(loader *L, yaml_node_t *root);
+
+/* ---- names.c ---- */
+
+/* The value of a key, or -1; put: 0 entered, 1 present (*old = its
+ * value, when old != NULL), -1 out of memory. */
+long hs_ld_tab_get(const ld_tab *t, const char *s, size_t len);
+int hs_ld_tab_put(ld_tab *t, const char *s, size_t len, long val, long *old);
+void hs_ld_tab_free(ld_tab *t);
+long hs_ld_find_coord(const hs_model *m, const char *s, size_t len);     /* -1: none */
+long hs_ld_find_named(const loader *L, int kind, const char *s, size_t len); /* -1: none */
 /* A mapping's keys must be scalars, unique, and (allowed != NULL) among
  * allowed[]; an unknown key gets the nearest one suggested. */
 int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
                      size_t nallowed, const char *where);
-yaml_node_t *hs_ld_get(loader *L, yaml_node_t *map, const char *key);     /* value or NULL */
-yaml_node_t *hs_ld_get_key(loader *L, yaml_node_t *map, const char *key); /* key or NULL */
-long hs_ld_find_coord(const hs_model *m, const char *s, size_t len);     /* -1: none */
+int hs_ld_check_clashes(loader *L);
+/* The CSV columns the names make are unique (exit 2 naming both places). */
+int hs_ld_check_columns(loader *L, yaml_node_t *root);
+/* Parameter (NAME_PAR: evaluated) or define (NAME_DEF: parsed) i, after
+ * the entries of its kind it mentions; returns 0 or L->err->code. */
+int hs_ld_settle(loader *L, int kind, size_t i);
 
 /* ---- read.c: expressions and sections ---- */
 
@@ -122,8 +165,10 @@ int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M);
 int hs_ld_read_names_map(loader *L, yaml_node_t *map, named **out, size_t *nout,
                          const char *what);
 int hs_ld_read_coordinates(loader *L, yaml_node_t *root);
-int hs_ld_check_clashes(loader *L);
 int hs_ld_eval_params(loader *L);
+/* One entry whose mentions are settled (called by hs_ld_settle). */
+int hs_ld_eval_param(loader *L, size_t i);
+int hs_ld_parse_define(loader *L, size_t i);
 int hs_ld_read_embedding(loader *L);
 int hs_ld_read_constraints(loader *L, yaml_node_t *c);
 int hs_ld_read_initial(loader *L, yaml_node_t *root);

@@ -119,11 +119,11 @@ static int load_tree(loader *L)
                               "keys (coordinates, mass, initial, ...), found %s",
                               hs_ytree_kind(root));
     if (hs_ld_check_keys(L, root, top_keys, sizeof top_keys / sizeof *top_keys, "the model") ||
-        read_header(L, root) || read_names(L, root) || make_symbols(L) ||
+        hs_ld_check_flow_cuts(L, root) || read_header(L, root) || read_names(L, root) || make_symbols(L) ||
         hs_ld_eval_params(L) || hs_ld_read_embedding(L) ||
         hs_ld_read_settings(L, root) || hs_ld_read_initial(L, root) ||
         hs_ld_build_kernels(L, root) || hs_ld_read_outputs(L, root) ||
-        hs_ld_check_defines(L) || hs_ld_apply_overrides(L) || hs_ld_compile(L))
+        hs_ld_check_columns(L, root) || hs_ld_check_defines(L) || hs_ld_apply_overrides(L) || hs_ld_compile(L))
         return L->err->code;
     return hs_ld_check_mass_at_start(L, mass_source(L, root));
 }
@@ -143,6 +143,8 @@ static hs_model *load_common(loader *L, int rc)
     free_named(L->par, L->npar);
     free_named(L->def, L->ndef);
     free_named(L->amb, L->namb);
+    hs_ld_tab_free(&L->names);
+    free(L->pin);
     free(L->ambX);
     free(L->ambV);
     if (rc) {
@@ -216,6 +218,7 @@ void hs_model_free(hs_model *m)
     srcinfo *si = m->src;
     if (si) {
         hs_ytree_free(&si->y);
+        hs_ld_tab_free(&si->coords);
         free(si->node);
         free(si);
     }

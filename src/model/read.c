@@ -7,7 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "../util/suggest.h"
 
 char *hs_ld_strdup(const char *s)
 {
@@ -57,35 +56,6 @@ int hs_ld_expect(loader *L, yaml_node_t *n, yaml_node_type_t type, const char *w
                           hs_ytree_kind(n));
 }
 
-/* Check a mapping's keys against `allowed`; duplicate keys are errors. */
-int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
-                      size_t nallowed, const char *where)
-{
-    FOR_PAIRS(map, p) {
-        yaml_node_t *k = NODE(L, p->key);
-        const char *ks = hs_ytree_str(k);
-        if (!ks)
-            return hs_ytree_error(L->y, L->err, k, "keys in %s must be scalars", where);
-        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++)
-            if (strcmp(hs_ytree_str(NODE(L, q->key)) ? hs_ytree_str(NODE(L, q->key)) : "", ks) == 0)
-                return hs_ytree_error(L->y, L->err, k, "duplicate key '%s' in %s", ks, where);
-        if (!allowed)
-            continue;
-        size_t i = 0;
-        while (i < nallowed && strcmp(allowed[i], ks) != 0)
-            i++;
-        if (i == nallowed) {
-            const char *near = hs_nearest(ks, allowed, nallowed);
-            if (near)
-                return hs_ytree_error(L->y, L->err, k,
-                                      "unknown key '%s' in %s (did you mean '%s'?)",
-                                      ks, where, near);
-            return hs_ytree_error(L->y, L->err, k, "unknown key '%s' in %s", ks, where);
-        }
-    }
-    return 0;
-}
-
 /* The pair of a mapping with this key, or NULL. */
 static yaml_node_pair_t *find_pair(loader *L, yaml_node_t *map, const char *key)
 {
@@ -111,24 +81,80 @@ yaml_node_t *hs_ld_get_key(loader *L, yaml_node_t *map, const char *key)
     return p ? NODE(L, p->key) : NULL;
 }
 
+/* ---------- flow collections cut at a comma ---------- */
+
+/* '(' minus ')' in a plain scalar (0 for any other node). */
+static long paren_balance(const yaml_node_t *n)
+{
+    if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return 0;
+    long b = 0;
+    for (size_t i = 0; i < n->data.scalar.length; i++)
+        b += n->data.scalar.value[i] == '(' ? 1 : n->data.scalar.value[i] == ')' ? -1 : 0;
+    return b;
+}
+
+/* In a flow collection, piece[0] opens more parentheses than it closes and
+ * the pieces after it (keys whose value is empty, or items) close them: the
+ * text the user meant, joined with ", ". */
+static int cut_error(loader *L, yaml_node_t **piece, size_t npiece)
+{
+    char hint[256];
+    size_t len = 0;
+    long b = 0;
+    for (size_t i = 0; i < npiece && (i == 0 || b > 0); i++) {
+        const char *s = hs_ytree_str(piece[i]);
+        len += (size_t)snprintf(hint + (len < sizeof hint ? len : sizeof hint - 1),
+                                len < sizeof hint ? sizeof hint - len : 1, "%s%s",
+                                i ? ", " : "", s ? s : "");
+        b += paren_balance(piece[i]);
+    }
+    if (b != 0 || len >= sizeof hint)
+        return 0;                      /* not a cut expression: the parser will tell */
+    return hs_ytree_error(L->y, L->err, piece[0], "'%s' is cut at a comma: YAML splits a "
+                          "flow collection ({...} or [...]) at every comma; quote the "
+                          "expression: \"%s\"", hs_ytree_str(piece[0]), hint);
+}
+
+int hs_ld_check_flow_cuts(loader *L, yaml_node_t *root)
+{
+    (void)root;                        /* every node of the document, once */
+    yaml_document_t *doc = &L->y->doc;
+    for (yaml_node_t *n = doc->nodes.start; n < doc->nodes.top; n++) {
+        yaml_node_t *piece[8];
+        if (n->type == YAML_MAPPING_NODE && n->data.mapping.style == YAML_FLOW_MAPPING_STYLE) {
+            FOR_PAIRS(n, p) {
+                if (paren_balance(NODE(L, p->value)) <= 0)
+                    continue;
+                size_t np = 0;
+                piece[np++] = NODE(L, p->value);
+                /* the rest went into keys of empty values */
+                for (yaml_node_pair_t *q = p + 1; q < n->data.mapping.pairs.top && np < 8; q++) {
+                    const char *v = hs_ytree_str(NODE(L, q->value));
+                    if (!v || *v)
+                        break;
+                    piece[np++] = NODE(L, q->key);
+                }
+                if (np > 1 && cut_error(L, piece, np))
+                    return L->err->code;
+            }
+        } else if (n->type == YAML_SEQUENCE_NODE &&
+                   n->data.sequence.style == YAML_FLOW_SEQUENCE_STYLE) {
+            FOR_ITEMS(n, it) {
+                if (paren_balance(NODE(L, *it)) <= 0)
+                    continue;
+                size_t np = 0;
+                for (yaml_node_item_t *j = it; j < n->data.sequence.items.top && np < 8; j++)
+                    piece[np++] = NODE(L, *j);
+                if (np > 1 && cut_error(L, piece, np))
+                    return L->err->code;
+            }
+        }
+    }
+    return 0;
+}
+
 /* ---------- names ---------- */
-
-static long find_named(const named *a, size_t n, const char *s, size_t len)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strlen(a[i].name) == len && memcmp(a[i].name, s, len) == 0)
-            return (long)i;
-    return -1;
-}
-
-long hs_ld_find_coord(const hs_model *m, const char *s, size_t len)
-{
-    for (size_t i = 0; i < m->n; i++)
-        if (strlen(m->qname[i]) == len && memcmp(m->qname[i], s, len) == 0)
-            return (long)i;
-    return -1;
-}
-static int eval_param(loader *L, size_t i);
 
 static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len,
                              int primed, size_t off, int *status, hs_error *perr)
@@ -141,7 +167,7 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len,
     if (L->scope == SCOPE_MODEL) {
         if ((i = hs_ld_find_coord(m, s, len)) >= 0)
             return hs_sym(d, primed ? m->sym_v[i] : m->sym_q[i]);
-        if ((i = find_named(L->amb, L->namb, s, len)) >= 0) {
+        if ((i = hs_ld_find_named(L, NAME_AMB, s, len)) >= 0) {
             if (!L->ambX[i]) { /* an embedding that names ambient positions */
                 *status = HS_RESOLVE_UNKNOWN;
                 return NULL;
@@ -155,29 +181,23 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len,
     }
     if (L->scope == SCOPE_MODEL && len == 1 && s[0] == 't')
         return hs_sym(d, m->sym_t);
-    if ((i = find_named(L->par, L->npar, s, len)) >= 0) {
-        if (L->scope == SCOPE_PARAM && eval_param(L, (size_t)i)) {
+    /* a parameter or define not yet settled (met before its turn in the
+     * dependency order) is settled now, with its own mentions first */
+    if ((i = hs_ld_find_named(L, NAME_PAR, s, len)) >= 0) {
+        if (L->scope == SCOPE_PARAM && L->par[i].state != ST_DONE &&
+            hs_ld_settle(L, NAME_PAR, (size_t)i)) {
             *status = HS_RESOLVE_ERROR;
             perr->code = L->err->code;
             return NULL;
         }
         return hs_sym(d, m->sym_p[i]);
     }
-    if (L->scope == SCOPE_MODEL && (i = find_named(L->def, L->ndef, s, len)) >= 0) {
+    if (L->scope == SCOPE_MODEL && (i = hs_ld_find_named(L, NAME_DEF, s, len)) >= 0) {
         named *df = &L->def[i];
-        if (df->state == ST_BUSY) {
-            hs_ytree_error(L->y, L->err, df->key, "define '%s' refers to itself "
-                           "(a cycle among defines)", df->name);
-            *status = HS_RESOLVE_ERROR;
-            perr->code = L->err->code;
-            return NULL;
-        }
-        if (df->state == ST_NONE) {
-            df->state = ST_BUSY;
+        if (df->state != ST_DONE) {
             hs_srcpos saved = hs_dag_pos(d);
-            df->expr = hs_ld_parse(L, df->val, SCOPE_MODEL, "a define");
+            hs_ld_settle(L, NAME_DEF, (size_t)i);
             hs_dag_set_pos(d, saved);
-            df->state = ST_DONE;
         }
         if (!df->expr) {
             *status = HS_RESOLVE_ERROR;
@@ -222,6 +242,11 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
                        hs_ytree_kind(n));
         return NULL;
     }
+    if (L->depth >= MAX_NEST) {
+        hs_ytree_error(L->y, L->err, n, "%s nested too deeply: more than %d definitions "
+                       "met inside one another", what, MAX_NEST);
+        return NULL;
+    }
     int saved_scope = L->scope;
     L->scope = scope;
     int src = add_src(L, n);
@@ -234,8 +259,10 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
     hs_error_init(&pe);
     yaml_node_t *saved_cur = L->cur;
     L->cur = n;
+    L->depth++;
     const hs_node *e = hs_parse(L->m->dag, (const char *)n->data.scalar.value,
                                 n->data.scalar.length, src, &r, &pe);
+    L->depth--;
     L->cur = saved_cur;
     L->scope = saved_scope;
     if (L->err->code)       /* an error inside a define or parameter */
@@ -309,24 +336,17 @@ static const hs_node *parse_override(loader *L, size_t s, const char *name, cons
     return e;
 }
 
-static int eval_param(loader *L, size_t i)
+/* Parameter i, every parameter it mentions already evaluated (names.c
+ * settles them in dependency order): its value from the last --set of its
+ * name or from the file. */
+int hs_ld_eval_param(loader *L, size_t i)
 {
     named *p = &L->par[i];
     hs_model *m = L->m;
-    if (p->state == ST_DONE)
-        return 0;
-    if (p->state == ST_BUSY)
-        return hs_ytree_error(L->y, L->err, p->key,
-                              "parameter '%s' depends on itself (a cycle among parameters)",
-                              p->name);
-    p->state = ST_BUSY;
-    long ov = -1;                       /* the last --set of this name wins */
-    for (size_t s = 0; s < (L->ov ? L->ov->nset : 0); s++)
-        if (strcmp(L->ov->set_name[s], p->name) == 0)
-            ov = (long)s;
+    long ov = p->ov;
     const char *text = ov >= 0 && L->ov->set_text ? L->ov->set_text[ov] : NULL;
     if (ov >= 0 && !text) {
-        m->pval[i] = L->ov->set_value[ov];
+        m->pval[i] = L->pin[m->sym_p[i]] = L->ov->set_value[ov];
         p->state = ST_DONE;
         return 0;
     }
@@ -334,13 +354,7 @@ static int eval_param(loader *L, size_t i)
                             : hs_ld_parse(L, p->val, SCOPE_PARAM, "a parameter");
     if (!e || hs_ld_dag_check(L))
         return L->err->code ? L->err->code : HS_EXIT_MODEL;
-    double *in = xcalloc((size_t)hs_dag_nsymbols(m->dag), sizeof *in);
-    if (!in)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-    for (size_t j = 0; j < L->npar; j++)
-        in[m->sym_p[j]] = L->par[j].state == ST_DONE ? m->pval[j] : (double)NAN;
-    double v = hs_eval_tree(e, in);
-    free(in);
+    double v = hs_eval_tree(e, L->pin);
     if (!isfinite(v) && text) {
         hs_error_set(L->err, HS_EXIT_USAGE, "parameter '%s' evaluates to %g", p->name, v);
         if (!override_placed(L, (size_t)ov, 0))
@@ -351,9 +365,19 @@ static int eval_param(loader *L, size_t i)
     if (!isfinite(v))
         return hs_ytree_error(L->y, L->err, p->val,
                               "parameter '%s' evaluates to %g", p->name, v);
-    m->pval[i] = v;
+    m->pval[i] = L->pin[m->sym_p[i]] = v;
     p->state = ST_DONE;
     return 0;
+}
+
+/* Define i, every define it mentions already parsed. */
+int hs_ld_parse_define(loader *L, size_t i)
+{
+    named *df = &L->def[i];
+    df->state = ST_BUSY;
+    df->expr = hs_ld_parse(L, df->val, SCOPE_MODEL, "a define");
+    df->state = ST_DONE;
+    return df->expr ? 0 : L->err->code ? L->err->code : HS_EXIT_MODEL;
 }
 
 /* ---------- sections ---------- */
@@ -376,6 +400,7 @@ int hs_ld_read_names_map(loader *L, yaml_node_t *map, named **out, size_t *nout,
         named *e = &a[*nout];
         e->key = NODE(L, p->key);
         e->val = NODE(L, p->value);
+        e->ov = -1;
         const char *s = hs_ytree_str(e->key);
         if (!is_ident(s))
             return hs_ytree_error(L->y, L->err, e->key,
@@ -428,36 +453,12 @@ int hs_ld_read_coordinates(loader *L, yaml_node_t *root)
             return hs_ytree_error(L->y, L->err, e, "duplicate coordinate '%s'", s);
         m->qname[i] = hs_ld_strdup(s);
         m->vname[i] = malloc(strlen(s) + 2);
-        if (!m->qname[i] || !m->vname[i])
+        if (!m->qname[i] || !m->vname[i] ||
+            hs_ld_tab_put(&L->si->coords, m->qname[i], strlen(s), (long)i, NULL) < 0)
             return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
         sprintf(m->vname[i], "%s'", s);
         m->n = ++i;
     }
-    return 0;
-}
-
-/* Names must be unique across coordinates, parameters, defines, ambient. */
-int hs_ld_check_clashes(loader *L)
-{
-    struct { named *a; size_t n; const char *what; } g[] = {
-        { L->par, L->npar, "parameter" }, { L->def, L->ndef, "define" },
-        { L->amb, L->namb, "ambient name" },
-    };
-    for (size_t gi = 0; gi < 3; gi++)
-        for (size_t i = 0; i < g[gi].n; i++) {
-            const char *s = g[gi].a[i].name;
-            if (hs_ld_find_coord(L->m, s, strlen(s)) >= 0)
-                return hs_ytree_error(L->y, L->err, g[gi].a[i].key,
-                                      "%s '%s' has the name of a coordinate", g[gi].what, s);
-            for (size_t gj = 0; gj <= gi; gj++) {
-                long j = find_named(g[gj].a, gj == gi ? i : g[gj].n, s, strlen(s));
-                if (j >= 0)
-                    return hs_ytree_error(L->y, L->err, g[gi].a[i].key,
-                                          "%s '%s' clashes with %s '%s' at line %d",
-                                          g[gi].what, s, g[gj].what, s,
-                                          (int)g[gj].a[j].key->start_mark.line + 1);
-            }
-        }
     return 0;
 }
 
@@ -486,20 +487,28 @@ int hs_ld_read_per_coord(loader *L, yaml_node_t *n, const char *what, int scope,
                               plural(m->n), hs_ytree_kind(n));
     if (hs_ld_check_keys(L, n, (const char *const *)m->qname, m->n, what))
         return L->err->code;
-    for (size_t i = 0; i < m->n; i++) {
-        yaml_node_t *v = hs_ld_get(L, n, m->qname[i]);
-        if (v) {
-            out[i] = hs_ld_parse(L, v, scope, what);
+    yaml_node_t **val = xcalloc(m->n, sizeof *val);    /* the value of each coordinate */
+    if (!val)
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    FOR_PAIRS(n, p) {
+        const char *ks = hs_ytree_str(NODE(L, p->key));
+        val[hs_ld_find_coord(m, ks, strlen(ks))] = NODE(L, p->value);
+    }
+    int rc = 0;
+    for (size_t i = 0; i < m->n && !rc; i++) {
+        if (val[i]) {
+            out[i] = hs_ld_parse(L, val[i], scope, what);
             if (!out[i])
-                return L->err->code;
+                rc = L->err->code;
         } else if (dflt) {
             out[i] = dflt;
         } else {
-            return hs_ytree_error(L->y, L->err, n, "%s: missing value for coordinate '%s' "
-                                  "(every coordinate needs one)", what, m->qname[i]);
+            rc = hs_ytree_error(L->y, L->err, n, "%s: missing value for coordinate '%s' "
+                                "(every coordinate needs one)", what, m->qname[i]);
         }
     }
-    return 0;
+    free(val);
+    return rc;
 }
 
 /* Mass: a diagonal list (n entries) or a symmetric n x n list of lists,
@@ -747,13 +756,24 @@ int hs_ld_read_outputs(loader *L, yaml_node_t *root)
     return rc;
 }
 
-/* Every parameter's value, after checking that each --set names one. */
+/* Every parameter's value, after checking that each --set names one (the
+ * last --set of a name wins). */
 int hs_ld_eval_params(loader *L)
 {
+    hs_model *m = L->m;
+    size_t ns = (size_t)hs_dag_nsymbols(m->dag);
+    L->pin = xcalloc(ns, sizeof *L->pin);
+    if (!L->pin)
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    for (size_t s = 0; s < ns; s++)
+        L->pin[s] = NAN;
     for (size_t s = 0; L->ov && s < L->ov->nset; s++) {
         const char *nm = L->ov->set_name[s];
-        if (find_named(L->par, L->npar, nm, strlen(nm)) >= 0)
+        long i = hs_ld_find_named(L, NAME_PAR, nm, strlen(nm));
+        if (i >= 0) {
+            L->par[i].ov = (long)s;         /* the last --set of a name wins */
             continue;
+        }
         char hint[120] = "";
         const char *near = hs_ld_nearest_param(L, nm);
         if (near)
@@ -767,7 +787,7 @@ int hs_ld_eval_params(loader *L)
         return L->err->code;
     }
     for (size_t i = 0; i < L->npar; i++)
-        if (eval_param(L, i))
+        if (hs_ld_settle(L, NAME_PAR, i))
             return L->err->code;
     return 0;
 }
@@ -803,12 +823,7 @@ int hs_ld_read_embedding(loader *L)
 int hs_ld_check_defines(loader *L)
 {
     for (size_t i = 0; i < L->ndef; i++)
-        if (L->def[i].state == ST_NONE) {
-            L->def[i].state = ST_BUSY;
-            L->def[i].expr = hs_ld_parse(L, L->def[i].val, SCOPE_MODEL, "a define");
-            L->def[i].state = ST_DONE;
-            if (!L->def[i].expr)
-                return L->err->code;
-        }
+        if (hs_ld_settle(L, NAME_DEF, i))
+            return L->err->code;
     return 0;
 }

@@ -24,6 +24,7 @@ FUZZ_STAMP   := build/.deps-fuzz
 # libFuzzer options: one process, a 10 s limit per input (a hang is a finding).
 FUZZ_OPTS     = -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
                 -artifact_prefix=$(FUZZ_DIR)/artifacts/
+FUZZ_REGRESS_TIMEOUT ?= 2
 FUZZ_MAXLEN_expr  := 4096
 FUZZ_MAXLEN_model := 16384
 FUZZ_ENV      = ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
@@ -65,19 +66,20 @@ $(FUZZ_NAMES:%=fuzz-%): fuzz-%: $(FUZZ_DIR)/fuzz_%
 	    -max_total_time=$(FUZZ_SECONDS) $(FUZZ_DIR)/corpus_$* tests/fuzz/corpus_$*
 
 # Every seed and reproducer through its harness once (no fuzzing): a file
-# given to a libFuzzer binary is run once.  Reproducers are routed by name
+# given to a libFuzzer binary is run once, within FUZZ_REGRESS_TIMEOUT
+# seconds (2: a reproducer of a slow input must stay fast).  Reproducers are routed by name
 # (tests/fuzz/regress/expr-*, tests/fuzz/regress/model-*) and run one per
 # process, so every failing one is named.
 fuzz-regress: $(FUZZ_BIN)
 	@fail=0; for f in $(FUZZ_NAMES); do \
 	    seeds=$$(ls tests/fuzz/corpus_$$f/* 2>/dev/null); \
-	    if [ -n "$$seeds" ] && ! $(FUZZ_ENV) $(FUZZ_DIR)/fuzz_$$f -timeout=10 $$seeds \
+	    if [ -n "$$seeds" ] && ! $(FUZZ_ENV) $(FUZZ_DIR)/fuzz_$$f -timeout=$(FUZZ_REGRESS_TIMEOUT) $$seeds \
 	            >$(FUZZ_DIR)/regress_$$f.log 2>&1; then \
 	        tail -n 40 $(FUZZ_DIR)/regress_$$f.log; \
 	        echo "FAIL fuzz_$$f on its seed corpus (log: $(FUZZ_DIR)/regress_$$f.log)"; \
 	        fail=$$((fail + 1)); fi; \
 	    for r in tests/fuzz/regress/$$f-*; do [ -f "$$r" ] || continue; \
-	        if ! $(FUZZ_ENV) $(FUZZ_DIR)/fuzz_$$f -timeout=10 "$$r" \
+	        if ! $(FUZZ_ENV) $(FUZZ_DIR)/fuzz_$$f -timeout=$(FUZZ_REGRESS_TIMEOUT) "$$r" \
 	                >$(FUZZ_DIR)/regress.log 2>&1; then \
 	            grep -m 3 -E "ERROR|runtime error|round trip|without|Timeout" $(FUZZ_DIR)/regress.log; \
 	            echo "FAIL $$r"; fail=$$((fail + 1)); fi; \
