@@ -99,8 +99,7 @@ hs_work *hs_work_new(const hs_model *m)
         hs_work_free(w);
         return NULL;
     }
-    for (size_t j = 0; j < m->npar; j++)
-        w->in[m->sym_p[j]] = m->pval[j];
+    hs_model_inputs(m, w->in);
     hs_error_init(&w->err);
     if (k && m->mass_kind != HS_MASS_FULL && build_pairs(m, w)) {
         hs_work_free(w);

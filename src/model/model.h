@@ -88,6 +88,11 @@ typedef struct hs_overrides {
     const void *set_place_ctx;
     hs_settings s;                 /* fields given on the command line */
     int has_stabilize, has_mode, has_output;
+    /* parameters kept as program inputs (not folded into constants), with
+     * every parameter derived from them: the ones a sweep varies, so that
+     * one compiled model (one native build) serves all its points */
+    size_t nkeep;
+    const char *const *keep;
 } hs_overrides;
 
 void hs_overrides_init(hs_overrides *o);
@@ -104,6 +109,11 @@ typedef struct hs_model {
     size_t npar;
     char **pname;          /* [npar] */
     double *pval;          /* [npar] after --set and recomputation */
+    const hs_node **par_expr;      /* [npar] each parameter's expression (NULL: a
+                                    * number given by the caller) */
+    size_t *par_order;     /* [npar] the order they were evaluated in (each
+                            * after those it mentions) */
+    size_t npar_done;
     size_t nout;
     char **outname;        /* [nout] `outputs` */
     size_t namb;
@@ -132,7 +142,14 @@ typedef struct hs_model {
     /* compiled: values folded in, sparsity found */
     size_t nin;            /* length of the input vector (symbols) */
     hs_mass_kind mass_kind;
-    double *Mconst;        /* [n] constant diagonal (HS_MASS_CONST_DIAG) */
+    double *Mconst;        /* [n] constant diagonal (HS_MASS_CONST_DIAG), from the
+                            * parameters by hs_model_eval_constants */
+    /* parameter-only subexpressions hoisted out of the programs: input
+     * symbol hoist_sym[i] holds the value of hoist_expr[i] */
+    size_t nhoist;
+    int *hoist_sym;        /* [nhoist] */
+    const hs_node **hoist_expr;   /* [nhoist] expressions of parameters */
+    double *hoist_val;     /* [nhoist] their values at pval */
     size_t nnz;            /* structural non-zeros of G_q */
     int *gq_start;         /* [k+1] row starts into gq_col */
     int *gq_col;           /* [nnz] */
@@ -161,6 +178,15 @@ hs_model *hs_model_load(const char *path, const hs_overrides *ov, hs_error *err)
 hs_model *hs_model_load_string(const char *name, const char *text,
                                const hs_overrides *ov, hs_error *err);
 void hs_model_free(hs_model *m);                /* NULL is fine */
+
+/* The model's constant inputs into a VM input vector in[nin]: the
+ * parameters and the hoisted parameter expressions. */
+void hs_model_inputs(const hs_model *m, double *in);
+
+/* Recompute hoist_val and Mconst from pval (after a change of parameters).
+ * Returns 0, or HS_EXIT_MODEL with err placed at the expression that is
+ * not finite. */
+int hs_model_eval_constants(hs_model *m, hs_error *err);
 
 /* Turn a node's source position into FILE:LINE:COLUMN + source line in err
  * (used for run-time domain errors).  Leaves err's message alone. */

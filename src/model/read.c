@@ -345,6 +345,7 @@ int hs_ld_eval_param(loader *L, size_t i)
     hs_model *m = L->m;
     long ov = p->ov;
     const char *text = ov >= 0 && L->ov->set_text ? L->ov->set_text[ov] : NULL;
+    m->par_order[m->npar_done++] = i;        /* the order of evaluation */
     if (ov >= 0 && !text) {
         m->pval[i] = L->pin[m->sym_p[i]] = L->ov->set_value[ov];
         p->state = ST_DONE;
@@ -366,6 +367,7 @@ int hs_ld_eval_param(loader *L, size_t i)
         return hs_ytree_error(L->y, L->err, p->val,
                               "parameter '%s' evaluates to %g", p->name, v);
     m->pval[i] = L->pin[m->sym_p[i]] = v;
+    m->par_expr[i] = e;
     p->state = ST_DONE;
     return 0;
 }
