@@ -16,6 +16,10 @@
 #include <string.h>
 
 enum { BLOCK_MIN = 64 * 1024 };
+/* Constants recently built, direct-mapped: the constructors ask for 0,
+ * 1, -1, 2 and a few coefficients millions of times, and a hit costs no
+ * probe of the node table. */
+enum { NUM_CACHE = 64 };
 
 typedef struct block {
     struct block *next;
@@ -41,6 +45,9 @@ struct hs_dag {
     size_t sbufcap;
     centry *cache;               /* [ccap] */
     size_t ccap, ncache;
+    struct hs_sumtab *sumtab;    /* indexes of large sums (sumindex.c) */
+    hs_seedmemo seed;            /* the last total-derivative direction (diff.c) */
+    const hs_node *nums[NUM_CACHE]; /* recent constants, by a hash of the value */
     char **names;                /* [nsyms] copied symbol names */
     int *symtab;                 /* [scap] symbol number + 1, 0 = empty */
     size_t nsyms, namecap, scap;
@@ -58,6 +65,23 @@ static void too_large(hs_dag *d)
     else
         hs_dag_fail(d, d->pos, "expression too large: the expressions need more than %zu "
                     "bytes", d->max_bytes);
+}
+
+int hs_dag_reserve(hs_dag *d, size_t n)
+{
+    if (d->bytes + n > d->max_bytes)
+        return 0;
+    d->bytes += n;
+    return 1;
+}
+
+hs_seedmemo *hs_dag_seedmemo(hs_dag *d) { return &d->seed; }
+
+struct hs_sumtab *hs_dag_sumtab(hs_dag *d)
+{
+    if (!d->sumtab)
+        d->sumtab = hs_sumtab_new();
+    return d->sumtab;
 }
 
 /* Can the dag take n more bytes of tables? (error recorded when not) */
@@ -527,6 +551,20 @@ oom:
     return d->fallback;
 }
 
+const hs_node *hs_dag_num(hs_dag *d, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    size_t j = (size_t)((bits * 0x9e3779b97f4a7c15u) >> 58);
+    const hs_node *n = d->nums[j];
+    if (n && memcmp(&n->value, &v, sizeof v) == 0)
+        return n;
+    n = hs_dag_intern(d, HS_NUM, NULL, 0, v, -1);
+    if (n->kind == HS_NUM && memcmp(&n->value, &v, sizeof v) == 0)
+        d->nums[j] = n;       /* not the fallback of an error */
+    return n;
+}
+
 const hs_node *hs_dag_intern(hs_dag *d, hs_kind k, const hs_node *const *args,
                              size_t nargs, double value, int sym)
 {
@@ -578,6 +616,9 @@ void hs_dag_free(hs_dag *d)
     free(d->sets);
     free(d->sbuf);
     free(d->cache);
+    hs_sumtab_free(d->sumtab);
+    free(d->seed.q);
+    free(d->seed.v);
     free(d);
 }
 

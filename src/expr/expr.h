@@ -141,7 +141,11 @@ const hs_node *hs_if(hs_dag *d, const hs_node *c, const hs_node *a, const hs_nod
 const hs_node *hs_rebuild(hs_dag *d, hs_kind k, const hs_node *const *args,
                           size_t nargs, const hs_node *like);
 
-int hs_is_num(const hs_node *e, double v);     /* e is the constant v */
+/* e is the constant v (inline: kernels test it n^2 times) */
+static inline int hs_is_num(const hs_node *e, double v)
+{
+    return e->kind == HS_NUM && e->value == v;
+}
 
 /* ---- names, arity (parse.c) ---- */
 

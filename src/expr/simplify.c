@@ -59,7 +59,7 @@ const hs_node *hs_num(hs_dag *d, double v)
 {
     if (v == 0)
         v = 0.0; /* one zero: -0 would print as a separate constant */
-    return hs_dag_intern(d, HS_NUM, NULL, 0, v, -1);
+    return hs_dag_num(d, v);
 }
 
 const hs_node *hs_sym(hs_dag *d, int sym)
@@ -71,10 +71,6 @@ const hs_node *hs_sym(hs_dag *d, int sym)
     return hs_dag_intern(d, HS_SYM, NULL, 0, 0.0, sym);
 }
 
-int hs_is_num(const hs_node *e, double v)
-{
-    return e->kind == HS_NUM && e->value == v;
-}
 
 static int is_int(double v) { return v == floor(v) && fabs(v) < 9007199254740992.0; }
 
