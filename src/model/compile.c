@@ -16,7 +16,7 @@ typedef struct cbuild {
     size_t nsym;
     const hs_node **r;          /* roots of the program being built */
     size_t nr;
-    const hs_node **Gq;         /* [k*n] folded G_q */
+    const hs_node **Gq;         /* [nnz] folded structural non-zeros of G_q, by rows */
 } cbuild;
 
 static const hs_node *fold(cbuild *C, const hs_node *e)
@@ -24,72 +24,114 @@ static const hs_node *fold(cbuild *C, const hs_node *e)
     return hs_subst(C->L->m->dag, e, C->map, C->nsym);
 }
 
+/* A folded non-zero entry of M (index i * n + j). */
+typedef struct mentry {
+    size_t at;
+    const hs_node *f;
+} mentry;
+
 /* The mass structure from the folded M: constant diagonal (kept as numbers,
- * no program output), diagonal (n outputs) or full (the lower triangle). */
+ * no program output), diagonal (n outputs) or full (the lower triangle).
+ * Only the non-zero entries are folded and kept (the entries are folded in
+ * row order, as the program's node order depends on it): a chain of n
+ * coordinates has n^2 zeros, and an n x n copy costs more than the rest of
+ * its compilation. */
 static int mass_outputs(cbuild *C)
 {
     hs_model *m = C->L->m;
-    size_t n = m->n;
-    const hs_node **Mf = xcalloc(n * n, sizeof *Mf);
+    size_t n = m->n, nz = 0, cap = 2 * n;
+    mentry *Mf = xcalloc(cap, sizeof *Mf);
     if (!Mf)
         return -1;
     int diag = 1, constant = 1;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++) {
-            Mf[i * n + j] = fold(C, m->M[i * n + j]);
-            if (i != j && !hs_is_num(Mf[i * n + j], 0))
-                diag = 0;
-            if (i == j && Mf[i * n + j]->kind != HS_NUM)
+            const hs_node *f = m->M[i * n + j];
+            if (!hs_is_num(f, 0))
+                f = fold(C, f);
+            if (i == j && f->kind != HS_NUM)
                 constant = 0;
+            if (hs_is_num(f, 0))
+                continue;
+            diag &= i == j;
+            if (nz == cap) {
+                mentry *g = realloc(Mf, 2 * cap * sizeof *g);
+                if (!g) {
+                    free(Mf);
+                    return -1;
+                }
+                Mf = g;
+                cap *= 2;
+            }
+            Mf[nz++] = (mentry){ i * n + j, f };
         }
     m->mass_kind = !diag ? HS_MASS_FULL : constant ? HS_MASS_CONST_DIAG : HS_MASS_DIAG;
     m->off_M = C->nr;
+    const hs_node *zero = hs_num(m->dag, 0);
+    size_t z = 0;               /* next non-zero entry, in row order */
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         m->Mconst = xcalloc(n, sizeof *m->Mconst);
         if (!m->Mconst) {
             free(Mf);
             return -1;
         }
-        for (size_t i = 0; i < n; i++)
-            m->Mconst[i] = Mf[i * n + i]->value;
+        for (size_t i = 0; i < n; i++) {
+            while (z < nz && Mf[z].at < i * n + i)
+                z++;
+            m->Mconst[i] = z < nz && Mf[z].at == i * n + i ? Mf[z].f->value : 0;
+        }
     } else if (m->mass_kind == HS_MASS_DIAG) {
-        for (size_t i = 0; i < n; i++)
-            C->r[C->nr++] = Mf[i * n + i];
+        for (size_t i = 0; i < n; i++) {
+            while (z < nz && Mf[z].at < i * n + i)
+                z++;
+            C->r[C->nr++] = z < nz && Mf[z].at == i * n + i ? Mf[z].f : zero;
+        }
     } else {
         for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j <= i; j++)
-                C->r[C->nr++] = Mf[i * n + j];
+            for (size_t j = 0; j <= i; j++) {
+                while (z < nz && Mf[z].at < i * n + j)
+                    z++;
+                C->r[C->nr++] = z < nz && Mf[z].at == i * n + j ? Mf[z].f : zero;
+            }
     }
     free(Mf);
     return 0;
 }
 
-/* The sparsity of G_q from the folded Jacobian: gq_start, gq_col, nnz. */
+/* The sparsity of G_q from the folded Jacobian: gq_start, gq_col, nnz, and
+ * the folded non-zeros (no folded k x n copy: see mass_outputs). */
 static int jacobian_structure(cbuild *C)
 {
     hs_model *m = C->L->m;
-    size_t n = m->n, k = m->k;
-    C->Gq = xcalloc(k * n, sizeof *C->Gq);
+    size_t n = m->n, k = m->k, cap = k + 1;
+    C->Gq = xcalloc(cap, sizeof *C->Gq);
+    m->gq_col = xcalloc(cap, sizeof *m->gq_col);
     m->gq_start = xcalloc(k + 1, sizeof *m->gq_start);
-    if (!C->Gq || !m->gq_start)
+    if (!C->Gq || !m->gq_col || !m->gq_start)
         return -1;
     m->nnz = 0;
-    for (size_t i = 0; i < k * n; i++) {
-        C->Gq[i] = fold(C, m->G_q[i]);
-        if (!hs_is_num(C->Gq[i], 0))
-            m->nnz++;
-    }
-    m->gq_col = xcalloc(m->nnz, sizeof *m->gq_col);
-    if (!m->gq_col)
-        return -1;
-    size_t z = 0;
     for (size_t i = 0; i < k; i++) {
-        m->gq_start[i] = (int)z;
-        for (size_t j = 0; j < n; j++)
-            if (!hs_is_num(C->Gq[i * n + j], 0))
-                m->gq_col[z++] = (int)j;
+        m->gq_start[i] = (int)m->nnz;
+        for (size_t j = 0; j < n; j++) {
+            const hs_node *e = m->G_q[i * n + j];
+            if (hs_is_num(e, 0) || hs_is_num(e = fold(C, e), 0))
+                continue;
+            if (m->nnz == cap) {
+                const hs_node **g = realloc(C->Gq, 2 * cap * sizeof *g);
+                if (g)
+                    C->Gq = g;
+                int *c = realloc(m->gq_col, 2 * cap * sizeof *c);
+                if (c)
+                    m->gq_col = c;
+                if (!g || !c)
+                    return -1;
+                cap *= 2;
+            }
+            m->gq_col[m->nnz] = (int)j;
+            C->Gq[m->nnz++] = e;
+        }
     }
-    m->gq_start[k] = (int)z;
+    m->gq_start[k] = (int)m->nnz;
     return 0;
 }
 
@@ -104,9 +146,8 @@ static void push(cbuild *C, const hs_node *const *e, size_t cnt)
 static void push_gq(cbuild *C)
 {
     const hs_model *m = C->L->m;
-    for (size_t i = 0; i < m->k * m->n; i++)
-        if (!hs_is_num(C->Gq[i], 0))
-            C->r[C->nr++] = C->Gq[i];
+    for (size_t z = 0; z < m->nnz; z++)
+        C->r[C->nr++] = C->Gq[z];
 }
 
 /* prog_dyn: M | Q | G_q non-zeros | gamma | P_nc | P_t | [G | Gdot]. */

@@ -150,7 +150,7 @@ static int cartesian_form(kbuild *B)
     if (hs_ld_read_mass(L, mass, n, m->M))
         return L->err->code;
     for (size_t i = 0; i < n * n; i++)
-        if (hs_ld_forbid_velocity(L, m->M[i], mass, "the mass matrix"))
+        if (m->M[i]->kind != HS_NUM && hs_ld_forbid_velocity(L, m->M[i], mass, "the mass matrix"))
             return L->err->code;
     for (size_t i = 0; i < n; i++)
         B->F[i] = zero;
@@ -514,6 +514,12 @@ static int time_power(kbuild *B)
     return 0;
 }
 
+static int long_cmp(const void *pa, const void *pb)
+{
+    long a = *(const long *)pa, b = *(const long *)pb;
+    return (a > b) - (a < b);
+}
+
 /* The constraints and their derivatives: G_q, G_t, Gdot = D G, gamma = D(D G). */
 static int constraint_kernels(loader *L, yaml_node_t *root)
 {
@@ -535,13 +541,37 @@ static int constraint_kernels(loader *L, yaml_node_t *root)
     m->gamma = xcalloc(k, sizeof *m->gamma);
     if (!m->G_q || !m->G_t || !m->Gdot || !m->gamma)
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    /* row i: only the coordinates G_i uses (k * n derivative calls would
+     * cost k * n even when each is 0 at once), in coordinate order */
+    size_t nsym = (size_t)hs_dag_nsymbols(d);
+    long *col = xcalloc(n, sizeof *col), *qidx = xcalloc(nsym, sizeof *qidx);
+    if (!col || !qidx) {
+        free(col);
+        free(qidx);
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    }
+    for (size_t s = 0; s < nsym; s++)
+        qidx[s] = -1;
+    for (size_t j = 0; j < n; j++)
+        qidx[m->sym_q[j]] = (long)j;
+    const hs_node *zero = scalar_zero(L);
     for (size_t i = 0; i < k && !hs_dag_failed(d); i++) {
+        size_t ns, nc = 0;
+        const int32_t *sy = hs_node_symbols(m->G[i], &ns);
+        for (size_t z = 0; z < ns; z++)
+            if (qidx[sy[z]] >= 0)
+                col[nc++] = qidx[sy[z]];
+        qsort(col, nc, sizeof *col, long_cmp);
         for (size_t j = 0; j < n; j++)
-            m->G_q[i * n + j] = hs_diff(d, m->G[i], m->sym_q[j]);
+            m->G_q[i * n + j] = zero;
+        for (size_t c = 0; c < nc; c++)
+            m->G_q[i * n + (size_t)col[c]] = hs_diff(d, m->G[i], m->sym_q[col[c]]);
         m->G_t[i] = hs_diff(d, m->G[i], m->sym_t);
         m->Gdot[i] = hs_total_diff(d, m->G[i], m->sym_t, n, m->sym_q, m->sym_v);
         m->gamma[i] = hs_total_diff(d, m->Gdot[i], m->sym_t, n, m->sym_q, m->sym_v);
     }
+    free(col);
+    free(qidx);
     return hs_ld_dag_check(L);
 }
 

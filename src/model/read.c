@@ -57,33 +57,131 @@ int hs_ld_expect(loader *L, yaml_node_t *n, yaml_node_type_t type, const char *w
                           hs_ytree_kind(n));
 }
 
-/* Check a mapping's keys against `allowed`; duplicate keys are errors. */
+/* Sorting keys (their text, then their place in the mapping). */
+typedef struct keyref {
+    const char *s;
+    size_t i;
+} keyref;
+
+static int keyref_cmp(const void *pa, const void *pb)
+{
+    const keyref *a = pa, *b = pb;
+    int c = strcmp(a->s, b->s);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int str_cmp(const void *pa, const void *pb)
+{
+    return strcmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
+/* Repeated names among s[0..n-1] (NULL counts as ""), by sorting: a
+ * comparison with every earlier name costs n^2 on the names of n
+ * coordinates.  dup[i] = 1 when s[i] repeats an earlier name; NULL when
+ * out of memory. */
+static unsigned char *repeated(const char *const *s, size_t n)
+{
+    keyref *r = xcalloc(n, sizeof *r);
+    unsigned char *dup = xcalloc(n, 1);
+    if (!r || !dup) {
+        free(r);
+        free(dup);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        r[i] = (keyref){ s[i] ? s[i] : "", i };
+    qsort(r, n, sizeof *r, keyref_cmp);
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(r[i].s, r[i - 1].s) == 0)
+            dup[r[i].i] = 1;
+    free(r);
+    return dup;
+}
+
+/* The keys of a mapping, or the items of a sequence, as strings (NULL
+ * where not a scalar); NULL when out of memory. */
+static const char **node_strings(loader *L, yaml_node_t *n)
+{
+    size_t len = n->type == YAML_MAPPING_NODE ? map_len(n) : seq_len(n), k = 0;
+    const char **s = xcalloc(len, sizeof *s);
+    if (s && n->type == YAML_MAPPING_NODE) {
+        FOR_PAIRS(n, p)
+            s[k++] = hs_ytree_str(NODE(L, p->key));
+    } else if (s) {
+        FOR_ITEMS(n, it)
+            s[k++] = hs_ytree_str(NODE(L, *it));
+    }
+    return s;
+}
+
+static unsigned char *repeated_strings(loader *L, yaml_node_t *n)
+{
+    const char **s = node_strings(L, n);
+    unsigned char *dup = s ? repeated(s, n->type == YAML_MAPPING_NODE ? map_len(n)
+                                                                      : seq_len(n)) : NULL;
+    free(s);
+    return dup;
+}
+
+/* Check a mapping's keys against `allowed`; duplicate keys are errors.
+ * The first bad key in the mapping's order is reported. */
 int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
                       size_t nallowed, const char *where)
 {
+    enum { FEW = 16 };   /* up to this many keys (or names), plain scans */
+    unsigned char *dup = map_len(map) > FEW ? repeated_strings(L, map) : NULL;
+    const char **sorted = allowed && nallowed > FEW ? xcalloc(nallowed, sizeof *sorted) : NULL;
+    if ((map_len(map) > FEW && !dup) || (allowed && nallowed > FEW && !sorted)) {
+        free(dup);
+        free(sorted);
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    }
+    if (sorted) {
+        memcpy(sorted, allowed, nallowed * sizeof *sorted);
+        qsort(sorted, nallowed, sizeof *sorted, str_cmp);
+    }
+    int rc = 0;
+    size_t idx = 0;
     FOR_PAIRS(map, p) {
         yaml_node_t *k = NODE(L, p->key);
         const char *ks = hs_ytree_str(k);
-        if (!ks)
-            return hs_ytree_error(L->y, L->err, k, "keys in %s must be scalars", where);
-        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++)
+        if (!ks) {
+            rc = hs_ytree_error(L->y, L->err, k, "keys in %s must be scalars", where);
+            break;
+        }
+        int repeated = dup ? dup[idx] : 0;
+        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; !dup && q < p; q++)
             if (strcmp(hs_ytree_str(NODE(L, q->key)) ? hs_ytree_str(NODE(L, q->key)) : "", ks) == 0)
-                return hs_ytree_error(L->y, L->err, k, "duplicate key '%s' in %s", ks, where);
+                repeated = 1;
+        idx++;
+        if (repeated) {
+            rc = hs_ytree_error(L->y, L->err, k, "duplicate key '%s' in %s", ks, where);
+            break;
+        }
         if (!allowed)
             continue;
-        size_t i = 0;
-        while (i < nallowed && strcmp(allowed[i], ks) != 0)
-            i++;
-        if (i == nallowed) {
+        int known;
+        if (sorted) {
+            known = bsearch(&ks, sorted, nallowed, sizeof *sorted, str_cmp) != NULL;
+        } else {
+            size_t i = 0;
+            while (i < nallowed && strcmp(allowed[i], ks) != 0)
+                i++;
+            known = i < nallowed;
+        }
+        if (!known) {
             const char *near = hs_nearest(ks, allowed, nallowed);
             if (near)
-                return hs_ytree_error(L->y, L->err, k,
-                                      "unknown key '%s' in %s (did you mean '%s'?)",
-                                      ks, where, near);
-            return hs_ytree_error(L->y, L->err, k, "unknown key '%s' in %s", ks, where);
+                rc = hs_ytree_error(L->y, L->err, k, "unknown key '%s' in %s (did you mean "
+                                    "'%s'?)", ks, where, near);
+            else
+                rc = hs_ytree_error(L->y, L->err, k, "unknown key '%s' in %s", ks, where);
+            break;
         }
     }
-    return 0;
+    free(dup);
+    free(sorted);
+    return rc;
 }
 
 /* The pair of a mapping with this key, or NULL. */
@@ -123,8 +221,26 @@ static long find_named(const named *a, size_t n, const char *s, size_t len)
 
 long hs_ld_find_coord(const hs_model *m, const char *s, size_t len)
 {
+    /* once the coordinates are symbols, through the dag's hash of names
+     * (a scan per name costs n^2 on a model of n coordinates) */
+    char name[80];
+    if (m->sym_q && m->n && m->dag && len < sizeof name) {
+        memcpy(name, s, len);
+        name[len] = '\0';
+        int sym = hs_dag_find_symbol(m->dag, name);
+        if (sym < 0)
+            return -1;
+        long i = (long)sym - m->sym_q[0];   /* made in order: usually sym_q[0] + i */
+        if (i >= 0 && (size_t)i < m->n && m->sym_q[i] == sym)
+            return i;
+        for (size_t j = 0; j < m->n; j++)
+            if (m->sym_q[j] == sym)
+                return (long)j;
+        return -1;
+    }
     for (size_t i = 0; i < m->n; i++)
-        if (strlen(m->qname[i]) == len && memcmp(m->qname[i], s, len) == 0)
+        if (len && m->qname[i][0] == s[0] && strncmp(m->qname[i], s, len) == 0 &&
+            m->qname[i][len] == '\0')
             return (long)i;
     return -1;
 }
@@ -411,28 +527,40 @@ int hs_ld_read_coordinates(loader *L, yaml_node_t *root)
     m->n = 0;              /* grows as names are checked */
     m->qname = xcalloc(n, sizeof *m->qname);
     m->vname = xcalloc(n, sizeof *m->vname);
-    if (!m->qname || !m->vname)
+    unsigned char *dup = n > 16 ? repeated_strings(L, c) : NULL;
+    if (!m->qname || !m->vname || (n > 16 && !dup)) {
+        free(dup);
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    }
     size_t i = 0;
     FOR_ITEMS(c, it) {
         yaml_node_t *e = NODE(L, *it);
         const char *s = hs_ytree_str(e);
+        int rc = 0;
         if (!s)
-            return hs_ytree_error(L->y, L->err, e, "a coordinate must be a name, found %s",
-                                  hs_ytree_kind(e));
-        if (!is_ident(s))
-            return hs_ytree_error(L->y, L->err, e, "'%s' is not a valid coordinate name", s);
-        if (is_reserved(s))
-            return hs_ytree_error(L->y, L->err, e, "'%s' is reserved and cannot be a coordinate", s);
-        if (hs_ld_find_coord(m, s, strlen(s)) >= 0)
-            return hs_ytree_error(L->y, L->err, e, "duplicate coordinate '%s'", s);
-        m->qname[i] = hs_ld_strdup(s);
-        m->vname[i] = malloc(strlen(s) + 2);
-        if (!m->qname[i] || !m->vname[i])
-            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            rc = hs_ytree_error(L->y, L->err, e, "a coordinate must be a name, found %s",
+                                hs_ytree_kind(e));
+        else if (!is_ident(s))
+            rc = hs_ytree_error(L->y, L->err, e, "'%s' is not a valid coordinate name", s);
+        else if (is_reserved(s))
+            rc = hs_ytree_error(L->y, L->err, e, "'%s' is reserved and cannot be a coordinate",
+                                s);
+        else if (dup ? dup[i] : hs_ld_find_coord(m, s, strlen(s)) >= 0)
+            rc = hs_ytree_error(L->y, L->err, e, "duplicate coordinate '%s'", s);
+        if (!rc) {
+            m->qname[i] = hs_ld_strdup(s);
+            m->vname[i] = malloc(strlen(s) + 2);
+            if (!m->qname[i] || !m->vname[i])
+                rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        }
+        if (rc) {
+            free(dup);
+            return rc;
+        }
         sprintf(m->vname[i], "%s'", s);
         m->n = ++i;
     }
+    free(dup);
     return 0;
 }
 
@@ -486,20 +614,32 @@ int hs_ld_read_per_coord(loader *L, yaml_node_t *n, const char *what, int scope,
                               plural(m->n), hs_ytree_kind(n));
     if (hs_ld_check_keys(L, n, (const char *const *)m->qname, m->n, what))
         return L->err->code;
-    for (size_t i = 0; i < m->n; i++) {
-        yaml_node_t *v = hs_ld_get(L, n, m->qname[i]);
-        if (v) {
-            out[i] = hs_ld_parse(L, v, scope, what);
+    /* the keys (unique coordinate names) to coordinates in one pass, then
+     * parsed in coordinate order (a lookup per coordinate costs n^2) */
+    yaml_node_t **val = xcalloc(m->n, sizeof *val);
+    if (!val)
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    FOR_PAIRS(n, p) {
+        const char *ks = hs_ytree_str(NODE(L, p->key));
+        long i = hs_ld_find_coord(m, ks, strlen(ks));
+        if (i >= 0)
+            val[i] = NODE(L, p->value);
+    }
+    int rc = 0;
+    for (size_t i = 0; i < m->n && !rc; i++) {
+        if (val[i]) {
+            out[i] = hs_ld_parse(L, val[i], scope, what);
             if (!out[i])
-                return L->err->code;
+                rc = L->err->code;
         } else if (dflt) {
             out[i] = dflt;
         } else {
-            return hs_ytree_error(L->y, L->err, n, "%s: missing value for coordinate '%s' "
-                                  "(every coordinate needs one)", what, m->qname[i]);
+            rc = hs_ytree_error(L->y, L->err, n, "%s: missing value for coordinate '%s' "
+                                "(every coordinate needs one)", what, m->qname[i]);
         }
     }
-    return 0;
+    free(val);
+    return rc;
 }
 
 /* Mass: a diagonal list (n entries) or a symmetric n x n list of lists,
@@ -527,8 +667,9 @@ int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M)
         return hs_ytree_error(L->y, L->err, n, "'mass' has %zu entr%s; expected %zu (a "
                               "diagonal) or %zu row%s", seq_len(n),
                               seq_len(n) == 1 ? "y" : "ies", dim, dim, plural(dim));
+    const hs_node *zero = scalar_zero(L);
     for (size_t i = 0; i < dim * dim; i++)
-        M[i] = scalar_zero(L);
+        M[i] = zero;
     yaml_node_t *first = NODE(L, *n->data.sequence.items.start);
     if (first->type != YAML_SEQUENCE_NODE) {
         size_t i = 0;
@@ -578,20 +719,21 @@ int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M)
 int hs_ld_forbid_velocity(loader *L, const hs_node *e, yaml_node_t *where, const char *what)
 {
     hs_model *m = L->m;
-    if (e->kind == HS_NUM)
+    if (e->kind == HS_NUM || !m->sym_v)
         return 0;
-    size_t ns = (size_t)hs_dag_nsymbols(m->dag);
-    unsigned char *used = calloc(ns ? ns : 1, 1);
-    if (!used)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-    hs_symbols_used(e, used, ns);       /* one walk, not one per velocity */
-    for (size_t i = 0; i < m->n; i++)
-        if (used[m->sym_v[i]]) {
-            free(used);
+    /* e's own symbols (a check per velocity costs n for each of the n^2
+     * entries of a mass matrix); a velocity is named after its coordinate
+     * with a prime, and velocities are numbered in coordinate order */
+    size_t ns;
+    const int32_t *sy = hs_node_symbols(e, &ns);
+    for (size_t z = 0; z < ns; z++) {
+        const char *nm = hs_dag_symbol_name(m->dag, sy[z]);
+        size_t len = strlen(nm);
+        long i = len > 1 && nm[len - 1] == '\'' ? hs_ld_find_coord(m, nm, len - 1) : -1;
+        if (i >= 0 && m->sym_v[i] == sy[z])
             return hs_ytree_error(L->y, L->err, where, "%s may not depend on velocities "
                                   "(it uses %s')", what, m->qname[i]);
-        }
-    free(used);
+    }
     return 0;
 }
 
