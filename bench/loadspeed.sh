@@ -8,7 +8,8 @@
 # the median over repetitions of the ratios large/small (160 vs 40 angle
 # links, 2048 vs 128 chain links: linear would be 4x and 16x; the targets
 # are 24x and 32x) with their spread (min-max), and the bytecode sizes
-# `check` reports.
+# `check` reports; the same for CPU time (user + system, bench/timecmd.py),
+# which depends less on the other jobs of a shared machine.
 #
 #   sh bench/loadspeed.sh [HOLOSIM ...]      # default: bin/holosim
 #   REPS=7 ANGLES="40 160" CHAINS="128 2048" sh bench/loadspeed.sh old/holosim bin/holosim
@@ -41,25 +42,23 @@ for h in "$@"; do
 done
 nb=$b
 
-now() { date +%s%N; }
 for rep in $(seq "$REPS"); do
     b=0
     while [ "$b" -lt "$nb" ]; do
         b=$((b + 1))
         for m in $models; do
-            t0=$(now)
-            "$dir/bin$b" check "$dir/$m.yaml" > "$dir/out.$b.$m" 2>/dev/null || {
-                echo "loadspeed.sh: binary $b failed on $m" >&2; exit 1; }
-            t1=$(now)
-            echo "$rep $(( (t1 - t0) / 1000 ))" >> "$dir/t.$b.$m"
+            tc=$(python3 "$here/timecmd.py" "$dir/out.$b.$m" "$dir/bin$b" check "$dir/$m.yaml") ||
+                { echo "loadspeed.sh: binary $b failed on $m" >&2; exit 1; }
+            echo "$rep ${tc% *}" >> "$dir/t.$b.$m"
+            echo "$rep ${tc#* }" >> "$dir/c.$b.$m"
         done
     done
 done
 
 median() { sort -n | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-# ratio B SMALL LARGE: median, min and max over repetitions of large/small
+# ratio t|c B SMALL LARGE: median, min and max over repetitions of large/small
 ratio() {
-    join "$dir/t.$1.$2" "$dir/t.$1.$3" | awk '{print $3 / $2}' > "$dir/r"
+    paste -d ' ' "$dir/$1.$2.$3" "$dir/$1.$2.$4" | awk '{print $4 / ($2 > 0 ? $2 : 1)}' > "$dir/r"
     printf '%.1fx (%.1f-%.1f)' "$(median < "$dir/r")" "$(sort -n "$dir/r" | head -n 1)" \
         "$(sort -n "$dir/r" | tail -n 1)"
 }
@@ -68,18 +67,22 @@ for h in "$@"; do
     b=$((b + 1))
     echo "## $h ($REPS interleaved repetitions)"
     echo
-    echo "| model | median wall s | bytecode (dyn + out + proj) |"
-    echo "|---|---:|---|"
+    echo "| model | median wall s | median CPU s | bytecode (dyn + out + proj) |"
+    echo "|---|---:|---:|---|"
     for m in $models; do
         s=$(awk '{print $2}' "$dir/t.$b.$m" | median)
+        c=$(awk '{print $2}' "$dir/c.$b.$m" | median)
         code=$(sed -n 's/^compiled: .*; \([0-9]*\) + \([0-9]*\) + \([0-9]*\) bytecode.*/\1 + \2 + \3/p' \
             "$dir/out.$b.$m")
-        printf '| %s | %.3f | %s |\n' "$m" "$(echo "$s / 1000000" | bc -l)" "$code"
+        printf '| %s | %.3f | %.3f | %s |\n' "$m" "$(echo "$s / 1000000" | bc -l)" \
+            "$(echo "$c / 1000000" | bc -l)" "$code"
     done
     echo
-    set -- $ANGLE_RATIO
-    line="angles $2 vs $1: $(ratio "$b" "angles$1" "angles$2")"
-    set -- $CHAIN_RATIO
-    echo "$line; chain $2 vs $1: $(ratio "$b" "chain$1" "chain$2")"
+    for kind in t c; do
+        set -- $ANGLE_RATIO
+        line="angles $2 vs $1: $(ratio "$kind" "$b" "angles$1" "angles$2")"
+        set -- $CHAIN_RATIO
+        echo "$([ "$kind" = t ] && echo wall || echo CPU): $line; chain $2 vs $1: $(ratio "$kind" "$b" "chain$1" "chain$2")"
+    done
     echo
 done

@@ -134,7 +134,18 @@ static int node_cmp(const void *pa, const void *pb)
 /* Intern a sum or product of sorted canonical children. */
 static const hs_node *make_nary(hs_dag *d, hs_kind k, const hs_node **a, size_t n)
 {
-    sort(a, n, sizeof *a, node_cmp);
+    if (n > 24) {
+        sort(a, n, sizeof *a, node_cmp);
+    } else {
+        /* the same order, inline: this runs for every sum and product built */
+        for (size_t i = 1; i < n; i++) {
+            const hs_node *x = a[i];
+            size_t j = i;
+            for (; j > 0 && node_cmp(&a[j - 1], &x) > 0; j--)
+                a[j] = a[j - 1];
+            a[j] = x;
+        }
+    }
     return hs_dag_intern(d, k, a, n, 0.0, -1);
 }
 
@@ -425,7 +436,19 @@ static const hs_node *mul_pass(hs_dag *d, const hs_node *const *in, size_t n,
         r = hs_num(d, 0);
         goto done;
     }
-    sort(f, nf, sizeof *f, factor_cmp);
+    if (nf > 24) {
+        sort(f, nf, sizeof *f, factor_cmp);
+    } else {
+        /* factor_cmp's order, inline (every product built sorts its factors) */
+        for (size_t i = 1; i < nf; i++) {
+            factor x = f[i];
+            size_t j = i;
+            for (; j > 0 && (f[j - 1].base->id > x.base->id ||
+                             (f[j - 1].base == x.base && f[j - 1].order > x.order)); j--)
+                f[j] = f[j - 1];
+            f[j] = x;
+        }
+    }
 
     /* merge like bases; a merge can produce a number or a product (e.g.
      * (x*y)^0.5*(x*y)^0.5 -> x*y), which then needs one more pass */

@@ -213,8 +213,11 @@ yaml_node_t *hs_ld_get_key(loader *L, yaml_node_t *map, const char *key)
 
 static long find_named(const named *a, size_t n, const char *s, size_t len)
 {
+    /* the first letter first: a scan of the ambient names per identifier
+     * of a large embedding is n^3 string lengths otherwise */
     for (size_t i = 0; i < n; i++)
-        if (strlen(a[i].name) == len && memcmp(a[i].name, s, len) == 0)
+        if (len && a[i].name[0] == s[0] && strncmp(a[i].name, s, len) == 0 &&
+            a[i].name[len] == '\0')
             return (long)i;
     return -1;
 }
