@@ -606,39 +606,51 @@ const hs_node *hs_total_diff(hs_dag *d, const hs_node *e, int tsym,
 
 /* ---- substitution ---- */
 
-const hs_node *hs_subst(hs_dag *d, const hs_node *e, const hs_node *const *map,
-                        size_t nmap)
+/* Does the substitution leave e as it is (no symbol of e is mapped)?
+ * Then nothing under e needs a visit. */
+static int untouched(const hs_node *e, const hs_node *const *map, size_t nmap)
 {
-    /* leaves without any set-up: a compile folds every entry of n x n M */
-    if (e->kind == HS_NUM)
-        return e;
+    const struct hs_symset *s = e->syms;
+    for (uint32_t i = 0; i < s->n; i++)
+        if ((size_t)s->s[i] < nmap && map[s->s[i]])
+            return 0;
+    return 1;
+}
+
+/* The substitution of e through the memo m (shared by the roots of one
+ * hs_subst_many); NULL when out of memory (the caller reports it). */
+static const hs_node *subst_walk(hs_dag *d, const hs_node *e, const hs_node *const *map,
+                                 size_t nmap, memo *m)
+{
     if (e->kind == HS_SYM)
         return (size_t)e->sym < nmap && map[e->sym] ? map[e->sym] : e;
-    if (e->depth > HS_MAX_DEPTH) {
-        hs_dag_fail(d, e->pos, "expression nested too deeply");
-        return hs_num(d, 0);
-    }
-    memo m = {0};
+    if (!e->nargs || untouched(e, map, nmap))
+        return e;
+    const hs_node *done = memo_get(m, e);
+    if (done)
+        return done;
     stack s = {0};
-    const hs_node *stk[3], **a = stk, *r = e;
+    const hs_node *stk[3], **a = stk, *r = NULL;
     size_t acap = 3;
     hs_srcpos saved = hs_dag_pos(d);
-    if (e->nargs && push(&s, e) != 0)
-        goto oom;
+    if (push(&s, e) != 0)
+        goto out;
     /* post-order: a node is rebuilt once all its arguments are mapped */
     while (s.top) {
         frame *f = &s.f[s.top - 1];
         const hs_node *n = f->n;
         if (f->i < n->nargs) {
             const hs_node *c = n->args[f->i++];
-            if (c->nargs && !memo_get(&m, c) && push(&s, c) != 0)
-                goto oom;
+            if (c->nargs && !memo_get(m, c)) {
+                if (untouched(c, map, nmap) ? memo_put(m, c, c) != 0 : push(&s, c) != 0)
+                    goto out;
+            }
             continue;
         }
         if (n->nargs > acap) {
             const hs_node **na = malloc(n->nargs * sizeof *na);
             if (!na)
-                goto oom;
+                goto out;
             if (a != stk)
                 free(a);
             a = na;
@@ -650,7 +662,7 @@ const hs_node *hs_subst(hs_dag *d, const hs_node *e, const hs_node *const *map,
             if (c->kind == HS_SYM)
                 a[i] = (size_t)c->sym < nmap && map[c->sym] ? map[c->sym] : c;
             else
-                a[i] = c->nargs ? memo_get(&m, c) : c;
+                a[i] = c->nargs ? memo_get(m, c) : c;
             changed |= a[i] != c;
         }
         const hs_node *v = n;
@@ -658,24 +670,41 @@ const hs_node *hs_subst(hs_dag *d, const hs_node *e, const hs_node *const *map,
             hs_dag_set_pos(d, n->pos.src >= 0 ? n->pos : saved);
             v = hs_rebuild(d, n->kind, a, n->nargs, n);
         }
-        if (memo_put(&m, n, v) != 0)
-            goto oom;
+        if (memo_put(m, n, v) != 0)
+            goto out;
         s.top--;
     }
-    if (e->kind == HS_SYM)
-        r = (size_t)e->sym < nmap && map[e->sym] ? map[e->sym] : e;
-    else if (e->nargs)
-        r = memo_get(&m, e);
-    goto out;
-oom:
-    hs_dag_fail(d, e->pos, "out of memory");
-    r = hs_num(d, 0);
+    r = memo_get(m, e);
 out:
     hs_dag_set_pos(d, saved);
     if (a != stk)
         free(a);
     free(s.f);
+    return r;
+}
+
+void hs_subst_many(hs_dag *d, const hs_node *const *roots, size_t n,
+                   const hs_node *const *map, size_t nmap, const hs_node **out)
+{
+    memo m = {0};
+    for (size_t i = 0; i < n; i++) {
+        const hs_node *e = roots[i];
+        if (e->depth > HS_MAX_DEPTH) {
+            hs_dag_fail(d, e->pos, "expression nested too deeply");
+            out[i] = hs_num(d, 0);
+        } else if (!(out[i] = subst_walk(d, e, map, nmap, &m))) {
+            hs_dag_fail(d, e->pos, "out of memory");
+            out[i] = hs_num(d, 0);
+        }
+    }
     memo_free(&m);
+}
+
+const hs_node *hs_subst(hs_dag *d, const hs_node *e, const hs_node *const *map,
+                        size_t nmap)
+{
+    const hs_node *r;
+    hs_subst_many(d, &e, 1, map, nmap, &r);
     return r;
 }
 

@@ -256,6 +256,12 @@ const int32_t *hs_node_symbols(const hs_node *e, size_t *n);
  * rebuilding through the constructors (so constants fold). */
 const hs_node *hs_subst(hs_dag *d, const hs_node *e, const hs_node *const *map,
                         size_t nmap);
+/* out[i] = hs_subst(d, roots[i], map, nmap) for i < n, with one memo: a
+ * subexpression shared by several roots is rewritten once (the same nodes
+ * as n calls, built in the same order).  A subexpression that uses no
+ * mapped symbol is never visited. */
+void hs_subst_many(hs_dag *d, const hs_node *const *roots, size_t n,
+                   const hs_node *const *map, size_t nmap, const hs_node **out);
 
 /* Mark used[s] = 1 for each symbol s < nsyms that e depends on (cost: the
  * number of symbols e uses, no walk). */

@@ -135,11 +135,12 @@ static int jacobian_structure(cbuild *C)
     return 0;
 }
 
-/* Append the folded kernels e[0..cnt-1] to the roots. */
+/* Append the folded kernels e[0..cnt-1] to the roots (folded together:
+ * what they share is folded once). */
 static void push(cbuild *C, const hs_node *const *e, size_t cnt)
 {
-    for (size_t i = 0; i < cnt; i++)
-        C->r[C->nr++] = fold(C, e[i]);
+    hs_subst_many(C->L->m->dag, e, cnt, C->map, C->nsym, C->r + C->nr);
+    C->nr += cnt;
 }
 
 /* Append the structural non-zeros of the folded G_q, row by row. */

@@ -149,8 +149,11 @@ static int cartesian_form(kbuild *B)
     yaml_node_t *mass = hs_ld_get(L, B->root, "mass");
     if (hs_ld_read_mass(L, mass, n, m->M))
         return L->err->code;
-    for (size_t i = 0; i < n * n; i++)
-        if (m->M[i]->kind != HS_NUM && hs_ld_forbid_velocity(L, m->M[i], mass, "the mass matrix"))
+    /* a diagonal list (read_mass succeeded: a list of n >= 1 items) leaves
+     * the rest 0: n entries to check, not n^2 */
+    size_t step = NODE(L, *mass->data.sequence.items.start)->type == YAML_SEQUENCE_NODE ? 1 : n + 1;
+    for (size_t i = 0; i < n * n; i += step)
+        if (m->M[i] != zero && hs_ld_forbid_velocity(L, m->M[i], mass, "the mass matrix"))
             return L->err->code;
     for (size_t i = 0; i < n; i++)
         B->F[i] = zero;
