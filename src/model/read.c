@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../util/names.h"
 #include "../util/suggest.h"
 
 char *hs_ld_strdup(const char *s)
@@ -57,50 +58,10 @@ int hs_ld_expect(loader *L, yaml_node_t *n, yaml_node_type_t type, const char *w
                           hs_ytree_kind(n));
 }
 
-/* Sorting keys (their text, then their place in the mapping). */
-typedef struct keyref {
-    const char *s;
-    size_t i;
-} keyref;
-
-static int keyref_cmp(const void *pa, const void *pb)
-{
-    const keyref *a = pa, *b = pb;
-    int c = strcmp(a->s, b->s);
-    return c ? c : (a->i > b->i) - (a->i < b->i);
-}
-
-static int str_cmp(const void *pa, const void *pb)
-{
-    return strcmp(*(const char *const *)pa, *(const char *const *)pb);
-}
-
-/* Repeated names among s[0..n-1] (NULL counts as ""), by sorting: a
- * comparison with every earlier name costs n^2 on the names of n
- * coordinates.  dup[i] = 1 when s[i] repeats an earlier name; NULL when
- * out of memory. */
-static unsigned char *repeated(const char *const *s, size_t n)
-{
-    keyref *r = xcalloc(n, sizeof *r);
-    unsigned char *dup = xcalloc(n, 1);
-    if (!r || !dup) {
-        free(r);
-        free(dup);
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++)
-        r[i] = (keyref){ s[i] ? s[i] : "", i };
-    qsort(r, n, sizeof *r, keyref_cmp);
-    for (size_t i = 1; i < n; i++)
-        if (strcmp(r[i].s, r[i - 1].s) == 0)
-            dup[r[i].i] = 1;
-    free(r);
-    return dup;
-}
-
 /* The keys of a mapping, or the items of a sequence, as strings (NULL
- * where not a scalar); NULL when out of memory. */
-static const char **node_strings(loader *L, yaml_node_t *n)
+ * where not a scalar): which repeat an earlier one (names.h); NULL when
+ * out of memory. */
+static unsigned char *repeated_strings(loader *L, yaml_node_t *n)
 {
     size_t len = n->type == YAML_MAPPING_NODE ? map_len(n) : seq_len(n), k = 0;
     const char **s = xcalloc(len, sizeof *s);
@@ -111,72 +72,51 @@ static const char **node_strings(loader *L, yaml_node_t *n)
         FOR_ITEMS(n, it)
             s[k++] = hs_ytree_str(NODE(L, *it));
     }
-    return s;
-}
-
-static unsigned char *repeated_strings(loader *L, yaml_node_t *n)
-{
-    const char **s = node_strings(L, n);
-    unsigned char *dup = s ? repeated(s, n->type == YAML_MAPPING_NODE ? map_len(n)
-                                                                      : seq_len(n)) : NULL;
+    unsigned char *dup = s ? hs_names_repeated(s, len) : NULL;
     free(s);
     return dup;
 }
 
 /* Check a mapping's keys against `allowed`; duplicate keys are errors.
- * The first bad key in the mapping's order is reported. */
+ * The first bad key in the mapping's order is reported; past FEW keys (or
+ * names), through sorting rather than scans. */
 int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
                       size_t nallowed, const char *where)
 {
-    enum { FEW = 16 };   /* up to this many keys (or names), plain scans */
+    enum { FEW = 16 };
     unsigned char *dup = map_len(map) > FEW ? repeated_strings(L, map) : NULL;
-    const char **sorted = allowed && nallowed > FEW ? xcalloc(nallowed, sizeof *sorted) : NULL;
-    if ((map_len(map) > FEW && !dup) || (allowed && nallowed > FEW && !sorted)) {
-        free(dup);
-        free(sorted);
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-    }
-    if (sorted) {
-        memcpy(sorted, allowed, nallowed * sizeof *sorted);
-        qsort(sorted, nallowed, sizeof *sorted, str_cmp);
-    }
+    const char **sorted = allowed && nallowed > FEW ? hs_names_sorted(allowed, nallowed) : NULL;
     int rc = 0;
+    if ((map_len(map) > FEW && !dup) || (allowed && nallowed > FEW && !sorted))
+        rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     size_t idx = 0;
     FOR_PAIRS(map, p) {
+        if (rc)
+            break;
         yaml_node_t *k = NODE(L, p->key);
         const char *ks = hs_ytree_str(k);
         if (!ks) {
             rc = hs_ytree_error(L->y, L->err, k, "keys in %s must be scalars", where);
             break;
         }
-        int repeated = dup ? dup[idx] : 0;
+        int repeated = dup ? dup[idx++] : 0;
         for (yaml_node_pair_t *q = map->data.mapping.pairs.start; !dup && q < p; q++)
             if (strcmp(hs_ytree_str(NODE(L, q->key)) ? hs_ytree_str(NODE(L, q->key)) : "", ks) == 0)
                 repeated = 1;
-        idx++;
         if (repeated) {
             rc = hs_ytree_error(L->y, L->err, k, "duplicate key '%s' in %s", ks, where);
             break;
         }
-        if (!allowed)
-            continue;
-        int known;
-        if (sorted) {
-            known = bsearch(&ks, sorted, nallowed, sizeof *sorted, str_cmp) != NULL;
-        } else {
-            size_t i = 0;
-            while (i < nallowed && strcmp(allowed[i], ks) != 0)
-                i++;
-            known = i < nallowed;
-        }
-        if (!known) {
+        size_t i = 0;
+        while (!sorted && allowed && i < nallowed && strcmp(allowed[i], ks) != 0)
+            i++;
+        if (allowed && (sorted ? !hs_names_has(sorted, nallowed, ks) : i == nallowed)) {
             const char *near = hs_nearest(ks, allowed, nallowed);
             if (near)
                 rc = hs_ytree_error(L->y, L->err, k, "unknown key '%s' in %s (did you mean "
                                     "'%s'?)", ks, where, near);
             else
                 rc = hs_ytree_error(L->y, L->err, k, "unknown key '%s' in %s", ks, where);
-            break;
         }
     }
     free(dup);
