@@ -173,13 +173,13 @@ long hs_ld_find_coord(const hs_model *m, const char *s, size_t len)
         int sym = hs_dag_find_symbol(m->dag, name);
         if (sym < 0)
             return -1;
-        long i = (long)sym - m->sym_q[0];   /* made in order: usually sym_q[0] + i */
+        /* make_symbols numbers the coordinates in a row (distinct names,
+         * created one after the other): sym_q[i] = sym_q[0] + i */
+        long i = (long)sym - m->sym_q[0];
         if (i >= 0 && (size_t)i < m->n && m->sym_q[i] == sym)
             return i;
-        for (size_t j = 0; j < m->n; j++)
-            if (m->sym_q[j] == sym)
-                return (long)j;
-        return -1;
+        if (m->sym_q[m->n - 1] == m->sym_q[0] + (int)m->n - 1)
+            return -1;                  /* else another layout: the scan below */
     }
     for (size_t i = 0; i < m->n; i++)
         if (len && m->qname[i][0] == s[0] && strncmp(m->qname[i], s, len) == 0 &&
