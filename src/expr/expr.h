@@ -224,7 +224,10 @@ void hs_fprint_shared(FILE *f, const hs_dag *d, const hs_node *const *roots,
  * cache is bounded, 16 MiB: when full it starts over, which costs time,
  * never correctness), and a part of e that does not depend on the
  * direction costs nothing (no walk, no allocation proportional to the
- * symbol table).  One call may
+ * symbol table).  A sum of many terms differentiated a second time is
+ * indexed by symbol, so that a partial derivative visits only the terms
+ * that use the symbol (the gradient of a kinetic energy of n^2 terms costs
+ * n^2, not n^3); the nodes built are the same.  One call may
  * build at most HS_MAX_DIFF_NODES nodes; past that it records "expression
  * too large: the derivative work exceeded N nodes" at e's position and
  * returns 0.  The walks are iterative (no C recursion on the depth). */
