@@ -515,6 +515,80 @@ START_TEST(test_metric_route_vs_square)
 }
 END_TEST
 
+/* The same system in the Lagrangian form, its kinetic energy written by
+ * hand as the square of the ambient velocities (defines), the ambient
+ * forces as J^T F: an independent route to M and Q.  C is the speed of the
+ * frame along x (0: a time-independent embedding, the metric route; else
+ * a time-dependent one). */
+static const char general_lagrangian[] =
+    "parameters: {a: 1.5, b: 0.6, k: 2.0, mu: 0.3, c: %g}\n"
+    "coordinates: [u, w]\n"
+    "define:\n"
+    "  x: a*cos(u) + b*w^2 + c*t\n"
+    "  y: a*sin(u)*w\n"
+    "  z: b*u*w + sin(w)\n"
+    "  xd: -a*sin(u)*u' + 2*b*w*w' + c\n"
+    "  yd: a*cos(u)*w*u' + a*sin(u)*w'\n"
+    "  zd: b*w*u' + (b*u + cos(w))*w'\n"
+    "  Fx: -mu*xd\n"
+    "  Fy: -mu*yd*z\n"
+    "  Fz: -mu*zd\n"
+    "kinetic: 0.5*((2 + x^2)*xd^2 + 2*0.5*xd*yd + (1 + y^2)*yd^2 + 2*0.2*z*yd*zd + 3*zd^2)\n"
+    "potential: 0.5*k*(x^2 + y^2 + z^2)\n"
+    "forces:\n"
+    "  u: -Fx*a*sin(u) + Fy*a*cos(u)*w + Fz*b*w\n"
+    "  w: Fx*2*b*w + Fy*a*sin(u) + Fz*(b*u + cos(w))\n"
+    "initial: {q: {u: 0.3, w: 0.8}}\n"
+    "simulate: {t_end: 1}\n";
+
+START_TEST(test_embedding_vs_lagrangian)
+{
+    double c = _i ? 0.4 : 0;
+    char emb[1024], lag[2048];
+    snprintf(emb, sizeof emb, "%s", general_text);
+    char *p = strstr(emb, "c: 0}");
+    ck_assert_ptr_nonnull(p);
+    snprintf(p, sizeof emb - (size_t)(p - emb), "c: %g}%s", c, strstr(general_text, "c: 0}") + 5);
+    if (c == 0) {              /* no t at all: the metric route */
+        p = strstr(emb, " + c*t");
+        ck_assert_ptr_nonnull(p);
+        memmove(p, p + 6, strlen(p + 6) + 1);
+    }
+    snprintf(lag, sizeof lag, general_lagrangian, c);
+    pu_args args = pu_defaults();
+    args.text = emb;
+    hs_model *A = pu_load(&args);
+    args.text = lag;
+    hs_model *B = pu_load(&args);
+    ck_assert_int_eq(A->form, HS_FORM_EMBEDDING);
+    ck_assert_int_eq(B->form, HS_FORM_LAGRANGIAN);
+    hs_work *wa = hs_work_new(A), *wb = hs_work_new(B);
+    ck_assert_ptr_nonnull(wa);
+    ck_assert_ptr_nonnull(wb);
+    double q[2], v[2], MA[4], MB[4], QA[2], QB[2];
+    srand(99);
+    for (int trial = 0; trial < 20; trial++) {
+        for (int i = 0; i < 2; i++) {
+            q[i] = -2 + 4.0 * rand() / RAND_MAX;
+            v[i] = -3 + 6.0 * rand() / RAND_MAX;
+        }
+        double t = 2.0 * rand() / RAND_MAX;
+        m_and_q(A, wa, t, q, v, MA, QA);
+        m_and_q(B, wb, t, q, v, MB, QB);
+        for (int i = 0; i < 4; i++)
+            ck_assert_msg(fabs(MA[i] - MB[i]) <= 1e-12 * (1 + fabs(MB[i])),
+                          "c = %g, M[%d]: embedding %.17g, Lagrangian %.17g", c, i, MA[i], MB[i]);
+        for (int i = 0; i < 2; i++)
+            ck_assert_msg(fabs(QA[i] - QB[i]) <= 1e-11 * (1 + fabs(QB[i])),
+                          "c = %g, Q[%d]: embedding %.17g, Lagrangian %.17g", c, i, QA[i], QB[i]);
+    }
+    hs_work_free(wa);
+    hs_work_free(wb);
+    hs_model_free(A);
+    hs_model_free(B);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("expr_scale");
@@ -533,6 +607,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_metric_route_nlink);
     tcase_add_test(tc, test_metric_route_vs_square);
+    tcase_add_loop_test(tc, test_embedding_vs_lagrangian, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }
