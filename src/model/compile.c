@@ -44,11 +44,13 @@ static int mass_outputs(cbuild *C)
     if (!Mf)
         return -1;
     int diag = 1, constant = 1;
+    const hs_node *zero = hs_num(m->dag, 0);   /* the one 0 node: no visit of the entry */
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++) {
             const hs_node *f = m->M[i * n + j];
-            if (!hs_is_num(f, 0))
-                f = fold(C, f);
+            if (f == zero)
+                continue;
+            f = fold(C, f);
             if (i == j && f->kind != HS_NUM)
                 constant = 0;
             if (hs_is_num(f, 0))
@@ -67,7 +69,6 @@ static int mass_outputs(cbuild *C)
         }
     m->mass_kind = !diag ? HS_MASS_FULL : constant ? HS_MASS_CONST_DIAG : HS_MASS_DIAG;
     m->off_M = C->nr;
-    const hs_node *zero = hs_num(m->dag, 0);
     size_t z = 0;               /* next non-zero entry, in row order */
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         m->Mconst = xcalloc(n, sizeof *m->Mconst);
@@ -104,6 +105,7 @@ static int jacobian_structure(cbuild *C)
 {
     hs_model *m = C->L->m;
     size_t n = m->n, k = m->k, cap = k + 1;
+    const hs_node *zero = hs_num(m->dag, 0);
     C->Gq = xcalloc(cap, sizeof *C->Gq);
     m->gq_col = xcalloc(cap, sizeof *m->gq_col);
     m->gq_start = xcalloc(k + 1, sizeof *m->gq_start);
@@ -114,7 +116,7 @@ static int jacobian_structure(cbuild *C)
         m->gq_start[i] = (int)m->nnz;
         for (size_t j = 0; j < n; j++) {
             const hs_node *e = m->G_q[i * n + j];
-            if (hs_is_num(e, 0) || hs_is_num(e = fold(C, e), 0))
+            if (e == zero || hs_is_num(e = fold(C, e), 0))
                 continue;
             if (m->nnz == cap) {
                 const hs_node **g = realloc(C->Gq, 2 * cap * sizeof *g);
