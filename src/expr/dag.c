@@ -3,7 +3,9 @@
  * node), the symbol table, the position stamp and the first error; and,
  * for the derivative engine, interned integer arrays (each node's symbol
  * set, computed from its arguments' when it is built, so dependency tests
- * cost a binary search and never a walk) and a cache (tag, node) -> node.
+ * cost a binary search and never a walk) and a cache (tag, node) -> node;
+ * the last total-derivative direction and the table of sum indexes
+ * (diff.c, sumindex.c) live here so that they die with the dag.
  *
  * Nodes and their argument arrays come from chunked arena blocks, so a
  * node never moves and the whole dag is freed in one call.  Every byte the

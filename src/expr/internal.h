@@ -1,8 +1,10 @@
 /* Private to src/expr: what dag.c offers the other files of the engine
  * beyond expr.h -- interned integer arrays (the symbol set of each node,
  * the seed of a derivative direction), a cache (tag, node) -> node that
- * lives as long as the dag, lookup without creation, and the work counter
- * the symbolic limits read. */
+ * lives as long as the dag, lookup without creation, the work counter
+ * the symbolic limits read, a cache of constants, the memo of the last
+ * total-derivative direction, optional memory against the dag's limit;
+ * and what sumindex.c offers diff.c (large sums indexed by symbol). */
 #ifndef HS_EXPR_INTERNAL_H
 #define HS_EXPR_INTERNAL_H
 
