@@ -135,8 +135,11 @@ START_TEST(hoop_work_of_reactions)
 END_TEST
 
 /* The same hoop as a time-dependent embedding: no constraint, so no W_R;
- * the moving chart's work shows in W_t (= the change of the centrifugal
- * term m omega^2 rho^2 / 2), and the balance closes. */
+ * E is the energy in the fixed (ambient) frame, and the moving chart's work
+ * shows in W_t = E - E0.  The Jacobi integral
+ * H = E - m omega^2 rho^2 (rho = R sin theta) is conserved, so
+ * W_t = m omega^2 R^2 (sin^2 theta - sin^2 theta0), and the balance
+ * closes. */
 START_TEST(moving_chart_work)
 {
     pu_args a = pu_defaults();
@@ -165,7 +168,7 @@ START_TEST(moving_chart_work)
     double s0 = sin(PU_AT(&r.tab, 0, cth));
     for (size_t i = 0; i < r.tab.nrow; i++) {
         double s1 = sin(PU_AT(&r.tab, i, cth));
-        ck_assert_double_eq_tol(PU_AT(&r.tab, i, cw), 0.5 * mm * om * om * R * R * (s1 * s1 - s0 * s0),
+        ck_assert_double_eq_tol(PU_AT(&r.tab, i, cw), mm * om * om * R * R * (s1 * s1 - s0 * s0),
                                 1e-8);
     }
     pu_result_free(&r);
@@ -199,8 +202,10 @@ START_TEST(damped_pendulum_work)
 }
 END_TEST
 
-/* Projection with the multistep methods (stepper reset) gives the rk8pd
- * trajectory to the tolerance. */
+/* Projection with the multistep methods gives the rk8pd trajectory to the
+ * tolerance.  A projection restarts them at order 1, so they are projected
+ * only when a residual exceeds the consistency tolerance (1e-10 here): the
+ * rows keep |G| within it, and projections are rare beside the steps. */
 static const char *const multistep[] = { "msadams", "msbdf" };
 
 START_TEST(multistep_projection)
@@ -214,7 +219,10 @@ START_TEST(multistep_projection)
     a.method = multistep[_i];
     pu_run_ok(&a, &r);
     ck_assert_uint_eq(r.tab.nrow, ref.tab.nrow);
-    ck_assert_msg(pu_maxabs(&r.tab, "G_rod") < 1e-12, "%g", pu_maxabs(&r.tab, "G_rod"));
+    ck_assert_msg(pu_maxabs(&r.tab, "G_rod") <= 1e-10, "%g", pu_maxabs(&r.tab, "G_rod"));
+    ck_assert_msg(pu_maxabs(&r.tab, "Gdot_rod") <= 1e-10, "%g", pu_maxabs(&r.tab, "Gdot_rod"));
+    ck_assert_msg(r.sum.projections * 20 < r.sum.steps, "%s: %ld projections in %ld steps",
+                  multistep[_i], r.sum.projections, r.sum.steps);
     double dx = pu_maxdiff(&r.tab, "x", &ref.tab, "x");
     double dy = pu_maxdiff(&r.tab, "y", &ref.tab, "y");
     /* rtol = atol = 1e-10 per step; global error over ~5 periods */

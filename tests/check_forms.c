@@ -94,17 +94,19 @@ END_TEST
 /* The rotating hoop: Cartesian (3 coordinates, a fixed sphere and a
  * turning plane) vs one angle in a time-dependent embedding
  * (models/hoop_angle.yaml): the same bead trajectory x, y, z to 1e-8 over
- * 10 s.  E differs by design (the embedding's T is v^T M v / 2, the kinetic
- * energy relative to the hoop); the Jacobi integral is conserved. */
+ * 10 s, and the same energy E (both in the fixed frame: the embedding's T
+ * comes from the ambient velocities).  The Jacobi integral (the model's
+ * output `jacobi`, and the H column) is conserved. */
 START_TEST(hoop_two_forms)
 {
     pu_result rc, re;
     run_file("rotating_hoop.yaml", "t,x,y,z,theta,E", 10, &rc);
-    run_file("hoop_angle.yaml", "t,x,y,z,theta,jacobi", 10, &re);
+    run_file("hoop_angle.yaml", "t,x,y,z,theta,jacobi,E,H", 10, &re);
     ck_assert_uint_eq(rc.tab.nrow, 1001);
-    static const char *const xyz[] = { "x", "y", "z", "theta" };
-    for (size_t j = 0; j < 4; j++)
+    static const char *const xyz[] = { "x", "y", "z", "theta", "E" };
+    for (size_t j = 0; j < 5; j++)
         assert_same(&rc.tab, xyz[j], &re.tab, xyz[j], 1e-8, "hoop");
+    assert_same(&re.tab, "H", &re.tab, "jacobi", 1e-12, "H column and the model's jacobi");
     size_t ij = pu_col(&re.tab, "jacobi");
     double J0 = PU_AT(&re.tab, 0, ij), dJ = 0;
     for (size_t i = 0; i < re.tab.nrow; i++)

@@ -62,6 +62,7 @@ typedef struct pu_args {
     const char *method;        /* NULL: the model's */
     double t_end, dt, rtol, atol;   /* NAN: the model's */
     int stabilize;             /* -1: the model's, else an hs_stab */
+    int interpolate;           /* -1: the model's, 0 exact, 1 interpolate */
     const char *columns;       /* NULL: default columns */
     size_t nset;
     const char *set_name[PU_MAXSET];
@@ -73,7 +74,7 @@ static inline pu_args pu_defaults(void)
     pu_args a;
     memset(&a, 0, sizeof a);
     a.t_end = a.dt = a.rtol = a.atol = NAN;
-    a.stabilize = -1;
+    a.stabilize = a.interpolate = -1;
     return a;
 }
 
@@ -204,6 +205,10 @@ static inline hs_overrides pu_overrides(const pu_args *a)
     if (a->stabilize >= 0) {
         ov.has_stabilize = 1;
         ov.s.stabilize = (hs_stab)a->stabilize;
+    }
+    if (a->interpolate >= 0) {
+        ov.has_output = 1;
+        ov.s.interpolate = a->interpolate;
     }
     return ov;
 }

@@ -248,6 +248,26 @@ else
     fail "the stalled point never started"
 fi
 
+# the same without --chunk: one holosim batch with worker processes, no GNU
+# parallel; SIGTERM reaches the batch through the worker shell
+d=$work/intr-local
+rm -f "$work/stalled"
+HOLOSIM_REAL=$HOLOSIM STALL_AT=l=3 STALL_FLAG=$work/stalled HOLOSIM=$fakehs \
+    "$sweep" -j 2 -o "$d" "$model" l=1,2,3,4 -- --t-end 0.2 2>"$work/err" &
+spid=$!
+if wait_for "$work/stalled"; then
+    kill -TERM $spid
+    wait $spid
+    check "local batch: SIGTERM exits 143" [ $? -eq 143 ]
+    check "  ... the point cut short has no CSV, no status, no partial file" \
+        [ ! -e "$d/l=3.csv" ] && [ ! -e "$d/.sweep/status/l=3.status" ] && no_part_left "$d"
+    "$sweep" -o "$d" --resume "$model" l=1,2,3,4 -- --t-end 0.2 2>/dev/null
+    check "  ... and --resume finishes it" [ $? -eq 0 ] && [ "$(ncsv "$d")" -eq 4 ]
+else
+    kill -KILL $spid 2>/dev/null
+    fail "the stalled point (local batch) never started"
+fi
+
 # ---------------------------------------- sweep: points grouped into jobs
 d="$work/chunk dir"
 HOLOSIM_REAL=$HOLOSIM FAKE_LOG=$work/chunk.log HOLOSIM=$fakehs \

@@ -18,14 +18,20 @@
  * what `holosim run` would print on stderr, in double quotes).  Then
  * `NAME<TAB>EXIT` on stdout.  Exit 0 when every point succeeded, 1
  * otherwise; on SIGINT/SIGTERM/SIGHUP the point being run is abandoned
- * (its .part removed, no status) and the exit is 128 + the signal. */
+ * (its .part removed, no status) and the exit is 128 + the signal.
+ * --jobs N: N worker processes take the points in turn (the model text and
+ * the points are read before they fork). */
+#define _DEFAULT_SOURCE         /* MAP_ANONYMOUS (POSIX.1-2024, not -2008) */
 #include "cli.h"
 
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../integrate/integrate.h"
@@ -136,6 +142,7 @@ typedef struct batch {
     const char *text;          /* the model file, read once */
     char **pname;              /* [np] the grid's parameter names */
     size_t np;
+    size_t npts, stride;       /* points; fields per row in the rows array */
 } batch;
 
 /* One point: load with its values, run into DIR/.NAME.csv.part, rename,
@@ -194,23 +201,28 @@ static int run_point(batch *B, const char *name, char **val)
                 o->statusdir);
         return rc ? rc : HS_EXIT_USAGE;
     }
-    printf("%s\t%d\n", name, rc);
-    fflush(stdout);
+    char line[4200];                 /* one write: workers share stdout */
+    int len = snprintf(line, sizeof line, "%s\t%d\n", name, rc);
+    if (len > 0 && write(STDOUT_FILENO, line, (size_t)len) < 0)
+        return rc ? rc : HS_EXIT_USAGE;
     return rc;
 }
 
-/* Every point of the points file, in order. */
-static int run_points(batch *B, char *pts)
+/* The points file: a header `name<TAB>P...` (into B->pname) and the rows,
+ * split in place (into *rows, B->npts rows of 1 + np fields).  0 or an
+ * exit code after a message. */
+static int read_points(batch *B, char *pts, char ***rows)
 {
     char *save = NULL, *line = strtok_r(pts, "\n", &save);
     if (!line)
         return hs_cli_usage_error(hs_usage_batch, "batch: the points file '%s' is empty",
                                   B->o->points);
-    size_t cap = 1;
+    size_t cap = 1, nl = 0;
     for (const char *p = line; *p; p++)
         cap += *p == '\t';
-    char **head = calloc(cap, sizeof *head), **f = calloc(cap + 1, sizeof *f);
-    int worst = 0;
+    for (const char *p = save; p && *p; p++)
+        nl += *p == '\n';
+    char **head = calloc(cap, sizeof *head), **f = calloc((nl + 1) * (cap + 1), sizeof *f);
     if (!head || !f) {
         free(head);
         free(f);
@@ -219,34 +231,93 @@ static int run_points(batch *B, char *pts)
     size_t nh = split_tabs(line, head, cap);
     B->pname = head + 1;
     B->np = nh - 1;
-    int bad_header = strcmp(head[0], "name") != 0;
-    if (bad_header)
-        worst = hs_cli_usage_error(hs_usage_batch, "batch: the points file '%s' must start "
-                                   "with a header 'name<TAB>PARAM...'", B->o->points);
-    for (long row = 2; !bad_header && (line = strtok_r(NULL, "\n", &save)); row++) {
+    *rows = f;
+    if (strcmp(head[0], "name") != 0)
+        return hs_cli_usage_error(hs_usage_batch, "batch: the points file '%s' must start "
+                                  "with a header 'name<TAB>PARAM...'", B->o->points);
+    for (long row = 2; (line = strtok_r(NULL, "\n", &save)); row++) {
         size_t len = strlen(line);
         if (len && line[len - 1] == '\r')
             line[len - 1] = '\0';
         if (!line[0])
             continue;
-        size_t nf = split_tabs(line, f, cap + 1);
-        if (nf != nh || !f[0][0] || f[0][0] == '.' || strchr(f[0], '/')) {
+        char **r = f + B->npts * (cap + 1);
+        size_t nf = split_tabs(line, r, cap + 1);
+        if (nf != nh || !r[0][0] || r[0][0] == '.' || strchr(r[0], '/')) {
             fprintf(stderr, "holosim: batch: %s:%ld: expected a name (not starting with '.', "
                     "no '/') and %zu values\n", B->o->points, row, nh - 1);
-            worst = HS_EXIT_USAGE;
-            break;
+            return HS_EXIT_USAGE;
         }
-        int rc = run_point(B, f[0], f + 1);
-        if (rc > 128) {
-            worst = rc;
+        B->npts++;
+    }
+    B->stride = cap + 1;
+    return 0;
+}
+
+/* Points taken in turn from a counter (shared between workers); the exit
+ * code: 0, 1 when a point failed, 128 + signal when interrupted. */
+static int work(batch *B, char **rows, atomic_size_t *next)
+{
+    int worst = 0;
+    for (;;) {
+        size_t i = atomic_fetch_add(next, 1);
+        if (i >= B->npts || batch_signal)
             break;
-        }
+        char **r = rows + i * B->stride;
+        int rc = run_point(B, r[0], r + 1);
+        if (rc > 128)
+            return rc;
         if (rc)
             worst = 1;
     }
-    free(head);
-    free(f);
-    return worst;
+    return batch_signal ? 128 + batch_signal : worst;
+}
+
+/* --jobs N: N worker processes share the counter (in shared memory); a
+ * signal to this process is passed on to them. */
+static int work_forked(batch *B, char **rows, long jobs)
+{
+    atomic_size_t *next = mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE,
+                               MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    pid_t *pid = calloc((size_t)jobs, sizeof *pid);
+    if (next == MAP_FAILED || !pid) {
+        free(pid);
+        return hs_cli_usage_error("", "%s", "batch: out of memory");
+    }
+    atomic_init(next, 0);
+    fflush(NULL);
+    long started = 0;
+    for (; started < jobs; started++) {
+        pid[started] = fork();
+        if (pid[started] == 0)
+            _exit(work(B, rows, next));
+        if (pid[started] < 0)
+            break;
+    }
+    int worst = 0, forwarded = 0;
+    for (long left = started; left > 0;) {
+        int st;
+        pid_t w = waitpid(-1, &st, 0);
+        if (w < 0 && errno == EINTR) {
+            if (batch_signal && !forwarded) {
+                for (long j = 0; j < started; j++)
+                    kill(pid[j], batch_signal);
+                forwarded = 1;
+            }
+            continue;
+        }
+        if (w < 0)
+            break;
+        left--;
+        int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        if (rc > worst)
+            worst = rc;
+    }
+    if (started < jobs && !worst)          /* fork failed: run the rest here */
+        worst = work(B, rows, next);
+    munmap(next, sizeof *next);
+    free(pid);
+    return batch_signal ? 128 + batch_signal : worst;
 }
 
 int hs_cli_batch(int argc, char **argv)
@@ -282,8 +353,16 @@ int hs_cli_batch(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    batch B = { &o, text, NULL, 0 };
-    rc = run_points(&B, pts);
+    batch B = { &o, text, NULL, 0, 0, 0 };
+    char **rows = NULL;
+    rc = read_points(&B, pts, &rows);
+    if (!rc) {
+        atomic_size_t next;
+        atomic_init(&next, 0);
+        rc = o.jobs > 1 && B.npts > 1 ? work_forked(&B, rows, o.jobs) : work(&B, rows, &next);
+    }
+    free(B.pname ? B.pname - 1 : NULL);
+    free(rows);
     free(pts);
     free(text);
     hs_cli_free_opts(&o);

@@ -10,6 +10,7 @@
  *              and `eval`
  *   columns.c  `columns`: every column a run of the model can write
  *   batch.c    `batch`: many points of a grid in one process (scripts/sweep)
+ *   analysis.c `equilibrium` and `modes` (src/analysis)
  *
  * Only main and the commands print; everything below returns hs_error
  * values. */
@@ -24,18 +25,21 @@
 #include "../util/error.h"
 
 extern const char hs_usage_main[], hs_usage_run[], hs_usage_check[], hs_usage_derive[],
-    hs_usage_eval[], hs_usage_columns[], hs_usage_batch[];
+    hs_usage_eval[], hs_usage_columns[], hs_usage_batch[], hs_usage_equilibrium[],
+    hs_usage_modes[];
 
 /* Which commands accept an option. */
 enum { CMD_RUN = 1, CMD_CHECK = 2, CMD_DERIVE = 4, CMD_COLUMNS = 8, CMD_EVAL = 16,
-       CMD_BATCH = 32 };
+       CMD_BATCH = 32, CMD_EQUILIBRIUM = 64, CMD_MODES = 128 };
 
 typedef struct opts {
     hs_overrides ov;
     hs_params params;        /* --set and --params, in command-line order */
     const char *model, *output, *columns, *summary, *wrt;
     const char *points, *outdir, *statusdir;   /* batch */
+    long jobs;                                 /* batch: worker processes */
     int precision, progress, quiet;
+    int csv, linearize;      /* equilibrium, modes */
     const char **pos;        /* positional arguments after the first */
     size_t npos;
 } opts;
@@ -64,5 +68,7 @@ int hs_cli_derive(int argc, char **argv);
 int hs_cli_eval(int argc, char **argv);
 int hs_cli_columns(int argc, char **argv);
 int hs_cli_batch(int argc, char **argv);
+int hs_cli_equilibrium(int argc, char **argv);
+int hs_cli_modes(int argc, char **argv);
 
 #endif

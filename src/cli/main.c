@@ -29,6 +29,8 @@ const char hs_usage_main[] =
     "  derive --wrt NAME EXPR    print the simplified derivative of EXPR\n"
     "  eval EXPR [NAME=VALUE]... evaluate an expression (17 digits)\n"
     "  batch MODEL --points F ... many points of a grid in one process (for sweeps)\n"
+    "  equilibrium MODEL         nearest equilibrium, multipliers, stability\n"
+    "  modes MODEL               eigenvalues and mode shapes at that equilibrium\n"
     "  help [COMMAND]            this text, or one command's options\n"
     "\n"
     "MODEL is a file path, or - for standard input.  Options may come before or\n"
@@ -91,7 +93,7 @@ const char hs_usage_columns[] =
 
 const char hs_usage_batch[] =
     "usage: holosim batch MODEL --points FILE.tsv --outdir DIR --status-dir SDIR\n"
-    "                           [RUN-OPTIONS...]\n"
+    "                           [-j N] [RUN-OPTIONS...]\n"
     "\n"
     "Run many points of a parameter grid in one process (what holosim-sweep(1)\n"
     "calls): the model file is read once, each point gets its own run.\n"
@@ -102,7 +104,8 @@ const char hs_usage_batch[] =
     "exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,\n"
     "max_power_residual,wall_s,\"message\" (metrics empty for a point that never\n"
     "integrated), then prints NAME<TAB>EXIT.  RUN-OPTIONS: those of run, except\n"
-    "-o, --summary and --progress.  Exit status 0 when every point succeeded,\n"
+    "-o, --summary and --progress.  -j, --jobs N: N worker processes take the\n"
+    "points in turn.  Exit status 0 when every point succeeded,\n"
     "1 otherwise; 128 + the signal when interrupted (the point being run leaves\n"
     "no files).\n";
 
@@ -153,6 +156,8 @@ static const struct {
     { "derive", hs_usage_derive, hs_cli_derive },
     { "eval", hs_usage_eval, hs_cli_eval },
     { "batch", hs_usage_batch, hs_cli_batch },
+    { "equilibrium", hs_usage_equilibrium, hs_cli_equilibrium },
+    { "modes", hs_usage_modes, hs_cli_modes },
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 

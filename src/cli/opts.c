@@ -45,6 +45,10 @@ static int opt_flag(const optdef *d, opts *o, const char *val, const char *usage
     (void)usage;
     if (strcmp(d->name, "--progress") == 0)
         o->progress = 1;
+    else if (strcmp(d->name, "--csv") == 0)
+        o->csv = 1;
+    else if (strcmp(d->name, "--linearize") == 0)
+        o->linearize = 1;
     else
         o->quiet = 1;
     return 0;
@@ -170,6 +174,16 @@ static int opt_text(const optdef *d, opts *o, const char *val, const char *usage
     return 0;
 }
 
+static int opt_jobs(const optdef *d, opts *o, const char *val, const char *usage)
+{
+    (void)d;
+    double x;
+    if (hs_cli_parse_double(val, &x) || x < 1 || x > 1024 || x != floor(x))
+        return hs_cli_usage_error(usage, "--jobs wants an integer 1..1024, got '%s'", val);
+    o->jobs = (long)x;
+    return 0;
+}
+
 static int opt_method(const optdef *d, opts *o, const char *val, const char *usage)
 {
     (void)d;
@@ -225,11 +239,13 @@ static int opt_precision(const optdef *d, opts *o, const char *val, const char *
 static const optdef optdefs[] = {
     { "--progress", 0, CMD_RUN, 0, opt_flag, 0, 0 },
     { "--quiet", 'q', RUNS, 0, opt_flag, 0, 0 },
-    { "--set", 0, ALL, 1, opt_set, 0, 0 },
-    { "--params", 0, ALL, 1, opt_params, 0, 0 },
+    { "--set", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES, 1, opt_set, 0, 0 },
+    { "--params", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES, 1, opt_params, 0, 0 },
     { "--consistency", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_consistency, 0, 0 },
     { "--tolerance", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_tolerance, 0, 0 },
     { "--wrt", 0, CMD_DERIVE, 1, opt_text, 0, 0 },
+    { "--csv", 0, CMD_EQUILIBRIUM | CMD_MODES, 0, opt_flag, 0, 0 },
+    { "--linearize", 0, CMD_MODES, 0, opt_flag, 0, 0 },
     NUM("--t-end", t_end, 0),
     NUM("--dt", dt, 1),
     NUM("--rtol", rtol, 1),
@@ -246,13 +262,15 @@ static const optdef optdefs[] = {
     { "--points", 0, CMD_BATCH, 1, opt_text, 0, 0 },
     { "--outdir", 0, CMD_BATCH, 1, opt_text, 0, 0 },
     { "--status-dir", 0, CMD_BATCH, 1, opt_text, 0, 0 },
+    { "--jobs", 'j', CMD_BATCH, 1, opt_jobs, 0, 0 },
 };
 enum { NOPTS = sizeof optdefs / sizeof *optdefs };
 
 static const char *cmd_name(unsigned cmd)
 {
     return cmd == CMD_RUN ? "run" : cmd == CMD_CHECK ? "check" : cmd == CMD_DERIVE ? "derive"
-         : cmd == CMD_COLUMNS ? "columns" : cmd == CMD_BATCH ? "batch" : "eval";
+         : cmd == CMD_COLUMNS ? "columns" : cmd == CMD_BATCH ? "batch"
+         : cmd == CMD_EQUILIBRIUM ? "equilibrium" : cmd == CMD_MODES ? "modes" : "eval";
 }
 
 /* An unknown long option: the nearest one the command takes, or the
@@ -275,7 +293,7 @@ static int unknown_long(const char *name, const char *usage, unsigned cmd)
         size_t l = (size_t)snprintf(msg, sizeof msg, "unknown option '%s' for '%s' (an "
                                     "option of", name, cmd_name(cmd));
         unsigned left = other->cmds;
-        for (unsigned c = CMD_RUN; c <= CMD_BATCH; c <<= 1)
+        for (unsigned c = CMD_RUN; c <= CMD_MODES; c <<= 1)
             if (other->cmds & c) {
                 left &= ~c;
                 l += (size_t)snprintf(msg + l, sizeof msg - l, "%s'%s'",

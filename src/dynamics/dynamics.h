@@ -52,7 +52,8 @@ typedef struct hs_work {
     gsl_vector *tmpn;      /* n */
     double *Lambda;        /* [k] multipliers of the last evaluation */
     double *a;             /* [n] accelerations of the last evaluation */
-    double T;              /* kinetic energy of the last evaluation */
+    double T;              /* v^T M v / 2 at the last evaluation (hs_dyn_kinetic
+                            * adds what an embedding's T has beyond it) */
     long nrhs;             /* right-hand-side evaluations */
     int full_rcond;        /* 1: estimate C's condition on every evaluation */
     double rcond;          /* C's reciprocal condition (estimate or bound) */
@@ -109,6 +110,19 @@ int hs_dyn_mass_diag(const hs_model *m, hs_work *w, double t, const double *q,
  * Returns 0 or HS_EXIT_NUMERIC. */
 int hs_dyn_mass(const hs_model *m, hs_work *w, double t, const double *q,
                 const double *v, double *Mout);
+
+/* Energy at a state, after hs_dyn_accel and hs_dyn_aux there (model.h):
+ * the kinetic energy in the frame of the model's mass (E = T + U), and the
+ * Jacobi integral H = q'.dL/dq' - L. */
+static inline double hs_dyn_kinetic(const hs_model *m, const hs_work *w)
+{
+    return w->T + w->aux[m->off_Tx];
+}
+
+static inline double hs_dyn_jacobi(const hs_model *m, const hs_work *w)
+{
+    return w->T - w->aux[m->off_T0] + w->aux[m->off_U];
+}
 
 /* Fill the VM input vector from a state. */
 void hs_dyn_set_state(const hs_model *m, hs_work *w, double t, const double *q,

@@ -1,6 +1,7 @@
 /* The run: consistent start, gsl_odeiv2 stepping with output rows exactly
- * at t0, t0+dt, ..., t_end, stabilization, failure handling (rows already
- * computed stay written and flushed), and the end-of-run summary. */
+ * at t0, t0+dt, ..., t_end (or interpolated inside the steps),
+ * stabilization, failure handling (rows already computed stay written and
+ * flushed), the progress line, and the end-of-run summary. */
 #ifndef HS_INTEGRATE_H
 #define HS_INTEGRATE_H
 
@@ -17,19 +18,29 @@ typedef struct hs_run_opts {
                                     * leaves an existing file untouched */
     const char *columns;           /* --columns list or NULL */
     int precision;                 /* significant digits (17) */
-    FILE *report;                  /* consistency report (stderr) or NULL */
-    int progress;                  /* progress bar on stderr */
+    FILE *report;                  /* consistency report (stderr) or NULL (quiet) */
+    int progress;                  /* HS_PROGRESS_*: the progress line on stderr */
     volatile sig_atomic_t *stop;   /* set by a signal handler: stop, exit 130 */
 } hs_run_opts;
 
+/* The progress line (simulated time, share done, time elapsed and left)
+ * goes to standard error only when that is a terminal.  AUTO shows it once
+ * a run has taken 2 s, unless the caller is quiet (report == NULL) or the
+ * CSV itself goes to a terminal; ON (--progress) shows it from the start;
+ * OFF (-q) never.  It is erased when the run ends. */
+enum { HS_PROGRESS_OFF = -1, HS_PROGRESS_AUTO = 0, HS_PROGRESS_ON = 1 };
+
 typedef struct hs_summary {
     long steps, nrhs, rows;
+    long projections;              /* projection stabilizations applied */
+    long splits;                   /* interpolate mode: segments halved for accuracy */
     double max_G, max_Gdot, max_ebal, max_pres;
     double t_reached, wall;
 } hs_summary;
 
 /* Output time i: t0 + i dt rounded to 15 significant digits (rows read
- * 0.3, not 0.30000000000000004). */
+ * 0.3, not 0.30000000000000004), exactly as strtod(sprintf("%.15g")) would
+ * round it, without formatting. */
 double hs_grid_time(double t0, long i, double dt);
 
 /* Run the model; returns 0 or an exit code with err set.  130 when

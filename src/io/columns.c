@@ -50,6 +50,7 @@ static int all_columns(const hs_model *m, int dflt, hs_columns *cs)
     if (!dflt) {
         rc |= add(cs, &cap, HS_COL_TKIN, 0, "%s", "T");
         rc |= add(cs, &cap, HS_COL_U, 0, "%s", "U");
+        rc |= add(cs, &cap, HS_COL_H, 0, "%s", "H");
         for (size_t i = 0; i < m->n; i++)
             rc |= add(cs, &cap, HS_COL_R, i, "R_%s", m->qname[i]);
         rc |= add(cs, &cap, HS_COL_PR, 0, "%s", "P_R");
@@ -61,9 +62,12 @@ static int all_columns(const hs_model *m, int dflt, hs_columns *cs)
     }
     for (size_t i = 0; i < m->nout; i++)
         rc |= add(cs, &cap, HS_COL_OUT, i, "%s", m->outname[i]);
-    if (!dflt)
+    if (!dflt) {
         for (size_t i = 0; i < m->namb; i++)
             rc |= add(cs, &cap, HS_COL_AMB, i, "%s", m->ambname[i]);
+        for (size_t i = 0; i < m->namb; i++)
+            rc |= add(cs, &cap, HS_COL_AMBV, i, "%s'", m->ambname[i]);
+    }
     return rc;
 }
 
@@ -232,22 +236,20 @@ double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
     case HS_COL_E: return r->T + r->aux[m->off_U];
     case HS_COL_TKIN: return r->T;
     case HS_COL_U: return r->aux[m->off_U];
+    case HS_COL_H: return r->H;
     case HS_COL_R:                       /* R = G_q^T Lambda */
         for (size_t j = 0; j < k; j++)
             for (int z = m->gq_start[j]; z < m->gq_start[j + 1]; z++)
                 if ((size_t)m->gq_col[z] == i)
                     s += r->Gz[z] * r->Lambda[j];
         return s;
-    case HS_COL_PR:                      /* R.v = Lambda . (G_q v) */
-    case HS_COL_PRES:                    /* R.v + Lambda . G_t */
-        for (size_t j = 0; j < k; j++) {
-            double gv = 0;
-            for (int z = m->gq_start[j]; z < m->gq_start[j + 1]; z++)
-                gv += r->Gz[z] * r->v[m->gq_col[z]];
-            s += r->Lambda[j] * gv;
-            if (c->kind == HS_COL_PRES)
-                s += r->Lambda[j] * r->aux[m->off_Gt + j];
-        }
+    case HS_COL_PR:                      /* R.v = Lambda . (G_q v) = Lambda . (Gdot - G_t) */
+        for (size_t j = 0; j < k; j++)
+            s += r->Lambda[j] * (r->aux[m->off_Gdot + j] - r->aux[m->off_Gt + j]);
+        return s;
+    case HS_COL_PRES:                    /* R.v + Lambda . G_t = Lambda . Gdot */
+        for (size_t j = 0; j < k; j++)
+            s += r->Lambda[j] * r->aux[m->off_Gdot + j];
         return s;
     case HS_COL_WR: return r->W_R;
     case HS_COL_WNC: return r->W_nc;
@@ -255,6 +257,7 @@ double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
     case HS_COL_EBAL: return r->T + r->aux[m->off_U] - r->E0 - r->W_R - r->W_nc - r->W_t;
     case HS_COL_OUT: return r->aux[m->off_out + i];
     case HS_COL_AMB: return r->aux[m->off_amb + i];
+    case HS_COL_AMBV: return r->aux[m->off_ambv + i];
     }
     return 0;
 }

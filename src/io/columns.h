@@ -9,8 +9,8 @@
 
 typedef enum {
     HS_COL_T, HS_COL_Q, HS_COL_V, HS_COL_A, HS_COL_LAMBDA, HS_COL_G, HS_COL_GDOT,
-    HS_COL_E, HS_COL_TKIN, HS_COL_U, HS_COL_R, HS_COL_PR, HS_COL_PRES,
-    HS_COL_WR, HS_COL_WNC, HS_COL_WT, HS_COL_EBAL, HS_COL_OUT, HS_COL_AMB
+    HS_COL_E, HS_COL_TKIN, HS_COL_U, HS_COL_H, HS_COL_R, HS_COL_PR, HS_COL_PRES,
+    HS_COL_WR, HS_COL_WNC, HS_COL_WT, HS_COL_EBAL, HS_COL_OUT, HS_COL_AMB, HS_COL_AMBV
 } hs_col_kind;
 
 typedef struct hs_col {
@@ -30,7 +30,10 @@ typedef struct hs_row {
     const double *q, *v, *a, *Lambda;   /* [n], [n], [n], [k] */
     const double *aux;                  /* model->prog_aux outputs */
     const double *Gz;                   /* [nnz] G_q non-zeros (model->gq_*) */
-    double T, W_R, W_nc, W_t, E0;
+    double T;                           /* kinetic energy in the frame of the
+                                         * model's mass (model.h): E = T + U */
+    double H;                           /* Jacobi integral q'.dL/dq' - L */
+    double W_R, W_nc, W_t, E0;
 } hs_row;
 
 /* Select columns: list = NULL for the default set; otherwise a comma list

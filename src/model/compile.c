@@ -153,7 +153,7 @@ static void push_gq(cbuild *C)
         C->r[C->nr++] = C->Gq[z];
 }
 
-/* prog_dyn: M | Q | G_q non-zeros | gamma | P_nc | P_t | [G | Gdot]. */
+/* prog_dyn: M | Q | G_q non-zeros | gamma | P_nc | P_t | [bT] | [G | Gdot]. */
 static int compile_dyn(cbuild *C)
 {
     hs_model *m = C->L->m;
@@ -173,6 +173,13 @@ static int compile_dyn(cbuild *C)
     push(C, &m->P_nc, 1);
     m->off_Pt = C->nr;
     push(C, &m->P_t, 1);
+    m->off_bT = C->nr;
+    m->nbT = 0;
+    for (size_t i = 0; m->bT && i < n && !m->nbT; i++)
+        if (!hs_is_num(fold(C, m->bT[i]), 0))
+            m->nbT = n;              /* a moving embedding with T1 != 0 */
+    if (m->nbT)
+        push(C, m->bT, n);
     m->off_Gb = m->off_Gdotb = C->nr;
     if (m->set.stabilize == HS_STAB_BAUMGARTE) {
         push(C, m->G, k);
@@ -198,7 +205,8 @@ static int compile_pos(cbuild *C)
     return m->prog_pos ? 0 : C->L->err->code;
 }
 
-/* prog_aux: G | Gdot | G_t | U | P_nc | outputs | ambient (output rows). */
+/* prog_aux: G | Gdot | G_t | U | P_nc | outputs | ambient | Tx | T0 |
+ * ambient velocities (output rows). */
 static int compile_aux(cbuild *C)
 {
     hs_model *m = C->L->m;
@@ -218,6 +226,13 @@ static int compile_aux(cbuild *C)
     push(C, m->out, m->nout);
     m->off_amb = C->nr;
     push(C, m->amb, m->namb);
+    m->off_Tx = C->nr;
+    push(C, &m->Tx, 1);
+    m->off_T0 = C->nr;
+    push(C, &m->T0, 1);
+    m->off_ambv = C->nr;
+    if (m->ambv)
+        push(C, m->ambv, m->namb);
     m->naux = C->nr;
     if (hs_ld_dag_check(C->L))
         return C->L->err->code;
@@ -231,7 +246,7 @@ int hs_ld_compile(loader *L)
     hs_dag *d = m->dag;
     size_t n = m->n, k = m->k;
     cbuild C = { L, NULL, (size_t)hs_dag_nsymbols(d), NULL, 0, NULL };
-    size_t cap = n * n + 4 * n + 6 * k + k * n + m->nout + m->namb + 8;
+    size_t cap = n * n + 5 * n + 6 * k + k * n + m->nout + 2 * m->namb + 10;
     C.map = xcalloc(C.nsym, sizeof *C.map);
     C.r = xcalloc(cap, sizeof *C.r);
     int rc = 0;

@@ -50,18 +50,19 @@ static const hs_node *generalized_force(hs_model *m, const hs_node *Lg, const hs
     return hs_addn(d, t, nt);
 }
 
-/* Lagrangian form: M = d2L/dv2, Q = dL/dq - (d2L/dv dq) v - d2L/dv dt + F. */
+/* Lagrangian form: M = d2L/dv2, Q = dL/dq - (d2L/dv dq) v - d2L/dv dt + F;
+ * the momenta p = dL/dv go to p[n] (the embedding form reads them). */
 static int lagrangian_kernels(loader *L, const hs_node *Lg, const hs_node *const *F,
-                              yaml_node_t *where)
+                              yaml_node_t *where, const hs_node **p)
 {
     hs_model *m = L->m;
     hs_dag *d = m->dag;
     size_t n = m->n, tcap = n + 3;
-    const hs_node **p = xcalloc(n, sizeof *p), **dpq = xcalloc(n, sizeof *dpq);
+    const hs_node **dpq = xcalloc(n, sizeof *dpq);
     const hs_node **terms = xcalloc(tcap, sizeof *terms);
     unsigned char *is_v = xcalloc((size_t)hs_dag_nsymbols(d), 1);
     int rc = 0;
-    if (!p || !dpq || !terms || !is_v) {
+    if (!dpq || !terms || !is_v) {
         rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
         goto out;
     }
@@ -92,25 +93,32 @@ static int lagrangian_kernels(loader *L, const hs_node *Lg, const hs_node *const
         }
     }
 out:
-    free(p);
     free(is_v);
     free(terms);
     free(dpq);
     return rc ? rc : hs_ld_dag_check(L);
 }
 
-/* T with every velocity set to 0: the velocity-free part T0 of a kinetic
- * energy (non-zero in a moving chart). */
-static const hs_node *velocity_free(loader *L, const hs_node *T)
+/* The map that sets every velocity to 0 (hs_subst), or NULL. */
+static const hs_node **velocity_zero_map(loader *L, size_t *ns)
 {
     hs_model *m = L->m;
-    size_t ns = (size_t)hs_dag_nsymbols(m->dag);
-    const hs_node **vz = xcalloc(ns, sizeof *vz);
-    if (!vz)
-        return scalar_zero(L);
-    for (size_t i = 0; i < m->n; i++)
+    *ns = (size_t)hs_dag_nsymbols(m->dag);
+    const hs_node **vz = xcalloc(*ns, sizeof *vz);
+    for (size_t i = 0; vz && i < m->n; i++)
         vz[m->sym_v[i]] = scalar_zero(L);
-    const hs_node *T0 = hs_subst(m->dag, T, vz, ns);
+    return vz;
+}
+
+/* T with every velocity set to 0: the velocity-free part T0 of a kinetic
+ * energy (non-zero in a moving chart); NULL when out of memory. */
+static const hs_node *velocity_free(loader *L, const hs_node *T)
+{
+    size_t ns;
+    const hs_node **vz = velocity_zero_map(L, &ns);
+    if (!vz)
+        return NULL;
+    const hs_node *T0 = hs_subst(L->m->dag, T, vz, ns);
     free(vz);
     return T0;
 }
@@ -136,6 +144,10 @@ typedef struct kbuild {
     yaml_node_t *root, *pot, *frc;
     const hs_node **F;          /* [n] generalized forces (not from U) */
     const hs_node *Lsym, *T0;   /* generalized forms: L and T(v = 0) */
+    const hs_node **p;          /* [n] momenta dL/dv (generalized forms) */
+    const hs_node *Tamb;        /* embedding: the ambient kinetic energy, else NULL */
+    const hs_node *FXt;         /* embedding: F_a . X_t, the ambient forces' power
+                                 * on the chart's own motion */
 } kbuild;
 
 /* Cartesian: M from `mass`, Q = F - grad U. */
@@ -194,11 +206,16 @@ static int lagrangian_form(kbuild *B)
                                   "already contains the potential");
         if (!(Lg = hs_ld_parse(L, lag, SCOPE_MODEL, "'lagrangian'")))
             return L->err->code;
-        m->U = hs_neg(d, velocity_free(L, Lg));   /* U = -L(t, q, 0) */
+        const hs_node *L0 = velocity_free(L, Lg);
+        if (!L0)
+            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        m->U = hs_neg(d, L0);                      /* U = -L(t, q, 0) */
         m->has_potential = 1;
     }
     B->Lsym = Lg;
-    if (lagrangian_kernels(L, Lg, B->F, kin ? kin : lag))
+    if (!B->T0)
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    if (lagrangian_kernels(L, Lg, B->F, kin ? kin : lag, B->p))
         return L->err->code;
     if (!(m->P_nc = force_power(L, B->F, NULL, n)))
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
@@ -468,14 +485,51 @@ static int embedding_form(kbuild *B)
         B->F[i] = hs_addn(d, S.grad, nt);
     }
     if (!bad) {
-        m->P_nc = force_power(L, S.Fa, L->ambV, na);
+        m->P_nc = force_power(L, S.Fa, L->ambV, na);     /* F_a . x' */
+        size_t nt = 0;
+        for (size_t a = 0; a < na; a++)
+            S.grad[nt++] = hs_mul(d, S.Fa[a], E.Xt[a]);
+        B->FXt = hs_addn(d, S.grad, nt);
+        m->ambv = xcalloc(na, sizeof *m->ambv);
+        if (!m->ambv || !m->P_nc || !B->T0)
+            bad = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        for (size_t a = 0; !bad && a < na; a++)
+            m->ambv[a] = L->ambV[a];
         B->Lsym = hs_sub(d, T, m->U);
+        B->Tamb = T;
     }
     m->has_nc_forces = B->frc != NULL;
     embscratch_free(&S);
     if (bad || L->err->code)
         return L->err->code ? L->err->code : HS_EXIT_MODEL;
-    return lagrangian_kernels(L, B->Lsym, B->F, hs_ld_get(L, B->root, "mass"));
+    return lagrangian_kernels(L, B->Lsym, B->F, hs_ld_get(L, B->root, "mass"), B->p);
+}
+
+/* Embedding: the kinetic energy T = T2 + T1 + T0 of the ambient velocities
+ * (parts quadratic in, linear in and free of q'), with T1 = bT . q' and
+ * bT = dT/dq' at q' = 0 = p(q' = 0).  Sets m->bT and m->Tx = T1 + T0;
+ * returns T1 (NULL when out of memory). */
+static const hs_node *linear_part(kbuild *B)
+{
+    loader *L = B->L;
+    hs_model *m = L->m;
+    hs_dag *d = m->dag;
+    size_t n = m->n, ns;
+    const hs_node **vz = velocity_zero_map(L, &ns);
+    const hs_node **terms = xcalloc(n, sizeof *terms);
+    m->bT = xcalloc(n, sizeof *m->bT);
+    const hs_node *T1 = NULL;
+    if (vz && terms && m->bT) {
+        for (size_t i = 0; i < n; i++) {
+            m->bT[i] = hs_subst(d, B->p[i], vz, ns);
+            terms[i] = hs_mul(d, m->bT[i], hs_sym(d, m->sym_v[i]));
+        }
+        T1 = hs_addn(d, terms, n);
+        m->Tx = hs_add(d, T1, B->T0);
+    }
+    free(vz);
+    free(terms);
+    return T1;
 }
 
 /* P_t, the power of whatever E does not account for, so that
@@ -486,12 +540,25 @@ static int time_power(kbuild *B)
     hs_model *m = L->m;
     hs_dag *d = m->dag;
     size_t n = m->n;
+    m->T0 = B->T0;
+    m->Tx = scalar_zero(L);
     if (B->Lsym) {
-        /* generalized forms: E = T2 + U and the energy function h = T2 - T0 + U
-         * obeys dh/dt = -dL/dt + (F + R).v, so P_t = -dL/dt + D T0, which is
-         * identically 0 for a time-independent L without a velocity-free T0 */
-        m->P_t = hs_add(d, hs_neg(d, hs_diff(d, B->Lsym, m->sym_t)),
-                        hs_total_diff(d, B->T0, m->sym_t, n, m->sym_q, m->sym_v));
+        /* generalized forms: the energy function h = T2 - T0 + U obeys
+         * dh/dt = -dL/dt + (F + R).v.  The Lagrangian form's E = T2 + U is
+         * h + T0, so P_t = -dL/dt + D T0 (0 for a time-independent L
+         * without a velocity-free T0).  The embedding's E = T + U is
+         * h + T1 + 2 T0 and its P_nc = F_a . x' = F.v + F_a . X_t, so
+         * P_t = -dL/dt + D(T1 + 2 T0) - F_a . X_t, plus bT . a (the part of
+         * dT1/dt that needs the accelerations; added by the integrator) */
+        const hs_node *moving = B->T0, *Pt = hs_neg(d, hs_diff(d, B->Lsym, m->sym_t));
+        if (B->Tamb) {
+            const hs_node *T1 = linear_part(B);
+            if (!T1)
+                return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            moving = hs_add(d, T1, hs_mul(d, hs_num(d, 2.0), B->T0));
+            Pt = hs_sub(d, Pt, B->FXt);
+        }
+        m->P_t = hs_add(d, Pt, hs_total_diff(d, moving, m->sym_t, n, m->sym_q, m->sym_v));
         return 0;
     }
     /* Cartesian: P_t = D(T + U) + v.Q - P_nc, with T = v^T M v / 2 and D
@@ -583,12 +650,14 @@ int hs_ld_build_kernels(loader *L, yaml_node_t *root)
     hs_model *m = L->m;
     size_t n = m->n;
     kbuild B = { L, root, hs_ld_get(L, root, "potential"), hs_ld_get(L, root, "forces"),
-                 NULL, NULL, scalar_zero(L) };
+                 NULL, NULL, scalar_zero(L), NULL, NULL, NULL };
     m->M = xcalloc(n * n, sizeof *m->M);
     m->Q = xcalloc(n, sizeof *m->Q);
     B.F = xcalloc(n, sizeof *B.F);
-    if (!m->M || !m->Q || !B.F) {
+    B.p = xcalloc(n, sizeof *B.p);
+    if (!m->M || !m->Q || !B.F || !B.p) {
         free(B.F);
+        free(B.p);
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     }
     m->has_potential = B.pot != NULL;
@@ -607,5 +676,6 @@ int hs_ld_build_kernels(loader *L, yaml_node_t *root)
     if (!rc)
         rc = constraint_kernels(L, root);
     free(B.F);
+    free(B.p);
     return rc ? rc : L->err->code;
 }

@@ -244,6 +244,8 @@ void hs_model_free(hs_model *m)
     free(m->gamma);
     free(m->out);
     free(m->amb);
+    free(m->ambv);
+    free(m->bT);
     free(m->Mconst);
     free(m->gq_start);
     free(m->gq_col);

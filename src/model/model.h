@@ -14,7 +14,15 @@
  *   P_t       dE/dt - R.v - P_nc along solutions: the power of whatever E
  *             does not account for (a moving chart, a time-dependent mass
  *             or potential; 0 for time-independent models), so that
- *             E - E0 - W_R - W_nc - W_t = 0 for every model */
+ *             E - E0 - W_R - W_nc - W_t = 0 for every model; in a moving
+ *             embedding it also depends on the accelerations: P_t + bT . a
+ *
+ * Energy (holosim(1), OUTPUT): E = T + U with T the kinetic energy in the
+ * frame of the model's `mass`: v^T M v / 2 + Tx, where Tx = T1 + T0 (the
+ * parts of the ambient kinetic energy linear in and free of q') in the
+ * embedding form and 0 otherwise.  The Jacobi integral is
+ * H = q' . dL/dq' - L = v^T M v / 2 - T0 + U (T0 the velocity-free part of
+ * the kinetic energy; H = E in the Cartesian form). */
 #ifndef HS_MODEL_H
 #define HS_MODEL_H
 
@@ -114,6 +122,10 @@ typedef struct hs_model {
     int *sym_p;            /* [npar] */
     const hs_node **M, **Q, **G, **G_q, **G_t, **Gdot, **gamma;
     const hs_node *U, *P_nc, *P_t;
+    const hs_node *T0;     /* velocity-free part of T (H = v^T M v/2 - T0 + U) */
+    const hs_node *Tx;     /* T - v^T M v/2: T1 + T0 of an embedding, else 0 */
+    const hs_node **bT;    /* [n] dT/dq' at q' = 0 (T1 = bT . q'), or NULL */
+    const hs_node **ambv;  /* [namb] ambient velocities X_t + DX q' */
     const hs_node **out;   /* [nout] */
     const hs_node **amb;   /* [namb] */
 
@@ -126,12 +138,16 @@ typedef struct hs_model {
     int *gq_col;           /* [nnz] */
 
     /* prog_dyn: M (diag n, or lower triangle n(n+1)/2, or none) | Q (n) |
-     * G_q non-zeros (nnz) | gamma (k) | P_nc | P_t | [baumgarte: G (k) | Gdot (k)] */
+     * G_q non-zeros (nnz) | gamma (k) | P_nc | P_t | bT (nbT: n, or 0 when
+     * T1 = 0) | [baumgarte: G (k) | Gdot (k)] */
     hs_prog *prog_dyn;
-    size_t off_M, off_Q, off_Gq, off_gamma, off_Pd, off_Pt, off_Gb, off_Gdotb, ndyn;
-    /* prog_aux: G | Gdot | G_t | U | P_nc | outputs | ambient */
+    size_t off_M, off_Q, off_Gq, off_gamma, off_Pd, off_Pt, off_bT, nbT, off_Gb, off_Gdotb,
+           ndyn;
+    /* prog_aux: G | Gdot | G_t | U | P_nc | outputs | ambient | Tx | T0 |
+     * ambient velocities */
     hs_prog *prog_aux;
-    size_t off_G, off_Gdot, off_Gt, off_U, off_Pnc, off_out, off_amb, naux;
+    size_t off_G, off_Gdot, off_Gt, off_U, off_Pnc, off_out, off_amb, off_Tx, off_T0,
+           off_ambv, naux;
     /* prog_pos: G (k) | G_q non-zeros (nnz) | G_t (k): projection */
     hs_prog *prog_pos;
 

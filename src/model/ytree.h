@@ -1,7 +1,21 @@
 /* A thin layer over libyaml's document API for the model loader: load a
  * whole file, look nodes up, and turn positions (libyaml's 0-based marks,
  * offsets inside scalars) into 1-based FILE:LINE:COLUMN errors with the
- * source line. */
+ * source line.
+ *
+ * Before libyaml builds the document, the text is checked: UTF-16 and
+ * UTF-32 files, NUL bytes, invalid UTF-8 and control characters are
+ * refused with a message, and a first pass over libyaml's own event stream
+ * refuses nesting deeper than HS_YTREE_MAX_DEPTH and more nodes, anchors
+ * or aliases than the limits below (libyaml's scanner is quadratic in the
+ * nesting of [ and {, its composer in the number of anchors, its document
+ * 85 times the size of a file of short scalars).
+ *
+ * Positions: lines are counted at libyaml's line breaks (LF, CR, CR LF,
+ * NEL U+0085, LS U+2028, PS U+2029), so they agree with libyaml's marks.
+ * Columns count bytes from the start of the line (a UTF-8 character is 1 to
+ * 4 columns), as hs_error's contract says; line 1 starts after a UTF-8 byte
+ * order mark, so the source line shown in an error holds no BOM. */
 #ifndef HS_YTREE_H
 #define HS_YTREE_H
 
@@ -9,6 +23,13 @@
 #include <yaml.h>
 
 #include "../util/error.h"
+
+/* Limits of a model file's YAML (a model nests 3 or 4 levels deep; libyaml
+ * takes about 170 bytes of memory per node). */
+#define HS_YTREE_MAX_DEPTH 64         /* lists and mappings, block and flow */
+#define HS_YTREE_MAX_NODES 2000000    /* scalars, lists and mappings */
+#define HS_YTREE_MAX_ANCHORS 1000     /* &name */
+#define HS_YTREE_MAX_ALIASES 100000   /* *name */
 
 typedef struct hs_ytree {
     const char *file;      /* name shown in errors ("-" = <stdin>) */
@@ -18,17 +39,31 @@ typedef struct hs_ytree {
     int loaded;
 } hs_ytree;
 
+/* A place in the text: 1-based line, 1-based column in bytes from the
+ * start of the line, 0-based byte offset from the start of the text (a
+ * BOM included). */
+typedef struct hs_ytree_pos {
+    int line, col;
+    size_t off;
+} hs_ytree_pos;
+
 /* Read `path` ("-" = standard input) and parse one YAML document.
- * Returns 0, or an error code with err set (YAML syntax errors positioned,
- * an empty file, more than one document). */
+ * Returns 0, or an error code with err set (encoding and YAML syntax
+ * errors positioned, an empty file, more than one document). */
 int hs_ytree_load(hs_ytree *y, const char *path, hs_error *err);
-/* Parse from memory (text is copied). */
+/* Parse from memory (text is copied; the same checks as hs_ytree_load). */
 int hs_ytree_load_string(hs_ytree *y, const char *name, const char *text,
                          size_t len, hs_error *err);
 void hs_ytree_free(hs_ytree *y);
 
 yaml_node_t *hs_ytree_root(hs_ytree *y);
 yaml_node_t *hs_ytree_node(hs_ytree *y, int id);
+
+/* The place of a libyaml mark of a parse of `text` (UTF-8, libyaml's
+ * mark.index counts characters, a CR LF pair as two, and no BOM). */
+hs_ytree_pos hs_ytree_mark_pos(const char *text, size_t len, yaml_mark_t m);
+/* The place of byte `off` of `text` (clamped to len). */
+hs_ytree_pos hs_ytree_offset_pos(const char *text, size_t len, size_t off);
 
 /* The 1-based file position of byte `off` of a scalar's value, following
  * the scalar through quotes, escapes and folded lines. */
@@ -41,7 +76,8 @@ int hs_ytree_error(const hs_ytree *y, hs_error *err, const yaml_node_t *n,
 int hs_ytree_error_in(const hs_ytree *y, hs_error *err, const yaml_node_t *n,
                       size_t off, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-/* Fill file, line, column and source line of err from a file position. */
+/* Fill file, line, column, offset and source line of err from a file
+ * position (line and column as above). */
 void hs_ytree_place(const hs_ytree *y, hs_error *err, int line, int col);
 
 /* The scalar's text (NUL-terminated by libyaml) or NULL if not a scalar. */

@@ -83,9 +83,12 @@ void hs_error_print(const hs_error *e, FILE *f)
     fprintf(f, "%serror: %s\n", (e->file[0] || e->line > 0) ? " " : "", e->msg);
     if (e->source[0] && e->column > 0) {   /* a file line, or a command-line text */
         fprintf(f, "    %s\n    ", e->source);
-        /* keep tabs so the caret lines up under tab-indented text */
+        /* keep tabs so the caret lines up under tab-indented text; one
+         * space per character, not per byte (UTF-8 continuation bytes
+         * 10xxxxxx take no column on a terminal) */
         for (int i = 0; i + 1 < e->column && e->source[i]; i++)
-            fputc(e->source[i] == '\t' ? '\t' : ' ', f);
+            if (((unsigned char)e->source[i] & 0xC0) != 0x80)
+                fputc(e->source[i] == '\t' ? '\t' : ' ', f);
         fputs("^\n", f);
     }
 }

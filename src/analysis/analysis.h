@@ -1,0 +1,102 @@
+/* Equilibria, stability and small oscillations of a compiled model
+ * (`holosim equilibrium`, `holosim modes`):
+ *
+ *   hs_an_new          the symbolic Jacobians of the equilibrium conditions
+ *                      and of the linearization (hs_diff on the model's
+ *                      kernels, parameter values folded in), compiled; a
+ *                      model whose M, Q or G change with time is refused
+ *                      (exit 2, at the place the time enters)
+ *   hs_an_equilibrium  Newton with a line search on
+ *                          F(q, lambda) = ( Q(q, 0) + G_q(q)^T lambda, G(q) ) = 0
+ *                      from a start point (exit 3 with the best point when it
+ *                      fails)
+ *   hs_an_modes        the linearization on the tangent space ker G_q(q*):
+ *                      eigenvalues s = sigma + i omega, mode shapes in the
+ *                      model's coordinates, the stability verdict
+ *   hs_an_linearize    the state-space matrix A of that linearization in
+ *                      n - k of the model's own coordinates
+ *
+ * Everything is dense (n + k <= HS_AN_MAX): the analysis of a model is a
+ * one-off, not the right-hand side of a run. */
+#ifndef HS_ANALYSIS_H
+#define HS_ANALYSIS_H
+
+#include <stddef.h>
+
+#include "../model/model.h"
+#include "../util/error.h"
+
+/* Largest n + k analysed (dense (n + k)^2 Jacobians, O((n + k)^3) steps). */
+#define HS_AN_MAX 2000
+/* Newton iterations before giving up (exit 3). */
+#define HS_AN_MAXIT 100
+
+typedef struct hs_an hs_an;
+
+/* Build the analysis of m.  The derived expressions are added to the
+ * model's dag (its compiled programs are not touched, so m keeps working
+ * for runs).  NULL with err set: exit 2 for a model whose M, Q or G depend
+ * on time (positioned at the time dependence) or that is too large, with
+ * the position of a derivative that cannot be formed. */
+hs_an *hs_an_new(hs_model *m, hs_error *err);
+void hs_an_free(hs_an *a);                  /* NULL is fine */
+
+/* An equilibrium: Q(q, 0) + G_q^T lambda = 0, G(q) = 0. */
+typedef struct hs_equil {
+    size_t n, k;
+    double *q;             /* [n] */
+    double *lambda;        /* [k] multipliers: the reaction G_q^T lambda holds
+                            * the system there (the sign of a run's lambda_*) */
+    double res_Q;          /* max_i |Q_i(q, 0) + (G_q^T lambda)_i| */
+    double res_G;          /* max_j |G_j(q)| */
+    int iterations;        /* Newton steps taken */
+} hs_equil;
+
+/* Newton from q_start (lambda from least squares there).  Returns 0 with
+ * eq filled; or 3 with err saying why (no convergence in HS_AN_MAXIT
+ * steps, a line search that cannot reduce |F|, a singular Jacobian naming
+ * the coordinate or constraint it leaves undetermined, a non-finite value
+ * at its source position) and eq holding the best point met.  Free eq
+ * with hs_an_equil_free in both cases. */
+int hs_an_equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *err);
+void hs_an_equil_free(hs_equil *eq);
+
+/* The eigenvalues of the linearization at an equilibrium, one row per
+ * eigenvalue with omega >= 0 (a complex pair once, each real eigenvalue
+ * once), sorted by omega, then by sigma descending. */
+typedef struct hs_modes {
+    size_t n, dof;         /* coordinates; degrees of freedom n - k */
+    size_t count;          /* rows (0 when dof = 0) */
+    double *sigma;         /* [count] real parts: growth (> 0) or decay rates */
+    double *omega;         /* [count] imaginary parts >= 0, rad per time unit */
+    double *shape;         /* [count * n] mode shape in the model's
+                            * coordinates: real part after scaling the
+                            * component of largest modulus to 1 */
+    int conservative;      /* solved as K phi = omega^2 M phi */
+    int stable;            /* every sigma <= round-off (spectral stability) */
+    double sigma_max;      /* the largest sigma (0 when count = 0) */
+} hs_modes;
+
+/* Linearize at eq (from hs_an_equilibrium) and solve the eigenproblem.
+ * Returns 0, or 3 with err set (dependent constraints at eq, a mass
+ * matrix not positive definite on the tangent space, an eigensolver that
+ * did not converge).  Free md with hs_an_modes_free in both cases. */
+int hs_an_modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err);
+void hs_an_modes_free(hs_modes *md);
+
+/* The state-space form dx/dt = A x of the linearization, x = (y, y'),
+ * y the deviations of dof of the model's coordinates; the other k are
+ * solved from them (linearized constraints).  The k solved ones are the
+ * first k columns a column-pivoted QR factorization of G_q(q*) picks (the
+ * best-conditioned set to solve for). */
+typedef struct hs_linear {
+    size_t n, k, dof;
+    size_t *state;         /* [dof] indices of the coordinates in y, ascending */
+    size_t *solved;        /* [k] indices of the coordinates solved from y */
+    double *A;             /* [2 dof x 2 dof] row-major */
+} hs_linear;
+
+int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err);
+void hs_an_linear_free(hs_linear *lin);
+
+#endif

@@ -1,0 +1,496 @@
+/* Newton's method on the constrained equilibrium conditions (analysis.h):
+ *
+ *     F(z) = ( Q(q, 0) + G_q(q)^T lambda ,  G(q) ) = 0,   z = (q, lambda)
+ *     J    = [ S(q, lambda)   G_q^T ]     S = dQ(q,0)/dq + sum_j lambda_j d2G_j/dq2
+ *            [ G_q            0     ]
+ *
+ * with the exact symbolic derivatives of kernels.c.  The step solves the
+ * equilibrated system (rows, then columns scaled to unit maximum) by LU; a
+ * backtracking line search (Armijo) on |W F|^2 with the row weights W of
+ * the start keeps it from running away, and a step is shortened to at
+ * most max(1, |q|) in the max norm.  Convergence: a step at round-off
+ * relative to the point, or a residual at round-off relative to the size
+ * of its terms (then one more step, when J allows, polishes q and lambda). */
+#include "internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_linalg.h>
+
+#define STEP_TOL 1e-12      /* converged: |dq| <= STEP_TOL |q| (and lambda alike) */
+#define SMALL_STEP 1e-9     /* steps this small four times running: round-off floor */
+#define PIVOT_TOL 1e-13     /* equilibrated LU pivot ratio below this: singular */
+#define ARMIJO 1e-4
+#define ALPHA_MIN 1e-10
+
+/* The state of one search (N = n + k unknowns). */
+typedef struct newton {
+    hs_an *a;
+    size_t n, k, N;
+    gsl_matrix *J;         /* N x N: J, then equilibrated, then U of its SVD */
+    gsl_matrix *LU, *V;    /* N x N: LU factors; right singular vectors */
+    gsl_matrix *Gq, *S;    /* k x n, n x n: the blocks of J */
+    gsl_permutation *perm; /* N: LU pivoting */
+    gsl_vector *z, *F;     /* N: the point (q, lambda) and F there */
+    gsl_vector *zt, *Ft;   /* N: a trial point of the line search */
+    gsl_vector *dz;        /* N: the Newton step */
+    gsl_vector *rs, *cs;   /* N: row and column scales of J */
+    gsl_vector *W;         /* N: the merit's weights (row scales at the start) */
+    gsl_vector *sv, *work; /* N: singular values; scratch */
+    double *best;          /* [N] the point of least merit so far */
+    double best_phi;
+    double fscale_Q, fscale_G;  /* sizes of the terms of F (residual) */
+    int have_best;
+} newton;
+
+static void newton_free(newton *w)
+{
+    gsl_matrix *mats[] = { w->J, w->LU, w->Gq, w->S, w->V };
+    gsl_vector *vecs[] = { w->F, w->dz, w->z, w->zt, w->Ft, w->rs, w->cs, w->W, w->sv,
+                           w->work };
+    for (size_t i = 0; i < sizeof mats / sizeof *mats; i++)
+        if (mats[i])
+            gsl_matrix_free(mats[i]);
+    for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
+        if (vecs[i])
+            gsl_vector_free(vecs[i]);
+    if (w->perm)
+        gsl_permutation_free(w->perm);
+    free(w->best);
+}
+
+static int newton_alloc(newton *w, hs_an *a)
+{
+    memset(w, 0, sizeof *w);
+    w->a = a;
+    w->n = a->n;
+    w->k = a->k;
+    w->N = a->n + a->k;
+    size_t N = w->N;
+    w->J = gsl_matrix_alloc(N, N);
+    w->V = gsl_matrix_alloc(N, N);
+    w->LU = gsl_matrix_alloc(N, N);
+    w->Gq = gsl_matrix_alloc(a->k ? a->k : 1, a->n);
+    w->S = gsl_matrix_alloc(a->n, a->n);
+    w->perm = gsl_permutation_alloc(N);
+    gsl_vector **vecs[] = { &w->F, &w->dz, &w->z, &w->zt, &w->Ft, &w->rs, &w->cs, &w->W,
+                            &w->sv, &w->work };
+    int bad = !w->J || !w->V || !w->LU || !w->Gq || !w->S || !w->perm;
+    for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
+        bad |= !(*vecs[i] = gsl_vector_alloc(N));
+    w->best = calloc(N, sizeof *w->best);
+    return bad || !w->best ? -1 : 0;
+}
+
+static int all_finite_vec(const gsl_vector *v)
+{
+    for (size_t i = 0; i < v->size; i++)
+        if (!isfinite(gsl_vector_get(v, i)))
+            return 0;
+    return 1;
+}
+
+/* F(z) into F; 0, or -1 when a value is not finite.  Also the term sizes
+ * fscale_Q = max_i (|Q_i| + sum_j |G_q ji lambda_j|), fscale_G = max_j
+ * sum_i |G_q ji q_i| that tell a residual at round-off. */
+static int residual(newton *w, const gsl_vector *z, gsl_vector *F)
+{
+    hs_an *a = w->a;
+    size_t n = w->n;
+    const double *q = z->data, *lambda = z->data + n;
+    if (!hs_ak_eval_eq(a, q))
+        return -1;
+    double *f = F->data, *tq = w->work->data;
+    for (size_t i = 0; i < n; i++) {
+        f[i] = a->out_eq[i];
+        tq[i] = fabs(f[i]);
+    }
+    for (size_t j = 0; j < w->k; j++)
+        f[n + j] = a->out_eq[a->off_G + j];
+    double sG = 0;
+    for (size_t e = 0; e < a->gq.cnt; e++) {
+        double g = a->out_eq[a->off_Gq + e];
+        size_t j = (size_t)a->gq.r[e], c = (size_t)a->gq.c[e];
+        f[c] += g * lambda[j];
+        tq[c] += fabs(g * lambda[j]);
+        sG = fmax(sG, fabs(g * q[c]));
+    }
+    w->fscale_Q = 0;
+    for (size_t i = 0; i < n; i++)
+        w->fscale_Q = fmax(w->fscale_Q, tq[i]);
+    w->fscale_G = sG;
+    return all_finite_vec(F) ? 0 : -1;
+}
+
+/* |W F|^2, the merit of the line search. */
+static double merit(const newton *w, const gsl_vector *F)
+{
+    double s = 0;
+    for (size_t i = 0; i < w->N; i++) {
+        double x = w->W->data[i] * F->data[i];
+        s += x * x;
+    }
+    return s;
+}
+
+/* J at z (after residual(z): the outputs are z's). */
+static void jacobian(newton *w, const gsl_vector *z)
+{
+    size_t n = w->n, k = w->k;
+    hs_ak_fill_S(w->a, z->data + n, w->S);
+    gsl_matrix_set_zero(w->J);
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < n; c++)
+            gsl_matrix_set(w->J, i, c, gsl_matrix_get(w->S, i, c));
+    if (!k)
+        return;
+    hs_ak_fill_Gq(w->a, w->Gq);
+    for (size_t j = 0; j < k; j++)
+        for (size_t c = 0; c < n; c++) {
+            double g = gsl_matrix_get(w->Gq, j, c);
+            gsl_matrix_set(w->J, n + j, c, g);
+            gsl_matrix_set(w->J, c, n + j, g);
+        }
+}
+
+/* Row maxima of J into s (1 for a zero row): the scales 1/s. */
+static void row_scales(const gsl_matrix *J, gsl_vector *s)
+{
+    for (size_t i = 0; i < J->size1; i++) {
+        double mx = 0;
+        for (size_t j = 0; j < J->size2; j++)
+            mx = fmax(mx, fabs(gsl_matrix_get(J, i, j)));
+        gsl_vector_set(s, i, mx > 0 ? 1 / mx : 1);
+    }
+}
+
+/* J <- R J C (rows, then columns to unit maximum); LU of it.  Returns 0,
+ * or -1 when a pivot ratio says J is singular. */
+static int factor(newton *w)
+{
+    size_t N = w->N;
+    row_scales(w->J, w->rs);
+    for (size_t i = 0; i < N; i++)
+        for (size_t j = 0; j < N; j++)
+            *gsl_matrix_ptr(w->J, i, j) *= w->rs->data[i];
+    for (size_t j = 0; j < N; j++) {
+        double mx = 0;
+        for (size_t i = 0; i < N; i++)
+            mx = fmax(mx, fabs(gsl_matrix_get(w->J, i, j)));
+        w->cs->data[j] = mx > 0 ? 1 / mx : 1;
+        for (size_t i = 0; i < N; i++)
+            *gsl_matrix_ptr(w->J, i, j) *= w->cs->data[j];
+    }
+    gsl_matrix_memcpy(w->LU, w->J);
+    int signum;
+    gsl_linalg_LU_decomp(w->LU, w->perm, &signum);
+    double umin = INFINITY, umax = 0;
+    for (size_t i = 0; i < N; i++) {
+        double u = fabs(gsl_matrix_get(w->LU, i, i));
+        umin = fmin(umin, u);
+        umax = fmax(umax, u);
+    }
+    return umax > 0 && umin > PIVOT_TOL * umax ? 0 : -1;
+}
+
+/* dz = -J^-1 F through the equilibrated LU. */
+static void solve_step(newton *w)
+{
+    for (size_t i = 0; i < w->N; i++)
+        w->dz->data[i] = -w->rs->data[i] * w->F->data[i];
+    gsl_linalg_LU_svx(w->LU, w->perm, w->dz);
+    for (size_t i = 0; i < w->N; i++)
+        w->dz->data[i] *= w->cs->data[i];
+}
+
+/* The index of the largest |x_i| (the last one within 1e-9 of it, so of
+ * two dependent constraints the later, redundant one is named). */
+static size_t argmax_abs(const double *x, size_t n)
+{
+    double mx = 0;
+    for (size_t i = 0; i < n; i++)
+        mx = fmax(mx, fabs(x[i]));
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(x[i]) >= mx * (1 - 1e-9))
+            at = i;
+    return at;
+}
+
+/* What blocks a singular J: the equation of the left null vector that F
+ * loads (the balance that cannot be met), else the largest component of
+ * the right null vector (the unknown left undetermined). */
+static size_t singular_block(newton *w)
+{
+    size_t N = w->N;
+    gsl_linalg_SV_decomp(w->J, w->V, w->sv, w->work);   /* J <- U */
+    double *x = w->zt->data;
+    double any = 0;
+    for (size_t i = 0; i < N; i++) {
+        x[i] = gsl_matrix_get(w->J, i, N - 1) * w->rs->data[i] * w->F->data[i];
+        any = fmax(any, fabs(x[i]));
+    }
+    if (!(any > 1e-300))
+        for (size_t i = 0; i < N; i++)
+            x[i] = gsl_matrix_get(w->V, i, N - 1);
+    return argmax_abs(x, N);
+}
+
+/* max |dx_i| / max(|x|, ref) over one block: the step relative to the point. */
+static double rel_step(const double *dx, const double *x, size_t cnt, double ref)
+{
+    double d = 0, s = ref;
+    for (size_t i = 0; i < cnt; i++) {
+        d = fmax(d, fabs(dx[i]));
+        s = fmax(s, fabs(x[i]));
+    }
+    return d == 0 ? 0 : s > 0 ? d / s : (double)INFINITY;
+}
+
+static double max_abs(const double *x, size_t cnt)
+{
+    double m = 0;
+    for (size_t i = 0; i < cnt; i++)
+        m = fmax(m, fabs(x[i]));
+    return m;
+}
+
+/* lambda minimizing |Q(q,0) + G_q^T lambda| at the start (0 when G_q^T
+ * has fewer rows than columns or is rank deficient there). */
+static void start_lambda(newton *w)
+{
+    size_t n = w->n, k = w->k;
+    double *lambda = w->z->data + n;
+    memset(lambda, 0, k * sizeof *lambda);
+    if (!k || k > n)
+        return;
+    gsl_matrix *A = gsl_matrix_alloc(n, k);
+    gsl_vector *tau = gsl_vector_alloc(k), *b = gsl_vector_alloc(n), *x = gsl_vector_alloc(k);
+    gsl_vector *r = gsl_vector_alloc(n);
+    if (A && tau && b && x && r) {
+        hs_ak_fill_Gq(w->a, w->Gq);
+        for (size_t i = 0; i < n; i++) {
+            gsl_vector_set(b, i, -w->a->out_eq[i]);
+            for (size_t j = 0; j < k; j++)
+                gsl_matrix_set(A, i, j, gsl_matrix_get(w->Gq, j, i));
+        }
+        if (gsl_linalg_QR_decomp(A, tau) == 0 && gsl_linalg_QR_lssolve(A, tau, b, x, r) == 0 &&
+            all_finite_vec(x))
+            memcpy(lambda, x->data, k * sizeof *lambda);
+    }
+    gsl_matrix_free(A);
+    gsl_vector_free(tau);
+    gsl_vector_free(b);
+    gsl_vector_free(x);
+    gsl_vector_free(r);
+}
+
+/* Residual norms of F into eq. */
+static void residual_norms(const newton *w, const gsl_vector *F, hs_equil *eq)
+{
+    eq->res_Q = max_abs(F->data, w->n);
+    eq->res_G = max_abs(F->data + w->n, w->k);
+}
+
+static void keep_best(newton *w, const gsl_vector *z, double phi)
+{
+    if (!w->have_best || phi < w->best_phi) {
+        memcpy(w->best, z->data, w->N * sizeof *w->best);
+        w->best_phi = phi;
+        w->have_best = 1;
+    }
+}
+
+/* Exit 3: why, the best point, its residual, what blocks (index into
+ * (coordinates, constraints)). */
+static int fail(newton *w, hs_equil *eq, const char *why, size_t block, hs_error *err)
+{
+    hs_an *a = w->a;
+    const hs_model *m = a->m;
+    memcpy(eq->q, w->best, w->n * sizeof *eq->q);
+    memcpy(eq->lambda, w->best + w->n, w->k * sizeof *eq->lambda);
+    gsl_vector_view bz = gsl_vector_view_array(w->best, w->N);
+    if (residual(w, &bz.vector, w->Ft) == 0)
+        residual_norms(w, w->Ft, eq);
+    else
+        eq->res_Q = eq->res_G = NAN;
+    char pt[400], b1[32], b2[32], blk[160];
+    hs_ak_point(a, eq->q, pt, sizeof pt);
+    if (block < w->n)
+        snprintf(blk, sizeof blk, "coordinate '%s'", m->qname[block]);
+    else
+        snprintf(blk, sizeof blk, "constraint '%s'", m->cname[block - w->n]);
+    hs_error_set(err, HS_EXIT_INCONSISTENT, "no equilibrium found: %s (blocking: %s); best "
+                 "point: %s; residual: max |Q + G_q^T lambda| = %s, max |G| = %s", why, blk, pt,
+                 hs_ak_num(b1, eq->res_Q), hs_ak_num(b2, eq->res_G));
+    snprintf(err->file, sizeof err->file, "%s", m->file);
+    return HS_EXIT_INCONSISTENT;
+}
+
+/* The largest weighted residual: what keeps Newton from converging. */
+static size_t residual_block(const newton *w, const gsl_vector *F)
+{
+    double *x = w->work->data;
+    for (size_t i = 0; i < w->N; i++)
+        x[i] = w->W->data[i] * F->data[i];
+    return argmax_abs(x, w->N);
+}
+
+/* The residual at round-off relative to the size of its terms. */
+static int residual_converged(const newton *w)
+{
+    double tol = 64 * DBL_EPSILON;
+    return max_abs(w->F->data, w->n) <= tol * w->fscale_Q &&
+           max_abs(w->F->data + w->n, w->k) <= tol * w->fscale_G;
+}
+
+/* Backtracking from the full step; 0 with z, F, *phi at the accepted
+ * point, or -1 when no step of length >= ALPHA_MIN reduces the merit. */
+static int line_search(newton *w, double *phi)
+{
+    for (double alpha = 1; alpha >= ALPHA_MIN; alpha /= 2) {
+        gsl_vector_memcpy(w->zt, w->z);
+        gsl_blas_daxpy(alpha, w->dz, w->zt);
+        if (residual(w, w->zt, w->Ft))
+            continue;
+        double pt = merit(w, w->Ft);
+        if (pt <= (1 - 2 * ARMIJO * alpha) * *phi) {
+            gsl_vector_memcpy(w->z, w->zt);
+            gsl_vector_memcpy(w->F, w->Ft);
+            *phi = pt;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* z + dz, kept when F is finite there (else z, F as they were). */
+static void take_step(newton *w)
+{
+    gsl_vector_add(w->z, w->dz);
+    if (residual(w, w->z, w->F) == 0)
+        return;
+    gsl_vector_sub(w->z, w->dz);
+    residual(w, w->z, w->F);
+}
+
+/* The residual is at round-off: one more Newton step when J allows it and
+ * the step is that small too (it removes what is left of the error in q
+ * and lambda); 0. */
+static int polish(newton *w, double qref, double lref)
+{
+    size_t n = w->n, k = w->k;
+    jacobian(w, w->z);
+    if (factor(w))
+        return 0;
+    solve_step(w);
+    double rel = fmax(rel_step(w->dz->data, w->z->data, n, qref),
+                      rel_step(w->dz->data + n, w->z->data + n, k, lref));
+    if (rel <= SMALL_STEP)
+        take_step(w);
+    return 0;
+}
+
+/* The Newton loop from z; 0 when converged (z, F there), else exit 3. */
+static int iterate(newton *w, hs_equil *eq, hs_error *err)
+{
+    size_t n = w->n, k = w->k;
+    double phi = merit(w, w->F), qref = max_abs(w->z->data, n), lref = max_abs(w->z->data + n, k);
+    int small = 0;
+    char why[160];
+    for (int it = 0;; it++) {
+        eq->iterations = it;
+        keep_best(w, w->z, phi);
+        if (residual_converged(w))
+            return polish(w, qref, lref);
+        if (it == HS_AN_MAXIT) {
+            snprintf(why, sizeof why, "Newton did not converge in %d steps", it);
+            return fail(w, eq, why, residual_block(w, w->F), err);
+        }
+        jacobian(w, w->z);
+        if (factor(w)) {
+            snprintf(why, sizeof why, "singular Jacobian of the equilibrium conditions "
+                     "after %d Newton steps", it);
+            return fail(w, eq, why, singular_block(w), err);
+        }
+        solve_step(w);
+        if (it == 0) {
+            qref = fmax(qref, max_abs(w->dz->data, n));
+            lref = fmax(lref, max_abs(w->dz->data + n, k));
+        }
+        double rel = fmax(rel_step(w->dz->data, w->z->data, n, qref),
+                          rel_step(w->dz->data + n, w->z->data + n, k, lref));
+        small = rel <= SMALL_STEP ? small + 1 : 0;
+        if (rel <= STEP_TOL || small >= 4) {
+            /* the step is at round-off: take it and stop */
+            eq->iterations = it + 1;
+            take_step(w);
+            return 0;
+        }
+        /* the linear model is not trusted beyond max(1, |q|): a turning
+         * point of the force (sin near pi/2) would send Newton many basins
+         * away */
+        double len = max_abs(w->dz->data, n), cap = fmax(1.0, max_abs(w->z->data, n));
+        if (len > cap)
+            gsl_vector_scale(w->dz, cap / len);
+        if (line_search(w, &phi)) {
+            snprintf(why, sizeof why, "the line search cannot reduce the residual after %d "
+                     "Newton steps (a local minimum of |F| that is not an equilibrium)", it);
+            return fail(w, eq, why, residual_block(w, w->F), err);
+        }
+    }
+}
+
+int hs_an_equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *err)
+{
+    size_t n = a->n, k = a->k;
+    memset(eq, 0, sizeof *eq);
+    eq->n = n;
+    eq->k = k;
+    eq->q = calloc(n, sizeof *eq->q);
+    eq->lambda = calloc(k + 1, sizeof *eq->lambda);
+    newton w;
+    if (newton_alloc(&w, a) || !eq->q || !eq->lambda) {
+        newton_free(&w);
+        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+    }
+    memcpy(eq->q, q_start, n * sizeof *eq->q);
+    memcpy(w.z->data, q_start, n * sizeof *q_start);
+    int rc;
+    if (!hs_ak_eval_eq(a, q_start)) {
+        rc = hs_ak_nonfinite(a, 0, q_start, HS_EXIT_INCONSISTENT, "in the equilibrium "
+                             "conditions at the start point (the initial position)", err);
+        goto done;
+    }
+    start_lambda(&w);
+    if (residual(&w, w.z, w.F)) {
+        rc = hs_ak_nonfinite(a, 0, q_start, HS_EXIT_INCONSISTENT, "in the equilibrium "
+                             "conditions at the start point (the initial position)", err);
+        goto done;
+    }
+    /* the weights of the merit |W F|^2: the row scales of J at the start */
+    jacobian(&w, w.z);
+    row_scales(w.J, w.W);
+    rc = iterate(&w, eq, err);
+    if (!rc) {
+        memcpy(eq->q, w.z->data, n * sizeof *eq->q);
+        memcpy(eq->lambda, w.z->data + n, k * sizeof *eq->lambda);
+        residual_norms(&w, w.F, eq);
+    }
+done:
+    newton_free(&w);
+    return rc;
+}
+
+void hs_an_equil_free(hs_equil *eq)
+{
+    if (!eq)
+        return;
+    free(eq->q);
+    free(eq->lambda);
+    eq->q = eq->lambda = NULL;
+}

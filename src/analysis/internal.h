@@ -1,0 +1,61 @@
+/* Private to src/analysis: the analysis object and what its files share.
+ *
+ *   kernels.c      the time check, the derivative kernels and their two
+ *                  programs, evaluation into dense matrices
+ *   equilibrium.c  Newton on the equilibrium conditions
+ *   modes.c        the linearization on the tangent space, eigenvalues,
+ *                  mode shapes, the state-space matrix */
+#ifndef HS_AN_INTERNAL_H
+#define HS_AN_INTERNAL_H
+
+#include <gsl/gsl_matrix.h>
+
+#include "analysis.h"
+
+/* A sparse list of matrix entries: entry e of a program block sits at
+ * (r[e], c[e]); g[e] is the constraint of a Hessian entry. */
+typedef struct hs_ak_list {
+    size_t cnt;
+    int *r, *c, *g;
+} hs_ak_list;
+
+struct hs_an {
+    hs_model *m;
+    size_t n, k;
+    /* prog_eq: Q(q,0) [n] | G [k] | G_q [gq] | dQ(q,0)/dq [qq] | d2G_j/dq2 [hg]
+     * (the Hessian entries with r >= c; used symmetrically) */
+    hs_prog *prog_eq;
+    hs_ak_list gq, qq, hg;
+    size_t off_G, off_Gq, off_Qq, off_Hg, neq;
+    /* prog_lin: M lower triangle [mm] | dQ/dv at v = 0 [qv] */
+    hs_prog *prog_lin;
+    hs_ak_list mm, qv;
+    size_t off_Qv, nlin;
+    double *in;            /* [nin] VM inputs: t = t0, q, v = 0, parameters */
+    size_t nin;
+    double *regs;          /* VM scratch (the larger program's) */
+    double *out_eq, *out_lin;
+};
+
+/* Evaluate prog_eq at q: out_eq.  Returns 1 when every output is finite. */
+int hs_ak_eval_eq(hs_an *a, const double *q);
+/* Evaluate prog_lin at q: out_lin (finite: 1). */
+int hs_ak_eval_lin(hs_an *a, const double *q);
+/* From the last hs_ak_eval_eq: G_q (k x n), and
+ * S = dQ(q,0)/dq + sum_j lambda_j d2G_j/dq2 (n x n). */
+void hs_ak_fill_Gq(const hs_an *a, gsl_matrix *Gq);
+void hs_ak_fill_S(const hs_an *a, const double *lambda, gsl_matrix *S);
+/* From the last hs_ak_eval_lin: M (n x n) and D = dQ/dv at v = 0. */
+void hs_ak_fill_M(const hs_an *a, gsl_matrix *M);
+void hs_ak_fill_D(const hs_an *a, gsl_matrix *D);
+/* After a non-finite evaluation of prog_eq (lin = 0) or prog_lin (1) at q:
+ * err (code) with the operation and its source position; returns code. */
+int hs_ak_nonfinite(hs_an *a, int lin, const double *q, int code, const char *when,
+                    hs_error *err);
+
+/* Format x into buf (32 bytes): the shortest exact form. */
+const char *hs_ak_num(char *buf, double x);
+/* "x = 1, y = -2" of the point q (truncated to cap). */
+void hs_ak_point(const hs_an *a, const double *q, char *buf, size_t cap);
+
+#endif

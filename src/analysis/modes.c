@@ -1,0 +1,624 @@
+/* The linearization at an equilibrium, its eigenvalues and mode shapes,
+ * and its state-space matrix (analysis.h).
+ *
+ * With q = q* + dq, v = dv, lambda = lambda* + dl in M(q) v' = Q(q, v) +
+ * G_q(q)^T lambda, G(q) = 0, to first order (v' = 0 at the equilibrium, so
+ * the derivative of M drops out):
+ *
+ *     M dv' = S dq + D dv + G_q^T dl,     G_q dq = 0,
+ *     S = dQ(q,0)/dq + sum_j lambda_j* d2G_j/dq2,   D = dQ/dv at v = 0.
+ *
+ * With dq = T y, the columns of T a basis of ker G_q, T^T G_q^T = 0
+ * removes dl:
+ *
+ *     Mr y'' + Cr y' + Kr y = 0,  Mr = T^T M T,  Cr = -T^T D T,  Kr = -T^T S T.
+ *
+ * The sign of the constraint term: for Q = -grad U, along a curve q(s) on
+ * G = 0 with q(0) = q*, q'(0) = T y, d2U/ds2 = y^T T^T U_qq T y + U_q q''.
+ * At the equilibrium U_q = G_q^T lambda*, and d2G/ds2 = 0 gives G_q q'' =
+ * -(y^T T^T G_j,qq T y)_j, so d2U/ds2 = y^T T^T (U_qq - sum_j lambda_j*
+ * G_j,qq) T y = y^T Kr y: the Hessian of U - lambda*.G on the tangent
+ * space, with S = -U_qq + sum lambda_j* G_j,qq.  (Upright pendulum, G =
+ * x^2 + y^2 - l^2 at (0, l): lambda* = m g / (2 l), Kr = -2 lambda* = -m g / l.)
+ *
+ * Cr splits into damping (symmetric) and gyroscopic (antisymmetric)
+ * parts; D is 0 for a model without velocity-dependent forces, and a
+ * moving chart's Coriolis terms give its antisymmetric part. */
+#include "internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_linalg.h>
+
+#define RANK_TOL 1e-12      /* |R_kk| / |R_11| of G_q^T below this: dependent */
+#define ROUNDOFF 1e-11      /* damping, gyroscopic terms, asymmetry of K: relative */
+#define STABLE_TOL 1e-7     /* sigma <= STABLE_TOL * max |s|: round-off */
+
+/* The reduced matrices of one linearization (m = dof). */
+typedef struct reduced {
+    size_t n, m;
+    gsl_matrix *Mr, *Kr, *Cr;   /* m x m */
+    gsl_matrix *L;              /* Cholesky factor of Mr (lower) */
+} reduced;
+
+static void reduced_free(reduced *r)
+{
+    gsl_matrix *mats[] = { r->Mr, r->Kr, r->Cr, r->L };
+    for (size_t i = 0; i < 4; i++)
+        if (mats[i])
+            gsl_matrix_free(mats[i]);
+}
+
+/* X = T^T A T (A n x n, T n x m), scaled by s. */
+static int congruence(const gsl_matrix *A, const gsl_matrix *T, double s, gsl_matrix *X)
+{
+    gsl_matrix *AT = gsl_matrix_alloc(A->size1, T->size2);
+    if (!AT)
+        return -1;
+    gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, A, T, 0.0, AT);
+    gsl_blas_dgemm(CblasTrans, CblasNoTrans, s, T, AT, 0.0, X);
+    gsl_matrix_free(AT);
+    return 0;
+}
+
+/* Mr, Kr, Cr at eq in the basis T; the Cholesky factor of Mr.  0, or exit
+ * 3 (non-finite values, Mr not positive definite). */
+static int reduce(hs_an *a, const hs_equil *eq, const gsl_matrix *T, reduced *r,
+                  hs_error *err)
+{
+    size_t n = a->n, m = T->size2;
+    memset(r, 0, sizeof *r);
+    r->n = n;
+    r->m = m;
+    gsl_matrix *M = gsl_matrix_alloc(n, n), *S = gsl_matrix_alloc(n, n);
+    gsl_matrix *D = gsl_matrix_alloc(n, n);
+    r->Mr = gsl_matrix_alloc(m, m);
+    r->Kr = gsl_matrix_alloc(m, m);
+    r->Cr = gsl_matrix_alloc(m, m);
+    r->L = gsl_matrix_alloc(m, m);
+    int rc = 0;
+    if (!M || !S || !D || !r->Mr || !r->Kr || !r->Cr || !r->L) {
+        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        goto done;
+    }
+    if (!hs_ak_eval_eq(a, eq->q)) {
+        rc = hs_ak_nonfinite(a, 0, eq->q, HS_EXIT_INCONSISTENT, "in the linearization at the "
+                             "equilibrium", err);
+        goto done;
+    }
+    hs_ak_fill_S(a, eq->lambda, S);
+    if (!hs_ak_eval_lin(a, eq->q)) {
+        rc = hs_ak_nonfinite(a, 1, eq->q, HS_EXIT_INCONSISTENT, "in the mass matrix or "
+                             "the damping at the equilibrium", err);
+        goto done;
+    }
+    hs_ak_fill_M(a, M);
+    hs_ak_fill_D(a, D);
+    if (congruence(M, T, 1, r->Mr) || congruence(S, T, -1, r->Kr) ||
+        congruence(D, T, -1, r->Cr)) {
+        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        goto done;
+    }
+    gsl_matrix_memcpy(r->L, r->Mr);
+    if (m && gsl_linalg_cholesky_decomp1(r->L) != GSL_SUCCESS) {
+        rc = hs_error_set(err, HS_EXIT_INCONSISTENT, "the %s is not positive definite on "
+                          "the tangent space at the equilibrium", a->m->form ==
+                          HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2");
+        snprintf(err->file, sizeof err->file, "%s", a->m->file);
+    }
+done:
+    if (M)
+        gsl_matrix_free(M);
+    if (S)
+        gsl_matrix_free(S);
+    if (D)
+        gsl_matrix_free(D);
+    return rc;
+}
+
+/* G_q at eq (k x n); NULL when out of memory. */
+static gsl_matrix *jacobian_at(hs_an *a, const hs_equil *eq)
+{
+    gsl_matrix *Gq = gsl_matrix_alloc(a->k, a->n);
+    if (Gq) {
+        hs_ak_eval_eq(a, eq->q);
+        hs_ak_fill_Gq(a, Gq);
+    }
+    return Gq;
+}
+
+static int dependent(hs_an *a, size_t j, hs_error *err)
+{
+    hs_error_set(err, HS_EXIT_INCONSISTENT, "the constraints are dependent at the "
+                 "equilibrium (rank of G_q below k = %zu; constraint '%s' adds nothing): "
+                 "no tangent space to linearize on", a->k, a->m->cname[j]);
+    snprintf(err->file, sizeof err->file, "%s", a->m->file);
+    return HS_EXIT_INCONSISTENT;
+}
+
+/* An orthonormal basis T (n x (n - k)) of ker G_q(q*): the last n - k
+ * columns of Q in the column-pivoted QR factorization G_q^T P = Q R. */
+static int tangent_basis(hs_an *a, const hs_equil *eq, gsl_matrix **Tout, hs_error *err)
+{
+    size_t n = a->n, k = a->k;
+    *Tout = NULL;
+    if (k > n)
+        return dependent(a, n, err);
+    gsl_matrix *T = gsl_matrix_alloc(n, n - k ? n - k : 1);
+    if (!T)
+        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+    if (!k) {
+        gsl_matrix_set_identity(T);
+        *Tout = T;
+        return 0;
+    }
+    gsl_matrix *Gq = jacobian_at(a, eq), *A = gsl_matrix_alloc(n, k);
+    gsl_matrix *Q = gsl_matrix_alloc(n, n), *R = gsl_matrix_alloc(n, k);
+    gsl_vector *tau = gsl_vector_alloc(k), *norm = gsl_vector_alloc(k);
+    gsl_permutation *p = gsl_permutation_alloc(k);
+    int rc = 0, signum;
+    if (!Gq || !A || !Q || !R || !tau || !norm || !p) {
+        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        goto done;
+    }
+    gsl_matrix_transpose_memcpy(A, Gq);
+    gsl_linalg_QRPT_decomp2(A, Q, R, tau, p, &signum, norm);
+    double r0 = fabs(gsl_matrix_get(R, 0, 0));
+    for (size_t j = 0; j < k && !rc; j++)
+        if (!(fabs(gsl_matrix_get(R, j, j)) > RANK_TOL * r0))
+            rc = dependent(a, gsl_permutation_get(p, j), err);
+    if (!rc && n > k) {
+        gsl_matrix_const_view Q2 = gsl_matrix_const_submatrix(Q, 0, k, n, n - k);
+        gsl_matrix_memcpy(T, &Q2.matrix);
+    }
+done:
+    gsl_matrix_free(Gq);
+    gsl_matrix_free(A);
+    gsl_matrix_free(Q);
+    gsl_matrix_free(R);
+    gsl_vector_free(tau);
+    gsl_vector_free(norm);
+    gsl_permutation_free(p);
+    if (rc)
+        gsl_matrix_free(T);
+    else
+        *Tout = T;
+    return rc;
+}
+
+/* ---------- eigenvalues ---------- */
+
+/* Rows being collected: s = sigma + i omega, the shape dq (re, im). */
+typedef struct rows {
+    size_t n, cnt;
+    double *sigma, *omega, *re, *im;   /* [cap], [cap * n] */
+} rows;
+
+/* Scale dq so that its component of largest modulus is 1 (the first of
+ * those within 1e-9 of the largest) and keep the real part. */
+static void normalize(const double *re, const double *im, size_t n, double *out)
+{
+    double mx = 0;
+    for (size_t i = 0; i < n; i++)
+        mx = fmax(mx, hypot(re[i], im[i]));
+    size_t p = 0;
+    while (p + 1 < n && hypot(re[p], im[p]) < mx * (1 - 1e-9))
+        p++;
+    double cr = re[p], ci = im[p], c2 = cr * cr + ci * ci;
+    for (size_t i = 0; i < n; i++)
+        out[i] = c2 > 0 ? (re[i] * cr + im[i] * ci) / c2 : 0;
+}
+
+static void add_row(rows *R, double sigma, double omega, const double *re, const double *im)
+{
+    R->sigma[R->cnt] = sigma;
+    R->omega[R->cnt] = omega;
+    memcpy(R->re + R->cnt * R->n, re, R->n * sizeof *re);
+    if (im)
+        memcpy(R->im + R->cnt * R->n, im, R->n * sizeof *im);
+    else
+        memset(R->im + R->cnt * R->n, 0, R->n * sizeof *im);
+    R->cnt++;
+}
+
+/* dq = T y for a real y. */
+static void to_model(const gsl_matrix *T, const double *y, double *dq)
+{
+    gsl_vector_const_view yv = gsl_vector_const_view_array(y, T->size2);
+    gsl_vector_view dv = gsl_vector_view_array(dq, T->size1);
+    gsl_blas_dgemv(CblasNoTrans, 1.0, T, &yv.vector, 0.0, &dv.vector);
+}
+
+/* Conservative and undamped: K phi = omega^2 M phi (gsl_eigen_gensymmv).
+ * mu = omega^2 > 0 gives s = +-i omega (one row), mu < 0 the real pair
+ * s = +-sqrt(-mu) (two rows), mu = 0 (to round-off) s = 0 twice. */
+static int solve_gensymm(const reduced *r, const gsl_matrix *T, rows *R)
+{
+    size_t m = r->m, n = r->n;
+    gsl_matrix *K = gsl_matrix_alloc(m, m), *Mc = gsl_matrix_alloc(m, m);
+    gsl_matrix *phi = gsl_matrix_alloc(m, m);
+    gsl_vector *mu = gsl_vector_alloc(m);
+    gsl_eigen_gensymmv_workspace *ws = gsl_eigen_gensymmv_alloc(m);
+    double *y = malloc(m * sizeof *y), *dq = malloc(n * sizeof *dq);
+    int rc = -1;
+    if (K && Mc && phi && mu && ws && y && dq) {
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < m; j++)
+                gsl_matrix_set(K, i, j, 0.5 * (gsl_matrix_get(r->Kr, i, j) +
+                                               gsl_matrix_get(r->Kr, j, i)));
+        gsl_matrix_memcpy(Mc, r->Mr);
+        rc = gsl_eigen_gensymmv(K, Mc, mu, phi, ws) ? -2 : 0;
+    }
+    double mumax = 0;
+    for (size_t i = 0; !rc && i < m; i++)
+        mumax = fmax(mumax, fabs(gsl_vector_get(mu, i)));
+    for (size_t i = 0; !rc && i < m; i++) {
+        double u = gsl_vector_get(mu, i);
+        if (fabs(u) <= 64 * DBL_EPSILON * mumax)
+            u = 0;
+        for (size_t j = 0; j < m; j++)
+            y[j] = gsl_matrix_get(phi, j, i);
+        to_model(T, y, dq);
+        if (u > 0) {
+            add_row(R, 0, sqrt(u), dq, NULL);
+        } else {
+            double rt = u < 0 ? sqrt(-u) : 0.0;
+            add_row(R, rt, 0, dq, NULL);
+            add_row(R, -rt + 0.0, 0, dq, NULL);   /* s = 0 twice: no -0 */
+        }
+    }
+    gsl_matrix_free(K);
+    gsl_matrix_free(Mc);
+    gsl_matrix_free(phi);
+    gsl_vector_free(mu);
+    if (ws)
+        gsl_eigen_gensymmv_free(ws);
+    free(y);
+    free(dq);
+    return rc;
+}
+
+/* X <- L^-1 X L^-T (the congruence that turns Mr into the identity). */
+static void whiten(const gsl_matrix *L, gsl_matrix *X)
+{
+    gsl_blas_dtrsm(CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, 1.0, L, X);
+    gsl_blas_dtrsm(CblasRight, CblasLower, CblasTrans, CblasNonUnit, 1.0, L, X);
+}
+
+/* The first-order form: z = L^T y, x = (z, z'), A = [0 I; -Kt -Ct] with
+ * Kt = L^-1 Kr L^-T, Ct = L^-1 Cr L^-T (gsl_eigen_nonsymmv).  Each real
+ * eigenvalue and each pair (omega > 0) gives one row; y = L^-T z. */
+static int solve_nonsymm(const reduced *r, const gsl_matrix *Kt, const gsl_matrix *Ct,
+                         const gsl_matrix *T, rows *R)
+{
+    size_t m = r->m, n = r->n, m2 = 2 * m;
+    gsl_matrix *A = gsl_matrix_calloc(m2, m2);
+    gsl_vector_complex *s = gsl_vector_complex_alloc(m2);
+    gsl_matrix_complex *X = gsl_matrix_complex_alloc(m2, m2);
+    gsl_eigen_nonsymmv_workspace *ws = gsl_eigen_nonsymmv_alloc(m2);
+    double *yr = malloc(m * sizeof *yr), *yi = malloc(m * sizeof *yi);
+    double *dr = malloc(n * sizeof *dr), *di = malloc(n * sizeof *di);
+    int rc = -1;
+    if (A && s && X && ws && yr && yi && dr && di) {
+        for (size_t i = 0; i < m; i++) {
+            gsl_matrix_set(A, i, m + i, 1.0);
+            for (size_t j = 0; j < m; j++) {
+                gsl_matrix_set(A, m + i, j, -gsl_matrix_get(Kt, i, j));
+                gsl_matrix_set(A, m + i, m + j, -gsl_matrix_get(Ct, i, j));
+            }
+        }
+        rc = gsl_eigen_nonsymmv(A, s, X, ws) ? -2 : 0;
+    }
+    for (size_t e = 0; !rc && e < m2; e++) {
+        gsl_complex se = gsl_vector_complex_get(s, e);
+        if (GSL_IMAG(se) < 0)
+            continue;
+        for (size_t j = 0; j < m; j++) {
+            gsl_complex x = gsl_matrix_complex_get(X, j, e);
+            yr[j] = GSL_REAL(x);
+            yi[j] = GSL_IMAG(x);
+        }
+        gsl_vector_view vr = gsl_vector_view_array(yr, m), vi = gsl_vector_view_array(yi, m);
+        gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, r->L, &vr.vector);
+        gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, r->L, &vi.vector);
+        to_model(T, yr, dr);
+        to_model(T, yi, di);
+        add_row(R, GSL_REAL(se), GSL_IMAG(se), dr, di);
+    }
+    gsl_matrix_free(A);
+    gsl_vector_complex_free(s);
+    gsl_matrix_complex_free(X);
+    if (ws)
+        gsl_eigen_nonsymmv_free(ws);
+    free(yr);
+    free(yi);
+    free(dr);
+    free(di);
+    return rc;
+}
+
+static double max_abs_mat(const gsl_matrix *X)
+{
+    double mx = 0;
+    for (size_t i = 0; i < X->size1; i++)
+        for (size_t j = 0; j < X->size2; j++)
+            mx = fmax(mx, fabs(gsl_matrix_get(X, i, j)));
+    return mx;
+}
+
+/* Undamped, without gyroscopic terms, K symmetric: all to round-off
+ * relative to the natural frequency scale (a moving chart leaves its
+ * cancelled Coriolis terms at that level). */
+static int is_conservative(const gsl_matrix *Kt, const gsl_matrix *Ct)
+{
+    double kmax = max_abs_mat(Kt), cmax = max_abs_mat(Ct), asym = 0;
+    for (size_t i = 0; i < Kt->size1; i++)
+        for (size_t j = 0; j < i; j++)
+            asym = fmax(asym, fabs(gsl_matrix_get(Kt, i, j) - gsl_matrix_get(Kt, j, i)));
+    return cmax <= ROUNDOFF * sqrt(kmax) && asym <= ROUNDOFF * kmax;
+}
+
+/* ---------- the modes ---------- */
+
+typedef struct order {
+    double sigma, omega;
+    size_t i;
+} order;
+
+/* By omega ascending, then sigma descending (then as found). */
+static int order_cmp(const void *pa, const void *pb)
+{
+    const order *x = pa, *y = pb;
+    if (x->omega != y->omega)
+        return x->omega < y->omega ? -1 : 1;
+    if (x->sigma != y->sigma)
+        return x->sigma > y->sigma ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The sorted rows into md, shapes normalized; the verdict. */
+static int finish(const rows *R, hs_modes *md)
+{
+    size_t n = R->n, c = R->cnt;
+    order *o = malloc((c ? c : 1) * sizeof *o);
+    md->sigma = malloc((c ? c : 1) * sizeof *md->sigma);
+    md->omega = malloc((c ? c : 1) * sizeof *md->omega);
+    md->shape = malloc((c ? c : 1) * n * sizeof *md->shape);
+    if (!o || !md->sigma || !md->omega || !md->shape) {
+        free(o);
+        return -1;
+    }
+    for (size_t i = 0; i < c; i++)
+        o[i] = (order){ R->sigma[i], R->omega[i], i };
+    qsort(o, c, sizeof *o, order_cmp);
+    double rho = 0;
+    md->sigma_max = c ? -INFINITY : 0;
+    for (size_t r = 0; r < c; r++) {
+        size_t i = o[r].i;
+        md->sigma[r] = R->sigma[i];
+        md->omega[r] = R->omega[i];
+        normalize(R->re + i * n, R->im + i * n, n, md->shape + r * n);
+        rho = fmax(rho, hypot(R->sigma[i], R->omega[i]));
+        md->sigma_max = fmax(md->sigma_max, R->sigma[i]);
+    }
+    md->count = c;
+    md->stable = md->sigma_max <= STABLE_TOL * rho;
+    free(o);
+    return 0;
+}
+
+static void rows_free(rows *R)
+{
+    free(R->sigma);
+    free(R->omega);
+    free(R->re);
+    free(R->im);
+}
+
+/* The eigenproblem of the reduced system r in the basis T: rows into md. */
+static int eigen(const reduced *r, const gsl_matrix *T, hs_modes *md, hs_error *err)
+{
+    size_t m = r->m, n = r->n, cap = 2 * m;
+    rows R = { n, 0, malloc(cap * sizeof(double)), malloc(cap * sizeof(double)),
+               malloc(cap * n * sizeof(double)), malloc(cap * n * sizeof(double)) };
+    gsl_matrix *Kt = gsl_matrix_alloc(m, m), *Ct = gsl_matrix_alloc(m, m);
+    int rc = !R.sigma || !R.omega || !R.re || !R.im || !Kt || !Ct ? -1 : 0;
+    if (!rc) {
+        gsl_matrix_memcpy(Kt, r->Kr);
+        gsl_matrix_memcpy(Ct, r->Cr);
+        whiten(r->L, Kt);
+        whiten(r->L, Ct);
+        md->conservative = is_conservative(Kt, Ct);
+        rc = md->conservative ? solve_gensymm(r, T, &R) : solve_nonsymm(r, Kt, Ct, T, &R);
+    }
+    if (!rc)
+        rc = finish(&R, md);
+    gsl_matrix_free(Kt);
+    gsl_matrix_free(Ct);
+    rows_free(&R);
+    if (rc == -2)
+        return hs_error_set(err, HS_EXIT_INCONSISTENT, "the eigensolver did not converge");
+    return rc ? hs_error_set(err, HS_EXIT_MODEL, "out of memory") : 0;
+}
+
+int hs_an_modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err)
+{
+    memset(md, 0, sizeof *md);
+    md->n = a->n;
+    md->stable = 1;
+    gsl_matrix *T;
+    int rc = tangent_basis(a, eq, &T, err);
+    if (rc)
+        return rc;
+    md->dof = a->n - a->k;
+    if (md->dof == 0) {
+        gsl_matrix_free(T);
+        return 0;
+    }
+    reduced r;
+    rc = reduce(a, eq, T, &r, err);
+    if (!rc)
+        rc = eigen(&r, T, md, err);
+    reduced_free(&r);
+    gsl_matrix_free(T);
+    return rc;
+}
+
+void hs_an_modes_free(hs_modes *md)
+{
+    if (!md)
+        return;
+    free(md->sigma);
+    free(md->omega);
+    free(md->shape);
+    md->sigma = md->omega = md->shape = NULL;
+}
+
+/* ---------- the state-space matrix ---------- */
+
+static int cmp_size(const void *pa, const void *pb)
+{
+    size_t x = *(const size_t *)pa, y = *(const size_t *)pb;
+    return x < y ? -1 : x > y;
+}
+
+/* lin->solved: the first k pivots of the column-pivoted QR factorization
+ * G_q P = Q R (the best-conditioned coordinates to solve for); lin->state:
+ * the others.  T (n x dof): dq = T y, with y the state coordinates and
+ * the solved ones dq_D = -G_D^-1 G_I y from the linearized constraints. */
+static int state_basis(hs_an *a, const hs_equil *eq, hs_linear *lin, gsl_matrix *T,
+                       hs_error *err)
+{
+    size_t n = a->n, k = a->k, m = n - k;
+    gsl_matrix *Gq = jacobian_at(a, eq), *A = gsl_matrix_alloc(k, n);
+    gsl_matrix *GD = gsl_matrix_alloc(k, k);
+    gsl_vector *tau = gsl_vector_alloc(k), *norm = gsl_vector_alloc(n), *x = gsl_vector_alloc(k);
+    gsl_permutation *p = gsl_permutation_alloc(n), *pk = gsl_permutation_alloc(k);
+    int rc = 0, signum;
+    if (!Gq || !A || !GD || !tau || !norm || !x || !p || !pk) {
+        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        goto done;
+    }
+    gsl_matrix_memcpy(A, Gq);
+    gsl_linalg_QRPT_decomp(A, tau, p, &signum, norm);   /* rank k: tangent_basis */
+    unsigned char *is_solved = calloc(n, 1);
+    if (!is_solved) {
+        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        goto done;
+    }
+    for (size_t j = 0; j < k; j++) {
+        lin->solved[j] = gsl_permutation_get(p, j);
+        is_solved[lin->solved[j]] = 1;
+    }
+    qsort(lin->solved, k, sizeof *lin->solved, cmp_size);
+    for (size_t i = 0, s = 0; i < n; i++)
+        if (!is_solved[i])
+            lin->state[s++] = i;
+    free(is_solved);
+    for (size_t r = 0; r < k; r++)
+        for (size_t c = 0; c < k; c++)
+            gsl_matrix_set(GD, r, c, gsl_matrix_get(Gq, r, lin->solved[c]));
+    gsl_linalg_LU_decomp(GD, pk, &signum);
+    gsl_matrix_set_zero(T);
+    for (size_t j = 0; j < m; j++) {
+        gsl_matrix_set(T, lin->state[j], j, 1.0);
+        for (size_t r = 0; r < k; r++)
+            gsl_vector_set(x, r, -gsl_matrix_get(Gq, r, lin->state[j]));
+        gsl_linalg_LU_svx(GD, pk, x);     /* G_D dq_D = -G_I e_j */
+        for (size_t r = 0; r < k; r++)
+            gsl_matrix_set(T, lin->solved[r], j, gsl_vector_get(x, r));
+    }
+done:
+    gsl_matrix_free(Gq);
+    gsl_matrix_free(A);
+    gsl_matrix_free(GD);
+    gsl_vector_free(tau);
+    gsl_vector_free(norm);
+    gsl_vector_free(x);
+    gsl_permutation_free(p);
+    gsl_permutation_free(pk);
+    return rc;
+}
+
+/* A = [0 I; -Mr^-1 Kr  -Mr^-1 Cr] into lin->A. */
+static void state_matrix(const reduced *r, hs_linear *lin)
+{
+    size_t m = r->m, m2 = 2 * m;
+    double *A = lin->A;
+    memset(A, 0, m2 * m2 * sizeof *A);
+    gsl_vector *col = gsl_vector_alloc(m);
+    for (size_t i = 0; i < m; i++)
+        A[i * m2 + m + i] = 1.0;
+    for (int which = 0; col && which < 2; which++) {
+        const gsl_matrix *X = which ? r->Cr : r->Kr;
+        for (size_t j = 0; j < m; j++) {
+            for (size_t i = 0; i < m; i++)
+                gsl_vector_set(col, i, gsl_matrix_get(X, i, j));
+            gsl_linalg_cholesky_svx(r->L, col);
+            for (size_t i = 0; i < m; i++)
+                A[(m + i) * m2 + (which ? m : 0) + j] = 0.0 - gsl_vector_get(col, i);
+        }
+    }
+    gsl_vector_free(col);
+}
+
+int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
+{
+    size_t n = a->n, k = a->k;
+    memset(lin, 0, sizeof *lin);
+    lin->n = n;
+    lin->k = k;
+    if (k > n)
+        return dependent(a, n, err);
+    size_t m = n - k;
+    lin->dof = m;
+    lin->state = calloc(m + 1, sizeof *lin->state);
+    lin->solved = calloc(k + 1, sizeof *lin->solved);
+    lin->A = calloc(4 * m * m + 1, sizeof *lin->A);
+    if (!lin->state || !lin->solved || !lin->A)
+        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+    gsl_matrix *T;
+    int rc = tangent_basis(a, eq, &T, err);   /* the rank check, naming a constraint */
+    gsl_matrix_free(T);
+    if (rc)
+        return rc;
+    if (m == 0) {
+        for (size_t i = 0; i < n; i++)
+            lin->solved[i] = i;
+        return 0;
+    }
+    if (!(T = gsl_matrix_alloc(n, m)))
+        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+    if (k) {
+        rc = state_basis(a, eq, lin, T, err);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            lin->state[i] = i;
+        gsl_matrix_set_identity(T);
+    }
+    reduced r;
+    memset(&r, 0, sizeof r);
+    if (!rc)
+        rc = reduce(a, eq, T, &r, err);
+    if (!rc)
+        state_matrix(&r, lin);
+    reduced_free(&r);
+    gsl_matrix_free(T);
+    return rc;
+}
+
+void hs_an_linear_free(hs_linear *lin)
+{
+    if (!lin)
+        return;
+    free(lin->state);
+    free(lin->solved);
+    free(lin->A);
+    lin->state = lin->solved = NULL;
+    lin->A = NULL;
+}

@@ -1,0 +1,312 @@
+/* `holosim equilibrium` and `holosim modes`: the equilibrium nearest the
+ * initial position, its stability, the eigenvalues and mode shapes of the
+ * linearization, its state-space matrix (src/analysis). */
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analysis/analysis.h"
+#include "../io/fmt.h"
+
+#define TWO_PI 6.283185307179586
+
+const char hs_usage_equilibrium[] =
+    "usage: holosim equilibrium MODEL [--set NAME=VALUE]... [--csv]\n"
+    "\n"
+    "Find the equilibrium nearest the model's initial position: Newton's method\n"
+    "(exact symbolic Jacobian, line search) on Q(q, 0) + G_q^T lambda = 0,\n"
+    "G(q) = 0.  Report q*, the multipliers lambda* (the reaction G_q^T lambda*\n"
+    "holds the system there), the residual and the stability verdict: stable\n"
+    "when every eigenvalue of the linearization has sigma <= 0 (to round-off).\n"
+    "\n"
+    "  --set NAME=VALUE          override a parameter (repeatable)\n"
+    "  --csv                     a header (the coordinates, lambda_NAME for each\n"
+    "                            constraint, stable) and one row\n"
+    "\n"
+    "exit status: 2 when M, Q or G depend on time, 3 when no equilibrium is found.\n";
+
+const char hs_usage_modes[] =
+    "usage: holosim modes MODEL [--set NAME=VALUE]... [--csv] [--linearize]\n"
+    "\n"
+    "Linearize at the equilibrium nearest the initial position (on the tangent\n"
+    "space of the constraints) and list each eigenvalue s = sigma + i omega with\n"
+    "omega >= 0 (a complex pair once), sorted by omega, then by sigma descending:\n"
+    "frequency, period and mode shape in the model's coordinates (largest\n"
+    "component 1).  Conservative and undamped: K phi = omega^2 M phi; otherwise\n"
+    "the first-order form.\n"
+    "\n"
+    "  --set NAME=VALUE          override a parameter (repeatable)\n"
+    "  --csv                     header mode,sigma,omega,d_NAME... and one row\n"
+    "                            per eigenvalue\n"
+    "  --linearize               the state-space matrix A (dx/dt = A x) in n - k of\n"
+    "                            the model's coordinates and their velocities\n"
+    "                            (with --csv: A alone, one row per state)\n"
+    "\n"
+    "exit status: 2 when M, Q or G depend on time, 3 when no equilibrium is found.\n";
+
+static const char *num(char *buf, double x)
+{
+    hs_fmt_double(buf, x == 0 ? 0.0 : x);     /* no "-0" */
+    return buf;
+}
+
+/* Load, analyse, find the equilibrium and its modes: 0, or the exit code
+ * after printing the error. */
+typedef struct session {
+    hs_model *m;
+    hs_an *a;
+    hs_equil eq;
+    hs_modes md;
+} session;
+
+/* A write error on standard output (a full disk, a closed pipe): exit 1. */
+static int flushed(void)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    fprintf(stderr, "holosim: cannot write the output\n");
+    return HS_EXIT_USAGE;
+}
+
+static void session_free(session *s)
+{
+    hs_an_equil_free(&s->eq);
+    hs_an_modes_free(&s->md);
+    hs_an_free(s->a);
+    hs_model_free(s->m);
+}
+
+static int session_start(session *s, const opts *o)
+{
+    memset(s, 0, sizeof *s);
+    hs_error err;
+    hs_error_init(&err);
+    if (!(s->m = hs_model_load(o->model, &o->ov, &err)))
+        return hs_cli_fail(&err);
+    if (!(s->a = hs_an_new(s->m, &err)))
+        return hs_cli_fail(&err);
+    if (hs_an_equilibrium(s->a, s->m->q0, &s->eq, &err))
+        return hs_cli_fail(&err);
+    if (hs_an_modes(s->a, &s->eq, &s->md, &err))
+        return hs_cli_fail(&err);
+    return 0;
+}
+
+/* Options, one MODEL, then the session; 0 to go on, else *rc is the exit.
+ * The caller frees o and s in every case. */
+static int start(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
+                 opts *o, session *s, int *rc)
+{
+    memset(s, 0, sizeof *s);
+    *rc = hs_cli_parse_opts(argc, argv, usage, cmd, o);
+    if (*rc || !o->model || o->npos) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "%s: expected one MODEL", name);
+        *rc = *rc < 0 ? 0 : *rc ? *rc : hs_cli_usage_error(usage, "%s", msg);
+        return -1;
+    }
+    *rc = session_start(s, o);
+    return *rc ? -1 : 0;
+}
+
+static void print_header(const hs_model *m)
+{
+    static const char *const forms[] = { "Cartesian", "Lagrangian", "embedding" };
+    printf("model: %s%s%s\n", m->file, m->name[0] ? " -- " : "", m->name);
+    size_t dof = m->n - m->k;
+    printf("form: %s; n = %zu coordinates, k = %zu constraints, %zu degree%s of freedom\n",
+           forms[m->form], m->n, m->k, dof, dof == 1 ? "" : "s");
+}
+
+static void print_verdict(const hs_modes *md)
+{
+    char b[32];
+    if (md->stable)
+        printf("stability: stable (every eigenvalue of the linearization has sigma <= 0: "
+               "linear, spectral stability)\n");
+    else
+        printf("stability: unstable (an eigenvalue has sigma = %s > 0)\n",
+               num(b, md->sigma_max));
+}
+
+static void print_equilibrium(const hs_model *m, const hs_equil *eq)
+{
+    char b[32], b2[32];
+    printf("equilibrium (Newton from the initial position: %d step%s):\n", eq->iterations,
+           eq->iterations == 1 ? "" : "s");
+    for (size_t i = 0; i < m->n; i++)
+        printf("  %s = %s\n", m->qname[i], num(b, eq->q[i]));
+    if (m->k)
+        printf("multipliers (the reaction G_q^T lambda holds the system):\n");
+    for (size_t j = 0; j < m->k; j++)
+        printf("  lambda_%s = %s\n", m->cname[j], num(b, eq->lambda[j]));
+    printf("residual: max |Q + G_q^T lambda| = %s, max |G| = %s\n", num(b, eq->res_Q),
+           num(b2, eq->res_G));
+}
+
+int hs_cli_equilibrium(int argc, char **argv)
+{
+    opts o;
+    session s;
+    int rc;
+    if (start(argc, argv, hs_usage_equilibrium, CMD_EQUILIBRIUM, "equilibrium", &o, &s, &rc)) {
+        hs_cli_free_opts(&o);
+        session_free(&s);
+        return rc;
+    }
+    const hs_model *m = s.m;
+    char b[32];
+    if (o.csv) {
+        for (size_t i = 0; i < m->n; i++)
+            printf("%s,", m->qname[i]);
+        for (size_t j = 0; j < m->k; j++)
+            printf("lambda_%s,", m->cname[j]);
+        printf("stable\n");
+        for (size_t i = 0; i < m->n; i++)
+            printf("%s,", num(b, s.eq.q[i]));
+        for (size_t j = 0; j < m->k; j++)
+            printf("%s,", num(b, s.eq.lambda[j]));
+        printf("%d\n", s.md.stable);
+    } else {
+        print_header(m);
+        print_equilibrium(m, &s.eq);
+        print_verdict(&s.md);
+    }
+    hs_cli_free_opts(&o);
+    session_free(&s);
+    return flushed();
+}
+
+static void modes_csv(const hs_model *m, const hs_modes *md)
+{
+    char b[32];
+    printf("mode,sigma,omega");
+    for (size_t i = 0; i < m->n; i++)
+        printf(",d_%s", m->qname[i]);
+    putchar('\n');
+    for (size_t r = 0; r < md->count; r++) {
+        printf("%zu,%s", r + 1, num(b, md->sigma[r]));
+        printf(",%s", num(b, md->omega[r]));
+        for (size_t i = 0; i < m->n; i++)
+            printf(",%s", num(b, md->shape[r * m->n + i]));
+        putchar('\n');
+    }
+}
+
+/* The width of the text column d_NAME. */
+static int shape_width(const hs_model *m, size_t i)
+{
+    int w = (int)strlen(m->qname[i]) + 2;
+    return w < 12 ? 12 : w;
+}
+
+static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md)
+{
+    print_header(m);
+    print_equilibrium(m, eq);
+    if (!md->dof) {
+        printf("no degrees of freedom left (n = k): no modes\n");
+        print_verdict(md);
+        return;
+    }
+    printf("linearization on the tangent space ker G_q: %s\n", md->conservative
+           ? "conservative and undamped, solved as K phi = omega^2 M phi"
+           : "damping, gyroscopic or circulatory terms, solved in first-order form");
+    printf("%4s %13s %13s %13s %13s ", "mode", "sigma", "omega", "freq", "period");
+    for (size_t i = 0; i < m->n; i++)
+        printf(" %*s%s", shape_width(m, i) - (int)strlen(m->qname[i]), "d_", m->qname[i]);
+    putchar('\n');
+    for (size_t r = 0; r < md->count; r++) {
+        double w = md->omega[r];
+        printf("%4zu %13.6g %13.6g %13.6g ", r + 1, md->sigma[r] + 0.0, w, w / TWO_PI);
+        if (w > 0)
+            printf("%13.6g ", TWO_PI / w);
+        else
+            printf("%13s ", "-");
+        for (size_t i = 0; i < m->n; i++)
+            printf(" %*.6g", shape_width(m, i), md->shape[r * m->n + i] + 0.0);
+        putchar('\n');
+    }
+    printf("(sigma, omega in 1/time; freq = omega/2pi; period = 2pi/omega; d_: mode shape, "
+           "real part, largest component 1)\n");
+    print_verdict(md);
+}
+
+/* The state's names: the state coordinates, then their velocities. */
+static const char *state_name(const hs_model *m, const hs_linear *lin, size_t i)
+{
+    return i < lin->dof ? m->qname[lin->state[i]] : m->vname[lin->state[i - lin->dof]];
+}
+
+static void linear_print(const hs_model *m, const hs_linear *lin, int csv)
+{
+    size_t m2 = 2 * lin->dof;
+    char b[32];
+    if (!csv && !m2) {
+        printf("\nstate-space form: no state (n = k)\n");
+        return;
+    }
+    if (!csv) {
+        printf("\nstate-space form dx/dt = A x, x = deviations from (q*, 0) of (");
+        for (size_t i = 0; i < m2; i++)
+            printf("%s%s", i ? ", " : "", state_name(m, lin, i));
+        printf(")\n");
+        if (lin->k) {
+            printf("solved from them through the linearized constraints:");
+            for (size_t j = 0; j < lin->k; j++)
+                printf(" %s", m->qname[lin->solved[j]]);
+            printf(" (the best-conditioned columns of G_q: column-pivoted QR)\n");
+        }
+        printf("A:\n");
+    } else {
+        printf("state");
+        for (size_t i = 0; i < m2; i++)
+            printf(",%s", state_name(m, lin, i));
+        putchar('\n');
+    }
+    for (size_t i = 0; i < m2; i++) {
+        printf(csv ? "%s" : "  %-12s", state_name(m, lin, i));
+        for (size_t j = 0; j < m2; j++)
+            printf(csv ? ",%s" : " %24s", num(b, lin->A[i * m2 + j]));
+        putchar('\n');
+    }
+}
+
+int hs_cli_modes(int argc, char **argv)
+{
+    opts o;
+    session s;
+    int rc;
+    if (start(argc, argv, hs_usage_modes, CMD_MODES, "modes", &o, &s, &rc)) {
+        hs_cli_free_opts(&o);
+        session_free(&s);
+        return rc;
+    }
+    hs_linear lin;
+    memset(&lin, 0, sizeof lin);
+    if (o.linearize) {
+        hs_error err;
+        hs_error_init(&err);
+        if (hs_an_linearize(s.a, &s.eq, &lin, &err)) {
+            rc = hs_cli_fail(&err);
+            goto out;
+        }
+    }
+    if (o.csv && o.linearize)
+        linear_print(s.m, &lin, 1);
+    else if (o.csv)
+        modes_csv(s.m, &s.md);
+    else
+        modes_text(s.m, &s.eq, &s.md);
+    if (o.linearize && !o.csv)
+        linear_print(s.m, &lin, 0);
+    rc = flushed();
+out:
+    hs_an_linear_free(&lin);
+    hs_cli_free_opts(&o);
+    session_free(&s);
+    return rc;
+}

@@ -1,0 +1,128 @@
+/* Private to src/integrate: the state of one run, shared by the files that
+ * do its jobs:
+ *
+ *   integrate.c  hs_run: times checked, set-up, the stepping loop, failure
+ *                messages, clean-up
+ *   stepper.c    gsl_odeiv2 for holosim: the right-hand side with the work
+ *                integrals, the Jacobian, an error control whose ratio
+ *                covers only (q, v), bsimp on a shifted state, one step and
+ *                the stabilization policy per kind of stepper
+ *   rows.c       output rows: grid times, what a row computes, rows inside
+ *                a step (interpolate mode), the progress line
+ *
+ * Functions shared between these files carry the prefix hs_int_. */
+#ifndef HS_INTEGRATE_INTERNAL_H
+#define HS_INTEGRATE_INTERNAL_H
+
+#include <gsl/gsl_odeiv2.h>
+
+#include "../consistency/consistency.h"
+#include "../dynamics/dynamics.h"
+#include "../io/columns.h"
+#include "integrate.h"
+
+/* The parameters of the right-hand side.  GSL steps in tau = t - t0, so
+ * steps are resolved to the digits of the time elapsed, not of t (a run
+ * starting at t0 = 1.7e9 has 2.4e-7 between doubles of t, which a stepper
+ * restarting at order 1 at tight tolerances needs to go below); the model
+ * sees t = t0 + tau.  With t0 = 0, tau = t.  The state handed to GSL is
+ * y = (q, v, W_R, W_nc, W_t): the work integrals ride along with the
+ * stepper's stages (so they are as accurate as the stepper makes them),
+ * but the error control ignores them (stepper.c).  The last evaluation is
+ * remembered: a row at the state the stepper last evaluated costs no
+ * second evaluation. */
+typedef struct hs_int_ctx {
+    const hs_model *m;
+    hs_work *w;
+    size_t dim;                /* 2n + 3 */
+    double t0;                 /* GSL's time is tau = t - t0 */
+    double *f0, *f1, *ytmp;    /* [dim] finite-difference Jacobian scratch */
+    double last_t;             /* the state and rates of the last evaluation */
+    double *last_y, *last_f;   /* [dim] */
+    int last_ok;               /* last_* and w's outputs belong together */
+    int failed;                /* an evaluation failed: w->err says why */
+} hs_int_ctx;
+
+/* Rows inside a step come from polynomials through the step's ends and
+ * its midpoint (rows.c); the midpoint is one extra step of `helper`. */
+#define HS_INT_NP 7            /* points where the work integrals' rates match */
+#define HS_INT_NW 10           /* coefficients of their polynomials */
+#define HS_INT_DEPTH 6         /* a step is halved at most this often for its rows */
+typedef struct hs_int_run {
+    const hs_model *m;
+    const hs_run_opts *o;
+    hs_summary *sum;
+    hs_error *err;
+    int method;                 /* index into hs_methods */
+    double t0, t_end, dt;
+    long N;                     /* rows after the first: t0 + i dt, i < N, then t_end */
+    size_t dim;                 /* 2n + 3: q, v, W_R, W_nc, W_t */
+    hs_columns cols;
+    int cols_ok;
+    hs_work *w;
+    hs_proj *proj;
+    double *y, *yp, *yi;        /* [dim] state, at the step's start, a row */
+    double *fp, *fn, *fi;       /* [dim] rates there (fn: at the step's end) */
+    double *ym, *fm;            /* [(DEPTH + 1) dim] midpoints of the segments */
+    double *ye, *fe;            /* [(DEPTH + 1) dim] ends of right halves */
+    double *acc;                /* [n] an interpolant's accelerations */
+    double *yu, *fu;            /* [dim] interpolate mode: the step's end before a
+                                 * projection moved it, its rates */
+    int projected;              /* the last step was projected */
+    double *yerr;               /* [dim] the helper's error estimate */
+    hs_int_ctx c;
+    hs_out out;
+    int out_ok;
+    FILE *file;
+    gsl_odeiv2_system sys;
+    gsl_odeiv2_driver *drv;     /* the run's stepper, control and evolution */
+    gsl_odeiv2_driver *helper;  /* interpolate mode: the midpoint step */
+    double E0, t, h;            /* t: model time of the state y */
+    double tau;                 /* GSL's time, t - t0 (exact at rows) */
+    double atol, rtol;          /* the tolerances the stepper is handed */
+    double Bw[HS_INT_NW * HS_INT_NW]; /* data -> coefficients of W's polynomial */
+    double wc[3][HS_INT_NW];    /* W_R, W_nc, W_t on the current step */
+    int projecting;             /* stabilize: projection, with constraints */
+    int multistep;              /* msadams, msbdf: a projection resets them */
+    int need_w;                 /* a column shows W_R, W_nc, W_t or energy_balance */
+    int show;                   /* progress: 0 off, 1 after 2 s, 2 now */
+    int shown;                  /* the progress line is on the screen */
+    double wall0, next_show;
+} hs_int_run;
+
+/* stepper.c */
+/* y' at model time t (remembered: a second call at the same state costs
+ * nothing); GSL_SUCCESS or GSL_EBADFUNC with c->w->err set. */
+int hs_int_eval(hs_int_ctx *c, double t, const double y[], double f[]);
+/* The same at GSL's time tau (gsl_odeiv2_system), and its Jacobian. */
+int hs_int_rhs(double tau, const double y[], double f[], void *params);
+int hs_int_jacobian(double tau, const double y[], double *dfdy, double dfdt[], void *params);
+/* The driver of a stepper (hs_methods index) with holosim's control;
+ * NULL when out of memory. */
+gsl_odeiv2_driver *hs_int_driver_new(hs_int_run *R, int method);
+void hs_int_driver_free(gsl_odeiv2_driver *d);  /* NULL is fine */
+/* The helper stepper for rows inside a step: the run's own for one-step
+ * methods, rk8pd for msadams, rk4imp for msbdf. */
+int hs_int_helper_method(int method);
+/* One accepted step towards the model time t_stop (reached exactly when
+ * the step ends there), then stabilization; 0 or an exit code with R->err
+ * set. */
+int hs_int_advance(hs_int_run *R, double t_stop);
+/* The smallest step at GSL's time tau that is not an underflow. */
+double hs_int_min_step(double tau);
+/* A numerical failure at (t, y): w's reason, a rank diagnosis. */
+int hs_int_fail(hs_int_run *R, double t, const double *y);
+
+/* rows.c */
+/* Write the row at state y (time t); first = 1 for the first row (sets
+ * E0).  Returns 0 or an exit code with R->err set. */
+int hs_int_emit(hs_int_run *R, double t, const double *y, int first);
+/* Interpolate mode: every grid time in the step that just ended, from GSL
+ * time taup to R->tau; *i is the next row's index.  hs_int_interp_init
+ * first (0 or -1). */
+int hs_int_interp_init(hs_int_run *R);
+int hs_int_emit_inside(hs_int_run *R, double taup, long *i);
+/* The progress line: shown, updated, or (done = 1) cleared. */
+void hs_int_progress(hs_int_run *R, long rows_done, int done);
+
+#endif
