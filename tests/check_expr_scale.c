@@ -8,10 +8,10 @@
  *     direction (a changed array is a new direction), hs_subst_many, the
  *     symbol set of a large sum, the trig identities' early exit;
  *   - the embedding's metric route: an N-link pendulum in angles against
- *     its closed form (M and Q, and Q in Christoffel form), and a
- *     time-independent embedding with a full, position-dependent ambient
- *     mass and velocity-dependent forces against the same model taken
- *     through the square of the ambient velocities. */
+ *     its closed form (M and Q, and Q in Christoffel form), and an
+ *     embedding with a full, position-dependent ambient mass and
+ *     velocity-dependent forces, fixed or in a moving frame, against the
+ *     same system in the Lagrangian form. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -445,11 +445,9 @@ START_TEST(test_metric_route_nlink)
 }
 END_TEST
 
-/* A time-independent embedding (metric route) with a full ambient mass
- * that depends on the position, a potential and velocity-dependent forces,
- * against the same model with c*t added to x (c = 0: the same physics,
- * but a time-dependent embedding keeps the square of the ambient
- * velocities): the same M and Q at random states. */
+/* A time-independent embedding with a full ambient mass that depends on
+ * the position, a potential and velocity-dependent forces (c moves the
+ * frame along x). */
 static const char general_text[] =
     "parameters: {a: 1.5, b: 0.6, k: 2.0, mu: 0.3, c: 0}\n"
     "coordinates: [u, w]\n"
@@ -463,63 +461,10 @@ static const char general_text[] =
     "initial: {q: {u: 0.3, w: 0.8}}\n"
     "simulate: {t_end: 1}\n";
 
-START_TEST(test_metric_route_vs_square)
-{
-    char *sq = strdup(general_text), *mt = strdup(general_text);
-    ck_assert_ptr_nonnull(sq);
-    ck_assert_ptr_nonnull(mt);
-    char *p = strstr(mt, " + c*t");
-    ck_assert_ptr_nonnull(p);
-    memmove(p, p + 6, strlen(p + 6) + 1);       /* x: a*cos(u) + b*w^2 */
-    pu_args args = pu_defaults();
-    args.text = mt;
-    hs_model *A = pu_load(&args);
-    args.text = sq;
-    hs_model *B = pu_load(&args);
-    hs_work *wa = hs_work_new(A), *wb = hs_work_new(B);
-    ck_assert_ptr_nonnull(wa);
-    ck_assert_ptr_nonnull(wb);
-    double q[2], v[2], MA[4], MB[4], QA[2], QB[2];
-    srand(4242);
-    for (int trial = 0; trial < 20; trial++) {
-        for (int i = 0; i < 2; i++) {
-            q[i] = -2 + 4.0 * rand() / RAND_MAX;
-            v[i] = -3 + 6.0 * rand() / RAND_MAX;
-        }
-        double t = 2.0 * rand() / RAND_MAX;
-        m_and_q(A, wa, t, q, v, MA, QA);
-        m_and_q(B, wb, t, q, v, MB, QB);
-        for (int i = 0; i < 4; i++)
-            ck_assert_msg(fabs(MA[i] - MB[i]) <= 1e-12 * (1 + fabs(MB[i])),
-                          "M[%d]: metric %.17g, square %.17g", i, MA[i], MB[i]);
-        for (int i = 0; i < 2; i++)
-            ck_assert_msg(fabs(QA[i] - QB[i]) <= 1e-11 * (1 + fabs(QB[i])),
-                          "Q[%d]: metric %.17g, square %.17g", i, QA[i], QB[i]);
-    }
-    /* the energy bookkeeping holds on the metric route too */
-    pu_result r;
-    args.text = mt;
-    args.columns = "t,energy_balance";
-    pu_run_ok(&args, &r);
-    size_t eb = pu_col(&r.tab, "energy_balance");
-    for (size_t i = 0; i < r.tab.nrow; i++)
-        ck_assert_msg(fabs(PU_AT(&r.tab, i, eb)) <= 1e-7, "energy balance %g at row %zu",
-                      PU_AT(&r.tab, i, eb), i);
-    pu_result_free(&r);
-    hs_work_free(wa);
-    hs_work_free(wb);
-    hs_model_free(A);
-    hs_model_free(B);
-    free(sq);
-    free(mt);
-}
-END_TEST
-
 /* The same system in the Lagrangian form, its kinetic energy written by
  * hand as the square of the ambient velocities (defines), the ambient
  * forces as J^T F: an independent route to M and Q.  C is the speed of the
- * frame along x (0: a time-independent embedding, the metric route; else
- * a time-dependent one). */
+ * frame along x (0: no t in the embedding at all). */
 static const char general_lagrangian[] =
     "parameters: {a: 1.5, b: 0.6, k: 2.0, mu: 0.3, c: %g}\n"
     "coordinates: [u, w]\n"
@@ -619,7 +564,6 @@ static Suite *suite(void)
     tc = tcase_create("embedding");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_metric_route_nlink);
-    tcase_add_test(tc, test_metric_route_vs_square);
     tcase_add_loop_test(tc, test_embedding_vs_lagrangian, 0, 2);
     suite_add_tcase(s, tc);
     return s;

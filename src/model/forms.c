@@ -301,15 +301,14 @@ static const hs_node *pair_sum(hs_dag *d, pairsum *P, const hs_node *const *x,
     return hs_addn(d, P->terms, np);
 }
 
-/* J and Xt of the embedding; 1 when some X_a depends on t. */
-static int embedding_jacobian(loader *L, embjac *E, const int *qidx, int *syms,
+/* J and Xt of the embedding. */
+static void embedding_jacobian(loader *L, embjac *E, const int *qidx, int *syms,
                               const hs_node **grad)
 {
     hs_model *m = L->m;
     hs_dag *d = m->dag;
     size_t n = E->n, na = E->na;
     const hs_node *zero = scalar_zero(L);
-    int moving = 0;
     for (size_t z = 0; z < n * na; z++)
         E->J[z] = zero;
     for (size_t a = 0; a < na; a++) {
@@ -322,9 +321,7 @@ static int embedding_jacobian(loader *L, embjac *E, const int *qidx, int *syms,
         for (size_t z = 0; z < nq; z++)
             E->J[(size_t)qidx[syms[z]] * na + a] = grad[z];
         E->Xt[a] = hs_diff(d, L->ambX[a], m->sym_t);
-        moving |= E->Xt[a] != zero;
     }
-    return moving;
 }
 
 /* K = M_a J and KXt = M_a Xt, a row of M_a at a time (usually one entry). */
@@ -384,25 +381,6 @@ static const hs_node *metric_kinetic(loader *L, const embjac *E, pairsum *P,
     return T;
 }
 
-/* T = 1/2 x'^T M_a x' as written, the ambient velocities x' = D X squared
- * (a time-dependent embedding: its derivation prints as it always has). */
-static const hs_node *square_kinetic(loader *L, const hs_node *const *Ma, const hs_node **T0)
-{
-    hs_dag *d = L->m->dag;
-    size_t na = L->namb, nt = 0;
-    const hs_node **terms = xcalloc(na * na, sizeof *terms);
-    if (!terms)
-        return NULL;
-    for (size_t a = 0; a < na; a++)
-        for (size_t b = 0; b < na; b++)
-            if (!hs_is_num(Ma[a * na + b], 0))
-                terms[nt++] = hs_mul(d, hs_mul(d, Ma[a * na + b], L->ambV[a]), L->ambV[b]);
-    const hs_node *T = hs_mul(d, hs_num(d, 0.5), hs_addn(d, terms, nt));
-    free(terms);
-    *T0 = velocity_free(L, T);
-    return T;
-}
-
 /* The scratch of embedding_form. */
 typedef struct embscratch {
     const hs_node **Ma, **Fa, **buf, **grad;
@@ -447,8 +425,7 @@ static int embscratch_init(loader *L, embscratch *S)
  * Lagrangian form.  T is written through its metric J^T M_a J (the same
  * function as the square of x', as a sum of velocity monomials, whose
  * derivatives cost O(n^2) nodes for a chain where those of the square cost
- * O(n^3), and whose Q comes out in Christoffel form); a time-dependent
- * embedding keeps the square (square_kinetic). */
+ * O(n^3), and whose Q comes out in Christoffel form). */
 static int embedding_form(kbuild *B)
 {
     loader *L = B->L;
@@ -468,12 +445,9 @@ static int embedding_form(kbuild *B)
     if (!bad && B->frc)
         bad = embedding_forces(L, B->frc, S.Fa);
     if (!bad) {
-        if (embedding_jacobian(L, &E, S.qidx, S.syms, S.grad)) {
-            T = square_kinetic(L, S.Ma, &B->T0);
-        } else {
-            embedding_mass_times(L, &E, S.Ma, S.syms, S.grad);
-            T = metric_kinetic(L, &E, &S.P, &B->T0);
-        }
+        embedding_jacobian(L, &E, S.qidx, S.syms, S.grad);
+        embedding_mass_times(L, &E, S.Ma, S.syms, S.grad);
+        T = metric_kinetic(L, &E, &S.P, &B->T0);
         if (!T)
             bad = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     }
