@@ -1,7 +1,8 @@
-/* Kernels into bytecode programs (loader.h): parameters stay inputs, their
- * largest subexpressions hoisted into constants of the model; the mass
- * structure (constant diagonal, diagonal, full) and the sparsity of G_q
- * found on the kernels; the mass matrix checked at t0. */
+/* Kernels into bytecode programs (loader.h): parameter values folded in,
+ * except those the caller keeps as inputs (whose largest subexpressions
+ * are hoisted into constants of the model); the mass structure (constant
+ * diagonal, diagonal, full) and the sparsity of G_q found on the folded
+ * kernels; the mass matrix checked at t0. */
 #include "loader.h"
 
 #include <math.h>
@@ -22,9 +23,11 @@ typedef struct cbuild {
     size_t nsym0;
     const hs_node **memo_key, **memo_val;   /* open addressing, [memo_cap] */
     size_t memo_cap, memo_n;
+    size_t nkept;               /* parameters kept: nothing to hoist when 0 */
     const hs_node **r;          /* roots of the program being built */
     size_t nr;
-    const hs_node **Gq;         /* [k*n] G_q after hoisting */
+    const hs_node **Gq;         /* [nnz] folded structural non-zeros of G_q, by rows */
+    unsigned char *any_par;     /* [nsym at start] every parameter symbol */
     int oom;
 } cbuild;
 
@@ -160,106 +163,147 @@ static const hs_node *hoist(cbuild *C, const hs_node *e)
  * largest subexpressions hoisted. */
 static const hs_node *fold(cbuild *C, const hs_node *e)
 {
-    return hoist(C, hs_subst(C->L->m->dag, e, C->map, C->nsym0));
+    e = hs_subst(C->L->m->dag, e, C->map, C->nsym0);
+    return C->nkept ? hoist(C, e) : e;
 }
 
 /* e depends on no state symbol (t, q, v): on parameters at most. */
-static int state_free(const hs_model *m, const hs_node *e)
+static int state_free(const cbuild *C, const hs_node *e)
 {
     size_t ns;
     const int32_t *sy = hs_node_symbols(e, &ns);
-    for (size_t z = 0; z < ns; z++) {
-        int s = sy[z], is_par = 0;
-        for (size_t j = 0; j < m->npar && !is_par; j++)
-            is_par = m->sym_p[j] == s;
-        if (!is_par)
+    for (size_t z = 0; z < ns; z++)
+        if ((size_t)sy[z] >= C->nsym0 || !C->any_par[sy[z]])
             return 0;
-    }
     return 1;
 }
 
+/* A folded non-zero entry of M (index i * n + j). */
+typedef struct mentry {
+    size_t at;
+    const hs_node *f;
+} mentry;
+
 /* The mass structure from the folded M: constant diagonal (kept as numbers,
- * no program output), diagonal (n outputs) or full (the lower triangle). */
+ * no program output), diagonal (n outputs) or full (the lower triangle).
+ * Only the non-zero entries are folded and kept (the entries are folded in
+ * row order, as the program's node order depends on it): a chain of n
+ * coordinates has n^2 zeros, and an n x n copy costs more than the rest of
+ * its compilation. */
 static int mass_outputs(cbuild *C)
 {
     hs_model *m = C->L->m;
-    size_t n = m->n;
-    const hs_node **Mf = xcalloc(n * n, sizeof *Mf);
+    size_t n = m->n, nz = 0, cap = 2 * n;
+    mentry *Mf = xcalloc(cap, sizeof *Mf);
     if (!Mf)
         return -1;
     int diag = 1, constant = 1;
+    const hs_node *zero = hs_num(m->dag, 0);   /* the one 0 node: no visit of the entry */
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++) {
-            Mf[i * n + j] = fold(C, m->M[i * n + j]);
-            if (i != j && !hs_is_num(Mf[i * n + j], 0))
-                diag = 0;
-            if (i == j && !state_free(m, m->M[i * n + j]))
+            const hs_node *f = m->M[i * n + j];
+            if (f == zero)
+                continue;
+            if (i == j && !state_free(C, f))
                 constant = 0;
+            f = fold(C, f);
+            if (hs_is_num(f, 0))
+                continue;
+            diag &= i == j;
+            if (nz == cap) {
+                mentry *g = realloc(Mf, 2 * cap * sizeof *g);
+                if (!g) {
+                    free(Mf);
+                    return -1;
+                }
+                Mf = g;
+                cap *= 2;
+            }
+            Mf[nz++] = (mentry){ i * n + j, f };
         }
     m->mass_kind = !diag ? HS_MASS_FULL : constant ? HS_MASS_CONST_DIAG : HS_MASS_DIAG;
     m->off_M = C->nr;
+    size_t z = 0;               /* next non-zero entry, in row order */
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         m->Mconst = xcalloc(n, sizeof *m->Mconst);
         if (!m->Mconst) {
             free(Mf);
             return -1;
         }
-        /* the values: hs_model_eval_constants, with the hoisted ones */
+        /* the values: hs_model_eval_constants, after the hoisted ones */
     } else if (m->mass_kind == HS_MASS_DIAG) {
-        for (size_t i = 0; i < n; i++)
-            C->r[C->nr++] = Mf[i * n + i];
+        for (size_t i = 0; i < n; i++) {
+            while (z < nz && Mf[z].at < i * n + i)
+                z++;
+            C->r[C->nr++] = z < nz && Mf[z].at == i * n + i ? Mf[z].f : zero;
+        }
     } else {
         for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j <= i; j++)
-                C->r[C->nr++] = Mf[i * n + j];
+            for (size_t j = 0; j <= i; j++) {
+                while (z < nz && Mf[z].at < i * n + j)
+                    z++;
+                C->r[C->nr++] = z < nz && Mf[z].at == i * n + j ? Mf[z].f : zero;
+            }
     }
     free(Mf);
     return 0;
 }
 
-/* The sparsity of G_q from the folded Jacobian: gq_start, gq_col, nnz. */
+/* The sparsity of G_q from the folded Jacobian: gq_start, gq_col, nnz, and
+ * the folded non-zeros (no folded k x n copy: see mass_outputs). */
 static int jacobian_structure(cbuild *C)
 {
     hs_model *m = C->L->m;
-    size_t n = m->n, k = m->k;
-    C->Gq = xcalloc(k * n, sizeof *C->Gq);
+    size_t n = m->n, k = m->k, cap = k + 1;
+    const hs_node *zero = hs_num(m->dag, 0);
+    C->Gq = xcalloc(cap, sizeof *C->Gq);
+    m->gq_col = xcalloc(cap, sizeof *m->gq_col);
     m->gq_start = xcalloc(k + 1, sizeof *m->gq_start);
-    if (!C->Gq || !m->gq_start)
+    if (!C->Gq || !m->gq_col || !m->gq_start)
         return -1;
     m->nnz = 0;
-    for (size_t i = 0; i < k * n; i++) {
-        C->Gq[i] = fold(C, m->G_q[i]);
-        if (!hs_is_num(C->Gq[i], 0))
-            m->nnz++;
-    }
-    m->gq_col = xcalloc(m->nnz, sizeof *m->gq_col);
-    if (!m->gq_col)
-        return -1;
-    size_t z = 0;
     for (size_t i = 0; i < k; i++) {
-        m->gq_start[i] = (int)z;
-        for (size_t j = 0; j < n; j++)
-            if (!hs_is_num(C->Gq[i * n + j], 0))
-                m->gq_col[z++] = (int)j;
+        m->gq_start[i] = (int)m->nnz;
+        for (size_t j = 0; j < n; j++) {
+            const hs_node *e = m->G_q[i * n + j];
+            if (e == zero || hs_is_num(e = fold(C, e), 0))
+                continue;
+            if (m->nnz == cap) {
+                const hs_node **g = realloc(C->Gq, 2 * cap * sizeof *g);
+                if (g)
+                    C->Gq = g;
+                int *c = realloc(m->gq_col, 2 * cap * sizeof *c);
+                if (c)
+                    m->gq_col = c;
+                if (!g || !c)
+                    return -1;
+                cap *= 2;
+            }
+            m->gq_col[m->nnz] = (int)j;
+            C->Gq[m->nnz++] = e;
+        }
     }
-    m->gq_start[k] = (int)z;
+    m->gq_start[k] = (int)m->nnz;
     return 0;
 }
 
-/* Append the folded kernels e[0..cnt-1] to the roots. */
+/* Append the folded kernels e[0..cnt-1] to the roots (folded together:
+ * what they share is folded once). */
 static void push(cbuild *C, const hs_node *const *e, size_t cnt)
 {
-    for (size_t i = 0; i < cnt; i++)
-        C->r[C->nr++] = fold(C, e[i]);
+    const hs_node **r = C->r + C->nr;
+    hs_subst_many(C->L->m->dag, e, cnt, C->map, C->nsym0, r);
+    for (size_t i = 0; C->nkept && i < cnt; i++)
+        r[i] = hoist(C, r[i]);
+    C->nr += cnt;
 }
 
 /* Append the structural non-zeros of the folded G_q, row by row. */
 static void push_gq(cbuild *C)
 {
     const hs_model *m = C->L->m;
-    for (size_t i = 0; i < m->k * m->n; i++)
-        if (!hs_is_num(C->Gq[i], 0))
-            C->r[C->nr++] = C->Gq[i];
+    for (size_t z = 0; z < m->nnz; z++)
+        C->r[C->nr++] = C->Gq[z];
 }
 
 /* prog_dyn: M | Q | G_q non-zeros | gamma | P_nc | P_t | [bT] | [G | Gdot]. */
@@ -367,6 +411,8 @@ static int fold_map(cbuild *C)
                 keep = (size_t)sy[z] < C->nsym0 && C->is_par[sy[z]];
         }
         C->is_par[m->sym_p[j]] = (unsigned char)keep;
+        C->any_par[m->sym_p[j]] = 1;
+        C->nkept += (size_t)keep;
         if (!keep)
             C->map[m->sym_p[j]] = hs_num(m->dag, m->pval[j]);
     }
@@ -377,14 +423,17 @@ int hs_ld_compile(loader *L)
 {
     hs_model *m = L->m;
     size_t n = m->n, k = m->k;
-    cbuild C = { L, NULL, NULL, (size_t)hs_dag_nsymbols(m->dag), NULL, NULL, 0, 0, NULL, 0,
-                 NULL, 0 };
+    cbuild C;
+    memset(&C, 0, sizeof C);
+    C.L = L;
+    C.nsym0 = (size_t)hs_dag_nsymbols(m->dag);
     size_t cap = n * n + 5 * n + 6 * k + k * n + m->nout + 2 * m->namb + 10;
     C.is_par = xcalloc(C.nsym0, 1);
+    C.any_par = xcalloc(C.nsym0, 1);
     C.map = xcalloc(C.nsym0, sizeof *C.map);
     C.r = xcalloc(cap, sizeof *C.r);
     int rc = 0;
-    if (!C.is_par || !C.map || !C.r)
+    if (!C.is_par || !C.any_par || !C.map || !C.r)
         rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     if (!rc)
         rc = fold_map(&C);
@@ -402,6 +451,7 @@ int hs_ld_compile(loader *L)
     if (!rc)
         rc = hs_model_eval_constants(m, L->err);
     free(C.is_par);
+    free(C.any_par);
     free(C.map);
     free(C.memo_key);
     free(C.memo_val);

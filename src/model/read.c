@@ -589,20 +589,21 @@ int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M)
 int hs_ld_forbid_velocity(loader *L, const hs_node *e, yaml_node_t *where, const char *what)
 {
     hs_model *m = L->m;
-    if (e->kind == HS_NUM)
+    if (e->kind == HS_NUM || !m->sym_v)
         return 0;
-    size_t ns = (size_t)hs_dag_nsymbols(m->dag);
-    unsigned char *used = calloc(ns ? ns : 1, 1);
-    if (!used)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-    hs_symbols_used(e, used, ns);       /* one walk, not one per velocity */
-    for (size_t i = 0; i < m->n; i++)
-        if (used[m->sym_v[i]]) {
-            free(used);
+    /* e's own symbols (a check per velocity costs n for each of the n^2
+     * entries of a mass matrix); a velocity is named after its coordinate
+     * with a prime */
+    size_t ns;
+    const int32_t *sy = hs_node_symbols(e, &ns);
+    for (size_t z = 0; z < ns; z++) {
+        const char *nm = hs_dag_symbol_name(m->dag, sy[z]);
+        size_t len = strlen(nm);
+        long i = len > 1 && nm[len - 1] == '\'' ? hs_ld_find_coord(m, nm, len - 1) : -1;
+        if (i >= 0 && m->sym_v[i] == sy[z])
             return hs_ytree_error(L->y, L->err, where, "%s may not depend on velocities "
                                   "(it uses %s')", what, m->qname[i]);
-        }
-    free(used);
+    }
     return 0;
 }
 
