@@ -167,6 +167,8 @@ static int run_point(batch *B, const char *name, char **val)
     for (size_t j = 0; j < B->np && !rc; j++)
         rc = hs_params_add(pp, B->pname[j], strlen(B->pname[j]), val[j], &err);
     hs_overrides ov = o->ov;
+    ov.keep = (const char *const *)B->pname;   /* what varies stays an input: every */
+    ov.nkeep = B->np;                          /* point has the same programs */
     hs_model *m = NULL;
     if (!rc) {
         hs_params_apply(pp, &ov);
@@ -175,8 +177,12 @@ static int run_point(batch *B, const char *name, char **val)
     }
     if (m) {
         hs_run_opts ro = { NULL, part, o->columns, o->precision, NULL, HS_PROGRESS_OFF,
-                           &hs_cli_interrupted };
+                           &hs_cli_interrupted, NULL };
+        /* the same programs at every point: one native build (cached) serves all */
+        hs_native *nat = hs_cli_native(m, o, (double)(B->npts > 1 ? B->npts : 1));
+        ro.native = nat;
         rc = hs_run(m, &ro, &sum, &err);
+        hs_native_free(nat);
         hs_model_free(m);
     }
     for (size_t j = n0; j < pp->n; j++) {    /* back to the command line's */
