@@ -399,6 +399,8 @@ static int fold_map(cbuild *C)
 {
     hs_model *m = C->L->m;
     const hs_overrides *ov = C->L->ov;
+    if (!(m->par_kept = xcalloc(m->npar, 1)))
+        return hs_error_set(C->L->err, HS_EXIT_MODEL, "out of memory");
     for (size_t o = 0; o < m->npar_done; o++) {
         size_t j = m->par_order[o];
         int keep = 0;
@@ -410,7 +412,7 @@ static int fold_map(cbuild *C)
             for (size_t z = 0; z < ns && !keep; z++)
                 keep = (size_t)sy[z] < C->nsym0 && C->is_par[sy[z]];
         }
-        C->is_par[m->sym_p[j]] = (unsigned char)keep;
+        C->is_par[m->sym_p[j]] = m->par_kept[j] = (unsigned char)keep;
         C->any_par[m->sym_p[j]] = 1;
         C->nkept += (size_t)keep;
         if (!keep)

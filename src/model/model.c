@@ -254,6 +254,8 @@ void hs_model_free(hs_model *m)
     free(m->bT);
     free(m->Mconst);
     free(m->par_expr);
+    free(m->par_kept);
+    free(m->init_expr);
     free(m->par_order);
     free(m->hoist_sym);
     free(m->hoist_expr);

@@ -111,6 +111,8 @@ typedef struct hs_model {
     double *pval;          /* [npar] after --set and recomputation */
     const hs_node **par_expr;      /* [npar] each parameter's expression (NULL: a
                                     * number given by the caller) */
+    unsigned char *par_kept;       /* [npar] a program input (hs_overrides.keep and
+                                    * what is computed from those) */
     size_t *par_order;     /* [npar] the order they were evaluated in (each
                             * after those it mentions) */
     size_t npar_done;
@@ -122,6 +124,8 @@ typedef struct hs_model {
 
     double t0;
     double *q0, *v0;       /* [n] as written (before projection) */
+    const hs_node **init_expr;    /* [2n+1] the expressions of q0, v0 and t0
+                                   * (NULL: 0), of parameters */
     unsigned char *lock;   /* [n] consistency.lock */
     hs_settings set;
 
@@ -187,6 +191,18 @@ void hs_model_inputs(const hs_model *m, double *in);
  * Returns 0, or HS_EXIT_MODEL with err placed at the expression that is
  * not finite. */
 int hs_model_eval_constants(hs_model *m, hs_error *err);
+
+/* Another point of a sweep without loading again: the parameters named
+ * name[0..n-1] take value[i] and every other parameter, the hoisted
+ * constants, the initial data and the constant mass are recomputed from
+ * their expressions, so that m is the model hs_model_load would give with
+ * these values as --set (for parameters the model was loaded to keep as
+ * inputs: hs_overrides.keep; the programs do not change).  Returns 0, or -1
+ * when this point needs a full load (a value not finite, a name not kept,
+ * a mass not positive definite at t0, t_end not after t0: the load says
+ * why, with the file position); m is then unusable until a call returns 0.
+ * The `point` fields change: t0, q0, v0, pval, hoist_val, Mconst. */
+int hs_model_repoint(hs_model *m, const char *const *name, const double *value, size_t n);
 
 /* Turn a node's source position into FILE:LINE:COLUMN + source line in err
  * (used for run-time domain errors).  Leaves err's message alone. */

@@ -674,7 +674,8 @@ int hs_ld_read_initial(loader *L, yaml_node_t *root)
         return L->err->code;
     const hs_node **e = xcalloc(m->n, sizeof *e);
     double *in = xcalloc((size_t)hs_dag_nsymbols(d), sizeof *in);
-    if (!e || !in) {
+    m->init_expr = xcalloc(2 * m->n + 1, sizeof *m->init_expr);
+    if (!e || !in || !m->init_expr) {
         free(e);
         free(in);
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
@@ -689,7 +690,7 @@ int hs_ld_read_initial(loader *L, yaml_node_t *root)
         const hs_node *te = hs_ld_parse(L, tn, SCOPE_INITIAL, "initial.t");
         if (!te || hs_ld_dag_check(L))
             goto out;
-        m->t0 = hs_eval_tree(te, in);
+        m->t0 = hs_eval_tree(m->init_expr[2 * m->n] = te, in);
         if (!isfinite(m->t0)) {
             hs_ytree_error(L->y, L->err, tn, "initial.t is not finite");
             goto out;
@@ -709,7 +710,7 @@ int hs_ld_read_initial(loader *L, yaml_node_t *root)
                            pass == 0 ? NULL : scalar_zero(L), e) || hs_ld_dag_check(L))
             goto out;
         for (size_t i = 0; i < m->n; i++) {
-            dst[i] = hs_eval_tree(e[i], in);
+            dst[i] = hs_eval_tree(m->init_expr[(size_t)pass * m->n + i] = e[i], in);
             if (!isfinite(dst[i])) {
                 yaml_node_t *at = src->type == YAML_MAPPING_NODE ? hs_ld_get(L, src, m->qname[i])
                                                                  : src;
