@@ -11,47 +11,16 @@
 #
 # Same conventions as tests/cli.sh; the last line is `N passed, N failed`.
 
-LC_ALL=C
-export LC_ALL
+CLI_NAME=loadspeed
+CLI_TIMEOUT=20
+. "$(dirname "$0")/cli_lib.sh"
 
-H=${HOLOSIM:-bin/holosim}
-case $H in /*) ;; *) H=$(pwd)/$H ;; esac
-TESTS=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(dirname "$TESTS")
-
-if [ ! -x "$H" ]; then
-    echo "cli_loadspeed.sh: $H is not an executable (build it with make)" >&2
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/holosim-loadspeed.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT INT TERM
-TO=
-command -v timeout >/dev/null 2>&1 && TO="timeout 20"
-
-pass=0
-fail=0
-
-begin() { name=$1; why=; }
-no() { why="${why:+$why; }$*"; }
-end() {
-    if [ -z "$why" ]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL $name: $why"
-        [ -s "$T/err" ] && echo "  stderr: $(head -n 3 "$T/err" | cut -c1-200)"
-    fi
-}
-
+# holosim run in the scratch folder (the models name their files relatively)
 hs() {
     (cd "$T" && $TO "$H" "$@") >"$T/out" 2>"$T/err"
     rc=$?
 }
-rc_is() { [ "$rc" = "$1" ] || no "exit $rc, want $1"; }
-out_has() { grep -F -q -e "$1" "$T/out" || no "stdout lacks '$1'"; }
-out_empty() { [ -s "$T/out" ] && no "stdout is not empty"; }
+
 # positioned FILE LINE COL MSG: a FILE:LINE:COL error with MSG, the source
 # line and a caret under COL
 positioned() {
