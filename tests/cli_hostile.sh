@@ -32,6 +32,7 @@ PEND=$ROOT/models/pendulum.yaml
 SLIDER=$ROOT/models/slider_crank.yaml
 
 # ASan reserves terabytes of address space: no ulimit -v for its builds
+case $H in */build/san/*) SAN=1 ;; *) SAN=0 ;; esac
 
 same() { cmp -s "$1" "$2" || no "$3"; }
 absent() { [ -e "$1" ] && no "$2"; }
