@@ -1,6 +1,6 @@
 /* holosim: the command line.  main alone prints errors and picks the exit
  * code (0 ok, 1 usage, 2 model error, 3 inconsistent initial data, 4
- * numerical failure, 130 interrupted); the commands live in their own
+ * numerical failure, 128 + signal when interrupted); the commands live in their own
  * files (cli.h). */
 #include "cli.h"
 
@@ -39,7 +39,8 @@ const char hs_usage_main[] =
     "  -V, --version             print the version\n"
     "\n"
     "exit status: 0 success, 1 usage or output error, 2 model error,\n"
-    "3 inconsistent initial data, 4 numerical failure, 130 interrupted.\n"
+    "3 inconsistent initial data, 4 numerical failure, 130/143/129 interrupted\n"
+    "by SIGINT/SIGTERM/SIGHUP (complete rows kept).\n"
     "See holosim(1), and holosim-model(5) for the model format.\n";
 
 const char hs_usage_run[] =
@@ -76,7 +77,9 @@ const char hs_usage_run[] =
     "                            the start (on a terminal it also appears by\n"
     "                            itself after 2 s, unless -q)\n"
     "  --summary FILE            write the run summary as one CSV row to FILE\n"
-    "  -q, --quiet               no consistency report and no summary on stderr\n"
+    "  -q, --quiet               no summary on stderr (moved initial data are still\n"
+    "                            reported)\n"
+    "  --quiet-projection        no report of the consistency projection\n"
     "\n"
     "Every valued option also takes the form --option=VALUE; short flags bundle\n"
     "(-qo FILE, -oFILE).\n";
