@@ -481,7 +481,7 @@ begin hint_letter_no_wild_guess
 grep -q "did you mean" "$T/err" && no "a one-letter name got a guess: $(head -n 1 "$T/err")"
 end
 base 'E' >"$T/column.yaml"
-hint column 4 12 "'E' is a column of the CSV, not a name expressions can read" 2
+hint column 4 12 "'E' is computed by the dynamics: only outputs and events can read it" 2
 base 'm*g*y' | sed 's/mass: \[m, m, m\]/mass: m/' >"$T/mass.yaml"
 hint mass 3 7 "for the same mass on each of the 3 coordinates write [m, m, m]" 2
 base 'm*g*y' | sed 's/parameters: {m: 1, g: 9.81, l: 1}/parameters: {m: 1, g: 9.81, l: 2*x}/' \

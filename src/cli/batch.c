@@ -175,7 +175,7 @@ static int run_point(batch *B, const char *name, char **val)
     }
     if (m) {
         hs_run_opts ro = { NULL, part, o->columns, o->precision, NULL, HS_PROGRESS_OFF,
-                           &hs_cli_interrupted };
+                           &hs_cli_interrupted, NULL, NULL };
         rc = hs_run(m, &ro, &sum, &err);
         hs_model_free(m);
     }

@@ -21,6 +21,9 @@ typedef struct hs_run_opts {
     FILE *report;                  /* consistency report (stderr) or NULL (quiet) */
     int progress;                  /* HS_PROGRESS_*: the progress line on stderr */
     volatile sig_atomic_t *stop;   /* set by a signal handler: stop, exit 130 */
+    FILE *events;                  /* --events: the events CSV, or NULL: */
+    const char *events_path;       /* opened at its first row (or at the end of
+                                    * a run with none: the header alone) */
 } hs_run_opts;
 
 /* The progress line (simulated time, share done, time elapsed and left)
@@ -36,6 +39,9 @@ typedef struct hs_summary {
     long splits;                   /* interpolate mode: segments halved for accuracy */
     double max_G, max_Gdot, max_ebal, max_pres;
     double t_reached, wall;
+    long events;                   /* event occurrences (rows of the events file) */
+    const char *stopped_by;        /* the event that ended the run (its name), or NULL */
+    const char *stop_text;         /* its condition as written */
 } hs_summary;
 
 /* Output time i: t0 + i dt rounded to 15 significant digits (rows read

@@ -161,8 +161,8 @@ static int compile_pos(cbuild *C)
     return m->prog_pos ? 0 : C->L->err->code;
 }
 
-/* prog_aux: G | Gdot | G_t | U | P_nc | outputs | ambient | Tx | T0 |
- * ambient velocities (output rows). */
+/* prog_aux: G | Gdot | G_t | U | P_nc | ambient | Tx | T0 | ambient
+ * velocities (output rows). */
 static int compile_aux(cbuild *C)
 {
     hs_model *m = C->L->m;
@@ -178,8 +178,6 @@ static int compile_aux(cbuild *C)
     push(C, &m->U, 1);
     m->off_Pnc = C->nr;
     push(C, &m->P_nc, 1);
-    m->off_out = C->nr;
-    push(C, m->out, m->nout);
     m->off_amb = C->nr;
     push(C, m->amb, m->namb);
     m->off_Tx = C->nr;
@@ -196,13 +194,61 @@ static int compile_aux(cbuild *C)
     return m->prog_aux ? 0 : C->L->err->code;
 }
 
+/* Do the roots read an acceleration x'' or a multiplier lambda_NAME? */
+static int reads_dynamics(cbuild *C)
+{
+    const hs_model *m = C->L->m;
+    for (size_t r = 0; r < C->nr; r++) {
+        for (size_t i = 0; m->sym_a && i < m->n; i++)
+            if (m->sym_a[i] >= 0 && hs_depends_on(C->r[r], m->sym_a[i]))
+                return 1;
+        for (size_t j = 0; m->sym_lam && j < m->k; j++)
+            if (m->sym_lam[j] >= 0 && hs_depends_on(C->r[r], m->sym_lam[j]))
+                return 1;
+    }
+    return 0;
+}
+
+/* prog_out: the outputs; prog_ev: the event functions (one that is
+ * constant once the parameters are in never crosses zero: refused). */
+static int compile_out_ev(cbuild *C)
+{
+    hs_model *m = C->L->m;
+    C->nr = 0;
+    push(C, m->out, m->nout);
+    m->out_dyn = reads_dynamics(C);
+    if (hs_ld_dag_check(C->L) || !(m->prog_out = hs_prog_compile(m->dag, C->r, C->nr,
+                                                                 C->L->err)))
+        return C->L->err->code;
+    C->nr = 0;
+    push(C, m->evf, m->nev);
+    for (size_t e = 0; e < m->nev; e++) {
+        if (C->r[e]->kind != HS_NUM)
+            continue;
+        const hs_event *ev = &m->ev[e];
+        if (ev->pos.src < 0)
+            return hs_error_set(C->L->err, HS_EXIT_MODEL, "--stop-when '%s': the condition "
+                                "is constant (its function is %g): it never changes",
+                                ev->text, C->r[e]->value);
+        hs_error_set(C->L->err, HS_EXIT_MODEL, "event '%s': 'when' is constant (its "
+                     "function is %g): it never crosses zero", ev->name, C->r[e]->value);
+        hs_model_place(m, ev->pos, C->L->err);
+        return C->L->err->code;
+    }
+    m->ev_dyn = reads_dynamics(C);
+    if (hs_ld_dag_check(C->L) || !(m->prog_ev = hs_prog_compile(m->dag, C->r, C->nr,
+                                                               C->L->err)))
+        return C->L->err->code;
+    return 0;
+}
+
 int hs_ld_compile(loader *L)
 {
     hs_model *m = L->m;
     hs_dag *d = m->dag;
     size_t n = m->n, k = m->k;
     cbuild C = { L, NULL, (size_t)hs_dag_nsymbols(d), NULL, 0, NULL };
-    size_t cap = n * n + 5 * n + 6 * k + k * n + m->nout + 2 * m->namb + 10;
+    size_t cap = n * n + 5 * n + 6 * k + k * n + m->nout + m->nev + 2 * m->namb + 10;
     C.map = xcalloc(C.nsym, sizeof *C.map);
     C.r = xcalloc(cap, sizeof *C.r);
     int rc = 0;
@@ -216,6 +262,8 @@ int hs_ld_compile(loader *L)
         rc = compile_pos(&C);
     if (!rc)
         rc = compile_aux(&C);
+    if (!rc)
+        rc = compile_out_ev(&C);
     m->nin = C.nsym;
     free(C.map);
     free(C.r);
