@@ -15,14 +15,6 @@ static int known(const named *a, size_t n, const char *s)
     return 0;
 }
 
-static int is_constraint(const hs_model *m, const char *s)
-{
-    for (size_t i = 0; i < m->k; i++)
-        if (strcmp(m->cname[i], s) == 0)
-            return 1;
-    return 0;
-}
-
 const char *hs_ld_nearest_param(loader *L, const char *s)
 {
     const named *a = L->par;
@@ -101,16 +93,14 @@ void hs_ld_name_hint(loader *L, const hs_error *pe, int scope, const char *text,
         if (strlen(c[i]) == len && hs_edit_distance(s, c[i]) == 0)
             near = c[i];
     /* lambda_NAME, R_q, T, U, E, H: outputs and events read them */
-    int dyn = (len == 1 && strchr("TUEH", s[0])) ||
-              (strncmp(s, "lambda_", 7) == 0 && is_constraint(m, s + 7)) ||
-              (strncmp(s, "R_", 2) == 0 && hs_ld_find_coord(m, s + 2, len - 2) >= 0);
+    int dyn = !out && ((len == 1 && strchr("TUEH", s[0])) || strncmp(s, "lambda_", 7) == 0 ||
+                       (strncmp(s, "R_", 2) == 0 && hs_ld_find_coord(m, s + 2, len - 2) >= 0));
     static const char *const cols[] = { "P_R", "power_residual", "W_R", "W_nc", "W_t",
                                         "energy_balance" };
-    int col = strncmp(s, "Gdot_", 5) == 0 || strncmp(s, "G_", 2) == 0 ||
-              (!out && strncmp(s, "lambda_", 7) == 0);
+    int col = strncmp(s, "Gdot_", 5) == 0 || strncmp(s, "G_", 2) == 0;
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
         col |= strcmp(s, cols[i]) == 0;
-    if (dyn && !out)
+    if (dyn)
         snprintf(hint, cap, " ('%s' is computed by the dynamics: only outputs and events "
                  "can read it)", s);
     else if (col)
