@@ -40,7 +40,8 @@ typedef struct hs_summary {
     double max_G, max_Gdot, max_ebal, max_pres;
     double t_reached, wall;
     long events;                   /* event occurrences (rows of the events file) */
-    const char *stopped_by;        /* the event that ended the run (its name), or NULL */
+    const char *stopped_by;        /* the event that ended the run (its name), or
+                                    * NULL; it and stop_text point into the model */
     const char *stop_text;         /* its condition as written */
 } hs_summary;
 

@@ -146,15 +146,16 @@ int hs_int_emit(hs_int_run *R, double t, const double *y, int first)
 int hs_int_event_row(hs_int_run *R, const char *name, double t, const double *y)
 {
     hs_row r;
+    R->sum->events++;
+    if (!R->evout_ok)                     /* no events file: nothing to compute */
+        return 0;
     int rc = row_values(R, t, y, &r);
     if (rc)
         return rc;
-    if (R->evout_ok && hs_columns_event_row(R->m, &R->cols, &r, name, &R->evout,
-                                            &R->w->err)) {
+    if (hs_columns_event_row(R->m, &R->cols, &r, name, &R->evout, &R->w->err)) {
         R->w->fail_kind = HS_FAIL_NONFINITE;
         return hs_int_fail(R, t, y);
     }
-    R->sum->events++;
     return 0;
 }
 
