@@ -209,8 +209,7 @@ static int reads_dynamics(cbuild *C)
     return 0;
 }
 
-/* prog_out: the outputs; prog_ev: the event functions (one that is
- * constant once the parameters are in never crosses zero: refused). */
+/* prog_out: the outputs; prog_ev: the event functions. */
 static int compile_out_ev(cbuild *C)
 {
     hs_model *m = C->L->m;
@@ -222,19 +221,6 @@ static int compile_out_ev(cbuild *C)
         return C->L->err->code;
     C->nr = 0;
     push(C, m->evf, m->nev);
-    for (size_t e = 0; e < m->nev; e++) {
-        if (C->r[e]->kind != HS_NUM)
-            continue;
-        const hs_event *ev = &m->ev[e];
-        if (ev->pos.src < 0)
-            return hs_error_set(C->L->err, HS_EXIT_MODEL, "--stop-when '%s': the condition "
-                                "is constant (its function is %g): it never changes",
-                                ev->text, C->r[e]->value);
-        hs_error_set(C->L->err, HS_EXIT_MODEL, "event '%s': 'when' is constant (its "
-                     "function is %g): it never crosses zero", ev->name, C->r[e]->value);
-        hs_model_place(m, ev->pos, C->L->err);
-        return C->L->err->code;
-    }
     m->ev_dyn = reads_dynamics(C);
     if (hs_ld_dag_check(C->L) || !(m->prog_ev = hs_prog_compile(m->dag, C->r, C->nr,
                                                                C->L->err)))

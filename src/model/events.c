@@ -357,6 +357,35 @@ static int read_stop_when(loader *L, size_t i, hs_event *ev, const hs_node **g)
     return L->err->code;
 }
 
+/* An event function constant once the parameters are in never crosses
+ * zero: refused, at its `when` (or naming the --stop-when). */
+static int check_constant(loader *L)
+{
+    hs_model *m = L->m;
+    size_t ns = (size_t)hs_dag_nsymbols(m->dag);
+    const hs_node **map = xcalloc(ns, sizeof *map);
+    if (!map)
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    for (size_t j = 0; j < m->npar; j++)
+        map[m->sym_p[j]] = hs_num(m->dag, m->pval[j]);
+    for (size_t e = 0; e < m->nev && !L->err->code; e++) {
+        const hs_node *f = hs_subst(m->dag, m->evf[e], map, ns);
+        if (f->kind != HS_NUM || hs_ld_dag_check(L))
+            continue;
+        const hs_event *ev = &m->ev[e];
+        if (ev->pos.src < 0) {
+            hs_error_set(L->err, HS_EXIT_MODEL, "--stop-when '%s': the condition is "
+                         "constant (its function is %g): it never changes", ev->text, f->value);
+        } else {
+            hs_error_set(L->err, HS_EXIT_MODEL, "event '%s': 'when' is constant (its function "
+                         "is %g): it never crosses zero", ev->name, f->value);
+            hs_model_place(m, ev->pos, L->err);
+        }
+    }
+    free(map);
+    return L->err->code;
+}
+
 int hs_ld_read_events(loader *L, yaml_node_t *root)
 {
     hs_model *m = L->m;
@@ -389,5 +418,5 @@ int hs_ld_read_events(loader *L, yaml_node_t *root)
                                       "event '%s' has the name of the --stop-when condition: "
                                       "rename the event", m->ev[f].name);
     }
-    return 0;
+    return check_constant(L);
 }

@@ -255,6 +255,8 @@ static void locate(void *ctx, size_t off, int *line, int *col)
 /* Parse a scalar as an expression in the given scope. */
 const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *what)
 {
+    int cond = L->cond;                /* for this text, not for a define it reads */
+    L->cond = 0;
     if (L->err->code)
         return NULL;
     if (!n || n->type != YAML_SCALAR_NODE) {
@@ -280,8 +282,6 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
     yaml_node_t *saved_cur = L->cur;
     L->cur = n;
     L->depth++;
-    int cond = L->cond;                /* for this text, not for a define it reads */
-    L->cond = 0;
     const hs_node *e = (cond ? hs_parse_cond : hs_parse)(L->m->dag,
                                                         (const char *)n->data.scalar.value,
                                                         n->data.scalar.length, src, &r, &pe);
