@@ -14,8 +14,9 @@
  * rad from the downward vertical, at rest (bench/chain_model.sh writes the
  * same model for holosim).
  *
- *   baseline_chain -n N [-b] [-T t_end] [-d dt] [-o FILE] [-p] [-w] [-r]
+ *   baseline_chain -n N [-b|-t] [-T t_end] [-d dt] [-o FILE] [-p] [-w] [-r]
  *     -b  banded Cholesky (default dense)   -p  projection after every step
+ *     -t  the tridiagonal Cholesky written out inline (no GSL call)
  *     -w  work integrals in the state (2n+2, as holosim)
  *     -r  time the right-hand side alone (ns per evaluation) and exit
  * Before anything else the dense and banded accelerations are compared at a
@@ -92,11 +93,33 @@ static int factor_C(chain *c)
             }
         }
     }
+    if (c->banded == 2) {                 /* -t: the tridiagonal Cholesky inline */
+        double *L = C->data, prev = 0;
+        for (size_t i = 0; i < N; i++) {
+            double dd = L[i * C->tda] - prev * prev;
+            if (!(dd > 0))
+                return GSL_EDOM;
+            double l = sqrt(dd);
+            L[i * C->tda] = l;
+            prev = i + 1 < N ? (L[i * C->tda + 1] /= l) : 0;
+        }
+        return GSL_SUCCESS;
+    }
     return c->banded ? gsl_linalg_cholesky_band_decomp(C) : gsl_linalg_cholesky_decomp1(C);
 }
 
 static void solve_C(chain *c)
 {
+    if (c->banded == 2) {
+        size_t N = c->N, tda = c->C->tda;
+        const double *L = c->C->data;
+        double *x = c->r->data;
+        for (size_t i = 0; i < N; i++)
+            x[i] = (i ? x[i] - L[(i - 1) * tda + 1] * x[i - 1] : x[i]) / L[i * tda];
+        for (size_t i = N; i-- > 0;)
+            x[i] = (i + 1 < N ? x[i] - L[i * tda + 1] * x[i + 1] : x[i]) / L[i * tda];
+        return;
+    }
     if (c->banded)
         gsl_linalg_cholesky_band_svx(c->C, c->r);
     else
@@ -284,24 +307,28 @@ static void test_state(size_t N, double *y)
 
 static int self_check(size_t N)
 {
-    chain cd, cb;
+    chain cd, cb, ct;
     chain_init(&cd, N, 0, 0);
     chain_init(&cb, N, 1, 0);
+    chain_init(&ct, N, 2, 0);
     double *y = calloc(4 * N, sizeof *y), *fd = calloc(4 * N, sizeof *fd),
-           *fb = calloc(4 * N, sizeof *fb);
+           *fb = calloc(4 * N, sizeof *fb), *ft = calloc(4 * N, sizeof *ft);
     test_state(N, y);
     rhs(0, y, fd, &cd);
     rhs(0, y, fb, &cb);
+    rhs(0, y, ft, &ct);
     double e = 0, s = 0;
     for (size_t j = 2 * N; j < 4 * N; j++) {
-        e = fmax(e, fabs(fd[j] - fb[j]));
+        e = fmax(e, fmax(fabs(fd[j] - fb[j]), fabs(fd[j] - ft[j])));
         s = fmax(s, fabs(fd[j]));
     }
     chain_free(&cd);
     chain_free(&cb);
+    chain_free(&ct);
     free(y);
     free(fd);
     free(fb);
+    free(ft);
     if (!(e <= 1e-10 * fmax(1, s))) {
         fprintf(stderr, "baseline_chain: dense and banded accelerations differ by %g\n", e);
         return 2;
@@ -345,10 +372,11 @@ int main(int argc, char **argv)
     const char *out = NULL;
     long N = 8;
     int banded = 0, proj = 0, with_work = 0, rhs_only = 0, opt;
-    while ((opt = getopt(argc, argv, "n:bT:d:o:pwr")) != -1) {
+    while ((opt = getopt(argc, argv, "n:btT:d:o:pwr")) != -1) {
         switch (opt) {
         case 'n': N = atol(optarg); break;
         case 'b': banded = 1; break;
+        case 't': banded = 2; break;
         case 'T': t_end = atof(optarg); break;
         case 'd': dt = atof(optarg); break;
         case 'o': out = optarg; break;
@@ -356,7 +384,7 @@ int main(int argc, char **argv)
         case 'w': with_work = 1; break;
         case 'r': rhs_only = 1; break;
         default:
-            fprintf(stderr, "usage: baseline_chain -n N [-b] [-T t_end] [-d dt] [-o FILE] "
+            fprintf(stderr, "usage: baseline_chain -n N [-b|-t] [-T t_end] [-d dt] [-o FILE] "
                     "[-p] [-w] [-r]\n");
             return 1;
         }
@@ -426,7 +454,8 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(stderr, "baseline_chain: N %ld %s steps %ld rhs_evals %ld wall_s %.6f\n", N,
-            banded ? "banded" : "dense", steps, c.nrhs, now() - wall0);
+            banded == 2 ? "tridiagonal" : banded ? "banded" : "dense", steps, c.nrhs,
+            now() - wall0);
     gsl_odeiv2_driver_free(drv);
     chain_free(&c);
     free(y);

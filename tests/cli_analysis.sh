@@ -7,59 +7,12 @@
 #
 # The last line of output is always `N passed, N failed`.
 
-LC_ALL=C
-export LC_ALL
+CLI_NAME=analysis
+CLI_TIMEOUT=10
+. "$(dirname "$0")/cli_lib.sh"
 
-H=${HOLOSIM:-bin/holosim}
-case $H in /*) ;; *) H=$(pwd)/$H ;; esac
-TESTS=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(dirname "$TESTS")
 MODELS=$ROOT/models
 
-if [ ! -x "$H" ]; then
-    echo "cli_analysis.sh: $H is not an executable (build it with make)" >&2
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/holosim-an.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT INT TERM
-
-if command -v timeout >/dev/null 2>&1; then TO="timeout 10"; else TO=""; fi
-
-pass=0
-fail=0
-
-begin() { name=$1; why=; }
-no() { why="${why:+$why; }$*"; }
-end() {
-    if [ -z "$why" ]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL $name: $why"
-        [ -s "$T/err" ] && echo "  stderr: $(head -n 3 "$T/err" | cut -c1-200)"
-    fi
-}
-
-# hs ARGS...: stdout in $T/out, stderr in $T/err, status in $rc
-hs() {
-    $TO "$H" "$@" >"$T/out" 2>"$T/err"
-    rc=$?
-}
-rc_is() { [ "$rc" = "$1" ] || no "exit $rc, want $1"; }
-out_has() { grep -F -q -e "$1" "$T/out" || no "stdout lacks '$1'"; }
-err_has() { grep -F -q -e "$1" "$T/err" || no "stderr lacks '$1'"; }
-out_empty() { [ -s "$T/out" ] && no "stdout is not empty ($(head -n 1 "$T/out" | cut -c1-60))"; }
-err_empty() { [ -s "$T/err" ] && no "stderr is not empty ($(head -n 1 "$T/err" | cut -c1-100))"; }
-out_line() {
-    got=$(sed -n "$1p" "$T/out")
-    [ "$got" = "$2" ] || no "stdout line $1 is '$got', want '$2'"
-}
-out_lines() {
-    got=$(wc -l <"$T/out" | tr -d ' ')
-    [ "$got" = "$1" ] || no "stdout has $got lines, want $1"
-}
 # field F of line L of stdout
 field() { sed -n "$1p" "$T/out" | cut -d, -f"$2"; }
 # |A - B| <= TOL * |B|

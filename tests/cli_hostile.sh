@@ -24,48 +24,16 @@
 #
 # The last line of output is always `N passed, N failed`.
 
-LC_ALL=C
-export LC_ALL
+CLI_NAME=hostile
+CLI_TIMEOUT=10
+. "$(dirname "$0")/cli_lib.sh"
 
-H=${HOLOSIM:-bin/holosim}
-case $H in /*) ;; *) H=$(pwd)/$H ;; esac
-TESTS=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(dirname "$TESTS")
 PEND=$ROOT/models/pendulum.yaml
 SLIDER=$ROOT/models/slider_crank.yaml
 
-if [ ! -x "$H" ]; then
-    echo "cli_hostile.sh: $H is not an executable (build it with make)" >&2
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/holosim-hostile.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT INT TERM
-
-if command -v timeout >/dev/null 2>&1; then TO="timeout 10"; else TO=""; fi
 # ASan reserves terabytes of address space: no ulimit -v for its builds
 case $H in */build/san/*) SAN=1 ;; *) SAN=0 ;; esac
 
-pass=0
-fail=0
-
-begin() { name=$1; why=; }
-no() { why="${why:+$why; }$*"; }
-end() {
-    if [ -z "$why" ]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL $name: $why"
-        [ -s "$T/err" ] && echo "  stderr: $(head -n 3 "$T/err" | cut -c1-200)"
-    fi
-}
-hs() { $TO "$H" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
-rc_is() { [ "$rc" = "$1" ] || no "exit $rc, want $1"; }
-err_has() { grep -F -q -e "$1" "$T/err" || no "stderr lacks '$1'"; }
-err_empty() { [ -s "$T/err" ] && no "stderr is not empty ($(head -n 1 "$T/err" | cut -c1-100))"; }
-out_empty() { [ -s "$T/out" ] && no "stdout is not empty"; }
 same() { cmp -s "$1" "$2" || no "$3"; }
 absent() { [ -e "$1" ] && no "$2"; }
 

@@ -9,45 +9,12 @@
 # Same conventions as tests/cli.sh: each test asserts exit codes and output;
 # the last line is `N passed, N failed`.
 
-LC_ALL=C
-export LC_ALL
+CLI_NAME=integrate
+CLI_TIMEOUT=120
+. "$(dirname "$0")/cli_lib.sh"
 
-H=${HOLOSIM:-bin/holosim}
-case $H in /*) ;; *) H=$(pwd)/$H ;; esac
-TESTS=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(dirname "$TESTS")
 M=$ROOT/models
 
-if [ ! -x "$H" ]; then
-    echo "cli_integrate.sh: $H is not an executable (build it with make)" >&2
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/holosim-integ.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT INT TERM
-
-if command -v timeout >/dev/null 2>&1; then TO="timeout 120"; else TO=""; fi
-
-pass=0
-fail=0
-begin() { name=$1; why=; }
-no() { why="${why:+$why; }$*"; }
-end() {
-    if [ -z "$why" ]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL $name: $why"
-    fi
-}
-# hs ARGS...: run holosim, stdout to $T/out, stderr to $T/err, code in $rc
-hs() {
-    $TO "$H" "$@" >"$T/out" 2>"$T/err"
-    rc=$?
-}
-rc_is() { [ "$rc" = "$1" ] || no "exit $rc, expected $1 ($(head -c 300 "$T/err"))"; }
-err_has() { grep -F -q -e "$1" "$T/err" || no "stderr lacks '$1': $(head -c 300 "$T/err")"; }
 # maxabs FILE COLUMN: max |value| of a named CSV column
 maxabs() {
     awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }

@@ -12,55 +12,14 @@
 #
 # Same conventions as tests/cli.sh; the last line is `N passed, N failed`.
 
-LC_ALL=C
-export LC_ALL
+CLI_NAME=newcomer
+CLI_TIMEOUT=
+. "$(dirname "$0")/cli_lib.sh"
 
-H=${HOLOSIM:-bin/holosim}
-case $H in /*) ;; *) H=$(pwd)/$H ;; esac
-TESTS=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(dirname "$TESTS")
 PEND=$ROOT/models/pendulum.yaml
 
-if [ ! -x "$H" ]; then
-    echo "cli_newcomer.sh: $H is not an executable (build it with make)" >&2
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/holosim-newcomer.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT INT TERM
-TO=
 command -v timeout >/dev/null 2>&1 && TO="timeout 20"
 
-pass=0
-fail=0
-
-begin() { name=$1; why=; }
-no() { why="${why:+$why; }$*"; }
-end() {
-    if [ -z "$why" ]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL $name: $why"
-        [ -s "$T/err" ] && echo "  stderr: $(head -n 3 "$T/err" | cut -c1-200)"
-    fi
-}
-
-hs() {
-    $TO "$H" "$@" >"$T/out" 2>"$T/err"
-    rc=$?
-}
-rc_is() { [ "$rc" = "$1" ] || no "exit $rc, want $1"; }
-out_has() { grep -F -q -e "$1" "$T/out" || no "stdout lacks '$1'"; }
-err_has() { grep -F -q -e "$1" "$T/err" || no "stderr lacks '$1'"; }
-err_lacks() { grep -F -q -e "$1" "$T/err" && no "stderr has '$1'"; }
-out_empty() { [ -s "$T/out" ] && no "stdout is not empty"; }
-err_empty() { [ -s "$T/err" ] && no "stderr is not empty ($(head -n 1 "$T/err"))"; }
-out_line() {
-    got=$(sed -n "$1p" "$T/out")
-    [ "$got" = "$2" ] || no "stdout line $1 is '$got', want '$2'"
-}
 err_line() {
     got=$(sed -n "$1p" "$T/err")
     [ "$got" = "$2" ] || no "stderr line $1 is '$got', want '$2'"

@@ -143,7 +143,59 @@ typedef struct batch {
     char **pname;              /* [np] the grid's parameter names */
     size_t np;
     size_t npts, stride;       /* points; fields per row in the rows array */
+    hs_model *base;            /* the model kept for hs_model_repoint */
+    hs_native *native;         /* its native kernels (NULL: the VM) */
+    int native_tried;
+    hs_native *own_native;     /* those of the last point loaded apart */
+    double *x;                 /* [np] a point's values */
 } batch;
+
+/* The grid values as numbers (all of them plain numbers), or -1. */
+static int numeric(const batch *B, char **val, double *x)
+{
+    for (size_t j = 0; j < B->np; j++)
+        if (hs_cli_parse_double(val[j], &x[j]))
+            return -1;
+    return 0;
+}
+
+/* The model at this point: the kept model moved to the point's values
+ * (derived once, the programs and native kernels shared), or, for the
+ * first point and any point that needs it (a value that is an expression,
+ * an error to report with its position), a full load with the point's
+ * values as --set.  NULL with *rc and err set when that fails. */
+static hs_model *point_model(batch *B, char **val, int *rc, hs_error *err)
+{
+    opts *o = B->o;
+    int num = numeric(B, val, B->x) == 0;
+    if (B->base && num &&
+        hs_model_repoint(B->base, (const char *const *)B->pname, B->x, B->np) == 0) {
+        *rc = 0;
+        return B->base;
+    }
+    hs_params *pp = &o->params;        /* the command line's, then the point's */
+    size_t n0 = pp->n;
+    *rc = 0;
+    for (size_t j = 0; j < B->np && !*rc; j++)
+        *rc = hs_params_add(pp, B->pname[j], strlen(B->pname[j]), val[j], err);
+    hs_overrides ov = o->ov;
+    ov.keep = (const char *const *)B->pname;   /* what varies stays an input: every */
+    ov.nkeep = B->np;                          /* point has the same programs */
+    hs_model *m = NULL;
+    if (!*rc) {
+        hs_params_apply(pp, &ov);
+        m = hs_model_load_string(o->model, B->text, &ov, err);
+        *rc = m ? 0 : err->code ? err->code : HS_EXIT_MODEL;
+    }
+    for (size_t j = n0; j < pp->n; j++) {    /* back to the command line's */
+        free(pp->name[j]);
+        free(pp->text[j]);
+    }
+    pp->n = n0;
+    if (m && num && !B->base)
+        B->base = m;                          /* kept for the points to come */
+    return m;
+}
 
 /* One point: load with its values, run into DIR/.NAME.csv.part, rename,
  * status.  Returns the point's exit code (128 + signal when interrupted). */
@@ -159,31 +211,29 @@ static int run_point(batch *B, const char *name, char **val)
     remove(st);
     hs_error err;
     hs_error_init(&err);
-    hs_params *pp = &o->params;        /* the command line's, then the point's */
-    size_t n0 = pp->n;
     hs_summary sum;
     memset(&sum, 0, sizeof sum);
-    int rc = 0;
-    for (size_t j = 0; j < B->np && !rc; j++)
-        rc = hs_params_add(pp, B->pname[j], strlen(B->pname[j]), val[j], &err);
-    hs_overrides ov = o->ov;
-    hs_model *m = NULL;
-    if (!rc) {
-        hs_params_apply(pp, &ov);
-        m = hs_model_load_string(o->model, B->text, &ov, &err);
-        rc = m ? 0 : err.code ? err.code : HS_EXIT_MODEL;
-    }
+    int rc;
+    hs_model *m = point_model(B, val, &rc, &err);
     if (m) {
         hs_run_opts ro = { NULL, part, o->columns, o->precision, NULL, HS_PROGRESS_OFF,
-                           &hs_cli_interrupted, NULL, NULL };
+                           &hs_cli_interrupted, NULL, NULL, NULL };
+        /* the same programs at every point: one native build serves all */
+        if (m != B->base || !B->native_tried) {
+            hs_native *nat = hs_cli_native(m, o, (double)(B->npts > 1 ? B->npts : 1));
+            if (m == B->base) {
+                B->native = nat;
+                B->native_tried = 1;
+            } else {
+                hs_native_free(B->own_native);
+                B->own_native = nat;
+            }
+        }
+        ro.native = m == B->base ? B->native : B->own_native;
         rc = hs_run(m, &ro, &sum, &err);
-        hs_model_free(m);
+        if (m != B->base)
+            hs_model_free(m);
     }
-    for (size_t j = n0; j < pp->n; j++) {    /* back to the command line's */
-        free(pp->name[j]);
-        free(pp->text[j]);
-    }
-    pp->n = n0;
     if (batch_signal) {
         remove(part);
         return 128 + batch_signal;
@@ -354,14 +404,23 @@ int hs_cli_batch(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    batch B = { &o, text, NULL, 0, 0, 0 };
+    batch B;
+    memset(&B, 0, sizeof B);
+    B.o = &o;
+    B.text = text;
     char **rows = NULL;
     rc = read_points(&B, pts, &rows);
+    if (!rc && !(B.x = calloc(B.np + 1, sizeof *B.x)))
+        rc = hs_cli_usage_error("", "%s", "batch: out of memory");
     if (!rc) {
         atomic_size_t next;
         atomic_init(&next, 0);
         rc = o.jobs > 1 && B.npts > 1 ? work_forked(&B, rows, o.jobs) : work(&B, rows, &next);
     }
+    hs_native_free(B.native);
+    hs_native_free(B.own_native);
+    hs_model_free(B.base);
+    free(B.x);
     free(B.pname ? B.pname - 1 : NULL);
     free(rows);
     free(pts);

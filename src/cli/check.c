@@ -46,15 +46,15 @@ int hs_cli_check(int argc, char **argv)
     memcpy(v, m->v0, m->n * sizeof *v);
     printf("t0 = %.17g\n", m->t0);
     if (m->k) {
-        if (hs_dyn_constraints(m, w, m->t0, q, G, Gt)) {
+        if (hs_dyn_constraints_sparse(m, w, m->t0, q, G, Gt)) {
             rc = hs_cli_fail(&w->err);
             goto out;
         }
         printf("constraint residuals at t0 (tolerance %g):\n", m->set.tol);
         for (size_t i = 0; i < m->k; i++) {
-            double s = Gt[i];
-            for (size_t c = 0; c < m->n; c++)
-                s += w->Gqd[i * m->n + c] * v[c];
+            double s = Gt[i];   /* + G_q v over the row's non-zeros, in column order */
+            for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
+                s += w->pos[m->k + (size_t)z] * v[m->gq_col[z]];
             printf("  %-16s G = %-12.6g  G_t + G_q v = %-12.6g %s\n", m->cname[i], G[i], s,
                    fabs(G[i]) <= m->set.tol && fabs(s) <= m->set.tol ? "ok" : "VIOLATED");
         }

@@ -42,6 +42,7 @@ typedef struct opts {
     long jobs;                                 /* batch: worker processes */
     int precision, progress, quiet, quiet_projection;
     int csv, linearize;      /* equilibrium, modes */
+    int native;              /* run, batch: hs_native_policy + 1 (0: auto) */
     const char **pos;        /* positional arguments after the first */
     size_t npos;
 } opts;
@@ -64,6 +65,11 @@ int hs_cli_parse_double(const char *s, double *out);
 /* Non-zero once SIGINT, SIGTERM or SIGHUP asks a run to stop (run: the
  * signal's number). */
 extern volatile sig_atomic_t hs_cli_interrupted;
+
+/* Native kernels for a run of the model (--native, default auto): the
+ * handle, or NULL for the VM; a note worth telling goes to stderr unless
+ * quiet.  runs: how many runs of it the caller makes (batch points). */
+struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs);
 
 int hs_cli_run(int argc, char **argv);
 int hs_cli_check(int argc, char **argv);

@@ -5,6 +5,8 @@
  * --name=value for every valued option, "did you mean" for a misspelt one. */
 #include "cli.h"
 
+#include "../native/native.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -199,6 +201,20 @@ static int opt_jobs(const optdef *d, opts *o, const char *val, const char *usage
     return 0;
 }
 
+static int opt_native(const optdef *d, opts *o, const char *val, const char *usage)
+{
+    if (strcmp(d->name, "--no-native") == 0) {
+        o->native = HS_NATIVE_NEVER + 1;
+        return 0;
+    }
+    int kw = hs_keyword(hs_native_policy_names, 3, val);
+    if (kw < 0)
+        return hs_cli_usage_error(usage, "--native must be always, auto or never, got '%s'",
+                                  val);
+    o->native = kw + 1;
+    return 0;
+}
+
 static int opt_method(const optdef *d, opts *o, const char *val, const char *usage)
 {
     (void)d;
@@ -277,6 +293,8 @@ static const optdef optdefs[] = {
     { "--stabilize", 0, RUNS, 1, opt_stabilize, 0, 0 },
     { "--precision", 0, RUNS, 1, opt_precision, 0, 0 },
     { "--output-mode", 0, RUNS, 1, opt_output_mode, 0, 0 },
+    { "--native", 0, RUNS, 1, opt_native, 0, 0 },
+    { "--no-native", 0, RUNS, 0, opt_native, 0, 0 },
     { "--points", 0, CMD_BATCH, 1, opt_text, 0, 0 },
     { "--outdir", 0, CMD_BATCH, 1, opt_text, 0, 0 },
     { "--status-dir", 0, CMD_BATCH, 1, opt_text, 0, 0 },

@@ -12,6 +12,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -262,6 +263,31 @@ static int write_summary(const char *path, const hs_model *m, const hs_summary *
     return 0;
 }
 
+/* ---------- native kernels ---------- */
+
+struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs)
+{
+    hs_native_opts no;
+    hs_native_opts_init(&no);
+    no.policy = o->native ? (hs_native_policy)(o->native - 1) : HS_NATIVE_AUTO;
+    if (no.policy == HS_NATIVE_NEVER)
+        return NULL;
+    /* the work of the run, roughly: a row per dt (1000 rows when dt is not
+     * given), about 13 right-hand sides per row (rk8pd), an aux program per row */
+    const hs_settings *s = &m->set;
+    double rows = !isnan(s->dt) && s->dt > 0 && s->t_end > m->t0 ? (s->t_end - m->t0) / s->dt
+                                                                 : 1000;
+    no.work = runs * rows * (13.0 * (double)hs_prog_ninstr(m->prog_dyn) +
+                             (double)hs_prog_ninstr(m->prog_aux));
+    const hs_prog *progs[3] = { m->prog_dyn, m->prog_aux, m->prog_pos };
+    char note[512];
+    hs_native_status st;
+    hs_native *h = hs_native_load(progs, 3, &no, &st, note, sizeof note);
+    if (note[0] && !o->quiet)
+        fprintf(stderr, "holosim: %s\n", note);
+    return h;
+}
+
 /* ---------- the command ---------- */
 
 /* The run itself, on a loaded model whose outputs are checked. */
@@ -275,10 +301,13 @@ static int run_model(hs_model *m, const opts *o, const char *path)
                        o->quiet_projection ? NULL : stderr,
                        o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
                                                                : HS_PROGRESS_AUTO,
-                       &hs_cli_interrupted, ev_stdout ? stdout : NULL,
+                       &hs_cli_interrupted, NULL, ev_stdout ? stdout : NULL,
                        ev_stdout ? NULL : o->events };
+    hs_native *nat = hs_cli_native(m, o, 1);
+    ro.native = nat;
     hs_summary sum;
     int rc = hs_run(m, &ro, &sum, &err);
+    hs_native_free(nat);
     int sig = hs_cli_interrupted;
     if (rc == 130 && sig) {                 /* 128 + the signal's number */
         size_t len = strlen(err.msg);

@@ -72,6 +72,16 @@ out:
     return rc;
 }
 
+/* A program through its native kernel when there is one, else the VM. */
+static inline void run_prog(const hs_prog *p, hs_kernel_fn k, const double *in, double *regs,
+                            double *out)
+{
+    if (k)
+        k(in, regs, out);
+    else
+        hs_prog_eval(p, in, regs, out);
+}
+
 hs_work *hs_work_new(const hs_model *m)
 {
     hs_work *w = calloc(1, sizeof *w);
@@ -102,8 +112,7 @@ hs_work *hs_work_new(const hs_model *m)
         hs_work_free(w);
         return NULL;
     }
-    for (size_t j = 0; j < m->npar; j++)
-        w->in[m->sym_p[j]] = m->pval[j];
+    hs_model_inputs(m, w->in);
     hs_error_init(&w->err);
     if (k && m->mass_kind != HS_MASS_FULL && build_pairs(m, w)) {
         hs_work_free(w);
@@ -316,7 +325,7 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
     size_t n = m->n, k = m->k;
     w->nrhs++;
     hs_dyn_set_state(m, w, t, q, v);
-    hs_prog_eval(m->prog_dyn, w->in, w->rdyn, w->dyn);
+    run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
     const double *dyn = w->dyn;
     if (!all_finite(dyn, m->ndyn))
         return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
@@ -434,7 +443,7 @@ int hs_dyn_aux(const hs_model *m, hs_work *w, double t, const double *q,
                const double *v)
 {
     hs_dyn_set_state(m, w, t, q, v);
-    hs_prog_eval(m->prog_aux, w->in, w->raux, w->aux);
+    run_prog(m->prog_aux, w->kaux, w->in, w->raux, w->aux);
     if (!all_finite(w->aux, m->naux))
         return nonfinite(m, w, m->prog_aux, w->raux, t);
     return 0;
@@ -445,7 +454,7 @@ int hs_dyn_constraints_sparse(const hs_model *m, hs_work *w, double t, const dou
 {
     size_t k = m->k;
     hs_dyn_set_state(m, w, t, q, NULL);
-    hs_prog_eval(m->prog_pos, w->in, w->rpos, w->pos);
+    run_prog(m->prog_pos, w->kpos, w->in, w->rpos, w->pos);
     if (!all_finite(w->pos, 2 * k + m->nnz))
         return nonfinite(m, w, m->prog_pos, w->rpos, t);
     if (G)
@@ -464,7 +473,7 @@ int hs_dyn_mass_diag(const hs_model *m, hs_work *w, double t, const double *q,
         return 0;
     }
     hs_dyn_set_state(m, w, t, q, v);
-    hs_prog_eval(m->prog_dyn, w->in, w->rdyn, w->dyn);
+    run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
     if (!all_finite(w->dyn, m->ndyn))
         return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
     memcpy(d, w->dyn + m->off_M, n * sizeof *d);
@@ -496,7 +505,7 @@ int hs_dyn_mass(const hs_model *m, hs_work *w, double t, const double *q,
         return 0;
     }
     hs_dyn_set_state(m, w, t, q, v);
-    hs_prog_eval(m->prog_dyn, w->in, w->rdyn, w->dyn);
+    run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
     if (!all_finite(w->dyn, m->ndyn))
         return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
     if (m->mass_kind == HS_MASS_DIAG) {

@@ -16,6 +16,7 @@
 #include <gsl/gsl_vector.h>
 
 #include "../linalg/linalg.h"
+#include "../native/native.h"
 #include "../model/model.h"
 
 /* C is factored as a band matrix when k >= HS_BAND_MIN_K and its
@@ -35,6 +36,9 @@
 typedef struct hs_work {
     double *in;            /* [nin] VM inputs: t, q, q', parameters */
     double *rdyn, *raux, *rpos;  /* VM scratch registers */
+    /* native kernels of prog_dyn, prog_aux, prog_pos (src/native; the same
+     * numbers as the VM, bit for bit), or NULL: the VM */
+    hs_kernel_fn kdyn, kaux, kpos;
     double *dyn, *aux, *pos;     /* program outputs */
     double *Minv;          /* [n] diagonal M^-1 (diagonal kinds) */
     gsl_matrix *M;         /* n x n, Cholesky factor (full kind) */

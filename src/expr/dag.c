@@ -3,7 +3,9 @@
  * node), the symbol table, the position stamp and the first error; and,
  * for the derivative engine, interned integer arrays (each node's symbol
  * set, computed from its arguments' when it is built, so dependency tests
- * cost a binary search and never a walk) and a cache (tag, node) -> node.
+ * cost a binary search and never a walk) and a cache (tag, node) -> node;
+ * the last total-derivative direction and the table of sum indexes
+ * (diff.c, sumindex.c) live here so that they die with the dag.
  *
  * Nodes and their argument arrays come from chunked arena blocks, so a
  * node never moves and the whole dag is freed in one call.  Every byte the
@@ -16,6 +18,10 @@
 #include <string.h>
 
 enum { BLOCK_MIN = 64 * 1024 };
+/* Constants recently built, direct-mapped: the constructors ask for 0,
+ * 1, -1, 2 and a few coefficients millions of times, and a hit costs no
+ * probe of the node table. */
+enum { NUM_CACHE = 64 };
 
 typedef struct block {
     struct block *next;
@@ -31,7 +37,7 @@ typedef struct centry {
 
 struct hs_dag {
     block *blocks;               /* newest first */
-    const hs_node **table;       /* [tcap] open addressing, NULL = empty */
+    uintptr_t *table;            /* [tcap] open addressing: tagged node pointers, 0 = empty */
     size_t tcap, nnodes;
     size_t bytes;                /* arena + tables, against max_bytes */
     size_t max_bytes, max_diff;  /* limits: HS_MAX_DAG_BYTES, HS_MAX_DIFF_NODES */
@@ -39,8 +45,14 @@ struct hs_dag {
     size_t setcap, nsets;
     int32_t *sbuf;               /* [sbufcap] scratch for set unions */
     size_t sbufcap;
+    uint32_t *mark;              /* [markcap] per symbol: the union that last saw it */
+    size_t markcap;
+    uint32_t epoch;
     centry *cache;               /* [ccap] */
     size_t ccap, ncache;
+    struct hs_sumtab *sumtab;    /* indexes of large sums (sumindex.c) */
+    hs_seedmemo seed;            /* the last total-derivative direction (diff.c) */
+    const hs_node *nums[NUM_CACHE]; /* recent constants, by a hash of the value */
     char **names;                /* [nsyms] copied symbol names */
     int *symtab;                 /* [scap] symbol number + 1, 0 = empty */
     size_t nsyms, namecap, scap;
@@ -58,6 +70,23 @@ static void too_large(hs_dag *d)
     else
         hs_dag_fail(d, d->pos, "expression too large: the expressions need more than %zu "
                     "bytes", d->max_bytes);
+}
+
+int hs_dag_reserve(hs_dag *d, size_t n)
+{
+    if (d->bytes + n > d->max_bytes)
+        return 0;
+    d->bytes += n;
+    return 1;
+}
+
+hs_seedmemo *hs_dag_seedmemo(hs_dag *d) { return &d->seed; }
+
+struct hs_sumtab *hs_dag_sumtab(hs_dag *d)
+{
+    if (!d->sumtab)
+        d->sumtab = hs_sumtab_new();
+    return d->sumtab;
 }
 
 /* Can the dag take n more bytes of tables? (error recorded when not) */
@@ -169,23 +198,45 @@ static int node_equal(const hs_node *n, hs_kind k, const hs_node *const *args,
     return 1;
 }
 
+/* The node table's slots hold node pointers tagged in their low bits
+ * (free: nodes are aligned like max_align_t) with high bits of the node's
+ * hash, so that a probe passes over most other nodes without reading them
+ * (each read is a cache miss in a large dag; measured: a third of the
+ * time of interning). */
+#define TAG_MASK ((uintptr_t)_Alignof(max_align_t) - 1)
+
+static uintptr_t slot_of(const hs_node *n, uint32_t h)
+{
+    return (uintptr_t)n | ((uintptr_t)(h >> 24) & TAG_MASK);
+}
+
+static const hs_node *slot_node(uintptr_t s)
+{
+    return (const hs_node *)(s & ~TAG_MASK);
+}
+
+/* Can slot s hold a node of hash h? */
+static int slot_may_be(uintptr_t s, uint32_t h)
+{
+    return (s & TAG_MASK) == ((uintptr_t)(h >> 24) & TAG_MASK);
+}
+
 static int table_grow(hs_dag *d)
 {
     size_t cap = d->tcap ? 2 * d->tcap : 1024;
     if (!budget(d, (cap - d->tcap) * sizeof *d->table))
         return -1;
-    const hs_node **t = calloc(cap, sizeof *t);
+    uintptr_t *t = calloc(cap, sizeof *t);
     if (!t)
         return -1;
     d->bytes += (cap - d->tcap) * sizeof *t;
     for (size_t i = 0; i < d->tcap; i++) {
-        const hs_node *n = d->table[i];
-        if (!n)
+        if (!d->table[i])
             continue;
-        size_t j = n->hash & (cap - 1);
+        size_t j = slot_node(d->table[i])->hash & (cap - 1);
         while (t[j])
             j = (j + 1) & (cap - 1);
-        t[j] = n;
+        t[j] = d->table[i];
     }
     free(d->table);
     d->table = t;
@@ -339,14 +390,39 @@ static const struct hs_symset *node_symset(hs_dag *d, hs_kind k, const hs_node *
     int32_t *u = d->sbuf, *v = d->sbuf + total;
     size_t nu = big->n;
     if (nmerge > 8) {
-        /* many sets: concatenate, sort, drop repeats */
-        nu = 0;
-        for (size_t i = 0; i < nargs; i++) {
-            memcpy(u + nu, args[i]->syms->s, args[i]->syms->n * sizeof *u);
-            nu += args[i]->syms->n;
+        /* many sets (a large sum): each symbol kept once through a stamp
+         * per symbol, then the distinct ones sorted -- sorting all the
+         * terms' symbols cost a tenth of a large model's load */
+        if (d->markcap < d->nsyms) {
+            if (!budget(d, (d->nsyms - d->markcap) * sizeof *d->mark))
+                return NULL;
+            uint32_t *mk = realloc(d->mark, d->nsyms * sizeof *mk);
+            if (!mk) {
+                hs_dag_fail(d, d->pos, "out of memory");
+                return NULL;
+            }
+            memset(mk + d->markcap, 0, (d->nsyms - d->markcap) * sizeof *mk);
+            d->bytes += (d->nsyms - d->markcap) * sizeof *mk;
+            d->mark = mk;
+            d->markcap = d->nsyms;
         }
+        if (++d->epoch == 0) {      /* wrapped: old stamps could collide */
+            memset(d->mark, 0, d->markcap * sizeof *d->mark);
+            d->epoch = 1;
+        }
+        nu = 0;
+        for (size_t i = 0; i < nargs; i++)
+            for (uint32_t z = 0; z < args[i]->syms->n; z++) {
+                int32_t x = args[i]->syms->s[z];
+                if (x >= 0 && (size_t)x < d->markcap) {
+                    if (d->mark[x] == d->epoch)
+                        continue;
+                    d->mark[x] = d->epoch;
+                }
+                u[nu++] = x;
+            }
         qsort(u, nu, sizeof *u, int_cmp);
-        size_t m = 0;
+        size_t m = 0;               /* a raw node's symbol may lie outside the table */
         for (size_t i = 0; i < nu; i++)
             if (m == 0 || u[m - 1] != u[i])
                 u[m++] = u[i];
@@ -461,9 +537,12 @@ const hs_node *hs_dag_lookup(const hs_dag *d, hs_kind k, const hs_node *const *a
 {
     uint32_t h = node_hash(k, args, nargs, value, sym);
     size_t mask = d->tcap - 1;
-    for (size_t j = h & mask; d->table[j]; j = (j + 1) & mask)
-        if (d->table[j]->hash == h && node_equal(d->table[j], k, args, nargs, value, sym))
-            return d->table[j];
+    for (size_t j = h & mask; d->table[j]; j = (j + 1) & mask) {
+        const hs_node *n = slot_node(d->table[j]);
+        if (slot_may_be(d->table[j], h) && n->hash == h &&
+            node_equal(n, k, args, nargs, value, sym))
+            return n;
+    }
     return NULL;
 }
 
@@ -474,9 +553,11 @@ static const hs_node *intern(hs_dag *d, hs_kind k, const hs_node *const *args,
     uint32_t h = node_hash(k, args, nargs, value, sym);
     size_t mask = d->tcap - 1;
     size_t j = h & mask;
-    for (const hs_node *n; (n = d->table[j]) != NULL; j = (j + 1) & mask)
-        if (n->hash == h && node_equal(n, k, args, nargs, value, sym))
+    for (uintptr_t x; (x = d->table[j]) != 0; j = (j + 1) & mask) {
+        const hs_node *n = slot_node(x);
+        if (slot_may_be(x, h) && n->hash == h && node_equal(n, k, args, nargs, value, sym))
             return n;
+    }
 
     uint32_t depth = 1;
     for (size_t i = 0; i < nargs; i++)
@@ -519,12 +600,26 @@ static const hs_node *intern(hs_dag *d, hs_kind k, const hs_node *const *args,
     n->pos = d->pos;
     n->args = a;
     n->syms = syms;
-    d->table[j] = n;
+    d->table[j] = slot_of(n, h);
     d->nnodes++;
     return n;
 oom:
     hs_dag_fail(d, d->pos, "out of memory");
     return d->fallback;
+}
+
+const hs_node *hs_dag_num(hs_dag *d, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    size_t j = (size_t)((bits * 0x9e3779b97f4a7c15u) >> 58);
+    const hs_node *n = d->nums[j];
+    if (n && memcmp(&n->value, &v, sizeof v) == 0)
+        return n;
+    n = hs_dag_intern(d, HS_NUM, NULL, 0, v, -1);
+    if (n->kind == HS_NUM && memcmp(&n->value, &v, sizeof v) == 0)
+        d->nums[j] = n;       /* not the fallback of an error */
+    return n;
 }
 
 const hs_node *hs_dag_intern(hs_dag *d, hs_kind k, const hs_node *const *args,
@@ -577,7 +672,11 @@ void hs_dag_free(hs_dag *d)
     free(d->table);
     free(d->sets);
     free(d->sbuf);
+    free(d->mark);
     free(d->cache);
+    hs_sumtab_free(d->sumtab);
+    free(d->seed.q);
+    free(d->seed.v);
     free(d);
 }
 

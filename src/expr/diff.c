@@ -85,6 +85,8 @@ static int memo_put(memo *m, const hs_node *e, const hs_node *v)
 typedef struct frame {
     const hs_node *n;
     uint32_t i;
+    uint32_t npos;          /* pos != NULL: visit args[pos[0 .. npos-1]] only */
+    const uint32_t *pos;
 } frame;
 
 typedef struct stack {
@@ -102,7 +104,7 @@ static int push(stack *s, const hs_node *n)
         s->f = f;
         s->cap = cap;
     }
-    s->f[s->top++] = (frame){n, 0};
+    s->f[s->top++] = (frame){n, 0, 0, NULL};
     return 0;
 }
 
@@ -271,15 +273,16 @@ static const hs_node *d_power(dctx *x, const hs_node *e, const hs_node *da, cons
 }
 
 /* The derivative of e from its arguments' derivatives de[i] (0 for the
- * arguments needs_arg skips). */
-static const hs_node *d_rule(dctx *x, const hs_node *e, const hs_node *const *de)
+ * arguments needs_arg skips); a sum walked through its index has only
+ * the nde derivatives of the terms that depend on the direction. */
+static const hs_node *d_rule(dctx *x, const hs_node *e, const hs_node *const *de, size_t nde)
 {
     hs_dag *d = x->d;
     const hs_node *zero = x->zero, *one = x->one;
     const hs_node *a = e->nargs > 0 ? e->args[0] : NULL;
     const hs_node *b = e->nargs > 1 ? e->args[1] : NULL;
-    const hs_node *da = a ? de[0] : zero;
-    const hs_node *db = b ? de[1] : zero;
+    const hs_node *da = nde > 0 ? de[0] : zero;
+    const hs_node *db = nde > 1 ? de[1] : zero;
     const hs_node *two = hs_num(d, 2);
 
     switch (e->kind) {
@@ -287,11 +290,11 @@ static const hs_node *d_rule(dctx *x, const hs_node *e, const hs_node *const *de
         return quick(x, e);
     case HS_ADD: {
         /* the terms that depend on the direction only */
-        const hs_node *local[8], **t = e->nargs <= 8 ? local : malloc(e->nargs * sizeof *t);
+        const hs_node *local[8], **t = nde <= 8 ? local : malloc(nde * sizeof *t);
         if (!t)
             break;
         size_t nt = 0;
-        for (uint32_t i = 0; i < e->nargs; i++)
+        for (size_t i = 0; i < nde; i++)
             if (!hs_is_num(de[i], 0))
                 t[nt++] = de[i];
         const hs_node *r = hs_addn(d, t, nt);
@@ -384,6 +387,21 @@ static int rpush(results *s, const hs_node *r)
     return 0;
 }
 
+/* A sum with an index (sumindex.c) visits, along a partial direction,
+ * only the terms that use the symbol, in the order of the full walk
+ * (the other terms' derivatives are 0 and the sum rule skips them). */
+static void index_frame(dctx *x, frame *f)
+{
+    if (x->w.sym < 0 || f->n->kind != HS_ADD)
+        return;
+    const hs_sumindex *ix = hs_sumindex_get(x->d, f->n);
+    if (!ix)
+        return;
+    size_t n;
+    f->pos = hs_sumindex_terms(ix, x->w.sym, &n);
+    f->npos = (uint32_t)n;
+}
+
 /* The derivative of root along x->w: post-order over the nodes that depend
  * on the direction and are not cached, each rule applied once.  A frame's
  * argument derivatives are collected on `res` as they become known, so
@@ -407,11 +425,13 @@ static const hs_node *derive(dctx *x, const hs_node *root)
     if (push(&s, root) != 0 || !(base = malloc(s.cap * sizeof *base)))
         goto oom;
     base[0] = 0;
+    index_frame(x, &s.f[0]);
     while (s.top && !x->stop) {
         frame *f = &s.f[s.top - 1];
         const hs_node *e = f->n;
-        if (f->i < e->nargs) {
-            uint32_t i = f->i++;
+        if (f->i < (f->pos ? f->npos : e->nargs)) {
+            uint32_t i = f->pos ? f->pos[f->i] : f->i;
+            f->i++;
             const hs_node *c = e->args[i], *q = needs_arg(e, i) ? quick(x, c) : x->zero;
             if (q) {
                 if (rpush(&res, q) != 0)
@@ -428,12 +448,13 @@ static const hs_node *derive(dctx *x, const hs_node *root)
                 base = nb;
             }
             base[s.top - 1] = res.top;
+            index_frame(x, &s.f[s.top - 1]);
             continue;
         }
         /* the derivative is built at e's position, so a run-time error in
          * derivative code points at the expression it came from */
         hs_dag_set_pos(d, e->pos.src >= 0 ? e->pos : saved);
-        const hs_node *de = d_rule(x, e, res.r + base[s.top - 1]);
+        const hs_node *de = d_rule(x, e, res.r + base[s.top - 1], res.top - base[s.top - 1]);
         hs_dag_cache_put(d, x->w.tag, e->id, de);
         res.top = base[s.top - 1];
         s.top--;
@@ -472,10 +493,10 @@ static void dctx_init(dctx *x, hs_dag *d, const hs_node *e)
 
 const hs_node *hs_diff(hs_dag *d, const hs_node *e, int sym)
 {
+    if (sym < 0 || sym >= hs_dag_nsymbols(d) || !hs_symset_has(e->syms, sym))
+        return hs_num(d, 0);      /* before any set-up: Jacobians ask this k*n times */
     dctx x;
     dctx_init(&x, d, e);
-    if (sym < 0 || sym >= hs_dag_nsymbols(d))
-        return x.zero;
     x.w = (dirn){(uint32_t)sym, sym, NULL, 0};
     return derive(&x, e);
 }
@@ -542,12 +563,41 @@ out:
     return r;
 }
 
+/* seed_array through the dag's memo of the last direction. */
+static const struct hs_symset *seed_memo(hs_dag *d, int tsym, size_t n, const int *qsym,
+                                         const int *vsym)
+{
+    hs_seedmemo *s = hs_dag_seedmemo(d);
+    if (s->w && s->tsym == tsym && s->n == n && memcmp(s->q, qsym, n * sizeof *qsym) == 0 &&
+        memcmp(s->v, vsym, n * sizeof *vsym) == 0)
+        return s->w;
+    const struct hs_symset *w = seed_array(d, tsym, n, qsym, vsym);
+    if (!w)
+        return NULL;
+    if (n > s->n || !s->q) {
+        free(s->q);
+        free(s->v);
+        s->q = malloc((n ? n : 1) * sizeof *s->q);
+        s->v = malloc((n ? n : 1) * sizeof *s->v);
+    }
+    if (!s->q || !s->v) {       /* no memo: only slower */
+        s->w = NULL;
+        return w;
+    }
+    memcpy(s->q, qsym, n * sizeof *qsym);
+    memcpy(s->v, vsym, n * sizeof *vsym);
+    s->tsym = tsym;
+    s->n = n;
+    s->w = w;
+    return w;
+}
+
 const hs_node *hs_total_diff(hs_dag *d, const hs_node *e, int tsym,
                              size_t n, const int *qsym, const int *vsym)
 {
     dctx x;
     dctx_init(&x, d, e);
-    const struct hs_symset *w = seed_array(d, tsym, n, qsym, vsym);
+    const struct hs_symset *w = seed_memo(d, tsym, n, qsym, vsym);
     if (!w || w->id >= SEEDED)
         return x.zero;
     x.w = (dirn){SEEDED | w->id, -1, w->s + 1, (w->n - 1) / 2};
@@ -556,34 +606,51 @@ const hs_node *hs_total_diff(hs_dag *d, const hs_node *e, int tsym,
 
 /* ---- substitution ---- */
 
-const hs_node *hs_subst(hs_dag *d, const hs_node *e, const hs_node *const *map,
-                        size_t nmap)
+/* Does the substitution leave e as it is (no symbol of e is mapped)?
+ * Then nothing under e needs a visit. */
+static int untouched(const hs_node *e, const hs_node *const *map, size_t nmap)
 {
-    if (e->depth > HS_MAX_DEPTH) {
-        hs_dag_fail(d, e->pos, "expression nested too deeply");
-        return hs_num(d, 0);
-    }
-    memo m = {0};
+    const struct hs_symset *s = e->syms;
+    for (uint32_t i = 0; i < s->n; i++)
+        if ((size_t)s->s[i] < nmap && map[s->s[i]])
+            return 0;
+    return 1;
+}
+
+/* The substitution of e through the memo m (shared by the roots of one
+ * hs_subst_many); NULL when out of memory (the caller reports it). */
+static const hs_node *subst_walk(hs_dag *d, const hs_node *e, const hs_node *const *map,
+                                 size_t nmap, memo *m)
+{
+    if (e->kind == HS_SYM)
+        return (size_t)e->sym < nmap && map[e->sym] ? map[e->sym] : e;
+    if (!e->nargs || untouched(e, map, nmap))
+        return e;
+    const hs_node *done = memo_get(m, e);
+    if (done)
+        return done;
     stack s = {0};
-    const hs_node *stk[3], **a = stk, *r = e;
+    const hs_node *stk[3], **a = stk, *r = NULL;
     size_t acap = 3;
     hs_srcpos saved = hs_dag_pos(d);
-    if (e->nargs && push(&s, e) != 0)
-        goto oom;
+    if (push(&s, e) != 0)
+        goto out;
     /* post-order: a node is rebuilt once all its arguments are mapped */
     while (s.top) {
         frame *f = &s.f[s.top - 1];
         const hs_node *n = f->n;
         if (f->i < n->nargs) {
             const hs_node *c = n->args[f->i++];
-            if (c->nargs && !memo_get(&m, c) && push(&s, c) != 0)
-                goto oom;
+            if (c->nargs && !memo_get(m, c)) {
+                if (untouched(c, map, nmap) ? memo_put(m, c, c) != 0 : push(&s, c) != 0)
+                    goto out;
+            }
             continue;
         }
         if (n->nargs > acap) {
             const hs_node **na = malloc(n->nargs * sizeof *na);
             if (!na)
-                goto oom;
+                goto out;
             if (a != stk)
                 free(a);
             a = na;
@@ -595,7 +662,7 @@ const hs_node *hs_subst(hs_dag *d, const hs_node *e, const hs_node *const *map,
             if (c->kind == HS_SYM)
                 a[i] = (size_t)c->sym < nmap && map[c->sym] ? map[c->sym] : c;
             else
-                a[i] = c->nargs ? memo_get(&m, c) : c;
+                a[i] = c->nargs ? memo_get(m, c) : c;
             changed |= a[i] != c;
         }
         const hs_node *v = n;
@@ -603,24 +670,41 @@ const hs_node *hs_subst(hs_dag *d, const hs_node *e, const hs_node *const *map,
             hs_dag_set_pos(d, n->pos.src >= 0 ? n->pos : saved);
             v = hs_rebuild(d, n->kind, a, n->nargs, n);
         }
-        if (memo_put(&m, n, v) != 0)
-            goto oom;
+        if (memo_put(m, n, v) != 0)
+            goto out;
         s.top--;
     }
-    if (e->kind == HS_SYM)
-        r = (size_t)e->sym < nmap && map[e->sym] ? map[e->sym] : e;
-    else if (e->nargs)
-        r = memo_get(&m, e);
-    goto out;
-oom:
-    hs_dag_fail(d, e->pos, "out of memory");
-    r = hs_num(d, 0);
+    r = memo_get(m, e);
 out:
     hs_dag_set_pos(d, saved);
     if (a != stk)
         free(a);
     free(s.f);
+    return r;
+}
+
+void hs_subst_many(hs_dag *d, const hs_node *const *roots, size_t n,
+                   const hs_node *const *map, size_t nmap, const hs_node **out)
+{
+    memo m = {0};
+    for (size_t i = 0; i < n; i++) {
+        const hs_node *e = roots[i];
+        if (e->depth > HS_MAX_DEPTH) {
+            hs_dag_fail(d, e->pos, "expression nested too deeply");
+            out[i] = hs_num(d, 0);
+        } else if (!(out[i] = subst_walk(d, e, map, nmap, &m))) {
+            hs_dag_fail(d, e->pos, "out of memory");
+            out[i] = hs_num(d, 0);
+        }
+    }
     memo_free(&m);
+}
+
+const hs_node *hs_subst(hs_dag *d, const hs_node *e, const hs_node *const *map,
+                        size_t nmap)
+{
+    const hs_node *r;
+    hs_subst_many(d, &e, 1, map, nmap, &r);
     return r;
 }
 

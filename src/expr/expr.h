@@ -141,7 +141,11 @@ const hs_node *hs_if(hs_dag *d, const hs_node *c, const hs_node *a, const hs_nod
 const hs_node *hs_rebuild(hs_dag *d, hs_kind k, const hs_node *const *args,
                           size_t nargs, const hs_node *like);
 
-int hs_is_num(const hs_node *e, double v);     /* e is the constant v */
+/* e is the constant v (inline: kernels test it n^2 times) */
+static inline int hs_is_num(const hs_node *e, double v)
+{
+    return e->kind == HS_NUM && e->value == v;
+}
 
 /* ---- names, arity (parse.c) ---- */
 
@@ -228,7 +232,10 @@ void hs_fprint_shared(FILE *f, const hs_dag *d, const hs_node *const *roots,
  * cache is bounded, 16 MiB: when full it starts over, which costs time,
  * never correctness), and a part of e that does not depend on the
  * direction costs nothing (no walk, no allocation proportional to the
- * symbol table).  One call may
+ * symbol table).  A sum of many terms differentiated a second time is
+ * indexed by symbol, so that a partial derivative visits only the terms
+ * that use the symbol (the gradient of a kinetic energy of n^2 terms costs
+ * n^2, not n^3); the nodes built are the same.  One call may
  * build at most HS_MAX_DIFF_NODES nodes; past that it records "expression
  * too large: the derivative work exceeded N nodes" at e's position and
  * returns 0.  The walks are iterative (no C recursion on the depth). */
@@ -260,6 +267,12 @@ const int32_t *hs_node_symbols(const hs_node *e, size_t *n);
  * rebuilding through the constructors (so constants fold). */
 const hs_node *hs_subst(hs_dag *d, const hs_node *e, const hs_node *const *map,
                         size_t nmap);
+/* out[i] = hs_subst(d, roots[i], map, nmap) for i < n, with one memo: a
+ * subexpression shared by several roots is rewritten once (the same nodes
+ * as n calls, built in the same order).  A subexpression that uses no
+ * mapped symbol is never visited. */
+void hs_subst_many(hs_dag *d, const hs_node *const *roots, size_t n,
+                   const hs_node *const *map, size_t nmap, const hs_node **out);
 
 /* Mark used[s] = 1 for each symbol s < nsyms that e depends on (cost: the
  * number of symbols e uses, no walk). */

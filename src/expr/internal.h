@@ -1,8 +1,10 @@
 /* Private to src/expr: what dag.c offers the other files of the engine
  * beyond expr.h -- interned integer arrays (the symbol set of each node,
  * the seed of a derivative direction), a cache (tag, node) -> node that
- * lives as long as the dag, lookup without creation, and the work counter
- * the symbolic limits read. */
+ * lives as long as the dag, lookup without creation, the work counter
+ * the symbolic limits read, a cache of constants, the memo of the last
+ * total-derivative direction, optional memory against the dag's limit;
+ * and what sumindex.c offers diff.c (large sums indexed by symbol). */
 #ifndef HS_EXPR_INTERNAL_H
 #define HS_EXPR_INTERNAL_H
 
@@ -42,7 +44,47 @@ size_t hs_dag_max_diff_nodes(const hs_dag *d);
  * when not, -1 when out of memory (error recorded). */
 int hs_trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c);
 
+/* The constant v (finite; an error recorded otherwise), as hs_dag_intern
+ * would return it, through a small cache of recent constants. */
+const hs_node *hs_dag_num(hs_dag *d, double v);
+
 /* Is sym in the sorted set? */
 int hs_symset_has(const struct hs_symset *s, int32_t sym);
+
+/* Take n more bytes against the dag's memory limit for an optional
+ * structure: 1 when within the limit, 0 (no error recorded) when not. */
+int hs_dag_reserve(hs_dag *d, size_t n);
+
+/* The terms of a large sum by symbol (sumindex.c): for each symbol of
+ * the sum, the positions of the terms that use it, ascending. */
+typedef struct hs_sumindex {
+    const struct hs_symset *syms;   /* the sum's symbols */
+    const uint32_t *start, *pos;    /* symbol k: pos[start[k] .. start[k+1]) */
+} hs_sumindex;
+
+/* The index of e, or NULL: e is not a sum of many terms, this is its
+ * first derivative (an index would not pay), or the index would be too
+ * large or past the memory limit (no error: the caller visits every
+ * term). */
+const hs_sumindex *hs_sumindex_get(hs_dag *d, const hs_node *e);
+/* The positions of the terms that use sym (*n of them, maybe 0). */
+const uint32_t *hs_sumindex_terms(const hs_sumindex *x, int32_t sym, size_t *n);
+
+/* The last direction hs_total_diff built (diff.c): its arguments and its
+ * interned seed array, so that the same (t, q, v) again (every
+ * constraint's Gdot and gamma) costs a comparison, not a sort. */
+typedef struct hs_seedmemo {
+    int tsym;
+    size_t n;
+    int *q, *v;                      /* [n] copies, malloc'd (dag.c frees them) */
+    const struct hs_symset *w;       /* NULL: none yet */
+} hs_seedmemo;
+hs_seedmemo *hs_dag_seedmemo(hs_dag *d);
+
+/* The dag's table of indexes (created on first use; NULL when out of
+ * memory), and its lifetime (dag.c calls these). */
+struct hs_sumtab *hs_dag_sumtab(hs_dag *d);
+struct hs_sumtab *hs_sumtab_new(void);
+void hs_sumtab_free(struct hs_sumtab *t);
 
 #endif

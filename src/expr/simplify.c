@@ -59,7 +59,7 @@ const hs_node *hs_num(hs_dag *d, double v)
 {
     if (v == 0)
         v = 0.0; /* one zero: -0 would print as a separate constant */
-    return hs_dag_intern(d, HS_NUM, NULL, 0, v, -1);
+    return hs_dag_num(d, v);
 }
 
 const hs_node *hs_sym(hs_dag *d, int sym)
@@ -71,10 +71,6 @@ const hs_node *hs_sym(hs_dag *d, int sym)
     return hs_dag_intern(d, HS_SYM, NULL, 0, 0.0, sym);
 }
 
-int hs_is_num(const hs_node *e, double v)
-{
-    return e->kind == HS_NUM && e->value == v;
-}
 
 static int is_int(double v) { return v == floor(v) && fabs(v) < 9007199254740992.0; }
 
@@ -138,7 +134,18 @@ static int node_cmp(const void *pa, const void *pb)
 /* Intern a sum or product of sorted canonical children. */
 static const hs_node *make_nary(hs_dag *d, hs_kind k, const hs_node **a, size_t n)
 {
-    sort(a, n, sizeof *a, node_cmp);
+    if (n > 24) {
+        sort(a, n, sizeof *a, node_cmp);
+    } else {
+        /* the same order, inline: this runs for every sum and product built */
+        for (size_t i = 1; i < n; i++) {
+            const hs_node *x = a[i];
+            size_t j = i;
+            for (; j > 0 && node_cmp(&a[j - 1], &x) > 0; j--)
+                a[j] = a[j - 1];
+            a[j] = x;
+        }
+    }
     return hs_dag_intern(d, k, a, n, 0.0, -1);
 }
 
@@ -429,7 +436,19 @@ static const hs_node *mul_pass(hs_dag *d, const hs_node *const *in, size_t n,
         r = hs_num(d, 0);
         goto done;
     }
-    sort(f, nf, sizeof *f, factor_cmp);
+    if (nf > 24) {
+        sort(f, nf, sizeof *f, factor_cmp);
+    } else {
+        /* factor_cmp's order, inline (every product built sorts its factors) */
+        for (size_t i = 1; i < nf; i++) {
+            factor x = f[i];
+            size_t j = i;
+            for (; j > 0 && (f[j - 1].base->id > x.base->id ||
+                             (f[j - 1].base == x.base && f[j - 1].order > x.order)); j--)
+                f[j] = f[j - 1];
+            f[j] = x;
+        }
+    }
 
     /* merge like bases; a merge can produce a number or a product (e.g.
      * (x*y)^0.5*(x*y)^0.5 -> x*y), which then needs one more pass */

@@ -59,7 +59,17 @@ static int tindex_build(hs_dag *d, tindex *x, const hs_node *const *out, size_t 
             if (f[j]->kind != HS_NUM)
                 x->e[x->n++] = (uint64_t)base_of(f[j])->id << 32 | i;
     }
-    qsort(x->e, x->n, sizeof *x->e, u64_cmp);
+    if (x->n > 32) {
+        qsort(x->e, x->n, sizeof *x->e, u64_cmp);
+        return 0;
+    }
+    for (size_t i = 1; i < x->n; i++) {     /* most sums here have a few terms */
+        uint64_t v = x->e[i];
+        size_t j = i;
+        for (; j > 0 && x->e[j - 1] > v; j--)
+            x->e[j] = x->e[j - 1];
+        x->e[j] = v;
+    }
     return 0;
 }
 
@@ -181,15 +191,21 @@ static int trig_pairs(hs_dag *d, const hs_node **out, const hs_node *const *orig
  * Returns 1 when it changed anything, -1 when out of memory. */
 int hs_trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c)
 {
-    size_t ntrig = 0;
-    for (size_t i = 0; i < *k && ntrig < 2; i++) {
+    size_t ntrig = 0, cand = 0;
+    for (size_t i = 0; i < *k && (ntrig < 2 || !cand); i++) {
         const hs_node *const *f = out[i]->kind == HS_MUL ? out[i]->args : &out[i];
-        size_t n = out[i]->kind == HS_MUL ? out[i]->nargs : 1, has = 0;
-        for (size_t j = 0; j < n && !has; j++)
-            has = base_of(f[j])->kind == HS_SIN || base_of(f[j])->kind == HS_COS;
-        ntrig += has;
+        size_t n = out[i]->kind == HS_MUL ? out[i]->nargs : 1, has = 0, first = 0;
+        for (size_t j = 0; j < n; j++) {
+            has |= base_of(f[j])->kind == HS_SIN || base_of(f[j])->kind == HS_COS;
+            first += f[j]->kind == HS_SIN || f[j]->kind == HS_COS;
+        }
+        ntrig += has != 0;
+        /* a term an identity can start from: sin(u)^2, or two first
+         * powers of sin/cos (sums of terms with one, like a kinetic
+         * energy's cos(a - b) v_a v_b, need no index) */
+        cand |= sin2_factor(out[i]) != NULL || (out[i]->kind == HS_MUL && first >= 2);
     }
-    if (ntrig < 2)
+    if (ntrig < 2 || !cand)
         return 0;           /* an identity needs two terms with sin or cos */
     tindex x;
     const hs_node **orig = malloc(*k * sizeof *orig);

@@ -101,6 +101,11 @@ static int setup(hs_int_run *R)
         R->need_w |= k == HS_COL_WR || k == HS_COL_WNC || k == HS_COL_WT || k == HS_COL_EBAL;
     }
     R->w = hs_work_new(m);
+    if (R->w && o->native) {
+        R->w->kdyn = hs_native_fn(o->native, 0);
+        R->w->kaux = hs_native_fn(o->native, 1);
+        R->w->kpos = hs_native_fn(o->native, 2);
+    }
     R->proj = hs_proj_new(m);
     double **v[] = { &R->y, &R->yp, &R->yi, &R->fp, &R->fn, &R->fi, &R->yerr, &R->yu, &R->fu,
                      &R->c.f0, &R->c.f1, &R->c.ytmp, &R->c.last_y, &R->c.last_f };

@@ -1,6 +1,8 @@
 /* Kernels into bytecode programs (loader.h): parameter values folded in,
- * the mass structure (constant diagonal, diagonal, full) and the sparsity
- * of G_q found on the folded kernels; the mass matrix checked at t0. */
+ * except those the caller keeps as inputs (whose largest subexpressions
+ * are hoisted into constants of the model); the mass structure (constant
+ * diagonal, diagonal, full) and the sparsity of G_q found on the folded
+ * kernels; the mass matrix checked at t0. */
 #include "loader.h"
 
 #include <math.h>
@@ -8,105 +10,300 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 
-/* One compilation: the fold map (parameter symbol -> its value) and the
- * list of roots of the program being assembled. */
+/* One compilation.  Parameters stay program inputs (one compiled model
+ * serves every parameter value: a sweep, a cached native build), but the
+ * largest subexpressions that depend on parameters only are hoisted out of
+ * the programs: each becomes an input symbol of its own ("#1", "#2", ...),
+ * its value computed once per model (m->hoist_*), so a right-hand side
+ * does no more arithmetic than with the values folded in. */
 typedef struct cbuild {
     loader *L;
-    const hs_node **map;        /* [nsym] */
-    size_t nsym;
+    unsigned char *is_par;      /* [nsym at start] parameters kept as inputs */
+    const hs_node **map;        /* [nsym at start] the others: their values */
+    size_t nsym0;
+    const hs_node **memo_key, **memo_val;   /* open addressing, [memo_cap] */
+    size_t memo_cap, memo_n;
+    size_t nkept;               /* parameters kept: nothing to hoist when 0 */
     const hs_node **r;          /* roots of the program being built */
     size_t nr;
-    const hs_node **Gq;         /* [k*n] folded G_q */
+    const hs_node **Gq;         /* [nnz] folded structural non-zeros of G_q, by rows */
+    unsigned char *any_par;     /* [nsym at start] every parameter symbol */
+    int oom;
 } cbuild;
 
-static const hs_node *fold(cbuild *C, const hs_node *e)
+/* e depends on parameters only (no t, q, v, nor a hoisted symbol). */
+static int params_only(const cbuild *C, const hs_node *e)
 {
-    return hs_subst(C->L->m->dag, e, C->map, C->nsym);
+    size_t ns;
+    const int32_t *sy = hs_node_symbols(e, &ns);
+    for (size_t z = 0; z < ns; z++)
+        if ((size_t)sy[z] >= C->nsym0 || !C->is_par[sy[z]])
+            return 0;
+    return ns > 0;
 }
 
+static size_t memo_slot(const cbuild *C, const hs_node *e)
+{
+    size_t h = ((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15u;
+    size_t i = h & (C->memo_cap - 1);
+    while (C->memo_key[i] && C->memo_key[i] != e)
+        i = (i + 1) & (C->memo_cap - 1);
+    return i;
+}
+
+static void memo_put(cbuild *C, const hs_node *e, const hs_node *v)
+{
+    if (2 * (C->memo_n + 1) > C->memo_cap) {
+        size_t old = C->memo_cap, cap = old ? 2 * old : 1024;
+        const hs_node **k = C->memo_key, **val = C->memo_val;
+        C->memo_key = calloc(cap, sizeof *C->memo_key);
+        C->memo_val = calloc(cap, sizeof *C->memo_val);
+        if (!C->memo_key || !C->memo_val) {
+            free(C->memo_key);
+            free(C->memo_val);
+            C->memo_key = k, C->memo_val = val;
+            C->oom = 1;
+            return;
+        }
+        C->memo_cap = cap;
+        C->memo_n = 0;
+        for (size_t i = 0; i < old; i++)
+            if (k[i]) {
+                size_t j = memo_slot(C, k[i]);
+                C->memo_key[j] = k[i], C->memo_val[j] = val[i];
+                C->memo_n++;
+            }
+        free(k);
+        free(val);
+    }
+    size_t i = memo_slot(C, e);
+    if (!C->memo_key[i])
+        C->memo_n++;
+    C->memo_key[i] = e, C->memo_val[i] = v;
+}
+
+/* A new input symbol standing for the parameter-only expression e. */
+static const hs_node *hoist_symbol(cbuild *C, const hs_node *e)
+{
+    hs_model *m = C->L->m;
+    size_t cap = m->nhoist + 1;
+    const hs_node **ex = realloc(m->hoist_expr, cap * sizeof *ex);
+    if (ex)
+        m->hoist_expr = ex;
+    int *sy = realloc(m->hoist_sym, cap * sizeof *sy);
+    if (sy)
+        m->hoist_sym = sy;
+    if (!ex || !sy) {
+        C->oom = 1;
+        return e;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "#%zu", m->nhoist + 1);
+    m->hoist_expr[m->nhoist] = e;
+    m->hoist_sym[m->nhoist] = hs_dag_symbol(m->dag, name);
+    return hs_sym(m->dag, m->hoist_sym[m->nhoist++]);
+}
+
+/* e with its largest parameter-only subexpressions (not a bare parameter,
+ * not a number) replaced by hoisted symbols. */
+static const hs_node *hoist(cbuild *C, const hs_node *e)
+{
+    if (e->kind == HS_NUM || e->kind == HS_SYM || C->oom)
+        return e;
+    if (C->memo_cap) {
+        size_t i = memo_slot(C, e);
+        if (C->memo_key[i])
+            return C->memo_val[i];
+    }
+    const hs_node *r;
+    if (params_only(C, e)) {
+        r = hoist_symbol(C, e);
+    } else {
+        const hs_node *a[64], **args = e->nargs <= 64 ? a : malloc(e->nargs * sizeof *args);
+        if (!args) {
+            C->oom = 1;
+            return e;
+        }
+        int changed = 0;
+        size_t na = 0, np = 0, npn = 0;   /* parameter-only terms: all, not numbers */
+        const hs_node *p[64], **pp = e->nargs <= 64 ? p : malloc(e->nargs * sizeof *pp);
+        if (!pp)
+            C->oom = 1;
+        int nary = pp && (e->kind == HS_ADD || e->kind == HS_MUL);
+        for (uint32_t j = 0; j < e->nargs; j++) {
+            const hs_node *x = e->args[j];
+            if (nary && (x->kind == HS_NUM || params_only(C, x))) {
+                pp[np++] = x;        /* a sum or product: its parameter-only */
+                npn += x->kind != HS_NUM;    /* terms as one hoisted term */
+                continue;
+            }
+            args[na] = hoist(C, x);
+            changed |= args[na++] != x;
+        }
+        if (nary && npn >= 1 && np >= 2) {
+            hs_dag *d = C->L->m->dag;
+            args[na++] = hoist_symbol(C, e->kind == HS_ADD ? hs_addn(d, pp, np)
+                                                           : hs_muln(d, pp, np));
+            changed = 1;
+        } else {
+            for (size_t j = 0; j < np; j++)       /* nothing to group: as they were */
+                args[na++] = hoist(C, pp[j]);
+        }
+        r = changed ? hs_rebuild(C->L->m->dag, e->kind, args, na, e) : e;
+        if (pp != p)
+            free(pp);
+        if (args != a)
+            free(args);
+    }
+    memo_put(C, e, r);
+    return r;
+}
+
+/* The folded parameters' values substituted, then the kept parameters'
+ * largest subexpressions hoisted. */
+static const hs_node *fold(cbuild *C, const hs_node *e)
+{
+    e = hs_subst(C->L->m->dag, e, C->map, C->nsym0);
+    return C->nkept ? hoist(C, e) : e;
+}
+
+/* e depends on no state symbol (t, q, v): on parameters at most. */
+static int state_free(const cbuild *C, const hs_node *e)
+{
+    size_t ns;
+    const int32_t *sy = hs_node_symbols(e, &ns);
+    for (size_t z = 0; z < ns; z++)
+        if ((size_t)sy[z] >= C->nsym0 || !C->any_par[sy[z]])
+            return 0;
+    return 1;
+}
+
+/* A folded non-zero entry of M (index i * n + j). */
+typedef struct mentry {
+    size_t at;
+    const hs_node *f;
+} mentry;
+
 /* The mass structure from the folded M: constant diagonal (kept as numbers,
- * no program output), diagonal (n outputs) or full (the lower triangle). */
+ * no program output), diagonal (n outputs) or full (the lower triangle).
+ * Only the non-zero entries are folded and kept (the entries are folded in
+ * row order, as the program's node order depends on it): a chain of n
+ * coordinates has n^2 zeros, and an n x n copy costs more than the rest of
+ * its compilation. */
 static int mass_outputs(cbuild *C)
 {
     hs_model *m = C->L->m;
-    size_t n = m->n;
-    const hs_node **Mf = xcalloc(n * n, sizeof *Mf);
+    size_t n = m->n, nz = 0, cap = 2 * n;
+    mentry *Mf = xcalloc(cap, sizeof *Mf);
     if (!Mf)
         return -1;
     int diag = 1, constant = 1;
+    const hs_node *zero = hs_num(m->dag, 0);   /* the one 0 node: no visit of the entry */
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++) {
-            Mf[i * n + j] = fold(C, m->M[i * n + j]);
-            if (i != j && !hs_is_num(Mf[i * n + j], 0))
-                diag = 0;
-            if (i == j && Mf[i * n + j]->kind != HS_NUM)
+            const hs_node *f = m->M[i * n + j];
+            if (f == zero)
+                continue;
+            if (i == j && !state_free(C, f))
                 constant = 0;
+            f = fold(C, f);
+            if (hs_is_num(f, 0))
+                continue;
+            diag &= i == j;
+            if (nz == cap) {
+                mentry *g = realloc(Mf, 2 * cap * sizeof *g);
+                if (!g) {
+                    free(Mf);
+                    return -1;
+                }
+                Mf = g;
+                cap *= 2;
+            }
+            Mf[nz++] = (mentry){ i * n + j, f };
         }
     m->mass_kind = !diag ? HS_MASS_FULL : constant ? HS_MASS_CONST_DIAG : HS_MASS_DIAG;
     m->off_M = C->nr;
+    size_t z = 0;               /* next non-zero entry, in row order */
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         m->Mconst = xcalloc(n, sizeof *m->Mconst);
         if (!m->Mconst) {
             free(Mf);
             return -1;
         }
-        for (size_t i = 0; i < n; i++)
-            m->Mconst[i] = Mf[i * n + i]->value;
+        /* the values: hs_model_eval_constants, after the hoisted ones */
     } else if (m->mass_kind == HS_MASS_DIAG) {
-        for (size_t i = 0; i < n; i++)
-            C->r[C->nr++] = Mf[i * n + i];
+        for (size_t i = 0; i < n; i++) {
+            while (z < nz && Mf[z].at < i * n + i)
+                z++;
+            C->r[C->nr++] = z < nz && Mf[z].at == i * n + i ? Mf[z].f : zero;
+        }
     } else {
         for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j <= i; j++)
-                C->r[C->nr++] = Mf[i * n + j];
+            for (size_t j = 0; j <= i; j++) {
+                while (z < nz && Mf[z].at < i * n + j)
+                    z++;
+                C->r[C->nr++] = z < nz && Mf[z].at == i * n + j ? Mf[z].f : zero;
+            }
     }
     free(Mf);
     return 0;
 }
 
-/* The sparsity of G_q from the folded Jacobian: gq_start, gq_col, nnz. */
+/* The sparsity of G_q from the folded Jacobian: gq_start, gq_col, nnz, and
+ * the folded non-zeros (no folded k x n copy: see mass_outputs). */
 static int jacobian_structure(cbuild *C)
 {
     hs_model *m = C->L->m;
-    size_t n = m->n, k = m->k;
-    C->Gq = xcalloc(k * n, sizeof *C->Gq);
+    size_t n = m->n, k = m->k, cap = k + 1;
+    const hs_node *zero = hs_num(m->dag, 0);
+    C->Gq = xcalloc(cap, sizeof *C->Gq);
+    m->gq_col = xcalloc(cap, sizeof *m->gq_col);
     m->gq_start = xcalloc(k + 1, sizeof *m->gq_start);
-    if (!C->Gq || !m->gq_start)
+    if (!C->Gq || !m->gq_col || !m->gq_start)
         return -1;
     m->nnz = 0;
-    for (size_t i = 0; i < k * n; i++) {
-        C->Gq[i] = fold(C, m->G_q[i]);
-        if (!hs_is_num(C->Gq[i], 0))
-            m->nnz++;
-    }
-    m->gq_col = xcalloc(m->nnz, sizeof *m->gq_col);
-    if (!m->gq_col)
-        return -1;
-    size_t z = 0;
     for (size_t i = 0; i < k; i++) {
-        m->gq_start[i] = (int)z;
-        for (size_t j = 0; j < n; j++)
-            if (!hs_is_num(C->Gq[i * n + j], 0))
-                m->gq_col[z++] = (int)j;
+        m->gq_start[i] = (int)m->nnz;
+        for (size_t j = 0; j < n; j++) {
+            const hs_node *e = m->G_q[i * n + j];
+            if (e == zero || hs_is_num(e = fold(C, e), 0))
+                continue;
+            if (m->nnz == cap) {
+                const hs_node **g = realloc(C->Gq, 2 * cap * sizeof *g);
+                if (g)
+                    C->Gq = g;
+                int *c = realloc(m->gq_col, 2 * cap * sizeof *c);
+                if (c)
+                    m->gq_col = c;
+                if (!g || !c)
+                    return -1;
+                cap *= 2;
+            }
+            m->gq_col[m->nnz] = (int)j;
+            C->Gq[m->nnz++] = e;
+        }
     }
-    m->gq_start[k] = (int)z;
+    m->gq_start[k] = (int)m->nnz;
     return 0;
 }
 
-/* Append the folded kernels e[0..cnt-1] to the roots. */
+/* Append the folded kernels e[0..cnt-1] to the roots (folded together:
+ * what they share is folded once). */
 static void push(cbuild *C, const hs_node *const *e, size_t cnt)
 {
-    for (size_t i = 0; i < cnt; i++)
-        C->r[C->nr++] = fold(C, e[i]);
+    const hs_node **r = C->r + C->nr;
+    hs_subst_many(C->L->m->dag, e, cnt, C->map, C->nsym0, r);
+    for (size_t i = 0; C->nkept && i < cnt; i++)
+        r[i] = hoist(C, r[i]);
+    C->nr += cnt;
 }
 
 /* Append the structural non-zeros of the folded G_q, row by row. */
 static void push_gq(cbuild *C)
 {
     const hs_model *m = C->L->m;
-    for (size_t i = 0; i < m->k * m->n; i++)
-        if (!hs_is_num(C->Gq[i], 0))
-            C->r[C->nr++] = C->Gq[i];
+    for (size_t z = 0; z < m->nnz; z++)
+        C->r[C->nr++] = C->Gq[z];
 }
 
 /* prog_dyn: M | Q | G_q non-zeros | gamma | P_nc | P_t | [bT] | [G | Gdot]. */
@@ -209,7 +406,7 @@ static int reads_dynamics(cbuild *C)
     return 0;
 }
 
-/* prog_out: the outputs; prog_ev: the event functions. */
+/* prog_out: the outputs; prog_ev: the event functions (model/events.c). */
 static int compile_out_ev(cbuild *C)
 {
     hs_model *m = C->L->m;
@@ -228,20 +425,52 @@ static int compile_out_ev(cbuild *C)
     return 0;
 }
 
+/* Which parameters stay program inputs (is_par: those the caller keeps and
+ * those computed from them), and the numbers the others fold into. */
+static int fold_map(cbuild *C)
+{
+    hs_model *m = C->L->m;
+    const hs_overrides *ov = C->L->ov;
+    if (!(m->par_kept = xcalloc(m->npar, 1)))
+        return hs_error_set(C->L->err, HS_EXIT_MODEL, "out of memory");
+    for (size_t o = 0; o < m->npar_done; o++) {
+        size_t j = m->par_order[o];
+        int keep = 0;
+        for (size_t s = 0; ov && s < ov->nkeep && !keep; s++)
+            keep = strcmp(ov->keep[s], m->pname[j]) == 0;
+        if (!keep && m->par_expr[j]) {
+            size_t ns;
+            const int32_t *sy = hs_node_symbols(m->par_expr[j], &ns);
+            for (size_t z = 0; z < ns && !keep; z++)
+                keep = (size_t)sy[z] < C->nsym0 && C->is_par[sy[z]];
+        }
+        C->is_par[m->sym_p[j]] = m->par_kept[j] = (unsigned char)keep;
+        C->any_par[m->sym_p[j]] = 1;
+        C->nkept += (size_t)keep;
+        if (!keep)
+            C->map[m->sym_p[j]] = hs_num(m->dag, m->pval[j]);
+    }
+    return 0;
+}
+
 int hs_ld_compile(loader *L)
 {
     hs_model *m = L->m;
-    hs_dag *d = m->dag;
     size_t n = m->n, k = m->k;
-    cbuild C = { L, NULL, (size_t)hs_dag_nsymbols(d), NULL, 0, NULL };
+    cbuild C;
+    memset(&C, 0, sizeof C);
+    C.L = L;
+    C.nsym0 = (size_t)hs_dag_nsymbols(m->dag);
     size_t cap = n * n + 5 * n + 6 * k + k * n + m->nout + m->nev + 2 * m->namb + 10;
-    C.map = xcalloc(C.nsym, sizeof *C.map);
+    C.is_par = xcalloc(C.nsym0, 1);
+    C.any_par = xcalloc(C.nsym0, 1);
+    C.map = xcalloc(C.nsym0, sizeof *C.map);
     C.r = xcalloc(cap, sizeof *C.r);
     int rc = 0;
-    if (!C.map || !C.r)
+    if (!C.is_par || !C.any_par || !C.map || !C.r)
         rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-    for (size_t j = 0; !rc && j < m->npar; j++)
-        C.map[m->sym_p[j]] = hs_num(d, m->pval[j]);
+    if (!rc)
+        rc = fold_map(&C);
     if (!rc)
         rc = compile_dyn(&C);
     if (!rc)
@@ -250,8 +479,18 @@ int hs_ld_compile(loader *L)
         rc = compile_aux(&C);
     if (!rc)
         rc = compile_out_ev(&C);
-    m->nin = C.nsym;
+    if (!rc && C.oom)
+        rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    m->nin = (size_t)hs_dag_nsymbols(m->dag);
+    if (!rc && !(m->hoist_val = xcalloc(m->nhoist, sizeof *m->hoist_val)))
+        rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    if (!rc)
+        rc = hs_model_eval_constants(m, L->err);
+    free(C.is_par);
+    free(C.any_par);
     free(C.map);
+    free(C.memo_key);
+    free(C.memo_val);
     free(C.r);
     free(C.Gq);
     return rc;
@@ -286,6 +525,7 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
         in[m->sym_q[i]] = m->q0[i];
         in[m->sym_v[i]] = m->v0[i];
     }
+    hs_model_inputs(m, in);
     hs_prog_eval(m->prog_dyn, in, regs, out);
     const char *what = m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2";
     if (m->mass_kind == HS_MASS_DIAG) {

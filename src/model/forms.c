@@ -12,6 +12,44 @@
 #include <string.h>
 
 
+/* Q_i = dL/dq_i - dp_i/dt - sum_j (dp_i/dq_j) v_j + F_i, in one sum so
+ * that like terms of the product rule cancel (the metric's derivatives
+ * read as by hand).  A sum dp_i/dq_j is multiplied by v_j term by term,
+ * so that its velocity products meet those of dL/dq_i: what is left is
+ * the Christoffel form -Gamma_ijk v_j v_k, not two large sums that cancel
+ * only numerically.  *terms (capacity *cap) is scratch; NULL when out of
+ * memory. */
+static const hs_node *generalized_force(hs_model *m, const hs_node *Lg, const hs_node *p,
+                                        const hs_node *F, size_t i, const hs_node **dpq,
+                                        const hs_node ***terms, size_t *cap)
+{
+    hs_dag *d = m->dag;
+    size_t n = m->n, nt = 0, need = 3;
+    hs_gradient(d, p, m->sym_q, n, dpq);
+    for (size_t j = 0; j < n; j++)
+        need += dpq[j]->kind == HS_ADD ? dpq[j]->nargs : 1;
+    if (need > *cap) {
+        const hs_node **nb = realloc(*terms, need * sizeof *nb);
+        if (!nb)
+            return NULL;
+        *terms = nb;
+        *cap = need;
+    }
+    const hs_node **t = *terms;
+    t[nt++] = hs_diff(d, Lg, m->sym_q[i]);
+    t[nt++] = hs_neg(d, hs_diff(d, p, m->sym_t));
+    for (size_t j = 0; j < n; j++) {
+        const hs_node *vj = hs_sym(d, m->sym_v[j]);
+        if (dpq[j]->kind == HS_ADD)
+            for (uint32_t z = 0; z < dpq[j]->nargs; z++)
+                t[nt++] = hs_neg(d, hs_mul(d, dpq[j]->args[z], vj));
+        else if (!hs_is_num(dpq[j], 0))
+            t[nt++] = hs_neg(d, hs_mul(d, dpq[j], vj));
+    }
+    t[nt++] = F;
+    return hs_addn(d, t, nt);
+}
+
 /* Lagrangian form: M = d2L/dv2, Q = dL/dq - (d2L/dv dq) v - d2L/dv dt + F;
  * the momenta p = dL/dv go to p[n] (the embedding form reads them). */
 static int lagrangian_kernels(loader *L, const hs_node *Lg, const hs_node *const *F,
@@ -19,15 +57,14 @@ static int lagrangian_kernels(loader *L, const hs_node *Lg, const hs_node *const
 {
     hs_model *m = L->m;
     hs_dag *d = m->dag;
-    size_t n = m->n;
+    size_t n = m->n, tcap = n + 3;
     const hs_node **dpq = xcalloc(n, sizeof *dpq);
-    const hs_node **terms = xcalloc(n + 3, sizeof *terms);
+    const hs_node **terms = xcalloc(tcap, sizeof *terms);
     unsigned char *is_v = xcalloc((size_t)hs_dag_nsymbols(d), 1);
+    int rc = 0;
     if (!dpq || !terms || !is_v) {
-        free(dpq);
-        free(terms);
-        free(is_v);
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        goto out;
     }
     for (size_t i = 0; i < n; i++)
         is_v[m->sym_v[i]] = 1;
@@ -42,33 +79,24 @@ static int lagrangian_kernels(loader *L, const hs_node *Lg, const hs_node *const
             const int32_t *sy = hs_node_symbols(Mij, &ns);
             for (size_t z = 0; z < ns; z++)
                 if (is_v[sy[z]]) {
-                    const char *vn = hs_dag_symbol_name(d, sy[z]);
-                    free(dpq);
-                    free(terms);
-                    free(is_v);
-                    return hs_ytree_error(L->y, L->err, where,
-                                          "the kinetic energy is not quadratic in the velocities: "
-                                          "d2T/d%s'd%s' depends on %s", m->qname[i],
-                                          m->qname[j], vn);
+                    rc = hs_ytree_error(L->y, L->err, where,
+                                        "the kinetic energy is not quadratic in the velocities: "
+                                        "d2T/d%s'd%s' depends on %s", m->qname[i],
+                                        m->qname[j], hs_dag_symbol_name(d, sy[z]));
+                    goto out;
                 }
         }
-        /* Q_i = dL/dq_i - dp_i/dt - sum_j (dp_i/dq_j) v_j + F_i, in one sum so
-         * that like terms of the product rule cancel (the metric's
-         * derivatives read as by hand) */
-        size_t nt = 0;
-        terms[nt++] = hs_diff(d, Lg, m->sym_q[i]);
-        terms[nt++] = hs_neg(d, hs_diff(d, p[i], m->sym_t));
-        hs_gradient(d, p[i], m->sym_q, n, dpq);
-        for (size_t j = 0; j < n; j++)
-            if (!hs_is_num(dpq[j], 0))
-                terms[nt++] = hs_neg(d, hs_mul(d, dpq[j], hs_sym(d, m->sym_v[j])));
-        terms[nt++] = F[i];
-        m->Q[i] = hs_addn(d, terms, nt);
+        m->Q[i] = generalized_force(m, Lg, p[i], F[i], i, dpq, &terms, &tcap);
+        if (!m->Q[i]) {
+            rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            goto out;
+        }
     }
+out:
     free(is_v);
     free(terms);
     free(dpq);
-    return hs_ld_dag_check(L);
+    return rc ? rc : hs_ld_dag_check(L);
 }
 
 /* The map that sets every velocity to 0 (hs_subst), or NULL. */
@@ -133,8 +161,11 @@ static int cartesian_form(kbuild *B)
     yaml_node_t *mass = hs_ld_get(L, B->root, "mass");
     if (hs_ld_read_mass(L, mass, n, m->M))
         return L->err->code;
-    for (size_t i = 0; i < n * n; i++)
-        if (hs_ld_forbid_velocity(L, m->M[i], mass, "the mass matrix"))
+    /* a diagonal list (read_mass succeeded: a list of n >= 1 items) leaves
+     * the rest 0: n entries to check, not n^2 */
+    size_t step = NODE(L, *mass->data.sequence.items.start)->type == YAML_SEQUENCE_NODE ? 1 : n + 1;
+    for (size_t i = 0; i < n * n; i += step)
+        if (m->M[i] != zero && hs_ld_forbid_velocity(L, m->M[i], mass, "the mass matrix"))
             return L->err->code;
     for (size_t i = 0; i < n; i++)
         B->F[i] = zero;
@@ -222,56 +253,229 @@ static int embedding_forces(loader *L, yaml_node_t *frc, const hs_node **Fa)
                           "expressions (or list %zu of them)", na);
 }
 
-/* Embedding: T = 1/2 Xdot^T M_a Xdot, generalized forces DX^T F. */
+/* The embedding's first derivatives, column by column (entry i * na + a):
+ * J = dX/dq (only the coordinates each X_a uses are differentiated) and
+ * K = M_a J; Xt = dX/dt and KXt = M_a Xt. */
+typedef struct embjac {
+    size_t n, na;
+    const hs_node **J, **K, **Xt, **KXt;
+} embjac;
+
+/* Sums x . y = sum_a x[a] y[a] over the ambient coordinates, each distinct
+ * pair of nodes (x[a], y[a]) multiplied once and weighted by its count: a
+ * chain's metric repeats one product down every link below the pair, and
+ * multiplying it once per link costs n^3 node constructions. */
+typedef struct pairsum {
+    struct pslot { const hs_node *x, *y; size_t epoch, k; } *slot;
+    size_t cap, epoch;                 /* cap: a power of 2, >= 2 na */
+    const hs_node **x, **y, **terms;   /* [na] distinct pairs, first occurrence first */
+    double *count;                     /* [na] */
+    const hs_node *zero;
+} pairsum;
+
+static const hs_node *pair_sum(hs_dag *d, pairsum *P, const hs_node *const *x,
+                               const hs_node *const *y, size_t na)
+{
+    size_t np = 0, mask = P->cap - 1;
+    P->epoch++;
+    for (size_t a = 0; a < na; a++) {
+        if (x[a] == P->zero || y[a] == P->zero)
+            continue;
+        size_t h = ((size_t)x[a]->id * 2654435761u ^ (size_t)y[a]->id * 2246822519u) & mask;
+        struct pslot *s;
+        while ((s = &P->slot[h])->epoch == P->epoch && (s->x != x[a] || s->y != y[a]))
+            h = (h + 1) & mask;
+        if (s->epoch == P->epoch) {
+            P->count[s->k] += 1;
+            continue;
+        }
+        *s = (struct pslot){x[a], y[a], P->epoch, np};
+        P->x[np] = x[a];
+        P->y[np] = y[a];
+        P->count[np++] = 1;
+    }
+    for (size_t k = 0; k < np; k++) {
+        const hs_node *t = hs_mul(d, P->x[k], P->y[k]);
+        P->terms[k] = P->count[k] == 1 ? t : hs_mul(d, hs_num(d, P->count[k]), t);
+    }
+    return hs_addn(d, P->terms, np);
+}
+
+/* J and Xt of the embedding. */
+static void embedding_jacobian(loader *L, embjac *E, const int *qidx, int *syms,
+                              const hs_node **grad)
+{
+    hs_model *m = L->m;
+    hs_dag *d = m->dag;
+    size_t n = E->n, na = E->na;
+    const hs_node *zero = scalar_zero(L);
+    for (size_t z = 0; z < n * na; z++)
+        E->J[z] = zero;
+    for (size_t a = 0; a < na; a++) {
+        size_t ns, nq = 0;
+        const int32_t *s = hs_node_symbols(L->ambX[a], &ns);
+        for (size_t z = 0; z < ns; z++)
+            if (qidx[s[z]] >= 0)
+                syms[nq++] = s[z];
+        hs_gradient(d, L->ambX[a], syms, nq, grad);
+        for (size_t z = 0; z < nq; z++)
+            E->J[(size_t)qidx[syms[z]] * na + a] = grad[z];
+        E->Xt[a] = hs_diff(d, L->ambX[a], m->sym_t);
+    }
+}
+
+/* K = M_a J and KXt = M_a Xt, a row of M_a at a time (usually one entry). */
+static void embedding_mass_times(loader *L, embjac *E, const hs_node *const *Ma, int *rows,
+                                 const hs_node **terms)
+{
+    hs_dag *d = L->m->dag;
+    size_t n = E->n, na = E->na;
+    const hs_node *zero = scalar_zero(L);
+    for (size_t a = 0; a < na; a++) {
+        size_t nb = 0;
+        for (size_t b = 0; b < na; b++)
+            if (Ma[a * na + b] != zero)
+                rows[nb++] = (int)b;
+        for (size_t i = 0; i <= n; i++) {
+            const hs_node *const *col = i < n ? E->J + i * na : E->Xt;
+            size_t nt = 0;
+            for (size_t z = 0; z < nb; z++)
+                if (col[rows[z]] != zero)
+                    terms[nt++] = hs_mul(d, Ma[a * na + rows[z]], col[rows[z]]);
+            *(i < n ? &E->K[i * na + a] : &E->KXt[a]) = hs_addn(d, terms, nt);
+        }
+    }
+}
+
+/* T = 1/2 v^T (J^T M_a J) v + (Xt^T M_a J) v + 1/2 Xt^T M_a Xt, term by
+ * term (each metric entry j <= i once: v_i v_j for j < i stands for both
+ * halves); *T0 receives the velocity-free part.  NULL when out of memory. */
+static const hs_node *metric_kinetic(loader *L, const embjac *E, pairsum *P,
+                                     const hs_node **T0)
+{
+    hs_model *m = L->m;
+    hs_dag *d = m->dag;
+    size_t n = E->n, na = E->na, nt = 0;
+    const hs_node *half = hs_num(d, 0.5);
+    const hs_node **terms = xcalloc(n * (n + 1) / 2 + n + 1, sizeof *terms);
+    if (!terms)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        const hs_node *vi = hs_sym(d, m->sym_v[i]);
+        for (size_t j = 0; j <= i; j++) {
+            const hs_node *Mij = pair_sum(d, P, E->J + i * na, E->K + j * na, na);
+            if (Mij == P->zero)
+                continue;
+            const hs_node *vj = hs_sym(d, m->sym_v[j]);
+            terms[nt++] = i == j ? hs_muln(d, (const hs_node *[]){half, Mij, vi, vi}, 4)
+                                 : hs_muln(d, (const hs_node *[]){Mij, vi, vj}, 3);
+        }
+        const hs_node *ci = pair_sum(d, P, E->Xt, E->K + i * na, na);
+        if (ci != P->zero)
+            terms[nt++] = hs_mul(d, ci, vi);
+    }
+    *T0 = hs_mul(d, half, pair_sum(d, P, E->Xt, E->KXt, na));
+    terms[nt++] = *T0;
+    const hs_node *T = hs_addn(d, terms, nt);
+    free(terms);
+    return T;
+}
+
+/* The scratch of embedding_form. */
+typedef struct embscratch {
+    const hs_node **Ma, **Fa, **buf, **grad;
+    int *qidx, *syms;
+    pairsum P;
+} embscratch;
+
+static void embscratch_free(embscratch *S)
+{
+    free(S->Ma); free(S->Fa); free(S->buf); free(S->grad);
+    free(S->qidx); free(S->syms);
+    free(S->P.slot); free(S->P.x); free(S->P.count);
+}
+
+static int embscratch_init(loader *L, embscratch *S)
+{
+    size_t n = L->m->n, na = L->namb, ns = (size_t)hs_dag_nsymbols(L->m->dag);
+    *S = (embscratch){ xcalloc(na * na, sizeof *S->Ma), xcalloc(na, sizeof *S->Fa),
+                       xcalloc(2 * n * na + 2 * na, sizeof *S->buf),
+                       xcalloc(na + n + 1, sizeof *S->grad), xcalloc(ns, sizeof *S->qidx),
+                       xcalloc(na + n + 1, sizeof *S->syms),
+                       { NULL, 1, 0, NULL, NULL, NULL, NULL, scalar_zero(L) } };
+    while (S->P.cap < 2 * na)
+        S->P.cap *= 2;
+    S->P.slot = xcalloc(S->P.cap, sizeof *S->P.slot);
+    S->P.x = xcalloc(3 * na, sizeof *S->P.x);
+    S->P.count = xcalloc(na, sizeof *S->P.count);
+    if (!S->Ma || !S->Fa || !S->buf || !S->grad || !S->qidx || !S->syms || !S->P.slot ||
+        !S->P.x || !S->P.count)
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    S->P.y = S->P.x + na;
+    S->P.terms = S->P.x + 2 * na;
+    for (size_t s = 0; s < ns; s++)
+        S->qidx[s] = -1;
+    for (size_t i = 0; i < n; i++)
+        S->qidx[L->m->sym_q[i]] = (int)i;
+    return 0;
+}
+
+/* Embedding: x = X(t, q) and x' = J v + Xt (J = dX/dq, Xt = dX/dt) in the
+ * ambient T = 1/2 x'^T M_a x'; generalized forces J^T F; then the
+ * Lagrangian form.  T is written through its metric J^T M_a J (the same
+ * function as the square of x', as a sum of velocity monomials, whose
+ * derivatives cost O(n^2) nodes for a chain where those of the square cost
+ * O(n^3), and whose Q comes out in Christoffel form). */
 static int embedding_form(kbuild *B)
 {
     loader *L = B->L;
     hs_model *m = L->m;
     hs_dag *d = m->dag;
     size_t n = m->n, na = L->namb;
-    const hs_node *zero = scalar_zero(L);
-    const hs_node **Ma = xcalloc(na * na, sizeof *Ma);
-    const hs_node **Fa = xcalloc(na, sizeof *Fa);
-    const hs_node **terms = xcalloc(na * na + na, sizeof *terms);
-    if (!Ma || !Fa || !terms) {
-        free(Ma); free(Fa); free(terms);
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-    }
-    int bad = hs_ld_read_mass(L, hs_ld_get(L, B->root, "mass"), na, Ma);
-    for (size_t j = 0; j < na; j++)
-        Fa[j] = zero;
+    const hs_node *zero = scalar_zero(L), *T = NULL;
+    embscratch S;
+    int bad = embscratch_init(L, &S);
+    embjac E = { n, na, NULL, NULL, NULL, NULL };
+    if (!bad)
+        E = (embjac){ n, na, S.buf, S.buf + n * na, S.buf + 2 * n * na, S.buf + 2 * n * na + na };
+    if (!bad)
+        bad = hs_ld_read_mass(L, hs_ld_get(L, B->root, "mass"), na, S.Ma);
+    for (size_t j = 0; !bad && j < na; j++)
+        S.Fa[j] = zero;
     if (!bad && B->frc)
-        bad = embedding_forces(L, B->frc, Fa);
-    size_t nt = 0;
-    for (size_t a = 0; !bad && a < na; a++)
-        for (size_t b = 0; b < na; b++)
-            if (!hs_is_num(Ma[a * na + b], 0))
-                terms[nt++] = hs_mul(d, hs_mul(d, Ma[a * na + b], L->ambV[a]), L->ambV[b]);
-    const hs_node *T = hs_mul(d, hs_num(d, 0.5), hs_addn(d, terms, nt));
+        bad = embedding_forces(L, B->frc, S.Fa);
+    if (!bad) {
+        embedding_jacobian(L, &E, S.qidx, S.syms, S.grad);
+        embedding_mass_times(L, &E, S.Ma, S.syms, S.grad);
+        T = metric_kinetic(L, &E, &S.P, &B->T0);
+        if (!T)
+            bad = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    }
     for (size_t i = 0; !bad && i < n; i++) {
-        nt = 0;
+        size_t nt = 0;
         for (size_t a = 0; a < na; a++)
-            terms[nt++] = hs_mul(d, Fa[a], hs_diff(d, L->ambX[a], m->sym_q[i]));
-        B->F[i] = hs_addn(d, terms, nt);
+            if (S.Fa[a] != zero && E.J[i * na + a] != zero)
+                S.grad[nt++] = hs_mul(d, S.Fa[a], E.J[i * na + a]);
+        B->F[i] = hs_addn(d, S.grad, nt);
     }
     if (!bad) {
-        m->P_nc = force_power(L, Fa, L->ambV, na);     /* F_a . x' */
-        nt = 0;
+        m->P_nc = force_power(L, S.Fa, L->ambV, na);     /* F_a . x' */
+        size_t nt = 0;
         for (size_t a = 0; a < na; a++)
-            terms[nt++] = hs_mul(d, Fa[a], hs_diff(d, L->ambX[a], m->sym_t));
-        B->FXt = hs_addn(d, terms, nt);
+            S.grad[nt++] = hs_mul(d, S.Fa[a], E.Xt[a]);
+        B->FXt = hs_addn(d, S.grad, nt);
+        m->ambv = xcalloc(na, sizeof *m->ambv);
+        if (!m->ambv || !m->P_nc || !B->T0)
+            bad = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        for (size_t a = 0; !bad && a < na; a++)
+            m->ambv[a] = L->ambV[a];
+        B->Lsym = hs_sub(d, T, m->U);
+        B->Tamb = T;
     }
     m->has_nc_forces = B->frc != NULL;
-    free(Ma); free(Fa); free(terms);
+    embscratch_free(&S);
     if (bad || L->err->code)
         return L->err->code ? L->err->code : HS_EXIT_MODEL;
-    m->ambv = xcalloc(na, sizeof *m->ambv);
-    if (!m->ambv || !m->P_nc || !(B->T0 = velocity_free(L, T)))
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-    for (size_t a = 0; a < na; a++)
-        m->ambv[a] = L->ambV[a];
-    B->Lsym = hs_sub(d, T, m->U);
-    B->Tamb = T;
     return lagrangian_kernels(L, B->Lsym, B->F, hs_ld_get(L, B->root, "mass"), B->p);
 }
 
@@ -354,6 +558,12 @@ static int time_power(kbuild *B)
     return 0;
 }
 
+static int long_cmp(const void *pa, const void *pb)
+{
+    long a = *(const long *)pa, b = *(const long *)pb;
+    return (a > b) - (a < b);
+}
+
 /* The constraints and their derivatives: G_q, G_t, Gdot = D G, gamma = D(D G). */
 static int constraint_kernels(loader *L, yaml_node_t *root)
 {
@@ -375,13 +585,37 @@ static int constraint_kernels(loader *L, yaml_node_t *root)
     m->gamma = xcalloc(k, sizeof *m->gamma);
     if (!m->G_q || !m->G_t || !m->Gdot || !m->gamma)
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    /* row i: only the coordinates G_i uses (k * n derivative calls would
+     * cost k * n even when each is 0 at once), in coordinate order */
+    size_t nsym = (size_t)hs_dag_nsymbols(d);
+    long *col = xcalloc(n, sizeof *col), *qidx = xcalloc(nsym, sizeof *qidx);
+    if (!col || !qidx) {
+        free(col);
+        free(qidx);
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    }
+    for (size_t s = 0; s < nsym; s++)
+        qidx[s] = -1;
+    for (size_t j = 0; j < n; j++)
+        qidx[m->sym_q[j]] = (long)j;
+    const hs_node *zero = scalar_zero(L);
     for (size_t i = 0; i < k && !hs_dag_failed(d); i++) {
+        size_t ns, nc = 0;
+        const int32_t *sy = hs_node_symbols(m->G[i], &ns);
+        for (size_t z = 0; z < ns; z++)
+            if (qidx[sy[z]] >= 0)
+                col[nc++] = qidx[sy[z]];
+        qsort(col, nc, sizeof *col, long_cmp);
         for (size_t j = 0; j < n; j++)
-            m->G_q[i * n + j] = hs_diff(d, m->G[i], m->sym_q[j]);
+            m->G_q[i * n + j] = zero;
+        for (size_t c = 0; c < nc; c++)
+            m->G_q[i * n + (size_t)col[c]] = hs_diff(d, m->G[i], m->sym_q[col[c]]);
         m->G_t[i] = hs_diff(d, m->G[i], m->sym_t);
         m->Gdot[i] = hs_total_diff(d, m->G[i], m->sym_t, n, m->sym_q, m->sym_v);
         m->gamma[i] = hs_total_diff(d, m->Gdot[i], m->sym_t, n, m->sym_q, m->sym_v);
     }
+    free(col);
+    free(qidx);
     return hs_ld_dag_check(L);
 }
 

@@ -79,8 +79,11 @@ static int make_symbols(loader *L)
     m->npar = L->npar;
     m->pname = xcalloc(L->npar, sizeof *m->pname);
     m->pval = xcalloc(L->npar, sizeof *m->pval);
+    m->par_expr = xcalloc(L->npar, sizeof *m->par_expr);
+    m->par_order = xcalloc(L->npar, sizeof *m->par_order);
     m->sym_p = xcalloc(L->npar, sizeof *m->sym_p);
-    if (!m->sym_q || !m->sym_v || !m->pname || !m->pval || !m->sym_p)
+    if (!m->sym_q || !m->sym_v || !m->pname || !m->pval || !m->sym_p || !m->par_expr ||
+        !m->par_order)
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     for (size_t i = 0; i < m->n; i++)
         m->sym_q[i] = hs_dag_symbol(d, m->qname[i]);
@@ -260,6 +263,13 @@ void hs_model_free(hs_model *m)
     free(m->ambv);
     free(m->bT);
     free(m->Mconst);
+    free(m->par_expr);
+    free(m->par_kept);
+    free(m->init_expr);
+    free(m->par_order);
+    free(m->hoist_sym);
+    free(m->hoist_expr);
+    free(m->hoist_val);
     free(m->gq_start);
     free(m->gq_col);
     hs_prog_free(m->prog_dyn);
@@ -269,6 +279,37 @@ void hs_model_free(hs_model *m)
     hs_prog_free(m->prog_ev);
     hs_dag_free(m->dag);
     free(m);
+}
+
+void hs_model_inputs(const hs_model *m, double *in)
+{
+    for (size_t j = 0; j < m->npar; j++)
+        in[m->sym_p[j]] = m->pval[j];
+    for (size_t h = 0; h < m->nhoist; h++)
+        in[m->hoist_sym[h]] = m->hoist_val[h];
+}
+
+int hs_model_eval_constants(hs_model *m, hs_error *err)
+{
+    double *in = calloc(m->nin ? m->nin : 1, sizeof *in);
+    if (!in)
+        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+    for (size_t j = 0; j < m->npar; j++)
+        in[m->sym_p[j]] = m->pval[j];
+    const hs_node *bad = NULL;
+    for (size_t h = 0; h < m->nhoist && !bad; h++)
+        if (!isfinite(m->hoist_val[h] = hs_eval_tree(m->hoist_expr[h], in)))
+            bad = m->hoist_expr[h];
+    for (size_t i = 0; m->mass_kind == HS_MASS_CONST_DIAG && i < m->n && !bad; i++)
+        if (!isfinite(m->Mconst[i] = hs_eval_tree(m->M[i * m->n + i], in)))
+            bad = m->M[i * m->n + i];
+    free(in);
+    if (!bad)
+        return 0;
+    hs_error_set(err, HS_EXIT_MODEL, "an expression of the parameters evaluates to %s",
+                 "NaN or an infinity");
+    hs_model_place(m, bad->pos, err);
+    return err->code;
 }
 
 void hs_model_place(const hs_model *m, hs_srcpos p, hs_error *err)

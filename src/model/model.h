@@ -88,6 +88,11 @@ typedef struct hs_overrides {
     const void *set_place_ctx;
     hs_settings s;                 /* fields given on the command line */
     int has_stabilize, has_mode, has_output;
+    /* parameters kept as program inputs (not folded into constants), with
+     * every parameter derived from them: the ones a sweep varies, so that
+     * one compiled model (one native build) serves all its points */
+    size_t nkeep;
+    const char *const *keep;
     size_t nstop;                  /* --stop-when COND, in order: events named */
     const char *const *stop_when;  /* stop_when (stop_when_1, _2, ... when several) */
 } hs_overrides;
@@ -120,6 +125,13 @@ typedef struct hs_model {
     size_t npar;
     char **pname;          /* [npar] */
     double *pval;          /* [npar] after --set and recomputation */
+    const hs_node **par_expr;      /* [npar] each parameter's expression (NULL: a
+                                    * number given by the caller) */
+    unsigned char *par_kept;       /* [npar] a program input (hs_overrides.keep and
+                                    * what is computed from those) */
+    size_t *par_order;     /* [npar] the order they were evaluated in (each
+                            * after those it mentions) */
+    size_t npar_done;
     size_t nout;
     char **outname;        /* [nout] `outputs` */
     size_t namb;
@@ -128,6 +140,8 @@ typedef struct hs_model {
 
     double t0;
     double *q0, *v0;       /* [n] as written (before projection) */
+    const hs_node **init_expr;    /* [2n+1] the expressions of q0, v0 and t0
+                                   * (NULL: 0), of parameters */
     unsigned char *lock;   /* [n] consistency.lock */
     hs_settings set;
 
@@ -157,7 +171,14 @@ typedef struct hs_model {
     /* compiled: values folded in, sparsity found */
     size_t nin;            /* length of the input vector (symbols) */
     hs_mass_kind mass_kind;
-    double *Mconst;        /* [n] constant diagonal (HS_MASS_CONST_DIAG) */
+    double *Mconst;        /* [n] constant diagonal (HS_MASS_CONST_DIAG), from the
+                            * parameters by hs_model_eval_constants */
+    /* parameter-only subexpressions hoisted out of the programs: input
+     * symbol hoist_sym[i] holds the value of hoist_expr[i] */
+    size_t nhoist;
+    int *hoist_sym;        /* [nhoist] */
+    const hs_node **hoist_expr;   /* [nhoist] expressions of parameters */
+    double *hoist_val;     /* [nhoist] their values at pval */
     size_t nnz;            /* structural non-zeros of G_q */
     int *gq_start;         /* [k+1] row starts into gq_col */
     int *gq_col;           /* [nnz] */
@@ -191,6 +212,27 @@ hs_model *hs_model_load(const char *path, const hs_overrides *ov, hs_error *err)
 hs_model *hs_model_load_string(const char *name, const char *text,
                                const hs_overrides *ov, hs_error *err);
 void hs_model_free(hs_model *m);                /* NULL is fine */
+
+/* The model's constant inputs into a VM input vector in[nin]: the
+ * parameters and the hoisted parameter expressions. */
+void hs_model_inputs(const hs_model *m, double *in);
+
+/* Recompute hoist_val and Mconst from pval (after a change of parameters).
+ * Returns 0, or HS_EXIT_MODEL with err placed at the expression that is
+ * not finite. */
+int hs_model_eval_constants(hs_model *m, hs_error *err);
+
+/* Another point of a sweep without loading again: the parameters named
+ * name[0..n-1] take value[i] and every other parameter, the hoisted
+ * constants, the initial data and the constant mass are recomputed from
+ * their expressions, so that m is the model hs_model_load would give with
+ * these values as --set (for parameters the model was loaded to keep as
+ * inputs: hs_overrides.keep; the programs do not change).  Returns 0, or -1
+ * when this point needs a full load (a value not finite, a name not kept,
+ * a mass not positive definite at t0, t_end not after t0: the load says
+ * why, with the file position); m is then unusable until a call returns 0.
+ * The `point` fields change: t0, q0, v0, pval, hoist_val, Mconst. */
+int hs_model_repoint(hs_model *m, const char *const *name, const double *value, size_t n);
 
 /* Turn a node's source position into FILE:LINE:COLUMN + source line in err
  * (used for run-time domain errors).  Leaves err's message alone. */

@@ -388,6 +388,7 @@ int hs_ld_eval_param(loader *L, size_t i)
     hs_model *m = L->m;
     long ov = p->ov;
     const char *text = ov >= 0 && L->ov->set_text ? L->ov->set_text[ov] : NULL;
+    m->par_order[m->npar_done++] = i;        /* the order of evaluation */
     if (ov >= 0 && !text) {
         m->pval[i] = L->pin[m->sym_p[i]] = L->ov->set_value[ov];
         p->state = ST_DONE;
@@ -409,6 +410,7 @@ int hs_ld_eval_param(loader *L, size_t i)
         return hs_ytree_error(L->y, L->err, p->val,
                               "parameter '%s' evaluates to %g", p->name, v);
     m->pval[i] = L->pin[m->sym_p[i]] = v;
+    m->par_expr[i] = e;
     p->state = ST_DONE;
     return 0;
 }
@@ -630,20 +632,21 @@ int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M)
 int hs_ld_forbid_velocity(loader *L, const hs_node *e, yaml_node_t *where, const char *what)
 {
     hs_model *m = L->m;
-    if (e->kind == HS_NUM)
+    if (e->kind == HS_NUM || !m->sym_v)
         return 0;
-    size_t ns = (size_t)hs_dag_nsymbols(m->dag);
-    unsigned char *used = calloc(ns ? ns : 1, 1);
-    if (!used)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-    hs_symbols_used(e, used, ns);       /* one walk, not one per velocity */
-    for (size_t i = 0; i < m->n; i++)
-        if (used[m->sym_v[i]]) {
-            free(used);
+    /* e's own symbols (a check per velocity costs n for each of the n^2
+     * entries of a mass matrix); a velocity is named after its coordinate
+     * with a prime */
+    size_t ns;
+    const int32_t *sy = hs_node_symbols(e, &ns);
+    for (size_t z = 0; z < ns; z++) {
+        const char *nm = hs_dag_symbol_name(m->dag, sy[z]);
+        size_t len = strlen(nm);
+        long i = len > 1 && nm[len - 1] == '\'' ? hs_ld_find_coord(m, nm, len - 1) : -1;
+        if (i >= 0 && m->sym_v[i] == sy[z])
             return hs_ytree_error(L->y, L->err, where, "%s may not depend on velocities "
                                   "(it uses %s')", what, m->qname[i]);
-        }
-    free(used);
+    }
     return 0;
 }
 
@@ -714,7 +717,8 @@ int hs_ld_read_initial(loader *L, yaml_node_t *root)
         return L->err->code;
     const hs_node **e = xcalloc(m->n, sizeof *e);
     double *in = xcalloc((size_t)hs_dag_nsymbols(d), sizeof *in);
-    if (!e || !in) {
+    m->init_expr = xcalloc(2 * m->n + 1, sizeof *m->init_expr);
+    if (!e || !in || !m->init_expr) {
         free(e);
         free(in);
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
@@ -729,7 +733,7 @@ int hs_ld_read_initial(loader *L, yaml_node_t *root)
         const hs_node *te = hs_ld_parse(L, tn, SCOPE_INITIAL, "initial.t");
         if (!te || hs_ld_dag_check(L))
             goto out;
-        m->t0 = hs_eval_tree(te, in);
+        m->t0 = hs_eval_tree(m->init_expr[2 * m->n] = te, in);
         if (!isfinite(m->t0)) {
             hs_ytree_error(L->y, L->err, tn, "initial.t is not finite");
             goto out;
@@ -749,7 +753,7 @@ int hs_ld_read_initial(loader *L, yaml_node_t *root)
                            pass == 0 ? NULL : scalar_zero(L), e) || hs_ld_dag_check(L))
             goto out;
         for (size_t i = 0; i < m->n; i++) {
-            dst[i] = hs_eval_tree(e[i], in);
+            dst[i] = hs_eval_tree(m->init_expr[(size_t)pass * m->n + i] = e[i], in);
             if (!isfinite(dst[i])) {
                 yaml_node_t *at = src->type == YAML_MAPPING_NODE ? hs_ld_get(L, src, m->qname[i])
                                                                  : src;
