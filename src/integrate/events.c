@@ -248,6 +248,13 @@ static int locate(hs_int_run *R, gsl_root_fsolver *solver, size_t e, double h)
     return brent(&F, solver, h, so, &R->sev[e]);
 }
 
+/* Time order; at one time, the order of the events in the model. */
+static int by_time(const void *pa, const void *pb)
+{
+    const hs_int_fired *a = pa, *b = pb;
+    return a->s < b->s ? -1 : a->s > b->s ? 1 : a->e < b->e ? -1 : a->e > b->e;
+}
+
 /* The crossings of the step just taken into R->fired (time order), each
  * located; returns how many, or -1 with R->err set. */
 static long find_crossings(hs_int_run *R, double h)
@@ -257,7 +264,7 @@ static long find_crossings(hs_int_run *R, double h)
     for (size_t e = 0; e < R->nev; e++) {
         int sn = sgn(R->gb[e]), so = R->gsign[e];
         if (sn && so && sn != so && (m->ev[e].dir == 0 || m->ev[e].dir == sn))
-            R->fired[nf++] = e;
+            R->fired[nf++].e = e;
         else if (sn)
             R->gsign[e] = (signed char)sn;
     }
@@ -275,16 +282,13 @@ static long find_crossings(hs_int_run *R, double h)
     }
     int rc = 0;
     for (size_t f = 0; f < nf && !rc; f++)
-        rc = locate(R, solver, R->fired[f], h);
+        rc = locate(R, solver, R->fired[f].e, h);
     gsl_root_fsolver_free(solver);
     if (rc)
         return -1;
-    for (size_t a = 1; a < nf; a++)        /* insertion sort: stable, few */
-        for (size_t b = a; b > 0 && R->sev[R->fired[b]] < R->sev[R->fired[b - 1]]; b--) {
-            size_t x = R->fired[b];
-            R->fired[b] = R->fired[b - 1];
-            R->fired[b - 1] = x;
-        }
+    for (size_t f = 0; f < nf; f++)
+        R->fired[f].s = R->sev[R->fired[f].e];
+    qsort(R->fired, nf, sizeof *R->fired, by_time);
     return (long)nf;
 }
 
@@ -368,7 +372,7 @@ int hs_int_events_step(hs_int_run *R, double taup, long *i, int *what)
     if (nf < 0)
         return R->err->code;
     for (long f = 0; f < nf && !*what; f++)
-        if ((rc = handle(R, R->fired[f], h, taup, i, what)))
+        if ((rc = handle(R, R->fired[f].e, h, taup, i, what)))
             return rc;
     if (!*what)                       /* the step stands: its end starts the next */
         memcpy(R->ga, R->gb, R->nev * sizeof *R->ga);

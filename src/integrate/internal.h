@@ -50,6 +50,11 @@ typedef struct hs_int_ctx {
 #define HS_INT_NP 7            /* points where the work integrals' rates match */
 #define HS_INT_NW 10           /* coefficients of their polynomials */
 #define HS_INT_DEPTH 6         /* a step is halved at most this often for its rows */
+typedef struct hs_int_fired {   /* an event located in a step (events.c) */
+    double s;                   /* its time, from the step's start */
+    size_t e;                   /* which */
+} hs_int_fired;
+
 typedef struct hs_int_run {
     const hs_model *m;
     const hs_run_opts *o;
@@ -97,7 +102,7 @@ typedef struct hs_int_run {
     double *ytr, *ftr, *etr;    /* [dim] a trial step: state, rates, error */
     double tau_a;               /* GSL's time of ya */
     double *sev;                /* [nev] located times, from tau_a */
-    size_t *fired;              /* [nev] the events of a step, in time order */
+    hs_int_fired *fired;        /* [nev] the events of a step, in time order */
     gsl_odeiv2_driver *evdrv;   /* the stepper of the trial steps */
     hs_out evout;               /* --events */
     int evout_ok;
