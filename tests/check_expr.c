@@ -46,7 +46,7 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *name, size_t len,
         return NULL;
     }
     char buf[64];
-    snprintf(buf, sizeof buf, "%.*s%s", (int)len, name, primed ? "'" : "");
+    snprintf(buf, sizeof buf, "%.*s%s", (int)len, name, primed > 1 ? "''" : primed ? "'" : "");
     int s = hs_dag_find_symbol(d, buf);
     if (s < 0) {
         *status = HS_RESOLVE_UNKNOWN;
@@ -175,6 +175,9 @@ static const struct {
     {"m'", "'m' has no velocity: only coordinates take a prime", 1, 1},
     {"x + pi'", "'pi' has no velocity", 1, 5},
     {"x '", "a prime (') must follow a name", 1, 3},
+    {"m''", "'m' has no acceleration: only coordinates take a prime", 1, 1},
+    {"1 + x'''", "x''' has too many primes (x' is a velocity, x'' an acceleration)", 1, 5},
+    {"pi''", "'pi' has no acceleration", 1, 1},
     {"foo + 1", "unknown name 'foo'", 1, 1},
     {"x + foo'", "unknown name 'foo'", 1, 5},
     {"x + 2*bad", "'bad' is defined in terms of itself", 1, 7},
@@ -205,6 +208,37 @@ START_TEST(test_parse_errors)
     ck_assert_msg(err.line == bad[_i].line && err.column == bad[_i].column,
                   "'%s': at %d:%d, want %d:%d", text, err.line, err.column, bad[_i].line,
                   bad[_i].column);
+}
+END_TEST
+
+/* hs_parse_cond: a whole text may be one comparison (an event's
+ * condition); anything else parses as hs_parse does. */
+START_TEST(test_parse_cond)
+{
+    hs_error err;
+    hs_error_init(&err);
+    const char *t1 = "x^2 + y > a - 1";
+    const hs_node *e = hs_parse_cond(dag, t1, strlen(t1), 0, &RES, &err);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(e->kind, HS_GT);
+    ck_assert_ptr_eq(e->args[0], parse_ok("x^2 + y"));
+    ck_assert_ptr_eq(e->args[1], parse_ok("a - 1"));
+    const char *t2 = "if(x < y, 1, 2) <= 3";
+    e = hs_parse_cond(dag, t2, strlen(t2), 0, &RES, &err);
+    ck_assert(e && e->kind == HS_LE);
+    ck_assert_ptr_eq(hs_parse_cond(dag, "x + 1", 5, 0, &RES, &err), parse_ok("x + 1"));
+    static const struct { const char *text, *msg; int col; } bad_cond[] = {
+        {"x > y > 1", "comparison outside if()", 7},
+        {"x >", "at end of input", 4},
+        {"sin(x < 1)", "comparison outside if()", 7},
+    };
+    for (size_t i = 0; i < sizeof bad_cond / sizeof *bad_cond; i++) {
+        hs_error_init(&err);
+        const char *t = bad_cond[i].text;
+        ck_assert_ptr_null(hs_parse_cond(dag, t, strlen(t), 0, &RES, &err));
+        ck_assert_msg(strstr(err.msg, bad_cond[i].msg), "'%s': %s", t, err.msg);
+        ck_assert_int_eq(err.column, bad_cond[i].col);
+    }
 }
 END_TEST
 
@@ -748,6 +782,7 @@ static Suite *expr_suite(void)
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
     tcase_add_loop_test(tc, test_precedence, 0, N(precedence));
     tcase_add_loop_test(tc, test_parse_errors, 0, N(bad));
+    tcase_add_test(tc, test_parse_cond);
     tcase_add_test(tc, test_deep_nesting);
     tcase_add_test(tc, test_depth_limit);
     tcase_add_test(tc, test_hash_consing);

@@ -36,7 +36,7 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *name, size_t len,
         }
     }
     char buf[64];
-    snprintf(buf, sizeof buf, "%.*s%s", (int)len, name, primed ? "'" : "");
+    snprintf(buf, sizeof buf, "%.*s%s", (int)len, name, primed > 1 ? "''" : primed ? "'" : "");
     int s = hs_dag_find_symbol(d, buf);
     *status = s < 0 ? HS_RESOLVE_UNKNOWN : HS_RESOLVE_OK;
     return s < 0 ? NULL : hs_sym(d, s);

@@ -32,7 +32,8 @@ int hs_cli_check(int argc, char **argv)
     printf("G_q: %zu structural non-zeros of %zu\n", m->nnz, m->n * m->k);
     printf("compiled: %zu expression nodes; %zu + %zu + %zu bytecode instructions "
            "(dynamics, output, projection)\n", hs_dag_nnodes(m->dag),
-           hs_prog_ninstr(m->prog_dyn), hs_prog_ninstr(m->prog_aux), hs_prog_ninstr(m->prog_pos));
+           hs_prog_ninstr(m->prog_dyn), hs_prog_ninstr(m->prog_aux) +
+           hs_prog_ninstr(m->prog_out) + hs_prog_ninstr(m->prog_ev), hs_prog_ninstr(m->prog_pos));
     hs_work *w = hs_work_new(m);
     double *q = malloc(m->n * sizeof *q), *v = malloc(m->n * sizeof *v);
     double *G = calloc(m->k + 1, sizeof *G), *Gt = calloc(m->k + 1, sizeof *Gt);

@@ -36,6 +36,8 @@ typedef struct opts {
     hs_overrides ov;
     hs_params params;        /* --set and --params, in command-line order */
     const char *model, *output, *columns, *summary, *wrt;
+    const char *events;      /* run: --events FILE */
+    const char **stop_when;  /* [argc] --stop-when, in order (o->ov points here) */
     const char *points, *outdir, *statusdir;   /* batch */
     long jobs;                                 /* batch: worker processes */
     int precision, progress, quiet, quiet_projection;

@@ -23,12 +23,12 @@ static const hs_node *free_lookup(void *ctx, hs_dag *d, const char *s, size_t le
     (void)off;
     (void)err;
     char name[160];
-    if (len + 2 > sizeof name) {
+    if (len + 3 > sizeof name) {
         *status = HS_RESOLVE_UNKNOWN;
         return NULL;
     }
     memcpy(name, s, len);
-    if (primed)
+    for (int i = 0; i < primed; i++)       /* x' and x'' are symbols of their own */
         name[len++] = '\'';
     name[len] = '\0';
     if (fs->strict) {

@@ -173,8 +173,21 @@ static int opt_text(const optdef *d, opts *o, const char *val, const char *usage
                      : strcmp(d->name, "--columns") == 0 ? &o->columns
                      : strcmp(d->name, "--points") == 0 ? &o->points
                      : strcmp(d->name, "--outdir") == 0 ? &o->outdir
-                     : strcmp(d->name, "--status-dir") == 0 ? &o->statusdir : &o->summary;
+                     : strcmp(d->name, "--status-dir") == 0 ? &o->statusdir
+                     : strcmp(d->name, "--events") == 0 ? &o->events : &o->summary;
     *dst = val;
+    return 0;
+}
+
+/* --stop-when COND: kept in order; the loader parses each (an event). */
+static int opt_stop_when(const optdef *d, opts *o, const char *val, const char *usage)
+{
+    (void)d;
+    if (!val[strspn(val, " \t")])
+        return hs_cli_usage_error(usage, "--stop-when wants a condition such as 'x > 1', "
+                                  "got '%s'", val);
+    o->stop_when[o->ov.nstop++] = val;
+    o->ov.stop_when = o->stop_when;
     return 0;
 }
 
@@ -274,6 +287,8 @@ static const optdef optdefs[] = {
     { "--output", 'o', CMD_RUN, 1, opt_text, 0, 0 },
     { "--columns", 0, RUNS, 1, opt_text, 0, 0 },
     { "--summary", 0, CMD_RUN, 1, opt_text, 0, 0 },
+    { "--events", 0, CMD_RUN, 1, opt_text, 0, 0 },
+    { "--stop-when", 0, RUNS, 1, opt_stop_when, 0, 0 },
     { "--method", 0, RUNS, 1, opt_method, 0, 0 },
     { "--stabilize", 0, RUNS, 1, opt_stabilize, 0, 0 },
     { "--precision", 0, RUNS, 1, opt_precision, 0, 0 },
@@ -408,7 +423,8 @@ int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd
     hs_params_init(&o->params);
     o->precision = 17;
     o->pos = calloc((size_t)argc + 1, sizeof *o->pos);
-    if (!o->pos)
+    o->stop_when = calloc((size_t)argc + 1, sizeof *o->stop_when);
+    if (!o->pos || !o->stop_when)
         return hs_cli_usage_error("", "%s", "out of memory");
     int no_more_opts = 0, rc = 0;
     for (int i = 0; i < argc && !rc; i++) {
@@ -437,4 +453,8 @@ void hs_cli_free_opts(opts *o)
     hs_params_free(&o->params);
     free(o->pos);
     o->pos = NULL;
+    free(o->stop_when);
+    o->stop_when = NULL;
+    o->ov.stop_when = NULL;
+    o->ov.nstop = 0;
 }

@@ -142,13 +142,20 @@ static int clobbers(const fileid *a, const fileid *b)
 static int check_coincide(const opts *o)
 {
     int use_stdout = !o->output || strcmp(o->output, "-") == 0;
-    fileid f[3];
+    if (o->events && strcmp(o->events, "-") == 0 && use_stdout) {
+        fprintf(stderr, "holosim: --events - and the trajectory would both go to standard "
+                "output: give the trajectory a file with -o, or the events one\n");
+        return HS_EXIT_USAGE;
+    }
+    fileid f[4];
     identify(&f[0], "the model file", o->model, strcmp(o->model, "-") == 0 ? 0 : -1);
     identify(&f[1], use_stdout ? "standard output (the CSV)" : "-o", use_stdout ? "-" : o->output,
              use_stdout ? 1 : -1);
     size_t nf = 2;
     if (o->summary)
         identify(&f[nf++], "--summary", o->summary, -1);
+    if (o->events && strcmp(o->events, "-") != 0)
+        identify(&f[nf++], "--events", o->events, -1);
     int rc = 0;
     for (size_t i = 0; i < nf && !rc; i++)
         for (size_t j = i + 1; j < nf && !rc; j++)
@@ -190,6 +197,8 @@ static int check_writable(const char *opt, const char *path)
     }
     if (strcmp(opt, "-o") == 0)
         fprintf(stderr, "holosim: cannot open '%s' for writing: %s\n", path, strerror(e));
+    else if (strcmp(opt, "--events") == 0)
+        fprintf(stderr, "holosim: cannot write the events file '%s': %s\n", path, strerror(e));
     else
         fprintf(stderr, "holosim: cannot write summary '%s': %s\n", path, strerror(e));
     return HS_EXIT_USAGE;
@@ -213,6 +222,12 @@ static void csv_field(FILE *f, const char *s)
 static int write_summary(const char *path, const hs_model *m, const hs_summary *s, int rc,
                          const hs_error *err, int quiet)
 {
+    char stop[700] = "";
+    if (!rc && s->stopped_by)
+        snprintf(stop, sizeof stop, "stopped by event '%s' (%.500s) at t=%.17g", s->stopped_by,
+                 s->stop_text ? s->stop_text : "", s->t_reached);
+    if (!quiet && stop[0])
+        fprintf(stderr, "holosim: %s\n", stop);
     if (!quiet)
         fprintf(stderr, "holosim: %ld steps, %ld rhs evaluations, %ld rows to t=%.6g; "
                 "max |G| %.3g, max |Gdot| %.3g, max |energy_balance| %.3g, "
@@ -230,7 +245,7 @@ static int write_summary(const char *path, const hs_model *m, const hs_summary *
     /* the message on one line and without double quotes (a reader may take
      * the row as one line); the path exactly, quoted */
     char msg[sizeof err->msg];
-    snprintf(msg, sizeof msg, "%s", rc ? err->msg : "");
+    snprintf(msg, sizeof msg, "%s", rc ? err->msg : stop);
     for (char *p = msg; *p; p++)
         if (*p == '"')
             *p = '\'';
@@ -281,11 +296,13 @@ static int run_model(hs_model *m, const opts *o, const char *path)
     hs_error err;
     hs_error_init(&err);
     catch_signals();
+    int ev_stdout = o->events && strcmp(o->events, "-") == 0;
     hs_run_opts ro = { path ? NULL : stdout, path, o->columns, o->precision,
                        o->quiet_projection ? NULL : stderr,
                        o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
                                                                : HS_PROGRESS_AUTO,
-                       &hs_cli_interrupted, NULL };
+                       &hs_cli_interrupted, NULL, ev_stdout ? stdout : NULL,
+                       ev_stdout ? NULL : o->events };
     hs_native *nat = hs_cli_native(m, o, 1);
     ro.native = nat;
     hs_summary sum;
@@ -331,7 +348,9 @@ int hs_cli_run(int argc, char **argv)
      * or truncated here (the CSV at its first row, the summary at the end) */
     const char *path = o.output && strcmp(o.output, "-") != 0 ? o.output : NULL;
     if ((path && (rc = check_writable("-o", path))) ||
-        (o.summary && (rc = check_writable("--summary", o.summary)))) {
+        (o.summary && (rc = check_writable("--summary", o.summary))) ||
+        (o.events && strcmp(o.events, "-") != 0 &&
+         (rc = check_writable("--events", o.events)))) {
         hs_model_free(m);
         hs_cli_free_opts(&o);
         return rc;

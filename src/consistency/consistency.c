@@ -159,9 +159,18 @@ static int build_W(hs_proj *p, hs_work *w, double t, const double *q, const doub
 static int constraints(const hs_proj *p, hs_work *w, double t, const double *q, double *G,
                        double *G_t)
 {
-    if (p->m->mass_kind == HS_MASS_FULL)
-        return hs_dyn_constraints(p->m, w, t, q, G, G_t);
-    return hs_dyn_constraints_sparse(p->m, w, t, q, G, G_t);
+    int rc = p->m->mass_kind == HS_MASS_FULL ? hs_dyn_constraints(p->m, w, t, q, G, G_t)
+                                             : hs_dyn_constraints_sparse(p->m, w, t, q, G, G_t);
+    /* a constraint an event let go (dynamics.h) is not projected onto: its
+     * residual counts as met, its row of A is the identity (as a fixed one) */
+    for (size_t i = 0; !rc && w->nreleased && i < p->m->k; i++)
+        if (w->released[i]) {
+            if (G)
+                G[i] = 0;
+            if (G_t)
+                G_t[i] = 0;
+        }
+    return rc;
 }
 
 /* A = G_q W G_q^T, factored (Cholesky; in band storage when the dynamics
@@ -227,6 +236,7 @@ static int build_A(hs_proj *p, hs_work *w)
         int fixed = p->lock != NULL;
         for (int z = m->gq_start[i]; fixed && z < m->gq_start[i + 1]; z++)
             fixed = p->lock[m->gq_col[z]];
+        fixed |= hs_dyn_is_released(w, i);
         p->fixed[i] = (unsigned char)fixed;
         if (!fixed)
             continue;
@@ -496,7 +506,7 @@ static int project_velocities(hs_proj *p, hs_work *w, double t, const double *q,
         }
         for (int it = 0; it < 3; it++) {
             for (size_t i = 0; i < k; i++)
-                p->r[i] = Gt[i] + hs_dyn_gq_dot(m, w, i, v);
+                p->r[i] = hs_dyn_is_released(w, i) ? 0 : Gt[i] + hs_dyn_gq_dot(m, w, i, v);
             if (velocity_excess(m, w, v, p->r) <= 1)
                 return 0;
             solve_step(p, w, p->r, p->dq);
@@ -504,7 +514,7 @@ static int project_velocities(hs_proj *p, hs_work *w, double t, const double *q,
                 v[c] -= p->dq[c];
         }
         for (size_t i = 0; i < k; i++)
-            p->r[i] = Gt[i] + hs_dyn_gq_dot(m, w, i, v);
+            p->r[i] = hs_dyn_is_released(w, i) ? 0 : Gt[i] + hs_dyn_gq_dot(m, w, i, v);
         if (velocity_excess(m, w, v, p->r) <= 1)
             return 0;
     }

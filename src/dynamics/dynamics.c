@@ -93,7 +93,10 @@ hs_work *hs_work_new(const hs_model *m)
              ALLOC(w->raux, hs_prog_nregs(m->prog_aux)) &&
              ALLOC(w->rpos, hs_prog_nregs(m->prog_pos)) && ALLOC(w->dyn, m->ndyn) &&
              ALLOC(w->aux, m->naux) && ALLOC(w->pos, 2 * k + m->nnz) && ALLOC(w->Minv, n) &&
-             ALLOC(w->Gqd, k * n) && ALLOC(w->Lambda, k) && ALLOC(w->a, n);
+             ALLOC(w->Gqd, k * n) && ALLOC(w->Lambda, k) && ALLOC(w->a, n) &&
+             ALLOC(w->rout, m->prog_out ? hs_prog_nregs(m->prog_out) : 0) &&
+             ALLOC(w->out, m->nout) && ALLOC(w->ev, m->nev) &&
+             ALLOC(w->rev, m->prog_ev ? hs_prog_nregs(m->prog_ev) : 0);
 #undef ALLOC
     w->M = gsl_matrix_alloc(m->mass_kind == HS_MASS_FULL ? n : 1, m->mass_kind == HS_MASS_FULL ? n : 1);
     w->z = gsl_vector_alloc(n);
@@ -137,6 +140,11 @@ void hs_work_free(hs_work *w)
     free(w->Gqd);
     free(w->Lambda);
     free(w->a);
+    free(w->rout);
+    free(w->out);
+    free(w->rev);
+    free(w->ev);
+    free(w->released);
     if (w->M) gsl_matrix_free(w->M);
     if (w->C) gsl_matrix_free(w->C);
     if (w->Cb) gsl_matrix_free(w->Cb);
@@ -381,6 +389,8 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
                      m->set.beta * m->set.beta * dyn[m->off_Gb + i];
             rhs[i] = s;
         }
+        if (w->nreleased)                             /* outputs.c */
+            hs_dyn_cut_released(m, w);
         if (factor_C(m, w, t))
             return HS_EXIT_NUMERIC;
         if (w->banded)                                /* rhs <- C^-1 rhs */

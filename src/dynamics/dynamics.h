@@ -63,6 +63,12 @@ typedef struct hs_work {
     double rcond;          /* C's reciprocal condition (estimate or bound) */
     hs_error err;          /* why the last call failed */
     int fail_kind;         /* HS_FAIL_* of the last failure */
+    double *rout, *out;    /* prog_out: scratch, the outputs (outputs.c) */
+    double *rev, *ev;      /* prog_ev: scratch, the event functions */
+    unsigned char *released; /* [k] 1: the constraint is let go (an event's
+                            * release): its multiplier is 0 and C's row and
+                            * column for it are cut out; NULL while none is */
+    size_t nreleased;
 } hs_work;
 
 enum { HS_FAIL_NONE, HS_FAIL_NONFINITE, HS_FAIL_MASS, HS_FAIL_SINGULAR_C };
@@ -131,5 +137,29 @@ static inline double hs_dyn_jacobi(const hs_model *m, const hs_work *w)
 /* Fill the VM input vector from a state. */
 void hs_dyn_set_state(const hs_model *m, hs_work *w, double t, const double *q,
                       const double *v);
+
+/* ---- outputs.c: what outputs and events read (model.h) ---- */
+
+/* The outputs at (t, q, v) into w->out [nout]; when m->out_dyn, after
+ * hs_dyn_accel at the same state (the accelerations and multipliers are
+ * read from w->a, w->Lambda).  Returns 0 or HS_EXIT_NUMERIC with w->err
+ * naming the position that gave a non-finite value. */
+int hs_dyn_outputs(const hs_model *m, hs_work *w, double t, const double *q,
+                   const double *v);
+/* The event functions into w->ev [nev] (after hs_dyn_accel when
+ * m->ev_dyn).  Returns 0, or HS_EXIT_NUMERIC with w->err set and the
+ * index of the first non-finite one in *bad (may be NULL). */
+int hs_dyn_events(const hs_model *m, hs_work *w, double t, const double *q,
+                  const double *v, size_t *bad);
+/* Let constraint j go from now on (hs_dyn_accel then solves with the
+ * others; every constraint let go is free motion).  0 or -1 (memory). */
+int hs_dyn_release(const hs_model *m, hs_work *w, size_t j);
+/* Inside hs_dyn_accel, C and its right-hand side assembled: the rows and
+ * columns of the released constraints cut out (their multipliers 0). */
+void hs_dyn_cut_released(const hs_model *m, hs_work *w);
+static inline int hs_dyn_is_released(const hs_work *w, size_t j)
+{
+    return w->released && w->released[j];
+}
 
 #endif

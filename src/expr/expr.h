@@ -155,7 +155,9 @@ int hs_kind_arity(hs_kind k);          /* -1 for n-ary */
 /* ---- parser (parse.c) ---- */
 
 /* How the parser turns a name into a node.  `lookup` is called for each
- * identifier other than a function name, `pi`; `primed` is 1 for x'.
+ * identifier other than a function name, `pi`; `primed` counts the primes
+ * after it: 0 for x, 1 for x' (a velocity), 2 for x'' (an acceleration;
+ * a resolver that has none answers HS_RESOLVE_NO_PRIME).
  * It returns the node, or NULL with one of the HS_RESOLVE_ codes in
  * *status (then the parser writes the message), or NULL with
  * HS_RESOLVE_ERROR after recording its own error in err. */
@@ -177,10 +179,16 @@ typedef struct hs_resolver {
  * parse.c; e.g. "unexpected character '#'", "')' expected (to close '(' at
  * 1:5)", "unknown function 'sinn'", "'atan2' takes 2 arguments, got 1",
  * "unknown name 'foo'", "'m' has no velocity: only coordinates take a
- * prime", "empty expression", "unexpected 'x' after the end of the
+ * prime", "'m' has no acceleration", "x''' has too many primes",
+ * "empty expression", "unexpected 'x' after the end of the
  * expression", "expression nested too deeply". */
 const hs_node *hs_parse(hs_dag *d, const char *text, size_t len, int src,
                         const hs_resolver *r, hs_error *err);
+
+/* The same, where the whole text may also be one comparison a OP b of
+ * two expressions (an event's condition: `x^2 + y^2 > 4`). */
+const hs_node *hs_parse_cond(hs_dag *d, const char *text, size_t len, int src,
+                             const hs_resolver *r, hs_error *err);
 
 /* ---- printing (print.c) ---- */
 

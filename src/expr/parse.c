@@ -56,7 +56,7 @@ typedef struct token {
     tokkind kind;
     size_t off, len;       /* the token's bytes, a prime included */
     double value;          /* T_NUM */
-    int primed;            /* T_NAME followed by ' */
+    int primed;            /* T_NAME: the primes after it (0, 1 or 2) */
 } token;
 
 /* Nesting levels (parentheses, unary operators, exponents) the parser
@@ -236,7 +236,14 @@ static int next(parser *p)
         size_t j = i;
         while (j < p->len && is_alnum(s[j]))
             j++;
-        int primed = j < p->len && s[j] == '\'';
+        int primed = 0;
+        while (primed < 2 && j + (size_t)primed < p->len && s[j + (size_t)primed] == '\'')
+            primed++;
+        if (primed == 2 && j + 2 < p->len && s[j + 2] == '\'') {
+            perr(p, i, "%.*s''' has too many primes (%.*s' is a velocity, %.*s'' an "
+                 "acceleration)", (int)(j - i), s + i, (int)(j - i), s + i, (int)(j - i), s + i);
+            return -1;
+        }
         p->tok = (token){T_NAME, i, j - i + (size_t)primed, 0, primed};
         p->cur = j + (size_t)primed;
         return 0;
@@ -464,7 +471,8 @@ static const hs_node *parse_name(parser *p)
     stamp(p, name.off);
     if (n == 2 && memcmp(s, "pi", 2) == 0) {
         if (name.primed) {
-            perr(p, name.off, "'pi' has no velocity: only coordinates take a prime");
+            perr(p, name.off, "'pi' has no %s: only coordinates take a prime",
+                 name.primed > 1 ? "acceleration" : "velocity");
             return NULL;
         }
         return hs_num(p->d, 3.14159265358979323846);
@@ -488,7 +496,8 @@ __attribute__((noinline)) static const hs_node *resolve(parser *p, const token *
         return e;
     switch (status) {
     case HS_RESOLVE_NO_PRIME:
-        perr(p, name.off, "'%.*s' has no velocity: only coordinates take a prime", (int)n, s);
+        perr(p, name.off, "'%.*s' has no %s: only coordinates take a prime", (int)n, s,
+             name.primed > 1 ? "acceleration" : "velocity");
         break;
     case HS_RESOLVE_ERROR:
         if (rerr.code && !p->err.code) {
@@ -652,8 +661,24 @@ static const hs_node *parse_sum(parser *p)
     return e;
 }
 
+static const hs_node *parse_top(hs_dag *d, const char *text, size_t len, int src,
+                               const hs_resolver *r, hs_error *err, int cond);
+
 const hs_node *hs_parse(hs_dag *d, const char *text, size_t len, int src,
                         const hs_resolver *r, hs_error *err)
+{
+    return parse_top(d, text, len, src, r, err, 0);
+}
+
+const hs_node *hs_parse_cond(hs_dag *d, const char *text, size_t len, int src,
+                             const hs_resolver *r, hs_error *err)
+{
+    return parse_top(d, text, len, src, r, err, 1);
+}
+
+/* cond: a comparison of two sums may be the whole expression. */
+static const hs_node *parse_top(hs_dag *d, const char *text, size_t len, int src,
+                               const hs_resolver *r, hs_error *err, int cond)
 {
     parser p = {.d = d, .text = text, .len = len, .src = src, .r = r};
     hs_error_init(&p.err);
@@ -664,7 +689,13 @@ const hs_node *hs_parse(hs_dag *d, const char *text, size_t len, int src,
     if (next(&p) == 0) {
         if (p.tok.kind == T_END)
             perr(&p, p.tok.off, "empty expression");
-        else if ((e = parse_sum(&p)) != NULL && p.tok.kind != T_END) {
+        else if ((e = parse_sum(&p)) != NULL && cond && is_cmp(p.tok.kind)) {
+            token op = p.tok;              /* hs_parse_cond: a OP b */
+            const hs_node *b = next(&p) == 0 ? parse_sum(&p) : NULL;
+            stamp(&p, op.off);
+            e = b ? hs_call2(d, (hs_kind)(HS_LT + (op.kind - T_LT)), e, b) : NULL;
+        }
+        if (e && p.tok.kind != T_END) {
             char t[64];
             tok_text(&p, &p.tok, t, sizeof t);
             if (is_cmp(p.tok.kind))

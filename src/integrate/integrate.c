@@ -132,6 +132,7 @@ static int setup(hs_int_run *R)
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
     R->out_ok = 1;
     unsigned flags = hs_methods[R->method].flags;
+    R->multistep = (flags & HS_METHOD_MULTISTEP) != 0;
     int helper = hs_int_helper_method(R->method);
     int implicit = (flags | hs_methods[helper].flags) & HS_METHOD_IMPLICIT;
     R->sys = (gsl_odeiv2_system){ hs_int_rhs, implicit ? hs_int_jacobian : NULL, dim, &R->c };
@@ -143,9 +144,8 @@ static int setup(hs_int_run *R)
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "cannot set up the stepper '%s'",
                             m->set.method);
     R->projecting = m->set.stabilize == HS_STAB_PROJECTION && m->k > 0;
-    R->multistep = (flags & HS_METHOD_MULTISTEP) != 0;
     R->show = progress_mode(o, o->out);
-    return 0;
+    return hs_int_events_setup(R);
 }
 
 /* The stepping loop: the first row, then steps until every row is out. */
@@ -158,21 +158,25 @@ static int step_loop(hs_int_run *R)
     hs_columns_header(&R->cols, &R->out);
     R->t = R->t0;
     R->tau = 0;
-    if ((rc = hs_int_emit(R, R->t, R->y, 1)))
+    if ((rc = hs_int_events_start(R)) || (rc = hs_int_emit(R, R->t, R->y, 1)))
         return rc;
     memcpy(R->fp, R->fi, R->dim * sizeof *R->fp);
     for (long i = 1; i <= R->N;) {
         double t_target = i == R->N ? R->t_end : hs_grid_time(R->t0, i, R->dt);
         double t_stop = interp ? R->t_end : t_target, taup = R->tau;
+        int ev = 0;          /* events: 1 the step was cut at a release, 2 a stop */
         if (o->stop && *o->stop)
             return hs_error_set(R->err, 130, "interrupted at t=%.17g; the rows so far are "
                                 "written", R->t);
         if (interp)
             memcpy(R->yp, R->y, R->dim * sizeof *R->y);
-        if ((rc = hs_int_advance(R, t_stop)))
+        hs_int_events_mark(R);
+        if ((rc = hs_int_advance(R, t_stop)) || (rc = hs_int_events_step(R, taup, &i, &ev)))
             return rc;
+        if (ev == 2)
+            break;
         if (interp) {
-            if ((rc = hs_int_emit_inside(R, taup, &i)))
+            if (!ev && (rc = hs_int_emit_inside(R, taup, &i)))
                 return rc;
         } else if (R->t >= t_target) {
             if ((rc = hs_int_emit(R, R->t, R->y, 0)))
@@ -206,6 +210,7 @@ static int finish(hs_int_run *R, int rc)
         }
         hs_out_free(&R->out);
     }
+    rc = hs_int_events_finish(R, rc);
     hs_int_driver_free(R->drv);
     hs_int_driver_free(R->helper);
     if (R->w)

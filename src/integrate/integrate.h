@@ -24,6 +24,9 @@ typedef struct hs_run_opts {
     volatile sig_atomic_t *stop;   /* set by a signal handler: stop, exit 130 */
     const hs_native *native;       /* kernels of prog_dyn, prog_aux, prog_pos in
                                     * that order (hs_native_load), or NULL: VM */
+    FILE *events;                  /* --events: the events CSV, or NULL: */
+    const char *events_path;       /* opened at its first row (or at the end of
+                                    * a run with none: the header alone) */
 } hs_run_opts;
 
 /* The progress line (simulated time, share done, time elapsed and left)
@@ -39,6 +42,10 @@ typedef struct hs_summary {
     long splits;                   /* interpolate mode: segments halved for accuracy */
     double max_G, max_Gdot, max_ebal, max_pres;
     double t_reached, wall;
+    long events;                   /* event occurrences (rows of the events file) */
+    const char *stopped_by;        /* the event that ended the run (its name), or
+                                    * NULL; it and stop_text point into the model */
+    const char *stop_text;         /* its condition as written */
 } hs_summary;
 
 /* Output time i: t0 + i dt rounded to 15 significant digits (rows read

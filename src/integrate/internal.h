@@ -9,6 +9,8 @@
  *                the stabilization policy per kind of stepper
  *   rows.c       output rows: grid times, what a row computes, rows inside
  *                a step (interpolate mode), the progress line
+ *   events.c     events: watched after every accepted step, located by
+ *                trial steps from the step's start, stop, record, release
  *
  * Functions shared between these files carry the prefix hs_int_. */
 #ifndef HS_INTEGRATE_INTERNAL_H
@@ -48,6 +50,11 @@ typedef struct hs_int_ctx {
 #define HS_INT_NP 7            /* points where the work integrals' rates match */
 #define HS_INT_NW 10           /* coefficients of their polynomials */
 #define HS_INT_DEPTH 6         /* a step is halved at most this often for its rows */
+typedef struct hs_int_fired {   /* an event located in a step (events.c) */
+    double s;                   /* its time, from the step's start */
+    size_t e;                   /* which */
+} hs_int_fired;
+
 typedef struct hs_int_run {
     const hs_model *m;
     const hs_run_opts *o;
@@ -87,6 +94,18 @@ typedef struct hs_int_run {
     int show;                   /* progress: 0 off, 1 after 2 s, 2 now */
     int shown;                  /* the progress line is on the screen */
     double wall0, next_show;
+    /* events (events.c) */
+    size_t nev;                 /* model->nev */
+    signed char *gsign;         /* [nev] the last non-zero sign of each function */
+    double *ga, *gb;            /* [nev] the functions at the step's start, end */
+    double *ya, *fa;            /* [dim] the step's start (the last accepted point) */
+    double *ytr, *ftr, *etr;    /* [dim] a trial step: state, rates, error */
+    double tau_a;               /* GSL's time of ya */
+    double *sev;                /* [nev] located times, from tau_a */
+    hs_int_fired *fired;        /* [nev] the events of a step, in time order */
+    gsl_odeiv2_driver *evdrv;   /* the stepper of the trial steps */
+    hs_out evout;               /* --events */
+    int evout_ok;
 } hs_int_run;
 
 /* stepper.c */
@@ -123,5 +142,24 @@ int hs_int_interp_init(hs_int_run *R);
 int hs_int_emit_inside(hs_int_run *R, double taup, long *i);
 /* The progress line: shown, updated, or (done = 1) cleared. */
 void hs_int_progress(hs_int_run *R, long rows_done, int done);
+/* A row of the events file: event `name` at state y, time t. */
+int hs_int_event_row(hs_int_run *R, const char *name, double t, const double *y);
+
+/* events.c */
+/* Set-up (scratch, the trial stepper, the events file); 0 or an exit code. */
+int hs_int_events_setup(hs_int_run *R);
+/* At the consistent start, before the first row: every event function
+ * finite (else exit 2, positioned), their signs (one at 0 does not fire). */
+int hs_int_events_start(hs_int_run *R);
+/* Before a step: remember its start. */
+void hs_int_events_mark(hs_int_run *R);
+/* After a step (from GSL time taup; interpolate mode's next row *i):
+ * the crossings in it, located and handled in time order.  *what: 0 the
+ * step stands, 1 it was cut at a release (the rows up to there written),
+ * 2 a stop ended the run (its row written).  0 or an exit code. */
+int hs_int_events_step(hs_int_run *R, double taup, long *i, int *what);
+/* The events file at the end of the run (rc: how it ended) and clean-up;
+ * returns rc or a write error. */
+int hs_int_events_finish(hs_int_run *R, int rc);
 
 #endif

@@ -81,6 +81,22 @@ static void note_balance(hs_int_run *R, double E, const double *y)
         R->sum->max_ebal = fabs(ebal);
 }
 
+/* Everything a row shows at state y, time t, into *r (w holds the
+ * evaluations it points into).  0 or an exit code. */
+static int row_values(hs_int_run *R, double t, const double *y, hs_row *r)
+{
+    const hs_model *m = R->m;
+    hs_work *w = R->w;
+    size_t n = m->n;
+    if (hs_int_eval(&R->c, t, y, R->fi) != GSL_SUCCESS || hs_dyn_aux(m, w, t, y, y + n) ||
+        hs_dyn_outputs(m, w, t, y, y + n))
+        return hs_int_fail(R, t, y);
+    *r = (hs_row){ t, y, y + n, w->a, w->Lambda, w->aux, w->out, w->dyn + m->off_Gq,
+                   hs_dyn_kinetic(m, w), hs_dyn_jacobi(m, w), y[2 * n], y[2 * n + 1],
+                   y[2 * n + 2], R->E0 };
+    return 0;
+}
+
 /* A row: its state y at time t (w_known = 0: the work integrals in y are
  * not computed, as inside a step of interpolate mode when no column shows
  * them; the summary's balance is then taken at the step ends). */
@@ -88,13 +104,13 @@ static int row(hs_int_run *R, double t, const double *y, int first, int w_known)
 {
     const hs_model *m = R->m;
     hs_work *w = R->w;
-    size_t n = m->n, k = m->k;
-    if (hs_int_eval(&R->c, t, y, R->fi) != GSL_SUCCESS || hs_dyn_aux(m, w, t, y, y + n))
-        return hs_int_fail(R, t, y);
+    size_t k = m->k;
+    hs_row r;
+    int rc = row_values(R, t, y, &r);
+    if (rc)
+        return rc;
     const double *aux = w->aux;
-    double U = aux[m->off_U], T = hs_dyn_kinetic(m, w);
-    hs_row r = { t, y, y + n, w->a, w->Lambda, aux, w->dyn + m->off_Gq, T,
-                 hs_dyn_jacobi(m, w), y[2 * n], y[2 * n + 1], y[2 * n + 2], R->E0 };
+    double U = aux[m->off_U], T = r.T;
     if (first)
         R->E0 = r.E0 = T + U;
     if (hs_columns_row(m, &R->cols, &r, &R->out, &w->err)) {
@@ -106,11 +122,13 @@ static int row(hs_int_run *R, double t, const double *y, int first, int w_known)
     double pres = 0;                       /* R.v + Lambda . G_t = Lambda . Gdot */
     for (size_t i = 0; i < k; i++) {
         double G = aux[m->off_G + i], Gd = aux[m->off_Gdot + i];
+        pres += w->Lambda[i] * Gd;
+        if (hs_dyn_is_released(w, i))     /* let go: its G is no residual */
+            continue;
         if (!(fabs(G) <= sum->max_G))
             sum->max_G = fabs(G);
         if (!(fabs(Gd) <= sum->max_Gdot))
             sum->max_Gdot = fabs(Gd);
-        pres += w->Lambda[i] * Gd;
     }
     if (w_known)
         note_balance(R, T + U, y);
@@ -123,6 +141,22 @@ static int row(hs_int_run *R, double t, const double *y, int first, int w_known)
 int hs_int_emit(hs_int_run *R, double t, const double *y, int first)
 {
     return row(R, t, y, first, 1);
+}
+
+int hs_int_event_row(hs_int_run *R, const char *name, double t, const double *y)
+{
+    hs_row r;
+    R->sum->events++;
+    if (!R->evout_ok)                     /* no events file: nothing to compute */
+        return 0;
+    int rc = row_values(R, t, y, &r);
+    if (rc)
+        return rc;
+    if (hs_columns_event_row(R->m, &R->cols, &r, name, &R->evout, &R->w->err)) {
+        R->w->fail_kind = HS_FAIL_NONFINITE;
+        return hs_int_fail(R, t, y);
+    }
+    return 0;
 }
 
 /* ---- rows inside a step ---- */

@@ -469,6 +469,8 @@ static int residual_exceeds(const hs_int_run *R, double t, const double *y, doub
     const double *G = w->pos, *Gz = w->pos + k, *Gt = w->pos + k + m->nnz;
     double atol = R->atol, rtol = R->rtol;
     for (size_t i = 0; i < k; i++) {
+        if (hs_dyn_is_released(w, i))          /* let go by an event: no residual */
+            continue;
         double sq = 0, sv = fabs(Gt[i]), gd = Gt[i], aq = 0, av = 0;
         for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++) {
             double g = fabs(Gz[z]), qj = q[m->gq_col[z]], vj = v[m->gq_col[z]];

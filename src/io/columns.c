@@ -256,7 +256,7 @@ double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
     case HS_COL_WNC: return r->W_nc;
     case HS_COL_WT: return r->W_t;
     case HS_COL_EBAL: return r->T + r->aux[m->off_U] - r->E0 - r->W_R - r->W_nc - r->W_t;
-    case HS_COL_OUT: return r->aux[m->off_out + i];
+    case HS_COL_OUT: return r->out[i];
     case HS_COL_AMB: return r->aux[m->off_amb + i];
     case HS_COL_AMBV: return r->aux[m->off_ambv + i];
     }
@@ -280,11 +280,58 @@ static int nonfinite(const hs_model *m, const hs_row *r, hs_out *o, const char *
                         "double)%s", name, val, r->t, after);
 }
 
+void hs_columns_header_events(const hs_columns *c, hs_out *o)
+{
+    hs_out_str(o, "event");
+    for (size_t i = 0; i < c->n; i++) {
+        hs_out_char(o, ',');
+        hs_out_str(o, c->c[i].name);
+    }
+    hs_out_char(o, '\n');
+}
+
+/* A field of text: as it is, or in double quotes (a quote doubled) when it
+ * holds a comma, a quote or a line break. */
+static void text_field(hs_out *o, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        hs_out_str(o, s);
+        return;
+    }
+    hs_out_char(o, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            hs_out_char(o, '"');
+        hs_out_char(o, *s);
+    }
+    hs_out_char(o, '"');
+}
+
+static int row_named(const hs_model *m, const hs_columns *c, const hs_row *r,
+                     const char *name, hs_out *o, hs_error *err);
+
 int hs_columns_row(const hs_model *m, const hs_columns *c, const hs_row *r, hs_out *o,
                    hs_error *err)
 {
+    return row_named(m, c, r, NULL, o, err);
+}
+
+int hs_columns_event_row(const hs_model *m, const hs_columns *c, const hs_row *r,
+                         const char *name, hs_out *o, hs_error *err)
+{
+    return row_named(m, c, r, name, o, err);
+}
+
+static int row_named(const hs_model *m, const hs_columns *c, const hs_row *r,
+                     const char *name, hs_out *o, hs_error *err)
+{
     char what[300];
     hs_out_row_begin(o);
+    if (name) {
+        text_field(o, name);
+        if (c->n)
+            hs_out_char(o, ',');
+    }
     for (size_t i = 0; i < c->n; i++) {
         double x = hs_column_value(m, &c->c[i], r);
         if (!isfinite(x)) {     /* never inf or nan in the CSV */

@@ -29,6 +29,7 @@ typedef struct hs_row {
     double t;
     const double *q, *v, *a, *Lambda;   /* [n], [n], [n], [k] */
     const double *aux;                  /* model->prog_aux outputs */
+    const double *out;                  /* [nout] the model's `outputs` (prog_out) */
     const double *Gz;                   /* [nnz] G_q non-zeros (model->gq_*) */
     double T;                           /* kinetic energy in the frame of the
                                          * model's mass (model.h): E = T + U */
@@ -57,6 +58,12 @@ void hs_columns_header(const hs_columns *c, hs_out *o);
  * its value and the time. */
 int hs_columns_row(const hs_model *m, const hs_columns *c, const hs_row *r, hs_out *o,
                    hs_error *err);
+/* The events file (--events): the header with a first column `event`,
+ * and a row that starts with the event's name (an identifier, or
+ * quoted as RFC 4180 says when it is not). */
+void hs_columns_header_events(const hs_columns *c, hs_out *o);
+int hs_columns_event_row(const hs_model *m, const hs_columns *c, const hs_row *r,
+                         const char *name, hs_out *o, hs_error *err);
 /* Value of one column (energy_balance, power residual ...). */
 double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r);
 

@@ -28,6 +28,11 @@ int hs_out_start_at_first_row(hs_out *o, const char *path)
     return 0;
 }
 
+void hs_out_ungate(hs_out *o)
+{
+    o->gate = 0;
+}
+
 static void fail(hs_out *o, int e)
 {
     if (!o->failed) {

@@ -35,6 +35,10 @@ int hs_out_init(hs_out *o, FILE *f, int precision);   /* 0 or -1 (memory) */
 /* Hold everything until the first row ends; then write to f or, when
  * path != NULL, to path opened ("w") only then.  Returns 0. */
 int hs_out_start_at_first_row(hs_out *o, const char *path);
+/* Lift the wait for a first row: what is held (a header) may be written,
+ * the file created, at the next flush (an events file of a run that had
+ * no event). */
+void hs_out_ungate(hs_out *o);
 void hs_out_str(hs_out *o, const char *s);
 void hs_out_num(hs_out *o, double x);
 void hs_out_char(hs_out *o, char c);

@@ -358,8 +358,8 @@ static int compile_pos(cbuild *C)
     return m->prog_pos ? 0 : C->L->err->code;
 }
 
-/* prog_aux: G | Gdot | G_t | U | P_nc | outputs | ambient | Tx | T0 |
- * ambient velocities (output rows). */
+/* prog_aux: G | Gdot | G_t | U | P_nc | ambient | Tx | T0 | ambient
+ * velocities (output rows). */
 static int compile_aux(cbuild *C)
 {
     hs_model *m = C->L->m;
@@ -375,8 +375,6 @@ static int compile_aux(cbuild *C)
     push(C, &m->U, 1);
     m->off_Pnc = C->nr;
     push(C, &m->P_nc, 1);
-    m->off_out = C->nr;
-    push(C, m->out, m->nout);
     m->off_amb = C->nr;
     push(C, m->amb, m->namb);
     m->off_Tx = C->nr;
@@ -391,6 +389,40 @@ static int compile_aux(cbuild *C)
         return C->L->err->code;
     m->prog_aux = hs_prog_compile(m->dag, C->r, C->nr, C->L->err);
     return m->prog_aux ? 0 : C->L->err->code;
+}
+
+/* Do the roots read an acceleration x'' or a multiplier lambda_NAME? */
+static int reads_dynamics(cbuild *C)
+{
+    const hs_model *m = C->L->m;
+    for (size_t r = 0; r < C->nr; r++) {
+        for (size_t i = 0; m->sym_a && i < m->n; i++)
+            if (m->sym_a[i] >= 0 && hs_depends_on(C->r[r], m->sym_a[i]))
+                return 1;
+        for (size_t j = 0; m->sym_lam && j < m->k; j++)
+            if (m->sym_lam[j] >= 0 && hs_depends_on(C->r[r], m->sym_lam[j]))
+                return 1;
+    }
+    return 0;
+}
+
+/* prog_out: the outputs; prog_ev: the event functions (model/events.c). */
+static int compile_out_ev(cbuild *C)
+{
+    hs_model *m = C->L->m;
+    C->nr = 0;
+    push(C, m->out, m->nout);
+    m->out_dyn = reads_dynamics(C);
+    if (hs_ld_dag_check(C->L) || !(m->prog_out = hs_prog_compile(m->dag, C->r, C->nr,
+                                                                 C->L->err)))
+        return C->L->err->code;
+    C->nr = 0;
+    push(C, m->evf, m->nev);
+    m->ev_dyn = reads_dynamics(C);
+    if (hs_ld_dag_check(C->L) || !(m->prog_ev = hs_prog_compile(m->dag, C->r, C->nr,
+                                                               C->L->err)))
+        return C->L->err->code;
+    return 0;
 }
 
 /* Which parameters stay program inputs (is_par: those the caller keeps and
@@ -429,7 +461,7 @@ int hs_ld_compile(loader *L)
     memset(&C, 0, sizeof C);
     C.L = L;
     C.nsym0 = (size_t)hs_dag_nsymbols(m->dag);
-    size_t cap = n * n + 5 * n + 6 * k + k * n + m->nout + 2 * m->namb + 10;
+    size_t cap = n * n + 5 * n + 6 * k + k * n + m->nout + m->nev + 2 * m->namb + 10;
     C.is_par = xcalloc(C.nsym0, 1);
     C.any_par = xcalloc(C.nsym0, 1);
     C.map = xcalloc(C.nsym0, sizeof *C.map);
@@ -445,6 +477,8 @@ int hs_ld_compile(loader *L)
         rc = compile_pos(&C);
     if (!rc)
         rc = compile_aux(&C);
+    if (!rc)
+        rc = compile_out_ev(&C);
     if (!rc && C.oom)
         rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     m->nin = (size_t)hs_dag_nsymbols(m->dag);

@@ -44,21 +44,27 @@ void hs_ld_name_hint(loader *L, const hs_error *pe, int scope, const char *text,
          len + 1 < sizeof s; p++)
         s[len++] = *p;
     s[len] = '\0';
-    if (scope != SCOPE_MODEL && (hs_ld_find_coord(m, s, len) >= 0 ||
+    if (scope < SCOPE_MODEL && (hs_ld_find_coord(m, s, len) >= 0 ||
                                  known(L->def, L->ndef, s) ||
                                  (len == 1 && s[0] == 't'))) {
         snprintf(hint, cap, " ('%s' is not known here: %s only numbers, pi and parameters)",
                  s, scope == SCOPE_PARAM ? "a parameter may use" : "initial values may use");
         return;
     }
-    size_t n = 2 + L->npar + (scope == SCOPE_MODEL ? m->n + L->ndef + L->namb : 0), k = 0;
+    int out = scope == SCOPE_OUTPUT;
+    size_t n = 2 + L->npar + (scope >= SCOPE_MODEL ? m->n + L->ndef + L->namb : 0) +
+               (out ? 4 + m->k + m->n : 0), k = 0, nmade = 0;
     const char **c = xcalloc(n, sizeof *c);
-    if (!c)
+    char **made = xcalloc(out ? m->k + m->n : 0, sizeof *made);   /* lambda_c, R_q */
+    if (!c || !made) {
+        free(c);
+        free(made);
         return;
+    }
     c[k++] = "pi";
     for (size_t i = 0; i < L->npar; i++)
         c[k++] = L->par[i].name;
-    if (scope == SCOPE_MODEL) {
+    if (scope >= SCOPE_MODEL) {
         c[k++] = "t";
         for (size_t i = 0; i < m->n; i++)
             c[k++] = m->qname[i];
@@ -67,20 +73,43 @@ void hs_ld_name_hint(loader *L, const hs_error *pe, int scope, const char *text,
         for (size_t i = 0; i < L->namb; i++)
             c[k++] = L->amb[i].name;
     }
+    if (out) {          /* what the dynamics computes (events.c) */
+        static const char *const dyn[] = { "T", "U", "E", "H" };
+        for (size_t i = 0; i < 4; i++)
+            c[k++] = dyn[i];
+        for (size_t i = 0; i < m->k + m->n; i++) {
+            const char *pre = i < m->k ? "lambda_" : "R_";
+            const char *nm = i < m->k ? m->cname[i] : m->qname[i - m->k];
+            size_t l = strlen(pre) + strlen(nm) + 1;
+            if (!(made[nmade] = malloc(l)))
+                break;
+            snprintf(made[nmade], l, "%s%s", pre, nm);
+            c[k++] = made[nmade++];
+        }
+    }
     /* a single letter is near every other one: only a change of case counts */
     const char *near = len > 1 ? hs_nearest(s, c, k) : NULL;
     for (size_t i = 0; i < k && !near; i++)
         if (strlen(c[i]) == len && hs_edit_distance(s, c[i]) == 0)
             near = c[i];
-    static const char *const cols[] = { "E", "T", "U", "H", "P_R", "power_residual", "W_R",
-                                        "W_nc", "W_t", "energy_balance" };
-    int col = strncmp(s, "lambda_", 7) == 0 || strncmp(s, "Gdot_", 5) == 0;
+    /* lambda_NAME, R_q, T, U, E, H: outputs and events read them */
+    int dyn = !out && ((len == 1 && strchr("TUEH", s[0])) || strncmp(s, "lambda_", 7) == 0 ||
+                       (strncmp(s, "R_", 2) == 0 && hs_ld_find_coord(m, s + 2, len - 2) >= 0));
+    static const char *const cols[] = { "P_R", "power_residual", "W_R", "W_nc", "W_t",
+                                        "energy_balance" };
+    int col = strncmp(s, "Gdot_", 5) == 0 || strncmp(s, "G_", 2) == 0;
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
         col |= strcmp(s, cols[i]) == 0;
-    if (col)
+    if (dyn)
+        snprintf(hint, cap, " ('%s' is computed by the dynamics: only outputs and events "
+                 "can read it)", s);
+    else if (col)
         snprintf(hint, cap, " ('%s' is a column of the CSV, not a name expressions can read)",
                  s);
     else if (near)
         snprintf(hint, cap, " (did you mean '%s'?)", near);
+    for (size_t i = 0; i < nmade; i++)
+        free(made[i]);
+    free(made);
     free(c);
 }

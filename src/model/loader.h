@@ -33,8 +33,10 @@
 #define MAX_DENSE 1e7        /* entries of a dense k x n G_q (80 MB) */
 
 /* What a name may resolve to while parsing: parameters see only parameters,
- * initial data see parameters, model expressions see everything. */
-enum scope { SCOPE_PARAM, SCOPE_INITIAL, SCOPE_MODEL };
+ * initial data see parameters, model expressions see everything the model
+ * defines, outputs and events (SCOPE_OUTPUT) also what the dynamics
+ * computes at a state: x'', lambda_NAME, R_q, T, U, E, H (events.c). */
+enum scope { SCOPE_PARAM, SCOPE_INITIAL, SCOPE_MODEL, SCOPE_OUTPUT };
 enum { ST_NONE, ST_BUSY, ST_DONE };   /* lazy evaluation of named entries */
 /* The kinds of named entries in loader.names (a value is index * NAME_KINDS
  * + kind). */
@@ -84,6 +86,8 @@ typedef struct loader {
     int depth;                 /* nested hs_ld_parse calls */
     const hs_node **ambX, **ambV; /* [namb] X(t,q), D X */
     yaml_node_t *cur;          /* the scalar being parsed (for positions) */
+    const hs_node *vMv2;       /* v^T M v / 2, built when an output first needs it */
+    int cond;                  /* the next hs_ld_parse* may be a comparison a OP b */
     yaml_node_t *t_end_node;   /* simulate.t_end, for its range check */
 } loader;
 
@@ -150,6 +154,10 @@ int hs_ld_settle(loader *L, int kind, size_t i);
 
 /* Parse a scalar as an expression in a scope; NULL with L->err set. */
 const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *what);
+/* Parse a text that is not in the file (the command line): NULL with the
+ * parser's message and offset in *pe (a hint added), or with L->err set
+ * (an error in a define it reads). */
+const hs_node *hs_ld_parse_text(loader *L, const char *text, int scope, hs_error *pe);
 /* Turn an error recorded in the dag (a fold to NaN, a size limit) into a
  * positioned model error; returns L->err->code. */
 int hs_ld_dag_check(loader *L);
@@ -173,6 +181,16 @@ int hs_ld_read_embedding(loader *L);
 int hs_ld_read_constraints(loader *L, yaml_node_t *c);
 int hs_ld_read_initial(loader *L, yaml_node_t *root);
 int hs_ld_read_outputs(loader *L, yaml_node_t *root);
+
+/* ---- events.c ---- */
+
+/* Outputs and events: the acceleration of coordinate i (amb = 0) or of
+ * ambient name i (amb = 1); a name the dynamics computes (lambda_NAME,
+ * R_q, T, U, E, H), or NULL when s names none of them. */
+const hs_node *hs_ld_accel(loader *L, size_t i, int amb);
+const hs_node *hs_ld_derived(loader *L, const char *s, size_t len);
+/* `events` and the command line's --stop-when into model->ev, evf. */
+int hs_ld_read_events(loader *L, yaml_node_t *root);
 int hs_ld_check_defines(loader *L);
 
 /* ---- hints.c: error paths only ---- */

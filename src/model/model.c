@@ -109,7 +109,7 @@ static yaml_node_t *mass_source(loader *L, yaml_node_t *root)
 static const char *const top_keys[] = {
     "format", "name", "parameters", "coordinates", "define", "mass", "potential",
     "forces", "constraints", "initial", "consistency", "simulate", "outputs",
-    "kinetic", "lagrangian", "embedding",
+    "kinetic", "lagrangian", "embedding", "events",
 };
 
 /* The jobs of loader.h in order: read the description, build the kernels
@@ -126,7 +126,8 @@ static int load_tree(loader *L)
         hs_ld_eval_params(L) || hs_ld_read_embedding(L) ||
         hs_ld_read_settings(L, root) || hs_ld_read_initial(L, root) ||
         hs_ld_build_kernels(L, root) || hs_ld_read_outputs(L, root) ||
-        hs_ld_check_columns(L, root) || hs_ld_check_defines(L) || hs_ld_apply_overrides(L) || hs_ld_compile(L))
+        hs_ld_check_columns(L, root) || hs_ld_read_events(L, root) || hs_ld_check_defines(L) ||
+        hs_ld_apply_overrides(L) || hs_ld_compile(L))
         return L->err->code;
     return hs_ld_check_mass_at_start(L, mass_source(L, root));
 }
@@ -249,6 +250,15 @@ void hs_model_free(hs_model *m)
     free(m->Gdot);
     free(m->gamma);
     free(m->out);
+    for (size_t i = 0; m->ev && i < m->nev; i++) {
+        free(m->ev[i].name);
+        free(m->ev[i].text);
+        free(m->ev[i].rel);
+    }
+    free(m->ev);
+    free(m->evf);
+    free(m->sym_a);
+    free(m->sym_lam);
     free(m->amb);
     free(m->ambv);
     free(m->bT);
@@ -265,6 +275,8 @@ void hs_model_free(hs_model *m)
     hs_prog_free(m->prog_dyn);
     hs_prog_free(m->prog_aux);
     hs_prog_free(m->prog_pos);
+    hs_prog_free(m->prog_out);
+    hs_prog_free(m->prog_ev);
     hs_dag_free(m->dag);
     free(m);
 }

@@ -93,9 +93,25 @@ typedef struct hs_overrides {
      * one compiled model (one native build) serves all its points */
     size_t nkeep;
     const char *const *keep;
+    size_t nstop;                  /* --stop-when COND, in order: events named */
+    const char *const *stop_when;  /* stop_when (stop_when_1, _2, ... when several) */
 } hs_overrides;
 
 void hs_overrides_init(hs_overrides *o);
+
+/* An event (holosim-model(5), EVENTS): a zero crossing of its function
+ * g (model->evf) in a direction, and what happens there.  `when: a > b`
+ * and `a >= b` become g = a - b, direction up; `a < b`, `a <= b`: down. */
+typedef enum { HS_EV_STOP, HS_EV_RECORD, HS_EV_RELEASE } hs_ev_action;
+typedef struct hs_event {
+    char *name;            /* the key, or stop_when[_N] for --stop-when */
+    char *text;            /* the condition as written (messages) */
+    int dir;               /* +1 up (- to +), -1 down, 0 both */
+    hs_ev_action action;
+    size_t nrel;
+    size_t *rel;           /* [nrel] the constraints a release lets go */
+    hs_srcpos pos;         /* the start of `when` (src < 0: the command line) */
+} hs_event;
 
 typedef struct hs_model {
     char *file;            /* as given ("<stdin>" for -) */
@@ -142,6 +158,15 @@ typedef struct hs_model {
     const hs_node **ambv;  /* [namb] ambient velocities X_t + DX q' */
     const hs_node **out;   /* [nout] */
     const hs_node **amb;   /* [namb] */
+    size_t nev;
+    hs_event *ev;          /* [nev] events: the file's, then --stop-when */
+    const hs_node **evf;   /* [nev] their functions g */
+    /* What outputs and events read beyond (t, q, v) and parameters: the
+     * accelerations x'' and the multipliers lambda_NAME are VM inputs of
+     * their own (filled from the dynamics at the state, dynamics.h);
+     * R_q, T, U, E, H are expressions of those and of the kernels. */
+    int *sym_a;            /* [n] symbol of x'' (-1: nothing reads it) */
+    int *sym_lam;          /* [k] symbol of lambda_NAME (-1: nothing reads it) */
 
     /* compiled: values folded in, sparsity found */
     size_t nin;            /* length of the input vector (symbols) */
@@ -164,11 +189,16 @@ typedef struct hs_model {
     hs_prog *prog_dyn;
     size_t off_M, off_Q, off_Gq, off_gamma, off_Pd, off_Pt, off_bT, nbT, off_Gb, off_Gdotb,
            ndyn;
-    /* prog_aux: G | Gdot | G_t | U | P_nc | outputs | ambient | Tx | T0 |
-     * ambient velocities */
+    /* prog_aux: G | Gdot | G_t | U | P_nc | ambient | Tx | T0 | ambient
+     * velocities */
     hs_prog *prog_aux;
-    size_t off_G, off_Gdot, off_Gt, off_U, off_Pnc, off_out, off_amb, off_Tx, off_T0,
+    size_t off_G, off_Gdot, off_Gt, off_U, off_Pnc, off_amb, off_Tx, off_T0,
            off_ambv, naux;
+    /* prog_out: the outputs (nout); prog_ev: the event functions (nev).
+     * out_dyn, ev_dyn: the program reads x'' or lambda_NAME, so it runs
+     * after hs_dyn_accel at the same state. */
+    hs_prog *prog_out, *prog_ev;
+    int out_dyn, ev_dyn;
     /* prog_pos: G (k) | G_q non-zeros (nnz) | G_t (k): projection */
     hs_prog *prog_pos;
 

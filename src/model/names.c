@@ -155,12 +155,13 @@ int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
 
 /* The CSV columns a model's names make (holosim(1), OUTPUT; io/columns.c
  * builds them): t, E, T, U, H, P_R, power_residual, W_R, W_nc, W_t,
- * energy_balance; per coordinate q: q (and q', q'', R_q); per constraint c:
+ * energy_balance, event (--events); per coordinate q: q (and q', q'', R_q); per constraint c:
  * lambda_c, G_c, Gdot_c; per output and ambient name: the name.  Two equal
  * names would be two equal headers: refused at the second, naming the
  * first. */
 static const char *const builtin_columns[] = {
     "t", "E", "T", "U", "H", "P_R", "power_residual", "W_R", "W_nc", "W_t", "energy_balance",
+    "event",                   /* the first column of the events file (--events) */
 };
 
 typedef struct colcheck {

@@ -164,22 +164,35 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len,
     (void)off;
     *status = HS_RESOLVE_OK;
     long i;
-    if (L->scope == SCOPE_MODEL) {
-        if ((i = hs_ld_find_coord(m, s, len)) >= 0)
-            return hs_sym(d, primed ? m->sym_v[i] : m->sym_q[i]);
-        if ((i = hs_ld_find_named(L, NAME_AMB, s, len)) >= 0) {
+    int coord = -1;                    /* 0: a coordinate, 1: an ambient name */
+    if (L->scope >= SCOPE_MODEL) {
+        if ((i = hs_ld_find_coord(m, s, len)) >= 0) {
+            coord = 0;
+            if (primed < 2)
+                return hs_sym(d, primed ? m->sym_v[i] : m->sym_q[i]);
+        } else if ((i = hs_ld_find_named(L, NAME_AMB, s, len)) >= 0) {
             if (!L->ambX[i]) { /* an embedding that names ambient positions */
                 *status = HS_RESOLVE_UNKNOWN;
                 return NULL;
             }
-            return primed ? L->ambV[i] : L->ambX[i];
+            coord = 1;
+            if (primed < 2)
+                return primed ? L->ambV[i] : L->ambX[i];
         }
+    }
+    if (coord >= 0) {                  /* x'': what the dynamics computes */
+        if (L->scope == SCOPE_OUTPUT)
+            return hs_ld_accel(L, (size_t)i, coord);
+        *status = HS_RESOLVE_ERROR;
+        hs_error_set(perr, HS_EXIT_MODEL, "%.*s'' is an acceleration: only outputs and "
+                     "events can read accelerations", (int)len, s);
+        return NULL;
     }
     if (primed) {
         *status = HS_RESOLVE_NO_PRIME;
         return NULL;
     }
-    if (L->scope == SCOPE_MODEL && len == 1 && s[0] == 't')
+    if (L->scope >= SCOPE_MODEL && len == 1 && s[0] == 't')
         return hs_sym(d, m->sym_t);
     /* a parameter or define not yet settled (met before its turn in the
      * dependency order) is settled now, with its own mentions first */
@@ -192,7 +205,7 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len,
         }
         return hs_sym(d, m->sym_p[i]);
     }
-    if (L->scope == SCOPE_MODEL && (i = hs_ld_find_named(L, NAME_DEF, s, len)) >= 0) {
+    if (L->scope >= SCOPE_MODEL && (i = hs_ld_find_named(L, NAME_DEF, s, len)) >= 0) {
         named *df = &L->def[i];
         if (df->state != ST_DONE) {
             hs_srcpos saved = hs_dag_pos(d);
@@ -206,8 +219,15 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len,
         }
         return df->expr;
     }
-    *status = HS_RESOLVE_UNKNOWN;
-    return NULL;
+    const hs_node *e = L->scope == SCOPE_OUTPUT ? hs_ld_derived(L, s, len) : NULL;
+    if (!e && L->err->code) {          /* out of memory */
+        *status = HS_RESOLVE_ERROR;
+        perr->code = L->err->code;
+        return NULL;
+    }
+    if (!e)
+        *status = HS_RESOLVE_UNKNOWN;
+    return e;
 }
 
 static int add_src(loader *L, yaml_node_t *n)
@@ -235,6 +255,8 @@ static void locate(void *ctx, size_t off, int *line, int *col)
 /* Parse a scalar as an expression in the given scope. */
 const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *what)
 {
+    int cond = L->cond;                /* for this text, not for a define it reads */
+    L->cond = 0;
     if (L->err->code)
         return NULL;
     if (!n || n->type != YAML_SCALAR_NODE) {
@@ -260,8 +282,9 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
     yaml_node_t *saved_cur = L->cur;
     L->cur = n;
     L->depth++;
-    const hs_node *e = hs_parse(L->m->dag, (const char *)n->data.scalar.value,
-                                n->data.scalar.length, src, &r, &pe);
+    const hs_node *e = (cond ? hs_parse_cond : hs_parse)(L->m->dag,
+                                                        (const char *)n->data.scalar.value,
+                                                        n->data.scalar.length, src, &r, &pe);
     L->depth--;
     L->cur = saved_cur;
     L->scope = saved_scope;
@@ -275,6 +298,26 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
         return NULL;
     }
     return e;
+}
+
+const hs_node *hs_ld_parse_text(loader *L, const char *text, int scope, hs_error *pe)
+{
+    int saved_scope = L->scope;
+    L->scope = scope;
+    hs_resolver r = { lookup, L, NULL };
+    hs_error_init(pe);
+    int cond = L->cond;
+    L->cond = 0;
+    const hs_node *e = (cond ? hs_parse_cond : hs_parse)(L->m->dag, text, strlen(text), -1,
+                                                        &r, pe);
+    L->scope = saved_scope;
+    if (!e && !L->err->code) {
+        char hint[200];
+        hs_ld_name_hint(L, pe, scope, text, hint, sizeof hint);
+        size_t len = strlen(pe->msg);
+        snprintf(pe->msg + len, sizeof pe->msg - len, "%s", hint);
+    }
+    return L->err->code || hs_ld_dag_check(L) ? NULL : e;
 }
 
 /* Report a dag error (fold to NaN, size limit) at its source position. */
@@ -749,7 +792,7 @@ int hs_ld_read_outputs(loader *L, yaml_node_t *root)
             }
             m->outname[i] = a[i].name;
             a[i].name = NULL;
-            m->out[i] = hs_ld_parse(L, a[i].val, SCOPE_MODEL, "an output");
+            m->out[i] = hs_ld_parse(L, a[i].val, SCOPE_OUTPUT, "an output");
             if (!m->out[i])
                 rc = L->err->code;
         }

@@ -61,7 +61,7 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *name, size_t len,
         return NULL;
     }
     char buf[8];
-    snprintf(buf, sizeof buf, "%.*s%s", (int)len, name, primed ? "'" : "");
+    snprintf(buf, sizeof buf, "%.*s%s", (int)len, name, primed > 1 ? "''" : primed ? "'" : "");
     int s = hs_dag_find_symbol(d, buf);
     if (s < 0) {
         *status = HS_RESOLVE_UNKNOWN;

@@ -1,0 +1,404 @@
+/* Events (internal.h; holosim-model(5), EVENTS): each event function g is
+ * evaluated after every accepted step (so an event never depends on the
+ * output grid).  A sign change in the event's direction between the
+ * step's start and end is a crossing; it is located by Brent's method
+ * (GSL's gsl_root_fsolver_brent) on s -> g(y(tau_a + s)), where
+ * y(tau_a + s) is the true state of a fresh step of s from the step's
+ * start: for a one-step method one step of its own kind (no longer than
+ * the accepted one, so at least as accurate), for a multistep method,
+ * whose history a trial step cannot use, the helper stepper of interpolate
+ * mode run adaptively from the start to tau_a + s.  The bracket is closed
+ * to 1e-13 of the elapsed time (plus two ulps of s); the event's state is
+ * the trial state at the bracket's end where g has changed sign, so the
+ * run goes on from the far side of the crossing and the same crossing is
+ * not found twice.
+ *
+ * Signs: each event keeps the last non-zero sign its function had; a
+ * function at exactly 0 decides nothing (an event at 0 at t0 does not
+ * fire there; a zero it only touches is no crossing).  Several crossings
+ * in one step are handled in time order: a record writes a row of the
+ * events file and goes on; a stop writes its row there and a last row of
+ * the trajectory at the event's time; a release cuts the step at the
+ * event (rows up to it written, with the dynamics before it), lets the
+ * constraints go, and restarts the stepper from there: a stepper's
+ * history, the cached rates and every event's sign belong to the old
+ * dynamics (a multiplier jumps to 0: no crossing), and crossings later in
+ * the cut step are found again under the new one. */
+#include "internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+
+static int sgn(double x)
+{
+    return x > 0 ? 1 : x < 0 ? -1 : 0;
+}
+
+int hs_int_events_setup(hs_int_run *R)
+{
+    const hs_model *m = R->m;
+    const hs_run_opts *o = R->o;
+    R->nev = m->nev;
+    if (o->events || o->events_path) {
+        /* like the trajectory: nothing written, no file, before a first row */
+        if (hs_out_init(&R->evout, o->events, o->precision) ||
+            hs_out_start_at_first_row(&R->evout, o->events_path))
+            return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        R->evout_ok = 1;
+        hs_columns_header_events(&R->cols, &R->evout);
+    }
+    if (!R->nev)
+        return 0;
+    size_t ne = R->nev, dim = R->dim;
+    R->gsign = calloc(ne, 1);
+    R->ga = calloc(ne, sizeof *R->ga);
+    R->gb = calloc(ne, sizeof *R->gb);
+    R->sev = calloc(ne, sizeof *R->sev);
+    R->fired = calloc(ne, sizeof *R->fired);
+    R->ya = calloc(dim, sizeof *R->ya);
+    R->fa = calloc(dim, sizeof *R->fa);
+    R->ytr = calloc(dim, sizeof *R->ytr);
+    R->ftr = calloc(dim, sizeof *R->ftr);
+    R->etr = calloc(dim, sizeof *R->etr);
+    if (!R->gsign || !R->ga || !R->gb || !R->sev || !R->fired || !R->ya || !R->fa ||
+        !R->ytr || !R->ftr || !R->etr)
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+    R->evdrv = hs_int_driver_new(R, hs_int_helper_method(R->method));
+    if (!R->evdrv)
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "cannot set up the stepper of events");
+    return 0;
+}
+
+/* The event functions at state y, model time t, into R->w->ev (f: rates
+ * scratch).  0 or an exit code. */
+static int eval_g(hs_int_run *R, double t, const double *y, double *f)
+{
+    const hs_model *m = R->m;
+    if (m->ev_dyn && hs_int_eval(&R->c, t, y, f) != GSL_SUCCESS)
+        return hs_int_fail(R, t, y);
+    if (hs_dyn_events(m, R->w, t, y, y + m->n, NULL))
+        return hs_int_fail(R, t, y);
+    return 0;
+}
+
+/* Every event's function and sign at the state y (the start, or the
+ * point a release restarts from). */
+static int reset_signs(hs_int_run *R)
+{
+    int rc = eval_g(R, R->t, R->y, R->ftr);
+    if (rc)
+        return rc;
+    for (size_t e = 0; e < R->nev; e++) {
+        R->ga[e] = R->w->ev[e];
+        R->gsign[e] = (signed char)sgn(R->ga[e]);
+    }
+    return 0;
+}
+
+int hs_int_events_start(hs_int_run *R)
+{
+    const hs_model *m = R->m;
+    if (!R->nev)
+        return 0;
+    if (m->ev_dyn && hs_int_eval(&R->c, R->t0, R->y, R->ftr) != GSL_SUCCESS)
+        return hs_int_fail(R, R->t0, R->y);
+    size_t bad = 0;
+    if (hs_dyn_events(m, R->w, R->t0, R->y, R->y + m->n, &bad)) {
+        /* a model error: the condition cannot be watched from the start */
+        const hs_event *ev = &m->ev[bad];
+        *R->err = R->w->err;
+        R->err->code = HS_EXIT_MODEL;
+        if (ev->pos.src < 0) {
+            char msg[sizeof R->err->msg];
+            snprintf(msg, sizeof msg, "--stop-when '%.200s': not finite at the start: %.700s",
+                     ev->text, R->w->err.msg);
+            snprintf(R->err->msg, sizeof R->err->msg, "%s", msg);
+        } else if (!R->err->line) {
+            hs_model_place(m, ev->pos, R->err);
+        }
+        return HS_EXIT_MODEL;
+    }
+    R->t = R->t0;
+    return reset_signs(R);
+}
+
+void hs_int_events_mark(hs_int_run *R)
+{
+    if (!R->nev)
+        return;
+    memcpy(R->ya, R->y, R->dim * sizeof *R->ya);
+    R->tau_a = R->tau;
+}
+
+/* The true state at GSL time tau_a + s into y: a fresh step of s from the
+ * step's start (internal.h).  0 or an exit code. */
+static int trial(hs_int_run *R, double s, double *y)
+{
+    memcpy(y, R->ya, R->dim * sizeof *y);
+    if (s == 0)
+        return 0;
+    int st;
+    if (R->multistep) {
+        gsl_odeiv2_driver *d = R->evdrv;
+        double tau = R->tau_a;
+        gsl_odeiv2_driver_reset_hstart(d, fmin(s, fabs(R->h)));
+        st = gsl_odeiv2_driver_apply(d, &tau, R->tau_a + s, y);
+    } else {
+        gsl_odeiv2_step *sp = R->evdrv->s;
+        gsl_odeiv2_step_reset(sp);
+        st = gsl_odeiv2_step_apply(sp, R->tau_a, s, y, R->etr,
+                                   sp->type->can_use_dydt_in ? R->fa : NULL, R->ftr, &R->sys);
+    }
+    if (R->c.failed)
+        return hs_int_fail(R, R->t0 + (R->tau_a + s), y);
+    if (st != GSL_SUCCESS)
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "the stepper failed at t=%.17g while "
+                            "locating an event: %s", R->t0 + (R->tau_a + s), gsl_strerror(st));
+    return 0;
+}
+
+/* g_e at tau_a + s, for GSL's root finder. */
+typedef struct evfun {
+    hs_int_run *R;
+    size_t e;
+    int rc;              /* a failed evaluation (R->err set) */
+    double h, gh;        /* the step and g_e at its trial end (asked twice) */
+} evfun;
+
+static double g_at(double s, void *p)
+{
+    evfun *F = p;
+    hs_int_run *R = F->R;
+    if (F->rc)
+        return NAN;
+    if (s == 0)
+        return R->ga[F->e];
+    if (s == F->h && !isnan(F->gh))
+        return F->gh;
+    int rc = trial(R, s, R->ytr);
+    if (!rc)
+        rc = eval_g(R, R->t0 + (R->tau_a + s), R->ytr, R->ftr);
+    if (rc) {
+        F->rc = rc;
+        return NAN;
+    }
+    return R->w->ev[F->e];
+}
+
+/* Brent on [0, hi] (g_e(0) of the old sign `so`, g_e(hi) not): the end
+ * of the closed bracket where g_e no longer has the old sign into *s. */
+static int brent(evfun *F, gsl_root_fsolver *solver, double hi, int so, double *s)
+{
+    hs_int_run *R = F->R;
+    gsl_function fn = { g_at, F };
+    for (int round = 0; round < 8; round++) {
+        if (gsl_root_fsolver_set(solver, &fn, 0, hi) != GSL_SUCCESS)
+            break;
+        double lo = 0;
+        for (int it = 0; it < 200; it++) {
+            int st = gsl_root_fsolver_iterate(solver);
+            if (F->rc)
+                return F->rc;
+            if (st != GSL_SUCCESS)
+                break;
+            lo = gsl_root_fsolver_x_lower(solver);
+            hi = gsl_root_fsolver_x_upper(solver);
+            if (hi - lo <= 1e-13 * fabs(R->tau_a + hi) + 2 * DBL_EPSILON * hi)
+                break;
+        }
+        double gh = g_at(hi, F);
+        if (F->rc)
+            return F->rc;
+        if (sgn(gh) != so || lo == 0) {
+            *s = hi;
+            return 0;
+        }
+        /* the crossing found goes back to the old sign: an earlier one is
+         * before lo, where g_e has the new sign */
+        hi = lo;
+    }
+    *s = hi;
+    return 0;
+}
+
+/* Locate the crossing of event e in the step [tau_a, tau_a + h] into
+ * R->sev[e] (h itself when the trial step to the end does not see it:
+ * then it is within the step's own error of the end). */
+static int locate(hs_int_run *R, gsl_root_fsolver *solver, size_t e, double h)
+{
+    int so = R->gsign[e];
+    if (sgn(R->ga[e]) == 0) {              /* at 0 at the start, a sign before it */
+        R->sev[e] = 0;
+        return 0;
+    }
+    evfun F = { R, e, 0, h, NAN };
+    double gh = g_at(h, &F);
+    if (F.rc)
+        return F.rc;
+    F.gh = gh;
+    if (sgn(gh) == so || sgn(R->ga[e]) != so) {
+        R->sev[e] = h;
+        return 0;
+    }
+    return brent(&F, solver, h, so, &R->sev[e]);
+}
+
+/* Time order; at one time, the order of the events in the model. */
+static int by_time(const void *pa, const void *pb)
+{
+    const hs_int_fired *a = pa, *b = pb;
+    return a->s < b->s ? -1 : a->s > b->s ? 1 : a->e < b->e ? -1 : a->e > b->e;
+}
+
+/* The crossings of the step just taken into R->fired (time order), each
+ * located; returns how many, or -1 with R->err set. */
+static long find_crossings(hs_int_run *R, double h)
+{
+    const hs_model *m = R->m;
+    size_t nf = 0;
+    for (size_t e = 0; e < R->nev; e++) {
+        int sn = sgn(R->gb[e]), so = R->gsign[e];
+        if (sn && so && sn != so && (m->ev[e].dir == 0 || m->ev[e].dir == sn))
+            R->fired[nf++].e = e;
+        else if (sn)
+            R->gsign[e] = (signed char)sn;
+    }
+    if (!nf)
+        return 0;
+    /* the rates at the start, for the trial steps' first stage */
+    if (hs_int_eval(&R->c, R->t0 + R->tau_a, R->ya, R->fa) != GSL_SUCCESS) {
+        hs_int_fail(R, R->t0 + R->tau_a, R->ya);
+        return -1;
+    }
+    gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    if (!solver) {
+        hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (size_t f = 0; f < nf && !rc; f++)
+        rc = locate(R, solver, R->fired[f].e, h);
+    gsl_root_fsolver_free(solver);
+    if (rc)
+        return -1;
+    for (size_t f = 0; f < nf; f++)
+        R->fired[f].s = R->sev[R->fired[f].e];
+    qsort(R->fired, nf, sizeof *R->fired, by_time);
+    return (long)nf;
+}
+
+/* The step cut at the event: the state there becomes the step's end
+ * (interpolate mode writes its rows up to there now, with the dynamics of
+ * the step). */
+static int cut_step(hs_int_run *R, double s, const double *y, double taup, long *i)
+{
+    R->tau = R->tau_a + s;
+    R->t = R->t0 + R->tau;
+    if (y != R->y)
+        memcpy(R->y, y, R->dim * sizeof *y);
+    R->projected = 0;
+    if (R->m->set.interpolate)
+        return hs_int_emit_inside(R, taup, i);
+    return 0;
+}
+
+/* A release at the current state: the constraints let go, then a clean
+ * restart (rates, stepper history, signs of the new dynamics). */
+static int release(hs_int_run *R, const hs_event *ev)
+{
+    for (size_t r = 0; r < ev->nrel; r++)
+        if (hs_dyn_release(R->m, R->w, ev->rel[r]))
+            return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+    R->c.last_ok = 0;
+    gsl_odeiv2_evolve_reset(R->drv->e);
+    gsl_odeiv2_step_reset(R->drv->s);
+    if (R->m->set.interpolate && hs_int_eval(&R->c, R->t, R->y, R->fp) != GSL_SUCCESS)
+        return hs_int_fail(R, R->t, R->y);
+    return reset_signs(R);
+}
+
+/* Event e at s (GSL time tau_a + s): its row, and what its action does. */
+static int handle(hs_int_run *R, size_t e, double h, double taup, long *i, int *what)
+{
+    const hs_model *m = R->m;
+    const hs_event *ev = &m->ev[e];
+    double s = R->sev[e];
+    const double *y = R->y;
+    int rc;
+    if (s < h) {
+        if ((rc = trial(R, s, R->ytr)))
+            return rc;
+        y = R->ytr;
+    }
+    double t = s < h ? R->t0 + (R->tau_a + s) : R->t;
+    R->gsign[e] = (signed char)-R->gsign[e];          /* past the crossing */
+    if ((rc = hs_int_event_row(R, ev->name, t, y)))
+        return rc;
+    if (ev->action == HS_EV_RECORD)
+        return 0;
+    if (s < h && (rc = cut_step(R, s, y, taup, i)))
+        return rc;
+    if (s >= h && m->set.interpolate && (rc = hs_int_emit_inside(R, taup, i)))
+        return rc;
+    if (ev->action == HS_EV_STOP) {
+        *what = 2;
+        R->sum->stopped_by = ev->name;
+        R->sum->stop_text = ev->text;
+        /* the trajectory ends with a row at the event (once) */
+        if (R->sum->rows && R->sum->t_reached == R->t)
+            return 0;
+        return hs_int_emit(R, R->t, R->y, 0);
+    }
+    *what = 1;
+    return release(R, ev);
+}
+
+int hs_int_events_step(hs_int_run *R, double taup, long *i, int *what)
+{
+    *what = 0;
+    if (!R->nev)
+        return 0;
+    double h = R->tau - R->tau_a;
+    int rc = eval_g(R, R->t, R->y, R->ftr);
+    if (rc)
+        return rc;
+    memcpy(R->gb, R->w->ev, R->nev * sizeof *R->gb);
+    long nf = find_crossings(R, h);
+    if (nf < 0)
+        return R->err->code;
+    for (long f = 0; f < nf && !*what; f++)
+        if ((rc = handle(R, R->fired[f].e, h, taup, i, what)))
+            return rc;
+    if (!*what)                       /* the step stands: its end starts the next */
+        memcpy(R->ga, R->gb, R->nev * sizeof *R->ga);
+    return 0;
+}
+
+int hs_int_events_finish(hs_int_run *R, int rc)
+{
+    if (R->evout_ok) {
+        if (!rc && !R->evout.rows)     /* a run without events: the header alone */
+            hs_out_ungate(&R->evout);
+        if (hs_out_flush(&R->evout) && !(rc && R->err->code == HS_EXIT_USAGE)) {
+            hs_error we;
+            hs_error_init(&we);
+            hs_error_set(&we, HS_EXIT_USAGE, "cannot write the events CSV: %s",
+                         strerror(R->evout.err_no));
+            if (!rc)
+                *R->err = we;
+            rc = rc ? rc : HS_EXIT_USAGE;
+        }
+        hs_out_free(&R->evout);
+    }
+    hs_int_driver_free(R->evdrv);
+    void *v[] = { R->gsign, R->ga, R->gb, R->sev, R->fired, R->ya, R->fa, R->ytr, R->ftr,
+                  R->etr };
+    for (size_t k = 0; k < sizeof v / sizeof *v; k++)
+        free(v[k]);
+    return rc;
+}
