@@ -542,9 +542,10 @@ static int time_power(kbuild *B)
     if (!terms)
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     size_t nt = 0;
+    const hs_node *zero = hs_num(d, 0);          /* the one 0 node: no visit */
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++)
-            if (!hs_is_num(m->M[i * n + j], 0))
+            if (m->M[i * n + j] != zero)
                 terms[nt++] = hs_mul(d, m->M[i * n + j],
                                      hs_mul(d, hs_sym(d, m->sym_v[i]), hs_sym(d, m->sym_v[j])));
     const hs_node *E = hs_add(d, hs_mul(d, hs_num(d, 0.5), hs_addn(d, terms, nt)), m->U);

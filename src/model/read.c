@@ -581,8 +581,9 @@ int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M)
         return hs_ytree_error(L->y, L->err, n, "'mass' has %zu entr%s; expected %zu (a "
                               "diagonal) or %zu row%s", seq_len(n),
                               seq_len(n) == 1 ? "y" : "ies", dim, dim, plural(dim));
+    const hs_node *zero = scalar_zero(L);        /* one lookup, not dim^2 */
     for (size_t i = 0; i < dim * dim; i++)
-        M[i] = scalar_zero(L);
+        M[i] = zero;
     yaml_node_t *first = NODE(L, *n->data.sequence.items.start);
     if (first->type != YAML_SEQUENCE_NODE) {
         size_t i = 0;
