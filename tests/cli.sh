@@ -570,7 +570,7 @@ begin check_pendulum
 hs check "$PEND"
 rc_is 0
 out_has "model: $PEND -- planar pendulum"
-out_has "form: Cartesian; n = 2 coordinates, k = 1 constraints, 4 parameters"
+out_has "form: Cartesian; n = 2 coordinates, k = 1 constraint, 4 parameters"
 out_has "mass matrix: constant diagonal, positive definite at t0"
 out_has "G_q: 2 structural non-zeros of 2"
 out_has "t0 = 0"

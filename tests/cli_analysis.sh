@@ -103,6 +103,7 @@ begin equilibrium_text_hoop
 hs equilibrium "$MODELS/hoop_equilibrium.yaml"
 rc_is 0
 out_has "model: $MODELS/hoop_equilibrium.yaml -- bead on a spinning hoop"
+out_has "form: embedding; n = 1 coordinate, k = 0 constraints, 1 degree of freedom"
 out_has "  theta = 1.16755690380504"
 out_has "residual: max |Q + G_q^T lambda| = "
 out_has "stability: stable"

@@ -114,11 +114,11 @@ static int start(int argc, char **argv, const char *usage, unsigned cmd, const c
 
 static void print_header(const hs_model *m)
 {
-    static const char *const forms[] = { "Cartesian", "Lagrangian", "embedding" };
+    char sizes[96];
     printf("model: %s%s%s\n", m->file, m->name[0] ? " -- " : "", m->name);
     size_t dof = m->n - m->k;
-    printf("form: %s; n = %zu coordinates, k = %zu constraints, %zu degree%s of freedom\n",
-           forms[m->form], m->n, m->k, dof, dof == 1 ? "" : "s");
+    printf("form: %s; %s, %zu degree%s of freedom\n", hs_model_form_name(m),
+           hs_model_sizes(m, sizes, sizeof sizes), dof, dof == 1 ? "" : "s");
 }
 
 static void print_verdict(const hs_modes *md)

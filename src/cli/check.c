@@ -23,11 +23,11 @@ int hs_cli_check(int argc, char **argv)
     hs_cli_free_opts(&o);
     if (!m)
         return hs_cli_fail(&err);
-    static const char *const forms[] = { "Cartesian", "Lagrangian", "embedding" };
     static const char *const masses[] = { "constant diagonal", "diagonal", "full" };
+    char sizes[96];
     printf("model: %s%s%s\n", m->file, m->name[0] ? " -- " : "", m->name);
-    printf("form: %s; n = %zu coordinates, k = %zu constraints, %zu parameters\n",
-           forms[m->form], m->n, m->k, m->npar);
+    printf("form: %s; %s, %zu parameter%s\n", hs_model_form_name(m),
+           hs_model_sizes(m, sizes, sizeof sizes), m->npar, m->npar == 1 ? "" : "s");
     printf("mass matrix: %s, positive definite at t0\n", masses[m->mass_kind]);
     printf("G_q: %zu structural non-zeros of %zu\n", m->nnz, m->n * m->k);
     printf("compiled: %zu expression nodes; %zu + %zu + %zu bytecode instructions "

@@ -350,11 +350,23 @@ static size_t derivation_roots(const hs_model *m, const hs_node **r)
     return nr;
 }
 
-void hs_model_print_derivation(const hs_model *m, FILE *f)
+const char *hs_model_form_name(const hs_model *m)
 {
     static const char *const forms[] = { "Cartesian", "Lagrangian", "embedding" };
+    return forms[m->form];
+}
+
+const char *hs_model_sizes(const hs_model *m, char *buf, size_t size)
+{
+    snprintf(buf, size, "n = %zu coordinate%s, k = %zu constraint%s", m->n,
+             m->n == 1 ? "" : "s", m->k, m->k == 1 ? "" : "s");
+    return buf;
+}
+
+void hs_model_print_derivation(const hs_model *m, FILE *f)
+{
     size_t n = m->n, k = m->k;
-    char lab[256];
+    char lab[256], sizes[96];
     /* one printer over everything: a subexpression shared by many kernels
      * (a large define) is printed once, as a temporary _1 = ... */
     size_t nr = derivation_roots(m, NULL);
@@ -369,8 +381,8 @@ void hs_model_print_derivation(const hs_model *m, FILE *f)
         fprintf(f, "# out of memory\n");
         return;
     }
-    fprintf(f, "# %s%s%s form, n = %zu coordinates, k = %zu constraints\n",
-            m->name[0] ? m->name : "", m->name[0] ? ": " : "", forms[m->form], n, k);
+    fprintf(f, "# %s%s%s form, %s\n", m->name[0] ? m->name : "", m->name[0] ? ": " : "",
+            hs_model_form_name(m), hs_model_sizes(m, sizes, sizeof sizes));
     fprintf(f, "M (%s):\n", m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2");
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j <= i; j++)

@@ -240,5 +240,9 @@ void hs_model_place(const hs_model *m, hs_srcpos p, hs_error *err);
 
 /* Print the symbolic kernels (`holosim derive MODEL`). */
 void hs_model_print_derivation(const hs_model *m, FILE *f);
+/* "Cartesian", "Lagrangian" or "embedding"; and "n = 2 coordinates, k = 1
+ * constraint" (singular where the count is 1) into buf[size]. */
+const char *hs_model_form_name(const hs_model *m);
+const char *hs_model_sizes(const hs_model *m, char *buf, size_t size);
 
 #endif
