@@ -198,6 +198,20 @@ check "--force runs into a directory with results" [ $? -eq 0 ] && [ -s "$d/l=3.
 check "  ... deleting the old point CSVs" [ ! -e "$d/l=1.csv" ] && [ ! -e "$d/l=2.csv" ]
 check "  ... and nothing that is not the sweep's" [ -s "$d/notes.txt" ] && [ -s "$d/mine.csv" ]
 check "  ... the summary has the new grid only" [ "$(lines "$d/summary.csv")" -eq 2 ]
+# a second sweep into a directory while the first runs (the first one's lock
+# held here by the test shell) is refused and touches nothing
+exec 8>>"$d/.sweep.lock"
+flock -n 8
+before=$(mtime "$d/l=3.csv")
+"$sweep" -o "$d" --resume "$model" l=3,4 -- --t-end 0.2 2>"$work/err"
+check "a sweep into a directory in use by another sweep exits 1" [ $? -eq 1 ]
+check "  ... saying so" has "$work/err" "is in use by another sweep (it holds '$d/.sweep.lock')"
+check "  ... and runs nothing" [ ! -e "$d/l=4.csv" ] && [ "$(mtime "$d/l=3.csv")" = "$before" ]
+"$sweep" --collect "$d" 2>"$work/err"
+check "  ... --collect too" [ $? -eq 1 ] && has "$work/err" "is in use by another sweep"
+exec 8>&-
+"$sweep" -o "$d" --resume "$model" l=3,4 -- --t-end 0.2 2>/dev/null
+check "  ... and runs once the lock is gone" [ $? -eq 0 ] && [ -s "$d/l=4.csv" ]
 
 # a point fails during integration (keeps its rows), --resume reruns it only
 d=$work/res
