@@ -37,6 +37,7 @@ t() {   # t CMD...: wall seconds of CMD (stdout, stderr to the null device)
     e=$(date +%s.%N)
     echo "$s $e" | awk '{ printf "%.6f", $2 - $1 }'
 }
+med() { sort -g | awk '{ v[NR] = $1 } END { printf "%.4f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # pair NAME REPS 'CMD A' 'CMD B': interleaved runs, one ratio A/B per pair
 NP=0
 pair() {
@@ -48,9 +49,10 @@ pair() {
         ta=$(eval "t $a") tb=$(eval "t $b")
         echo "$ta $tb" | awk '{ printf "%.4f %.4f %.4f\n", $1 / $2, $1, $2 }' >> "$rf"
     done
-    sort -g "$rf" | awk -v n="$name" '{ r[NR] = $1; a[NR] = $2; b[NR] = $3 }
+    ma=$(awk '{ print $2 }' "$rf" | med) mb=$(awk '{ print $3 }' "$rf" | med)
+    sort -g "$rf" | awk -v n="$name" -v ma="$ma" -v mb="$mb" '{ r[NR] = $1 }
         END { m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
-              printf "| %s | %.3f | %.3f-%.3f | %d |\n", n, m, r[1], r[NR], NR }'
+              printf "| %s | %.3f | %.3f-%.3f | %.3f, %.3f | %d |\n", n, m, r[1], r[NR], ma, mb, NR }'
 }
 
 DP=models/double_pendulum.yaml
@@ -64,8 +66,8 @@ for n in 8 32 128 512; do "$H" run "$OUT/chain$n.yaml" --t-end 0.1 --native=alwa
 {
 echo "$(date -u +%Y-%m-%d) $(uname -m), $(nproc) cores, load average at the start $(cut -d' ' -f1-3 /proc/loadavg); holosim $(git describe --always --dirty 2>/dev/null); $REPS pairs each"
 echo
-echo "| comparison (A / B) | median ratio | range | pairs |"
-echo "|---|---:|---:|---:|"
+echo "| comparison (A / B) | median ratio | range | median A, B (s) | pairs |"
+echo "|---|---:|---:|---:|---:|"
 pair "double pendulum 500 s: holosim / C dense (2n state)" "$REPS" \
     "\"$H\" run $DP --t-end 500 --stabilize none --columns \"$DPC\" -q -o $OUT/csv/a.csv" \
     "\"$B/baseline_dp\" -T 500 -o $OUT/csv/b.csv"
@@ -89,6 +91,17 @@ C=$(cols 32)
 pair "chain 32, 50 s: holosim projection / none" "$REPS" \
     "\"$H\" run $OUT/chain32.yaml --t-end 50 --columns \"$C\" -q -o $OUT/csv/a.csv" \
     "\"$H\" run $OUT/chain32.yaml --t-end 50 --stabilize none --columns \"$C\" -q -o $OUT/csv/b.csv"
+# the first run with an empty cache: --native=always waits for the compiler
+# (auto would run on the VM, as the VM rows, and build in the background)
+fresh() { rm -rf "$OUT/fresh"; HOLOSIM_CACHE=$OUT/fresh "$@"; }
+pair "double pendulum 500 s: first run (empty cache, --native=always) / cached" "$REPS" \
+    "fresh \"$H\" run $DP --t-end 500 --stabilize none --columns \"$DPC\" --native=always -q -o $OUT/csv/a.csv" \
+    "\"$H\" run $DP --t-end 500 --stabilize none --columns \"$DPC\" -q -o $OUT/csv/b.csv"
+C=$(cols 128)
+pair "chain 128, 20 s: first run (empty cache, --native=always) / cached" "$REPS" \
+    "fresh \"$H\" run $OUT/chain128.yaml --t-end 20 --stabilize none --columns \"$C\" --native=always -q -o $OUT/csv/a.csv" \
+    "\"$H\" run $OUT/chain128.yaml --t-end 20 --stabilize none --columns \"$C\" -q -o $OUT/csv/b.csv"
+C=$(cols 32)
 pair "check: chain 2048 / chain 128" "$REPS" "\"$H\" check $OUT/chk2048.yaml" "\"$H\" check $OUT/chk128.yaml"
 pair "load (check): 160-link / 40-link pendulum in angles" "$REPS" \
     "\"$H\" check $OUT/ang160.yaml" "\"$H\" check $OUT/ang40.yaml"
@@ -96,5 +109,8 @@ if [ "$SCIPY" = 1 ] && "$PY" -c 'import scipy' 2>/dev/null; then
     pair "chain 32, 50 s: SciPy DOP853 / holosim" 3 \
         "\"$PY\" bench/scipy_chain.py -n 32 -T 50 -o $OUT/csv/s.csv" \
         "\"$H\" run $OUT/chain32.yaml --t-end 50 --stabilize none --columns \"$C\" -q -o $OUT/csv/a.csv"
+    pair "chain 32, 50 s: SciPy DOP853 / holosim --output-mode interpolate" 3 \
+        "\"$PY\" bench/scipy_chain.py -n 32 -T 50 -o $OUT/csv/s.csv" \
+        "\"$H\" run $OUT/chain32.yaml --t-end 50 --stabilize none --output-mode interpolate --columns \"$C\" -q -o $OUT/csv/a.csv"
 fi
 } | tee "$OUT/results.md"
