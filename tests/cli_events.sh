@@ -15,6 +15,9 @@
 #              written); a header alone when no event happens; no file at
 #              all when the run fails before its first row
 #   section    the Poincare model records only where x1 = 0 going right
+#   graze      a crossing and its return inside one step, found by every
+#              stepper but rk1imp and bsimp (times against the closed form),
+#              and a stop there
 #   plot       scripts/plot --points draws dots
 #
 # The last line of output is always `N passed, N failed`.
@@ -192,6 +195,52 @@ rc_is 0
 [ "$(wc -l <"$T/sec.csv")" -gt 50 ] || no "only $(wc -l <"$T/sec.csv") lines"
 awk -F, 'NR > 1 && ($1 != "section" || $3 > 1e-9 || $3 < -1e-9 || $4 <= 0) { bad = NR }
          END { exit bad > 0 }' "$T/sec.csv" || no "a row off the section: $(sed -n 2p "$T/sec.csv")"
+end
+
+# ---- a crossing and its return inside one step --------------------------------
+# x = cos t grazes c = cos(0.01): x > c only for |t - 2 pi j| < 0.01, a
+# hundredth of a step of rk8pd here (dt 5: the rows do not cut the steps).
+# Up at 2 pi j - d, down at 2 pi j + d (d = acos c), and the first down
+# crossing at d itself.  The times carry the trajectory's phase error
+# (up to 1.3e-7 with rkf45 at 1e-10); x at the event is c to round-off.
+# Left out: rk1imp (its damping takes the amplitude below c) and bsimp
+# (steps of 1.4 s: the dip is below the error of a step's interpolant).
+
+cat >"$T/graze.yaml" <<'EOF2'
+name: oscillator grazing a threshold
+parameters: {c: 0.99995}
+coordinates: [x]
+mass: [1]
+potential: x^2/2
+initial: {q: {x: 1}, v: {x: 0}}
+simulate: {t_end: 20, dt: 5, rtol: 1e-10, atol: 1e-10}
+events:
+  up: {when: x - c, direction: up}
+  down: {when: x - c, direction: down}
+EOF2
+D=0.010000041667135     # acos(0.99995)
+
+begin graze_every_stepper
+for me in rk2 rk4 rkf45 rkck rk8pd rk2imp rk4imp msadams msbdf; do
+    hs run "$T/graze.yaml" --method "$me" -q -o "$T/g.csv" --events "$T/gev.csv"
+    rc_is 0
+    [ "$(cut -d, -f1 "$T/gev.csv" | tr '\n' ' ')" = "event down up down up down up down " ] ||
+        no "$me: events $(cut -d, -f1 "$T/gev.csv" | tr '\n' ' ')"
+    bad=$(awk -F, -v d="$D" 'NR > 1 { j = int((NR - 1) / 2); p = 8 * atan2(1, 1) * j
+            want = $1 == "up" ? p - d : p + d
+            if ((e = $2 - want) < 0) e = -e
+            if ((f = $3 - 0.99995) < 0) f = -f
+            if (e > 5e-7 || f > 1e-12) { print $1, $2, "want", want, "x", $3; exit } }' "$T/gev.csv")
+    [ -z "$bad" ] || no "$me: $bad"
+done
+end
+
+begin graze_stop
+# a stop at a dip ends the run there: the first up crossing
+hs run "$T/graze.yaml" -q -o "$T/g.csv" --stop-when 'x > c'
+rc_is 0
+near "$(tail -n 1 "$T/g.csv" | cut -d, -f1)" "$(awk -v d="$D" 'BEGIN { printf "%.15f", 8 * atan2(1, 1) - d }')" \
+    5e-8 "stop time"
 end
 
 # ---- scripts/plot --points ----------------------------------------------------

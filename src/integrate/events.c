@@ -13,6 +13,12 @@
  * run goes on from the far side of the crossing and the same crossing is
  * not found twice.
  *
+ * A function with the same sign at both ends may cross and come back
+ * inside the step: its values at a quarter, half and three quarters of the
+ * step on the cubic Hermite interpolant of (q, v), with the ends, give a
+ * quartic; where that reaches the other side a trial step looks at the
+ * true state, and when it is there both crossings are located (dip).
+ *
  * Signs: each event keeps the last non-zero sign its function had; a
  * function at exactly 0 decides nothing (an event at 0 at t0 does not
  * fire there; a zero it only touches is no crossing).  Several crossings
@@ -58,14 +64,14 @@ int hs_int_events_setup(hs_int_run *R)
     R->gsign = calloc(ne, 1);
     R->ga = calloc(ne, sizeof *R->ga);
     R->gb = calloc(ne, sizeof *R->gb);
-    R->sev = calloc(ne, sizeof *R->sev);
-    R->fired = calloc(ne, sizeof *R->fired);
+    R->gs = calloc(3 * ne, sizeof *R->gs);
+    R->fired = calloc(2 * ne, sizeof *R->fired);
     R->ya = calloc(dim, sizeof *R->ya);
     R->fa = calloc(dim, sizeof *R->fa);
     R->ytr = calloc(dim, sizeof *R->ytr);
     R->ftr = calloc(dim, sizeof *R->ftr);
     R->etr = calloc(dim, sizeof *R->etr);
-    if (!R->gsign || !R->ga || !R->gb || !R->sev || !R->fired || !R->ya || !R->fa ||
+    if (!R->gsign || !R->ga || !R->gb || !R->gs || !R->fired || !R->ya || !R->fa ||
         !R->ytr || !R->ftr || !R->etr)
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
     R->evdrv = hs_int_driver_new(R, hs_int_helper_method(R->method));
@@ -190,16 +196,16 @@ static double g_at(double s, void *p)
     return R->w->ev[F->e];
 }
 
-/* Brent on [0, hi] (g_e(0) of the old sign `so`, g_e(hi) not): the end
- * of the closed bracket where g_e no longer has the old sign into *s. */
-static int brent(evfun *F, gsl_root_fsolver *solver, double hi, int so, double *s)
+/* Brent on [lo0, hi] (g_e(lo0) of the old sign `so`, g_e(hi) not): the
+ * end of the closed bracket where g_e no longer has the old sign into *s. */
+static int brent(evfun *F, gsl_root_fsolver *solver, double lo0, double hi, int so, double *s)
 {
     hs_int_run *R = F->R;
     gsl_function fn = { g_at, F };
     for (int round = 0; round < 8; round++) {
-        if (gsl_root_fsolver_set(solver, &fn, 0, hi) != GSL_SUCCESS)
+        if (gsl_root_fsolver_set(solver, &fn, lo0, hi) != GSL_SUCCESS)
             break;
-        double lo = 0;
+        double lo = lo0;
         for (int it = 0; it < 200; it++) {
             int st = gsl_root_fsolver_iterate(solver);
             if (F->rc)
@@ -214,7 +220,7 @@ static int brent(evfun *F, gsl_root_fsolver *solver, double hi, int so, double *
         double gh = g_at(hi, F);
         if (F->rc)
             return F->rc;
-        if (sgn(gh) != so || lo == 0) {
+        if (sgn(gh) != so || lo == lo0) {
             *s = hi;
             return 0;
         }
@@ -226,14 +232,14 @@ static int brent(evfun *F, gsl_root_fsolver *solver, double hi, int so, double *
     return 0;
 }
 
-/* Locate the crossing of event e in the step [tau_a, tau_a + h] into
- * R->sev[e] (h itself when the trial step to the end does not see it:
- * then it is within the step's own error of the end). */
-static int locate(hs_int_run *R, gsl_root_fsolver *solver, size_t e, double h)
+/* Locate the crossing of event e in the step [tau_a, tau_a + h] into *s
+ * (h itself when the trial step to the end does not see it: then it is
+ * within the step's own error of the end). */
+static int locate(hs_int_run *R, gsl_root_fsolver *solver, size_t e, double h, double *s)
 {
     int so = R->gsign[e];
     if (sgn(R->ga[e]) == 0) {              /* at 0 at the start, a sign before it */
-        R->sev[e] = 0;
+        *s = 0;
         return 0;
     }
     evfun F = { R, e, 0, h, NAN };
@@ -242,10 +248,90 @@ static int locate(hs_int_run *R, gsl_root_fsolver *solver, size_t e, double h)
         return F.rc;
     F.gh = gh;
     if (sgn(gh) == so || sgn(R->ga[e]) != so) {
-        R->sev[e] = h;
+        *s = h;
         return 0;
     }
-    return brent(&F, solver, h, so, &R->sev[e]);
+    return brent(&F, solver, 0, h, so, s);
+}
+
+/* The state at u in [0, 1] of the step on the cubic Hermite interpolant of
+ * its ends' positions and velocities (velocities: its derivative; the work
+ * integrals: linear) into y: a guess, confirmed by a trial step. */
+static void hermite_state(const hs_int_run *R, double h, double u, double *y)
+{
+    size_t n = R->m->n;
+    const double *ya = R->ya, *yb = R->y;
+    double u2 = u * u, u3 = u2 * u;
+    double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h11 = u3 - u2;
+    double d00 = 6 * u2 - 6 * u, d10 = 3 * u2 - 4 * u + 1, d11 = 3 * u2 - 2 * u;
+    for (size_t i = 0; i < n; i++) {
+        double qa = ya[i], qb = yb[i], va = ya[n + i], vb = yb[n + i];
+        y[i] = h00 * qa + (1 - h00) * qb + h * (h10 * va + h11 * vb);
+        y[n + i] = d00 * (qa - qb) / h + d10 * va + d11 * vb;
+    }
+    for (size_t i = 2 * n; i < R->dim; i++)
+        y[i] = ya[i] + u * (yb[i] - ya[i]);
+}
+
+/* Event e has the same sign at both ends of the step: does it cross and
+ * come back inside?  Its values at u = 0, 1/4, 1/2, 3/4, 1 (the inner
+ * three on the interpolant, R->gs) define a quartic; the u in (0, 1) (at
+ * 1/64 steps) where the quartic reaches furthest to the other side, or -1
+ * when it does not get there. */
+static double dip_guess(const hs_int_run *R, size_t e)
+{
+    int so = R->gsign[e];
+    double g[5] = { R->ga[e], R->gs[e], R->gs[R->nev + e], R->gs[2 * R->nev + e], R->gb[e] };
+    /* Newton's form in x = 4u: forward differences d1..d4 */
+    double d1 = g[1] - g[0], d2 = g[2] - 2 * g[1] + g[0];
+    double d3 = g[3] - 3 * g[2] + 3 * g[1] - g[0];
+    double d4 = g[4] - 4 * g[3] + 6 * g[2] - 4 * g[1] + g[0];
+    /* on [0, 4] |x| <= 4, |x(x-1)/2| <= 6, |x(x-1)(x-2)/6| <= 4, |.../24| <= 1 */
+    if (so * g[0] > 4 * fabs(d1) + 6 * fabs(d2) + 4 * fabs(d3) + fabs(d4))
+        return -1;                                 /* cannot reach 0 */
+    double best = 0, ub = -1;
+    for (int k = 1; k < 64; k++) {
+        double x = k / 16.0;
+        double v = g[0] + x * (d1 + (x - 1) / 2 * (d2 + (x - 2) / 3 * (d3 + (x - 3) / 4 * d4)));
+        if (so * v < best) {
+            best = so * v;
+            ub = x / 4;
+        }
+    }
+    return ub;
+}
+
+/* The guess of dip_guess tried with a true trial step: *s1 gets its time
+ * from the step's start when g_e has the other sign there, else -1. */
+static int dip(hs_int_run *R, size_t e, double h, double *s1)
+{
+    int so = R->gsign[e];
+    double ub = dip_guess(R, e);
+    *s1 = -1;
+    if (ub < 0)
+        return 0;
+    evfun F = { R, e, 0, h, NAN };
+    double gt = g_at(ub * h, &F);
+    if (F.rc)
+        return F.rc;
+    if (sgn(gt) == -so)
+        *s1 = ub * h;
+    return 0;
+}
+
+/* The values of every function at u = 1/4, 1/2, 3/4 of the step on the
+ * interpolant into R->gs. */
+static int inner_values(hs_int_run *R, double h)
+{
+    for (int j = 0; j < 3; j++) {
+        double u = (j + 1) / 4.0;
+        hermite_state(R, h, u, R->ytr);
+        int rc = eval_g(R, R->t0 + (R->tau_a + u * h), R->ytr, R->ftr);
+        if (rc)
+            return rc;
+        memcpy(R->gs + (size_t)j * R->nev, R->w->ev, R->nev * sizeof *R->gs);
+    }
+    return 0;
 }
 
 /* Time order; at one time, the order of the events in the model. */
@@ -256,19 +342,32 @@ static int by_time(const void *pa, const void *pb)
 }
 
 /* The crossings of the step just taken into R->fired (time order), each
- * located; returns how many, or -1 with R->err set. */
+ * located: a sign change between the step's ends, or for a function with
+ * the same sign at both, a dip to the other side and back inside the step
+ * (dip): two crossings.  Returns how many, or -1 with R->err set. */
 static long find_crossings(hs_int_run *R, double h)
 {
     const hs_model *m = R->m;
-    size_t nf = 0;
+    size_t nf = 0, nd = 0;
     for (size_t e = 0; e < R->nev; e++) {
         int sn = sgn(R->gb[e]), so = R->gsign[e];
         if (sn && so && sn != so && (m->ev[e].dir == 0 || m->ev[e].dir == sn))
-            R->fired[nf++].e = e;
+            R->fired[nf++] = (hs_int_fired){ 0, e, sn };
+        else if (sn && so && sn == so && sgn(R->ga[e]) == so)
+            nd++;                               /* may dip */
         else if (sn)
             R->gsign[e] = (signed char)sn;
     }
-    if (!nf)
+    if (!nf && !nd)
+        return 0;
+    if (nd && inner_values(R, h))
+        return -1;
+    int may = 0;                               /* a dip on the interpolant */
+    for (size_t e = 0; e < R->nev && nd && !may; e++) {
+        int so = R->gsign[e];
+        may = sgn(R->gb[e]) == so && sgn(R->ga[e]) == so && dip_guess(R, e) >= 0;
+    }
+    if (!nf && !may)
         return 0;
     /* the rates at the start, for the trial steps' first stage */
     if (hs_int_eval(&R->c, R->t0 + R->tau_a, R->ya, R->fa) != GSL_SUCCESS) {
@@ -282,12 +381,27 @@ static long find_crossings(hs_int_run *R, double h)
     }
     int rc = 0;
     for (size_t f = 0; f < nf && !rc; f++)
-        rc = locate(R, solver, R->fired[f].e, h);
+        rc = locate(R, solver, R->fired[f].e, h, &R->fired[f].s);
+    for (size_t e = 0; e < R->nev && may && !rc; e++) {
+        int so = R->gsign[e], dir = m->ev[e].dir;
+        double s1;
+        if (sgn(R->gb[e]) != so || sgn(R->ga[e]) != so || (rc = dip(R, e, h, &s1)) || s1 < 0)
+            continue;
+        evfun F = { R, e, 0, h, NAN };
+        if (dir == 0 || dir == -so) {          /* away: in (0, s1) */
+            R->fired[nf] = (hs_int_fired){ 0, e, -so };
+            if (!(rc = brent(&F, solver, 0, s1, so, &R->fired[nf].s)))
+                nf++;
+        }
+        if (!rc && (dir == 0 || dir == so)) {  /* back: in (s1, h) */
+            R->fired[nf] = (hs_int_fired){ 0, e, so };
+            if (!(rc = brent(&F, solver, s1, h, -so, &R->fired[nf].s)))
+                nf++;
+        }
+    }
     gsl_root_fsolver_free(solver);
     if (rc)
         return -1;
-    for (size_t f = 0; f < nf; f++)
-        R->fired[f].s = R->sev[R->fired[f].e];
     qsort(R->fired, nf, sizeof *R->fired, by_time);
     return (long)nf;
 }
@@ -322,12 +436,14 @@ static int release(hs_int_run *R, const hs_event *ev)
     return reset_signs(R);
 }
 
-/* Event e at s (GSL time tau_a + s): its row, and what its action does. */
-static int handle(hs_int_run *R, size_t e, double h, double taup, long *i, int *what)
+/* The event fired at s (GSL time tau_a + s): its row, and what its
+ * action does. */
+static int handle(hs_int_run *R, const hs_int_fired *fe, double h, double taup, long *i,
+                  int *what)
 {
     const hs_model *m = R->m;
-    const hs_event *ev = &m->ev[e];
-    double s = R->sev[e];
+    const hs_event *ev = &m->ev[fe->e];
+    double s = fe->s;
     const double *y = R->y;
     int rc;
     if (s < h) {
@@ -336,7 +452,7 @@ static int handle(hs_int_run *R, size_t e, double h, double taup, long *i, int *
         y = R->ytr;
     }
     double t = s < h ? R->t0 + (R->tau_a + s) : R->t;
-    R->gsign[e] = (signed char)-R->gsign[e];          /* past the crossing */
+    R->gsign[fe->e] = (signed char)fe->to;            /* past the crossing */
     if ((rc = hs_int_event_row(R, ev->name, t, y)))
         return rc;
     if (ev->action == HS_EV_RECORD)
@@ -372,7 +488,7 @@ int hs_int_events_step(hs_int_run *R, double taup, long *i, int *what)
     if (nf < 0)
         return R->err->code;
     for (long f = 0; f < nf && !*what; f++)
-        if ((rc = handle(R, R->fired[f].e, h, taup, i, what)))
+        if ((rc = handle(R, &R->fired[f], h, taup, i, what)))
             return rc;
     if (!*what)                       /* the step stands: its end starts the next */
         memcpy(R->ga, R->gb, R->nev * sizeof *R->ga);
@@ -396,7 +512,7 @@ int hs_int_events_finish(hs_int_run *R, int rc)
         hs_out_free(&R->evout);
     }
     hs_int_driver_free(R->evdrv);
-    void *v[] = { R->gsign, R->ga, R->gb, R->sev, R->fired, R->ya, R->fa, R->ytr, R->ftr,
+    void *v[] = { R->gsign, R->ga, R->gb, R->gs, R->fired, R->ya, R->fa, R->ytr, R->ftr,
                   R->etr };
     for (size_t k = 0; k < sizeof v / sizeof *v; k++)
         free(v[k]);

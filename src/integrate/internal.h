@@ -53,6 +53,7 @@ typedef struct hs_int_ctx {
 typedef struct hs_int_fired {   /* an event located in a step (events.c) */
     double s;                   /* its time, from the step's start */
     size_t e;                   /* which */
+    int to;                     /* the function's sign after it */
 } hs_int_fired;
 
 typedef struct hs_int_run {
@@ -101,8 +102,8 @@ typedef struct hs_int_run {
     double *ya, *fa;            /* [dim] the step's start (the last accepted point) */
     double *ytr, *ftr, *etr;    /* [dim] a trial step: state, rates, error */
     double tau_a;               /* GSL's time of ya */
-    double *sev;                /* [nev] located times, from tau_a */
-    hs_int_fired *fired;        /* [nev] the events of a step, in time order */
+    double *gs;                 /* [3 nev] the functions inside a step (events.c) */
+    hs_int_fired *fired;        /* [2 nev] the events of a step, in time order */
     gsl_odeiv2_driver *evdrv;   /* the stepper of the trial steps */
     hs_out evout;               /* --events */
     int evout_ok;
