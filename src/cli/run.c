@@ -279,10 +279,11 @@ struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs)
                                                                  : 1000;
     no.work = runs * rows * (13.0 * (double)hs_prog_ninstr(m->prog_dyn) +
                              (double)hs_prog_ninstr(m->prog_aux));
-    const hs_prog *progs[3] = { m->prog_dyn, m->prog_aux, m->prog_pos };
+    const hs_prog *progs[5] = { m->prog_dyn, m->prog_aux, m->prog_pos, m->prog_out,
+                                m->prog_ev };
     char note[512];
     hs_native_status st;
-    hs_native *h = hs_native_load(progs, 3, &no, &st, note, sizeof note);
+    hs_native *h = hs_native_load(progs, 5, &no, &st, note, sizeof note);
     if (note[0] && !o->quiet)
         fprintf(stderr, "holosim: %s\n", note);
     return h;

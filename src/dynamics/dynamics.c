@@ -72,16 +72,6 @@ out:
     return rc;
 }
 
-/* A program through its native kernel when there is one, else the VM. */
-static inline void run_prog(const hs_prog *p, hs_kernel_fn k, const double *in, double *regs,
-                            double *out)
-{
-    if (k)
-        k(in, regs, out);
-    else
-        hs_prog_eval(p, in, regs, out);
-}
-
 hs_work *hs_work_new(const hs_model *m)
 {
     hs_work *w = calloc(1, sizeof *w);
@@ -325,7 +315,7 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
     size_t n = m->n, k = m->k;
     w->nrhs++;
     hs_dyn_set_state(m, w, t, q, v);
-    run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
+    hs_dyn_run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
     const double *dyn = w->dyn;
     if (!all_finite(dyn, m->ndyn))
         return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
@@ -443,7 +433,7 @@ int hs_dyn_aux(const hs_model *m, hs_work *w, double t, const double *q,
                const double *v)
 {
     hs_dyn_set_state(m, w, t, q, v);
-    run_prog(m->prog_aux, w->kaux, w->in, w->raux, w->aux);
+    hs_dyn_run_prog(m->prog_aux, w->kaux, w->in, w->raux, w->aux);
     if (!all_finite(w->aux, m->naux))
         return nonfinite(m, w, m->prog_aux, w->raux, t);
     return 0;
@@ -454,7 +444,7 @@ int hs_dyn_constraints_sparse(const hs_model *m, hs_work *w, double t, const dou
 {
     size_t k = m->k;
     hs_dyn_set_state(m, w, t, q, NULL);
-    run_prog(m->prog_pos, w->kpos, w->in, w->rpos, w->pos);
+    hs_dyn_run_prog(m->prog_pos, w->kpos, w->in, w->rpos, w->pos);
     if (!all_finite(w->pos, 2 * k + m->nnz))
         return nonfinite(m, w, m->prog_pos, w->rpos, t);
     if (G)
@@ -473,7 +463,7 @@ int hs_dyn_mass_diag(const hs_model *m, hs_work *w, double t, const double *q,
         return 0;
     }
     hs_dyn_set_state(m, w, t, q, v);
-    run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
+    hs_dyn_run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
     if (!all_finite(w->dyn, m->ndyn))
         return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
     memcpy(d, w->dyn + m->off_M, n * sizeof *d);
@@ -505,7 +495,7 @@ int hs_dyn_mass(const hs_model *m, hs_work *w, double t, const double *q,
         return 0;
     }
     hs_dyn_set_state(m, w, t, q, v);
-    run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
+    hs_dyn_run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
     if (!all_finite(w->dyn, m->ndyn))
         return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
     if (m->mass_kind == HS_MASS_DIAG) {

@@ -36,9 +36,9 @@
 typedef struct hs_work {
     double *in;            /* [nin] VM inputs: t, q, q', parameters */
     double *rdyn, *raux, *rpos;  /* VM scratch registers */
-    /* native kernels of prog_dyn, prog_aux, prog_pos (src/native; the same
-     * numbers as the VM, bit for bit), or NULL: the VM */
-    hs_kernel_fn kdyn, kaux, kpos;
+    /* native kernels of prog_dyn, prog_aux, prog_pos, prog_out, prog_ev
+     * (src/native; the same numbers as the VM, bit for bit), or NULL: the VM */
+    hs_kernel_fn kdyn, kaux, kpos, kout, kev;
     double *dyn, *aux, *pos;     /* program outputs */
     double *Minv;          /* [n] diagonal M^-1 (diagonal kinds) */
     gsl_matrix *M;         /* n x n, Cholesky factor (full kind) */
@@ -160,6 +160,16 @@ void hs_dyn_cut_released(const hs_model *m, hs_work *w);
 static inline int hs_dyn_is_released(const hs_work *w, size_t j)
 {
     return w->released && w->released[j];
+}
+
+/* A program through its native kernel when there is one, else the VM. */
+static inline void hs_dyn_run_prog(const hs_prog *p, hs_kernel_fn k, const double *in,
+                                   double *regs, double *out)
+{
+    if (k)
+        k(in, regs, out);
+    else
+        hs_prog_eval(p, in, regs, out);
 }
 
 #endif

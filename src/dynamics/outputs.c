@@ -55,7 +55,7 @@ int hs_dyn_outputs(const hs_model *m, hs_work *w, double t, const double *q,
     if (!m->nout)
         return 0;
     set_inputs(m, w, t, q, v, m->out_dyn);
-    hs_prog_eval(m->prog_out, w->in, w->rout, w->out);
+    hs_dyn_run_prog(m->prog_out, w->kout, w->in, w->rout, w->out);
     size_t i = first_nonfinite(w->out, m->nout);
     if (i < m->nout) {
         char what[128];
@@ -71,7 +71,7 @@ int hs_dyn_events(const hs_model *m, hs_work *w, double t, const double *q,
     if (!m->nev)
         return 0;
     set_inputs(m, w, t, q, v, m->ev_dyn);
-    hs_prog_eval(m->prog_ev, w->in, w->rev, w->ev);
+    hs_dyn_run_prog(m->prog_ev, w->kev, w->in, w->rev, w->ev);
     size_t i = first_nonfinite(w->ev, m->nev);
     if (i < m->nev) {
         char what[128];

@@ -105,6 +105,8 @@ static int setup(hs_int_run *R)
         R->w->kdyn = hs_native_fn(o->native, 0);
         R->w->kaux = hs_native_fn(o->native, 1);
         R->w->kpos = hs_native_fn(o->native, 2);
+        R->w->kout = hs_native_fn(o->native, 3);
+        R->w->kev = hs_native_fn(o->native, 4);
     }
     R->proj = hs_proj_new(m);
     double **v[] = { &R->y, &R->yp, &R->yi, &R->fp, &R->fn, &R->fi, &R->yerr, &R->yu, &R->fu,

@@ -22,8 +22,9 @@ typedef struct hs_run_opts {
     FILE *report;                  /* consistency report (stderr) or NULL (quiet) */
     int progress;                  /* HS_PROGRESS_*: the progress line on stderr */
     volatile sig_atomic_t *stop;   /* set by a signal handler: stop, exit 130 */
-    const hs_native *native;       /* kernels of prog_dyn, prog_aux, prog_pos in
-                                    * that order (hs_native_load), or NULL: VM */
+    const hs_native *native;       /* kernels of prog_dyn, prog_aux, prog_pos,
+                                    * prog_out, prog_ev in that order
+                                    * (hs_native_load), or NULL: VM */
     FILE *events;                  /* --events: the events CSV, or NULL: */
     const char *events_path;       /* opened at its first row (or at the end of
                                     * a run with none: the header alone) */
