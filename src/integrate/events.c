@@ -320,18 +320,27 @@ static int dip(hs_int_run *R, size_t e, double h, double *s1)
 }
 
 /* The values of every function at u = 1/4, 1/2, 3/4 of the step on the
- * interpolant into R->gs. */
+ * interpolant into R->gs.  The interpolant is a guess slightly off the
+ * constraints: where the dynamics or a function fails there (a domain
+ * edge the true state keeps to), the step is not looked into: 0, and the
+ * failure is forgotten; 1 when all three are there. */
 static int inner_values(hs_int_run *R, double h)
 {
+    const hs_model *m = R->m;
     for (int j = 0; j < 3; j++) {
-        double u = (j + 1) / 4.0;
+        double u = (j + 1) / 4.0, t = R->t0 + (R->tau_a + u * h);
         hermite_state(R, h, u, R->ytr);
-        int rc = eval_g(R, R->t0 + (R->tau_a + u * h), R->ytr, R->ftr);
-        if (rc)
-            return rc;
+        if ((m->ev_dyn && hs_int_eval(&R->c, t, R->ytr, R->ftr) != GSL_SUCCESS) ||
+            hs_dyn_events(m, R->w, t, R->ytr, R->ytr + m->n, NULL)) {
+            R->c.failed = 0;
+            R->c.last_ok = 0;
+            hs_error_init(&R->w->err);
+            R->w->fail_kind = HS_FAIL_NONE;
+            return 0;
+        }
         memcpy(R->gs + (size_t)j * R->nev, R->w->ev, R->nev * sizeof *R->gs);
     }
-    return 0;
+    return 1;
 }
 
 /* Time order; at one time, the order of the events in the model. */
@@ -360,10 +369,8 @@ static long find_crossings(hs_int_run *R, double h)
     }
     if (!nf && !nd)
         return 0;
-    if (nd && inner_values(R, h))
-        return -1;
-    int may = 0;                               /* a dip on the interpolant */
-    for (size_t e = 0; e < R->nev && nd && !may; e++) {
+    int may = 0, seen = nd && inner_values(R, h);  /* a dip on the interpolant */
+    for (size_t e = 0; e < R->nev && seen && !may; e++) {
         int so = R->gsign[e];
         may = sgn(R->gb[e]) == so && sgn(R->ga[e]) == so && dip_guess(R, e) >= 0;
     }
