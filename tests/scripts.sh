@@ -40,7 +40,11 @@ is_png() {  # 8-byte PNG signature and more than 1000 bytes
     [ "$(od -An -tx1 -N8 "$1" | tr -d ' \n')" = 89504e470d0a1a0a ] || return 1
     [ "$(wc -c <"$1" | tr -d ' ')" -gt 1000 ]
 }
-no_scratch_left() { [ -z "$(ls -A "$TMPDIR")" ]; }
+no_scratch_left() {   # TMPDIR is empty; else says what is there
+    [ -z "$(ls -A "$TMPDIR")" ] && return 0
+    printf 'left in TMPDIR: %s\n' "$(ls -A "$TMPDIR" | head -n 5 | tr '\n' ' ')"
+    return 1
+}
 no_part_left() { [ -z "$(find "$1" -name '.part*' -o -name '*.part')" ]; }
 mtime() { stat -c %Y.%y "$1" 2>/dev/null || echo none; }
 has() {     # has FILE TEXT: FILE contains TEXT (fixed string)
@@ -331,6 +335,27 @@ check "--points-per-task 2: 5 points in 3 tasks" grep -qx '#SBATCH --array=0-2' 
 check "--collect of a directory without a sweep exits 1" [ $? -eq 1 ]
 
 # ------------------------------- sweep: hosts without a shared file system
+# First GNU parallel alone through the stand-in ssh, as the sweep calls it
+# (transfer, a job in its own directory, return, cleanup): where that does
+# not work (it failed on one CI machine, for a cause not seen from here) the
+# remote tests are skipped, saying so and what parallel said, instead of
+# failing on the environment; they run wherever parallel can do its part.
+p=$work/probe
+mkdir -p "$p/hosts" "$p/run"
+echo probe >"$p/run/in.txt"
+(cd "$p/run" && FAKE_SSH_ROOT=$p/hosts parallel --will-cite --ssh "$fakessh" -S 1/hostP \
+    --workdir ... --transferfile in.txt --return 'out{}.txt' --cleanup \
+    'cat in.txt > out{}.txt' ::: 1 >"$p/out" 2>"$p/err")
+if [ $? -eq 0 ] && [ "$(cat "$p/run/out1.txt" 2>/dev/null)" = probe ]; then
+    remote=1
+else
+    remote=0
+    printf 'SKIP: remote sweeps: GNU parallel cannot run a job through tests/scripts/fake-ssh here: %s\n' \
+        "$(cat "$p/err" "$p/out" | head -n 5 | tr '\n' ' ')"
+    rm -rf "${TMPDIR:?}"/* "${TMPDIR:?}"/.[!.]* 2>/dev/null   # what parallel left
+fi
+
+if [ "$remote" = 1 ]; then
 # Two stand-in hosts (fake-ssh) that see only what GNU parallel copies to
 # them; the command must not name the local output directory or model path.
 r=$work/remote
@@ -341,7 +366,9 @@ cp "$model" "$r/run/pendulum.yaml"
     FAKE_SSH_FORBID="$r/run/out:$r/run/pendulum.yaml:$root" \
     "$sweep" --ssh "$fakessh" --sshlogin 1/hostA --sshlogin 1/hostB -o out \
         pendulum.yaml l=1:6:1 -- --t-end 0.2 2>"$work/err")
-check "a sweep on two stand-in hosts exits 0" [ $? -eq 0 ]
+rc=$?
+check "a sweep on two stand-in hosts exits 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || printf 'sweep said: %s\n' "$(head -n 5 "$work/err" | tr '\n' ' ')"
 check "  ... every CSV came back" [ "$(ncsv "$r/run/out")" -eq 6 ] && [ "$(lines "$r/run/out/l=6.csv")" -eq 22 ]
 check "  ... the summary is complete" \
     [ "$(awk -F, 'NR > 1 && $2 == 0 && $NF != ""' "$r/run/out/summary.csv" | wc -l)" -eq 6 ]
@@ -359,6 +386,7 @@ check "  ... and its summary says the point did not run" grep -q '"not run"' "$r
     "$sweep" --ssh "$fakessh" -S 1/hostA -o out3 pendulum.yaml l=1 -- --t-end 0.2 >/dev/null 2>&1)
 check "a host without holosim: the sweep exits 1" [ $? -eq 1 ]
 check "  ... and the point's message says so" grep -q '"holosim not found on .*: put it on PATH or set HOLOSIM"' "$r/run/out3/summary.csv"
+fi
 
 # --------------------------------------------- sweep: installed as holosim-sweep
 # bin/holosim-sweep finds bin/holosim beside it, without HOLOSIM or PATH.
