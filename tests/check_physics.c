@@ -49,6 +49,7 @@ static const stepper steppers[] = {
     { "rkck", 1e-11, -1 },
     { "rk4imp", 1e-11, -1 },
     { "bsimp", 1e-10, -1 },
+    { "dop853", 1e-10, -1 },
     { "msadams", 1e-10, -1 },
     { "msbdf", 1e-11, -1 },
 };
@@ -56,7 +57,7 @@ static const stepper steppers[] = {
  * (half the projection's target) and hold the constraints there; msadams
  * and msbdf are projected only when a residual passes the consistency
  * tolerance (1e-10). */
-#define NPROJECTING 5
+#define NPROJECTING 6
 #define NSTEPPERS ((int)(sizeof steppers / sizeof *steppers))
 
 static void use_stepper(pu_args *a, const stepper *s)

@@ -35,7 +35,7 @@ typedef struct stepper {
 static const stepper steppers[] = {
     { "rk2", 2 }, { "rk4", 4 }, { "rkf45", 5 }, { "rkck", 5 }, { "rk8pd", 8 },
     { "rk1imp", 1 }, { "rk2imp", 2 }, { "rk4imp", 4 }, { "bsimp", 2 },
-    { "msadams", 2 }, { "msbdf", 2 },
+    { "msadams", 2 }, { "msbdf", 2 }, { "dop853", 8 },
 };
 #define NSTEPPERS ((int)(sizeof steppers / sizeof *steppers))
 

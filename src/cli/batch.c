@@ -217,7 +217,7 @@ static int run_point(batch *B, const char *name, char **val)
     hs_model *m = point_model(B, val, &rc, &err);
     if (m) {
         hs_run_opts ro = { NULL, part, o->columns, o->precision, NULL, HS_PROGRESS_OFF,
-                           &hs_cli_interrupted, NULL, NULL, NULL };
+                           &hs_cli_interrupted, NULL, NULL, NULL, 0 };
         /* the same programs at every point: one native build serves all */
         if (m != B->base || !B->native_tried) {
             hs_native *nat = hs_cli_native(m, o, (double)(B->npts > 1 ? B->npts : 1));

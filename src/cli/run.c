@@ -303,7 +303,7 @@ static int run_model(hs_model *m, const opts *o, const char *path)
                        o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
                                                                : HS_PROGRESS_AUTO,
                        &hs_cli_interrupted, NULL, ev_stdout ? stdout : NULL,
-                       ev_stdout ? NULL : o->events };
+                       ev_stdout ? NULL : o->events, o->quiet && !o->summary };
     hs_native *nat = hs_cli_native(m, o, 1);
     ro.native = nat;
     hs_summary sum;

@@ -96,22 +96,31 @@ static int setup(hs_int_run *R)
     if (hs_columns_select(m, o->columns, &R->cols, R->err))
         return R->err->code;
     R->cols_ok = 1;
+    R->lean = o->no_residuals;
     for (size_t i = 0; i < R->cols.n; i++) {
         hs_col_kind k = R->cols.c[i].kind;
         R->need_w |= k == HS_COL_WR || k == HS_COL_WNC || k == HS_COL_WT || k == HS_COL_EBAL;
+        R->lean &= k == HS_COL_T || k == HS_COL_Q || k == HS_COL_V;
     }
     R->w = hs_work_new(m);
-    if (R->w && o->native) {
-        R->w->kdyn = hs_native_fn(o->native, 0);
-        R->w->kaux = hs_native_fn(o->native, 1);
-        R->w->kpos = hs_native_fn(o->native, 2);
-        R->w->kout = hs_native_fn(o->native, 3);
-        R->w->kev = hs_native_fn(o->native, 4);
-    }
+    /* interpolate mode: the energy balance's error steers the step too
+     * (stepper.c); not for rk1imp, first order */
+    int balance = m->set.interpolate && strcmp(m->set.method, "rk1imp") != 0;
+    if (balance)
+        R->wb = hs_work_new(m);
+    hs_work *ws[2] = { R->w, R->wb };
+    for (int i = 0; i < 2; i++)
+        if (ws[i] && o->native) {
+            ws[i]->kdyn = hs_native_fn(o->native, 0);
+            ws[i]->kaux = hs_native_fn(o->native, 1);
+            ws[i]->kpos = hs_native_fn(o->native, 2);
+            ws[i]->kout = hs_native_fn(o->native, 3);
+            ws[i]->kev = hs_native_fn(o->native, 4);
+        }
     R->proj = hs_proj_new(m);
-    double **v[] = { &R->y, &R->yp, &R->yi, &R->fp, &R->fn, &R->fi, &R->yerr, &R->yu, &R->fu,
+    double **v[] = { &R->y, &R->yp, &R->yi, &R->fp, &R->fn, &R->fi, &R->yerr, &R->yu, &R->fu, &R->ytb,
                      &R->c.f0, &R->c.f1, &R->c.ytmp, &R->c.last_y, &R->c.last_f };
-    int ok = R->w && R->proj;
+    int ok = R->w && R->proj && (!balance || R->wb);
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         ok &= (*v[i] = vec(dim)) != NULL;
     size_t nd = (HS_INT_DEPTH + 1) * dim;
@@ -135,16 +144,22 @@ static int setup(hs_int_run *R)
     R->out_ok = 1;
     unsigned flags = hs_methods[R->method].flags;
     R->multistep = (flags & HS_METHOD_MULTISTEP) != 0;
+    /* dop853's own extension serves the rows unless they show the work
+     * integrals (rows.c) */
+    R->dense = (flags & HS_METHOD_DENSE) && !R->need_w;
     int helper = hs_int_helper_method(R->method);
     int implicit = (flags | hs_methods[helper].flags) & HS_METHOD_IMPLICIT;
     R->sys = (gsl_odeiv2_system){ hs_int_rhs, implicit ? hs_int_jacobian : NULL, dim, &R->c };
     R->h = fmin(R->dt, R->t_end - R->t0) * 1e-3;     /* a guess the control corrects */
     R->drv = hs_int_driver_new(R, R->method);
-    if (m->set.interpolate)
+    int helped = m->set.interpolate && !R->dense;
+    if (helped)
         R->helper = hs_int_driver_new(R, helper);
-    if (!R->drv || (m->set.interpolate && (!R->helper || hs_int_interp_init(R))))
+    if (!R->drv || (helped && (!R->helper || hs_int_interp_init(R))))
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "cannot set up the stepper '%s'",
                             m->set.method);
+    if (R->wb)
+        hs_int_balance_control(R);
     R->projecting = m->set.stabilize == HS_STAB_PROJECTION && m->k > 0;
     R->show = progress_mode(o, o->out);
     return hs_int_events_setup(R);
@@ -183,8 +198,11 @@ static int step_loop(hs_int_run *R)
         } else if (R->t >= t_target) {
             if ((rc = hs_int_emit(R, R->t, R->y, 0)))
                 return rc;
-            if (reuse)           /* the next step starts from the row's rates */
+            if (reuse) {         /* the next step starts from the row's rates */
+                if (R->lean && hs_int_eval(&R->c, R->t, R->y, R->fi) != GSL_SUCCESS)
+                    return hs_int_fail(R, R->t, R->y);  /* (a lean row computes none) */
                 memcpy(R->drv->e->dydt_out, R->fi, R->dim * sizeof *R->fi);
+            }
             i++;
         }
         if (R->out.failed)
@@ -216,12 +234,13 @@ static int finish(hs_int_run *R, int rc)
     hs_int_driver_free(R->drv);
     hs_int_driver_free(R->helper);
     if (R->w)
-        R->sum->nrhs = R->w->nrhs;
+        R->sum->nrhs = R->w->nrhs + (R->wb ? R->wb->nrhs : 0);
     if (R->cols_ok)
         hs_columns_free(&R->cols);
     hs_work_free(R->w);
+    hs_work_free(R->wb);
     hs_proj_free(R->proj);
-    double *v[] = { R->y, R->yp, R->ym, R->yi, R->fp, R->fm, R->fn, R->fi, R->yerr, R->acc,
+    double *v[] = { R->y, R->yp, R->ym, R->yi, R->fp, R->fm, R->fn, R->fi, R->yerr, R->acc, R->ytb,
                     R->yu, R->fu, R->ye, R->fe,
                     R->c.f0, R->c.f1, R->c.ytmp, R->c.last_y, R->c.last_f };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)

@@ -28,6 +28,10 @@ typedef struct hs_run_opts {
     FILE *events;                  /* --events: the events CSV, or NULL: */
     const char *events_path;       /* opened at its first row (or at the end of
                                     * a run with none: the header alone) */
+    int no_residuals;              /* the caller shows none of the summary's
+                                    * max_G, max_Gdot, max_ebal, max_pres (they
+                                    * stay 0): a row whose columns show only t,
+                                    * q and v computes nothing else */
 } hs_run_opts;
 
 /* The progress line (simulated time, share done, time elapsed and left)

@@ -5,9 +5,12 @@
  *                messages, clean-up
  *   stepper.c    gsl_odeiv2 for holosim: the right-hand side with the work
  *                integrals, the Jacobian, an error control whose ratio
- *                covers only (q, v), bsimp on a shifted state, one step and
- *                the stabilization policy per kind of stepper
- *   rows.c       output rows: grid times, what a row computes, rows inside
+ *                covers only (q, v) (and, in interpolate mode, the energy
+ *                balance), bsimp on a shifted state, one step and the
+ *                stabilization policy per kind of stepper
+ *   dop853.c     DOP853 as a gsl_odeiv2 step type, its continuous extension
+ *   rows.c       output rows: grid times, what a row computes (t, q, v
+ *                only when nothing else is shown or asked for), rows inside
  *                a step (interpolate mode), the progress line
  *   events.c     events: watched after every accepted step, located by
  *                trial steps from the step's start, stop, record, release
@@ -68,6 +71,8 @@ typedef struct hs_int_run {
     hs_columns cols;
     int cols_ok;
     hs_work *w;
+    hs_work *wb;                /* the balance control's evaluations (stepper.c),
+                                 * or NULL when the balance is not reported */
     hs_proj *proj;
     double *y, *yp, *yi;        /* [dim] state, at the step's start, a row */
     double *fp, *fn, *fi;       /* [dim] rates there (fn: at the step's end) */
@@ -78,6 +83,7 @@ typedef struct hs_int_run {
                                  * projection moved it, its rates */
     int projected;              /* the last step was projected */
     double *yerr;               /* [dim] the helper's error estimate */
+    double *ytb;                /* [dim] the balance control's second state */
     hs_int_ctx c;
     hs_out out;
     int out_ok;
@@ -91,7 +97,10 @@ typedef struct hs_int_run {
     double wc[3][HS_INT_NW];    /* W_R, W_nc, W_t on the current step */
     int projecting;             /* stabilize: projection, with constraints */
     int multistep;              /* msadams, msbdf: a projection resets them */
+    int dense;                  /* dop853: rows inside a step from its own extension */
     int need_w;                 /* a column shows W_R, W_nc, W_t or energy_balance */
+    int lean;                   /* rows show t, q, v only and no residual is asked
+                                 * for (hs_run_opts.no_residuals): nothing to compute */
     int show;                   /* progress: 0 off, 1 after 2 s, 2 now */
     int shown;                  /* the progress line is on the screen */
     double wall0, next_show;
@@ -120,6 +129,8 @@ int hs_int_jacobian(double tau, const double y[], double *dfdy, double dfdt[], v
  * NULL when out of memory. */
 gsl_odeiv2_driver *hs_int_driver_new(hs_int_run *R, int method);
 void hs_int_driver_free(gsl_odeiv2_driver *d);  /* NULL is fine */
+/* Let the energy balance steer R->drv's steps too (R->wb set). */
+void hs_int_balance_control(hs_int_run *R);
 /* The helper stepper for rows inside a step: the run's own for one-step
  * methods, rk8pd for msadams, rk4imp for msbdf. */
 int hs_int_helper_method(int method);
@@ -131,6 +142,19 @@ int hs_int_advance(hs_int_run *R, double t_stop);
 double hs_int_min_step(double tau);
 /* A numerical failure at (t, y): w's reason, a rank diagnosis. */
 int hs_int_fail(hs_int_run *R, double t, const double *y);
+
+/* dop853.c: DOP853 as a gsl_odeiv2 step type.  Its error norm's scales
+ * (the control's tolerances; the first nctl components steer); the
+ * continuous extension of its last accepted step (three evaluations, once
+ * per step; 0 or GSL's status) with that step's start and length, and its
+ * state at theta in [0, 1] of the step. */
+extern const gsl_odeiv2_step_type *const hs_int_dop853;
+void hs_int_dop853_scales(gsl_odeiv2_step *step, double atol, double rtol, size_t nctl);
+int hs_int_dop853_dense(gsl_odeiv2_step *step, double *tau, double *h);
+void hs_int_dop853_at(const gsl_odeiv2_step *step, double theta, double *y);
+/* The error estimate of its last step, per component (GSL's yerr holds
+ * the error norm times each steering component's scale). */
+const double *hs_int_dop853_error(const gsl_odeiv2_step *step);
 
 /* rows.c */
 /* Write the row at state y (time t); first = 1 for the first row (sets

@@ -93,7 +93,7 @@ static int row_values(hs_int_run *R, double t, const double *y, hs_row *r)
         return hs_int_fail(R, t, y);
     *r = (hs_row){ t, y, y + n, w->a, w->Lambda, w->aux, w->out, w->dyn + m->off_Gq,
                    hs_dyn_kinetic(m, w), hs_dyn_jacobi(m, w), y[2 * n], y[2 * n + 1],
-                   y[2 * n + 2], R->E0 };
+                   y[2 * n + 2], R->E0, 0 };
     return 0;
 }
 
@@ -106,6 +106,16 @@ static int row(hs_int_run *R, double t, const double *y, int first, int w_known)
     hs_work *w = R->w;
     size_t k = m->k;
     hs_row r;
+    if (R->lean && !first) {               /* t, q, v and nothing else to show */
+        r = (hs_row){ .t = t, .q = y, .v = y + m->n, .bare = 1 };
+        if (hs_columns_row(m, &R->cols, &r, &R->out, &w->err)) {
+            w->fail_kind = HS_FAIL_NONFINITE;
+            return hs_int_fail(R, t, y);
+        }
+        R->sum->rows++;
+        R->sum->t_reached = t;
+        return 0;
+    }
     int rc = row_values(R, t, y, &r);
     if (rc)
         return rc;
@@ -445,6 +455,34 @@ static int segment(hs_int_run *R, double ta, const double *ya, const double *fa,
     return 0;
 }
 
+/* Every row inside the step that just ended, from the stepper's own
+ * continuous extension (dop853), which covers the work integrals too. */
+static int dense_rows(hs_int_run *R, long *i)
+{
+    gsl_odeiv2_step *s = R->drv->s;
+    double tau_a, h;
+    if (*i > R->N || !(row_time(R, *i) - R->t0 < R->tau))
+        return 0;                              /* no row here */
+    int st = hs_int_dop853_dense(s, &tau_a, &h);
+    if (st != GSL_SUCCESS) {
+        if (R->c.failed)
+            return hs_int_fail(R, R->t, R->y);
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "the stepper %s failed at t=%.17g "
+                            "while interpolating rows: %s", s->type->name, R->t,
+                            gsl_strerror(st));
+    }
+    for (; *i <= R->N; (*i)++) {
+        double ti = row_time(R, *i);
+        if (!(ti - R->t0 < R->tau))
+            break;
+        hs_int_dop853_at(s, ((ti - R->t0) - tau_a) / h, R->yi);
+        int rc = row(R, ti, R->yi, 0, 0);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int hs_int_emit_inside(hs_int_run *R, double taup, long *i)
 {
     const hs_model *m = R->m;
@@ -462,13 +500,15 @@ int hs_int_emit_inside(hs_int_run *R, double taup, long *i)
     /* inside the step, the stepper's own trajectory: its end before any
      * projection (which moved it by the drift) */
     const double *yb = R->y, *fb = R->fn;
-    if (R->projected) {
+    if (R->projected && !R->dense) {
         if (hs_int_eval(&R->c, R->t, R->yu, R->fu) != GSL_SUCCESS)
             return hs_int_fail(R, R->t, R->yu);
         yb = R->yu;
         fb = R->fu;
     }
-    if ((rc = segment(R, taup, R->yp, R->fp, R->tau, yb, fb, 0, INFINITY, 1, i)))
+    rc = R->dense ? dense_rows(R, i) : segment(R, taup, R->yp, R->fp, R->tau, yb, fb, 0,
+                                               INFINITY, 1, i);
+    if (rc)
         return rc;
     for (; *i <= R->N && row_time(R, *i) <= R->t; (*i)++)   /* rows at the step's end */
         if ((rc = row(R, row_time(R, *i), R->y, 0, 1)))

@@ -133,7 +133,74 @@ typedef struct ctl_state {
     double atol, rtol;
     size_t nctl;           /* leading components that steer the step: q, v */
     double t;              /* start of the step being tried */
+    hs_int_run *R;         /* the energy balance steers too (hs_int_balance_control) */
 } ctl_state;
+
+/* ---- the energy balance as a steering quantity ---- */
+
+/* The energy balance B = E - E0 - W_R - W_nc - W_t is 0 along the exact
+ * motion, on the constraints or off (W_R integrates the exact rate of E
+ * along the vector field), and a stepper's errors in the state and in the
+ * work integrals move it: at rtol = atol = 1e-8, 38 steps of rk8pd on the
+ * bead on a spinning hoop (models/rotating_hoop.yaml, t in [0, 2],
+ * interpolate mode) left it at 2.9e-8, with every component within its
+ * tolerance.  In interpolate mode (in exact mode steps end on every row,
+ * and the balance stayed below 1e-12 there) a step is accepted only when
+ * the stepper's error estimate also keeps B within atol / 4 (raised to B's
+ * round-off, 64 eps (|T| + |U| + |W|)): B at the step's end against B at
+ * the end minus the error estimate (one more evaluation of the dynamics
+ * per accepted step, in a work of its own, so the stepper's last
+ * evaluation stays remembered).  Measured there: 50 steps and 1.3e-9
+ * (dop853 3.1e-9; with atol itself 5.6e-9 and 1.4e-8); 0-20% more
+ * evaluations on the shipped models.  It does not depend on what the rows
+ * or the summary show, so -q or --columns never change the numbers.  An
+ * evaluation that fails there leaves the decision to the state's error. */
+
+/* B + E0 at state y, time t, evaluated with w (R->w: through the
+ * remembered evaluation); its scale |T| + |U| + |W| into *scale.  0, or
+ * -1 when an evaluation failed (cleared). */
+static int balance_at(hs_int_run *R, hs_work *w, double t, const double *y, double *B,
+                      double *scale)
+{
+    const hs_model *m = R->m;
+    size_t n = m->n;
+    int bad = w == R->w ? hs_int_eval(&R->c, t, y, R->c.f1) != GSL_SUCCESS
+                        : hs_dyn_accel(m, w, t, y, y + n, NULL, NULL) != 0;
+    if (bad || hs_dyn_aux(m, w, t, y, y + n)) {
+        R->c.failed = 0;
+        R->c.last_ok = 0;
+        hs_error_init(&w->err);
+        w->fail_kind = HS_FAIL_NONE;
+        return -1;
+    }
+    double T = hs_dyn_kinetic(m, w), U = w->aux[m->off_U];
+    const double *W = y + 2 * n;
+    *B = T + U - W[0] - W[1] - W[2];
+    *scale = fabs(T) + fabs(U) + fabs(W[0]) + fabs(W[1]) + fabs(W[2]);
+    return 0;
+}
+
+/* |B(y) - B(y - yerr)| over its tolerance (0 when it cannot be told). */
+static double balance_ratio(hs_int_run *R, double tau, const double *y, const double *yerr)
+{
+    double t = R->t0 + tau, B1, B2, s1, s2;
+    double *y2 = R->ytb;
+    if (R->drv->s->type == hs_int_dop853)
+        yerr = hs_int_dop853_error(R->drv->s);
+    for (size_t i = 0; i < R->dim; i++)
+        y2[i] = y[i] - yerr[i];
+    if (balance_at(R, R->wb, t, y2, &B2, &s2) || balance_at(R, R->w, t, y, &B1, &s1))
+        return 0;
+    double tol = fmax(0.25 * R->atol, 64 * DBL_EPSILON * fmax(s1, s2));
+    if (!(tol > 0))
+        return 0;
+    return fabs(B1 - B2) / tol;
+}
+
+void hs_int_balance_control(hs_int_run *R)
+{
+    ((ctl_state *)R->drv->c->state)->R = R;
+}
 
 static void *ctl_alloc(void)
 {
@@ -159,7 +226,7 @@ static int ctl_init(void *vs, double atol, double rtol, double a_y, double a_dyd
 static int ctl_hadjust(void *vs, size_t dim, unsigned int ord, const double y[],
                        const double yerr[], const double yp[], double *h)
 {
-    const ctl_state *s = vs;
+    ctl_state *s = vs;
     (void)yp;
     const double S = 0.9, h_old = *h;
     double rmax = DBL_MIN;
@@ -168,6 +235,11 @@ static int ctl_hadjust(void *vs, size_t dim, unsigned int ord, const double y[],
         double r = fabs(yerr[i]) / (s->atol + s->rtol * fabs(y[i]));
         if (!(r <= rmax))           /* NaN counts as a failed step */
             rmax = isnan(r) ? (double)INFINITY : r;
+    }
+    if (s->R && rmax <= 1.1) {             /* would be accepted: B's error too */
+        double rb = balance_ratio(s->R, s->t + h_old, y, yerr);
+        if (rb > rmax)
+            rmax = rb;
     }
     if (rmax > 1.1) {
         double r = S / pow(rmax, 1.0 / ord);
@@ -312,12 +384,13 @@ static const gsl_odeiv2_step_type shifted_bsimp = {
 };
 static const gsl_odeiv2_step_type *const shifted_bsimp_ptr = &shifted_bsimp;
 
-/* GSL's steppers in the order of hs_methods (model.h). */
+/* The step types in the order of hs_methods (model.h): GSL's, then
+ * holosim's DOP853 (dop853.c). */
 static const gsl_odeiv2_step_type *const *const step_types[HS_NMETHODS] = {
     &gsl_odeiv2_step_rk2, &gsl_odeiv2_step_rk4, &gsl_odeiv2_step_rkf45,
     &gsl_odeiv2_step_rkck, &gsl_odeiv2_step_rk8pd, &gsl_odeiv2_step_rk1imp,
     &gsl_odeiv2_step_rk2imp, &gsl_odeiv2_step_rk4imp, &shifted_bsimp_ptr,
-    &gsl_odeiv2_step_msadams, &gsl_odeiv2_step_msbdf,
+    &gsl_odeiv2_step_msadams, &gsl_odeiv2_step_msbdf, &hs_int_dop853,
 };
 
 /* The tolerances each stepper is handed, as a multiple of rtol and atol.
@@ -335,6 +408,7 @@ static const double tol_factor[HS_NMETHODS] = {
     1, 1, 1, 1, 1,          /* rk2 rk4 rkf45 rkck rk8pd */
     1, 0.001, 1, 1,         /* rk1imp rk2imp rk4imp bsimp */
     0.01, 0.001,            /* msadams msbdf */
+    1,                      /* dop853 */
 };
 
 int hs_int_helper_method(int method)
@@ -367,6 +441,8 @@ gsl_odeiv2_driver *hs_int_driver_new(hs_int_run *R, int method)
     gsl_odeiv2_control_free(d->c);
     d->c = c;
     gsl_odeiv2_control_set_driver(c, d);
+    if (T == hs_int_dop853)
+        hs_int_dop853_scales(d->s, atol, rtol, 2 * R->m->n);
     if (T == &shifted_bsimp)
         ((shift_state *)d->s->state)->scale = s->rtol > 0 ? s->atol / s->rtol : 1.0;
     return d;

@@ -345,12 +345,15 @@ static int row_named(const hs_model *m, const hs_columns *c, const hs_row *r,
         hs_out_num(o, x);
     }
     /* the run's monitors (the summary's maxima), shown or not */
+    if (r->bare)
+        goto done;
     hs_col eb = { HS_COL_EBAL, 0, NULL }, pres = { HS_COL_PRES, 0, NULL };
     double x = hs_column_value(m, &eb, r);
     if (!isfinite(x))
         return nonfinite(m, r, o, "energy_balance", 1, x, err);
     if (!isfinite(x = hs_column_value(m, &pres, r)))
         return nonfinite(m, r, o, "power_residual", 0, x, err);
+done:
     hs_out_char(o, '\n');
     hs_out_row_end(o);
     return 0;

@@ -35,6 +35,8 @@ typedef struct hs_row {
                                          * model's mass (model.h): E = T + U */
     double H;                           /* Jacobi integral q'.dL/dq' - L */
     double W_R, W_nc, W_t, E0;
+    int bare;                           /* only t, q, v are set (the columns
+                                         * show nothing else; no monitors) */
 } hs_row;
 
 /* Select columns: list = NULL for the default set; otherwise a comma list

@@ -61,12 +61,13 @@ int hs_keyword(const char *const *names, size_t n, const char *s);
  * --method), one table for the model file, the command line and the
  * integrator, which maps each to its GSL type in this order. */
 enum { HS_METHOD_IMPLICIT = 1,   /* needs the Jacobian */
-       HS_METHOD_MULTISTEP = 2 }; /* keeps past states (a reset restarts it) */
+       HS_METHOD_MULTISTEP = 2,  /* keeps past states (a reset restarts it) */
+       HS_METHOD_DENSE = 4 };    /* its own continuous extension for rows */
 typedef struct hs_method_info {
     const char *name;
     unsigned flags;        /* HS_METHOD_* */
 } hs_method_info;
-#define HS_NMETHODS 11
+#define HS_NMETHODS 12
 extern const hs_method_info hs_methods[HS_NMETHODS];
 int hs_method_index(const char *name);     /* -1 when unknown */
 int hs_method_known(const char *name);

@@ -11,13 +11,15 @@ const char *const hs_stab_names[3] = { "projection", "baumgarte", "none" };
 const char *const hs_cons_mode_names[2] = { "project", "reject" };
 const char *const hs_output_names[2] = { "exact", "interpolate" };
 
-/* The steppers of gsl_odeiv2 holosim offers; src/integrate maps each to
- * its GSL type, in this order. */
+/* The steppers holosim offers: those of gsl_odeiv2, and DOP853 (holosim's
+ * own, with a continuous extension); src/integrate maps each to its
+ * gsl_odeiv2 step type, in this order. */
 const hs_method_info hs_methods[HS_NMETHODS] = {
     { "rk2", 0 },      { "rk4", 0 },      { "rkf45", 0 },   { "rkck", 0 },
     { "rk8pd", 0 },    { "rk1imp", HS_METHOD_IMPLICIT },    { "rk2imp", HS_METHOD_IMPLICIT },
     { "rk4imp", HS_METHOD_IMPLICIT },     { "bsimp", HS_METHOD_IMPLICIT },
     { "msadams", HS_METHOD_MULTISTEP },   { "msbdf", HS_METHOD_IMPLICIT | HS_METHOD_MULTISTEP },
+    { "dop853", HS_METHOD_DENSE },
 };
 
 int hs_method_index(const char *name)
@@ -35,7 +37,7 @@ int hs_method_known(const char *name)
 
 const char *hs_method_list(void)
 {
-    return "rk2 rk4 rkf45 rkck rk8pd rk1imp rk2imp rk4imp bsimp msadams msbdf";
+    return "rk2 rk4 rkf45 rkck rk8pd rk1imp rk2imp rk4imp bsimp msadams msbdf dop853";
 }
 
 int hs_keyword(const char *const *names, size_t n, const char *s)
