@@ -23,6 +23,7 @@
 #include <gsl/gsl_sf_ellint.h>
 
 #include "check_main.h"
+#include "integrate/internal.h"
 #include "physics_util.h"
 
 #define TOL 1e-8
@@ -396,6 +397,121 @@ START_TEST(interpolated_closed_forms)
 }
 END_TEST
 
+/* Interpolate mode, every stepper but rk1imp (first order) at
+ * rtol = atol = 1e-8 over t in [0, 2] on the three models whose work
+ * integrals move (the bead on a rotating wire, the spinning hoop in a
+ * rotating chart and in Cartesian form): the energy balance steers the
+ * steps (src/integrate/stepper.c), so max |energy_balance| stays below the
+ * tolerance for the eighth-order methods (rk8pd at 2.9e-8 on the Cartesian
+ * hoop before it did) and within the order's bound for the others (each
+ * step keeps it within atol/4; the low orders take hundreds of steps). */
+START_TEST(interpolated_balance)
+{
+    const stepper *s = &steppers[_i / 3];
+    const icase *c = &icases[_i % 3];
+    if (s->order == 1)
+        return;
+    pu_args a = pu_defaults();
+    a.path = PU_MODEL(c->file);
+    a.t_end = 2;
+    a.interpolate = 1;
+    a.columns = "t,energy_balance";
+    use(&a, s, TOL);
+    pu_result r;
+    pu_run_ok(&a, &r);
+    double eb = pu_maxabs(&r.tab, "energy_balance"), lim = s->order >= 8 ? TOL : bound(s, TOL);
+    ck_assert_msg(eb < lim && r.sum.max_ebal < lim, "%s on %s: max |energy_balance| %.3g, "
+                  "summary %.3g (bound %.3g)", s->name, c->file, eb, r.sum.max_ebal, lim);
+    pu_result_free(&r);
+}
+END_TEST
+
+/* ---- dop853 ---- */
+
+/* y'' = -y (y = cos t) with holosim's dop853 step type at fixed steps h:
+ * the error at t = 1 falls as h^8 (order 8) and the continuous extension's
+ * error at the middle of the last step as h^8 (order 7: local error
+ * O(h^8)); error estimates are positive and fall as fast; the 16 stages'
+ * nodes and weights are consistent (sum_j a_ij = c_i, checked through
+ * y' = 1, whose solution every stage reproduces exactly). */
+static int osc(double t, const double y[], double f[], void *p)
+{
+    (void)t;
+    (void)p;
+    f[0] = y[1];
+    f[1] = -y[0];
+    return GSL_SUCCESS;
+}
+
+static int ramp(double t, const double y[], double f[], void *p)
+{
+    (void)t;
+    (void)y;
+    (void)p;
+    f[0] = 1;
+    return GSL_SUCCESS;
+}
+
+/* Fixed steps of 1/N to t = 1: the error at the end and of the extension
+ * at t = 1 - 1/(2N). */
+static void dop_run(int N, double *e_end, double *e_mid)
+{
+    gsl_odeiv2_system sys = { osc, NULL, 2, NULL };
+    gsl_odeiv2_step *st = gsl_odeiv2_step_alloc(hs_int_dop853, 2);
+    ck_assert_ptr_nonnull(st);
+    hs_int_dop853_scales(st, 1e-8, 1e-8, 2);
+    double y[2] = { 1, 0 }, yerr[2], dyin[2], dyout[2], h = 1.0 / N;
+    osc(0, y, dyin, NULL);
+    for (int i = 0; i < N; i++) {
+        ck_assert_int_eq(gsl_odeiv2_step_apply(st, i * h, h, y, yerr, dyin, dyout, &sys),
+                         GSL_SUCCESS);
+        dyin[0] = dyout[0];
+        dyin[1] = dyout[1];
+    }
+    *e_end = fmax(fabs(y[0] - cos(1.0)), fabs(y[1] + sin(1.0)));
+    double tau, hh, ym[2];
+    ck_assert_int_eq(hs_int_dop853_dense(st, &tau, &hh), GSL_SUCCESS);
+    ck_assert_double_eq_tol(tau + hh, 1.0, 1e-15);
+    hs_int_dop853_at(st, 0.5, ym);
+    double tm = 1 - 0.5 / N;
+    *e_mid = fmax(fabs(ym[0] - cos(tm)), fabs(ym[1] + sin(tm)));
+    double at0[2], at1[2];                    /* the extension's ends */
+    hs_int_dop853_at(st, 0.0, at0);
+    hs_int_dop853_at(st, 1.0, at1);
+    ck_assert_double_eq_tol(at1[0], y[0], 1e-15);
+    ck_assert_double_eq_tol(at1[1], y[1], 1e-15);
+    ck_assert(fabs(at0[0] - cos(1 - h)) < 1e-9);
+    gsl_odeiv2_step_free(st);
+}
+
+START_TEST(dop853_orders)
+{
+    double e1, m1, e2, m2;
+    dop_run(4, &e1, &m1);
+    dop_run(8, &e2, &m2);
+    /* halving h: 2^8 = 256 for both (measured 230-260); a wrong
+     * coefficient leaves a lower order (<= 2^6) */
+    ck_assert_msg(e1 / e2 > 150, "end: %.3g -> %.3g (ratio %.3g)", e1, e2, e1 / e2);
+    ck_assert_msg(m1 / m2 > 150, "extension: %.3g -> %.3g (ratio %.3g)", m1, m2, m1 / m2);
+    ck_assert_msg(e2 < 1e-9 && m2 < 1e-9, "errors %.3g, %.3g", e2, m2);
+    /* y' = 1: every stage and the extension exact */
+    gsl_odeiv2_system sys = { ramp, NULL, 1, NULL };
+    gsl_odeiv2_step *st = gsl_odeiv2_step_alloc(hs_int_dop853, 1);
+    hs_int_dop853_scales(st, 1e-8, 1e-8, 1);
+    double y = 0.25, yerr, din = 1, dout, tau, hh, yi;
+    ck_assert_int_eq(gsl_odeiv2_step_apply(st, 0, 0.5, &y, &yerr, &din, &dout, &sys),
+                     GSL_SUCCESS);
+    ck_assert_double_eq_tol(y, 0.75, 1e-15);
+    ck_assert(fabs(yerr) < 1e-15);
+    ck_assert_int_eq(hs_int_dop853_dense(st, &tau, &hh), GSL_SUCCESS);
+    for (int j = 0; j <= 8; j++) {
+        hs_int_dop853_at(st, j / 8.0, &yi);
+        ck_assert_double_eq_tol(yi, 0.25 + 0.5 * (j / 8.0), 1e-15);
+    }
+    gsl_odeiv2_step_free(st);
+}
+END_TEST
+
 /* ---- E and H in moving charts ---- */
 
 /* The bead on a hoop spinning at omega about its vertical diameter, in a
@@ -697,6 +813,8 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, interpolated_rows, 0, (int)(sizeof icases / sizeof *icases));
     tcase_add_loop_test(tc, interpolated_closed_forms, 0, NSTEPPERS);
+    tcase_add_loop_test(tc, interpolated_balance, 0, NSTEPPERS * 3);
+    tcase_add_test(tc, dop853_orders);
     tcase_add_test(tc, hoop_energy_and_jacobi);
     tcase_add_test(tc, wire_energy_and_jacobi);
     suite_add_tcase(s, tc);
