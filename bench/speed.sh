@@ -112,5 +112,8 @@ if [ "$SCIPY" = 1 ] && "$PY" -c 'import scipy' 2>/dev/null; then
     pair "chain 32, 50 s: SciPy DOP853 / holosim --output-mode interpolate" 3 \
         "\"$PY\" bench/scipy_chain.py -n 32 -T 50 -o $OUT/csv/s.csv" \
         "\"$H\" run $OUT/chain32.yaml --t-end 50 --stabilize none --output-mode interpolate --columns \"$C\" -q -o $OUT/csv/a.csv"
+    pair "chain 32, 50 s: SciPy DOP853 / holosim --method dop853 --output-mode interpolate" 5 \
+        "\"$PY\" bench/scipy_chain.py -n 32 -T 50 -o $OUT/csv/s.csv" \
+        "\"$H\" run $OUT/chain32.yaml --t-end 50 --stabilize none --method dop853 --output-mode interpolate --columns \"$C\" -q -o $OUT/csv/a.csv"
 fi
 } | tee "$OUT/results.md"

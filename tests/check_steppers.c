@@ -404,7 +404,8 @@ END_TEST
  * steps (src/integrate/stepper.c), so max |energy_balance| stays below the
  * tolerance for the eighth-order methods (rk8pd at 2.9e-8 on the Cartesian
  * hoop before it did) and within the order's bound for the others (each
- * step keeps it within atol/4; the low orders take hundreds of steps). */
+ * step keeps it within atol/4 + rtol S/400; the low orders take hundreds
+ * of steps). */
 START_TEST(interpolated_balance)
 {
     const stepper *s = &steppers[_i / 3];

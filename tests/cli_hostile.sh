@@ -84,6 +84,21 @@ if command -v timeout >/dev/null 2>&1; then
         no "the summary counts other rows than the CSV's $rows"
     end
 
+    # the same signal twice at once (timeout(1) signals the command, then
+    # its process group) is one request: rows complete, exit 143
+    begin sigterm_twice_at_once
+    "$H" run "$T/long.yaml" -o "$T/twice.csv" 2>"$T/err" &
+    pid=$!
+    sleep 1
+    kill -TERM "$pid"; kill -TERM "$pid"
+    wait "$pid"
+    rc=$?
+    rc_is 143
+    err_has "(SIGTERM)"
+    complete_rows "$T/twice.csv"
+    rows_to_stop "$T/twice.csv"
+    end
+
     begin sighup_complete_rows_on_stdout
     timeout -s HUP --preserve-status 1 "$H" run "$T/long.yaml" >"$T/hup.csv" 2>"$T/err"
     rc=$?

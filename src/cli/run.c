@@ -7,7 +7,9 @@
  * (io/out.h), the summary only at the end of a run that started.  SIGINT,
  * SIGTERM and SIGHUP stop the run after the current step with the complete
  * rows written: exit 128 + the signal's number (130, 143, 129); a second
- * signal ends the process at once. */
+ * signal half a second or more after the first ends the process at once
+ * (sooner, it is the same request delivered twice: timeout(1) signals its
+ * command, then the command's process group, which holds the command). */
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "cli.h"
 
@@ -19,19 +21,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../integrate/integrate.h"
 
 volatile sig_atomic_t hs_cli_interrupted;   /* the number of the signal */
 
+static struct timespec first_signal;      /* when hs_cli_interrupted was set */
+
 static void on_signal(int sig)
 {
-    if (hs_cli_interrupted) {       /* the second one: the default action, now */
-        signal(sig, SIG_DFL);
+    struct timespec now;                   /* clock_gettime: async-signal-safe */
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (hs_cli_interrupted) {              /* a second one */
+        double dt = (double)(now.tv_sec - first_signal.tv_sec) +
+                    1e-9 * (double)(now.tv_nsec - first_signal.tv_nsec);
+        if (dt < 0.5)                      /* the first, delivered twice */
+            return;
+        signal(sig, SIG_DFL);              /* the default action, now */
         raise(sig);
         return;
     }
+    first_signal = now;
     hs_cli_interrupted = sig;
 }
 
