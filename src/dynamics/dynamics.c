@@ -309,6 +309,43 @@ static int factor_C(const hs_model *m, hs_work *w, double t)
     return 0;
 }
 
+/* v^T M v / 2 with M from the dynamics program's outputs dyn (not read
+ * for a constant diagonal mass). */
+static double quadratic_T(const hs_model *m, const double *dyn, const double *v)
+{
+    size_t n = m->n;
+    double T = 0;
+    if (m->mass_kind == HS_MASS_CONST_DIAG) {
+        for (size_t i = 0; i < n; i++)
+            T += m->Mconst[i] * v[i] * v[i];
+    } else if (m->mass_kind == HS_MASS_DIAG) {
+        for (size_t i = 0; i < n; i++)
+            T += dyn[m->off_M + i] * v[i] * v[i];
+    } else {
+        size_t zz = m->off_M;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j <= i; j++, zz++)
+                T += (i == j ? 1.0 : 2.0) * dyn[zz] * v[i] * v[j];
+    }
+    return 0.5 * T;
+}
+
+int hs_dyn_energy(const hs_model *m, hs_work *w, double t, const double *q, const double *v,
+                  double *E)
+{
+    hs_dyn_set_state(m, w, t, q, v);
+    if (m->mass_kind != HS_MASS_CONST_DIAG) {
+        hs_dyn_run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
+        if (!all_finite(w->dyn, m->ndyn))
+            return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
+    }
+    w->T = quadratic_T(m, w->dyn, v);
+    if (hs_dyn_aux(m, w, t, q, v))
+        return HS_EXIT_NUMERIC;
+    *E = hs_dyn_kinetic(m, w) + w->aux[m->off_U];
+    return 0;
+}
+
 int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
                  const double *v, double *a, double *Lambda)
 {
@@ -402,21 +439,7 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
             }
         }
     }
-    /* T = v^T M v / 2 */
-    double T = 0;
-    if (m->mass_kind == HS_MASS_CONST_DIAG) {
-        for (size_t i = 0; i < n; i++)
-            T += m->Mconst[i] * v[i] * v[i];
-    } else if (m->mass_kind == HS_MASS_DIAG) {
-        for (size_t i = 0; i < n; i++)
-            T += dyn[m->off_M + i] * v[i] * v[i];
-    } else {
-        size_t zz = m->off_M;
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j <= i; j++, zz++)
-                T += (i == j ? 1.0 : 2.0) * dyn[zz] * v[i] * v[j];
-    }
-    w->T = 0.5 * T;
+    w->T = quadratic_T(m, dyn, v);
     if (!all_finite(acc, n) || (k && !all_finite(w->Lambda, k))) {
         hs_error_init(&w->err);
         w->fail_kind = HS_FAIL_NONFINITE;

@@ -84,6 +84,13 @@ void hs_work_free(hs_work *w);              /* NULL is fine */
 int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
                  const double *v, double *a, double *Lambda);
 
+/* The energy E = T + U at (t, q, v) without the accelerations (the
+ * dynamics program only for a mass that is not a constant diagonal, then
+ * the output program; w->T and w->aux are left at this state, w's other
+ * evaluations are not).  Returns 0 or HS_EXIT_NUMERIC with w->err set. */
+int hs_dyn_energy(const hs_model *m, hs_work *w, double t, const double *q, const double *v,
+                  double *E);
+
 /* Evaluate the output program (G, Gdot, G_t, U, P_nc, outputs, ambient)
  * into w->aux.  Returns 0 or HS_EXIT_NUMERIC with w->err set. */
 int hs_dyn_aux(const hs_model *m, hs_work *w, double t, const double *q,

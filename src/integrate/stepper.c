@@ -149,9 +149,8 @@ typedef struct ctl_state {
  * the stepper's error estimate also keeps B within atol/4 + rtol S/400,
  * S = |T| + |U| + |W_R| + |W_nc| + |W_t| its scale (and above its
  * round-off, 64 eps S): B at the step's end against B at the end minus
- * the error estimate (one more evaluation of the dynamics per accepted
- * step, in a work of its own, so the stepper's last evaluation stays
- * remembered).  Measured there: 49 steps and 1.7e-9 (dop853 3.8e-9; with
+ * the error estimate (the energy there, without the accelerations, in a
+ * work of its own, so the stepper's last evaluation stays remembered).  Measured there: 49 steps and 1.7e-9 (dop853 3.8e-9; with
  * atol alone as the bound 5.6e-9 and 1.4e-8).  The relative part keeps
  * large energies from asking for round-off: a 32-link chain (S ~ 5000) at
  * 1e-10 took 3454 dop853 steps against 2508 with atol/4 alone, 2605 with
@@ -160,16 +159,19 @@ typedef struct ctl_state {
  * evaluation that fails there leaves the decision to the state's error. */
 
 /* B + E0 at state y, time t, evaluated with w (R->w: through the
- * remembered evaluation); its scale |T| + |U| + |W| into *scale.  0, or
- * -1 when an evaluation failed (cleared). */
+ * remembered evaluation; otherwise the energy alone, no accelerations);
+ * its scale |T| + |U| + |W| into *scale.  0, or -1 when an evaluation
+ * failed (cleared). */
 static int balance_at(hs_int_run *R, hs_work *w, double t, const double *y, double *B,
                       double *scale)
 {
     const hs_model *m = R->m;
     size_t n = m->n;
-    int bad = w == R->w ? hs_int_eval(&R->c, t, y, R->c.f1) != GSL_SUCCESS
-                        : hs_dyn_accel(m, w, t, y, y + n, NULL, NULL) != 0;
-    if (bad || hs_dyn_aux(m, w, t, y, y + n)) {
+    double E;
+    int bad = w == R->w ? hs_int_eval(&R->c, t, y, R->c.f1) != GSL_SUCCESS ||
+                              hs_dyn_aux(m, w, t, y, y + n)
+                        : hs_dyn_energy(m, w, t, y, y + n, &E) != 0;
+    if (bad) {
         R->c.failed = 0;
         R->c.last_ok = 0;
         hs_error_init(&w->err);
