@@ -126,6 +126,8 @@ typedef struct window {
     long double lx;
     int e10;
     long double lim_hi, lim_lo, doubt_hi, doubt_lo;
+    double ulpu, ulpu_below;  /* the ulps above and below x in units of D17's
+                               * last digit, 10^(e10 - 16) (0: no shortcut) */
 } window;
 
 /* The p-digit candidate from the 17 digits D17 (div = 10^(17 - p)): 0
@@ -134,9 +136,24 @@ typedef struct window {
 static inline int candidate(const window *w, uint64_t D17, int p, uint64_t div, uint64_t *Dp,
                             int *ep)
 {
+    /* Without the extended check (units: of D17's last digit; D17 is
+     * within 0.5 unit of x, plus 0.011 of rounding): a candidate whose
+     * digits are d units from D17's is at least d - 0.52 from x, rejected
+     * beyond 0.502 ulp; D17 itself is accepted when 0.52 unit is below
+     * 0.498 ulp on both sides (x >= 10^e10, so an ulp is 1.1 units or
+     * more; not always below a power of two). */
+    uint64_t rem = D17 % div;
+    if (div > 1 && (double)(rem < div - rem ? rem : div - rem) - 0.52 >
+                       0.502 * w->ulpu + 0.01)
+        return 1;
+    if (div == 1 && 0.498 * w->ulpu_below > 0.53) {
+        *Dp = D17;
+        *ep = w->e10;
+        return 0;
+    }
     uint64_t D = (D17 + div / 2) / div;
     int e = w->e10;
-    if (div > 1 && D17 % div == div / 2)   /* a tie of the integer rounding: */
+    if (div > 1 && rem == div / 2)         /* a tie of the integer rounding: */
         D = round_half_up(w->lx * pow10l_(p - 1 - w->e10));   /* round directly */
     if (D >= u10[p]) {
         D /= 10;
@@ -203,8 +220,10 @@ size_t hs_fmt_double(char *buf, double x)
         e10++;
         D17 = round_half_up(lx * pow10l_(16 - e10));
     }
+    double ulpu = be ? (double)(ulp * pow10l_(16 - e10)) : 0;   /* subnormal: none */
     const window wd = { lx, e10, 0.498L * ulp, 0.498L * ulp_below, 0.502L * ulp,
-                        0.502L * ulp_below };
+                        0.502L * ulp_below, be ? ulpu : (double)INFINITY,
+                        be ? (double)(ulp_below * pow10l_(16 - e10)) : 0 };
     uint64_t D = 0;
     int e = 0, p = 15;
     /* 15, 16, 17 digits; the divisors are constants (a 64-bit division by
