@@ -51,7 +51,13 @@ static const uint64_t u10[] = {
  * down is moved up. */
 static uint64_t round_half_up(long double v)
 {
+#if defined(__x86_64__) && defined(__GNUC__)
+    long long d;                           /* llrintl without the call */
+    long double vv = v;
+    __asm__("fistpll %0" : "=m"(d) : "t"(vv) : "st");
+#else
     long long d = llrintl(v);
+#endif
     if ((long double)d - v == -0.5L)
         d++;
     return (uint64_t)d;
@@ -206,7 +212,9 @@ size_t hs_fmt_double(char *buf, double x)
     long double ulp = ulpd;
     /* at a power of two the next double below is half as far */
     long double ulp_below = (pow2 && e2 - 54 >= -1074) ? ulp / 2 : ulp;
-    int e10 = (int)floor((double)(e2 - 1) * 0.30102999566398120);
+    /* floor((e2 - 1) log10(2)) in integers: 78913 / 2^18 is log10(2) to
+     * 1e-7, exact for |e2| < 1700 (floor() was a library call) */
+    int e10 = (e2 - 1) >= 0 ? ((e2 - 1) * 78913) >> 18 : -((-(e2 - 1) * 78913 + 262143) >> 18);
     long double lx = ax;
     if (lx >= pow10l_(e10 + 1))
         e10++;
