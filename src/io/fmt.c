@@ -1,8 +1,13 @@
-/* Shortest round-trip formatting with long double (64-bit mantissa on
- * x86-64): scale x by a power of ten, round to p digits, and accept the
- * digits when the decimal value lies within 0.498 ulp of x by an
- * extended-precision check (its error is below 1e-3 ulp); values in the
- * doubtful band fall back to snprintf, which is exact. */
+/* Shortest round-trip formatting (of 15, 16 or 17 digits): scale x by a
+ * power of ten, round to p digits, and accept the digits when the decimal
+ * value lies within 0.498 ulp of x; values in the doubtful band (0.498 to
+ * 0.502 ulp) fall back to snprintf, which is exact.  Normal doubles take
+ * the integer path (128-bit products with a table of 10^s to 128 bits:
+ * the 17 digits are the correctly rounded ones, as %.17g's); subnormals,
+ * and compilers without 128-bit integers, the extended path (long double,
+ * 64-bit mantissa on x86-64; its error is below 1e-3 ulp).  Measured on a
+ * 32-link chain's rows: the integer path took the formatter from 22% to
+ * 17% of the run. */
 #include "fmt.h"
 
 #include <float.h>
@@ -63,23 +68,29 @@ static uint64_t round_half_up(long double v)
     return (uint64_t)d;
 }
 
+static const char two[] = "00010203040506070809101112131415161718192021222324"
+                          "25262728293031323334353637383940414243444546474849"
+                          "50515253545556575859606162636465666768697071727374"
+                          "75767778798081828384858687888990919293949596979899";
+
+/* The 8 digits of v < 10^8 (32-bit arithmetic, two digits a lookup). */
+static void digits8(char *d, uint32_t v)
+{
+    uint32_t a = v / 10000, b = v % 10000;
+    memcpy(d, two + 2 * (a / 100), 2);
+    memcpy(d + 2, two + 2 * (a % 100), 2);
+    memcpy(d + 4, two + 2 * (b / 100), 2);
+    memcpy(d + 6, two + 2 * (b % 100), 2);
+}
+
 /* Lay out p digits (D, exactly p digits) with decimal exponent e10 as %g. */
 static size_t layout(char *buf, int neg, uint64_t D, int p, int e10)
 {
-    static const char two[] = "00010203040506070809101112131415161718192021222324"
-                              "25262728293031323334353637383940414243444546474849"
-                              "50515253545556575859606162636465666768697071727374"
-                              "75767778798081828384858687888990919293949596979899";
-    char dig[20];
-    int last = p - 1;
-    for (; last >= 1; last -= 2) {         /* two digits per division */
-        unsigned r = (unsigned)(D % 100);
-        D /= 100;
-        dig[last] = two[2 * r + 1];
-        dig[last - 1] = two[2 * r];
-    }
-    if (last == 0)
-        dig[0] = (char)('0' + D % 10);
+    char all[17];                          /* D < 10^17 as 17 digits */
+    all[0] = (char)('0' + D / 10000000000000000ULL);
+    digits8(all + 1, (uint32_t)(D / 100000000 % 100000000));
+    digits8(all + 9, (uint32_t)(D % 100000000));
+    const char *dig = all + (17 - p);
     int nd = p;
     while (nd > 1 && dig[nd - 1] == '0')
         nd--;
@@ -174,6 +185,145 @@ static inline int candidate(const window *w, uint64_t D17, int p, uint64_t div, 
     return diff < w->doubt_hi && -diff < w->doubt_lo ? -1 : 1;
 }
 
+#if defined(__SIZEOF_INT128__)
+/* ---- the integer path (normal doubles, 128-bit integers) ----
+ *
+ * x = m 2^e exactly (m < 2^53); 10^s = P 2^q with P the top 128 bits of
+ * 10^s (relative error below 2^-127).  X = x 10^s, s = 16 - e10, lies in
+ * [10^16, 10^17); m P is a 181-bit product, and X is kept in fixed point
+ * with 64 fractional bits (its error below 2^-63 of a unit of D17's last
+ * digit, against decisions with margins of 0.004 ulp >= 0.002 units).
+ * The candidates and their checks are the extended path's, in integers:
+ * a candidate is accepted within 0.498 ulp of x, rejected beyond 0.502,
+ * and left to the exact path between. */
+typedef unsigned __int128 u128;
+
+#define S_MIN (-300)
+#define S_MAX 345
+static u128 p10m[S_MAX - S_MIN + 1];   /* 10^s = p10m 2^p10q, p10m in [2^127, 2^128) */
+static int p10q[S_MAX - S_MIN + 1];
+static int p10i_ready;
+
+/* Bit b of the little-endian number a[n] (0 outside). */
+static int bit_at(const uint64_t *a, int n, int b)
+{
+    return b >= 0 && b < 64 * n ? (int)((a[b / 64] >> (b % 64)) & 1) : 0;
+}
+
+/* The top 128 bits of a[n] (not 0) into p10m[i], their scale into
+ * p10q[i] (minus `frac` fractional bits). */
+static void record(const uint64_t *a, int n, int frac, int i)
+{
+    int top = 64 * n - 1;
+    while (!bit_at(a, n, top))
+        top--;
+    u128 P = 0;
+    for (int b = top; b > top - 128; b--)
+        P = (P << 1) | (u128)bit_at(a, n, b);
+    p10m[i] = P;
+    p10q[i] = top - 127 - frac;
+}
+
+static void init_p10i(void)
+{
+    enum { NL = 26, FRAC = 64 * 24 };   /* 10^345 < 2^1147; 10^-300 > 2^-1000 */
+    uint64_t a[NL];
+    memset(a, 0, sizeof a);
+    a[0] = 1;
+    for (int s = 0; s <= S_MAX; s++) {   /* 10^s exactly */
+        record(a, NL, 0, s - S_MIN);
+        uint64_t carry = 0;
+        for (int i = 0; i < NL; i++) {
+            u128 v = (u128)a[i] * 10 + carry;
+            a[i] = (uint64_t)v;
+            carry = (uint64_t)(v >> 64);
+        }
+    }
+    memset(a, 0, sizeof a);
+    a[FRAC / 64] = 1;                    /* 1 with FRAC fractional bits */
+    for (int s = -1; s >= S_MIN; s--) {  /* 10^s, truncated far below 2^-1000 */
+        uint64_t rem = 0;
+        for (int i = NL - 1; i >= 0; i--) {
+            u128 v = ((u128)rem << 64) | a[i];
+            a[i] = (uint64_t)(v / 10);
+            rem = (uint64_t)(v % 10);
+        }
+        record(a, NL, FRAC, s - S_MIN);
+    }
+    p10i_ready = 1;
+}
+
+/* x (normal, not 0) as the extended path would write it, or 0 when this
+ * path cannot tell. */
+static size_t fmt_int(char *buf, double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int neg = (int)(bits >> 63), be = (int)((bits >> 52) & 0x7FF);
+    uint64_t frac = bits & 0xFFFFFFFFFFFFFULL;
+    if (be == 0 || be == 0x7FF)
+        return 0;
+    if (!p10i_ready)
+        init_p10i();
+    uint64_t m = frac | (1ULL << 52);
+    int e = be - 1075, e2 = be - 1022;
+    int pow2 = frac == 0 && be > 1;      /* the double below is half as far */
+    int e10 = (e2 - 1) >= 0 ? ((e2 - 1) * 78913) >> 18 : -((-(e2 - 1) * 78913 + 262143) >> 18);
+    for (int tries = 0; tries < 3; tries++) {
+        int s = 16 - e10;
+        if (s < S_MIN || s > S_MAX)
+            return 0;
+        u128 P = p10m[s - S_MIN];
+        int r = -(e + p10q[s - S_MIN] + 64);   /* X 2^64 = m P >> r */
+        if (r < 1 || r > 127)
+            return 0;
+        u128 lo = (u128)(uint64_t)P * m, hi = (u128)(uint64_t)(P >> 64) * m;
+        u128 mid = (lo >> 64) + (uint64_t)hi;
+        uint64_t l0 = (uint64_t)lo, l1 = (uint64_t)mid, l2 = (uint64_t)((hi >> 64) + (mid >> 64));
+        u128 up = ((u128)l2 << 64) | l1, X;
+        if (r >= 64) {
+            X = up >> (r - 64);
+        } else {
+            if (l2 >> r)
+                return 0;
+            X = (up << (64 - r)) | (l0 >> r);
+        }
+        u128 U = P >> r, Ub = pow2 ? U >> 1 : U;   /* an ulp above, below */
+        uint64_t I = (uint64_t)(X >> 64);
+        uint64_t D17 = (uint64_t)((X + ((u128)1 << 63)) >> 64);
+        if (D17 >= u10[17]) {
+            e10++;
+            continue;
+        }
+        if (D17 < u10[16]) {
+            e10--;
+            continue;
+        }
+        static const uint64_t divs[3] = { 100, 10, 1 };
+        for (int p = 15; p <= 17; p++) {
+            uint64_t div = divs[p - 15];
+            uint64_t D = div == 1 ? D17 : (I + div / 2) / div;
+            u128 c = (u128)(D * div) << 64, d;
+            int above = c >= X;
+            d = above ? c - X : X - c;
+            u128 lim = above ? U : Ub;
+            if (1000 * d < 498 * lim) {
+                int eo = e10;
+                if (D >= u10[p]) {
+                    D /= 10;
+                    eo++;
+                }
+                return layout(buf, neg, D, p, eo);
+            }
+            if (1000 * d < 502 * lim)
+                return 0;                  /* too close to call */
+        }
+        return 0;
+    }
+    return 0;
+}
+#endif
+
 size_t hs_fmt_double(char *buf, double x)
 {
     if (x == 0) {            /* -0 too: a sign on zero only puzzles a reader */
@@ -182,6 +332,11 @@ size_t hs_fmt_double(char *buf, double x)
     }
     if (!isfinite(x))
         return (size_t)snprintf(buf, 32, "%.17g", x);
+#if defined(__SIZEOF_INT128__)
+    size_t fast = fmt_int(buf, x);
+    if (fast)
+        return fast;
+#endif
     if (!p10_ready)
         init_p10();
     if (!ld_ok)
