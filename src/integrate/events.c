@@ -507,16 +507,7 @@ int hs_int_events_finish(hs_int_run *R, int rc)
     if (R->evout_ok) {
         if (!rc && !R->evout.rows)     /* a run without events: the header alone */
             hs_out_ungate(&R->evout);
-        if (hs_out_flush(&R->evout) && !(rc && R->err->code == HS_EXIT_USAGE)) {
-            hs_error we;
-            hs_error_init(&we);
-            hs_error_set(&we, HS_EXIT_USAGE, "cannot write the events CSV: %s",
-                         strerror(R->evout.err_no));
-            if (!rc)
-                *R->err = we;
-            rc = rc ? rc : HS_EXIT_USAGE;
-        }
-        hs_out_free(&R->evout);
+        rc = hs_int_close_output(R, &R->evout, "the events CSV", rc);
     }
     hs_int_driver_free(R->evdrv);
     void *v[] = { R->gsign, R->ga, R->gb, R->gs, R->fired, R->ya, R->fa, R->ytr, R->ftr,

@@ -212,24 +212,27 @@ static int step_loop(hs_int_run *R)
     return 0;
 }
 
+int hs_int_close_output(hs_int_run *R, hs_out *o, const char *what, int rc)
+{
+    if (hs_out_flush(o) && !(rc && R->err->code == HS_EXIT_USAGE)) {
+        if (!rc) {
+            hs_error_init(R->err);
+            hs_error_set(R->err, HS_EXIT_USAGE, "cannot write %s: %s", what,
+                         strerror(o->err_no));
+        }
+        rc = rc ? rc : HS_EXIT_USAGE;
+    }
+    hs_out_free(o);
+    return rc;
+}
+
 /* Output: flush and close (a write error is exit 1 unless the run already
  * failed), then free everything. */
 static int finish(hs_int_run *R, int rc)
 {
-    hs_error *err = R->err;
     hs_int_progress(R, 0, 1);
-    if (R->out_ok) {
-        if (hs_out_flush(&R->out) && !(rc && err->code == HS_EXIT_USAGE)) {
-            hs_error we;
-            hs_error_init(&we);
-            hs_error_set(&we, HS_EXIT_USAGE, "cannot write the CSV: %s",
-                         strerror(R->out.err_no));
-            if (!rc)
-                *err = we;
-            rc = rc ? rc : HS_EXIT_USAGE;
-        }
-        hs_out_free(&R->out);
-    }
+    if (R->out_ok)
+        rc = hs_int_close_output(R, &R->out, "the CSV", rc);
     rc = hs_int_events_finish(R, rc);
     hs_int_driver_free(R->drv);
     hs_int_driver_free(R->helper);

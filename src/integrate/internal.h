@@ -156,6 +156,11 @@ void hs_int_dop853_at(const gsl_odeiv2_step *step, double theta, double *y);
  * the error norm times each steering component's scale). */
 const double *hs_int_dop853_error(const gsl_odeiv2_step *step);
 
+/* integrate.c: flush and free an output; a write error becomes the run's
+ * error ("cannot write WHAT: ...", exit 1) unless it already failed.
+ * Returns rc or that exit code. */
+int hs_int_close_output(hs_int_run *R, hs_out *o, const char *what, int rc);
+
 /* rows.c */
 /* Write the row at state y (time t); first = 1 for the first row (sets
  * E0).  Returns 0 or an exit code with R->err set. */
