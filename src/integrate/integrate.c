@@ -237,7 +237,7 @@ static int finish(hs_int_run *R, int rc)
     hs_int_driver_free(R->drv);
     hs_int_driver_free(R->helper);
     if (R->w)
-        R->sum->nrhs = R->w->nrhs + (R->wb ? R->wb->nrhs : 0);
+        R->sum->nrhs = R->w->nrhs;   /* (the balance control evaluates no accelerations) */
     if (R->cols_ok)
         hs_columns_free(&R->cols);
     hs_work_free(R->w);
