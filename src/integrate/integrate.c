@@ -118,8 +118,8 @@ static int setup(hs_int_run *R)
             ws[i]->kev = hs_native_fn(o->native, 4);
         }
     R->proj = hs_proj_new(m);
-    double **v[] = { &R->y, &R->yp, &R->yi, &R->fp, &R->fn, &R->fi, &R->yerr, &R->yu, &R->fu, &R->ytb,
-                     &R->c.f0, &R->c.f1, &R->c.ytmp, &R->c.last_y, &R->c.last_f };
+    double **v[] = { &R->y, &R->yp, &R->yi, &R->fp, &R->fn, &R->fi, &R->yerr, &R->yu, &R->fu,
+                     &R->ytb, &R->c.f0, &R->c.f1, &R->c.ytmp, &R->c.last_y, &R->c.last_f };
     int ok = R->w && R->proj && (!balance || R->wb);
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         ok &= (*v[i] = vec(dim)) != NULL;
