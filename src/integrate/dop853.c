@@ -292,27 +292,31 @@ static int stage(dp_state *s, int r, double t, double h, const double *y)
     return GSL_ODEIV_FN_EVAL(s->sys, t + C[r] * h, s->ys, s->k[r]);
 }
 
-/* Hairer's error norm of the step from y to y1 (see the top); *fac gets
- * the factor |e5| / sqrt(|e5|^2 + 0.01 |e3|^2) that turns the fifth-order
- * estimate into it. */
-static double error_norm(const dp_state *s, const double *y, double h, double *fac)
+/* Hairer's error norm of the step from y to y1 (see the top); s->ev gets
+ * the per-component estimate h e5_i |e5| / sqrt(|e5|^2 + 0.01 |e3|^2). */
+static double error_norm(dp_state *s, const double *y, double h)
 {
     double e5 = 0, e3 = 0;
     size_t nc = s->nctl;
-    for (size_t i = 0; i < nc; i++) {
-        double sk = s->atol + s->rtol * fmax(fabs(y[i]), fabs(s->y1[i]));
+    for (size_t i = 0; i < s->dim; i++) {
         double a5 = 0, a3 = 0;
-        for (int j = 0; j < NS; j++) {
+        for (int j = 0; j < NS; j++)
             a5 += E5[j] * s->k[j][i];
+        s->ev[i] = a5;
+        if (i >= nc)                        /* the riders: no part in the norm */
+            continue;
+        for (int j = 0; j < NS; j++)
             a3 += E3[j] * s->k[j][i];
-        }
+        double sk = s->atol + s->rtol * fmax(fabs(y[i]), fabs(s->y1[i]));
         e5 += (a5 / sk) * (a5 / sk);
         e3 += (a3 / sk) * (a3 / sk);
     }
     double deno = e5 + 0.01 * e3;
     if (!(deno > 0))
         deno = isnan(deno) ? (double)NAN : 1.0;
-    *fac = sqrt(e5 / deno);
+    double fac = fabs(h) * sqrt(e5 / deno);
+    for (size_t i = 0; i < s->dim; i++)
+        s->ev[i] *= fac;
     return fabs(h) * e5 * sqrt(1.0 / ((double)nc * deno));
 }
 
@@ -332,13 +336,7 @@ static int dp_apply(void *vs, size_t dim, double t, double h, double y[], double
         if ((st = stage(s, r, t, h, y)) != GSL_SUCCESS)
             return st;
     combine(s, 12, y, h, s->y1);
-    double fac, err = error_norm(s, y, h, &fac);
-    for (size_t i = 0; i < s->dim; i++) {       /* per component, unscaled */
-        double a5 = 0;
-        for (int j = 0; j < NS; j++)
-            a5 += E5[j] * s->k[j][i];
-        s->ev[i] = fabs(h) * fac * a5;
-    }
+    double err = error_norm(s, y, h);
     for (size_t i = 0; i < s->dim; i++)
         yerr[i] = i < s->nctl ? err * (s->atol + s->rtol * fabs(s->y1[i])) : s->ev[i];
     /* the control accepts a ratio up to 1.1 (stepper.c); the margin covers
