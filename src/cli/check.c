@@ -28,7 +28,13 @@ int hs_cli_check(int argc, char **argv)
     printf("model: %s%s%s\n", m->file, m->name[0] ? " -- " : "", m->name);
     printf("form: %s; %s, %zu parameter%s\n", hs_model_form_name(m),
            hs_model_sizes(m, sizes, sizeof sizes), m->npar, m->npar == 1 ? "" : "s");
-    printf("mass matrix: %s, positive definite at t0\n", masses[m->mass_kind]);
+    int semidef = 0;             /* massless coordinates (the load allowed them) */
+    if (m->mass_kind == HS_MASS_CONST_DIAG)
+        for (size_t i = 0; i < m->n; i++)
+            semidef |= m->Mconst[i] == 0;
+    printf("mass matrix: %s, %s at t0\n", masses[m->mass_kind],
+           semidef ? "singular (massless coordinates held by the constraints)"
+                   : "positive definite");
     printf("G_q: %zu structural non-zeros of %zu\n", m->nnz, m->n * m->k);
     printf("compiled: %zu expression nodes; %zu + %zu + %zu bytecode instructions "
            "(dynamics, output, projection)\n", hs_dag_nnodes(m->dag),
@@ -62,6 +68,11 @@ int hs_cli_check(int argc, char **argv)
         size_t rank = hs_cons_rank(m, w, m->t0, q, msg, sizeof msg, NULL);
         printf("rank of G_q at t0: %zu of %zu%s%s\n", rank, m->k, rank < m->k ? ": " : "",
                msg);
+        if (rank < m->k)
+            printf("redundant constraints: %s\n", m->set.strict_rank ? "refused "
+                   "(consistency.dependent: reject)" : "allowed; lambda_* are the "
+                   "minimum-norm multipliers (least Euclidean norm of all that give the "
+                   "same reactions)");
     }
     rc = hs_cons_start(m, w, q, v, stdout, &err);
     if (rc) {
@@ -72,8 +83,10 @@ int hs_cli_check(int argc, char **argv)
         if (hs_dyn_accel(m, w, m->t0, q, v, NULL, NULL) || hs_dyn_aux(m, w, m->t0, q, v))
             rc = hs_cli_fail(&w->err);
         else    /* E in the frame of the model's mass (an embedding: the ambient one) */
-            printf("C = G_q M^-1 G_q^T positive definite at t0; E0 = %.17g\n",
-                   hs_dyn_kinetic(m, w) + w->aux[m->off_U]);
+            printf("%s; E0 = %.17g\n", !w->robust ? "C = G_q M^-1 G_q^T positive "
+                   "definite at t0" : w->augmented ? "M singular at t0: solved through "
+                   "[M G_q^T; G_q 0]" : "C = G_q M^-1 G_q^T singular or nearly so at t0: "
+                   "the rank-revealing solve", hs_dyn_kinetic(m, w) + w->aux[m->off_U]);
     }
 out:
     free(q);

@@ -143,6 +143,17 @@ static int opt_consistency(const optdef *d, opts *o, const char *val, const char
     return 0;
 }
 
+static int opt_dependent(const optdef *d, opts *o, const char *val, const char *usage)
+{
+    (void)d;
+    int kw = hs_keyword(hs_dependent_names, 2, val);
+    if (kw < 0)
+        return hs_cli_usage_error(usage, "--dependent must be allow or reject, got '%s'", val);
+    o->ov.s.strict_rank = kw;
+    o->ov.has_dependent = 1;
+    return 0;
+}
+
 static int opt_tolerance(const optdef *d, opts *o, const char *val, const char *usage)
 {
     (void)d;
@@ -275,6 +286,8 @@ static const optdef optdefs[] = {
     { "--params", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES, 1, opt_params, 0, 0 },
     { "--consistency", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_consistency, 0, 0 },
     { "--tolerance", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_tolerance, 0, 0 },
+    { "--dependent", 0, RUNS | CMD_CHECK | CMD_DERIVE | CMD_EQUILIBRIUM | CMD_MODES, 1,
+      opt_dependent, 0, 0 },
     { "--wrt", 0, CMD_DERIVE, 1, opt_text, 0, 0 },
     { "--csv", 0, CMD_EQUILIBRIUM | CMD_MODES, 0, opt_flag, 0, 0 },
     { "--linearize", 0, CMD_MODES, 0, opt_flag, 0, 0 },

@@ -240,6 +240,16 @@ static int write_summary(const char *path, const hs_model *m, const hs_summary *
                  s->stop_text ? s->stop_text : "", s->t_reached);
     if (!quiet && stop[0])
         fprintf(stderr, "holosim: %s\n", stop);
+    if (!quiet && s->rank0 < s->k)
+        fprintf(stderr, "holosim: redundant constraints: rank of G_q is %zu of %zu at the "
+                "start; lambda_* are the minimum-norm multipliers (least Euclidean norm of "
+                "all that give the same reactions)\n", s->rank0, s->k);
+    if (!quiet && s->nsingular)
+        fprintf(stderr, "holosim: %ld near-singular evaluations passed with the "
+                "rank-revealing solve (worst reciprocal condition of C %.3g)\n",
+                s->nsingular, s->worst_rcond);
+    if (!quiet && s->augmented)
+        fprintf(stderr, "holosim: singular mass matrix: solved through [M G_q^T; G_q 0]\n");
     if (!quiet)
         fprintf(stderr, "holosim: %ld steps, %ld rhs evaluations, %ld rows to t=%.6g; "
                 "max |G| %.3g, max |Gdot| %.3g, max |energy_balance| %.3g, "

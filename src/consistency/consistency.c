@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_permutation.h>
@@ -33,6 +34,15 @@ struct hs_proj {
     gsl_vector *work3k;             /* rcond scratch */
     int a_valid;                    /* A holds a factorization from this call */
     int full_rcond;                 /* 1: condition estimate on every build_A */
+    /* the rank-revealing step (robust_build): dependent constraints, a
+     * singular position, a singular mass (then the norm of M + alpha
+     * G_q^T G_q), allocated at its first use */
+    int msing;                      /* M singular (positive semidefinite) */
+    int robust;                     /* the last factorization is robust_build's */
+    size_t nf;                      /* free coordinates (free_idx) */
+    gsl_matrix *rL, *rA, *rV;       /* nf x nf; max(nf,k) x min; min x min */
+    gsl_vector *rS;                 /* min(nf, k) singular values */
+    double *rBt, *rmu, *ry;         /* [k*n] rows L^-1 G_q,i^T; [k]; [n] */
 };
 
 hs_proj *hs_proj_new(const hs_model *m)
@@ -90,6 +100,13 @@ void hs_proj_free(hs_proj *p)
     if (p->A) gsl_matrix_free(p->A);
     if (p->mu) gsl_vector_free(p->mu);
     if (p->Mff) gsl_matrix_free(p->Mff);
+    if (p->rL) gsl_matrix_free(p->rL);
+    if (p->rA) gsl_matrix_free(p->rA);
+    if (p->rV) gsl_matrix_free(p->rV);
+    if (p->rS) gsl_vector_free(p->rS);
+    free(p->rBt);
+    free(p->rmu);
+    free(p->ry);
     free(p);
 }
 
@@ -118,16 +135,18 @@ static int build_W(hs_proj *p, hs_work *w, double t, const double *q, const doub
     size_t n = m->n;
     p->lock = lock;
     p->diagW = m->mass_kind != HS_MASS_FULL;
+    p->msing = 0;
     if (p->diagW) {
         if (hs_dyn_mass_diag(m, w, t, q, v, p->Md)) {
             hs_error_set(err, w->err.code, "%s", w->err.msg);
             return err->code;
         }
         for (size_t i = 0; i < n; i++) {
-            if (!(p->Md[i] > 0))
+            if (!(p->Md[i] >= 0))
                 return hs_error_set(err, HS_EXIT_NUMERIC, "mass matrix is not positive "
                                     "definite at t=%.17g", t);
-            p->Wd[i] = lock && lock[i] ? 0 : 1.0 / p->Md[i];
+            p->msing |= p->Md[i] == 0;   /* massless: robust_build's norm */
+            p->Wd[i] = lock && lock[i] ? 0 : p->Md[i] > 0 ? 1.0 / p->Md[i] : 0;
         }
         return 0;
     }
@@ -145,9 +164,13 @@ static int build_W(hs_proj *p, hs_work *w, double t, const double *q, const doub
         for (size_t b = 0; b < nf; b++)
             gsl_matrix_set(&F.matrix, a, b, p->Mfull[p->free_idx[a] * n + p->free_idx[b]]);
     if (nf && (gsl_linalg_cholesky_decomp1(&F.matrix) != GSL_SUCCESS ||
-               gsl_linalg_cholesky_invert(&F.matrix) != GSL_SUCCESS))
-        return hs_error_set(err, HS_EXIT_NUMERIC, "mass matrix is not positive definite "
-                            "at t=%.17g", t);
+               gsl_linalg_cholesky_invert(&F.matrix) != GSL_SUCCESS)) {
+        for (size_t i = 0; i < n; i++)
+            if (!(p->Mfull[i * n + i] >= 0) || !m->k)
+                return hs_error_set(err, HS_EXIT_NUMERIC, "mass matrix is not positive "
+                                    "definite at t=%.17g", t);
+        p->msing = 1;            /* semidefinite: robust_build's norm */
+    }
     for (size_t a = 0; a < nf; a++)
         for (size_t b = 0; b < nf; b++)
             p->W[p->free_idx[a] * n + p->free_idx[b]] = gsl_matrix_get(&F.matrix, a, b);
@@ -192,6 +215,9 @@ static int build_A(hs_proj *p, hs_work *w)
     const hs_model *m = p->m;
     size_t n = m->n, k = m->k;
     const double *Gz = w->pos + k;               /* G_q non-zeros, row order */
+    p->robust = 0;
+    if (p->msing)
+        return -1;
     if (w->banded && !p->Ab && !(p->Ab = gsl_matrix_alloc(k, w->bw + 1)))
         return -1;
     if (!w->banded && !p->A && !(p->A = gsl_matrix_alloc(k, k)))
@@ -273,11 +299,153 @@ static int build_A(hs_proj *p, hs_work *w)
     return 0;
 }
 
+/* The rank-revealing factorization (where build_A fails): with M_r the
+ * free block of M (or of M + alpha G_q^T G_q for a singular M) = L L^T and
+ * B^T = L^-1 G_q^T over the free coordinates, the SVD of B^T; the step
+ * M_r^-1 G_q^T (G_q M_r^-1 G_q^T)^+ rhs is then the least-squares step of
+ * least M_r-norm (singular values below HS_SV_RTOL of the largest
+ * dropped).  0, or -1 (M_r not positive definite, memory). */
+static int robust_build(hs_proj *p, hs_work *w)
+{
+    const hs_model *m = p->m;
+    size_t n = m->n, k = m->k;
+    const double *Gz = w->pos + k;
+    if (!p->rBt) {
+        size_t mn = n < k ? n : k;
+        p->rL = gsl_matrix_alloc(n, n);
+        p->rA = gsl_matrix_alloc(n > k ? n : k, mn);
+        p->rV = gsl_matrix_alloc(mn, mn);
+        p->rS = gsl_vector_alloc(mn);
+        p->rBt = calloc(k * n, sizeof *p->rBt);
+        p->rmu = calloc(k, sizeof *p->rmu);
+        p->ry = calloc(n, sizeof *p->ry);
+        if (!p->rL || !p->rA || !p->rV || !p->rS || !p->rBt || !p->rmu || !p->ry)
+            return -1;
+    }
+    size_t nf = 0;
+    for (size_t c = 0; c < n; c++)
+        if (!p->lock || !p->lock[c])
+            p->free_idx[nf++] = c;
+    p->nf = nf;
+    if (!nf)
+        return -1;
+    gsl_matrix_view Lv = gsl_matrix_submatrix(p->rL, 0, 0, nf, nf);
+    gsl_matrix *L = &Lv.matrix;
+    for (size_t a = 0; a < nf; a++)
+        for (size_t b = 0; b < nf; b++) {
+            size_t ca = p->free_idx[a], cb = p->free_idx[b];
+            gsl_matrix_set(L, a, b, p->diagW ? (a == b ? p->Md[ca] : 0)
+                                              : p->Mfull[ca * n + cb]);
+        }
+    /* dense G_q over the free columns into rBt (k x nf), fixed rows 0 */
+    double *G = p->rBt;
+    memset(G, 0, k * nf * sizeof *G);
+    for (size_t i = 0; i < k; i++) {
+        int fixed = p->lock != NULL;
+        for (int z = m->gq_start[i]; fixed && z < m->gq_start[i + 1]; z++)
+            fixed = p->lock[m->gq_col[z]];
+        fixed |= hs_dyn_is_released(w, i);
+        p->fixed[i] = (unsigned char)fixed;
+        if (fixed)
+            continue;
+        for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
+            for (size_t a = 0; a < nf; a++)
+                if (p->free_idx[a] == (size_t)m->gq_col[z])
+                    G[i * nf + a] += Gz[z];
+    }
+    if (p->msing) {
+        double mmax = 0, gmax = 0;
+        for (size_t a = 0; a < nf; a++) {
+            double cs = 0;
+            for (size_t i = 0; i < k; i++)
+                cs += G[i * nf + a] * G[i * nf + a];
+            gmax = fmax(gmax, cs);
+            mmax = fmax(mmax, gsl_matrix_get(L, a, a));
+        }
+        double alpha = gmax > 0 ? (mmax > 0 ? mmax : 1.0) / gmax : 1.0;
+        for (size_t i = 0; i < k; i++)
+            for (size_t a = 0; a < nf; a++)
+                if (G[i * nf + a] != 0)
+                    for (size_t b = 0; b < nf; b++)
+                        *gsl_matrix_ptr(L, a, b) += alpha * G[i * nf + a] * G[i * nf + b];
+    }
+    if (gsl_linalg_cholesky_decomp1(L) != GSL_SUCCESS)
+        return -1;
+    for (size_t i = 0; i < k; i++) {
+        gsl_vector_view x = gsl_vector_view_array(G + i * nf, nf);
+        gsl_blas_dtrsv(CblasLower, CblasNoTrans, CblasNonUnit, L, &x.vector);
+    }
+    size_t mn = nf < k ? nf : k;
+    gsl_matrix_view A = gsl_matrix_submatrix(p->rA, 0, 0, nf >= k ? nf : k, mn);
+    for (size_t i = 0; i < k; i++)
+        for (size_t a = 0; a < nf; a++)
+            if (nf >= k)
+                gsl_matrix_set(&A.matrix, a, i, G[i * nf + a]);
+            else
+                gsl_matrix_set(&A.matrix, i, a, G[i * nf + a]);
+    gsl_matrix_view V = gsl_matrix_submatrix(p->rV, 0, 0, mn, mn);
+    gsl_vector_view S = gsl_vector_subvector(p->rS, 0, mn);
+    if (gsl_linalg_SV_decomp_jacobi(&A.matrix, &V.matrix, &S.vector) != GSL_SUCCESS)
+        return -1;
+    p->robust = 1;
+    p->a_valid = 1;
+    return 0;
+}
+
+/* build_A, else robust_build: 0, or -1 when neither can factor. */
+static int factor_A(hs_proj *p, hs_work *w)
+{
+    if (build_A(p, w) == 0)
+        return 0;
+    if (w->strict && !p->msing)
+        return -1;
+    return robust_build(p, w);
+}
+
+static void robust_step(hs_proj *p, const double *rhs, double *out)
+{
+    const hs_model *m = p->m;
+    size_t n = m->n, k = m->k, nf = p->nf, mn = nf < k ? nf : k;
+    int tall = nf >= k;
+    const double *S = p->rS->data;
+    double smax = 0;
+    for (size_t j = 0; j < mn; j++)
+        smax = fmax(smax, S[j]);
+    memset(p->rmu, 0, k * sizeof *p->rmu);
+    for (size_t j = 0; j < mn; j++) {
+        if (!(S[j] > HS_SV_RTOL * smax))
+            continue;
+        double d = 0;
+        for (size_t i = 0; i < k; i++) {
+            double wij = tall ? gsl_matrix_get(p->rV, i, j) : gsl_matrix_get(p->rA, i, j);
+            d += wij * (p->fixed[i] ? 0 : rhs[i]);
+        }
+        d /= S[j] * S[j];
+        for (size_t i = 0; i < k; i++)
+            p->rmu[i] += (tall ? gsl_matrix_get(p->rV, i, j) : gsl_matrix_get(p->rA, i, j)) * d;
+    }
+    /* y = B^T mu, out_free = L^-T y */
+    memset(p->ry, 0, nf * sizeof *p->ry);
+    for (size_t i = 0; i < k; i++)
+        for (size_t a = 0; a < nf; a++)
+            p->ry[a] += p->rBt[i * nf + a] * p->rmu[i];
+    gsl_matrix_view Lv = gsl_matrix_submatrix(p->rL, 0, 0, nf, nf);
+    gsl_vector_view y = gsl_vector_view_array(p->ry, nf);
+    gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, &Lv.matrix, &y.vector);
+    memset(out, 0, n * sizeof *out);
+    for (size_t a = 0; a < nf; a++)
+        out[p->free_idx[a]] = p->ry[a];
+}
+
 /* out = W G_q^T A^-1 rhs */
 static void solve_step(hs_proj *p, hs_work *w, const double *rhs, double *out)
 {
     const hs_model *m = p->m;
     size_t n = m->n, k = m->k;
+    if (p->robust) {
+        robust_step(p, rhs, out);
+        return;
+    }
     gsl_vector_view mu = gsl_vector_subvector(p->mu, 0, k);
     for (size_t i = 0; i < k; i++)
         mu.vector.data[i] = p->fixed[i] ? 0 : rhs[i];
@@ -353,7 +521,7 @@ static int newton(hs_proj *p, hs_work *w, double t, double *q, const double *v,
             break;
         if (build_W(p, w, t, q, v, lock, err))
             return err->code;
-        if (build_A(p, w)) {
+        if (factor_A(p, w)) {
             char buf[600];
             list_violations(m, p->G, tol, buf, sizeof buf);
             return hs_error_set(err, HS_EXIT_INCONSISTENT, "cannot project onto the "
@@ -434,7 +602,7 @@ static void nearest_point(hs_proj *p, hs_work *w, double t, double *q, const dou
         hs_error e;
         hs_error_init(&e);
         if (constraints(p, w, t, q, p->G, NULL) || build_W(p, w, t, q, v, lock, &e) ||
-            build_A(p, w))
+            factor_A(p, w))
             break;
         for (size_t c = 0; c < n; c++)
             x[c] = q0[c] - q[c];
@@ -500,7 +668,7 @@ static int project_velocities(hs_proj *p, hs_work *w, double t, const double *q,
         if (!p->a_valid || pass == 1) {
             if (build_W(p, w, t, q, v, lock, err))
                 return err->code;
-            if (build_A(p, w))
+            if (factor_A(p, w))
                 return hs_error_set(err, HS_EXIT_INCONSISTENT, "cannot project the "
                                     "velocities at t=%.17g: G_q W G_q^T is singular", t);
         }
@@ -642,9 +810,14 @@ int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
     char msg[800];
     size_t dep = 0;
     size_t rank = hs_cons_rank(m, w, t, q, msg, sizeof msg, &dep);
-    if (rank < k) {
+    /* redundant constraints: the rank-revealing solve from the start (its
+     * multipliers the minimum-norm ones), unless consistency.dependent
+     * is reject */
+    hs_dyn_set_rank0(w, rank);
+    if (rank < k && m->set.strict_rank) {
         hs_error_set(err, HS_EXIT_MODEL, "the constraints are dependent at the initial "
-                     "position (rank of G_q is %zu, there %s %zu constraint%s): %s", rank,
+                     "position (rank of G_q is %zu, there %s %zu constraint%s): %s "
+                     "(consistency.dependent is reject)", rank,
                      k == 1 ? "is" : "are", k, k == 1 ? "" : "s", msg);
         hs_model_place(m, m->cpos[dep], err);     /* at the first dependent one */
         return err->code;

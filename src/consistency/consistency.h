@@ -39,7 +39,8 @@ int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
 size_t hs_cons_rank(const hs_model *m, hs_work *w, double t, const double *q,
                     char *msg, size_t cap, size_t *first_dependent);
 
-/* The start of a run: rank check (exit 2), then per consistency.mode
+/* The start of a run: rank check (its rank into w: hs_dyn_set_rank0; with
+ * consistency.dependent reject, rank < k is exit 2), then per consistency.mode
  * reject (exit 3 naming violated constraints, data untouched) or project
  * (q0, v0 changed, a report of what changed written to `report` when
  * non-NULL and anything changed).  q, v hold the initial data on entry and

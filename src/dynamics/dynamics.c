@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 
@@ -83,7 +84,7 @@ hs_work *hs_work_new(const hs_model *m)
              ALLOC(w->raux, hs_prog_nregs(m->prog_aux)) &&
              ALLOC(w->rpos, hs_prog_nregs(m->prog_pos)) && ALLOC(w->dyn, m->ndyn) &&
              ALLOC(w->aux, m->naux) && ALLOC(w->pos, 2 * k + m->nnz) && ALLOC(w->Minv, n) &&
-             ALLOC(w->Gqd, k * n) && ALLOC(w->Lambda, k) && ALLOC(w->a, n) &&
+             ALLOC(w->Gqd, k * n) && ALLOC(w->Lambda, k) && ALLOC(w->a, n) && ALLOC(w->Cdiag, k) &&
              ALLOC(w->rout, m->prog_out ? hs_prog_nregs(m->prog_out) : 0) &&
              ALLOC(w->out, m->nout) && ALLOC(w->ev, m->nev) &&
              ALLOC(w->rev, m->prog_ev ? hs_prog_nregs(m->prog_ev) : 0);
@@ -104,6 +105,12 @@ hs_work *hs_work_new(const hs_model *m)
     }
     hs_model_inputs(m, w->in);
     hs_error_init(&w->err);
+    w->rank0 = w->rank = k;
+    w->worst_rcond = 1;
+    w->strict = m->set.strict_rank;
+    if (m->mass_kind == HS_MASS_CONST_DIAG)
+        for (size_t i = 0; i < n; i++)
+            w->mass_zero |= m->Mconst[i] == 0;
     if (k && m->mass_kind != HS_MASS_FULL && build_pairs(m, w)) {
         hs_work_free(w);
         return NULL;
@@ -130,6 +137,7 @@ void hs_work_free(hs_work *w)
     free(w->Gqd);
     free(w->Lambda);
     free(w->a);
+    free(w->Cdiag);
     free(w->rout);
     free(w->out);
     free(w->rev);
@@ -147,7 +155,28 @@ void hs_work_free(hs_work *w)
     if (w->tmpn) gsl_vector_free(w->tmpn);
     if (w->rhs) gsl_vector_free(w->rhs);
     if (w->work3k) gsl_vector_free(w->work3k);
+    if (w->rL) gsl_matrix_free(w->rL);
+    if (w->rA) gsl_matrix_free(w->rA);
+    if (w->rV) gsl_matrix_free(w->rV);
+    if (w->rS) gsl_vector_free(w->rS);
+    if (w->rwork) gsl_vector_free(w->rwork);
+    free(w->rH);
+    free(w->rc);
+    free(w->rD);
+    free(w->rG);
+    free(w->rBt);
+    free(w->rg);
+    free(w->rr);
+    free(w->rb);
     free(w);
+}
+
+void hs_dyn_set_rank0(hs_work *w, size_t rank0)
+{
+    w->rank0 = w->rank = rank0;
+    w->nrobust = w->nsingular = 0;        /* the run's evaluations from here */
+    w->worst_rcond = 1;
+    w->augmented = 0;
 }
 
 void hs_dyn_set_state(const hs_model *m, hs_work *w, double t, const double *q,
@@ -194,37 +223,49 @@ static int all_finite(const double *x, size_t n)
     return (s0 + s1) + (s2 + s3) == 0.0;
 }
 
-/* Load and factor M from the dyn outputs: Minv (diagonal) or Cholesky. */
+/* Load and factor M from the dyn outputs: Minv (diagonal) or Cholesky.
+ * Returns 0, 1 when M is singular but may be positive semidefinite (zero
+ * diagonal entries, or a Cholesky that fails with none negative): the
+ * rank-revealing solve then works with M + alpha G_q^T G_q, or
+ * HS_EXIT_NUMERIC (a negative or non-finite entry: M is indefinite). */
 static int factor_mass(const hs_model *m, hs_work *w, const double *dyn, double t)
 {
     size_t n = m->n;
     const char *what = m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2";
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
+        if (w->mass_zero)
+            return 1;
         for (size_t i = 0; i < n; i++)
             w->Minv[i] = 1.0 / m->Mconst[i];
         return 0;
     }
     if (m->mass_kind == HS_MASS_DIAG) {
+        int zero = 0;
         for (size_t i = 0; i < n; i++) {
             double Mi = dyn[m->off_M + i];
-            if (!(Mi > 0)) {
+            if (!(Mi >= 0)) {
                 hs_error_init(&w->err);
                 w->fail_kind = HS_FAIL_MASS;
                 return hs_error_set(&w->err, HS_EXIT_NUMERIC, "%s is not positive definite "
                                     "at t=%.17g: entry (%s,%s) is %g", what, t,
                                     m->qname[i], m->qname[i], Mi);
             }
+            zero |= Mi == 0;
             w->Minv[i] = 1.0 / Mi;
         }
-        return 0;
+        return zero;
     }
     size_t z = m->off_M;
+    int negative = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j <= i; j++) {
+            negative |= i == j && !(dyn[z] >= 0);
             gsl_matrix_set(w->M, i, j, dyn[z]);
             gsl_matrix_set(w->M, j, i, dyn[z++]);
         }
-    if (gsl_linalg_cholesky_decomp1(w->M) != GSL_SUCCESS) {
+    if (negative || gsl_linalg_cholesky_decomp1(w->M) != GSL_SUCCESS) {
+        if (!negative && m->k)
+            return 1;
         hs_error_init(&w->err);
         w->fail_kind = HS_FAIL_MASS;
         return hs_error_set(&w->err, HS_EXIT_NUMERIC, "%s is not positive definite at "
@@ -259,7 +300,22 @@ static int matrix_finite(const gsl_matrix *A)
     return 1;
 }
 
-/* Factor C (Cholesky) and check its conditioning. */
+/* Today's stop (strict mode, or constraints that cannot be met). */
+static int singular_C(hs_work *w, double t, int exact, double rcond)
+{
+    hs_error_init(&w->err);
+    w->fail_kind = HS_FAIL_SINGULAR_C;
+    if (exact)
+        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "constraint matrix C = G_q M^-1 "
+                            "G_q^T is singular at t=%.17g (G_q lost rank)", t);
+    return hs_error_set(&w->err, HS_EXIT_NUMERIC, "constraint matrix C = G_q M^-1 G_q^T "
+                        "is ill-conditioned at t=%.17g (reciprocal condition %.3g < "
+                        "%g: G_q is losing rank)", t, rcond, HS_RCOND_MIN);
+}
+
+/* Factor C (Cholesky) and check its conditioning: 0, 1 when C is singular
+ * or ill-conditioned (the rank-revealing solve takes over), or
+ * HS_EXIT_NUMERIC (an overflow; with w->strict, a singular C). */
 static int factor_C(const hs_model *m, hs_work *w, double t)
 {
     size_t k = m->k;
@@ -271,13 +327,18 @@ static int factor_C(const hs_model *m, hs_work *w, double t)
         st = hs_la_small_cholesky(w->C) ? GSL_EDOM : GSL_SUCCESS;
     else
         st = gsl_linalg_cholesky_decomp1(w->C);
+    double rho = 1;
     if (st == GSL_SUCCESS) {
-        /* L_ii^2 are pivots, each within [lambda_min, lambda_max] */
+        /* L_ii^2 are pivots, each within [lambda_min, lambda_max]; L_ii^2 /
+         * C_ii is the squared sine of the angle between row i of B = G_q
+         * M^-1/2 and the rows before it (independent of the scaling) */
         double lo = INFINITY, hi = 0;
         for (size_t i = 0; i < k; i++) {
             double l = w->banded ? w->Cb->data[i * w->Cb->tda] : w->C->data[i * w->C->tda + i];
             lo = l < lo ? l : lo;
             hi = l > hi ? l : hi;
+            double r = l * l / w->Cdiag[i];
+            rho = r < rho ? r : rho;
         }
         rcond = (lo / hi) * (lo / hi);
         if (w->full_rcond || !(rcond >= HS_RCOND_PROXY)) {
@@ -288,23 +349,21 @@ static int factor_C(const hs_model *m, hs_work *w, double t)
         }
     }
     w->rcond = st == GSL_SUCCESS ? rcond : 0;
-    if (st != GSL_SUCCESS || !(rcond >= HS_RCOND_MIN)) {
-        hs_error_init(&w->err);
+    /* nearly dependent rows or ill-conditioned: the rank-revealing solve,
+     * unless strict */
+    if (st != GSL_SUCCESS || !(rcond >= HS_RCOND_MIN) || (!w->strict && !(rho >= HS_PIVOT_ROBUST))) {
         if (!matrix_finite(w->banded ? w->Cb : w->C)) {
             /* inf or nan in C or its factor: an overflow, not a rank loss */
+            hs_error_init(&w->err);
             w->fail_kind = HS_FAIL_NONFINITE;
             return hs_error_set(&w->err, HS_EXIT_NUMERIC, "overflow at t=%.17g: the "
                                 "constraint matrix C = G_q M^-1 G_q^T has entries beyond the "
                                 "range of a double (G_q very large or masses very small: "
                                 "rescale the constraints or the units)", t);
         }
-        w->fail_kind = HS_FAIL_SINGULAR_C;
-        if (st != GSL_SUCCESS)
-            return hs_error_set(&w->err, HS_EXIT_NUMERIC, "constraint matrix C = G_q M^-1 "
-                                "G_q^T is singular at t=%.17g (G_q lost rank)", t);
-        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "constraint matrix C = G_q M^-1 G_q^T "
-                            "is ill-conditioned at t=%.17g (reciprocal condition %.3g < "
-                            "%g: G_q is losing rank)", t, rcond, HS_RCOND_MIN);
+        if (!w->strict)
+            return 1;
+        return singular_C(w, t, st != GSL_SUCCESS, rcond);
     }
     return 0;
 }
@@ -346,26 +405,323 @@ int hs_dyn_energy(const hs_model *m, hs_work *w, double t, const double *q, cons
     return 0;
 }
 
+/* ---- the rank-revealing solve ---- */
+
+static int robust_alloc(const hs_model *m, hs_work *w)
+{
+    size_t n = m->n, k = m->k, p = n < k ? n : k;
+    if (w->rL)
+        return 0;
+    w->rL = gsl_matrix_alloc(n, n);
+    w->rA = gsl_matrix_alloc(n >= k ? n : k, p);
+    w->rV = gsl_matrix_alloc(p, p);
+    w->rS = gsl_vector_alloc(p);
+    w->rwork = gsl_vector_alloc(p);
+    w->rH = calloc(p * p, sizeof *w->rH);
+    w->rc = calloc(p, sizeof *w->rc);
+    w->rD = calloc(k, sizeof *w->rD);
+    w->rG = calloc(k * n, sizeof *w->rG);
+    w->rBt = calloc(k * n, sizeof *w->rBt);
+    w->rg = calloc(k, sizeof *w->rg);
+    w->rr = calloc(k, sizeof *w->rr);
+    w->rb = calloc(n, sizeof *w->rb);
+    if (w->rL && w->rA && w->rV && w->rS && w->rwork && w->rH && w->rc && w->rD && w->rG && w->rBt && w->rg && w->rr && w->rb)
+        return 0;
+    hs_error_init(&w->err);
+    w->fail_kind = HS_FAIL_NONFINITE;
+    return hs_error_set(&w->err, HS_EXIT_NUMERIC, "out of memory (the rank-revealing solve "
+                        "of a %zu x %zu constraint system)", k, n);
+}
+
+/* [M G_q^T; G_q 0] singular: name the coordinates with neither mass nor a
+ * constraint (a zero diagonal entry of M, a zero column of G_q), else the
+ * massless ones the constraints do not fix. */
+static int saddle_singular(const hs_model *m, hs_work *w, double t, const double *Md)
+{
+    size_t n = m->n, k = m->k;
+    char list[400];
+    size_t len = 0, cnt = 0;
+    list[0] = '\0';
+    for (int pass = 0; pass < 2 && !cnt; pass++)
+        for (size_t c = 0; c < n && len + 1 < sizeof list; c++) {
+            if (Md[c] != 0)
+                continue;
+            int touched = 0;
+            for (size_t i = 0; i < k && !touched; i++)
+                touched = !hs_dyn_is_released(w, i) && w->rG[i * n + c] != 0;
+            if (pass == 0 && touched)
+                continue;
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'", cnt ? ", " : "",
+                                    m->qname[c]);
+            cnt++;
+        }
+    const char *what = m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2";
+    int none = 1;
+    for (size_t c = 0; c < n && none; c++)
+        for (size_t i = 0; i < k && none; i++)
+            none = !(Md[c] == 0 && w->rG[i * n + c] != 0 && !hs_dyn_is_released(w, i));
+    hs_error_init(&w->err);
+    w->fail_kind = HS_FAIL_MASS;
+    if (!cnt)
+        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "%s is not positive definite at "
+                            "t=%.17g, and not on the tangent space of the constraints "
+                            "either (the saddle-point matrix [M G_q^T; G_q 0] is singular)",
+                            what, t);
+    return hs_error_set(&w->err, HS_EXIT_NUMERIC, "%s is not positive definite at t=%.17g "
+                        "and the saddle-point matrix [M G_q^T; G_q 0] is singular there: "
+                        "%s %s %s", what, t, list,
+                        none || cnt == 1 ? (cnt == 1 ? "carries" : "carry") : "carry",
+                        none ? "neither mass nor a constraint" :
+                        "no mass and the constraints do not fix them");
+}
+
+/* Accelerations and minimum-norm multipliers through an SVD (dynamics.h):
+ * with M_r = L L^T (M, or M + alpha G_q^T G_q and Q_r = Q - alpha G_q^T g
+ * for a singular M: the same equations on G_q a = -g), B^T = L^-1 G_q^T,
+ * b = L^-1 Q_r, r = g + B b:
+ *     Lambda = -sum_{s_j > tol} w_j (w_j . r) / s_j^2   (C^+ = (B B^T)^+)
+ *     a      = L^-T (b + B^T Lambda)
+ * g = gamma (+ Baumgarte terms), rows of released constraints 0. */
+static int robust_solve(const hs_model *m, hs_work *w, double t, const double *dyn,
+                        int mass_singular)
+{
+    size_t n = m->n, k = m->k, p = n < k ? n : k;
+    if (robust_alloc(m, w))
+        return HS_EXIT_NUMERIC;
+    w->nrobust++;
+    w->robust = 1;
+    w->augmented = mass_singular;
+    const double *Gq = dyn + m->off_Gq, *g = w->rg;
+    double *G = w->rG, *b = w->rb, *r = w->rr, *Bt = w->rBt;
+    memset(G, 0, k * n * sizeof *G);
+    for (size_t i = 0; i < k; i++)
+        if (!hs_dyn_is_released(w, i))
+            for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
+                G[i * n + (size_t)m->gq_col[z]] = Gq[z];
+    gsl_matrix *L = w->rL;
+    double *Ld = L->data;
+    size_t tda = L->tda;
+    gsl_matrix_set_zero(L);
+    if (m->mass_kind == HS_MASS_FULL) {
+        size_t z = m->off_M;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j <= i; j++, z++)
+                Ld[i * tda + j] = Ld[j * tda + i] = dyn[z];
+    } else {
+        for (size_t i = 0; i < n; i++)
+            Ld[i * tda + i] = m->mass_kind == HS_MASS_CONST_DIAG ? m->Mconst[i]
+                                                                 : dyn[m->off_M + i];
+    }
+    double *Md = w->tmpn->data;                       /* diagonal of M (messages) */
+    for (size_t i = 0; i < n; i++)
+        Md[i] = Ld[i * tda + i];
+    memcpy(b, dyn + m->off_Q, n * sizeof *b);
+    if (mass_singular) {
+        /* alpha G_q^T G_q as large as M: M_r's condition stays M's */
+        double mmax = 0, gmax = 0;
+        for (size_t c = 0; c < n; c++) {
+            double col = 0;
+            for (size_t i = 0; i < k; i++)
+                col += G[i * n + c] * G[i * n + c];
+            gmax = fmax(gmax, col);
+            mmax = fmax(mmax, Md[c]);
+        }
+        double alpha = gmax > 0 ? (mmax > 0 ? mmax : 1.0) / gmax : 1.0;
+        for (size_t i = 0; i < k; i++)
+            for (int z1 = m->gq_start[i]; z1 < m->gq_start[i + 1]; z1++) {
+                size_t c1 = (size_t)m->gq_col[z1];
+                double a1 = alpha * G[i * n + c1];
+                if (a1 == 0)
+                    continue;
+                b[c1] -= a1 * g[i];
+                for (int z2 = m->gq_start[i]; z2 < m->gq_start[i + 1]; z2++) {
+                    size_t c2 = (size_t)m->gq_col[z2];
+                    Ld[c1 * tda + c2] += a1 * G[i * n + c2];
+                }
+            }
+    }
+    if (gsl_linalg_cholesky_decomp1(L) != GSL_SUCCESS)
+        return saddle_singular(m, w, t, Md);
+    gsl_vector_view bv = gsl_vector_view_array(b, n);
+    gsl_blas_dtrsv(CblasLower, CblasNoTrans, CblasNonUnit, L, &bv.vector);   /* b = L^-1 Q_r */
+    for (size_t i = 0; i < k; i++) {
+        double *x = Bt + i * n;
+        memcpy(x, G + i * n, n * sizeof *x);
+        gsl_vector_view xv = gsl_vector_view_array(x, n);
+        gsl_blas_dtrsv(CblasLower, CblasNoTrans, CblasNonUnit, L, &xv.vector);
+        double s = g[i];
+        for (size_t c = 0; c < n; c++)
+            s += x[c] * b[c];
+        r[i] = s;                                     /* r = g + G M_r^-1 Q_r */
+    }
+    /* rows scaled to unit length, Bn = D^-1 B (D_i = |B_i|): its singular
+     * values measure how nearly dependent the constraints are, whatever
+     * their units.  SVD of the taller of Bn^T (n x k) and Bn (k x n); W
+     * (k x p): the left singular vectors of Bn, Bn Bn^T = W S^2 W^T */
+    double *D = w->rD;
+    for (size_t i = 0; i < k; i++) {
+        double d = 0;
+        for (size_t c = 0; c < n; c++)
+            d += Bt[i * n + c] * Bt[i * n + c];
+        D[i] = d > 0 ? sqrt(d) : 1;
+    }
+    gsl_matrix *A = w->rA;
+    for (size_t i = 0; i < k; i++)
+        for (size_t c = 0; c < n; c++)
+            if (n >= k)
+                A->data[c * A->tda + i] = Bt[i * n + c] / D[i];
+            else
+                A->data[i * A->tda + c] = Bt[i * n + c] / D[i];
+    if (gsl_linalg_SV_decomp(A, w->rV, w->rS, w->rwork) != GSL_SUCCESS) {
+        hs_error_init(&w->err);
+        w->fail_kind = HS_FAIL_NONFINITE;
+        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "the singular value decomposition of "
+                            "the constraint system failed at t=%.17g", t);
+    }
+    const gsl_matrix *W = n >= k ? w->rV : A;
+    const double *S = w->rS->data;
+    double smax = S[0];                               /* sorted, decreasing */
+    double tol = HS_SV_RTOL * smax;
+    size_t rank = 0;
+    while (rank < p && S[rank] > tol)
+        rank++;
+    w->rank = rank;
+    /* the least Euclidean-norm Lambda lies in range(B) = D span(W_kept):
+     * Lambda = D W_r c with (W_r^T D^2 W_r) c = -S_r^-2 W_r^T D^-1 r */
+    double *H = w->rH, *cc = w->rc;
+    for (size_t j = 0; j < rank; j++) {
+        double d = 0;
+        for (size_t i = 0; i < k; i++)
+            d += W->data[i * W->tda + j] * r[i] / D[i];
+        cc[j] = -d / (S[j] * S[j]);
+        for (size_t l = 0; l <= j; l++) {
+            double h = 0;
+            for (size_t i = 0; i < k; i++)
+                h += W->data[i * W->tda + j] * D[i] * D[i] * W->data[i * W->tda + l];
+            H[j * rank + l] = H[l * rank + j] = h;
+        }
+    }
+    memset(w->Lambda, 0, k * sizeof *w->Lambda);
+    if (rank) {
+        gsl_matrix_view Hv = gsl_matrix_view_array(H, rank, rank);
+        gsl_vector_view cv = gsl_vector_view_array(cc, rank);
+        if (gsl_linalg_cholesky_decomp1(&Hv.matrix) != GSL_SUCCESS ||
+            gsl_linalg_cholesky_svx(&Hv.matrix, &cv.vector) != GSL_SUCCESS)
+            return singular_C(w, t, 1, 0);
+        for (size_t i = 0; i < k; i++) {
+            double x = 0;
+            for (size_t j = 0; j < rank; j++)
+                x += W->data[i * W->tda + j] * cc[j];
+            w->Lambda[i] = D[i] * x;
+        }
+    }
+    /* the condition beyond the redundancy of the start: the rank0-th
+     * largest scaled singular value against the largest, squared (the
+     * reciprocal condition of the scaled C) */
+    double rc = 0;
+    size_t r0 = w->rank0 < p ? w->rank0 : p;
+    if (r0 > 0 && smax > 0) {
+        double sr = S[r0 - 1] / smax;
+        rc = sr * sr;
+    }
+    w->rcond = w->rank0 == k ? rc : 0;
+    size_t nrel = 0;
+    for (size_t i = 0; i < k; i++)
+        nrel += hs_dyn_is_released(w, i);
+    if (nrel == 0 && rc < HS_PIVOT_ROBUST) {
+        w->nsingular++;
+        w->near_singular = 1;
+        w->worst_rcond = fmin(w->worst_rcond, rc);
+    }
+    if (w->strict && (rank < k - nrel || rc < HS_RCOND_MIN))
+        return singular_C(w, t, rank < k - nrel, rc);
+    /* a = L^-T (b + B^T Lambda) */
+    double *acc = w->a;
+    for (size_t c = 0; c < n; c++)
+        acc[c] = b[c];
+    for (size_t i = 0; i < k; i++)
+        if (w->Lambda[i] != 0)
+            for (size_t c = 0; c < n; c++)
+                acc[c] += Bt[i * n + c] * w->Lambda[i];
+    gsl_vector_view av = gsl_vector_view_array(acc, n);
+    gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, L, &av.vector);
+    /* the constraints met?  G_q a + g = 0 within HS_LOCKUP_RTOL of its terms */
+    double emax = 0, scale = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (hs_dyn_is_released(w, i))
+            continue;
+        double e = g[i], sc = fabs(g[i]);
+        for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++) {
+            double x = Gq[z] * acc[m->gq_col[z]];
+            e += x;
+            sc += fabs(x);
+        }
+        emax = fmax(emax, fabs(e));
+        scale = fmax(scale, sc);
+    }
+    if (emax > HS_LOCKUP_RTOL * scale && emax > 0) {
+        singular_C(w, t, rank < k, rc);
+        size_t len = strlen(w->err.msg);
+        snprintf(w->err.msg + len, sizeof w->err.msg - len, ", and no acceleration meets the "
+                 "constraints there (max |G_q a + gamma| = %.3g against terms of %.3g): a "
+                 "lock-up or a bifurcation, the motion is not determined", emax, scale);
+        return HS_EXIT_NUMERIC;
+    }
+    return 0;
+}
+
 int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
                  const double *v, double *a, double *Lambda)
 {
     size_t n = m->n, k = m->k;
     w->nrhs++;
+    w->robust = 0;
     hs_dyn_set_state(m, w, t, q, v);
     hs_dyn_run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
     const double *dyn = w->dyn;
     if (!all_finite(dyn, m->ndyn))
         return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
-    if (factor_mass(m, w, dyn, t))
+    int mass = factor_mass(m, w, dyn, t);
+    if (mass == HS_EXIT_NUMERIC)
         return HS_EXIT_NUMERIC;
-    double *z = w->z->data;
-    memcpy(z, dyn + m->off_Q, n * sizeof *z);
-    solve_mass(m, w, z);                               /* z = M^-1 Q */
     double *acc = w->a;
-    memcpy(acc, z, n * sizeof *acc);
+    if (mass && !k) {
+        /* massless and unconstrained: the first zero entry */
+        if (robust_alloc(m, w))
+            return HS_EXIT_NUMERIC;
+        double *Md = w->tmpn->data;
+        for (size_t i = 0; i < n; i++)
+            Md[i] = m->mass_kind == HS_MASS_CONST_DIAG ? m->Mconst[i]
+                    : m->mass_kind == HS_MASS_DIAG ? dyn[m->off_M + i]
+                    : dyn[m->off_M + i * (i + 1) / 2 + i];
+        return saddle_singular(m, w, t, Md);
+    }
+    if (!mass) {
+        double *z = w->z->data;
+        memcpy(z, dyn + m->off_Q, n * sizeof *z);
+        solve_mass(m, w, z);                           /* z = M^-1 Q */
+        memcpy(acc, z, n * sizeof *acc);
+    }
     if (k) {
         const int *st = m->gq_start, *col = m->gq_col;
         const double *Gq = dyn + m->off_Gq;
+        /* the robust solve needs g = gamma (+ Baumgarte terms) apart */
+        int robust = mass || (w->rank0 < k && !w->strict);
+        if (robust && robust_alloc(m, w))
+            return HS_EXIT_NUMERIC;
+        if (robust) {
+            for (size_t i = 0; i < k; i++) {
+                double s = dyn[m->off_gamma + i];
+                if (m->set.stabilize == HS_STAB_BAUMGARTE)
+                    s += 2 * m->set.alpha * dyn[m->off_Gdotb + i] +
+                         m->set.beta * m->set.beta * dyn[m->off_Gb + i];
+                w->rg[i] = hs_dyn_is_released(w, i) ? 0 : s;
+            }
+            if (robust_solve(m, w, t, dyn, mass))
+                return HS_EXIT_NUMERIC;
+            goto done;
+        }
+        const double *z = w->z->data;
         double *Cd = w->C ? w->C->data : NULL;  /* dense path only */
         size_t tda = w->C ? w->C->tda : 0;
         if (m->mass_kind != HS_MASS_FULL) {
@@ -418,7 +774,26 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
         }
         if (w->nreleased)                             /* outputs.c */
             hs_dyn_cut_released(m, w);
-        if (factor_C(m, w, t))
+        for (size_t i = 0; i < k; i++)
+            w->Cdiag[i] = w->banded ? w->Cb->data[i * w->Cb->tda] : Cd[i * tda + i];
+        int fc = factor_C(m, w, t);
+        if (fc == 1) {
+            /* C (with its diagonal) is needed no more: the SVD works on B */
+            /* singular or ill-conditioned: the rank-revealing solve */
+            if (robust_alloc(m, w))
+                return HS_EXIT_NUMERIC;
+            for (size_t i = 0; i < k; i++) {
+                double s = dyn[m->off_gamma + i];
+                if (m->set.stabilize == HS_STAB_BAUMGARTE)
+                    s += 2 * m->set.alpha * dyn[m->off_Gdotb + i] +
+                         m->set.beta * m->set.beta * dyn[m->off_Gb + i];
+                w->rg[i] = hs_dyn_is_released(w, i) ? 0 : s;
+            }
+            if (robust_solve(m, w, t, dyn, 0))
+                return HS_EXIT_NUMERIC;
+            goto done;
+        }
+        if (fc)
             return HS_EXIT_NUMERIC;
         if (w->banded)                                /* rhs <- C^-1 rhs */
             hs_la_band_svx(w->Cb, w->rhs->data);
@@ -439,6 +814,7 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
             }
         }
     }
+done:
     w->T = quadratic_T(m, dyn, v);
     if (!all_finite(acc, n) || (k && !all_finite(w->Lambda, k))) {
         hs_error_init(&w->err);

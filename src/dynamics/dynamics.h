@@ -33,6 +33,23 @@
 #define HS_RCOND_MIN 1e-13
 #define HS_RCOND_PROXY 1e-6
 
+/* When a pivot ratio L_ii^2 / C_ii of C's Cholesky falls below
+ * HS_PIVOT_ROBUST (a constraint gradient within 1e-3 rad of the span of
+ * the others, in the M^-1 metric), or the Cholesky fails, or the
+ * constraints are redundant at the start, or the mass matrix is singular,
+ * the rank-revealing solve takes over (dynamics.c, robust_solve): an SVD
+ * of B = G_q L^-T with rows scaled to unit length (M = L L^T, or
+ * M + alpha G_q^T G_q = L L^T for a singular M), singular values below
+ * HS_SV_RTOL times the largest treated as zero, the multipliers the least
+ * Euclidean-norm solution of C Lambda = -(G_q M^-1 Q + gamma) on the rest.
+ * What is dropped is M-orthogonal to the motion: the projection after the
+ * step removes it (stepper.c).  When the accelerations it gives miss
+ * G_q a + gamma = 0 by more than HS_LOCKUP_RTOL of the size of its terms,
+ * the constraints cannot be met (a lock-up, a bifurcation): the run stops. */
+#define HS_PIVOT_ROBUST 1e-6
+#define HS_SV_RTOL 1e-5
+#define HS_LOCKUP_RTOL 1e-2
+
 typedef struct hs_work {
     double *in;            /* [nin] VM inputs: t, q, q', parameters */
     double *rdyn, *raux, *rpos;  /* VM scratch registers */
@@ -69,18 +86,50 @@ typedef struct hs_work {
                             * release): its multiplier is 0 and C's row and
                             * column for it are cut out; NULL while none is */
     size_t nreleased;
+    /* the rank-revealing solve (robust_solve in dynamics.c) */
+    int strict;            /* 1: a singular or ill-conditioned C stops the run
+                            * (consistency.dependent: reject) */
+    int mass_zero;         /* a constant diagonal mass with zero entries */
+    size_t rank0;          /* rank of G_q at the start (hs_cons_start; k before) */
+    size_t rank;           /* numerical rank of G_q at the last evaluation */
+    int robust;            /* the last evaluation went through robust_solve */
+    int augmented;         /* ... with M + alpha G_q^T G_q (singular M) */
+    long nrobust;          /* evaluations through robust_solve */
+    long nsingular;        /* evaluations where C was ill-conditioned beyond
+                            * the redundancy at the start (scaled rcond < HS_PIVOT_ROBUST) */
+    double worst_rcond;    /* the smallest such reciprocal condition (1: none) */
+    int near_singular;     /* set by such an evaluation; the stepper clears it
+                            * (a projection follows the step: stepper.c) */
+    gsl_matrix *rL;        /* n x n: M (or M + alpha G_q^T G_q), its Cholesky factor */
+    gsl_matrix *rA, *rV;   /* max(n,k) x min(n,k), min x min: SVD of B^T or B */
+    gsl_vector *rS;        /* min(n,k): singular values */
+    double *rG, *rBt;      /* [k*n]: dense G_q; rows L^-1 G_q,i^T */
+    double *rg, *rr;       /* [k]: gamma (+ Baumgarte), the right-hand side */
+    double *rb;            /* [n]: L^-1 Q */
+    gsl_vector *rwork;     /* min(n,k): SVD scratch */
+    double *rH, *rc, *rD;  /* [p*p], [p]: the minimum-norm system; [k] row norms of B */
+    double *Cdiag;         /* [k] C's diagonal before the Cholesky (pivot ratios) */
 } hs_work;
 
 enum { HS_FAIL_NONE, HS_FAIL_NONFINITE, HS_FAIL_MASS, HS_FAIL_SINGULAR_C };
+
+/* The rank of G_q the run starts with (hs_cons_start): below k, every
+ * evaluation goes through the rank-revealing solve. */
+void hs_dyn_set_rank0(hs_work *w, size_t rank0);
 
 hs_work *hs_work_new(const hs_model *m);
 void hs_work_free(hs_work *w);              /* NULL is fine */
 
 /* Accelerations a[n] and multipliers Lambda[k] (either may be NULL: the
- * values stay in w->a, w->Lambda) at (t, q, v).  Also sets w->T.  Returns
- * 0, or HS_EXIT_NUMERIC with w->err saying why (a non-finite value and the
- * model position that produced it, a mass matrix that is not positive
- * definite, a singular or ill-conditioned C). */
+ * values stay in w->a, w->Lambda) at (t, q, v).  Also sets w->T.  Where C
+ * is singular or ill-conditioned (redundant constraints, a singular
+ * position) or M is singular, the rank-revealing solve gives the unique
+ * accelerations and the minimum Euclidean-norm multipliers (w->robust).
+ * Returns 0, or HS_EXIT_NUMERIC with w->err saying why (a non-finite value
+ * and the model position that produced it, a mass matrix that is not
+ * positive definite or a singular saddle-point matrix [M G_q^T; G_q 0],
+ * constraints that cannot be met (lock-up), or with w->strict a singular
+ * or ill-conditioned C). */
 int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
                  const double *v, double *a, double *Lambda);
 

@@ -137,6 +137,8 @@ static int setup(hs_int_run *R)
     int rc = hs_cons_start(m, R->w, R->y, R->y + n, o->report, R->err);
     if (rc)
         return rc;
+    if (R->wb)
+        hs_dyn_set_rank0(R->wb, R->w->rank0);
     /* nothing written (an -o file not even created) before the first row */
     if (hs_out_init(&R->out, o->out, o->precision) ||
         hs_out_start_at_first_row(&R->out, o->out_path))
@@ -236,8 +238,20 @@ static int finish(hs_int_run *R, int rc)
     rc = hs_int_events_finish(R, rc);
     hs_int_driver_free(R->drv);
     hs_int_driver_free(R->helper);
-    if (R->w)
-        R->sum->nrhs = R->w->nrhs;   /* (the balance control evaluates no accelerations) */
+    if (R->w) {
+        hs_summary *s = R->sum;
+        s->nrhs = R->w->nrhs;   /* (the balance control evaluates no accelerations) */
+        s->k = R->m->k;
+        s->rank0 = R->w->rank0;
+        s->nrobust = R->w->nrobust;
+        s->nsingular = R->w->nsingular;
+        s->worst_rcond = R->w->worst_rcond;
+        s->augmented = R->w->mass_zero || R->w->augmented;
+        if (R->wb) {
+            s->nsingular += R->wb->nsingular;
+            s->worst_rcond = fmin(s->worst_rcond, R->wb->worst_rcond);
+        }
+    }
     if (R->cols_ok)
         hs_columns_free(&R->cols);
     hs_work_free(R->w);

@@ -51,6 +51,13 @@ typedef struct hs_summary {
     const char *stopped_by;        /* the event that ended the run (its name), or
                                     * NULL; it and stop_text point into the model */
     const char *stop_text;         /* its condition as written */
+    /* the rank-revealing solve (dynamics.h): the rank of G_q at the start
+     * (k: none redundant), evaluations through it, the near-singular ones
+     * and their worst reciprocal condition of C, a singular mass met */
+    size_t k, rank0;
+    long nrobust, nsingular;
+    double worst_rcond;
+    int augmented;
 } hs_summary;
 
 /* Output time i: t0 + i dt rounded to 15 significant digits (rows read

@@ -586,6 +586,13 @@ static int residual_exceeds(const hs_int_run *R, double t, const double *y, doub
 static int wants_projection(const hs_int_run *R)
 {
     double tol = R->m->set.tol;
+    /* near a singular position a residual at round-off leaves the velocity
+     * free to drift along the direction G_q loses (a residual eps allows a
+     * drift of eps / sigma_min): project after every such step */
+    if (R->w->near_singular) {
+        R->w->near_singular = 0;
+        return 1;
+    }
     if (R->multistep)
         return residual_exceeds(R, R->t, R->y, tol, 10.0);
     return residual_exceeds(R, R->t, R->y, 0.5 * fmin(tol, 1e-12), 0.0);

@@ -496,19 +496,40 @@ int hs_ld_compile(loader *L)
     return rc;
 }
 
-/* Mass positive definite at the initial state (exit 2 otherwise). */
+/* Does a constraint involve coordinate c (a non-zero entry of G_q)? */
+static int constrained(const hs_model *m, size_t c)
+{
+    for (size_t z = 0; z < m->nnz; z++)
+        if ((size_t)m->gq_col[z] == c)
+            return 1;
+    return 0;
+}
+
+/* A zero diagonal entry of M is allowed where a constraint involves the
+ * coordinate (massless coordinates of natural-coordinate models: the
+ * dynamics solves through [M G_q^T; G_q 0] then); a negative one, or a
+ * coordinate with neither mass nor a constraint, is an error. */
+static int massless_ok(const hs_model *m, size_t c, double Mi)
+{
+    return Mi == 0 && constrained(m, c);
+}
+
+/* Mass positive definite at the initial state, or positive semidefinite
+ * with its zero directions constrained (exit 2 otherwise). */
 int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
 {
     hs_model *m = L->m;
     size_t n = m->n;
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         for (size_t i = 0; i < n; i++)
-            if (!(m->Mconst[i] > 0))
+            if (!(m->Mconst[i] > 0) && !massless_ok(m, i, m->Mconst[i]))
                 return hs_ytree_error(L->y, L->err, where, "%s is not positive definite: "
-                                      "diagonal entry %zu (%s) is %g",
+                                      "diagonal entry %zu (%s) is %g%s",
                                       m->form == HS_FORM_CARTESIAN ? "mass matrix"
                                                                    : "metric d2T/dv2",
-                                      i + 1, m->qname[i], m->Mconst[i]);
+                                      i + 1, m->qname[i], m->Mconst[i],
+                                      m->Mconst[i] == 0 ? ", and no constraint involves it "
+                                      "(it carries neither mass nor a constraint)" : "");
         return 0;
     }
     double *in = xcalloc(m->nin, sizeof *in);
@@ -530,10 +551,12 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
     const char *what = m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2";
     if (m->mass_kind == HS_MASS_DIAG) {
         for (size_t i = 0; i < n; i++)
-            if (!(out[m->off_M + i] > 0)) {
+            if (!(out[m->off_M + i] > 0) && !massless_ok(m, i, out[m->off_M + i])) {
                 rc = hs_ytree_error(L->y, L->err, where, "%s is not positive definite at "
-                                    "the initial state: entry %zu (%s) is %g", what, i + 1,
-                                    m->qname[i], out[m->off_M + i]);
+                                    "the initial state: entry %zu (%s) is %g%s", what, i + 1,
+                                    m->qname[i], out[m->off_M + i], out[m->off_M + i] == 0 ?
+                                    ", and no constraint involves it (it carries neither "
+                                    "mass nor a constraint)" : "");
                 goto done;
             }
     } else {
@@ -543,11 +566,21 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
                 gsl_matrix_set(M, i, j, out[z]);
                 gsl_matrix_set(M, j, i, out[z++]);
             }
-        int bad = 0;
+        int bad = 0, psd = m->k > 0;
         for (size_t i = 0; i < n * n; i++)
             if (!isfinite(M->data[i]))
                 bad = 1;
-        if (bad || gsl_linalg_cholesky_decomp1(M) != GSL_SUCCESS)
+        /* zero rows where a constraint involves the coordinate: semidefinite,
+         * the rest is for the dynamics' saddle-point check */
+        for (size_t i = 0; i < n && psd; i++) {
+            int zero = 1;
+            for (size_t j = 0; j < n; j++)
+                zero &= gsl_matrix_get(M, i, j) == 0;
+            psd = gsl_matrix_get(M, i, i) > 0 || (zero && constrained(m, i));
+        }
+        if (!bad && psd)
+            ;
+        else if (bad || gsl_linalg_cholesky_decomp1(M) != GSL_SUCCESS)
             rc = hs_ytree_error(L->y, L->err, where, "%s is not positive definite at the "
                                 "initial state (t=%g)%s", what, m->t0,
                                 m->form == HS_FORM_CARTESIAN ? "" :

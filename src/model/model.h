@@ -47,6 +47,9 @@ typedef struct hs_settings {
     double alpha, beta;    /* Baumgarte gains */
     hs_cons_mode mode;
     double tol;            /* consistency tolerance */
+    int strict_rank;       /* consistency.dependent: 0 allow (redundant constraints
+                            * and singular positions solved with minimum-norm
+                            * multipliers), 1 reject (a rank loss is an error) */
     int interpolate;       /* simulate.output: 0 exact, 1 interpolate */
 } hs_settings;
 
@@ -54,6 +57,7 @@ typedef struct hs_settings {
  * and the command line; hs_keyword gives the index of s, or -1. */
 extern const char *const hs_stab_names[3];      /* hs_stab */
 extern const char *const hs_cons_mode_names[2]; /* hs_cons_mode */
+extern const char *const hs_dependent_names[2]; /* consistency.dependent: allow, reject */
 extern const char *const hs_output_names[2];    /* simulate.output: exact, interpolate */
 int hs_keyword(const char *const *names, size_t n, const char *s);
 
@@ -88,7 +92,7 @@ typedef struct hs_overrides {
     int (*set_place)(const void *ctx, size_t i, long off, hs_error *err);
     const void *set_place_ctx;
     hs_settings s;                 /* fields given on the command line */
-    int has_stabilize, has_mode, has_output;
+    int has_stabilize, has_mode, has_output, has_dependent;
     /* parameters kept as program inputs (not folded into constants), with
      * every parameter derived from them: the ones a sweep varies, so that
      * one compiled model (one native build) serves all its points */

@@ -9,6 +9,7 @@
 
 const char *const hs_stab_names[3] = { "projection", "baumgarte", "none" };
 const char *const hs_cons_mode_names[2] = { "project", "reject" };
+const char *const hs_dependent_names[2] = { "allow", "reject" };
 const char *const hs_output_names[2] = { "exact", "interpolate" };
 
 /* The steppers holosim offers: those of gsl_odeiv2, and DOP853 (holosim's
@@ -83,11 +84,14 @@ int hs_ld_read_settings(loader *L, yaml_node_t *root)
 
     yaml_node_t *c = hs_ld_get(L, root, "consistency");
     if (c) {
-        static const char *const keys[] = { "mode", "tolerance", "lock" };
+        static const char *const keys[] = { "mode", "tolerance", "lock", "dependent" };
         if (hs_ld_expect(L, c, YAML_MAPPING_NODE, "'consistency'") ||
-            hs_ld_check_keys(L, c, keys, 3, "'consistency'"))
+            hs_ld_check_keys(L, c, keys, 4, "'consistency'"))
             return L->err->code;
         yaml_node_t *v;
+        if ((v = hs_ld_get(L, c, "dependent")) &&
+            choose(L, v, "consistency.dependent", hs_dependent_names, 2, &s->strict_rank))
+            return L->err->code;
         if ((v = hs_ld_get(L, c, "mode"))) {
             int i;
             if (choose(L, v, "consistency mode", hs_cons_mode_names, 2, &i))
@@ -185,6 +189,7 @@ int hs_ld_apply_overrides(loader *L)
         if (!isnan(o->tol)) s->tol = o->tol;
         if (L->ov->has_stabilize) s->stabilize = o->stabilize;
         if (L->ov->has_mode) s->mode = o->mode;
+        if (L->ov->has_dependent) s->strict_rank = o->strict_rank;
         if (L->ov->has_output) s->interpolate = o->interpolate;
     }
     if (L->t_end_node && !(L->ov && !isnan(L->ov->s.t_end)) && !(m->set.t_end > m->t0))
