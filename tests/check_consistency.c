@@ -172,7 +172,8 @@ START_TEST(empty_set)
 }
 END_TEST
 
-/* Duplicate constraint and a dependent triple: exit 2 naming them. */
+/* Duplicate constraint and a dependent triple: allowed (redundant), and
+ * with consistency.dependent: reject exit 2 naming them. */
 START_TEST(dependent_constraints)
 {
     const char *dup =
@@ -183,6 +184,8 @@ START_TEST(dependent_constraints)
     hs_error err;
     hs_model *m = load(dup, &err);
     double q[3], v[3];
+    ck_assert_int_eq(start(m, q, v, &err), 0);      /* redundant: allowed */
+    m->set.strict_rank = 1;                         /* consistency.dependent: reject */
     ck_assert_int_eq(start(m, q, v, &err), HS_EXIT_MODEL);
     ck_assert_msg(strstr(err.msg, "'a'") && strstr(err.msg, "'b'"), "%s", err.msg);
     hs_model_free(m);
@@ -197,6 +200,8 @@ START_TEST(dependent_constraints)
         "  d13: x3 - x1 - 2\n"
         "initial: {q: {x1: 0, x2: 1, x3: 2}}\n";
     m = load(triple, &err);
+    ck_assert_int_eq(start(m, q, v, &err), 0);
+    m->set.strict_rank = 1;
     ck_assert_int_eq(start(m, q, v, &err), HS_EXIT_MODEL);
     ck_assert_msg(strstr(err.msg, "d12") && strstr(err.msg, "d23") && strstr(err.msg, "d13"),
                   "%s", err.msg);

@@ -662,9 +662,18 @@ static int robust_solve(const hs_model *m, hs_work *w, double t, const double *d
     if (emax > HS_LOCKUP_RTOL * scale && emax > 0) {
         singular_C(w, t, rank < k, rc);
         size_t len = strlen(w->err.msg);
-        snprintf(w->err.msg + len, sizeof w->err.msg - len, ", and no acceleration meets the "
-                 "constraints there (max |G_q a + gamma| = %.3g against terms of %.3g): a "
-                 "lock-up or a bifurcation, the motion is not determined", emax, scale);
+        len += (size_t)snprintf(w->err.msg + len, sizeof w->err.msg - len, ", and no "
+                                "acceleration meets the constraints there (max |G_q a + "
+                                "gamma| = %.3g against terms of %.3g): a lock-up or a "
+                                "bifurcation, the motion is not determined", emax, scale);
+        /* the constraints of the directions dropped (those that lock) */
+        int any = 0;
+        for (size_t j = rank; j < p; j++)
+            for (size_t i = 0; i < k && len + 1 < sizeof w->err.msg; i++)
+                if (fabs(W->data[i * W->tda + j]) > 0.1)
+                    len += (size_t)snprintf(w->err.msg + len, sizeof w->err.msg - len,
+                                            "%s'%s'", any++ ? ", " : "; nearly dependent "
+                                            "there: ", m->cname[i]);
         return HS_EXIT_NUMERIC;
     }
     return 0;
