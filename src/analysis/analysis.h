@@ -50,6 +50,8 @@ typedef struct hs_equil {
     double res_Q;          /* max_i |Q_i(q, 0) + (G_q^T lambda)_i| */
     double res_G;          /* max_j |G_j(q)| */
     int iterations;        /* Newton steps taken */
+    size_t rank;           /* rank of G_q there; below k (redundant constraints)
+                            * lambda is the least Euclidean-norm multiplier */
 } hs_equil;
 
 /* Newton from q_start (lambda from least squares there).  Returns 0 with

@@ -259,34 +259,85 @@ static double max_abs(const double *x, size_t cnt)
     return m;
 }
 
-/* lambda minimizing |Q(q,0) + G_q^T lambda| at the start (0 when G_q^T
- * has fewer rows than columns or is rank deficient there). */
-static void start_lambda(newton *w)
+/* lambda minimizing |Q(q,0) + G_q^T lambda| with the least Euclidean norm
+ * (a complete orthogonal decomposition of G_q^T: rank-revealing, so
+ * redundant constraints give the minimum-norm multiplier), at the point
+ * whose outputs a->out_eq hold; the rank of G_q into *rank.  lambda is
+ * left alone when the decomposition fails. */
+static void minnorm_lambda(newton *w, double *lambda, size_t *rank)
 {
-    size_t n = w->n, k = w->k;
-    double *lambda = w->z->data + n;
-    memset(lambda, 0, k * sizeof *lambda);
-    if (!k || k > n)
+    size_t n = w->n, k = w->k, mn = n < k ? n : k;
+    *rank = k;
+    if (!k)
         return;
     gsl_matrix *A = gsl_matrix_alloc(n, k);
-    gsl_vector *tau = gsl_vector_alloc(k), *b = gsl_vector_alloc(n), *x = gsl_vector_alloc(k);
-    gsl_vector *r = gsl_vector_alloc(n);
-    if (A && tau && b && x && r) {
+    gsl_vector *tq = gsl_vector_alloc(mn), *tz = gsl_vector_alloc(mn), *b = gsl_vector_alloc(n);
+    gsl_vector *x = gsl_vector_alloc(k), *r = gsl_vector_alloc(n), *wk = gsl_vector_alloc(k);
+    gsl_permutation *p = gsl_permutation_alloc(k);
+    if (A && tq && tz && b && x && r && wk && p) {
         hs_ak_fill_Gq(w->a, w->Gq);
         for (size_t i = 0; i < n; i++) {
             gsl_vector_set(b, i, -w->a->out_eq[i]);
             for (size_t j = 0; j < k; j++)
                 gsl_matrix_set(A, i, j, gsl_matrix_get(w->Gq, j, i));
         }
-        if (gsl_linalg_QR_decomp(A, tau) == 0 && gsl_linalg_QR_lssolve(A, tau, b, x, r) == 0 &&
-            all_finite_vec(x))
+        size_t rk;
+        if (gsl_linalg_COD_decomp(A, tq, tz, p, &rk, wk) == 0 &&
+            gsl_linalg_COD_lssolve(A, tq, tz, p, rk, b, x, r) == 0 && all_finite_vec(x)) {
             memcpy(lambda, x->data, k * sizeof *lambda);
+            *rank = rk;
+        }
     }
     gsl_matrix_free(A);
-    gsl_vector_free(tau);
+    gsl_vector_free(tq);
+    gsl_vector_free(tz);
     gsl_vector_free(b);
     gsl_vector_free(x);
     gsl_vector_free(r);
+    gsl_vector_free(wk);
+    gsl_permutation_free(p);
+}
+
+static void start_lambda(newton *w)
+{
+    size_t rank;
+    memset(w->z->data + w->n, 0, w->k * sizeof(double));
+    minnorm_lambda(w, w->z->data + w->n, &rank);
+}
+
+/* A singular J (redundant constraints: lambda is not unique): the
+ * least-norm step of the equilibrated system, from a complete orthogonal
+ * decomposition of it.  0, or -1 when that fails or J has a rank loss in
+ * q as well (then the caller diagnoses it as before). */
+static int minnorm_step(newton *w)
+{
+    size_t N = w->N, mn = N;
+    gsl_matrix *A = gsl_matrix_alloc(N, N);
+    gsl_vector *tq = gsl_vector_alloc(mn), *tz = gsl_vector_alloc(mn), *b = gsl_vector_alloc(N);
+    gsl_vector *r = gsl_vector_alloc(N), *wk = gsl_vector_alloc(N);
+    gsl_permutation *p = gsl_permutation_alloc(N);
+    int rc = -1;
+    if (A && tq && tz && b && r && wk && p) {
+        gsl_matrix_memcpy(A, w->J);                        /* equilibrated */
+        for (size_t i = 0; i < N; i++)
+            gsl_vector_set(b, i, -w->rs->data[i] * w->F->data[i]);
+        size_t rk;
+        if (gsl_linalg_COD_decomp(A, tq, tz, p, &rk, wk) == 0 && rk + w->k >= N &&
+            gsl_linalg_COD_lssolve(A, tq, tz, p, rk, b, w->dz, r) == 0 &&
+            all_finite_vec(w->dz)) {
+            for (size_t i = 0; i < N; i++)
+                w->dz->data[i] *= w->cs->data[i];
+            rc = 0;
+        }
+    }
+    gsl_matrix_free(A);
+    gsl_vector_free(tq);
+    gsl_vector_free(tz);
+    gsl_vector_free(b);
+    gsl_vector_free(r);
+    gsl_vector_free(wk);
+    gsl_permutation_free(p);
+    return rc;
 }
 
 /* Residual norms of F into eq. */
@@ -413,11 +464,15 @@ static int iterate(newton *w, hs_equil *eq, hs_error *err)
         }
         jacobian(w, w->z);
         if (factor(w)) {
-            snprintf(why, sizeof why, "singular Jacobian of the equilibrium conditions "
-                     "after %d Newton steps", it);
-            return fail(w, eq, why, singular_block(w), err);
+            /* redundant constraints: the least-norm step, unless refused */
+            if (w->a->m->set.strict_rank || !w->k || minnorm_step(w)) {
+                snprintf(why, sizeof why, "singular Jacobian of the equilibrium conditions "
+                         "after %d Newton steps", it);
+                return fail(w, eq, why, singular_block(w), err);
+            }
+        } else {
+            solve_step(w);
         }
-        solve_step(w);
         if (it == 0) {
             qref = fmax(qref, max_abs(w->dz->data, n));
             lref = fmax(lref, max_abs(w->dz->data + n, k));
@@ -477,6 +532,13 @@ int hs_an_equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *e
     row_scales(w.J, w.W);
     rc = iterate(&w, eq, err);
     if (!rc) {
+        /* the multiplier of least norm at q* (the one Newton found where
+         * G_q has full rank; with redundant constraints one of many) */
+        eq->rank = k;
+        if (k && hs_ak_eval_eq(a, w.z->data)) {
+            minnorm_lambda(&w, w.z->data + n, &eq->rank);
+            residual(&w, w.z, w.F);
+        }
         memcpy(eq->q, w.z->data, n * sizeof *eq->q);
         memcpy(eq->lambda, w.z->data + n, k * sizeof *eq->lambda);
         residual_norms(&w, w.F, eq);

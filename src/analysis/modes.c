@@ -141,27 +141,33 @@ static int dependent(hs_an *a, size_t j, hs_error *err)
     return HS_EXIT_INCONSISTENT;
 }
 
-/* An orthonormal basis T (n x (n - k)) of ker G_q(q*): the last n - k
- * columns of Q in the column-pivoted QR factorization G_q^T P = Q R. */
-static int tangent_basis(hs_an *a, const hs_equil *eq, gsl_matrix **Tout, hs_error *err)
+/* An orthonormal basis T (n x (n - rank)) of ker G_q(q*): the last n -
+ * rank columns of Q in the column-pivoted QR factorization G_q^T P = Q R;
+ * the rank into *rank_out.  Redundant constraints (rank < k) are an error
+ * unless redundant_ok (and consistency.dependent is not reject). */
+static int tangent_basis(hs_an *a, const hs_equil *eq, gsl_matrix **Tout, int redundant_ok,
+                         size_t *rank_out, hs_error *err)
 {
     size_t n = a->n, k = a->k;
+    int allow = redundant_ok && !a->m->set.strict_rank;
     *Tout = NULL;
-    if (k > n)
+    *rank_out = k;
+    if (k > n && !allow)
         return dependent(a, n, err);
-    gsl_matrix *T = gsl_matrix_alloc(n, n - k ? n - k : 1);
-    if (!T)
-        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+    gsl_matrix *T = NULL;
     if (!k) {
+        if (!(T = gsl_matrix_alloc(n, n)))
+            return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
         gsl_matrix_set_identity(T);
         *Tout = T;
         return 0;
     }
     gsl_matrix *Gq = jacobian_at(a, eq), *A = gsl_matrix_alloc(n, k);
     gsl_matrix *Q = gsl_matrix_alloc(n, n), *R = gsl_matrix_alloc(n, k);
-    gsl_vector *tau = gsl_vector_alloc(k), *norm = gsl_vector_alloc(k);
+    gsl_vector *tau = gsl_vector_alloc(k < n ? k : n), *norm = gsl_vector_alloc(k);
     gsl_permutation *p = gsl_permutation_alloc(k);
     int rc = 0, signum;
+    size_t rank = 0;
     if (!Gq || !A || !Q || !R || !tau || !norm || !p) {
         rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
         goto done;
@@ -169,13 +175,21 @@ static int tangent_basis(hs_an *a, const hs_equil *eq, gsl_matrix **Tout, hs_err
     gsl_matrix_transpose_memcpy(A, Gq);
     gsl_linalg_QRPT_decomp2(A, Q, R, tau, p, &signum, norm);
     double r0 = fabs(gsl_matrix_get(R, 0, 0));
+    /* redundant constraints (consistency.dependent: allow, and a caller
+     * that takes the rank): the tangent space is ker G_q of dimension
+     * n - rank */
+    for (size_t j = 0; j < k && j < n; j++)
+        rank += fabs(gsl_matrix_get(R, j, j)) > RANK_TOL * r0;
     for (size_t j = 0; j < k && !rc; j++)
-        if (!(fabs(gsl_matrix_get(R, j, j)) > RANK_TOL * r0))
+        if (!allow && (j >= n || !(fabs(gsl_matrix_get(R, j, j)) > RANK_TOL * r0)))
             rc = dependent(a, gsl_permutation_get(p, j), err);
-    if (!rc && n > k) {
-        gsl_matrix_const_view Q2 = gsl_matrix_const_submatrix(Q, 0, k, n, n - k);
+    if (!rc && !(T = gsl_matrix_alloc(n, n - rank ? n - rank : 1)))
+        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+    if (!rc && n > rank) {
+        gsl_matrix_const_view Q2 = gsl_matrix_const_submatrix(Q, 0, rank, n, n - rank);
         gsl_matrix_memcpy(T, &Q2.matrix);
     }
+    *rank_out = rank;
 done:
     gsl_matrix_free(Gq);
     gsl_matrix_free(A);
@@ -184,10 +198,12 @@ done:
     gsl_vector_free(tau);
     gsl_vector_free(norm);
     gsl_permutation_free(p);
-    if (rc)
-        gsl_matrix_free(T);
-    else
+    if (rc) {
+        if (T)
+            gsl_matrix_free(T);
+    } else {
         *Tout = T;
+    }
     return rc;
 }
 
@@ -452,10 +468,11 @@ int hs_an_modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err)
     md->n = a->n;
     md->stable = 1;
     gsl_matrix *T;
-    int rc = tangent_basis(a, eq, &T, err);
+    size_t rank;
+    int rc = tangent_basis(a, eq, &T, 1, &rank, err);
     if (rc)
         return rc;
-    md->dof = a->n - a->k;
+    md->dof = a->n - rank;
     if (md->dof == 0) {
         gsl_matrix_free(T);
         return 0;
@@ -583,7 +600,8 @@ int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
     if (!lin->state || !lin->solved || !lin->A)
         return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
     gsl_matrix *T;
-    int rc = tangent_basis(a, eq, &T, err);   /* the rank check, naming a constraint */
+    size_t rank;      /* the linearized state needs full rank: redundancy refused */
+    int rc = tangent_basis(a, eq, &T, 0, &rank, err);   /* the rank check, naming a constraint */
     gsl_matrix_free(T);
     if (rc)
         return rc;

@@ -112,11 +112,11 @@ static int start(int argc, char **argv, const char *usage, unsigned cmd, const c
     return *rc ? -1 : 0;
 }
 
-static void print_header(const hs_model *m)
+static void print_header(const hs_model *m, const hs_equil *eq)
 {
     char sizes[96];
     printf("model: %s%s%s\n", m->file, m->name[0] ? " -- " : "", m->name);
-    size_t dof = m->n - m->k;
+    size_t dof = m->n - (eq->rank < m->k ? eq->rank : m->k);  /* redundant: n - rank */
     printf("form: %s; %s, %zu degree%s of freedom\n", hs_model_form_name(m),
            hs_model_sizes(m, sizes, sizeof sizes), dof, dof == 1 ? "" : "s");
 }
@@ -139,7 +139,11 @@ static void print_equilibrium(const hs_model *m, const hs_equil *eq)
            eq->iterations == 1 ? "" : "s");
     for (size_t i = 0; i < m->n; i++)
         printf("  %s = %s\n", m->qname[i], num(b, eq->q[i]));
-    if (m->k)
+    if (m->k && eq->rank < m->k)
+        printf("multipliers (the reaction G_q^T lambda holds the system; the constraints are "
+               "redundant there, rank of G_q %zu of %zu: not unique, these are the "
+               "minimum-norm ones, least Euclidean norm):\n", eq->rank, m->k);
+    else if (m->k)
         printf("multipliers (the reaction G_q^T lambda holds the system):\n");
     for (size_t j = 0; j < m->k; j++)
         printf("  lambda_%s = %s\n", m->cname[j], num(b, eq->lambda[j]));
@@ -171,7 +175,7 @@ int hs_cli_equilibrium(int argc, char **argv)
             printf("%s,", num(b, s.eq.lambda[j]));
         printf("%d\n", s.md.stable);
     } else {
-        print_header(m);
+        print_header(m, &s.eq);
         print_equilibrium(m, &s.eq);
         print_verdict(&s.md);
     }
@@ -205,7 +209,7 @@ static int shape_width(const hs_model *m, size_t i)
 
 static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md)
 {
-    print_header(m);
+    print_header(m, eq);
     print_equilibrium(m, eq);
     if (!md->dof) {
         printf("no degrees of freedom left (n = k): no modes\n");
