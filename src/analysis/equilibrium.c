@@ -264,7 +264,7 @@ static double max_abs(const double *x, size_t cnt)
  * redundant constraints give the minimum-norm multiplier), at the point
  * whose outputs a->out_eq hold; the rank of G_q into *rank.  lambda is
  * left alone when the decomposition fails. */
-static void minnorm_lambda(newton *w, double *lambda, size_t *rank)
+static void minnorm_lambda(newton *w, double *lambda, size_t *rank, int only_redundant)
 {
     size_t n = w->n, k = w->k, mn = n < k ? n : k;
     *rank = k;
@@ -284,7 +284,8 @@ static void minnorm_lambda(newton *w, double *lambda, size_t *rank)
         size_t rk;
         if (gsl_linalg_COD_decomp(A, tq, tz, p, &rk, wk) == 0 &&
             gsl_linalg_COD_lssolve(A, tq, tz, p, rk, b, x, r) == 0 && all_finite_vec(x)) {
-            memcpy(lambda, x->data, k * sizeof *lambda);
+            if (!only_redundant || rk < k)
+                memcpy(lambda, x->data, k * sizeof *lambda);
             *rank = rk;
         }
     }
@@ -298,11 +299,35 @@ static void minnorm_lambda(newton *w, double *lambda, size_t *rank)
     gsl_permutation_free(p);
 }
 
+/* lambda minimizing |Q(q,0) + G_q^T lambda| at the start: by QR where
+ * G_q^T has full column rank, else the least-norm one (minnorm_lambda). */
 static void start_lambda(newton *w)
 {
-    size_t rank;
-    memset(w->z->data + w->n, 0, w->k * sizeof(double));
-    minnorm_lambda(w, w->z->data + w->n, &rank);
+    size_t n = w->n, k = w->k, rank;
+    double *lambda = w->z->data + n;
+    memset(lambda, 0, k * sizeof *lambda);
+    minnorm_lambda(w, lambda, &rank, 0);
+    if (!k || k > n || rank < k)
+        return;
+    gsl_matrix *A = gsl_matrix_alloc(n, k);
+    gsl_vector *tau = gsl_vector_alloc(k), *b = gsl_vector_alloc(n), *x = gsl_vector_alloc(k);
+    gsl_vector *r = gsl_vector_alloc(n);
+    if (A && tau && b && x && r) {
+        hs_ak_fill_Gq(w->a, w->Gq);
+        for (size_t i = 0; i < n; i++) {
+            gsl_vector_set(b, i, -w->a->out_eq[i]);
+            for (size_t j = 0; j < k; j++)
+                gsl_matrix_set(A, i, j, gsl_matrix_get(w->Gq, j, i));
+        }
+        if (gsl_linalg_QR_decomp(A, tau) == 0 && gsl_linalg_QR_lssolve(A, tau, b, x, r) == 0 &&
+            all_finite_vec(x))
+            memcpy(lambda, x->data, k * sizeof *lambda);
+    }
+    gsl_matrix_free(A);
+    gsl_vector_free(tau);
+    gsl_vector_free(b);
+    gsl_vector_free(x);
+    gsl_vector_free(r);
 }
 
 /* A singular J (redundant constraints: lambda is not unique): the
@@ -532,12 +557,13 @@ int hs_an_equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *e
     row_scales(w.J, w.W);
     rc = iterate(&w, eq, err);
     if (!rc) {
-        /* the multiplier of least norm at q* (the one Newton found where
-         * G_q has full rank; with redundant constraints one of many) */
+        /* with redundant constraints Newton's multiplier is one of many:
+         * the one of least norm at q* (Newton's own where G_q has full rank) */
         eq->rank = k;
         if (k && hs_ak_eval_eq(a, w.z->data)) {
-            minnorm_lambda(&w, w.z->data + n, &eq->rank);
-            residual(&w, w.z, w.F);
+            minnorm_lambda(&w, w.z->data + n, &eq->rank, 1);
+            if (eq->rank < k)
+                residual(&w, w.z, w.F);
         }
         memcpy(eq->q, w.z->data, n * sizeof *eq->q);
         memcpy(eq->lambda, w.z->data + n, k * sizeof *eq->lambda);

@@ -66,6 +66,8 @@ const char hs_usage_run[] =
     "                            interpolate (free steps, rows interpolated)\n"
     "  --consistency MODE        project (default) | reject\n"
     "  --tolerance X             consistency tolerance (default 1e-10)\n"
+    "  --dependent MODE          allow (default: redundant constraints, minimum-norm\n"
+    "                            multipliers) | reject (dependent constraints: error)\n"
     "  --native=MODE             native kernels (same numbers, faster): auto\n"
     "                            (default: cached builds; long runs build in the\n"
     "                            background) | always (build now) | never\n"
@@ -93,7 +95,7 @@ const char hs_usage_run[] =
 
 const char hs_usage_check[] =
     "usage: holosim check MODEL [--set NAME=EXPR]... [--params FILE.yaml]\n"
-    "                           [--consistency MODE] [--tolerance X]\n"
+    "                           [--consistency MODE] [--tolerance X] [--dependent MODE]\n"
     "\n"
     "Load and compile the model and report: n, k, each constraint's residual\n"
     "at t0 (position and velocity), the rank of G_q, whether the mass matrix is\n"

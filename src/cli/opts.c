@@ -286,7 +286,7 @@ static const optdef optdefs[] = {
     { "--params", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES, 1, opt_params, 0, 0 },
     { "--consistency", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_consistency, 0, 0 },
     { "--tolerance", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_tolerance, 0, 0 },
-    { "--dependent", 0, RUNS | CMD_CHECK | CMD_DERIVE | CMD_EQUILIBRIUM | CMD_MODES, 1,
+    { "--dependent", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1,
       opt_dependent, 0, 0 },
     { "--wrt", 0, CMD_DERIVE, 1, opt_text, 0, 0 },
     { "--csv", 0, CMD_EQUILIBRIUM | CMD_MODES, 0, opt_flag, 0, 0 },

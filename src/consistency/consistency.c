@@ -814,11 +814,24 @@ int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
      * multipliers the minimum-norm ones), unless consistency.dependent
      * is reject */
     hs_dyn_set_rank0(w, rank);
-    if (rank < k && m->set.strict_rank) {
+    /* a constraint with a zero gradient at q0 (x^2 + y^2 = 0) is not a
+     * redundant one: refused as before */
+    int zero_row = 0;
+    if (rank < k && !hs_dyn_constraints_sparse(m, w, t, q, NULL, NULL))
+        for (size_t i = 0; i < k && !zero_row; i++) {
+            int zero = 1;
+            for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
+                zero &= w->pos[k + (size_t)z] == 0;
+            if (zero) {
+                zero_row = 1;
+                dep = i;
+            }
+        }
+    if (rank < k && (m->set.strict_rank || zero_row)) {
         hs_error_set(err, HS_EXIT_MODEL, "the constraints are dependent at the initial "
-                     "position (rank of G_q is %zu, there %s %zu constraint%s): %s "
-                     "(consistency.dependent is reject)", rank,
-                     k == 1 ? "is" : "are", k, k == 1 ? "" : "s", msg);
+                     "position (rank of G_q is %zu, there %s %zu constraint%s): %s%s", rank,
+                     k == 1 ? "is" : "are", k, k == 1 ? "" : "s", msg, zero_row ? "" :
+                     " (consistency.dependent is reject)");
         hs_model_place(m, m->cpos[dep], err);     /* at the first dependent one */
         return err->code;
     }
