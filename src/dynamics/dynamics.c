@@ -300,19 +300,6 @@ static int matrix_finite(const gsl_matrix *A)
     return 1;
 }
 
-/* Today's stop (strict mode, or constraints that cannot be met). */
-static int singular_C(hs_work *w, double t, int exact, double rcond)
-{
-    hs_error_init(&w->err);
-    w->fail_kind = HS_FAIL_SINGULAR_C;
-    if (exact)
-        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "constraint matrix C = G_q M^-1 "
-                            "G_q^T is singular at t=%.17g (G_q lost rank)", t);
-    return hs_error_set(&w->err, HS_EXIT_NUMERIC, "constraint matrix C = G_q M^-1 G_q^T "
-                        "is ill-conditioned at t=%.17g (reciprocal condition %.3g < "
-                        "%g: G_q is losing rank)", t, rcond, HS_RCOND_MIN);
-}
-
 /* Factor C (Cholesky) and check its conditioning: 0, 1 when C is singular
  * or ill-conditioned (the rank-revealing solve takes over), or
  * HS_EXIT_NUMERIC (an overflow; with w->strict, a singular C). */
@@ -363,7 +350,7 @@ static int factor_C(const hs_model *m, hs_work *w, double t)
         }
         if (!w->strict)
             return 1;
-        return singular_C(w, t, st != GSL_SUCCESS, rcond);
+        return hs_dyn_singular_C(w, t, st != GSL_SUCCESS, rcond);
     }
     return 0;
 }
@@ -405,278 +392,17 @@ int hs_dyn_energy(const hs_model *m, hs_work *w, double t, const double *q, cons
     return 0;
 }
 
-/* ---- the rank-revealing solve ---- */
-
-static int robust_alloc(const hs_model *m, hs_work *w)
+/* g = gamma (+ Baumgarte terms) into w->rg, 0 for a released constraint:
+ * the right-hand side of G_q a = -g the rank-revealing solve reads. */
+static void fill_g(const hs_model *m, hs_work *w, const double *dyn)
 {
-    size_t n = m->n, k = m->k, p = n < k ? n : k;
-    if (w->rL)
-        return 0;
-    w->rL = gsl_matrix_alloc(n, n);
-    w->rA = gsl_matrix_alloc(n >= k ? n : k, p);
-    w->rV = gsl_matrix_alloc(p, p);
-    w->rS = gsl_vector_alloc(p);
-    w->rwork = gsl_vector_alloc(p);
-    w->rH = calloc(p * p, sizeof *w->rH);
-    w->rc = calloc(p, sizeof *w->rc);
-    w->rD = calloc(k, sizeof *w->rD);
-    w->rG = calloc(k * n, sizeof *w->rG);
-    w->rBt = calloc(k * n, sizeof *w->rBt);
-    w->rg = calloc(k, sizeof *w->rg);
-    w->rr = calloc(k, sizeof *w->rr);
-    w->rb = calloc(n, sizeof *w->rb);
-    if (w->rL && w->rA && w->rV && w->rS && w->rwork && w->rH && w->rc && w->rD && w->rG && w->rBt && w->rg && w->rr && w->rb)
-        return 0;
-    hs_error_init(&w->err);
-    w->fail_kind = HS_FAIL_NONFINITE;
-    return hs_error_set(&w->err, HS_EXIT_NUMERIC, "out of memory (the rank-revealing solve "
-                        "of a %zu x %zu constraint system)", k, n);
-}
-
-/* [M G_q^T; G_q 0] singular: name the coordinates with neither mass nor a
- * constraint (a zero diagonal entry of M, a zero column of G_q), else the
- * massless ones the constraints do not fix. */
-static int saddle_singular(const hs_model *m, hs_work *w, double t, const double *Md)
-{
-    size_t n = m->n, k = m->k;
-    char list[400];
-    size_t len = 0, cnt = 0;
-    list[0] = '\0';
-    for (int pass = 0; pass < 2 && !cnt; pass++)
-        for (size_t c = 0; c < n && len + 1 < sizeof list; c++) {
-            if (Md[c] != 0)
-                continue;
-            int touched = 0;
-            for (size_t i = 0; i < k && !touched; i++)
-                touched = !hs_dyn_is_released(w, i) && w->rG[i * n + c] != 0;
-            if (pass == 0 && touched)
-                continue;
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'", cnt ? ", " : "",
-                                    m->qname[c]);
-            cnt++;
-        }
-    const char *what = m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2";
-    int none = 1;
-    for (size_t c = 0; c < n && none; c++)
-        for (size_t i = 0; i < k && none; i++)
-            none = !(Md[c] == 0 && w->rG[i * n + c] != 0 && !hs_dyn_is_released(w, i));
-    hs_error_init(&w->err);
-    w->fail_kind = HS_FAIL_MASS;
-    if (!cnt)
-        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "%s is not positive definite at "
-                            "t=%.17g, and not on the tangent space of the constraints "
-                            "either (the saddle-point matrix [M G_q^T; G_q 0] is singular)",
-                            what, t);
-    return hs_error_set(&w->err, HS_EXIT_NUMERIC, "%s is not positive definite at t=%.17g "
-                        "and the saddle-point matrix [M G_q^T; G_q 0] is singular there: "
-                        "%s %s %s", what, t, list,
-                        none || cnt == 1 ? (cnt == 1 ? "carries" : "carry") : "carry",
-                        none ? "neither mass nor a constraint" :
-                        "no mass and the constraints do not fix them");
-}
-
-/* Accelerations and minimum-norm multipliers through an SVD (dynamics.h):
- * with M_r = L L^T (M, or M + alpha G_q^T G_q and Q_r = Q - alpha G_q^T g
- * for a singular M: the same equations on G_q a = -g), B^T = L^-1 G_q^T,
- * b = L^-1 Q_r, r = g + B b:
- *     Lambda = -sum_{s_j > tol} w_j (w_j . r) / s_j^2   (C^+ = (B B^T)^+)
- *     a      = L^-T (b + B^T Lambda)
- * g = gamma (+ Baumgarte terms), rows of released constraints 0. */
-static int robust_solve(const hs_model *m, hs_work *w, double t, const double *dyn,
-                        int mass_singular)
-{
-    size_t n = m->n, k = m->k, p = n < k ? n : k;
-    if (robust_alloc(m, w))
-        return HS_EXIT_NUMERIC;
-    w->nrobust++;
-    w->robust = 1;
-    w->augmented = mass_singular;
-    const double *Gq = dyn + m->off_Gq, *g = w->rg;
-    double *G = w->rG, *b = w->rb, *r = w->rr, *Bt = w->rBt;
-    memset(G, 0, k * n * sizeof *G);
-    for (size_t i = 0; i < k; i++)
-        if (!hs_dyn_is_released(w, i))
-            for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
-                G[i * n + (size_t)m->gq_col[z]] = Gq[z];
-    gsl_matrix *L = w->rL;
-    double *Ld = L->data;
-    size_t tda = L->tda;
-    gsl_matrix_set_zero(L);
-    if (m->mass_kind == HS_MASS_FULL) {
-        size_t z = m->off_M;
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j <= i; j++, z++)
-                Ld[i * tda + j] = Ld[j * tda + i] = dyn[z];
-    } else {
-        for (size_t i = 0; i < n; i++)
-            Ld[i * tda + i] = m->mass_kind == HS_MASS_CONST_DIAG ? m->Mconst[i]
-                                                                 : dyn[m->off_M + i];
+    for (size_t i = 0; i < m->k; i++) {
+        double s = dyn[m->off_gamma + i];
+        if (m->set.stabilize == HS_STAB_BAUMGARTE)
+            s += 2 * m->set.alpha * dyn[m->off_Gdotb + i] +
+                 m->set.beta * m->set.beta * dyn[m->off_Gb + i];
+        w->rg[i] = hs_dyn_is_released(w, i) ? 0 : s;
     }
-    double *Md = w->tmpn->data;                       /* diagonal of M (messages) */
-    for (size_t i = 0; i < n; i++)
-        Md[i] = Ld[i * tda + i];
-    memcpy(b, dyn + m->off_Q, n * sizeof *b);
-    if (mass_singular) {
-        /* alpha G_q^T G_q as large as M: M_r's condition stays M's */
-        double mmax = 0, gmax = 0;
-        for (size_t c = 0; c < n; c++) {
-            double col = 0;
-            for (size_t i = 0; i < k; i++)
-                col += G[i * n + c] * G[i * n + c];
-            gmax = fmax(gmax, col);
-            mmax = fmax(mmax, Md[c]);
-        }
-        double alpha = gmax > 0 ? (mmax > 0 ? mmax : 1.0) / gmax : 1.0;
-        for (size_t i = 0; i < k; i++)
-            for (int z1 = m->gq_start[i]; z1 < m->gq_start[i + 1]; z1++) {
-                size_t c1 = (size_t)m->gq_col[z1];
-                double a1 = alpha * G[i * n + c1];
-                if (a1 == 0)
-                    continue;
-                b[c1] -= a1 * g[i];
-                for (int z2 = m->gq_start[i]; z2 < m->gq_start[i + 1]; z2++) {
-                    size_t c2 = (size_t)m->gq_col[z2];
-                    Ld[c1 * tda + c2] += a1 * G[i * n + c2];
-                }
-            }
-    }
-    if (gsl_linalg_cholesky_decomp1(L) != GSL_SUCCESS)
-        return saddle_singular(m, w, t, Md);
-    gsl_vector_view bv = gsl_vector_view_array(b, n);
-    gsl_blas_dtrsv(CblasLower, CblasNoTrans, CblasNonUnit, L, &bv.vector);   /* b = L^-1 Q_r */
-    for (size_t i = 0; i < k; i++) {
-        double *x = Bt + i * n;
-        memcpy(x, G + i * n, n * sizeof *x);
-        gsl_vector_view xv = gsl_vector_view_array(x, n);
-        gsl_blas_dtrsv(CblasLower, CblasNoTrans, CblasNonUnit, L, &xv.vector);
-        double s = g[i];
-        for (size_t c = 0; c < n; c++)
-            s += x[c] * b[c];
-        r[i] = s;                                     /* r = g + G M_r^-1 Q_r */
-    }
-    /* rows scaled to unit length, Bn = D^-1 B (D_i = |B_i|): its singular
-     * values measure how nearly dependent the constraints are, whatever
-     * their units.  SVD of the taller of Bn^T (n x k) and Bn (k x n); W
-     * (k x p): the left singular vectors of Bn, Bn Bn^T = W S^2 W^T */
-    double *D = w->rD;
-    for (size_t i = 0; i < k; i++) {
-        double d = 0;
-        for (size_t c = 0; c < n; c++)
-            d += Bt[i * n + c] * Bt[i * n + c];
-        D[i] = d > 0 ? sqrt(d) : 1;
-    }
-    gsl_matrix *A = w->rA;
-    for (size_t i = 0; i < k; i++)
-        for (size_t c = 0; c < n; c++)
-            if (n >= k)
-                A->data[c * A->tda + i] = Bt[i * n + c] / D[i];
-            else
-                A->data[i * A->tda + c] = Bt[i * n + c] / D[i];
-    if (gsl_linalg_SV_decomp(A, w->rV, w->rS, w->rwork) != GSL_SUCCESS) {
-        hs_error_init(&w->err);
-        w->fail_kind = HS_FAIL_NONFINITE;
-        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "the singular value decomposition of "
-                            "the constraint system failed at t=%.17g", t);
-    }
-    const gsl_matrix *W = n >= k ? w->rV : A;
-    const double *S = w->rS->data;
-    double smax = S[0];                               /* sorted, decreasing */
-    double tol = HS_SV_RTOL * smax;
-    size_t rank = 0;
-    while (rank < p && S[rank] > tol)
-        rank++;
-    w->rank = rank;
-    /* the least Euclidean-norm Lambda lies in range(B) = D span(W_kept):
-     * Lambda = D W_r c with (W_r^T D^2 W_r) c = -S_r^-2 W_r^T D^-1 r */
-    double *H = w->rH, *cc = w->rc;
-    for (size_t j = 0; j < rank; j++) {
-        double d = 0;
-        for (size_t i = 0; i < k; i++)
-            d += W->data[i * W->tda + j] * r[i] / D[i];
-        cc[j] = -d / (S[j] * S[j]);
-        for (size_t l = 0; l <= j; l++) {
-            double h = 0;
-            for (size_t i = 0; i < k; i++)
-                h += W->data[i * W->tda + j] * D[i] * D[i] * W->data[i * W->tda + l];
-            H[j * rank + l] = H[l * rank + j] = h;
-        }
-    }
-    memset(w->Lambda, 0, k * sizeof *w->Lambda);
-    if (rank) {
-        gsl_matrix_view Hv = gsl_matrix_view_array(H, rank, rank);
-        gsl_vector_view cv = gsl_vector_view_array(cc, rank);
-        if (gsl_linalg_cholesky_decomp1(&Hv.matrix) != GSL_SUCCESS ||
-            gsl_linalg_cholesky_svx(&Hv.matrix, &cv.vector) != GSL_SUCCESS)
-            return singular_C(w, t, 1, 0);
-        for (size_t i = 0; i < k; i++) {
-            double x = 0;
-            for (size_t j = 0; j < rank; j++)
-                x += W->data[i * W->tda + j] * cc[j];
-            w->Lambda[i] = D[i] * x;
-        }
-    }
-    /* the condition beyond the redundancy of the start: the rank0-th
-     * largest scaled singular value against the largest, squared (the
-     * reciprocal condition of the scaled C) */
-    double rc = 0;
-    size_t r0 = w->rank0 < p ? w->rank0 : p;
-    if (r0 > 0 && smax > 0) {
-        double sr = S[r0 - 1] / smax;
-        rc = sr * sr;
-    }
-    w->rcond = w->rank0 == k ? rc : 0;
-    size_t nrel = 0;
-    for (size_t i = 0; i < k; i++)
-        nrel += hs_dyn_is_released(w, i);
-    if (nrel == 0 && rc < HS_PIVOT_ROBUST) {
-        w->nsingular++;
-        w->near_singular = 1;
-        w->worst_rcond = fmin(w->worst_rcond, rc);
-    }
-    if (w->strict && (rank < k - nrel || rc < HS_RCOND_MIN))
-        return singular_C(w, t, rank < k - nrel, rc);
-    /* a = L^-T (b + B^T Lambda) */
-    double *acc = w->a;
-    for (size_t c = 0; c < n; c++)
-        acc[c] = b[c];
-    for (size_t i = 0; i < k; i++)
-        if (w->Lambda[i] != 0)
-            for (size_t c = 0; c < n; c++)
-                acc[c] += Bt[i * n + c] * w->Lambda[i];
-    gsl_vector_view av = gsl_vector_view_array(acc, n);
-    gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, L, &av.vector);
-    /* the constraints met?  G_q a + g = 0 within HS_LOCKUP_RTOL of its terms */
-    double emax = 0, scale = 0;
-    for (size_t i = 0; i < k; i++) {
-        if (hs_dyn_is_released(w, i))
-            continue;
-        double e = g[i], sc = fabs(g[i]);
-        for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++) {
-            double x = Gq[z] * acc[m->gq_col[z]];
-            e += x;
-            sc += fabs(x);
-        }
-        emax = fmax(emax, fabs(e));
-        scale = fmax(scale, sc);
-    }
-    if (emax > HS_LOCKUP_RTOL * scale && emax > 0) {
-        singular_C(w, t, rank < k, rc);
-        size_t len = strlen(w->err.msg);
-        len += (size_t)snprintf(w->err.msg + len, sizeof w->err.msg - len, ", and no "
-                                "acceleration meets the constraints there (max |G_q a + "
-                                "gamma| = %.3g against terms of %.3g): a lock-up or a "
-                                "bifurcation, the motion is not determined", emax, scale);
-        /* the constraints of the directions dropped (those that lock) */
-        int any = 0;
-        for (size_t j = rank; j < p; j++)
-            for (size_t i = 0; i < k && len + 1 < sizeof w->err.msg; i++)
-                if (fabs(W->data[i * W->tda + j]) > 0.1)
-                    len += (size_t)snprintf(w->err.msg + len, sizeof w->err.msg - len,
-                                            "%s'%s'", any++ ? ", " : "; nearly dependent "
-                                            "there: ", m->cname[i]);
-        return HS_EXIT_NUMERIC;
-    }
-    return 0;
 }
 
 int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
@@ -696,14 +422,14 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
     double *acc = w->a;
     if (mass && !k) {
         /* massless and unconstrained: the first zero entry */
-        if (robust_alloc(m, w))
+        if (hs_dyn_robust_alloc(m, w))
             return HS_EXIT_NUMERIC;
         double *Md = w->tmpn->data;
         for (size_t i = 0; i < n; i++)
             Md[i] = m->mass_kind == HS_MASS_CONST_DIAG ? m->Mconst[i]
                     : m->mass_kind == HS_MASS_DIAG ? dyn[m->off_M + i]
                     : dyn[m->off_M + i * (i + 1) / 2 + i];
-        return saddle_singular(m, w, t, Md);
+        return hs_dyn_saddle_singular(m, w, t, Md);
     }
     if (!mass) {
         double *z = w->z->data;
@@ -714,19 +440,12 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
     if (k) {
         const int *st = m->gq_start, *col = m->gq_col;
         const double *Gq = dyn + m->off_Gq;
-        /* the robust solve needs g = gamma (+ Baumgarte terms) apart */
         int robust = mass || (w->rank0 < k && !w->strict);
-        if (robust && robust_alloc(m, w))
-            return HS_EXIT_NUMERIC;
         if (robust) {
-            for (size_t i = 0; i < k; i++) {
-                double s = dyn[m->off_gamma + i];
-                if (m->set.stabilize == HS_STAB_BAUMGARTE)
-                    s += 2 * m->set.alpha * dyn[m->off_Gdotb + i] +
-                         m->set.beta * m->set.beta * dyn[m->off_Gb + i];
-                w->rg[i] = hs_dyn_is_released(w, i) ? 0 : s;
-            }
-            if (robust_solve(m, w, t, dyn, mass))
+            if (hs_dyn_robust_alloc(m, w))
+                return HS_EXIT_NUMERIC;
+            fill_g(m, w, dyn);
+            if (hs_dyn_robust_solve(m, w, t, dyn, mass))
                 return HS_EXIT_NUMERIC;
             goto done;
         }
@@ -787,18 +506,11 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
             w->Cdiag[i] = w->banded ? w->Cb->data[i * w->Cb->tda] : Cd[i * tda + i];
         int fc = factor_C(m, w, t);
         if (fc == 1) {
-            /* C (with its diagonal) is needed no more: the SVD works on B */
             /* singular or ill-conditioned: the rank-revealing solve */
-            if (robust_alloc(m, w))
+            if (hs_dyn_robust_alloc(m, w))
                 return HS_EXIT_NUMERIC;
-            for (size_t i = 0; i < k; i++) {
-                double s = dyn[m->off_gamma + i];
-                if (m->set.stabilize == HS_STAB_BAUMGARTE)
-                    s += 2 * m->set.alpha * dyn[m->off_Gdotb + i] +
-                         m->set.beta * m->set.beta * dyn[m->off_Gb + i];
-                w->rg[i] = hs_dyn_is_released(w, i) ? 0 : s;
-            }
-            if (robust_solve(m, w, t, dyn, 0))
+            fill_g(m, w, dyn);
+            if (hs_dyn_robust_solve(m, w, t, dyn, 0))
                 return HS_EXIT_NUMERIC;
             goto done;
         }

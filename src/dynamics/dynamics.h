@@ -218,6 +218,23 @@ static inline int hs_dyn_is_released(const hs_work *w, size_t j)
     return w->released && w->released[j];
 }
 
+/* ---- robust.c: the rank-revealing solve (inside hs_dyn_accel) ---- */
+
+/* Its scratch, allocated at the first use: 0, or HS_EXIT_NUMERIC (memory). */
+int hs_dyn_robust_alloc(const hs_model *m, hs_work *w);
+/* Accelerations into w->a and the least-norm multipliers into w->Lambda
+ * from the dynamics outputs dyn, with g (w->rg) = gamma (+ Baumgarte
+ * terms); mass_singular: solve with M + alpha G_q^T G_q.  0, or
+ * HS_EXIT_NUMERIC with w->err set (a singular saddle-point matrix, a
+ * lock-up, with w->strict a rank loss). */
+int hs_dyn_robust_solve(const hs_model *m, hs_work *w, double t, const double *dyn,
+                        int mass_singular);
+/* The errors of a singular C (exact: failed Cholesky or zero singular
+ * values, else ill-conditioned at rcond) and of a singular saddle-point
+ * matrix (Md: the diagonal of M); both return HS_EXIT_NUMERIC. */
+int hs_dyn_singular_C(hs_work *w, double t, int exact, double rcond);
+int hs_dyn_saddle_singular(const hs_model *m, hs_work *w, double t, const double *Md);
+
 /* A program through its native kernel when there is one, else the VM. */
 static inline void hs_dyn_run_prog(const hs_prog *p, hs_kernel_fn k, const double *in,
                                    double *regs, double *out)
