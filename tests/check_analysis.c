@@ -734,15 +734,18 @@ static const char runaway[] =
     "potential: exp(x)\n"
     "initial: {q: {x: 0}}\n";
 
-/* The same rod twice: dependent constraints. */
-static const char twice[] =
-    "name: pendulum with a doubled rod\n"
-    "parameters: {m: 1.0, l: 1.0, g: 9.81}\n"
-    "coordinates: [x, y]\n"
-    "mass: [m, m]\n"
-    "potential: m*g*y\n"
-    "constraints: {rod: x^2 + y^2 - l^2, rod2: x^2 + y^2 - l^2}\n"
-    "initial: {q: {x: 0.2, y: -0.9}}\n";
+/* The same rod twice: dependent constraints, refused with
+ * consistency.dependent: reject (twice_ok below: allowed by default). */
+#define TWICE \
+    "name: pendulum with a doubled rod\n" \
+    "parameters: {m: 1.0, l: 1.0, g: 9.81}\n" \
+    "coordinates: [x, y]\n" \
+    "mass: [m, m]\n" \
+    "potential: m*g*y\n" \
+    "constraints: {rod: x^2 + y^2 - l^2, rod2: x^2 + y^2 - l^2}\n" \
+    "initial: {q: {x: 0.2, y: -0.9}}\n"
+static const char twice[] = TWICE "consistency: {dependent: reject}\n";
+static const char twice_ok[] = TWICE;
 
 START_TEST(no_equilibrium)
 {
@@ -765,6 +768,23 @@ START_TEST(no_equilibrium)
     analyse(&c, twice, NULL, NULL);
     expect_error(&c, HS_EXIT_INCONSISTENT, "singular Jacobian", 0, 0);
     ck_assert_msg(strstr(c.err.msg, "blocking: constraint 'rod2'"), "%s", c.err.msg);
+    case_free(&c);
+}
+END_TEST
+
+/* Redundant constraints allowed: the bottom, rank 1 of 2, and the
+ * minimum-norm multiplier: the rod's tension m g = 2 l (lambda_1 +
+ * lambda_2) shared equally, lambda_j = -m g / (4 l); one mode at sqrt(g/l). */
+START_TEST(redundant_minimum_norm)
+{
+    an_case c;
+    analyse_ok(&c, twice_ok, NULL, NULL);
+    ck_assert_uint_eq(c.eq.rank, 1);
+    close_abs(c.eq.q[0], 0, 1e-12, "x");
+    close_abs(c.eq.q[1], -1, 1e-12, "y");
+    close_rel(c.eq.lambda[0], -9.81 / 4, 1e-12, "lambda_rod");
+    close_rel(c.eq.lambda[1], -9.81 / 4, 1e-12, "lambda_rod2");
+    ck_assert_uint_eq(c.md.dof, 1);
     case_free(&c);
 }
 END_TEST
@@ -826,6 +846,7 @@ static Suite *analysis_suite(void)
     tcase_add_test(f, time_dependence_refused);
     tcase_add_test(f, time_dependence_folded_away);
     tcase_add_test(f, no_equilibrium);
+    tcase_add_test(f, redundant_minimum_norm);
     tcase_add_test(f, nonfinite_start);
     suite_add_tcase(s, f);
     return s;

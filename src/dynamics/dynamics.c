@@ -306,26 +306,31 @@ static int matrix_finite(const gsl_matrix *A)
 static int factor_C(const hs_model *m, hs_work *w, double t)
 {
     size_t k = m->k;
-    int st;
-    double rcond = 0;
-    if (w->banded)
-        st = hs_la_band_cholesky(w->Cb) ? GSL_EDOM : GSL_SUCCESS;
-    else if (k <= HS_SMALL_K && !w->full_rcond)
-        st = hs_la_small_cholesky(w->C) ? GSL_EDOM : GSL_SUCCESS;
-    else
+    int st, weak = 0;
+    double rcond = 0, tau = w->strict ? 0 : HS_PIVOT_ROBUST;
+    /* L_jj^2 / C_jj is the squared sine of the angle between row j of
+     * B = G_q M^-1/2 and the rows before it (whatever the units): below
+     * tau, a constraint is nearly dependent on the others */
+    if (w->banded) {
+        st = hs_la_band_cholesky_piv(w->Cb, tau, &weak) ? GSL_EDOM : GSL_SUCCESS;
+    } else if (k <= HS_SMALL_K && !w->full_rcond) {
+        st = hs_la_small_cholesky_piv(w->C, tau, &weak) ? GSL_EDOM : GSL_SUCCESS;
+    } else {
+        for (size_t i = 0; i < k; i++)
+            w->Cdiag[i] = w->C->data[i * w->C->tda + i];
         st = gsl_linalg_cholesky_decomp1(w->C);
-    double rho = 1;
+        for (size_t i = 0; st == GSL_SUCCESS && i < k; i++) {
+            double l = w->C->data[i * w->C->tda + i];
+            weak |= l * l < tau * w->Cdiag[i];
+        }
+    }
     if (st == GSL_SUCCESS) {
-        /* L_ii^2 are pivots, each within [lambda_min, lambda_max]; L_ii^2 /
-         * C_ii is the squared sine of the angle between row i of B = G_q
-         * M^-1/2 and the rows before it (independent of the scaling) */
+        /* L_ii^2 are pivots, each within [lambda_min, lambda_max] */
         double lo = INFINITY, hi = 0;
         for (size_t i = 0; i < k; i++) {
             double l = w->banded ? w->Cb->data[i * w->Cb->tda] : w->C->data[i * w->C->tda + i];
             lo = l < lo ? l : lo;
             hi = l > hi ? l : hi;
-            double r = l * l / w->Cdiag[i];
-            rho = r < rho ? r : rho;
         }
         rcond = (lo / hi) * (lo / hi);
         if (w->full_rcond || !(rcond >= HS_RCOND_PROXY)) {
@@ -338,7 +343,7 @@ static int factor_C(const hs_model *m, hs_work *w, double t)
     w->rcond = st == GSL_SUCCESS ? rcond : 0;
     /* nearly dependent rows or ill-conditioned: the rank-revealing solve,
      * unless strict */
-    if (st != GSL_SUCCESS || !(rcond >= HS_RCOND_MIN) || (!w->strict && !(rho >= HS_PIVOT_ROBUST))) {
+    if (st != GSL_SUCCESS || !(rcond >= HS_RCOND_MIN) || weak) {
         if (!matrix_finite(w->banded ? w->Cb : w->C)) {
             /* inf or nan in C or its factor: an overflow, not a rank loss */
             hs_error_init(&w->err);
@@ -502,8 +507,6 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
         }
         if (w->nreleased)                             /* outputs.c */
             hs_dyn_cut_released(m, w);
-        for (size_t i = 0; i < k; i++)
-            w->Cdiag[i] = w->banded ? w->Cb->data[i * w->Cb->tda] : Cd[i * tda + i];
         int fc = factor_C(m, w, t);
         if (fc == 1) {
             /* singular or ill-conditioned: the rank-revealing solve */

@@ -108,7 +108,7 @@ typedef struct hs_work {
     double *rb;            /* [n]: L^-1 Q */
     gsl_vector *rwork;     /* min(n,k): SVD scratch */
     double *rH, *rc, *rD;  /* [p*p], [p]: the minimum-norm system; [k] row norms of B */
-    double *Cdiag;         /* [k] C's diagonal before the Cholesky (pivot ratios) */
+    double *Cdiag;         /* [k] C's diagonal before GSL's Cholesky (pivot ratios) */
 } hs_work;
 
 enum { HS_FAIL_NONE, HS_FAIL_NONFINITE, HS_FAIL_MASS, HS_FAIL_SINGULAR_C };

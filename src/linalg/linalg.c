@@ -5,7 +5,7 @@
 
 /* The tridiagonal case (b = 1: the chains), the general loops written out:
  * the same operations in the same order, so the same bits. */
-static int tridiag_cholesky(double *L, size_t k, size_t tda)
+static int tridiag_cholesky(double *L, size_t k, size_t tda, double tau, int *weak)
 {
     double norm = 0, prev = 0;       /* prev: |A(j, j-1)| */
     for (size_t j = 0; j < k; j++) {
@@ -18,10 +18,12 @@ static int tridiag_cholesky(double *L, size_t k, size_t tda)
     double lprev = 0;                /* L(j, j-1) */
     for (size_t j = 0; j < k; j++) {
         double d = L[j * tda];
+        double a = d;
         if (j > 0)
             d -= lprev * lprev;
         if (!(d > 0))
             return -1;
+        *weak |= d < tau * a;
         double ljj = sqrt(d);
         L[j * tda] = ljj;
         if (j + 1 < k)
@@ -33,10 +35,16 @@ static int tridiag_cholesky(double *L, size_t k, size_t tda)
 
 int hs_la_band_cholesky(gsl_matrix *B)
 {
+    int weak = 0;
+    return hs_la_band_cholesky_piv(B, 0, &weak);
+}
+
+int hs_la_band_cholesky_piv(gsl_matrix *B, double tau, int *weak)
+{
     size_t k = B->size1, b = B->size2 - 1, tda = B->tda;
     double *L = B->data;
     if (b == 1 && k > 0)
-        return tridiag_cholesky(L, k, tda);
+        return tridiag_cholesky(L, k, tda, tau, weak);
 #define BL(i, j) L[(j) * tda + ((i) - (j))]     /* element (i, j), i >= j */
     /* the 1-norm of A, kept where GSL keeps it (the unused last slot of
      * the last row) for gsl_linalg_cholesky_band_rcond */
@@ -52,11 +60,12 @@ int hs_la_band_cholesky(gsl_matrix *B)
     }
     for (size_t j = 0; j < k; j++) {
         size_t p0 = j > b ? j - b : 0;
-        double d = BL(j, j);
+        double d = BL(j, j), a = d;
         for (size_t p = p0; p < j; p++)
             d -= BL(j, p) * BL(j, p);
         if (!(d > 0))
             return -1;
+        *weak |= d < tau * a;
         double ljj = sqrt(d);
         BL(j, j) = ljj;
         size_t iend = j + b < k - 1 ? j + b : k - 1;
@@ -102,14 +111,21 @@ void hs_la_band_svx(const gsl_matrix *B, double *x)
 
 int hs_la_small_cholesky(gsl_matrix *C)
 {
+    int weak = 0;
+    return hs_la_small_cholesky_piv(C, 0, &weak);
+}
+
+int hs_la_small_cholesky_piv(gsl_matrix *C, double tau, int *weak)
+{
     size_t k = C->size1, tda = C->tda;
     double *a = C->data;
     for (size_t j = 0; j < k; j++) {
-        double d = a[j * tda + j];
+        double d = a[j * tda + j], ajj = d;
         for (size_t p = 0; p < j; p++)
             d -= a[j * tda + p] * a[j * tda + p];
         if (!(d > 0))
             return -1;
+        *weak |= d < tau * ajj;
         double ljj = sqrt(d);
         a[j * tda + j] = ljj;
         for (size_t i = j + 1; i < k; i++) {

@@ -21,12 +21,17 @@
  * also stores the 1-norm of A where GSL keeps it (the unused last slot of
  * the last row) for gsl_linalg_cholesky_band_rcond. */
 int hs_la_band_cholesky(gsl_matrix *B);
+/* The same, and *weak |= 1 when a pivot is below tau times the diagonal
+ * entry it came from (L_jj^2 < tau A_jj: row j nearly in the span of the
+ * rows before it; one multiplication per pivot). */
+int hs_la_band_cholesky_piv(gsl_matrix *B, double tau, int *weak);
 /* x <- A^-1 x with the factor of hs_la_band_cholesky. */
 void hs_la_band_svx(const gsl_matrix *L, double *x);
 
 /* Dense Cholesky, L in the lower triangle (as gsl_linalg_cholesky_decomp1
  * leaves it; the upper triangle is not touched). */
 int hs_la_small_cholesky(gsl_matrix *C);
+int hs_la_small_cholesky_piv(gsl_matrix *C, double tau, int *weak);
 /* x <- (L L^T)^-1 x with L in the lower triangle of C. */
 void hs_la_small_svx(const gsl_matrix *C, double *x);
 
