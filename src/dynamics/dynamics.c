@@ -85,6 +85,7 @@ hs_work *hs_work_new(const hs_model *m)
              ALLOC(w->rpos, hs_prog_nregs(m->prog_pos)) && ALLOC(w->dyn, m->ndyn) &&
              ALLOC(w->aux, m->naux) && ALLOC(w->pos, 2 * k + m->nnz) && ALLOC(w->Minv, n) &&
              ALLOC(w->Gqd, k * n) && ALLOC(w->Lambda, k) && ALLOC(w->a, n) && ALLOC(w->Cdiag, k) &&
+             ALLOC(w->skip, k) && ALLOC(w->mnwork, k <= HS_SMALL_K ? 2 * k * k + k : 0) &&
              ALLOC(w->rout, m->prog_out ? hs_prog_nregs(m->prog_out) : 0) &&
              ALLOC(w->out, m->nout) && ALLOC(w->ev, m->nev) &&
              ALLOC(w->rev, m->prog_ev ? hs_prog_nregs(m->prog_ev) : 0);
@@ -138,6 +139,8 @@ void hs_work_free(hs_work *w)
     free(w->Lambda);
     free(w->a);
     free(w->Cdiag);
+    free(w->skip);
+    free(w->mnwork);
     free(w->rout);
     free(w->out);
     free(w->rev);
@@ -287,9 +290,6 @@ static void solve_mass(const hs_model *m, hs_work *w, double *x)
     gsl_linalg_cholesky_svx(w->M, &xv.vector);
 }
 
-/* C is factored by the written-out dense Cholesky up to this size (GSL's
- * goes through BLAS calls that cost more than the arithmetic at k = 2). */
-#define HS_SMALL_K 16
 
 /* Every stored entry finite (C or its partial factor, after a failure). */
 static int matrix_finite(const gsl_matrix *A)
@@ -307,12 +307,20 @@ static int factor_C(const hs_model *m, hs_work *w, double t)
 {
     size_t k = m->k;
     int st, weak = 0;
+    w->nskip = 0;
     double rcond = 0, tau = w->strict ? 0 : HS_PIVOT_ROBUST;
     /* L_jj^2 / C_jj is the squared sine of the angle between row j of
      * B = G_q M^-1/2 and the rows before it (whatever the units): below
      * tau, a constraint is nearly dependent on the others */
     if (w->banded) {
         st = hs_la_band_cholesky_piv(w->Cb, tau, &weak) ? GSL_EDOM : GSL_SUCCESS;
+    } else if (k <= HS_SMALL_K && !w->full_rcond && !w->strict) {
+        double rmin;          /* (the SVD reports the condition of what it solves) */
+        int ns = hs_la_small_cholesky_skip(w->C, HS_PIVOT_SKIP, tau, &weak, w->skip, &rmin);
+        st = ns == (int)k ? GSL_EDOM : GSL_SUCCESS;    /* nothing left: C = 0 */
+        w->nskip = (size_t)ns;
+        if (ns > 0 && (size_t)ns + w->rank0 > k)      /* beyond the start's redundancy: */
+            weak = 1;                                  /* a singular position, the SVD */
     } else if (k <= HS_SMALL_K && !w->full_rcond) {
         st = hs_la_small_cholesky_piv(w->C, tau, &weak) ? GSL_EDOM : GSL_SUCCESS;
     } else {
@@ -328,6 +336,8 @@ static int factor_C(const hs_model *m, hs_work *w, double t)
         /* L_ii^2 are pivots, each within [lambda_min, lambda_max] */
         double lo = INFINITY, hi = 0;
         for (size_t i = 0; i < k; i++) {
+            if (w->nskip && w->skip[i])
+                continue;                          /* a skipped row: L_ii = 1 */
             double l = w->banded ? w->Cb->data[i * w->Cb->tda] : w->C->data[i * w->C->tda + i];
             lo = l < lo ? l : lo;
             hi = l > hi ? l : hi;
@@ -445,7 +455,10 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
     if (k) {
         const int *st = m->gq_start, *col = m->gq_col;
         const double *Gq = dyn + m->off_Gq;
-        int robust = mass || (w->rank0 < k && !w->strict);
+        /* redundant from the start: the small dense path skips the
+         * dependent rows; the others go through the SVD */
+        int small = !w->banded && k <= HS_SMALL_K && !w->full_rcond;
+        int robust = mass || (w->rank0 < k && !w->strict && !small);
         if (robust) {
             if (hs_dyn_robust_alloc(m, w))
                 return HS_EXIT_NUMERIC;
@@ -519,12 +532,17 @@ int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
         }
         if (fc)
             return HS_EXIT_NUMERIC;
+        for (size_t i = 0; w->nskip && i < k; i++)
+            if (w->skip[i])
+                rhs[i] = 0;                           /* dependent rows: solved by the others */
         if (w->banded)                                /* rhs <- C^-1 rhs */
             hs_la_band_svx(w->Cb, w->rhs->data);
         else
             hs_la_small_svx(w->C, w->rhs->data);          /* L lower triangle */
         for (size_t i = 0; i < k; i++)
             w->Lambda[i] = -rhs[i];                   /* Lambda = -C^-1 (...) */
+        if (w->nskip)                                 /* the least-norm multiplier */
+            hs_la_small_minnorm(w->C, w->skip, w->Lambda, w->mnwork);
         /* a = z + M^-1 G_q^T Lambda */
         if (m->mass_kind != HS_MASS_FULL) {
             for (size_t i = 0; i < k; i++)

@@ -23,6 +23,9 @@
  * bandwidth is at most k / HS_BAND_RATIO (measured: bench/README.md). */
 #define HS_BAND_MIN_K 8
 #define HS_BAND_RATIO 4
+/* C is factored by the written-out dense Cholesky up to this size (GSL's
+ * goes through BLAS calls that cost more than the arithmetic at k = 2). */
+#define HS_SMALL_K 16
 
 /* C's reciprocal condition number below this stops a run (exit 4):
  * the constraints are (numerically) dependent there.  The 1-norm estimate
@@ -47,6 +50,13 @@
  * G_q a + gamma = 0 by more than HS_LOCKUP_RTOL of the size of its terms,
  * the constraints cannot be met (a lock-up, a bifurcation): the run stops. */
 #define HS_PIVOT_ROBUST 1e-6
+/* On the small dense path (k <= 16, not strict) a row whose pivot ratio is
+ * below HS_PIVOT_SKIP is dependent (within 1e-5 rad of the span of the
+ * rows before it): the Cholesky skips it, the others give a multiplier,
+ * and its least-norm version comes from the kernel the skipped rows span
+ * (linalg.h: hs_la_small_cholesky_skip, hs_la_small_minnorm).  Redundant
+ * constraints thus keep the fast path. */
+#define HS_PIVOT_SKIP 1e-10
 #define HS_SV_RTOL 1e-5
 #define HS_LOCKUP_RTOL 1e-2
 
@@ -109,6 +119,9 @@ typedef struct hs_work {
     gsl_vector *rwork;     /* min(n,k): SVD scratch */
     double *rH, *rc, *rD;  /* [p*p], [p]: the minimum-norm system; [k] row norms of B */
     double *Cdiag;         /* [k] C's diagonal before GSL's Cholesky (pivot ratios) */
+    unsigned char *skip;   /* [k] rows the small Cholesky skipped (dependent) */
+    size_t nskip;          /* how many, at the last evaluation */
+    double *mnwork;        /* [2k^2 + k] hs_la_small_minnorm's scratch (k <= 16) */
 } hs_work;
 
 enum { HS_FAIL_NONE, HS_FAIL_NONFINITE, HS_FAIL_MASS, HS_FAIL_SINGULAR_C };

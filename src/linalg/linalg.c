@@ -155,3 +155,88 @@ void hs_la_small_svx(const gsl_matrix *C, double *x)
         x[i] = s / a[i * tda + i];
     }
 }
+
+int hs_la_small_cholesky_skip(gsl_matrix *C, double tau_skip, double tau_weak, int *weak,
+                              unsigned char *skip, double *rmin)
+{
+    size_t k = C->size1, tda = C->tda;
+    double *a = C->data;
+    int nskip = 0;
+    *rmin = 1;
+    for (size_t j = 0; j < k; j++) {
+        double d = a[j * tda + j], ajj = d;
+        for (size_t p = 0; p < j; p++)
+            d -= a[j * tda + p] * a[j * tda + p];
+        double ratio = ajj > 0 ? d / ajj : 0;
+        *rmin = ratio < *rmin ? (ratio > 0 ? ratio : 0) : *rmin;
+        skip[j] = !(d > tau_skip * ajj) || !(ajj > 0);
+        if (skip[j]) {
+            /* an identity row; the eliminated row kept above the diagonal */
+            for (size_t p = 0; p < j; p++) {
+                a[p * tda + j] = a[j * tda + p];
+                a[j * tda + p] = 0;
+            }
+            a[j * tda + j] = 1;
+            for (size_t i = j + 1; i < k; i++)
+                a[i * tda + j] = 0;
+            nskip++;
+            continue;
+        }
+        *weak |= d < tau_weak * ajj;
+        double ljj = sqrt(d);
+        a[j * tda + j] = ljj;
+        for (size_t i = j + 1; i < k; i++) {
+            double s = a[i * tda + j];
+            for (size_t p = 0; p < j; p++)
+                s -= a[i * tda + p] * a[j * tda + p];
+            a[i * tda + j] = s / ljj;
+        }
+    }
+    return nskip;
+}
+
+void hs_la_small_minnorm(const gsl_matrix *C, const unsigned char *skip, double *x,
+                         double *scratch)
+{
+    size_t k = C->size1, tda = C->tda, m = 0;
+    const double *a = C->data;
+    double *N = scratch, *H = scratch + k * k;   /* N: k x m by columns; H: m x m */
+    for (size_t d = 0; d < k; d++) {
+        if (!skip[d])
+            continue;
+        double *nd = N + m * k;                  /* n_d = e_d - c, L_<d^T c = l_d */
+        for (size_t i = 0; i < k; i++)
+            nd[i] = 0;
+        nd[d] = 1;
+        for (size_t p = d; p-- > 0;) {
+            double s = skip[p] ? 0 : a[p * tda + d];
+            for (size_t r = p + 1; r < d; r++)
+                s -= a[r * tda + p] * -nd[r];
+            nd[p] = skip[p] ? 0 : -s / a[p * tda + p];
+        }
+        m++;
+    }
+    if (!m)
+        return;
+    /* x <- x - N (N^T N)^-1 N^T x */
+    double *y = H + m * m;
+    for (size_t i = 0; i < m; i++) {
+        double s = 0;
+        for (size_t r = 0; r < k; r++)
+            s += N[i * k + r] * x[r];
+        y[i] = s;
+        for (size_t j = 0; j <= i; j++) {
+            double h = 0;
+            for (size_t r = 0; r < k; r++)
+                h += N[i * k + r] * N[j * k + r];
+            H[i * m + j] = H[j * m + i] = h;
+        }
+    }
+    gsl_matrix_view Hv = gsl_matrix_view_array(H, m, m);
+    if (hs_la_small_cholesky(&Hv.matrix))
+        return;
+    hs_la_small_svx(&Hv.matrix, y);
+    for (size_t i = 0; i < m; i++)
+        for (size_t r = 0; r < k; r++)
+            x[r] -= N[i * k + r] * y[i];
+}

@@ -32,6 +32,22 @@ void hs_la_band_svx(const gsl_matrix *L, double *x);
  * leaves it; the upper triangle is not touched). */
 int hs_la_small_cholesky(gsl_matrix *C);
 int hs_la_small_cholesky_piv(gsl_matrix *C, double tau, int *weak);
+/* Dense Cholesky that skips dependent rows: where a pivot is at most
+ * tau_skip times its diagonal entry (or the row is zero), row j becomes an
+ * identity row of L (L(j,j) = 1, the rest of row and column j 0), the
+ * row it eliminated to kept above the diagonal (C(p, j), p < j) for
+ * hs_la_small_minnorm, and skip[j] = 1.  A kept pivot below tau_weak times
+ * its entry sets *weak; *rmin: the smallest pivot ratio L_jj^2 / C_jj.
+ * Returns how many rows were skipped.  Solving with the factor (rows
+ * skipped given 0) gives a solution of a consistent C x = b. */
+int hs_la_small_cholesky_skip(gsl_matrix *C, double tau_skip, double tau_weak, int *weak,
+                              unsigned char *skip, double *rmin);
+/* x <- its component orthogonal to ker C, which the skipped rows span
+ * (n_d = e_d - c_d, L^T c_d = the row d eliminated to): among the
+ * solutions of C x = b, the one of least Euclidean norm.  scratch: 2 k^2
+ * + k doubles. */
+void hs_la_small_minnorm(const gsl_matrix *C, const unsigned char *skip, double *x,
+                         double *scratch);
 /* x <- (L L^T)^-1 x with L in the lower triangle of C. */
 void hs_la_small_svx(const gsl_matrix *C, double *x);
 
