@@ -317,8 +317,8 @@ static int factor_C(const hs_model *m, hs_work *w, double t)
     } else if (k <= HS_SMALL_K && !w->full_rcond && !w->strict) {
         double rmin;          /* (the SVD reports the condition of what it solves) */
         int ns = hs_la_small_cholesky_skip(w->C, HS_PIVOT_SKIP, tau, &weak, w->skip, &rmin);
-        st = ns == (int)k ? GSL_EDOM : GSL_SUCCESS;    /* nothing left: C = 0 */
-        w->nskip = (size_t)ns;
+        st = ns < 0 || ns == (int)k ? GSL_EDOM : GSL_SUCCESS;  /* non-finite; C = 0 */
+        w->nskip = ns > 0 ? (size_t)ns : 0;
         if (ns > 0 && (size_t)ns + w->rank0 > k)      /* beyond the start's redundancy: */
             weak = 1;                                  /* a singular position, the SVD */
     } else if (k <= HS_SMALL_K && !w->full_rcond) {

@@ -58,7 +58,7 @@
  * constraints thus keep the fast path. */
 #define HS_PIVOT_SKIP 1e-10
 #define HS_SV_RTOL 1e-5
-#define HS_LOCKUP_RTOL 1e-2
+#define HS_LOCKUP_RTOL 1e-1
 
 typedef struct hs_work {
     double *in;            /* [nin] VM inputs: t, q, q', parameters */

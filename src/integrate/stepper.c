@@ -647,7 +647,12 @@ int hs_int_advance(hs_int_run *R, double t_stop)
     if (R->h < hs_int_min_step(R->tau) && R->tau < tau_stop)
         return underflow(R);
     R->projected = 0;
-    if (R->projecting && wants_projection(R)) {
+    /* a step that met a singular position is projected whatever the
+     * stabilization (wants_projection: what the rank-revealing solve drops
+     * there is removed only by a projection) */
+    int singular = R->w->near_singular && m->set.stabilize == HS_STAB_BAUMGARTE;
+    if ((R->projecting && wants_projection(R)) || singular) {
+        R->w->near_singular = 0;
         if (R->m->set.interpolate)                 /* rows inside follow the step */
             memcpy(R->yu, R->y, R->dim * sizeof *R->y);
         R->projected = 1;

@@ -167,6 +167,8 @@ int hs_la_small_cholesky_skip(gsl_matrix *C, double tau_skip, double tau_weak, i
         double d = a[j * tda + j], ajj = d;
         for (size_t p = 0; p < j; p++)
             d -= a[j * tda + p] * a[j * tda + p];
+        if (!(d - d == 0))
+            return -1;                       /* inf or NaN: left in place */
         double ratio = ajj > 0 ? d / ajj : 0;
         *rmin = ratio < *rmin ? (ratio > 0 ? ratio : 0) : *rmin;
         skip[j] = !(d > tau_skip * ajj) || !(ajj > 0);

@@ -38,7 +38,7 @@ int hs_la_small_cholesky_piv(gsl_matrix *C, double tau, int *weak);
  * row it eliminated to kept above the diagonal (C(p, j), p < j) for
  * hs_la_small_minnorm, and skip[j] = 1.  A kept pivot below tau_weak times
  * its entry sets *weak; *rmin: the smallest pivot ratio L_jj^2 / C_jj.
- * Returns how many rows were skipped.  Solving with the factor (rows
+ * Returns how many rows were skipped, or -1 at a non-finite pivot.  Solving with the factor (rows
  * skipped given 0) gives a solution of a consistent C x = b. */
 int hs_la_small_cholesky_skip(gsl_matrix *C, double tau_skip, double tau_weak, int *weak,
                               unsigned char *skip, double *rmin);
