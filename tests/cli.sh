@@ -516,11 +516,11 @@ rc_is 2
 [ "$(cat "$T/x.csv" 2>/dev/null)" = previous ] || no "the existing output file was changed"
 end
 
-# A model error found at t0 (dependent constraints) must not create or
-# truncate the output file either.
+# A model error found at t0 (dependent constraints refused with
+# --dependent reject) must not create or truncate the output file either.
 begin o_file_untouched_on_dependent_constraints
 echo previous >"$T/x.csv"
-hs run "$T/duplicate.yaml" -o "$T/x.csv"
+hs run "$T/duplicate.yaml" --dependent reject -o "$T/x.csv"
 rc_is 2; out_empty
 [ "$(cat "$T/x.csv" 2>/dev/null)" = previous ] || no "the existing output file was truncated or removed"
 end
@@ -714,9 +714,16 @@ rc_is 0
 end
 
 begin duplicate_constraint
-hs run "$T/duplicate.yaml"
+hs run "$T/duplicate.yaml" --dependent reject
 rc_is 2; out_empty
 err_has "dependent"; err_has "'first'"; err_has "'second'"
+end
+
+# by default a repeated constraint is redundant, not an error: it runs
+begin duplicate_constraint_allowed
+hs run "$T/duplicate.yaml" --t-end 0.5 -o "$T/dup.csv"
+rc_is 0
+err_has "redundant constraints: rank of G_q is 1 of 2"
 end
 
 begin empty_constraint_set

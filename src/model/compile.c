@@ -566,7 +566,7 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
                 gsl_matrix_set(M, i, j, out[z]);
                 gsl_matrix_set(M, j, i, out[z++]);
             }
-        int bad = 0, psd = m->k > 0;
+        int bad = 0, psd = m->k > 0, zero_rows = 0;
         for (size_t i = 0; i < n * n; i++)
             if (!isfinite(M->data[i]))
                 bad = 1;
@@ -577,8 +577,9 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
             for (size_t j = 0; j < n; j++)
                 zero &= gsl_matrix_get(M, i, j) == 0;
             psd = gsl_matrix_get(M, i, i) > 0 || (zero && constrained(m, i));
+            zero_rows += zero;
         }
-        if (!bad && psd)
+        if (!bad && psd && zero_rows)
             ;
         else if (bad || gsl_linalg_cholesky_decomp1(M) != GSL_SUCCESS)
             rc = hs_ytree_error(L->y, L->err, where, "%s is not positive definite at the "
