@@ -9,6 +9,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "../integrate/integrate.h"
 #include "../util/suggest.h"
 
 #ifndef HS_VERSION
@@ -32,6 +33,7 @@ const char hs_usage_main[] =
     "  equilibrium MODEL         nearest equilibrium, multipliers, stability\n"
     "  modes MODEL               eigenvalues and mode shapes at that equilibrium\n"
     "  help [COMMAND]            this text, or one command's options\n"
+    "  help methods              the steppers: name, order, kind\n"
     "\n"
     "MODEL is a file path, or - for standard input.  Options may come before or\n"
     "after the operands; -- ends the options.\n"
@@ -241,6 +243,10 @@ int main(int argc, char **argv)
             return hs_cli_usage_error(hs_usage_main, "%s", "help takes at most one COMMAND");
         if (argc == 2 || strcmp(argv[2], "help") == 0) {
             fputs(hs_usage_main, stdout);
+            return 0;
+        }
+        if (strcmp(argv[2], "methods") == 0) {       /* from the table itself */
+            hs_stepper_print(stdout);
             return 0;
         }
         int c = find_command(argv[2]);
