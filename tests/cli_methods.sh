@@ -34,13 +34,14 @@ same_set() {
     fi
 }
 
-# `holosim help run`: the words after "stepper:" up to the next option
+# `holosim help run`: the words after "methods'):" up to the next option
 begin "usage_lists_every_method"
 hs help run
 rc_is 0
-awk '/--method NAME/ { on = 1; sub(/.*stepper:/, "") }
+awk '/--method NAME/ { on = 1; sub(/.*methods.\):/, "") }
      on && /^  --/ && !/--method/ { exit }
-     on { gsub(/\(default\)/, ""); for (i = 1; i <= NF; i++) print $i }' "$T/out" >"$T/usage"
+     on { gsub(/\(default\)|fixed step:|[;,]/, ""); for (i = 1; i <= NF; i++) print $i }' \
+    "$T/out" >"$T/usage"
 same_set "holosim help run" "$T/usage"
 end
 

@@ -282,6 +282,7 @@ static const optdef optdefs[] = {
     { "--linearize", 0, CMD_MODES, 0, opt_flag, 0, 0 },
     NUM("--t-end", t_end, 0),
     NUM("--dt", dt, 1),
+    NUM("--step", step, 1),
     NUM("--rtol", rtol, 1),
     NUM("--atol", atol, 1),
     NUM("--alpha", alpha, 1),

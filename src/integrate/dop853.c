@@ -475,9 +475,10 @@ static int dp_dense(hs_int_run *R, double *tau_start, double *h)
                         "interpolating rows: %s", s->type->name, R->t, gsl_strerror(st));
 }
 
-static void dp_dense_at(const hs_int_run *R, double theta, double *y)
+static int dp_dense_at(hs_int_run *R, double theta, double *y)
 {
     hs_int_dop853_at(R->step.drv->s, theta, y);
+    return 0;
 }
 
 const hs_stepper hs_int_step_dop853 = {

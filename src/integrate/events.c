@@ -75,6 +75,8 @@ int hs_int_events_setup(hs_int_run *R)
     if (!E->sign || !E->g_start || !E->g_end || !E->g_inside || !E->fired || !E->y_start ||
         !E->f_start || !E->y_trial || !E->f_trial || !E->err_trial)
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+    if (!R->step.type->gsl)                /* it steps from any state itself */
+        return 0;
     R->ev.trial_drv = hs_int_driver_new(R, hs_int_helper(R->step.type));
     if (!R->ev.trial_drv)
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "cannot set up the stepper of events");
@@ -149,6 +151,8 @@ static int trial(hs_int_run *R, double s, double *y)
     memcpy(y, R->ev.y_start, R->dim * sizeof *y);
     if (s == 0)
         return 0;
+    if (R->step.type->step_from)           /* a fixed-step method's own step */
+        return R->step.type->step_from(R, R->ev.tau_start, s, y);
     int st;
     if (R->step.multistep) {
         gsl_odeiv2_driver *d = R->ev.trial_drv;
@@ -442,8 +446,10 @@ static int release(hs_int_run *R, const hs_event *ev)
         if (hs_dyn_release(R->m, R->w, ev->rel[r]))
             return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
     R->c.last_ok = 0;
-    gsl_odeiv2_evolve_reset(R->step.drv->e);
-    gsl_odeiv2_step_reset(R->step.drv->s);
+    if (R->step.drv) {
+        gsl_odeiv2_evolve_reset(R->step.drv->e);
+        gsl_odeiv2_step_reset(R->step.drv->s);
+    }
     if (R->m->set.interpolate && hs_int_eval(&R->c, R->t, R->y, R->rows.f_start) != GSL_SUCCESS)
         return hs_int_fail(R, R->t, R->y);
     return reset_signs(R);

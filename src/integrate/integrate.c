@@ -33,6 +33,17 @@ static int plan_times(hs_int_run *R)
     if (hs_stepper_check(R->m, R->err))
         return R->err->code;
     R->step.type = hs_stepper_find(s->method);
+    if (!isnan(s->step) && !(R->step.type->flags & HS_STEP_FIXED)) {
+        int in_file = s->step_pos.src >= 0;
+        char fixed[256];
+        hs_error_set(R->err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "%s is for the "
+                     "fixed-step methods (%s); '%s' chooses its own steps (drop the step, "
+                     "or choose one of those)", in_file ? "simulate.step" : "--step",
+                     hs_stepper_names_with(fixed, sizeof fixed, HS_STEP_FIXED), s->method);
+        if (in_file)
+            hs_model_place(R->m, s->step_pos, R->err);
+        return R->err->code;
+    }
     R->t0 = R->m->t0;
     R->t_end = s->t_end;
     if (isnan(R->t_end))
@@ -105,7 +116,8 @@ static int setup(hs_int_run *R)
     /* interpolate mode: the energy balance's error steers the step too
      * (stepper.c); not for rk1imp, first order */
     const hs_stepper *type = R->step.type;
-    int balance = m->set.interpolate && type->order != 1;
+    int fixed = (type->flags & HS_STEP_FIXED) != 0;
+    int balance = m->set.interpolate && type->order != 1 && !fixed;
     if (balance)
         R->bal.w = hs_work_new(m);
     hs_work *ws[2] = { R->w, R->bal.w };
@@ -148,22 +160,28 @@ static int setup(hs_int_run *R)
     R->step.multistep = (type->flags & HS_STEP_MULTISTEP) != 0;
     /* dop853's own extension serves the rows unless they show the work
      * integrals (rows.c) */
-    R->rows.dense = (type->flags & HS_STEP_DENSE) && !R->rows.need_w;
+    R->rows.dense = (type->flags & HS_STEP_DENSE) && (!R->rows.need_w || fixed);
+    R->rows.dense_w = R->rows.dense && fixed;     /* a step from the step's start */
     const hs_stepper *helper = hs_int_helper(type);
     int implicit = (type->flags | helper->flags) & HS_STEP_IMPLICIT;
     R->step.sys = (gsl_odeiv2_system){ hs_int_rhs, implicit ? hs_int_jacobian : NULL, dim,
                                        &R->c };
     R->step.h = fmin(R->dt, R->t_end - R->t0) * 1e-3;     /* a guess the control corrects */
-    R->step.drv = hs_int_driver_new(R, type);
+    if (type->gsl)
+        R->step.drv = hs_int_driver_new(R, type);
     int helped = m->set.interpolate && !R->rows.dense;
     if (helped)
         R->rows.helper = hs_int_driver_new(R, helper);
-    if (!R->step.drv || (helped && (!R->rows.helper || hs_int_interp_init(R))))
+    if ((type->gsl && !R->step.drv) ||
+        (helped && (!R->rows.helper || hs_int_interp_init(R))))
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "cannot set up the stepper '%s'",
                             m->set.method);
+    if (type->start && (rc = type->start(R)))
+        return rc;
     if (R->bal.w)
         hs_int_balance_control(R);
-    R->step.projecting = m->set.stabilize == HS_STAB_PROJECTION && m->k > 0;
+    /* a fixed-step method solves the constraints in its steps */
+    R->step.projecting = m->set.stabilize == HS_STAB_PROJECTION && m->k > 0 && !fixed;
     R->rows.progress = progress_mode(o, o->out);
     return hs_int_events_setup(R);
 }
@@ -174,7 +192,7 @@ static int step_loop(hs_int_run *R)
     const hs_model *m = R->m;
     const hs_run_opts *o = R->o;
     int interp = m->set.interpolate, rc;
-    int reuse = R->step.drv->s->type->can_use_dydt_in;
+    int reuse = R->step.drv && R->step.drv->s->type->can_use_dydt_in;
     hs_columns_header(&R->rows.cols, &R->rows.out);
     R->t = R->t0;
     R->tau = 0;
@@ -237,6 +255,8 @@ static int finish(hs_int_run *R, int rc)
     if (R->rows.out_ok)
         rc = hs_int_close_output(R, &R->rows.out, "the CSV", rc);
     rc = hs_int_events_finish(R, rc);
+    if (R->step.type && R->step.type->finish)
+        R->step.type->finish(R);
     hs_int_driver_free(R->step.drv);
     hs_int_driver_free(R->rows.helper);
     if (R->w)

@@ -89,15 +89,18 @@ typedef struct hs_stepper {
      * hands the control is something else (NULL: GSL's yerr) */
     const double *(*error)(const struct hs_int_run *R);
     /* dense output (HS_STEP_DENSE): make the last step's extension, its
-     * start and length in GSL's time (0 or an exit code with the run's
-     * error set), then the state at theta in [0, 1] of it */
+     * start and length in GSL's time, then the state at theta in [0, 1]
+     * of it (each 0 or an exit code with the run's error set) */
     int (*dense)(struct hs_int_run *R, double *tau_start, double *h);
-    void (*dense_at)(const struct hs_int_run *R, double theta, double *y);
+    int (*dense_at)(struct hs_int_run *R, double theta, double *y);
     /* a method that steps itself (HS_STEP_FIXED): set-up (0 or an exit
      * code), one step towards model time t_stop (the run's state and
-     * times advanced; 0 or an exit code), clean-up (own NULL is fine) */
+     * times advanced; 0 or an exit code), one step of s from the state y
+     * at GSL time tau (y updated in place: events' trial steps; 0 or an
+     * exit code), clean-up (nothing set up is fine) */
     int (*start)(struct hs_int_run *R);
     int (*advance)(struct hs_int_run *R, double t_stop);
+    int (*step_from)(struct hs_int_run *R, double tau, double s, double *y);
     void (*finish)(struct hs_int_run *R);
 } hs_stepper;
 
@@ -107,6 +110,8 @@ extern const hs_stepper *const hs_steppers[];
 const hs_stepper *hs_stepper_find(const char *name);
 /* "rk2 rk4 ..." (every name, one space apart) into buf[cap]; returns buf. */
 const char *hs_stepper_names(char *buf, size_t cap);
+/* The same for the methods that have every flag of `flags`. */
+const char *hs_stepper_names_with(char *buf, size_t cap, unsigned flags);
 /* The model's method (m->set.method) is known, or an error: at its place
  * in the model file (exit 2) when it came from there, exit 1 otherwise. */
 int hs_stepper_check(const hs_model *m, hs_error *err);

@@ -72,6 +72,7 @@ typedef struct hs_int_rows {
                                  * for (hs_run_opts.no_residuals): nothing to compute */
     int dense;                  /* rows inside a step from the stepper's own dense
                                  * output (hs_stepper.dense) */
+    int dense_w;                /* and the work integrals there are the method's */
     double *y_at, *f_at;        /* [dim] a row's state (inside a step), its rates */
     /* interpolate mode without dense output: polynomials through each
      * step's ends and midpoints, the midpoints from the helper */
@@ -202,6 +203,10 @@ void hs_int_dop853_at(const gsl_odeiv2_step *step, double theta, double *y);
 const double *hs_int_dop853_error(const gsl_odeiv2_step *step);
 /* The method (steppers.c). */
 extern const hs_stepper hs_int_step_dop853;
+
+/* rattle.c: RATTLE and its compositions of order 4, 6, 8 (steppers.c). */
+extern const hs_stepper hs_int_step_rattle, hs_int_step_rattle4, hs_int_step_rattle6,
+    hs_int_step_rattle8;
 
 /* integrate.c: flush and free an output; a write error becomes the run's
  * error ("cannot write WHAT: ...", exit 1) unless it already failed.

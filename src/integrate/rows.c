@@ -458,7 +458,8 @@ static int segment(hs_int_run *R, double ta, const double *ya, const double *fa,
 }
 
 /* Every row inside the step that just ended, from the stepper's own
- * continuous extension (dop853), which covers the work integrals too. */
+ * dense output (dop853's continuous extension, a fixed-step method's step
+ * from the step's start), which covers the work integrals too. */
 static int dense_rows(hs_int_run *R, long *i)
 {
     const hs_stepper *type = R->step.type;
@@ -472,8 +473,8 @@ static int dense_rows(hs_int_run *R, long *i)
         double ti = row_time(R, *i);
         if (!(ti - R->t0 < R->tau))
             break;
-        type->dense_at(R, ((ti - R->t0) - tau_a) / h, R->rows.y_at);
-        if ((rc = row(R, ti, R->rows.y_at, 0, 0)))
+        if ((rc = type->dense_at(R, ((ti - R->t0) - tau_a) / h, R->rows.y_at)) ||
+            (rc = row(R, ti, R->rows.y_at, 0, R->rows.dense_w)))
             return rc;
     }
     return 0;
@@ -486,7 +487,7 @@ int hs_int_emit_inside(hs_int_run *R, double taup, long *i)
     int rc;
     if (hs_int_eval(&R->c, R->t, R->y, R->rows.f_end) != GSL_SUCCESS)
         return hs_int_fail(R, R->t, R->y);
-    if (R->step.drv->s->type->can_use_dydt_in)           /* the next step starts from here */
+    if (R->step.drv && R->step.drv->s->type->can_use_dydt_in)  /* the next step starts here */
         memcpy(R->step.drv->e->dydt_out, R->rows.f_end, R->dim * sizeof *R->rows.f_end);
     if (!R->rows.need_w) {                               /* the summary's balance, here */
         if (hs_dyn_aux(m, R->w, R->t, R->y, R->y + n))

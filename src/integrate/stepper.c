@@ -209,6 +209,8 @@ static double balance_ratio(hs_int_run *R, double tau, const double *y, const do
 
 void hs_int_balance_control(hs_int_run *R)
 {
+    if (!R->step.drv)
+        return;
     ((ctl_state *)R->step.drv->c->state)->R = R;
 }
 
@@ -595,6 +597,10 @@ static int stabilize(hs_int_run *R)
 int hs_int_advance(hs_int_run *R, double t_stop)
 {
     const hs_model *m = R->m;
+    if (R->step.type->advance) {           /* a method that steps itself */
+        R->step.projected = 0;
+        return R->step.type->advance(R, t_stop);
+    }
     double tau_stop = t_stop - R->t0;
     R->step.h = landing_step(R->tau, R->step.h);
     ((ctl_state *)R->step.drv->c->state)->t = R->tau;

@@ -3,7 +3,8 @@
  * message naming the choices, `holosim help methods`, the tests' loops;
  * tests/cli_methods.sh checks the lists in --help, the man pages and the
  * README against it).  GSL's methods are described here; holosim's own
- * live in their files (dop853.c, rattle.c). */
+ * live in their files (dop853.c; rattle.c: rattle, rattle4, rattle6,
+ * rattle8). */
 #include "internal.h"
 
 #include <string.h>
@@ -54,7 +55,8 @@ GSL_METHOD(msbdf, "msbdf", 5, HS_STEP_IMPLICIT | HS_STEP_MULTISTEP, 0.001, &rk4i
 
 const hs_stepper *const hs_steppers[] = {
     &rk2, &rk4, &rkf45, &rkck, &rk8pd, &rk1imp, &rk2imp, &rk4imp, &bsimp, &msadams, &msbdf,
-    &hs_int_step_dop853,
+    &hs_int_step_dop853, &hs_int_step_rattle, &hs_int_step_rattle4, &hs_int_step_rattle6,
+    &hs_int_step_rattle8,
     NULL,
 };
 
@@ -66,15 +68,21 @@ const hs_stepper *hs_stepper_find(const char *name)
     return NULL;
 }
 
-const char *hs_stepper_names(char *buf, size_t cap)
+const char *hs_stepper_names_with(char *buf, size_t cap, unsigned flags)
 {
     size_t len = 0;
     if (cap)
         buf[0] = '\0';
     for (size_t i = 0; hs_steppers[i] && len + 1 < cap; i++)
-        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? " " : "",
-                                hs_steppers[i]->name);
+        if ((hs_steppers[i]->flags & flags) == flags)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? " " : "",
+                                    hs_steppers[i]->name);
     return buf;
+}
+
+const char *hs_stepper_names(char *buf, size_t cap)
+{
+    return hs_stepper_names_with(buf, cap, 0);
 }
 
 int hs_stepper_check(const hs_model *m, hs_error *err)

@@ -44,6 +44,8 @@ typedef struct hs_settings {
     char method[16];       /* the stepper's name (src/integrate checks it) */
     hs_srcpos method_pos;  /* where the file names it (src < 0: the command line
                             * or the default) */
+    double step;           /* the fixed-step methods' step (NAN: chosen by them) */
+    hs_srcpos step_pos;    /* where the file gives it (src < 0: not there) */
     double rtol, atol;
     hs_stab stabilize;
     double alpha, beta;    /* Baumgarte gains */

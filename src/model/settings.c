@@ -45,6 +45,8 @@ int hs_ld_read_settings(loader *L, yaml_node_t *root)
     s->dt = NAN;
     snprintf(s->method, sizeof s->method, "rk8pd");
     s->method_pos = (hs_srcpos){ -1, 0 };
+    s->step = NAN;
+    s->step_pos = (hs_srcpos){ -1, 0 };
     s->rtol = 1e-9;
     s->atol = 1e-9;
     s->stabilize = HS_STAB_PROJECTION;
@@ -89,13 +91,14 @@ int hs_ld_read_settings(loader *L, yaml_node_t *root)
     yaml_node_t *sim = hs_ld_get(L, root, "simulate");
     if (sim) {
         static const char *const keys[] = { "t_end", "dt", "method", "rtol", "atol",
-                                            "stabilize", "alpha", "beta", "output" };
+                                            "stabilize", "alpha", "beta", "output", "step" };
         if (hs_ld_expect(L, sim, YAML_MAPPING_NODE, "'simulate'") ||
-            hs_ld_check_keys(L, sim, keys, 9, "'simulate'"))
+            hs_ld_check_keys(L, sim, keys, 10, "'simulate'"))
             return L->err->code;
         struct { const char *k; double *dst; int positive; } num[] = {
             { "t_end", &s->t_end, 0 }, { "dt", &s->dt, 1 }, { "rtol", &s->rtol, 1 },
             { "atol", &s->atol, 1 }, { "alpha", &s->alpha, 0 }, { "beta", &s->beta, 0 },
+            { "step", &s->step, 1 },
         };
         L->t_end_node = hs_ld_get(L, sim, "t_end");
         for (size_t i = 0; i < sizeof num / sizeof *num; i++) {
@@ -111,6 +114,12 @@ int hs_ld_read_settings(loader *L, yaml_node_t *root)
                 return hs_ytree_error(L->y, L->err, v, "simulate.%s must be >= 0", num[i].k);
         }
         yaml_node_t *v;
+        if ((v = hs_ld_get(L, sim, "step"))) {      /* src/integrate checks it fits dt */
+            int src = hs_ld_add_src(L, v);
+            if (src < 0)
+                return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            s->step_pos = (hs_srcpos){ src, 0 };
+        }
         if ((v = hs_ld_get(L, sim, "method"))) {
             const char *ms = hs_ytree_str(v);
             if (!ms || strlen(ms) >= sizeof s->method)
@@ -139,7 +148,7 @@ void hs_overrides_init(hs_overrides *o)
 {
     memset(o, 0, sizeof *o);
     hs_settings *s = &o->s;
-    s->t_end = s->dt = s->rtol = s->atol = s->alpha = s->beta = s->tol = NAN;
+    s->t_end = s->dt = s->rtol = s->atol = s->alpha = s->beta = s->tol = s->step = NAN;
     s->method[0] = '\0';
     s->method_pos = (hs_srcpos){ -1, 0 };
 }
@@ -155,6 +164,10 @@ int hs_ld_apply_overrides(loader *L)
         if (o->method[0]) {
             snprintf(s->method, sizeof s->method, "%s", o->method);
             s->method_pos = (hs_srcpos){ -1, 0 };
+        }
+        if (!isnan(o->step)) {
+            s->step = o->step;
+            s->step_pos = (hs_srcpos){ -1, 0 };
         }
         if (!isnan(o->rtol)) s->rtol = o->rtol;
         if (!isnan(o->atol)) s->atol = o->atol;
