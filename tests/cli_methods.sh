@@ -101,4 +101,13 @@ out_empty
 err_has "m.yaml:6:11: error: unknown method 'rk8'; choose one of: rk2 "
 end
 
+# a method that cannot run the model: `holosim check` says so at the method
+begin "check_refuses_unsuited_method"
+hs check "$TESTS/bad/method_rattle_lagrangian.yaml"
+rc_is 2
+out_empty
+err_has "method_rattle_lagrangian.yaml:10:11: error: method 'rattle' needs a constant mass matrix"
+err_has "use dop853 or rk8pd"
+end
+
 summary

@@ -93,6 +93,10 @@ typedef struct hs_stepper {
      * of it (each 0 or an exit code with the run's error set) */
     int (*dense)(struct hs_int_run *R, double *tau_start, double *h);
     int (*dense_at)(struct hs_int_run *R, double theta, double *y);
+    /* NULL, or whether the method can run the model: 0, or an error
+     * placed at the method in the model file (exit 2) or exit 1 when the
+     * command line chose it (hs_stepper_check calls it) */
+    int (*suits)(const hs_model *m, hs_error *err);
     /* a method that steps itself (HS_STEP_FIXED): set-up (0 or an exit
      * code), one step towards model time t_stop (the run's state and
      * times advanced; 0 or an exit code), one step of s from the state y
@@ -112,8 +116,9 @@ const hs_stepper *hs_stepper_find(const char *name);
 const char *hs_stepper_names(char *buf, size_t cap);
 /* The same for the methods that have every flag of `flags`. */
 const char *hs_stepper_names_with(char *buf, size_t cap, unsigned flags);
-/* The model's method (m->set.method) is known, or an error: at its place
- * in the model file (exit 2) when it came from there, exit 1 otherwise. */
+/* The model's method (m->set.method) is known and can run the model, or
+ * an error: at its place in the model file (exit 2) when it came from
+ * there, exit 1 otherwise. */
 int hs_stepper_check(const hs_model *m, hs_error *err);
 /* `holosim help methods`: one line per method (name, order, kind, about). */
 void hs_stepper_print(FILE *f);

@@ -14,6 +14,8 @@
  *                a step (interpolate mode), the progress line
  *   events.c     events: watched after every accepted step, located by
  *                trial steps from the step's start, stop, record, release
+ *   steppers.c   the table of methods (integrate.h: hs_stepper)
+ *   rattle.c     RATTLE and its compositions: methods that step themselves
  *
  * Functions shared between these files carry the prefix hs_int_. */
 #ifndef HS_INTEGRATE_INTERNAL_H

@@ -16,9 +16,10 @@
  * that state with the dynamics' own band or dense structure and reused for
  * every iteration; an iteration costs one evaluation of G.  It runs until
  * every |G_i| is below 1e-14 of its scale sum_j |dG_i/dq_j| (|q_j| +
- * |h v_j|), or until its residual stops falling below 1e-11 of it (round
- * off); more than 50 iterations is a failure (the step is too large for
- * the constraints' curvature).  The velocity step is one solve with C at
+ * |h v_j|), or until its residual, below 1e-11 of it, stops falling (round
+ * off).  The iteration converges linearly, faster for smaller h |v|
+ * against the constraints' curvature (the Jacobian's change over the
+ * step); more than 100 iterations is a failure (the step is too large).  The velocity step is one solve with C at
  * q1 (again the dynamics' factor).  For time-independent constraints the
  * method is symplectic and symmetric, of order 2; its energy error stays
  * bounded over exponentially long times instead of drifting.
@@ -49,7 +50,7 @@
 
 #include <gsl/gsl_errno.h>
 
-#define NEWTON_MAX 50
+#define NEWTON_MAX 100
 
 typedef struct rattle {
     const double *gamma;        /* [ns] the composition */
@@ -140,7 +141,7 @@ static int positions(hs_int_run *R, rattle *S, double t1, double h, const double
             if (!(e <= worst))
                 worst = isnan(e) ? (double)INFINITY : e;
         }
-        if (worst <= 1e-14 || (worst <= 1e-11 && worst > 0.5 * prev))
+        if (worst <= 1e-14 || (worst <= 1e-11 && worst > 0.9 * prev))
             return 0;
         if (it == NEWTON_MAX || !isfinite(worst))
             return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: Newton's method for the "
@@ -276,10 +277,10 @@ static int rattle_dense_at(hs_int_run *R, double theta, double *y)
     return compose(R, S, S->tau_start, S->tau_start + theta * S->h_last, y);
 }
 
-/* The models RATTLE is written for; else an error naming what to use. */
-static int suits(hs_int_run *R)
+/* The models RATTLE is written for; else an error naming what to use
+ * (hs_stepper.suits). */
+static int suits(const hs_model *m, hs_error *err)
 {
-    const hs_model *m = R->m;
     const char *why = NULL;
     if (m->form != HS_FORM_CARTESIAN)
         why = m->form == HS_FORM_LAGRANGIAN ? "this model is in the Lagrangian form, whose "
@@ -295,13 +296,13 @@ static int suits(hs_int_run *R)
     if (!why)
         return 0;
     int in_file = m->set.method_pos.src >= 0;
-    hs_error_set(R->err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "method '%s' needs a "
+    hs_error_set(err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "method '%s' needs a "
                  "constant mass matrix and forces of (t, q) alone (RATTLE, explicit in the "
                  "forces): %s; use dop853 or rk8pd (adaptive, with projection), or write "
                  "the model in the Cartesian form", m->set.method, why);
     if (in_file)
-        hs_model_place(m, m->set.method_pos, R->err);
-    return R->err->code;
+        hs_model_place(m, m->set.method_pos, err);
+    return err->code;
 }
 
 /* An error about the step, at simulate.step when the file gives it. */
@@ -395,14 +396,13 @@ static int rattle_start(hs_int_run *R, const double *gamma, size_t ns)
 {
     const hs_model *m = R->m;
     size_t n = m->n, k = m->k, dim = R->dim;
-    int rc = suits(R);
-    if (rc)
-        return rc;
-    const hs_settings *s = &m->set;
+    const hs_settings *s = &m->set;           /* (suits: hs_stepper_check, before) */
     double h = s->step;
     if (!isnan(h)) {
         if (!(h > 0) || !isfinite(h))
             return step_error(R, "the step must be a positive number");
+        if (!((R->t_end - R->t0) / h <= 1e10))
+            return step_error(R, "the step is too small: more than 1e10 steps to t_end");
         double per = R->dt / h;
         if (m->set.interpolate ? h > R->t_end - R->t0 : !(per >= 1 - 1e-9))
             return step_error(R, "the step is longer than the output interval dt");
@@ -451,7 +451,7 @@ static int start8(hs_int_run *R) { return rattle_start(R, kahan_li8, 17); }
 
 #define RATTLE(id, nm, ord, st, ab) \
     const hs_stepper id = { .name = nm, .order = ord, .flags = HS_STEP_FIXED | HS_STEP_DENSE, \
-                            .tol_factor = 1, .about = ab, .start = st, \
+                            .tol_factor = 1, .about = ab, .suits = suits, .start = st, \
                             .advance = rattle_advance, .step_from = rattle_step_from, \
                             .dense = rattle_dense, .dense_at = rattle_dense_at, \
                             .finish = rattle_finish }

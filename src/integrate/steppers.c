@@ -87,8 +87,9 @@ const char *hs_stepper_names(char *buf, size_t cap)
 
 int hs_stepper_check(const hs_model *m, hs_error *err)
 {
-    if (hs_stepper_find(m->set.method))
-        return 0;
+    const hs_stepper *s = hs_stepper_find(m->set.method);
+    if (s)
+        return s->suits ? s->suits(m, err) : 0;
     char names[512];
     int in_file = m->set.method_pos.src >= 0;
     hs_error_set(err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE,
