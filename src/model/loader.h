@@ -81,7 +81,9 @@ typedef struct loader {
     named *par; size_t npar;
     named *def; size_t ndef;
     named *amb; size_t namb;   /* embedding: val = X expression scalar */
+    named *out; size_t nout;   /* outputs: val = the expression's scalar */
     ld_tab names;              /* parameters, defines, ambient names */
+    ld_tab cons;               /* constraint name -> index (keys: m->cname) */
     double *pin;               /* [nsymbols] parameter values (NaN: not yet) */
     int depth;                 /* nested hs_ld_parse calls */
     const hs_node **ambX, **ambV; /* [namb] X(t,q), D X */
@@ -139,13 +141,21 @@ int hs_ld_tab_put(ld_tab *t, const char *s, size_t len, long val, long *old);
 void hs_ld_tab_free(ld_tab *t);
 long hs_ld_find_coord(const hs_model *m, const char *s, size_t len);     /* -1: none */
 long hs_ld_find_named(const loader *L, int kind, const char *s, size_t len); /* -1: none */
+long hs_ld_find_constraint(const loader *L, const char *s, size_t len);     /* -1: none */
+/* The quantity (model.h) an identifier names, per model (E), or made from
+ * a coordinate or constraint by a prefix (R_x, lambda_rod: *idx = which);
+ * NULL when none. */
+const hs_quantity *hs_ld_quantity(const loader *L, const char *s, size_t len, size_t *idx);
 /* A mapping's keys must be scalars, unique, and (allowed != NULL) among
  * allowed[]; an unknown key gets the nearest one suggested. */
 int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
                      size_t nallowed, const char *where);
 int hs_ld_check_clashes(loader *L);
-/* The CSV columns the names make are unique (exit 2 naming both places). */
-int hs_ld_check_columns(loader *L, yaml_node_t *root);
+/* Every name the model's quantities, coordinates, constraints, outputs,
+ * ambient names, parameters and defines make (model.h: the columns and
+ * what expressions read) is made once: else exit 2 at the name the user
+ * chose, naming the quantity it would hide. */
+int hs_ld_check_names(loader *L, yaml_node_t *root);
 /* Parameter (NAME_PAR: evaluated) or define (NAME_DEF: parsed) i, after
  * the entries of its kind it mentions; returns 0 or L->err->code. */
 int hs_ld_settle(loader *L, int kind, size_t i);
@@ -178,9 +188,14 @@ int hs_ld_eval_params(loader *L);
 int hs_ld_eval_param(loader *L, size_t i);
 int hs_ld_parse_define(loader *L, size_t i);
 int hs_ld_read_embedding(loader *L);
+/* The names of the constraints (m->k, m->cname) and of the outputs
+ * (L->out, m->nout, m->outname), read with the other names before any
+ * expression; then the expressions of each (m->G, m->out). */
+int hs_ld_read_constraint_names(loader *L, yaml_node_t *c);
+int hs_ld_read_output_names(loader *L, yaml_node_t *o);
 int hs_ld_read_constraints(loader *L, yaml_node_t *c);
+int hs_ld_read_outputs(loader *L);
 int hs_ld_read_initial(loader *L, yaml_node_t *root);
-int hs_ld_read_outputs(loader *L, yaml_node_t *root);
 
 /* ---- events.c ---- */
 
