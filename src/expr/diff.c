@@ -10,6 +10,7 @@
  * misses it) is 0 without a visit.  The walks use explicit stacks, so the
  * C stack never grows with the expression depth. */
 #include "internal.h"
+#include "../util/map.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -17,66 +18,22 @@
 
 /* ---- a map node id -> node, open addressing (substitution) ---- */
 
-typedef struct memo {
-    uint32_t *key;          /* [cap] id + 1, 0 = empty */
-    const hs_node **val;    /* [cap] */
-    size_t cap, n;
-} memo;
-
-static void memo_free(memo *m)
-{
-    free(m->key);
-    free(m->val);
-}
-
-static size_t slot(uint32_t id, size_t cap)
-{
-    return (id * 2654435761u) & (cap - 1);
-}
+/* node id -> its image (util/map.h) */
+typedef hs_idmap memo;
 
 static const hs_node *memo_get(const memo *m, const hs_node *e)
 {
-    if (!m->cap)
-        return NULL;
-    for (size_t j = slot(e->id, m->cap); m->key[j]; j = (j + 1) & (m->cap - 1))
-        if (m->key[j] == e->id + 1)
-            return m->val[j];
-    return NULL;
+    const hs_node *const *v = hs_idmap_get(m, e->id);
+    return v ? *v : NULL;
 }
 
 /* 0, or -1 when out of memory (the caller reports it) */
 static int memo_put(memo *m, const hs_node *e, const hs_node *v)
 {
-    if (2 * (m->n + 1) > m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 64;
-        uint32_t *k = calloc(cap, sizeof *k);
-        const hs_node **w = malloc(cap * sizeof *w);
-        if (!k || !w) {
-            free(k);
-            free(w);
-            return -1;
-        }
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->key[i])
-                continue;
-            size_t j = slot(m->key[i] - 1, cap);
-            while (k[j])
-                j = (j + 1) & (cap - 1);
-            k[j] = m->key[i];
-            w[j] = m->val[i];
-        }
-        memo_free(m);
-        m->key = k;
-        m->val = w;
-        m->cap = cap;
-    }
-    size_t j = slot(e->id, m->cap);
-    while (m->key[j] && m->key[j] != e->id + 1)
-        j = (j + 1) & (m->cap - 1);
-    if (!m->key[j])
-        m->n++;
-    m->key[j] = e->id + 1;
-    m->val[j] = v;
+    const hs_node **slot = hs_idmap_put(m, e->id);
+    if (!slot)
+        return -1;
+    *slot = v;
     return 0;
 }
 
@@ -686,7 +643,7 @@ out:
 void hs_subst_many(hs_dag *d, const hs_node *const *roots, size_t n,
                    const hs_node *const *map, size_t nmap, const hs_node **out)
 {
-    memo m = {0};
+    memo m = HS_IDMAP_INIT(const hs_node *);
     for (size_t i = 0; i < n; i++) {
         const hs_node *e = roots[i];
         if (e->depth > HS_MAX_DEPTH) {
@@ -697,7 +654,7 @@ void hs_subst_many(hs_dag *d, const hs_node *const *roots, size_t n,
             out[i] = hs_num(d, 0);
         }
     }
-    memo_free(&m);
+    hs_idmap_free(&m);
 }
 
 const hs_node *hs_subst(hs_dag *d, const hs_node *e, const hs_node *const *map,

@@ -1,0 +1,72 @@
+/* Hash maps: open addressing with linear probing, at most half full, the
+ * capacity a power of two.
+ *
+ *   hs_idmap   a 64-bit key (a node id, or a tag and an id) -> a value of a
+ *              fixed size, stored beside the keys (memo tables, caches)
+ *   hs_strmap  a string (pointer and length, not owned: it must outlive
+ *              the map) -> a long (name tables)
+ *
+ * Zero-initialized maps are empty and valid (hs_idmap needs its value
+ * size: HS_IDMAP_INIT(type) or hs_idmap_init); _free leaves them empty. */
+#ifndef HS_MAP_H
+#define HS_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct hs_idmap {
+    uint64_t *key;          /* [cap] key + 1, 0 = empty */
+    unsigned char *val;     /* [cap * vsize] */
+    size_t vsize, cap, n;
+    unsigned shift;         /* 64 - log2(cap): the slot is the hash's top bits */
+} hs_idmap;
+
+#define HS_IDMAP_INIT(type) { NULL, NULL, sizeof(type), 0, 0, 0 }
+
+void hs_idmap_init(hs_idmap *m, size_t vsize);
+void hs_idmap_free(hs_idmap *m);
+/* Forget every entry, keep the memory. */
+void hs_idmap_clear(hs_idmap *m);
+/* The value slot of key (key < UINT64_MAX): an existing entry's, or a new
+ * one's (zeroed); NULL when out of memory (the map unchanged). */
+void *hs_idmap_put(hs_idmap *m, uint64_t key);
+/* The bytes the next hs_idmap_put may allocate (0: it fits), for callers
+ * that charge their memory to a budget. */
+size_t hs_idmap_grow_bytes(const hs_idmap *m);
+
+static inline size_t hs_idmap_slot_(const hs_idmap *m, uint64_t k)
+{
+    return (size_t)((k * 0x9e3779b97f4a7c15u) >> m->shift);   /* Fibonacci hashing */
+}
+
+/* The value of key, or NULL. */
+static inline void *hs_idmap_get(const hs_idmap *m, uint64_t key)
+{
+    if (!m->n)
+        return NULL;
+    uint64_t k = key + 1;
+    for (size_t j = hs_idmap_slot_(m, k); m->key[j]; j = (j + 1) & (m->cap - 1))
+        if (m->key[j] == k)
+            return m->val + j * m->vsize;
+    return NULL;
+}
+
+typedef struct hs_strmap_slot {
+    const char *s;
+    size_t len;
+    long val;
+} hs_strmap_slot;
+typedef struct hs_strmap {
+    hs_strmap_slot *slot;   /* [cap] */
+    size_t cap, n;
+} hs_strmap;
+
+/* The value of s[0..len), or -1. */
+long hs_strmap_get(const hs_strmap *t, const char *s, size_t len);
+/* Enter s[0..len) -> val: 0 entered, 1 present (*old = its value when old
+ * != NULL; the value kept), -1 out of memory. */
+int hs_strmap_put(hs_strmap *t, const char *s, size_t len, long val, long *old);
+void hs_strmap_free(hs_strmap *t);
+uint32_t hs_str_hash(const char *s, size_t len);        /* FNV-1a */
+
+#endif
