@@ -25,19 +25,31 @@ void hs_idmap_clear(hs_idmap *m)
     m->n = 0;
 }
 
-static size_t next_cap(const hs_idmap *m)
+/* The capacity that holds n entries at most half full (0: the one there). */
+static size_t cap_for(const hs_idmap *m, size_t n)
 {
-    return 2 * (m->n + 1) > m->cap ? (m->cap ? 2 * m->cap : 64) : 0;
+    if (2 * n <= m->cap)
+        return 0;
+    size_t cap = m->cap ? m->cap : 64;
+    while (2 * n > cap) {
+        if (cap > SIZE_MAX / 4)
+            return SIZE_MAX;
+        cap *= 2;
+    }
+    return cap;
 }
 
 size_t hs_idmap_grow_bytes(const hs_idmap *m)
 {
-    size_t cap = next_cap(m);
+    size_t cap = cap_for(m, m->n + 1);
     return cap ? (cap - m->cap) * (sizeof *m->key + m->vsize) : 0;
 }
 
-static int grow(hs_idmap *m, size_t cap)
+int hs_idmap_reserve(hs_idmap *m, size_t n)
 {
+    size_t cap = cap_for(m, n);
+    if (!cap)
+        return 0;
     if (cap > SIZE_MAX / (sizeof *m->key + m->vsize))
         return -1;
     hs_idmap g = { calloc(cap, sizeof *g.key), malloc(cap * m->vsize), m->vsize, cap, m->n, 64 };
@@ -61,24 +73,6 @@ static int grow(hs_idmap *m, size_t cap)
     free(m->val);
     *m = g;
     return 0;
-}
-
-void *hs_idmap_put(hs_idmap *m, uint64_t key)
-{
-    size_t cap = next_cap(m);
-    if (cap && grow(m, cap) != 0)
-        return NULL;
-    uint64_t k = key + 1;
-    size_t j = hs_idmap_slot_(m, k);
-    while (m->key[j] && m->key[j] != k)
-        j = (j + 1) & (m->cap - 1);
-    unsigned char *v = m->val + j * m->vsize;
-    if (!m->key[j]) {
-        m->key[j] = k;
-        m->n++;
-        memset(v, 0, m->vsize);
-    }
-    return v;
 }
 
 /* ---------- hs_strmap ---------- */

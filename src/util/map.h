@@ -27,9 +27,8 @@ void hs_idmap_init(hs_idmap *m, size_t vsize);
 void hs_idmap_free(hs_idmap *m);
 /* Forget every entry, keep the memory. */
 void hs_idmap_clear(hs_idmap *m);
-/* The value slot of key (key < UINT64_MAX): an existing entry's, or a new
- * one's (zeroed); NULL when out of memory (the map unchanged). */
-void *hs_idmap_put(hs_idmap *m, uint64_t key);
+/* Room for n entries without growing: 0, or -1 when out of memory. */
+int hs_idmap_reserve(hs_idmap *m, size_t n);
 /* The bytes the next hs_idmap_put may allocate (0: it fits), for callers
  * that charge their memory to a budget. */
 size_t hs_idmap_grow_bytes(const hs_idmap *m);
@@ -37,6 +36,24 @@ size_t hs_idmap_grow_bytes(const hs_idmap *m);
 static inline size_t hs_idmap_slot_(const hs_idmap *m, uint64_t k)
 {
     return (size_t)((k * 0x9e3779b97f4a7c15u) >> m->shift);   /* Fibonacci hashing */
+}
+
+/* The value slot of key (key < UINT64_MAX): an existing entry's (its
+ * value), or a new one's (its value unset: the caller stores one); NULL
+ * when out of memory (the map unchanged). */
+static inline void *hs_idmap_put(hs_idmap *m, uint64_t key)
+{
+    if (2 * (m->n + 1) > m->cap && hs_idmap_reserve(m, m->n + 1) != 0)
+        return NULL;
+    uint64_t k = key + 1;
+    size_t j = hs_idmap_slot_(m, k);
+    while (m->key[j] && m->key[j] != k)
+        j = (j + 1) & (m->cap - 1);
+    if (!m->key[j]) {
+        m->key[j] = k;
+        m->n++;
+    }
+    return m->val + j * m->vsize;
 }
 
 /* The value of key, or NULL. */
