@@ -27,6 +27,7 @@
 
 #include "model.h"
 #include "ytree.h"
+#include "../util/map.h"
 
 #define MAX_COORDS 5000     /* documented limit: n x n symbolic and dense arrays */
 #define MAX_CONSTRAINTS 5000
@@ -53,22 +54,11 @@ typedef struct named {
     const hs_node *expr;       /* defines: the parsed node */
 } named;
 
-/* A name table: open addressing, at most half full; keys are not owned. */
-typedef struct ld_slot {
-    const char *s;
-    size_t len;
-    long val;
-} ld_slot;
-typedef struct ld_tab {
-    ld_slot *slot;
-    size_t cap, n;
-} ld_tab;
-
 typedef struct srcinfo {       /* private part of hs_model */
     hs_ytree y;
     yaml_node_t **node;        /* [nsrc] scalar of each parsed expression */
     size_t nsrc, cap;
-    ld_tab coords;             /* coordinate name -> index (keys: qname) */
+    hs_strmap coords;             /* coordinate name -> index (keys: qname) */
 } srcinfo;
 
 typedef struct loader {
@@ -82,8 +72,8 @@ typedef struct loader {
     named *def; size_t ndef;
     named *amb; size_t namb;   /* embedding: val = X expression scalar */
     named *out; size_t nout;   /* outputs: val = the expression's scalar */
-    ld_tab names;              /* parameters, defines, ambient names */
-    ld_tab cons;               /* constraint name -> index (keys: m->cname) */
+    hs_strmap names;              /* parameters, defines, ambient names */
+    hs_strmap cons;               /* constraint name -> index (keys: m->cname) */
     double *pin;               /* [nsymbols] parameter values (NaN: not yet) */
     int depth;                 /* nested hs_ld_parse calls */
     const hs_node **ambX, **ambV; /* [namb] X(t,q), D X */
@@ -134,11 +124,6 @@ int hs_ld_check_flow_cuts(loader *L, yaml_node_t *root);
 
 /* ---- names.c ---- */
 
-/* The value of a key, or -1; put: 0 entered, 1 present (*old = its
- * value, when old != NULL), -1 out of memory. */
-long hs_ld_tab_get(const ld_tab *t, const char *s, size_t len);
-int hs_ld_tab_put(ld_tab *t, const char *s, size_t len, long val, long *old);
-void hs_ld_tab_free(ld_tab *t);
 long hs_ld_find_coord(const hs_model *m, const char *s, size_t len);     /* -1: none */
 long hs_ld_find_named(const loader *L, int kind, const char *s, size_t len); /* -1: none */
 long hs_ld_find_constraint(const loader *L, const char *s, size_t len);     /* -1: none */

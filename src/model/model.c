@@ -158,8 +158,8 @@ static hs_model *load_common(loader *L, int rc)
     free_named(L->def, L->ndef);
     free_named(L->amb, L->namb);
     free_named(L->out, L->nout);
-    hs_ld_tab_free(&L->names);
-    hs_ld_tab_free(&L->cons);
+    hs_strmap_free(&L->names);
+    hs_strmap_free(&L->cons);
     free(L->pin);
     free(L->ambX);
     free(L->ambV);
@@ -234,7 +234,7 @@ void hs_model_free(hs_model *m)
     srcinfo *si = m->src;
     if (si) {
         hs_ytree_free(&si->y);
-        hs_ld_tab_free(&si->coords);
+        hs_strmap_free(&si->coords);
         free(si->node);
         free(si);
     }

@@ -1,4 +1,4 @@
-/* Names of a model file (loader.h): a small open-addressing hash table, so
+/* Names of a model file (loader.h): hashed name tables (util/map.h), so
  * that loading stays linear in the number of names; the clash checks (names
  * unique across coordinates, parameters, defines and ambient names; CSV
  * columns unique); and parameters and defines settled in dependency order
@@ -10,82 +10,25 @@
 #include <string.h>
 
 #include "../util/suggest.h"
-
-/* ---------- the table ---------- */
-
-static uint32_t hash(const char *s, size_t len)
-{
-    uint32_t h = 2166136261u;           /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
-static size_t probe(const ld_tab *t, const char *s, size_t len)
-{
-    size_t mask = t->cap - 1, i = hash(s, len) & mask;
-    while (t->slot[i].s &&
-           !(t->slot[i].len == len && memcmp(t->slot[i].s, s, len) == 0))
-        i = (i + 1) & mask;
-    return i;
-}
-
-long hs_ld_tab_get(const ld_tab *t, const char *s, size_t len)
-{
-    if (!t->cap)
-        return -1;
-    size_t i = probe(t, s, len);
-    return t->slot[i].s ? t->slot[i].val : -1;
-}
-
-int hs_ld_tab_put(ld_tab *t, const char *s, size_t len, long val, long *old)
-{
-    if (2 * (t->n + 1) > t->cap) {             /* at most half full */
-        ld_tab g = { NULL, t->cap ? 2 * t->cap : 16, 0 };
-        g.slot = calloc(g.cap, sizeof *g.slot);
-        if (!g.slot)
-            return -1;
-        for (size_t i = 0; i < t->cap; i++)
-            if (t->slot[i].s)
-                g.slot[probe(&g, t->slot[i].s, t->slot[i].len)] = t->slot[i];
-        g.n = t->n;
-        free(t->slot);
-        *t = g;
-    }
-    size_t i = probe(t, s, len);
-    if (t->slot[i].s) {
-        if (old)
-            *old = t->slot[i].val;
-        return 1;
-    }
-    t->slot[i] = (ld_slot){ s, len, val };
-    t->n++;
-    return 0;
-}
-
-void hs_ld_tab_free(ld_tab *t)
-{
-    free(t->slot);
-    memset(t, 0, sizeof *t);
-}
+#include "../util/vec.h"
 
 /* ---------- lookups ---------- */
 
 long hs_ld_find_coord(const hs_model *m, const char *s, size_t len)
 {
     const srcinfo *si = m->src;
-    return hs_ld_tab_get(&si->coords, s, len);
+    return hs_strmap_get(&si->coords, s, len);
 }
 
 long hs_ld_find_named(const loader *L, int kind, const char *s, size_t len)
 {
-    long v = hs_ld_tab_get(&L->names, s, len);
+    long v = hs_strmap_get(&L->names, s, len);
     return v >= 0 && v % NAME_KINDS == kind ? v / NAME_KINDS : -1;
 }
 
 long hs_ld_find_constraint(const loader *L, const char *s, size_t len)
 {
-    return hs_ld_tab_get(&L->cons, s, len);
+    return hs_strmap_get(&L->cons, s, len);
 }
 
 const hs_quantity *hs_ld_quantity(const loader *L, const char *s, size_t len, size_t *idx)
@@ -121,7 +64,7 @@ int hs_ld_check_clashes(loader *L)
                 return hs_ytree_error(L->y, L->err, a[g][i].key,
                                       "%s '%s' has the name of a coordinate", what[g], s);
             long old;
-            int r = hs_ld_tab_put(&L->names, s, strlen(s), (long)i * NAME_KINDS + g, &old);
+            int r = hs_strmap_put(&L->names, s, strlen(s), (long)i * NAME_KINDS + g, &old);
             if (r < 0)
                 return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
             if (r > 0) {
@@ -141,10 +84,10 @@ int hs_ld_check_clashes(loader *L)
 int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
                      size_t nallowed, const char *where)
 {
-    ld_tab seen = { 0 }, ok = { 0 };
+    hs_strmap seen = { 0 }, ok = { 0 };
     int rc = 0;
     for (size_t i = 0; i < nallowed && !rc; i++)
-        if (hs_ld_tab_put(&ok, allowed[i], strlen(allowed[i]), (long)i, NULL) < 0)
+        if (hs_strmap_put(&ok, allowed[i], strlen(allowed[i]), (long)i, NULL) < 0)
             rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     FOR_PAIRS(map, p) {
         if (rc)
@@ -155,13 +98,13 @@ int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
             rc = hs_ytree_error(L->y, L->err, k, "keys in %s must be scalars", where);
             break;
         }
-        int r = hs_ld_tab_put(&seen, ks, strlen(ks), 0, NULL);
+        int r = hs_strmap_put(&seen, ks, strlen(ks), 0, NULL);
         if (r) {
             rc = r < 0 ? hs_error_set(L->err, HS_EXIT_MODEL, "out of memory")
                        : hs_ytree_error(L->y, L->err, k, "duplicate key '%s' in %s", ks, where);
             break;
         }
-        if (!allowed || hs_ld_tab_get(&ok, ks, strlen(ks)) >= 0)
+        if (!allowed || hs_strmap_get(&ok, ks, strlen(ks)) >= 0)
             continue;
         const char *near = hs_nearest(ks, allowed, nallowed);
         if (near)
@@ -170,8 +113,8 @@ int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
         else
             rc = hs_ytree_error(L->y, L->err, k, "unknown key '%s' in %s", ks, where);
     }
-    hs_ld_tab_free(&seen);
-    hs_ld_tab_free(&ok);
+    hs_strmap_free(&seen);
+    hs_strmap_free(&ok);
     return rc;
 }
 
@@ -193,9 +136,11 @@ typedef struct taken {
 
 typedef struct namecheck {
     loader *L;
-    ld_tab tab;                 /* name -> index into who */
-    char **str;                 /* [n] the names (owned) */
-    taken *who;                 /* [n] */
+    hs_strmap tab;              /* name -> index into str, who */
+    struct made {
+        char *str;              /* the name (owned) */
+        taken who;
+    } *e;                       /* [n] */
     size_t n, cap;
 } namecheck;
 
@@ -224,29 +169,16 @@ static void describe(const taken *t, const char *name, char *buf, size_t size)
 static int name_add(namecheck *C, const char *name, taken who)
 {
     loader *L = C->L;
-    if (C->n == C->cap) {
-        size_t cap = C->cap ? 2 * C->cap : 64;
-        char **s = realloc(C->str, cap * sizeof *s);
-        if (s)
-            C->str = s;
-        taken *w = realloc(C->who, cap * sizeof *w);
-        if (w)
-            C->who = w;
-        if (!s || !w)
-            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-        C->cap = cap;
-    }
-    char *str = hs_ld_strdup(name);
-    if (!str)
+    char *str = NULL;
+    if (HS_VEC_RESERVE(C->e, C->cap, C->n + 1) || !(str = hs_ld_strdup(name)))
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     size_t i = C->n++;
-    C->str[i] = str;
-    C->who[i] = who;
+    C->e[i] = (struct made){ str, who };
     long old;
-    int r = hs_ld_tab_put(&C->tab, str, strlen(str), (long)i, &old);
+    int r = hs_strmap_put(&C->tab, str, strlen(str), (long)i, &old);
     if (r <= 0)
         return r < 0 ? hs_error_set(L->err, HS_EXIT_MODEL, "out of memory") : 0;
-    const taken *o = &C->who[old], *t = &C->who[i];
+    const taken *o = &C->e[old].who, *t = &C->e[i].who;
     char was[200], at[64] = "";
     describe(o, name, was, sizeof was);
     if (o->node)
@@ -295,7 +227,7 @@ static yaml_node_t *thing_node(loader *L, yaml_node_t *root, hs_qty_per per, siz
 int hs_ld_check_names(loader *L, yaml_node_t *root)
 {
     hs_model *m = L->m;
-    namecheck C = { L, { 0 }, NULL, NULL, 0, 0 };
+    namecheck C = { L, { 0 }, NULL, 0, 0 };
     int rc = 0;
     /* the quantities first, the names as the user wrote them last: a clash
      * is reported at the user's name */
@@ -319,10 +251,9 @@ int hs_ld_check_names(loader *L, yaml_node_t *root)
     for (size_t i = 0; i < L->ndef && !rc; i++)
         rc = name_add(&C, L->def[i].name, (taken){ NULL, "define", NULL, L->def[i].key });
     for (size_t i = 0; i < C.n; i++)
-        free(C.str[i]);
-    free(C.str);
-    free(C.who);
-    hs_ld_tab_free(&C.tab);
+        free(C.e[i].str);
+    free(C.e);
+    hs_strmap_free(&C.tab);
     return rc;
 }
 
@@ -365,14 +296,8 @@ static int mentions(loader *L, int kind, const char *s, size_t len, size_t **dep
         long e = hs_ld_find_named(L, kind, s + b, i - b);
         if (e < 0)
             continue;
-        if (*ndep == *cap) {
-            size_t nc = *cap ? 2 * *cap : 16;
-            size_t *p = realloc(*dep, nc * sizeof *p);
-            if (!p)
-                return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-            *dep = p;
-            *cap = nc;
-        }
+        if (HS_VEC_RESERVE(*dep, *cap, *ndep + 1))
+            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
         (*dep)[(*ndep)++] = (size_t)e;
     }
 #undef ALNUM
@@ -406,7 +331,6 @@ typedef struct frame {
 int hs_ld_settle(loader *L, int kind, size_t i)
 {
     named *a = kind == NAME_PAR ? L->par : L->def;
-    size_t n = kind == NAME_PAR ? L->npar : L->ndef;
     if (a[i].state == ST_DONE)
         return kind == NAME_DEF && !a[i].expr ? L->err->code : 0;
     if (a[i].state == ST_BUSY)          /* met again while its turn is under way */
@@ -414,9 +338,10 @@ int hs_ld_settle(loader *L, int kind, size_t i)
                               ? "parameter '%s' depends on itself (a cycle among parameters)"
                               : "define '%s' refers to itself (a cycle among defines)",
                               a[i].name);
-    frame *st = malloc(sizeof *st * (n < 16 ? n : 16));
-    size_t top = 0, cap = n < 16 ? n : 16;
-    int rc = st ? 0 : hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    frame *st = NULL;
+    size_t top = 0, cap = 0;
+    int rc = HS_VEC_RESERVE(st, cap, 1) ? hs_error_set(L->err, HS_EXIT_MODEL, "out of memory")
+                                        : 0;
     size_t len;
     const char *txt;
     if (!rc) {
@@ -439,14 +364,9 @@ int hs_ld_settle(loader *L, int kind, size_t i)
                                     a[j].name);
                 break;
             }
-            if (top == cap) {
-                frame *ns = realloc(st, 2 * cap * sizeof *ns);
-                if (!ns) {
-                    rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-                    break;
-                }
-                st = ns;
-                cap *= 2;
+            if (HS_VEC_RESERVE(st, cap, top + 1)) {
+                rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+                break;
             }
             st[top++] = (frame){ j, 0, 0, 0, NULL };
             a[j].state = ST_BUSY;

@@ -2,6 +2,7 @@
  * names resolved lazily (parameters and defines in any order, a cycle is
  * an error), every expression parsed with its position in the file. */
 #include "loader.h"
+#include "../util/vec.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -235,14 +236,8 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len,
 static int add_src(loader *L, yaml_node_t *n)
 {
     srcinfo *si = L->si;
-    if (si->nsrc == si->cap) {
-        size_t cap = si->cap ? 2 * si->cap : 32;
-        yaml_node_t **nn = realloc(si->node, cap * sizeof *nn);
-        if (!nn)
-            return -1;
-        si->node = nn;
-        si->cap = cap;
-    }
+    if (HS_VEC_RESERVE(si->node, si->cap, si->nsrc + 1))
+        return -1;
     si->node[si->nsrc] = n;
     return (int)si->nsrc++;
 }
@@ -505,7 +500,7 @@ int hs_ld_read_coordinates(loader *L, yaml_node_t *root)
         m->qname[i] = hs_ld_strdup(s);
         m->vname[i] = malloc(strlen(s) + 2);
         if (!m->qname[i] || !m->vname[i] ||
-            hs_ld_tab_put(&L->si->coords, m->qname[i], strlen(s), (long)i, NULL) < 0)
+            hs_strmap_put(&L->si->coords, m->qname[i], strlen(s), (long)i, NULL) < 0)
             return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
         sprintf(m->vname[i], "%s'", s);
         m->n = ++i;
@@ -692,7 +687,7 @@ int hs_ld_read_constraint_names(loader *L, yaml_node_t *c)
             snprintf(buf, sizeof buf, "%zu", i + 1);
         }
         if (!(m->cname[i] = hs_ld_strdup(name)) ||
-            hs_ld_tab_put(&L->cons, m->cname[i], strlen(name), (long)i, NULL) < 0)
+            hs_strmap_put(&L->cons, m->cname[i], strlen(name), (long)i, NULL) < 0)
             return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
         m->k = i + 1;
     }
