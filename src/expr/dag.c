@@ -462,13 +462,13 @@ const int32_t *hs_node_symbols(const hs_node *e, size_t *n)
 
 const hs_node *hs_dag_cache_get(const hs_dag *d, uint32_t tag, uint32_t id)
 {
-    const hs_node *const *v = hs_idmap_get(&d->cache, (uint64_t)tag << 32 | id);
+    const hs_node *const *v = HS_IDMAP_GET(&d->cache, (uint64_t)tag << 32 | id, const hs_node *);
     return v ? *v : NULL;
 }
 
 void hs_dag_cache_put(hs_dag *d, uint32_t tag, uint32_t id, const hs_node *v)
 {
-    size_t more = hs_idmap_grow_bytes(&d->cache);
+    size_t more = 2 * (d->cache.n + 1) > d->cache.cap ? hs_idmap_grow_bytes(&d->cache) : 0;
     if (!d->cache.cap) {                /* 1024 slots at once: it fills fast */
         more = 1024 * (sizeof *d->cache.key + sizeof v);
         if (!budget(d, more))
@@ -487,7 +487,7 @@ void hs_dag_cache_put(hs_dag *d, uint32_t tag, uint32_t id, const hs_node *v)
             return;
         }
     }
-    const hs_node **slot = hs_idmap_put(&d->cache, (uint64_t)tag << 32 | id);
+    const hs_node **slot = HS_IDMAP_PUT(&d->cache, (uint64_t)tag << 32 | id, const hs_node *);
     if (!slot) {
         hs_dag_fail(d, d->pos, "out of memory");
         return;

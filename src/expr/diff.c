@@ -23,14 +23,14 @@ typedef hs_idmap memo;
 
 static const hs_node *memo_get(const memo *m, const hs_node *e)
 {
-    const hs_node *const *v = hs_idmap_get(m, e->id);
+    const hs_node *const *v = HS_IDMAP_GET(m, e->id, const hs_node *);
     return v ? *v : NULL;
 }
 
 /* 0, or -1 when out of memory (the caller reports it) */
 static int memo_put(memo *m, const hs_node *e, const hs_node *v)
 {
-    const hs_node **slot = hs_idmap_put(m, e->id);
+    const hs_node **slot = HS_IDMAP_PUT(m, e->id, const hs_node *);
     if (!slot)
         return -1;
     *slot = v;

@@ -21,18 +21,18 @@ static double vget(const vmemo *m, const hs_node *e, const double *in)
         return e->value;
     if (e->kind == HS_SYM)
         return in[e->sym];
-    const double *v = hs_idmap_get(m, e->id);
+    const double *v = HS_IDMAP_GET(m, e->id, double);
     return v ? *v : (double)NAN;
 }
 
 static int vhas(const vmemo *m, const hs_node *e)
 {
-    return e->nargs == 0 || hs_idmap_get(m, e->id) != NULL;
+    return e->nargs == 0 || HS_IDMAP_GET(m, e->id, double) != NULL;
 }
 
 static int vput(vmemo *m, const hs_node *e, double v)
 {
-    double *slot = hs_idmap_put(m, e->id);
+    double *slot = HS_IDMAP_PUT(m, e->id, double);
     if (!slot)
         return -1;
     *slot = v;

@@ -6,14 +6,17 @@
 
 /* ---------- hs_idmap ---------- */
 
+uint64_t hs_idmap_empty_[2];
+
 void hs_idmap_init(hs_idmap *m, size_t vsize)
 {
-    *m = (hs_idmap){ NULL, NULL, vsize, 0, 0, 0 };
+    *m = (hs_idmap){ hs_idmap_empty_, NULL, vsize, 0, 0, 63 };
 }
 
 void hs_idmap_free(hs_idmap *m)
 {
-    free(m->key);
+    if (m->cap)
+        free(m->key);
     free(m->val);
     hs_idmap_init(m, m->vsize);
 }
@@ -69,7 +72,8 @@ int hs_idmap_reserve(hs_idmap *m, size_t n)
         g.key[j] = m->key[i];
         memcpy(g.val + j * g.vsize, m->val + i * m->vsize, m->vsize);
     }
-    free(m->key);
+    if (m->cap)
+        free(m->key);
     free(m->val);
     *m = g;
     return 0;

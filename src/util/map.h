@@ -6,8 +6,8 @@
  *   hs_strmap  a string (pointer and length, not owned: it must outlive
  *              the map) -> a long (name tables)
  *
- * Zero-initialized maps are empty and valid (hs_idmap needs its value
- * size: HS_IDMAP_INIT(type) or hs_idmap_init); _free leaves them empty. */
+ * An hs_idmap starts empty by HS_IDMAP_INIT(type) or hs_idmap_init; a
+ * zero-initialized hs_strmap is empty.  _free leaves a map empty. */
 #ifndef HS_MAP_H
 #define HS_MAP_H
 
@@ -21,7 +21,10 @@ typedef struct hs_idmap {
     unsigned shift;         /* 64 - log2(cap): the slot is the hash's top bits */
 } hs_idmap;
 
-#define HS_IDMAP_INIT(type) { NULL, NULL, sizeof(type), 0, 0, 0 }
+/* The keys of every empty map (never written): a lookup needs no test of
+ * its own for emptiness. */
+extern uint64_t hs_idmap_empty_[2];
+#define HS_IDMAP_INIT(type) { hs_idmap_empty_, NULL, sizeof(type), 0, 0, 63 }
 
 void hs_idmap_init(hs_idmap *m, size_t vsize);
 void hs_idmap_free(hs_idmap *m);
@@ -41,7 +44,7 @@ static inline size_t hs_idmap_slot_(const hs_idmap *m, uint64_t k)
 /* The value slot of key (key < UINT64_MAX): an existing entry's (its
  * value), or a new one's (its value unset: the caller stores one); NULL
  * when out of memory (the map unchanged). */
-static inline void *hs_idmap_put(hs_idmap *m, uint64_t key)
+static inline void *hs_idmap_put_(hs_idmap *m, uint64_t key, size_t vsize)
 {
     if (2 * (m->n + 1) > m->cap && hs_idmap_reserve(m, m->n + 1) != 0)
         return NULL;
@@ -53,19 +56,39 @@ static inline void *hs_idmap_put(hs_idmap *m, uint64_t key)
         m->key[j] = k;
         m->n++;
     }
-    return m->val + j * m->vsize;
+    return m->val + j * vsize;
 }
 
-/* The value of key, or NULL. */
-static inline void *hs_idmap_get(const hs_idmap *m, uint64_t key)
+static inline void *hs_idmap_put(hs_idmap *m, uint64_t key)
 {
-    if (!m->n)
-        return NULL;
+    return hs_idmap_put_(m, key, m->vsize);
+}
+
+/* The value of key, or NULL.  HS_IDMAP_GET(m, key, T) and
+ * HS_IDMAP_PUT(m, key, T) are the same with the value's type (its size a
+ * constant the compiler folds: these are the hot paths of the memo tables). */
+static inline void *hs_idmap_get_(const hs_idmap *m, uint64_t key, size_t vsize)
+{
     uint64_t k = key + 1;
     for (size_t j = hs_idmap_slot_(m, k); m->key[j]; j = (j + 1) & (m->cap - 1))
         if (m->key[j] == k)
-            return m->val + j * m->vsize;
+            return m->val + j * vsize;
     return NULL;
+}
+
+static inline void *hs_idmap_get(const hs_idmap *m, uint64_t key)
+{
+    return hs_idmap_get_(m, key, m->vsize);
+}
+
+#define HS_IDMAP_GET(m, key, T) ((T *)hs_idmap_get_((m), (key), sizeof(T)))
+#define HS_IDMAP_PUT(m, key, T) ((T *)hs_idmap_put_((m), (key), sizeof(T)))
+
+/* Slot j (j < cap) of the map: its value, or NULL when empty (a walk over
+ * every entry, in no particular order). */
+static inline void *hs_idmap_at(const hs_idmap *m, size_t j)
+{
+    return m->key[j] ? m->val + j * m->vsize : NULL;
 }
 
 typedef struct hs_strmap_slot {
