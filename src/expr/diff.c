@@ -11,6 +11,7 @@
  * C stack never grows with the expression depth. */
 #include "internal.h"
 #include "../util/map.h"
+#include "../util/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -53,14 +54,8 @@ typedef struct stack {
 
 static int push(stack *s, const hs_node *n)
 {
-    if (s->top == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        frame *f = realloc(s->f, cap * sizeof *f);
-        if (!f)
-            return -1;
-        s->f = f;
-        s->cap = cap;
-    }
+    if (HS_VEC_RESERVE(s->f, s->cap, s->top + 1))
+        return -1;
     s->f[s->top++] = (frame){n, 0, 0, NULL};
     return 0;
 }
@@ -332,14 +327,8 @@ typedef struct results {
 
 static int rpush(results *s, const hs_node *r)
 {
-    if (s->top == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        const hs_node **n = realloc(s->r, cap * sizeof *n);
-        if (!n)
-            return -1;
-        s->r = n;
-        s->cap = cap;
-    }
+    if (HS_VEC_RESERVE(s->r, s->cap, s->top + 1))
+        return -1;
     s->r[s->top++] = r;
     return 0;
 }

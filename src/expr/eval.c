@@ -8,6 +8,7 @@
  * would turn it into 0 or 1 silently). */
 #include "expr.h"
 #include "../util/map.h"
+#include "../util/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -111,13 +112,8 @@ double hs_eval_tree(const hs_node *e, const double *in)
             const hs_node *c = f->n->args[f->i++];
             if (vhas(&m, c))
                 continue;
-            if (top == cap) {
-                frame *ns = realloc(st, 2 * cap * sizeof *ns);
-                if (!ns)
-                    goto out;
-                st = ns;
-                cap *= 2;
-            }
+            if (HS_VEC_RESERVE(st, cap, top + 1))
+                goto out;
             st[top++] = (frame){c, 0};
             continue;
         }

@@ -498,14 +498,9 @@ static int print_temps(hs_printer *p, FILE *f, const char *indent, const hs_node
             if (k < 0 || p->temp[k] || p->seen[k] == p->stamp)
                 continue;
             p->seen[k] = p->stamp;
-            if (top == cap) {
-                frame *ns = realloc(st, 2 * cap * sizeof *ns);
-                if (!ns) {
-                    free(st);
-                    return -1;
-                }
-                st = ns;
-                cap *= 2;
+            if (HS_VEC_RESERVE(st, cap, top + 1)) {
+                free(st);
+                return -1;
             }
             st[top++] = (frame){c, 0};
             continue;

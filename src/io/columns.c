@@ -1,5 +1,6 @@
 /* CSV columns of a run. */
 #include "columns.h"
+#include "../util/vec.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -9,14 +10,8 @@
 static int add(hs_columns *cs, size_t *cap, hs_col_kind k, size_t idx, const char *fmt,
                const char *name)
 {
-    if (cs->n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 16;
-        hs_col *p = realloc(cs->c, nc * sizeof *p);
-        if (!p)
-            return -1;
-        cs->c = p;
-        *cap = nc;
-    }
+    if (HS_VEC_RESERVE(cs->c, *cap, cs->n + 1))
+        return -1;
     size_t len = strlen(fmt) + strlen(name) + 1;
     char *s = malloc(len);
     if (!s)

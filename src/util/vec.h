@@ -16,6 +16,9 @@
  * elements. */
 int hs_vec_reserve(void *pptr, size_t *cap, size_t need, size_t size, size_t min);
 
-#define HS_VEC_RESERVE(p, cap, need) hs_vec_reserve(&(p), &(cap), (need), sizeof *(p), 16)
+/* The test inline (a push onto a stack in a hot walk costs no call);
+ * `need` and `cap` are read twice: pass plain expressions. */
+#define HS_VEC_RESERVE(p, cap, need) \
+    ((need) <= (cap) ? 0 : hs_vec_reserve(&(p), &(cap), (need), sizeof *(p), 16))
 
 #endif
