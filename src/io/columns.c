@@ -111,16 +111,24 @@ static int select_one(const char *name, const hs_columns *all, const hs_columns 
     return add(out, cap, all->c[i].kind, all->c[i].idx, "%s", all->c[i].name) ? oom(err) : 0;
 }
 
+/* The default and the full set of m's columns; out emptied.  -1 when out
+ * of memory (nothing to free). */
+static int both_sets(const hs_model *m, hs_columns *out, hs_columns *all, hs_columns *dflt)
+{
+    memset(out, 0, sizeof *out);
+    if (!(all_columns(m, 1, dflt) | all_columns(m, 0, all)))
+        return 0;
+    hs_columns_free(all);
+    hs_columns_free(dflt);
+    return -1;
+}
+
 int hs_columns_select(const hs_model *m, const char *list, hs_columns *out,
                       hs_error *err)
 {
     hs_columns all, dflt;
-    memset(out, 0, sizeof *out);
-    if (all_columns(m, 1, &dflt) | all_columns(m, 0, &all)) {
-        hs_columns_free(&all);
-        hs_columns_free(&dflt);
+    if (both_sets(m, out, &all, &dflt))
         return oom(err);
-    }
     int rc = 0;
     if (!list) {
         *out = dflt;
@@ -162,12 +170,8 @@ int hs_columns_catalog(const hs_model *m, hs_columns *out, size_t *ndefault,
                        hs_error *err)
 {
     hs_columns all, dflt;
-    memset(out, 0, sizeof *out);
-    if (all_columns(m, 1, &dflt) | all_columns(m, 0, &all)) {
-        hs_columns_free(&all);
-        hs_columns_free(&dflt);
+    if (both_sets(m, out, &all, &dflt))
         return oom(err);
-    }
     size_t cap = 0;
     int rc = append_set(out, &cap, &dflt);
     for (size_t i = 0; i < all.n && !rc; i++)
