@@ -452,6 +452,59 @@ int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd
     return rc;
 }
 
+int hs_cli_begin(int argc, char **argv, const char *usage, unsigned cmd, opts *o, int *rc)
+{
+    *rc = hs_cli_parse_opts(argc, argv, usage, cmd, o);
+    if (!*rc)
+        return 0;
+    hs_cli_free_opts(o);
+    if (*rc < 0)
+        *rc = 0;                        /* the help was asked for */
+    return -1;
+}
+
+int hs_cli_one_model(opts *o, const char *usage, const char *name, int *rc)
+{
+    if (o->model && !o->npos)
+        return 0;
+    char msg[80];
+    snprintf(msg, sizeof msg, "%s: expected one MODEL (%s)", name,
+             o->model ? "more than one MODEL given" : "missing MODEL");
+    hs_cli_free_opts(o);
+    *rc = hs_cli_usage_error(usage, "%s", msg);
+    return -1;
+}
+
+hs_model *hs_cli_load(opts *o, int *rc)
+{
+    hs_error err;
+    hs_error_init(&err);
+    hs_model *m = hs_model_load(o->model, &o->ov, &err);
+    if (!m) {
+        hs_cli_free_opts(o);
+        *rc = hs_cli_fail(&err);
+    }
+    return m;
+}
+
+hs_model *hs_cli_open(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
+                      opts *o, int *rc)
+{
+    if (hs_cli_begin(argc, argv, usage, cmd, o, rc) || hs_cli_one_model(o, usage, name, rc))
+        return NULL;
+    return hs_cli_load(o, rc);
+}
+
+hs_model *hs_cli_model(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
+                       int *rc)
+{
+    opts o;
+    hs_model *m = hs_cli_open(argc, argv, usage, cmd, name, &o, rc);
+    if (m)
+        hs_cli_free_opts(&o);
+    return m;
+}
+
 void hs_cli_free_opts(opts *o)
 {
     hs_params_free(&o->params);
