@@ -363,7 +363,7 @@ mkdir -p "$r/hosts" "$r/bin" "$r/run"
 ln -s "$HOLOSIM" "$r/bin/holosim"
 cp "$model" "$r/run/pendulum.yaml"
 (cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin \
-    FAKE_SSH_FORBID="$r/run/out:$r/run/pendulum.yaml:$root" \
+    FAKE_SSH_FORBID="$r/run/out:$r/run/pendulum.yaml" FAKE_SSH_MISSING=$HOLOSIM \
     "$sweep" --ssh "$fakessh" --sshlogin 1/hostA --sshlogin 1/hostB -o out \
         pendulum.yaml l=1:6:1 -- --t-end 0.2 2>"$work/err")
 rc=$?
@@ -377,12 +377,12 @@ check "  ... and were cleaned up" [ -z "$(find "$r/hosts" -type f ! -name log)" 
 check "  ... nothing left to merge" [ ! -e "$r/run/out/.sweep/ret" ]
 check "fake-ssh itself refuses a forbidden path (exit 255)" sh -c \
     "FAKE_SSH_ROOT='$r/hosts' FAKE_SSH_FORBID='$r/run/out' '$fakessh' hostA -- echo '$r/run/out' 2>/dev/null; [ \$? -eq 255 ]"
-(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin FAKE_SSH_FORBID=".sweep/in" \
+(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin FAKE_SSH_FORBID=".sweep/in/sweep" \
     "$sweep" --ssh "$fakessh" -S 1/hostA -o out2 pendulum.yaml l=1 -- --t-end 0.2 >/dev/null 2>&1)
 check "a host refusing every job: the sweep exits 1" [ $? -eq 1 ]
 check "  ... and its summary says the point did not run" grep -q '"not run"' "$r/run/out2/summary.csv"
 
-(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts \
+(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_MISSING=$HOLOSIM \
     "$sweep" --ssh "$fakessh" -S 1/hostA -o out3 pendulum.yaml l=1 -- --t-end 0.2 >/dev/null 2>&1)
 check "a host without holosim: the sweep exits 1" [ $? -eq 1 ]
 check "  ... and the point's message says so" grep -q '"holosim not found on .*: put it on PATH or set HOLOSIM"' "$r/run/out3/summary.csv"
