@@ -14,16 +14,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SWEEP=$ROOT/scripts/sweep
 M=$ROOT/models/pendulum.yaml
 T=$(mktemp -d "${TMPDIR:-/tmp}/holosim-cluster.XXXXXX") || exit 1
-pids=""
-stop_daemons() {
-    for p in $pids; do kill "$p" 2>/dev/null; done
-    for p in $pids; do
-        i=0
-        while kill -0 "$p" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-        kill -KILL "$p" 2>/dev/null
-    done
-    pids=""
-}
+. "$ROOT/tests/scripts/cluster.sh"
 trap 'stop_daemons; rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM
 pass=0 fail=0
@@ -32,15 +23,6 @@ no() { fail=$((fail + 1)); echo "FAIL: $*"; }
 check() { _w=$1; shift; if "$@"; then ok; else no "$_w"; fi; }
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
-port_free() {   # nothing listens on TCP port $1 (from /proc/net/tcp*)
-    _hex=$(printf '%04X' "$1")
-    ! cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '{ print $2 }' | grep -qi ":$_hex\$"
-}
-free_port() {   # a free port in 20000-59999
-    _p=$(( ($$ * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/')) % 40000 + 20000 ))
-    while ! port_free "$_p"; do _p=$((_p + 1)); done
-    echo "$_p"
-}
 same_results() {   # same_results DIR LOCALDIR: every point CSV byte-identical, same grid
     [ "$(cd "$2" && ls ./*.csv | wc -l)" = "$(cd "$1" && ls ./*.csv | wc -l)" ] || return 1
     for _f in "$2"/*=*.csv; do cmp -s "$_f" "$1/${_f##*/}" || { echo "differs: ${_f##*/}"; return 1; }; done
@@ -60,242 +42,129 @@ tlocal=$(secs "$t0" "$t1")
 echo "cli_sweep_cluster.sh: 31 points here: $tlocal s"
 
 # =================================================================== sshd
-sshd=/usr/sbin/sshd
-if ! [ -x "$sshd" ] || ! command -v ssh >/dev/null 2>&1 || ! command -v ssh-keygen >/dev/null 2>&1; then
-    echo "SKIP: ssh hosts: no sshd or ssh (HOLOSIM_FULL_DEPS=1 sh scripts/install-deps.sh installs them)"
+S=$T/ssh
+if ! start_sshd "$S"; then
+    echo "SKIP: ssh hosts: $WHY"
 else
-    S=$T/ssh
-    mkdir -p "$S/rtmp" && chmod 700 "$S"
-    [ "$(id -u)" != 0 ] || mkdir -p /run/sshd    # sshd's privilege separation directory
-    ssh-keygen -q -t ed25519 -N '' -f "$S/host_key" && ssh-keygen -q -t ed25519 -N '' -f "$S/id" &&
-        cp "$S/id.pub" "$S/authorized_keys"
-    port=$(free_port)
-    dead=$((port + 1))
-    while ! port_free "$dead"; do dead=$((dead + 1)); done
-    cat >"$S/sshd_config" <<EOF
-Port $port
-ListenAddress 127.0.0.1
-ListenAddress 127.0.0.2
-HostKey $S/host_key
-PidFile $S/sshd.pid
-AuthorizedKeysFile $S/authorized_keys
-PubkeyAuthentication yes
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-UsePAM no
-StrictModes no
-AcceptEnv TMPDIR
-MaxStartups 100
-MaxSessions 100
-LogLevel ERROR
-EOF
-    # hostA and hostB: the sshd; hostC: a port where nothing listens;
-    # remote jobs put their directories in $S/rtmp (TMPDIR sent along)
-    cat >"$S/config" <<EOF
-Host hostA
-    HostName 127.0.0.1
-Host hostB
-    HostName 127.0.0.2
-Host hostC
-    HostName 127.0.0.1
-    Port $dead
-Host *
-    Port $port
-    IdentityFile $S/id
-    IdentitiesOnly yes
-    StrictHostKeyChecking no
-    UserKnownHostsFile $S/known_hosts
-    LogLevel ERROR
-    SetEnv TMPDIR=$S/rtmp
-EOF
-    "$sshd" -D -e -f "$S/sshd_config" 2>"$S/sshd.log" &
-    sshd_pid=$!
-    pids="$pids $sshd_pid"
+    ssh_="ssh -F $S/config"
+    t0=$(now)
+    "$SWEEP" --ssh "$ssh_" -S hostA -S hostB -o "$T/ssh1" "$M" l=0.5:2:0.05 -- --t-end 0.3 2>"$T/err"
+    rc=$?
+    t1=$(now)
+    check "ssh: 31 points on two hosts exit 0 ($(head -c 300 "$T/err"))" [ $rc -eq 0 ]
+    check "ssh: every result byte-identical to the local sweep" same_results "$T/ssh1" "$T/local"
+    tssh=$(secs "$t0" "$t1")
+    echo "cli_sweep_cluster.sh: 31 points on two ssh hosts: $tssh s (here $tlocal s)"
+    # a login on each host at once, as the sweep makes them (the remote
+    # shell's start, ~/.bashrc, can take seconds)
+    t0=$(now); ssh -F "$S/config" hostA true & ssh -F "$S/config" hostB true; wait; t1=$(now)
+    tlogin=$(secs "$t0" "$t1")
+    echo "cli_sweep_cluster.sh: (a login on both hosts at once: $tlogin s)"
+    check "ssh: 31 points in under 5 s plus the local time plus one login ($tssh s)" \
+        awk -v a="$tssh" -v b="$tlocal" -v c="$tlogin" 'BEGIN { exit !(a < 5 + b + c) }'
+    check "ssh: no remote directory left" [ -z "$(ls -A "$S/rtmp" | grep '^holosim-sweep')" ]
+    check "ssh: no connection left open" [ -z "$(ls -A "${TMPDIR:-/tmp}" | grep '^sshcm\.')" ]
+
+    # a dead host among live ones: no point lost
+    "$SWEEP" --ssh "$ssh_" -S hostC -S hostA -S hostB -o "$T/ssh2" "$M" l=0.5:2:0.05 -- --t-end 0.3 2>"$T/err"
+    check "ssh: a dead host among two live ones: exit 0" [ $? -eq 0 ]
+    check "  ... every result as the local sweep's" same_results "$T/ssh2" "$T/local"
+    check "  ... saying the host failed" grep -q "host 'hostC' failed (exit 255: .*refused" "$T/err"
+
+    # a host that answers but fails every job (its connection drops):
+    # its chunks go to the other host
+    printf '#!/bin/sh\ncase "$*" in *hostB*remote-job*) exit 255 ;; esac\nexec ssh -F %s "$@"\n' "$S/config" >"$S/flaky"
+    chmod +x "$S/flaky"
+    "$SWEEP" --ssh "$S/flaky" -S hostA -S hostB -o "$T/ssh3" "$M" l=0.5:2:0.05 -- --t-end 0.3 2>"$T/err"
+    check "ssh: a host failing its jobs: exit 0" [ $? -eq 0 ]
+    check "  ... every result as the local sweep's" same_results "$T/ssh3" "$T/local"
+    check "  ... saying so" grep -q "host 'hostB' failed" "$T/err"
+
+    # an interrupted sweep: the remote job stops and its directory goes
+    "$SWEEP" --ssh "$ssh_" -S 1/hostA -o "$T/ssh4" "$M" l=1,2 -- --t-end 2000 --dt 0.001 2>/dev/null &
+    spid=$!
     i=0
-    until ssh -F "$S/config" -o BatchMode=yes hostA true 2>/dev/null || [ $i -ge 50 ]; do sleep 0.2; i=$((i + 1)); done
-    if ! ssh -F "$S/config" -o BatchMode=yes hostB true 2>"$S/err"; then
-        echo "SKIP: ssh hosts: the sshd on 127.0.0.1:$port does not take a login: $(cat "$S/err" "$S/sshd.log" | head -n 3 | tr '\n' ' ')"
-    else
-        ssh_="ssh -F $S/config"
-        t0=$(now)
-        "$SWEEP" --ssh "$ssh_" -S hostA -S hostB -o "$T/ssh1" "$M" l=0.5:2:0.05 -- --t-end 0.3 2>"$T/err"
-        rc=$?
-        t1=$(now)
-        check "ssh: 31 points on two hosts exit 0 ($(head -c 300 "$T/err"))" [ $rc -eq 0 ]
-        check "ssh: every result byte-identical to the local sweep" same_results "$T/ssh1" "$T/local"
-        tssh=$(secs "$t0" "$t1")
-        echo "cli_sweep_cluster.sh: 31 points on two ssh hosts: $tssh s (here $tlocal s)"
-        # one login on this machine (the remote shell's start: ~/.bashrc)
-        t0=$(now); ssh -F "$S/config" hostA true; t1=$(now)
-        tlogin=$(secs "$t0" "$t1")
-        echo "cli_sweep_cluster.sh: (one login there: $tlogin s)"
-        check "ssh: 31 points in under 5 s plus the local time plus one login ($tssh s)" \
-            awk -v a="$tssh" -v b="$tlocal" -v c="$tlogin" 'BEGIN { exit !(a < 5 + b + c) }'
-        check "ssh: no remote directory left" [ -z "$(ls -A "$S/rtmp" | grep '^holosim-sweep')" ]
-        check "ssh: no connection left open" [ -z "$(ls -A "${TMPDIR:-/tmp}" | grep '^sshcm\.')" ]
-
-        # a dead host among live ones: no point lost
-        "$SWEEP" --ssh "$ssh_" -S hostC -S hostA -S hostB -o "$T/ssh2" "$M" l=0.5:2:0.05 -- --t-end 0.3 2>"$T/err"
-        check "ssh: a dead host among two live ones: exit 0" [ $? -eq 0 ]
-        check "  ... every result as the local sweep's" same_results "$T/ssh2" "$T/local"
-        check "  ... saying the host failed" grep -q "host 'hostC' failed (exit 255: .*refused" "$T/err"
-
-        # a host that answers but fails every job (its connection drops):
-        # its chunks go to the other host
-        printf '#!/bin/sh\ncase "$*" in *hostB*remote-job*) exit 255 ;; esac\nexec ssh -F %s "$@"\n' "$S/config" >"$S/flaky"
-        chmod +x "$S/flaky"
-        "$SWEEP" --ssh "$S/flaky" -S hostA -S hostB -o "$T/ssh3" "$M" l=0.5:2:0.05 -- --t-end 0.3 2>"$T/err"
-        check "ssh: a host failing its jobs: exit 0" [ $? -eq 0 ]
-        check "  ... every result as the local sweep's" same_results "$T/ssh3" "$T/local"
-        check "  ... saying so" grep -q "host 'hostB' failed" "$T/err"
-
-        # an interrupted sweep: the remote job stops and its directory goes
-        "$SWEEP" --ssh "$ssh_" -S 1/hostA -o "$T/ssh4" "$M" l=1,2 -- --t-end 2000 --dt 0.001 2>/dev/null &
-        spid=$!
-        i=0
-        until [ -n "$(ls -A "$S/rtmp" | grep '^holosim-sweep')" ] || [ $i -ge 200 ]; do sleep 0.1; i=$((i + 1)); done
-        check "ssh: the long job started remotely" [ -n "$(ls -A "$S/rtmp" | grep '^holosim-sweep')" ]
-        sleep 1
-        kill -TERM "$spid"
-        wait "$spid"
-        check "ssh: the interrupted sweep exits 143" [ $? -eq 143 ]
-        i=0
-        until [ -z "$(ls -A "$S/rtmp" | grep '^holosim-sweep')" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
-        check "  ... and the remote directory is removed" [ -z "$(ls -A "$S/rtmp" | grep '^holosim-sweep')" ]
-        check "  ... and the remote run stopped" sh -c "! pgrep -f 'holosim [b]atch .*--t-end 2000' >/dev/null"
-    fi
+    until [ -n "$(ls -A "$S/rtmp" | grep '^holosim-sweep')" ] || [ $i -ge 200 ]; do sleep 0.1; i=$((i + 1)); done
+    check "ssh: the long job started remotely" [ -n "$(ls -A "$S/rtmp" | grep '^holosim-sweep')" ]
+    sleep 1
+    kill -TERM "$spid"
+    wait "$spid"
+    check "ssh: the interrupted sweep exits 143" [ $? -eq 143 ]
+    i=0
+    until [ -z "$(ls -A "$S/rtmp" | grep '^holosim-sweep')" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+    check "  ... and the remote directory is removed" [ -z "$(ls -A "$S/rtmp" | grep '^holosim-sweep')" ]
+    check "  ... and the remote run stopped" sh -c "! pgrep -f 'holosim [b]atch .*--t-end 2000' >/dev/null"
     stop_daemons
 fi
 
 # ================================================================== Slurm
-if ! [ -x /usr/sbin/slurmctld ] || ! [ -x /usr/sbin/slurmd ] || ! [ -x /usr/sbin/munged ] ||
-   ! command -v sbatch >/dev/null 2>&1; then
-    echo "SKIP: Slurm: slurmctld, slurmd, munged or sbatch missing (HOLOSIM_FULL_DEPS=1 sh scripts/install-deps.sh installs them)"
-elif [ "$(id -u)" != 0 ]; then
-    echo "SKIP: Slurm: slurmd must run as root to start jobs, and this is uid $(id -u)"
+C=$T/slurm
+if ! start_slurm "$C"; then
+    echo "SKIP: Slurm: $WHY"
 else
-    C=$T/slurm
-    mkdir -p "$C/munge" "$C/state" "$C/spool" "$C/log"
-    chmod 700 "$C/munge"
-    dd if=/dev/urandom of="$C/munge/key" bs=1024 count=1 2>/dev/null
-    chmod 600 "$C/munge/key"
-    /usr/sbin/munged -F -f --socket="$C/munge/sock" --key-file="$C/munge/key" \
-        --log-file="$C/munge/log" --pid-file="$C/munge/pid" --seed-file="$C/munge/seed" \
-        >"$C/munge/out" 2>&1 &
-    pids="$pids $!"
-    node=$(hostname -s)
-    p1=$(free_port)
-    p2=$((p1 + 1))
-    while ! port_free "$p2"; do p2=$((p2 + 1)); done
-    cat >"$C/slurm.conf" <<EOF
-ClusterName=holotest
-SlurmctldHost=$node(127.0.0.1)
-SlurmctldPort=$p1
-SlurmdPort=$p2
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$C/munge/sock
-StateSaveLocation=$C/state
-SlurmdSpoolDir=$C/spool
-SlurmctldPidFile=$C/slurmctld.pid
-SlurmdPidFile=$C/slurmd.pid
-SlurmctldLogFile=$C/log/ctld.log
-SlurmdLogFile=$C/log/d.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-MpiDefault=none
-ReturnToService=2
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
-PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
-EOF
-    SLURM_CONF=$C/slurm.conf
-    export SLURM_CONF
-    i=0
-    until [ -S "$C/munge/sock" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
-    /usr/sbin/slurmctld -D -i -f "$SLURM_CONF" >"$C/log/ctld.out" 2>&1 &
-    pids="$pids $!"
-    /usr/sbin/slurmd -D -f "$SLURM_CONF" >"$C/log/d.out" 2>&1 &
-    pids="$pids $!"
-    i=0
-    until sinfo -h -o %T 2>/dev/null | grep -qx idle || [ $i -ge 100 ]; do sleep 0.2; i=$((i + 1)); done
-    if ! sinfo -h -o %T 2>/dev/null | grep -qx idle; then
-        echo "SKIP: Slurm: the one-node cluster did not come up: $(tail -n 3 "$C/log/ctld.log" "$C/log/d.log" 2>/dev/null | tr '\n' ' ' | cut -c1-400)"
-    else
-        wait_job() {   # wait_job ID: until squeue no longer lists it (60 s)
-            _i=0
-            while [ -n "$(squeue -h -j "$1" -o %i 2>/dev/null)" ] && [ $_i -lt 600 ]; do sleep 0.1; _i=$((_i + 1)); done
-        }
-        # a directory with a blank, quotes and % in its name; the default
-        # task count; a HOLOSIM in the submitting shell does not replace the
-        # binary recorded at set-up
-        D="$T/s \"q\" 'x' 50% dir"
-        t0=$(now)
-        "$SWEEP" --slurm -o "$D" "$M" l=0.5:2:0.05 -- --t-end 0.3 2>"$T/err"
-        check "slurm: the set-up exits 0" [ $? -eq 0 ]
-        check "  ... the hint quotes the path" grep -qF "sbatch $(bash -c 'printf %q "$1"' _ "$D/sweep.sbatch")" "$T/err"
-        check "  ... 31 short points: one task by default" grep -qx '#SBATCH --array=0-0' "$D/sweep.sbatch"
-        job=$(cd "$T" && HOLOSIM=/nonexistent sbatch --parsable "$D/sweep.sbatch")
-        wait_job "$job"
-        "$SWEEP" --collect "$D" 2>"$T/err"
-        rc=$?
-        t1=$(now)
-        tsl=$(secs "$t0" "$t1")
-        echo "cli_sweep_cluster.sh: 31 points through Slurm (set-up, sbatch, collect): $tsl s (here $tlocal s)"
-        check "slurm: --collect exits 0 ($(head -c 300 "$T/err"))" [ $rc -eq 0 ]
-        check "slurm: every result byte-identical to the local sweep" same_results "$D" "$T/local"
-        check "slurm: the task's output went into the directory" [ -f "$D/.sweep/slurm/$(cat "$D/.sweep/slurm/current")/0.out" ]
-        check "slurm: no slurm-*.out where sbatch ran" [ -z "$(ls "$T" | grep '^slurm-')" ]
-        # under 3x the local time plus one scheduling round: the time an
-        # empty job takes from sbatch to its end, measured here
-        t0=$(now)
-        job=$(cd "$T" && sbatch --parsable --output=/dev/null --wrap=true)
-        wait_job "$job"
-        t1=$(now)
-        tround=$(secs "$t0" "$t1")
-        echo "cli_sweep_cluster.sh: (an empty job: $tround s)"
-        check "slurm: 31 points in under 3x the local time plus one round ($tsl s)" \
-            awk -v a="$tsl" -v b="$tlocal" -v c="$tround" 'BEGIN { exit !(a < 3 * b + c) }'
+    # a directory with a blank, quotes and % in its name; the default
+    # task count; a HOLOSIM in the submitting shell does not replace the
+    # binary recorded at set-up
+    D="$T/s \"q\" 'x' 50% dir"
+    t0=$(now)
+    "$SWEEP" --slurm -o "$D" "$M" l=0.5:2:0.05 -- --t-end 0.3 2>"$T/err"
+    check "slurm: the set-up exits 0" [ $? -eq 0 ]
+    check "  ... the hint quotes the path" grep -qF "sbatch $(bash -c 'printf %q "$1"' _ "$D/sweep.sbatch")" "$T/err"
+    check "  ... 31 short points: one task by default" grep -qx '#SBATCH --array=0-0' "$D/sweep.sbatch"
+    job=$(cd "$T" && HOLOSIM=/nonexistent sbatch --parsable "$D/sweep.sbatch")
+    wait_job "$job"
+    "$SWEEP" --collect "$D" 2>"$T/err"
+    rc=$?
+    t1=$(now)
+    tsl=$(secs "$t0" "$t1")
+    echo "cli_sweep_cluster.sh: 31 points through Slurm (set-up, sbatch, collect): $tsl s (here $tlocal s)"
+    check "slurm: --collect exits 0 ($(head -c 300 "$T/err"))" [ $rc -eq 0 ]
+    check "slurm: every result byte-identical to the local sweep" same_results "$D" "$T/local"
+    check "slurm: the task's output went into the directory" [ -f "$D/.sweep/slurm/$(cat "$D/.sweep/slurm/current")/0.out" ]
+    check "slurm: no slurm-*.out where sbatch ran" [ -z "$(ls "$T" | grep '^slurm-')" ]
+    # under 3x the local time plus one scheduling round: the time an
+    # empty job takes from sbatch to its end, measured here
+    t0=$(now)
+    job=$(cd "$T" && sbatch --parsable --output=/dev/null --wrap=true)
+    wait_job "$job"
+    t1=$(now)
+    tround=$(secs "$t0" "$t1")
+    echo "cli_sweep_cluster.sh: (an empty job: $tround s)"
+    check "slurm: 31 points in under 3x the local time plus one round ($tsl s)" \
+        awk -v a="$tsl" -v b="$tlocal" -v c="$tround" 'BEGIN { exit !(a < 3 * b + c) }'
 
-        # a second submission while the first is queued is refused
-        E=$T/queued
-        "$SWEEP" --slurm --tasks 2 --sbatch-option=--begin=now+120 -o "$E" "$M" l=1:4:1 -- --t-end 0.2 2>/dev/null
-        job=$(cd "$T" && sbatch --parsable "$E/sweep.sbatch")
-        "$SWEEP" --slurm --resume -o "$E" "$M" l=1:4:1 -- --t-end 0.2 2>"$T/err"
-        check "slurm: --resume while the job is queued is refused" [ $? -eq 1 ]
-        check "  ... naming the job" grep -q "has a Slurm job queued or running ($job" "$T/err"
-        "$SWEEP" --force -o "$E" "$M" l=1:4:1 -- --t-end 0.2 2>/dev/null
-        check "  ... --force too" [ $? -eq 1 ]
-        "$SWEEP" --collect "$E" 2>"$T/err"
-        check "  ... --collect says the job is still queued" grep -q "Slurm job still queued or running: $job" "$T/err"
-        scancel "$job"
-        wait_job "$job"
-        # the same script submitted twice at once: both run, nothing mixed
-        j1=$(cd "$T" && sbatch --parsable --begin=now "$E/sweep.sbatch")
-        j2=$(cd "$T" && sbatch --parsable --begin=now "$E/sweep.sbatch")
-        wait_job "$j1"; wait_job "$j2"
-        "$SWEEP" --collect "$E" 2>/dev/null
-        check "slurm: one script submitted twice: --collect exits 0" [ $? -eq 0 ]
-        "$SWEEP" -o "$T/local4" "$M" l=1:4:1 -- --t-end 0.2 2>/dev/null
-        check "  ... and the results are the local ones" same_results "$E" "$T/local4"
+    # a second submission while the first is queued is refused
+    E=$T/queued
+    "$SWEEP" --slurm --tasks 2 --sbatch-option=--begin=now+120 -o "$E" "$M" l=1:4:1 -- --t-end 0.2 2>/dev/null
+    job=$(cd "$T" && sbatch --parsable "$E/sweep.sbatch")
+    "$SWEEP" --slurm --resume -o "$E" "$M" l=1:4:1 -- --t-end 0.2 2>"$T/err"
+    check "slurm: --resume while the job is queued is refused" [ $? -eq 1 ]
+    check "  ... naming the job" grep -q "has a Slurm job queued or running ($job" "$T/err"
+    "$SWEEP" --force -o "$E" "$M" l=1:4:1 -- --t-end 0.2 2>/dev/null
+    check "  ... --force too" [ $? -eq 1 ]
+    "$SWEEP" --collect "$E" 2>"$T/err"
+    check "  ... --collect says the job is still queued" grep -q "Slurm job still queued or running: $job" "$T/err"
+    scancel "$job"
+    wait_job "$job"
+    # the same script submitted twice at once: both run, nothing mixed
+    j1=$(cd "$T" && sbatch --parsable --begin=now "$E/sweep.sbatch")
+    j2=$(cd "$T" && sbatch --parsable --begin=now "$E/sweep.sbatch")
+    wait_job "$j1"; wait_job "$j2"
+    "$SWEEP" --collect "$E" 2>/dev/null
+    check "slurm: one script submitted twice: --collect exits 0" [ $? -eq 0 ]
+    "$SWEEP" -o "$T/local4" "$M" l=1:4:1 -- --t-end 0.2 2>/dev/null
+    check "  ... and the results are the local ones" same_results "$E" "$T/local4"
 
-        # the binary missing on the node: collect shows each task's reason
-        mkdir -p "$T/gone"
-        cp "$H" "$T/gone/holosim"
-        HOLOSIM=$T/gone/holosim "$SWEEP" --slurm --tasks 2 -o "$T/nobin" "$M" l=1:4:1 -- --t-end 0.2 2>/dev/null
-        rm -f "$T/gone/holosim"
-        job=$(cd "$T" && sbatch --parsable "$T/nobin/sweep.sbatch")
-        wait_job "$job"
-        "$SWEEP" --collect "$T/nobin" 2>"$T/err"
-        check "slurm: the binary missing on the node: --collect exits 1" [ $? -eq 1 ]
-        check "  ... and says why, per point" grep -q "exit 127: holosim not usable on .*gone/holosim' is not an executable file" "$T/err"
-    fi
+    # the binary missing on the node: collect shows each task's reason
+    mkdir -p "$T/gone"
+    cp "$H" "$T/gone/holosim"
+    HOLOSIM=$T/gone/holosim "$SWEEP" --slurm --tasks 2 -o "$T/nobin" "$M" l=1:4:1 -- --t-end 0.2 2>/dev/null
+    rm -f "$T/gone/holosim"
+    job=$(cd "$T" && sbatch --parsable "$T/nobin/sweep.sbatch")
+    wait_job "$job"
+    "$SWEEP" --collect "$T/nobin" 2>"$T/err"
+    check "slurm: the binary missing on the node: --collect exits 1" [ $? -eq 1 ]
+    check "  ... and says why, per point" grep -q "exit 127: holosim not usable on .*gone/holosim' is not an executable file" "$T/err"
     stop_daemons
 fi
 

@@ -140,6 +140,10 @@ rm -f "$work/big.yaml"
 timeout 60 "$HOLOSIM" batch "$model" --points /dev/zero --outdir "$work/bo" --status-dir "$work/bo" 2>"$work/err"
 check "batch: /dev/zero as the points file stops at its limit" [ $? -eq 1 ] && has "$work/err" "points file larger than 256 MiB"
 
+"$HOLOSIM" batch "$model" --points "$work/dot.tsv" --outdir "$work/nonexistent" --status-dir "$work/bo" 2>"$work/err"
+check "batch: an --outdir that is not a directory: refused before any point" \
+    [ $? -eq 1 ] && has "$work/err" "'$work/nonexistent' is not a directory (--outdir)"
+
 # ------------------------------------------- sweep: grid file messages
 printf '\357\273\277l,theta0\n1,0.1\n2,0.2\n' >"$work/bom.csv"
 "$sweep" -o "$work/bom" --grid "$work/bom.csv" "$model" -- --t-end 0.2 2>"$work/err"

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -474,6 +475,15 @@ int hs_cli_batch(int argc, char **argv)
                                              ? "missing --points FILE" : !o.outdir
                                              ? "missing --outdir DIR" : "missing --status-dir DIR")
                                   : o.npos ? "more than one MODEL" : "MODEL must be a file");
+    }
+    struct stat sd;                    /* the output folders, before any point runs */
+    const char *nodir = stat(o.outdir, &sd) || !S_ISDIR(sd.st_mode) ? o.outdir
+                      : stat(o.statusdir, &sd) || !S_ISDIR(sd.st_mode) ? o.statusdir : NULL;
+    if (nodir) {
+        fprintf(stderr, "holosim: batch: '%s' is not a directory (--%s): create it first\n", nodir,
+                nodir == o.outdir ? "outdir" : "status-dir");
+        hs_cli_free_opts(&o);
+        return HS_EXIT_USAGE;
     }
     hs_error err;
     hs_error_init(&err);
