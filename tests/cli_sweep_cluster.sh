@@ -57,7 +57,7 @@ else
     echo "cli_sweep_cluster.sh: 31 points on two ssh hosts: $tssh s (here $tlocal s)"
     # a login on each host at once, as the sweep makes them (the remote
     # shell's start, ~/.bashrc, can take seconds)
-    t0=$(now); ssh -F "$S/config" hostA true & ssh -F "$S/config" hostB true; wait; t1=$(now)
+    t0=$(now); ssh -F "$S/config" hostA true & lp=$!; ssh -F "$S/config" hostB true; wait $lp; t1=$(now)
     tlogin=$(secs "$t0" "$t1")
     echo "cli_sweep_cluster.sh: (a login on both hosts at once: $tlogin s)"
     check "ssh: 31 points in under 5 s plus the local time plus one login ($tssh s)" \

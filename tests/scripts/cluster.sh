@@ -53,7 +53,7 @@ KbdInteractiveAuthentication no
 PermitRootLogin prohibit-password
 UsePAM no
 StrictModes no
-AcceptEnv TMPDIR
+AcceptEnv TMPDIR HOLOSIM_CACHE
 MaxStartups 100
 MaxSessions 100
 LogLevel ERROR
@@ -73,7 +73,7 @@ Host *
     StrictHostKeyChecking no
     UserKnownHostsFile $S/known_hosts
     LogLevel ERROR
-    SetEnv TMPDIR=$S/rtmp
+    SetEnv TMPDIR=$S/rtmp HOLOSIM_CACHE=${HOLOSIM_CACHE:-$S/cache}
 EOC
     "$sshd" -D -e -f "$S/sshd_config" 2>"$S/sshd.log" &
     pids="$pids $!"
