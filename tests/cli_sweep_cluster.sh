@@ -23,6 +23,12 @@ no() { fail=$((fail + 1)); echo "FAIL: $*"; }
 check() { _w=$1; shift; if "$@"; then ok; else no "$_w"; fi; }
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+no_long_batch() {  # no process runs `holosim batch ... --t-end 2000` (from /proc)
+    for _f in /proc/[0-9]*/cmdline; do
+        tr '\0' ' ' <"$_f" 2>/dev/null | grep -q 'holosim batch .*--t-end 2000' && return 1
+    done
+    return 0
+}
 same_results() {   # same_results DIR LOCALDIR: every point CSV byte-identical, same grid
     [ "$(cd "$2" && ls ./*.csv | wc -l)" = "$(cd "$1" && ls ./*.csv | wc -l)" ] || return 1
     for _f in "$2"/*=*.csv; do cmp -s "$_f" "$1/${_f##*/}" || { echo "differs: ${_f##*/}"; return 1; }; done
@@ -93,7 +99,7 @@ else
     i=0
     until [ -z "$(ls -A "$S/rtmp" | grep '^holosim-sweep')" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
     check "  ... and the remote directory is removed" [ -z "$(ls -A "$S/rtmp" | grep '^holosim-sweep')" ]
-    check "  ... and the remote run stopped" sh -c "! pgrep -f 'holosim [b]atch .*--t-end 2000' >/dev/null"
+    check "  ... and the remote run stopped" no_long_batch
     stop_daemons
 fi
 
