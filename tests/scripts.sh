@@ -286,8 +286,11 @@ check "  ... and runs nothing" [ ! -e "$d/l=4.csv" ] && [ "$(mtime "$d/l=3.csv")
 "$sweep" --collect "$d" 2>"$work/err"
 check "  ... --collect too" [ $? -eq 1 ] && has "$work/err" "is in use by another sweep"
 exec 8>&-
+echo keep >"$d/.notes.part"
 "$sweep" -o "$d" --resume "$model" l=3,4 -- --t-end 0.2 2>/dev/null
 check "  ... and runs once the lock is gone" [ $? -eq 0 ] && [ -s "$d/l=4.csv" ]
+check "  ... leaving a file of the user's named like a part file" [ -s "$d/.notes.part" ]
+rm -f "$d/.notes.part"
 
 # a point fails during integration (keeps its rows), --resume reruns it only
 d=$work/res
