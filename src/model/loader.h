@@ -119,6 +119,13 @@ static inline const hs_node *scalar_zero(loader *L)
     return hs_num(L->m->dag, 0.0);
 }
 
+/* ---- family.c, body.c (family.h) ---- */
+
+/* Indexed families, sums, list parameters, mass entries, force elements,
+ * bodies and D(...) written out as format-1 nodes of L->y before anything
+ * else reads the tree (nothing changes in a file that uses none). */
+int hs_ld_expand(loader *L);
+
 /* ---- read.c: YAML helpers ---- */
 
 char *hs_ld_strdup(const char *s);

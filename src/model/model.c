@@ -116,6 +116,8 @@ static const char *const top_keys[] = {
  * of the form, compile the programs. */
 static int load_tree(loader *L)
 {
+    if (hs_ld_expand(L))
+        return L->err->code;
     yaml_node_t *root = hs_ytree_root(L->y);
     if (root->type != YAML_MAPPING_NODE)
         return hs_ytree_error(L->y, L->err, root, "a model file must be a mapping of "
