@@ -1058,6 +1058,7 @@ static int mass_entries(fam *F, int root, int mass, int mkey)
 static const char *const verbatim[] = { "format", "name", "simulate" };
 static const char *const declaring[] = {
     "parameters", "define", "embedding", "constraints", "outputs", "events", "coordinates",
+    "points", "bodies", "springs",
 };
 
 static int in_list(const char *s, const char *const *l, size_t n)
@@ -1227,7 +1228,7 @@ int hs_ld_expand(loader *L)
             const char *ks = hs_ytree_str(NODEP(&F, p.key));
             int nv = p.value;
             if (!in_list(ks, verbatim, 3)) {
-                int decl = !in_list(ks, declaring, 7) ? 0 : strcmp(ks, "parameters") == 0 ? 2
+                int decl = !in_list(ks, declaring, 10) ? 0 : strcmp(ks, "parameters") == 0 ? 2
                          : strcmp(ks, "coordinates") == 0 ? 3 : 1;
                 rc = copy(&F, p.value, decl, &nv);
             }
