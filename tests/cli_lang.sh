@@ -12,6 +12,8 @@
 #   errors    a neighbour out of range: FILE:LINE:COLUMN at the template,
 #             the index value named, the caret, exit 2, no CSV
 #   derive    prints the expanded kernels (link_2 in x_1, x_2)
+#   sweep     scripts/sweep over N (the size) and g: every point as a
+#             single run gives it
 #   plot      scripts/plot takes the expanded names (--dry-run)
 #
 # The last line of output is always `N passed, N failed`.
@@ -66,6 +68,18 @@ hs derive "$CHAIN" --set N=2
 rc_is 0
 out_has "link_2 = (x_2 - x_1)^2"
 out_has "U = m*g*(y_1 + y_2)"
+end
+
+begin sweep
+# a sweep over the size: each N is loaded anew, each g of one N moved to
+"$ROOT/scripts/sweep" -o "$T/sw" "$CHAIN" N=2,3 g=9.81,1.62 -- --t-end 0.5 > "$T/out" 2> "$T/err"
+rc=$?
+rc_is 0
+err_has "4 points, 4 succeeded"
+hs run "$CHAIN" --set N=3 --set g=1.62 --t-end 0.5
+tail -n 1 "$T/out" > "$T/one"
+f=$(ls "$T"/sw/*N=3*g=1.62*.csv 2>/dev/null | head -n 1)
+[ -n "$f" ] && tail -n 1 "$f" | cmp -s - "$T/one" || no "the sweep's N=3, g=1.62 differs from a single run"
 end
 
 begin plot

@@ -1149,17 +1149,33 @@ static int check_refs(fam *F)
     return 0;
 }
 
-/* A sweep cannot vary a parameter that shapes the model. */
-static int check_keep(fam *F)
+/* The parameters that size a family or give an index, kept in the model:
+ * another point of a sweep with a new value of one needs a new load
+ * (hs_model_repoint refuses it). */
+static int record_structural(fam *F)
 {
-    const hs_overrides *ov = F->L->ov;
-    for (size_t k = 0; ov && k < ov->nkeep; k++) {
-        long i = hs_ld_tab_get(&F->ptab, ov->keep[k], strlen(ov->keep[k]));
-        if (i >= 0 && F->pused[i])
-            return hs_error_set(F->err, HS_EXIT_USAGE, "parameter '%s' sets the size of a "
-                                "family or an index: a sweep cannot vary it (run one "
-                                "point per value)", ov->keep[k]);
+    srcinfo *si = F->L->si;
+    for (size_t i = 0; i < F->npar; i++) {
+        if (!F->pused[i])
+            continue;
+        char **sp = realloc(si->spar, (si->nspar + 1) * sizeof *sp);
+        if (!sp)
+            return hs_fm_oom(F);
+        si->spar = sp;
+        const char *nm = hs_ytree_str(NODEP(F, NODEP(F, F->params)->data.mapping.pairs.start[i].key));
+        if (!(si->spar[si->nspar] = hs_ld_strdup(nm ? nm : "")))
+            return hs_fm_oom(F);
+        si->nspar++;
     }
+    return 0;
+}
+
+int hs_model_structural(const hs_model *m, const char *name)
+{
+    const srcinfo *si = m->src;
+    for (size_t i = 0; si && i < si->nspar; i++)
+        if (strcmp(si->spar[i], name) == 0)
+            return 1;
     return 0;
 }
 
@@ -1238,7 +1254,7 @@ int hs_ld_expand(loader *L)
         if (!nroot)
             rc = F.err->code;
         if (!rc)
-            rc = check_refs(&F) || check_keep(&F);
+            rc = check_refs(&F) || record_structural(&F);
         if (!rc)
             rc = swap_root(&F, nroot);
         int mkey, mass = rc ? 0 : hs_fm_get(&F, 1, "mass", &mkey);

@@ -69,6 +69,9 @@ typedef struct srcinfo {       /* private part of hs_model */
     yaml_node_t **node;        /* [nsrc] scalar of each parsed expression */
     size_t nsrc, cap;
     ld_tab coords;             /* coordinate name -> index (keys: qname) */
+    char **spar;               /* [nspar] parameters that size a family or give an
+                                * index (family.c): a new value needs a new load */
+    size_t nspar;
 } srcinfo;
 
 typedef struct loader {

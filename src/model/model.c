@@ -226,6 +226,9 @@ void hs_model_free(hs_model *m)
         hs_ytree_free(&si->y);
         hs_ld_tab_free(&si->coords);
         free(si->node);
+        for (size_t i = 0; i < si->nspar; i++)
+            free(si->spar[i]);
+        free(si->spar);
         free(si);
     }
     free(m->file);
