@@ -158,6 +158,26 @@ static char *own(fam *F, const char *s, size_t len)
 static int is_id0(int c) { return isalpha(c) || c == '_'; }
 static int is_id(int c) { return isalnum(c) || c == '_'; }
 
+/* v in decimal into b (at least 21 bytes), without printf: the expansion
+ * writes one per member. */
+static size_t fmt_long(char *b, long v)
+{
+    char t[24];
+    size_t n = 0, k = 0;
+    unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+    do
+        t[n++] = (char)('0' + u % 10);
+    while ((u /= 10) > 0);
+    if (v < 0)
+        b[k++] = '-';
+    while (n > 0)
+        b[k++] = t[--n];
+    b[k] = '\0';
+    return k;
+}
+
+static long env_get(fam *F, const char *s, size_t len, int *found);
+
 static double param_value(fam *F, long i, int *ok);
 
 typedef struct evctx {
@@ -275,9 +295,39 @@ static int eval_index(fam *F, int tmpl, const char *t, size_t a, size_t b, long 
     size_t j = a;
     while (j < b && isdigit((unsigned char)t[j]))
         j++;
-    if (j == b && b - a < 10) {            /* the common cases without parsing */
-        *out = strtol(t + a, NULL, 10);
+    if (j == b && b - a < 10) {            /* the common cases without parsing: */
+        *out = strtol(t + a, NULL, 10);    /* 3, i, i - 1, i + 1 */
         return 0;
+    }
+    if (is_id0((unsigned char)t[a])) {
+        j = a;
+        while (j < b && is_id((unsigned char)t[j]))
+            j++;
+        int found;
+        long v = env_get(F, t + a, j - a, &found);
+        size_t k = j;
+        while (k < b && t[k] == ' ')
+            k++;
+        if (found && k == b) {
+            *out = v;
+            return 0;
+        }
+        if (found && (t[k] == '+' || t[k] == '-')) {
+            size_t d = k + 1;
+            while (d < b && t[d] == ' ')
+                d++;
+            size_t e = d;
+            while (e < b && isdigit((unsigned char)t[e]))
+                e++;
+            if (e == b && e > d && e - d < 10) {
+                long c = strtol(t + d, NULL, 10);
+                v += t[k] == '+' ? c : -c;
+                if (v >= 0) {
+                    *out = v;
+                    return 0;
+                }
+            }
+        }
     }
     double v;
     hs_error pe;
@@ -521,10 +571,16 @@ static size_t rewrite_ref(fam *F, int tmpl, const char *t, size_t a, size_t j, s
         e = c + 1;
     }
     char name[256];
-    int len = snprintf(name, sizeof name, "%.*s", (int)(j - a), t + a);
-    for (int d = 0; d < nd && len < (int)sizeof name; d++)
-        len += snprintf(name + len, sizeof name - (size_t)len, "_%ld", idx[d]);
-    if (len >= (int)sizeof name) {
+    int len = (int)(j - a);
+    if (j - a < 160) {
+        memcpy(name, t + a, j - a);
+        for (int d = 0; d < nd; d++) {
+            name[len++] = '_';
+            len += (int)fmt_long(name + len, idx[d]);
+        }
+        name[len] = '\0';
+    }
+    if (j - a >= 160) {
         hs_ytree_error_in(F->y, F->err, NODEP(F, tmpl), a, "name too long");
         return 0;
     }
@@ -614,8 +670,8 @@ static int rewrite(fam *F, int tmpl, const char *t, size_t a, size_t b, int mode
             i = e;
         } else if ((v = env_get(F, t + i, j - i, &found)), found && !(p < b && t[p] == '(')) {
             char num[32];
-            int n = snprintf(num, sizeof num, "%ld", v);
-            if (put(F, num, (size_t)n, i, 0))
+            size_t n = fmt_long(num, v);
+            if (put(F, num, n, i, 0))
                 break;
             i = j;
         } else {
@@ -688,13 +744,17 @@ static int copy(fam *F, int id, int decl, int *out);
 static int make_note(fam *F)
 {
     hs_ytree *y = F->y;
-    char buf[512];
+    char buf[FM_MAX_ENV * 96];
     size_t len = 0;
-    for (int k = 0; k < F->nenv && len < sizeof buf; k++)
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%.*s = %ld", k ? ", " : "",
-                                (int)F->env[k].len, F->env[k].name, F->env[k].val);
-    if (len >= sizeof buf)
-        len = sizeof buf - 1;
+    for (int k = 0; k < F->nenv; k++) {      /* "i = 3, j = 2" */
+        size_t nl = F->env[k].len < 64 ? F->env[k].len : 64;
+        if (k)
+            memcpy(buf + len, ", ", 2), len += 2;
+        memcpy(buf + len, F->env[k].name, nl);
+        len += nl;
+        memcpy(buf + len, " = ", 3);
+        len += 3 + fmt_long(buf + len + 3, F->env[k].val);
+    }
     if (!F->nenv) {
         F->note = -1;
         return 0;
