@@ -11,7 +11,8 @@
 #             written out by bench/chain_model.sh, byte for byte
 #   errors    a neighbour out of range: FILE:LINE:COLUMN at the template,
 #             the index value named, the caret, exit 2, no CSV
-#   derive    prints the expanded kernels (link_2 in x_1, x_2)
+#   derive    lists each family once with its range, then prints the
+#             expanded kernels (link_2 in x_1, x_2)
 #   sweep     scripts/sweep over N (the size) and g: every point as a
 #             single run gives it
 #   plot      scripts/plot takes the expanded names (--dry-run)
@@ -68,6 +69,7 @@ hs derive "$CHAIN" --set N=2
 rc_is 0
 out_has "link_2 = (x_2 - x_1)^2"
 out_has "U = m*g*(y_1 + y_2)"
+out_has "# family in constraints: link[i=1..N] (i = 1..2, 2 entries)"
 end
 
 begin sweep

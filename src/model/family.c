@@ -772,6 +772,24 @@ static int make_note(fam *F)
  * the leaf: emit(F, ctx). */
 typedef int (*leaf_fn)(fam *F, void *ctx);
 
+/* A line of the derivation's list of families: the section, the template
+ * as written, its first range's values (the outermost family only). */
+static int record_family(fam *F, const char *t, const rng *r, int nr, long lo, long hi)
+{
+    srcinfo *si = F->L->si;
+    size_t old = si->families ? strlen(si->families) : 0;
+    size_t tl = strlen(t) < 200 ? strlen(t) : 200;
+    char *p = realloc(si->families, old + tl + strlen(F->section) + 128);
+    if (!p)
+        return hs_fm_oom(F);
+    si->families = p;
+    (void)nr;
+    snprintf(p + old, tl + strlen(F->section) + 128, "# family in %s: %.*s (%.*s = %ld..%ld, %ld "
+             "entr%s)\n", F->section, (int)tl, t, (int)(r[0].e - r[0].s), t + r[0].s, lo, hi,
+             hi >= lo ? hi - lo + 1 : 0, hi - lo == 0 ? "y" : "ies");
+    return 0;
+}
+
 static int each(fam *F, int tmpl, const char *t, const rng *r, int nr, int k, leaf_fn fn,
                 void *ctx)
 {
@@ -783,6 +801,8 @@ static int each(fam *F, int tmpl, const char *t, const rng *r, int nr, int k, le
     }
     long lo, hi;
     if (eval_range(F, tmpl, t, r[k].r0, r[k].r1, &lo, &hi))
+        return F->err->code;
+    if (F->nenv == 0 && F->section && record_family(F, t, r, nr, lo, hi))
         return F->err->code;
     for (long v = lo; v <= hi; v++) {
         if (push(F, tmpl, t + r[k].s, r[k].e - r[k].s, v))
@@ -1303,6 +1323,7 @@ int hs_ld_expand(loader *L)
             yaml_node_pair_t p = NODEP(&F, 1)->data.mapping.pairs.start[i];
             const char *ks = hs_ytree_str(NODEP(&F, p.key));
             int nv = p.value;
+            F.section = ks;
             if (!in_list(ks, verbatim, 3)) {
                 int decl = !in_list(ks, declaring, 10) ? 0 : strcmp(ks, "parameters") == 0 ? 2
                          : strcmp(ks, "coordinates") == 0 ? 3 : 1;

@@ -70,6 +70,7 @@ typedef struct fam {
     fm_ref *ref;
     size_t nref, capref;
     int depth;
+    const char *section;          /* the root key being expanded (derive's list) */
 } fam;
 
 /* family.c: node making (every new node gets an origin) */

@@ -72,6 +72,7 @@ typedef struct srcinfo {       /* private part of hs_model */
     char **spar;               /* [nspar] parameters that size a family or give an
                                 * index (family.c): a new value needs a new load */
     size_t nspar;
+    char *families;            /* "section: template (i = a..b)" lines for derive, or NULL */
 } srcinfo;
 
 typedef struct loader {

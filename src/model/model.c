@@ -229,6 +229,7 @@ void hs_model_free(hs_model *m)
         for (size_t i = 0; i < si->nspar; i++)
             free(si->spar[i]);
         free(si->spar);
+        free(si->families);
         free(si);
     }
     free(m->file);
@@ -388,6 +389,9 @@ void hs_model_print_derivation(const hs_model *m, FILE *f)
     }
     fprintf(f, "# %s%s%s form, %s\n", m->name[0] ? m->name : "", m->name[0] ? ": " : "",
             hs_model_form_name(m), hs_model_sizes(m, sizes, sizeof sizes));
+    const srcinfo *si = m->src;
+    if (si && si->families)               /* the templates, once, with their ranges */
+        fprintf(f, "%s", si->families);
     fprintf(f, "M (%s):\n", m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2");
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j <= i; j++)
