@@ -32,351 +32,11 @@
 static const char *const new_keys[] = { "points", "bodies", "springs", "dissipation" };
 enum { K_POINTS, K_BODIES, K_SPRINGS, K_DISS, NKEYS };
 
-/* ---------- text ---------- */
-
-typedef struct buf {
-    char *s;
-    size_t len, cap;
-} buf;
-
-static int bprintf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int bprintf(buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return -1;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t c = b->cap ? b->cap : 64;
-        while (c < b->len + (size_t)n + 1)
-            c *= 2;
-        char *p = realloc(b->s, c);
-        if (!p)
-            return -1;
-        b->s = p;
-        b->cap = c;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-    return 0;
-}
-
-static const char *str(fam *F, int id)
-{
-    return id ? hs_ytree_str(NODEP(F, id)) : NULL;
-}
-
-/* ---------- the scratch symbolic context ---------- */
-
-typedef struct sctx {
-    fam *F;
-    hs_dag *d;
-    int tsym;
-    size_t n;
-    int *q, *v, *a;             /* [n] symbols x, x', x'' */
-    ld_tab qtab;                /* coordinate name -> index */
-    ld_tab ptab;                /* parameter names */
-    int defs;                   /* the define mapping */
-    ld_tab dtab;                /* define name -> pair index */
-    const hs_node **dnode;
-    signed char *dstate;
-    size_t ndef;
-    int emb;                    /* the embedding mapping, or 0 */
-    ld_tab atab;
-    const hs_node **anode;
-    signed char *astate;
-    size_t namb;
-    int node;                   /* the scalar being rewritten (errors) */
-    buf tmp;
-    int depth;
-} sctx;
-
-static const hs_node *parse_text(sctx *S, const char *t, size_t len, size_t off0);
-
-static const hs_node *named_node(sctx *S, int map, size_t i, const hs_node **cache,
-                                 signed char *state)
-{
-    fam *F = S->F;
-    if (state[i] == 2)
-        return cache[i];
-    yaml_node_pair_t p = NODEP(F, map)->data.mapping.pairs.start[i];
-    if (state[i] == 1) {
-        hs_ytree_error(F->y, F->err, NODEP(F, p.key), "'%s' depends on itself", str(F, p.key));
-        return NULL;
-    }
-    yaml_node_t *v = NODEP(F, p.value);
-    if (v->type != YAML_SCALAR_NODE)
-        return NULL;                     /* the loader says what is wrong */
-    state[i] = 1;
-    int saved = S->node;
-    S->node = p.value;
-    const hs_node *e = parse_text(S, (const char *)v->data.scalar.value, v->data.scalar.length, 0);
-    S->node = saved;
-    state[i] = 2;
-    cache[i] = e;
-    return e;
-}
-
-static const hs_node *D_of(sctx *S, const hs_node *e)
-{
-    /* D = d/dt + q' d/dq + q'' d/dq': both levels as one direction */
-    size_t n = S->n;
-    int *qs = malloc(2 * n * sizeof *qs + 1), *vs = malloc(2 * n * sizeof *vs + 1);
-    if (!qs || !vs) {
-        free(qs);
-        free(vs);
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        qs[i] = S->q[i], qs[n + i] = S->v[i];
-        vs[i] = S->v[i], vs[n + i] = S->a[i];
-    }
-    const hs_node *r = hs_total_diff(S->d, e, S->tsym, 2 * n, qs, vs);
-    free(qs);
-    free(vs);
-    return r;
-}
-
-static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len, int primed,
-                             size_t off, int *status, hs_error *perr)
-{
-    sctx *S = ctx;
-    (void)off;
-    (void)perr;
-    *status = HS_RESOLVE_OK;
-    long i = hs_ld_tab_get(&S->qtab, s, len);
-    if (i >= 0)
-        return hs_sym(d, primed == 0 ? S->q[i] : primed == 1 ? S->v[i] : S->a[i]);
-    if (S->emb && (i = hs_ld_tab_get(&S->atab, s, len)) >= 0) {
-        const hs_node *X = named_node(S, S->emb, (size_t)i, S->anode, S->astate);
-        if (!X || primed > 1)
-            goto bad;
-        return primed ? D_of(S, X) : X;
-    }
-    if (primed) {
-        *status = HS_RESOLVE_NO_PRIME;
-        return NULL;
-    }
-    if (len == 1 && s[0] == 't')
-        return hs_sym(d, S->tsym);
-    if (hs_ld_tab_get(&S->ptab, s, len) >= 0) {
-        char nm[128];
-        snprintf(nm, sizeof nm, "%.*s", (int)len, s);
-        return hs_sym(d, hs_dag_symbol(d, nm));
-    }
-    if (S->defs && (i = hs_ld_tab_get(&S->dtab, s, len)) >= 0) {
-        const hs_node *e = named_node(S, S->defs, (size_t)i, S->dnode, S->dstate);
-        if (e)
-            return e;
-        goto bad;
-    }
-    *status = HS_RESOLVE_UNKNOWN;
-    return NULL;
-bad:
-    *status = HS_RESOLVE_ERROR;
-    perr->code = S->F->err->code ? S->F->err->code : HS_EXIT_MODEL;
-    return NULL;
-}
-
-static int rewrite_D(sctx *S, const char *t, size_t len, size_t off0, buf *out, int *changed);
-
-/* Parse text (offset off0 in the scalar S->node) with every D(...)
- * written out first. */
-static const hs_node *parse_text(sctx *S, const char *t, size_t len, size_t off0)
-{
-    fam *F = S->F;
-    if (++S->depth > 64) {
-        S->depth--;
-        hs_ytree_error(F->y, F->err, NODEP(F, S->node), "D(...) and defines nested too deeply");
-        return NULL;
-    }
-    buf b = { 0 };
-    int changed = 0;
-    const hs_node *e = NULL;
-    if (!rewrite_D(S, t, len, off0, &b, &changed)) {
-        hs_resolver r = { lookup, S, NULL };
-        hs_error pe;
-        hs_error_init(&pe);
-        const char *txt = changed ? b.s : t;
-        size_t tl = changed ? b.len : len;
-        e = hs_parse(S->d, txt, tl, -1, &r, &pe);
-        if (!e && !F->err->code)
-            hs_ytree_error_in(F->y, F->err, NODEP(F, S->node),
-                              off0 + (changed ? 0 : pe.offset > 0 ? (size_t)pe.offset : 0),
-                              "%s%s", pe.msg, changed ? " (in an argument of D)" : "");
-    }
-    free(b.s);
-    S->depth--;
-    return e;
-}
-
-/* The printed text of e appended to out, in parentheses. */
-static int print_node(sctx *S, const hs_node *e, buf *out)
-{
-    size_t n = hs_format(S->d, e, NULL, 0);
-    char *p = malloc(n + 1);
-    if (!p)
-        return hs_fm_oom(S->F);
-    hs_format(S->d, e, p, n + 1);
-    int rc = bprintf(out, "(%s)", p);
-    free(p);
-    return rc ? hs_fm_oom(S->F) : 0;
-}
-
-/* t with each D(arg) replaced by the printed total derivative of arg. */
-static int rewrite_D(sctx *S, const char *t, size_t len, size_t off0, buf *out, int *changed)
-{
-    fam *F = S->F;
-    size_t i = 0, last = 0;
-    while (i < len) {
-        if (t[i] == 'D' && (i == 0 || !(isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_' ||
-                                        t[i - 1] == '.')) &&
-            i + 1 < len && t[i + 1] == '(') {
-            int depth = 0;
-            size_t j = i + 1;
-            for (; j < len; j++)
-                if (t[j] == '(')
-                    depth++;
-                else if (t[j] == ')' && --depth == 0)
-                    break;
-            if (j >= len)
-                return hs_ytree_error_in(F->y, F->err, NODEP(F, S->node), off0 + i + 1,
-                                         "'(' of D is not closed");
-            const hs_node *e = parse_text(S, t + i + 2, j - i - 2, off0 + i + 2);
-            if (!e)
-                return F->err->code ? F->err->code : HS_EXIT_MODEL;
-            const hs_node *de = D_of(S, e);
-            if (!de || hs_dag_failed(S->d))
-                return hs_ytree_error_in(F->y, F->err, NODEP(F, S->node), off0 + i,
-                                         "D(...): %s", hs_dag_failed(S->d)
-                                             ? hs_dag_error(S->d)->msg : "out of memory");
-            if (bprintf(out, "%.*s", (int)(i - last), t + last) || print_node(S, de, out))
-                return hs_fm_oom(F);
-            *changed = 1;
-            i = last = j + 1;
-            continue;
-        }
-        i++;
-    }
-    if (*changed && bprintf(out, "%.*s", (int)(len - last), t + last))
-        return hs_fm_oom(F);
-    return 0;
-}
-
-static void sctx_free(sctx *S)
-{
-    hs_dag_free(S->d);
-    free(S->q);
-    free(S->v);
-    free(S->a);
-    hs_ld_tab_free(&S->qtab);
-    hs_ld_tab_free(&S->ptab);
-    hs_ld_tab_free(&S->dtab);
-    hs_ld_tab_free(&S->atab);
-    free(S->dnode);
-    free(S->dstate);
-    free(S->anode);
-    free(S->astate);
-    free(S->tmp.s);
-}
-
-static size_t map_size(fam *F, int id)
-{
-    yaml_node_t *n = NODEP(F, id);
-    return n->type == YAML_MAPPING_NODE
-               ? (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start) : 0;
-}
-
-static int keys_into(fam *F, int map, ld_tab *t)
-{
-    size_t n = map_size(F, map);
-    for (size_t i = 0; i < n; i++) {
-        const char *k = str(F, NODEP(F, map)->data.mapping.pairs.start[i].key);
-        if (k && hs_ld_tab_put(t, k, strlen(k), (long)i, NULL) < 0)
-            return hs_fm_oom(F);
-    }
-    return 0;
-}
-
-static int sctx_init(sctx *S, fam *F, int root)
-{
-    memset(S, 0, sizeof *S);
-    S->F = F;
-    if (!(S->d = hs_dag_new()))
-        return hs_fm_oom(F);
-    S->tsym = hs_dag_symbol(S->d, "t");
-    int coords = hs_fm_get(F, root, "coordinates", NULL);
-    if (coords && NODEP(F, coords)->type == YAML_SEQUENCE_NODE) {
-        yaml_node_t *c = NODEP(F, coords);
-        S->n = (size_t)(c->data.sequence.items.top - c->data.sequence.items.start);
-    }
-    S->q = calloc(S->n + 1, sizeof *S->q);
-    S->v = calloc(S->n + 1, sizeof *S->v);
-    S->a = calloc(S->n + 1, sizeof *S->a);
-    if (!S->q || !S->v || !S->a)
-        return hs_fm_oom(F);
-    for (size_t i = 0; i < S->n; i++) {
-        const char *nm = str(F, NODEP(F, coords)->data.sequence.items.start[i]);
-        if (!nm)
-            nm = "?";
-        char b[160];
-        S->q[i] = hs_dag_symbol(S->d, nm);
-        snprintf(b, sizeof b, "%s'", nm);
-        S->v[i] = hs_dag_symbol(S->d, b);
-        snprintf(b, sizeof b, "%s''", nm);
-        S->a[i] = hs_dag_symbol(S->d, b);
-        if (hs_ld_tab_put(&S->qtab, nm, strlen(nm), (long)i, NULL) < 0)
-            return hs_fm_oom(F);
-    }
-    int pm = hs_fm_get(F, root, "parameters", NULL);
-    if (pm && keys_into(F, pm, &S->ptab))
-        return F->err->code;
-    S->defs = hs_fm_get(F, root, "define", NULL);
-    S->ndef = S->defs ? map_size(F, S->defs) : 0;
-    S->emb = hs_fm_get(F, root, "embedding", NULL);
-    S->namb = S->emb ? map_size(F, S->emb) : 0;
-    S->dnode = calloc(S->ndef + 1, sizeof *S->dnode);
-    S->dstate = calloc(S->ndef + 1, 1);
-    S->anode = calloc(S->namb + 1, sizeof *S->anode);
-    S->astate = calloc(S->namb + 1, 1);
-    if (!S->dnode || !S->dstate || !S->anode || !S->astate)
-        return hs_fm_oom(F);
-    if ((S->defs && keys_into(F, S->defs, &S->dtab)) || (S->emb && keys_into(F, S->emb, &S->atab)))
-        return F->err->code;
-    return 0;
-}
-
-/* ---------- editing the root ---------- */
-
-/* The mapping under key in the root, made when missing. */
-static int section(fam *F, int root, const char *key, int tmpl)
-{
-    int v = hs_fm_get(F, root, key, NULL);
-    if (v)
-        return v;
-    int k = hs_fm_add_scalar(F, key, strlen(key), tmpl, 1);
-    int m = k ? hs_fm_add_map(F, tmpl) : 0;
-    if (!m || hs_fm_append_pair(F, root, k, m))
-        return 0;
-    return m;
-}
-
-static int add_entry(fam *F, int map, const char *name, const char *text, int tmpl)
-{
-    int k = hs_fm_add_scalar(F, name, strlen(name), tmpl, 1);
-    int v = k ? hs_fm_add_scalar(F, text, strlen(text), tmpl, 1) : 0;
-    return v ? hs_fm_append_pair(F, map, k, v) : F->err->code;
-}
-
 static int add_define(fam *F, int root, int tmpl, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 static int add_define(fam *F, int root, int tmpl, const char *name, const char *fmt, ...)
 {
-    int defs = section(F, root, "define", tmpl);
+    int defs = hs_bd_section(F, root, "define", tmpl);
     if (!defs)
         return F->err->code;
     va_list ap;
@@ -389,7 +49,7 @@ static int add_define(fam *F, int root, int tmpl, const char *name, const char *
     va_start(ap, fmt);
     vsnprintf(text, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    int rc = add_entry(F, defs, name, text, tmpl);
+    int rc = hs_bd_add_entry(F, defs, name, text, tmpl);
     free(text);
     return rc;
 }
@@ -400,15 +60,15 @@ static int add_to_scalar(fam *F, int root, const char *key, const char *more, in
 {
     yaml_node_t *r = NODEP(F, root);
     for (yaml_node_pair_t *p = r->data.mapping.pairs.start; p < r->data.mapping.pairs.top; p++) {
-        const char *ks = str(F, p->key);
+        const char *ks = hs_bd_str(F, p->key);
         if (!ks || strcmp(ks, key) != 0)
             continue;
-        const char *old = str(F, p->value);
+        const char *old = hs_bd_str(F, p->value);
         if (!old)
             return hs_ytree_error(F->y, F->err, NODEP(F, p->value), "'%s' must be an "
                                   "expression, found %s", key, hs_ytree_kind(NODEP(F, p->value)));
         buf b = { 0 };
-        if (bprintf(&b, "(%s) + (%s)", old, more))
+        if (hs_bd_bprintf(&b, "(%s) + (%s)", old, more))
             return hs_fm_oom(F);
         int id = hs_fm_add_scalar(F, b.s, b.len, p->value, 1);
         free(b.s);
@@ -470,7 +130,7 @@ static int vec(fam *F, int id, int dim, const char *what, const char **out)
         return hs_ytree_error(F->y, F->err, id ? NODEP(F, id) : NULL, "%s must be a list of %s "
                               "expressions", what, dim == 3 ? "3" : dim == 4 ? "4" : "2 or 3"), -1;
     for (int i = 0; i < n; i++)
-        if (!(out[i] = str(F, item(F, id, i))))
+        if (!(out[i] = hs_bd_str(F, item(F, id, i))))
             return hs_ytree_error(F->y, F->err, NODEP(F, item(F, id, i)), "%s: each entry "
                                   "must be an expression", what), -1;
     return n;
@@ -478,10 +138,10 @@ static int vec(fam *F, int id, int dim, const char *what, const char **out)
 
 static int check_keys(fam *F, int map, const char *const *allowed, size_t n, const char *what)
 {
-    size_t m = map_size(F, map);
+    size_t m = hs_bd_map_size(F, map);
     for (size_t i = 0; i < m; i++) {
         int k = NODEP(F, map)->data.mapping.pairs.start[i].key;
-        const char *ks = str(F, k);
+        const char *ks = hs_bd_str(F, k);
         size_t j = 0;
         while (ks && j < n && strcmp(ks, allowed[j]) != 0)
             j++;
@@ -503,9 +163,9 @@ static int read_points(fam *F, int root, int map, pts *P)
     if (NODEP(F, map)->type != YAML_MAPPING_NODE)
         return hs_ytree_error(F->y, F->err, NODEP(F, map), "'points' must be a mapping name -> "
                               "[x, y] or [x, y, z]");
-    for (size_t i = 0; i < map_size(F, map); i++) {
+    for (size_t i = 0; i < hs_bd_map_size(F, map); i++) {
         yaml_node_pair_t p = NODEP(F, map)->data.mapping.pairs.start[i];
-        const char *e[3], *nm = str(F, p.key);
+        const char *e[3], *nm = hs_bd_str(F, p.key);
         int dim = vec(F, p.value, 0, "a point", e);
         if (dim < 0 || !nm)
             return F->err->code ? F->err->code : HS_EXIT_MODEL;
@@ -547,14 +207,14 @@ static int read_orientation(fam *F, int root, const char *B, int o, buf *kin, in
                             const char **e)
 {
     static const char *const okeys[] = { "axes", "matrix", "euler_parameters" };
-    if (NODEP(F, o)->type != YAML_MAPPING_NODE || map_size(F, o) != 1 ||
+    if (NODEP(F, o)->type != YAML_MAPPING_NODE || hs_bd_map_size(F, o) != 1 ||
         check_keys(F, o, okeys, 3, "an orientation"))
         return F->err->code ? F->err->code
                             : hs_ytree_error(F->y, F->err, NODEP(F, o), "'orientation' must be "
                                              "one of {axes: [[z, angle], ...]}, {matrix: [[...], "
                                              "[...], [...]]}, {euler_parameters: [e0, e1, e2, e3]}");
     yaml_node_pair_t p = NODEP(F, o)->data.mapping.pairs.start[0];
-    const char *kind = str(F, p.key);
+    const char *kind = hs_bd_str(F, p.key);
     char nm[200];
     (void)kin;
     *euler = 0;
@@ -640,7 +300,7 @@ static int read_orientation(fam *F, int root, const char *B, int o, buf *kin, in
 static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
 {
     static const char *const bkeys[] = { "mass", "inertia", "position", "orientation", "points" };
-    const char *B = str(F, key);
+    const char *B = hs_bd_str(F, key);
     if (NODEP(F, bm)->type != YAML_MAPPING_NODE || check_keys(F, bm, bkeys, 5, "a body"))
         return F->err->code ? F->err->code
                             : hs_ytree_error(F->y, F->err, NODEP(F, bm), "body '%s' must be a "
@@ -649,7 +309,7 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
     int mk, mass = hs_fm_get(F, bm, "mass", &mk), in = hs_fm_get(F, bm, "inertia", NULL),
             pos = hs_fm_get(F, bm, "position", NULL), ori = hs_fm_get(F, bm, "orientation", NULL),
             bp = hs_fm_get(F, bm, "points", NULL);
-    if (!mass || !str(F, mass) || !pos)
+    if (!mass || !hs_bd_str(F, mass) || !pos)
         return hs_ytree_error(F->y, F->err, NODEP(F, key), "body '%s' needs 'mass' (an "
                               "expression) and 'position' (3 expressions)", B);
     const char *x[3], *e[4], *I[9];
@@ -664,8 +324,8 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
         if (add_define(F, root, item(F, pos, c), nm, "D(%s_%s)", B, xyz[c]))
             return F->err->code;
     }
-    if (bprintf(kin, "%s0.5*(%s)*(%s_vx^2 + %s_vy^2 + %s_vz^2)", kin->len ? " + " : "",
-                str(F, mass), B, B, B))
+    if (hs_bd_bprintf(kin, "%s0.5*(%s)*(%s_vx^2 + %s_vy^2 + %s_vz^2)", kin->len ? " + " : "",
+                hs_bd_str(F, mass), B, B, B))
         return hs_fm_oom(F);
     int euler = 0;
     if (ori) {
@@ -698,7 +358,7 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
             for (int r = 0; r < 3; r++) {
                 buf w = { 0 };
                 for (int c = 0; c < 4; c++)
-                    if (bprintf(&w, "%s(%s)*D(%s)", L[r][c][0] < 0 ? " - " : c ? " + " : "",
+                    if (hs_bd_bprintf(&w, "%s(%s)*D(%s)", L[r][c][0] < 0 ? " - " : c ? " + " : "",
                                 e[L[r][c][1]], e[c]))
                         return hs_fm_oom(F);
                 snprintf(nm, sizeof nm, "%s_w%d", B, r + 1);
@@ -723,28 +383,28 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
                            B, r + 1, B, B, r + 1, B, B, r + 1, B))
                 return F->err->code;
         }
-        if (bprintf(kin, " + 0.5*("))
+        if (hs_bd_bprintf(kin, " + 0.5*("))
             return hs_fm_oom(F);
         int first = 1;
         for (int r = 0; r < 3; r++)
             for (int c = r; c < 3; c++) {
                 if (strcmp(I[3 * r + c], "0") == 0)
                     continue;
-                if (bprintf(kin, "%s%s(%s)*%s_w%d*%s_w%d", first ? "" : " + ", r == c ? "" : "2*",
+                if (hs_bd_bprintf(kin, "%s%s(%s)*%s_w%d*%s_w%d", first ? "" : " + ", r == c ? "" : "2*",
                             I[3 * r + c], B, r + 1, B, c + 1))
                     return hs_fm_oom(F);
                 first = 0;
             }
-        if (bprintf(kin, "%s)", first ? "0" : ""))
+        if (hs_bd_bprintf(kin, "%s)", first ? "0" : ""))
             return hs_fm_oom(F);
         if (euler) {
             /* 2 J (e.e')^2 vanishes on the motion (e.e' = 0) and makes the
              * metric of the 4 parameters positive definite */
-            if (bprintf(kin, " + 2*((%s) + (%s) + (%s))/3*((%s)*D(%s) + (%s)*D(%s) + (%s)*D(%s) "
+            if (hs_bd_bprintf(kin, " + 2*((%s) + (%s) + (%s))/3*((%s)*D(%s) + (%s)*D(%s) + (%s)*D(%s) "
                         "+ (%s)*D(%s))^2", I[0], I[4], I[8], e[0], e[0], e[1], e[1], e[2], e[2],
                         e[3], e[3]))
                 return hs_fm_oom(F);
-            int cons = section(F, root, "constraints", ori);
+            int cons = hs_bd_section(F, root, "constraints", ori);
             if (!cons)
                 return F->err->code;
             if (NODEP(F, cons)->type != YAML_MAPPING_NODE)
@@ -753,7 +413,7 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
             char t[1024];
             snprintf(t, sizeof t, "(%s)^2 + (%s)^2 + (%s)^2 + (%s)^2 - 1", e[0], e[1], e[2], e[3]);
             snprintf(nm, sizeof nm, "%s_norm", B);
-            if (add_entry(F, cons, nm, t, ori))
+            if (hs_bd_add_entry(F, cons, nm, t, ori))
                 return F->err->code;
         }
     }
@@ -764,9 +424,9 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
         if (NODEP(F, bp)->type != YAML_MAPPING_NODE)
             return hs_ytree_error(F->y, F->err, NODEP(F, bp), "'points' must be a mapping "
                                   "name -> [x, y, z] in the body frame");
-        for (size_t i = 0; i < map_size(F, bp); i++) {
+        for (size_t i = 0; i < hs_bd_map_size(F, bp); i++) {
             yaml_node_pair_t p = NODEP(F, bp)->data.mapping.pairs.start[i];
-            const char *b[3], *pn = str(F, p.key);
+            const char *b[3], *pn = hs_bd_str(F, p.key);
             if (!pn || vec(F, p.value, 3, "a body point", b) < 0)
                 return F->err->code ? F->err->code : HS_EXIT_MODEL;
             char full[160];
@@ -793,7 +453,7 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
  * the text of each coordinate into c[]. */
 static int spring_end(fam *F, pts *P, int id, char c[3][200])
 {
-    const char *s = str(F, id);
+    const char *s = hs_bd_str(F, id);
     if (s) {
         long dim = hs_ld_tab_get(&P->tab, s, strlen(s));
         if (dim < 0)
@@ -817,9 +477,9 @@ static int read_springs(fam *F, int root, int map, pts *P, buf *pot, buf *diss)
     if (NODEP(F, map)->type != YAML_MAPPING_NODE)
         return hs_ytree_error(F->y, F->err, NODEP(F, map), "'springs' must be a mapping name -> "
                               "{between: [P, Q], k, c, length}");
-    for (size_t i = 0; i < map_size(F, map); i++) {
+    for (size_t i = 0; i < hs_bd_map_size(F, map); i++) {
         yaml_node_pair_t p = NODEP(F, map)->data.mapping.pairs.start[i];
-        const char *S = str(F, p.key);
+        const char *S = hs_bd_str(F, p.key);
         if (!S || NODEP(F, p.value)->type != YAML_MAPPING_NODE ||
             check_keys(F, p.value, skeys, 4, "a spring"))
             return F->err->code ? F->err->code
@@ -830,7 +490,7 @@ static int read_springs(fam *F, int root, int map, pts *P, buf *pot, buf *diss)
         if (!bw || slen(F, bw) != 2)
             return hs_ytree_error(F->y, F->err, NODEP(F, bw ? bw : p.key), "spring '%s' needs "
                                   "'between: [P, Q]' (two points)", S);
-        if ((k && !str(F, k)) || (c && !str(F, c)) || (l0 && !str(F, l0)) || (!k && !c))
+        if ((k && !hs_bd_str(F, k)) || (c && !hs_bd_str(F, c)) || (l0 && !hs_bd_str(F, l0)) || (!k && !c))
             return hs_ytree_error(F->y, F->err, NODEP(F, p.value), "spring '%s': k, c and "
                                   "length are expressions (k or c required)", S);
         char a[3][200], b[3][200];
@@ -842,7 +502,7 @@ static int read_springs(fam *F, int root, int map, pts *P, buf *pot, buf *diss)
                                   "%dD point", S, da, db);
         buf t = { 0 };
         for (int d = 0; d < da; d++)
-            if (bprintf(&t, "%s(%s - %s)^2", d ? " + " : "", a[d], b[d]))
+            if (hs_bd_bprintf(&t, "%s(%s - %s)^2", d ? " + " : "", a[d], b[d]))
                 return hs_fm_oom(F);
         char nm[200];
         snprintf(nm, sizeof nm, "%s_length", S);
@@ -850,133 +510,21 @@ static int read_springs(fam *F, int root, int map, pts *P, buf *pot, buf *diss)
         free(t.s);
         if (rc)
             return rc;
-        const char *L0 = l0 ? str(F, l0) : "0";
+        const char *L0 = l0 ? hs_bd_str(F, l0) : "0";
         snprintf(nm, sizeof nm, "%s_force", S);
         buf f = { 0 };
-        if ((k && bprintf(&f, "(%s)*(%s_length - (%s))", str(F, k), S, L0)) ||
-            (c && bprintf(&f, "%s(%s)*D(%s_length)", k ? " + " : "", str(F, c), S)))
+        if ((k && hs_bd_bprintf(&f, "(%s)*(%s_length - (%s))", hs_bd_str(F, k), S, L0)) ||
+            (c && hs_bd_bprintf(&f, "%s(%s)*D(%s_length)", k ? " + " : "", hs_bd_str(F, c), S)))
             return hs_fm_oom(F);
-        rc = add_define(F, root, p.value, nm, "%s", f.s);
+        rc = add_define(F, root, p.value, nm, "%s", f.s ? f.s : "0");
         free(f.s);
         if (rc)
             return rc;
-        if ((k && bprintf(pot, "%s0.5*(%s)*(%s_length - (%s))^2", pot->len ? " + " : "",
-                          str(F, k), S, L0)) ||
-            (c && bprintf(diss, "%s0.5*(%s)*D(%s_length)^2", diss->len ? " + " : "", str(F, c), S)))
+        if ((k && hs_bd_bprintf(pot, "%s0.5*(%s)*(%s_length - (%s))^2", pot->len ? " + " : "",
+                          hs_bd_str(F, k), S, L0)) ||
+            (c && hs_bd_bprintf(diss, "%s0.5*(%s)*D(%s_length)^2", diss->len ? " + " : "", hs_bd_str(F, c), S)))
             return hs_fm_oom(F);
     }
-    return 0;
-}
-
-/* forces[q_i] += -dR/dq_i' for the dissipation R. */
-static int dissipation_forces(fam *F, sctx *S, int root, const char *R, int tmpl)
-{
-    if (hs_fm_get(F, root, "embedding", NULL))
-        return hs_ytree_error(F->y, F->err, NODEP(F, tmpl), "a dissipation function (or a "
-                              "damper) needs the Cartesian or Lagrangian form: in the embedding "
-                              "form the forces speak of the ambient names");
-    int saved = S->node;
-    int tn = hs_fm_add_scalar(F, R, strlen(R), tmpl, 1);
-    if (!tn)
-        return F->err->code;
-    S->node = tn;
-    const hs_node *e = parse_text(S, R, strlen(R), 0);
-    S->node = saved;
-    if (!e)
-        return F->err->code ? F->err->code : HS_EXIT_MODEL;
-    int fk, forces = hs_fm_get(F, root, "forces", &fk);
-    if (forces && NODEP(F, forces)->type == YAML_SEQUENCE_NODE)
-        return hs_ytree_error(F->y, F->err, NODEP(F, forces), "with a dissipation function, "
-                              "write 'forces' as a mapping coordinate -> force");
-    if (!forces && !(forces = section(F, root, "forces", tmpl)))
-        return F->err->code;
-    for (size_t i = 0; i < S->n; i++) {
-        const hs_node *g = hs_diff(S->d, e, S->v[i]);
-        if (!g || hs_dag_failed(S->d))
-            return hs_ytree_error(F->y, F->err, NODEP(F, tmpl), "dissipation: %s",
-                                  hs_dag_failed(S->d) ? hs_dag_error(S->d)->msg : "out of memory");
-        if (hs_is_num(g, 0))
-            continue;
-        buf b = { 0 };
-        if (bprintf(&b, "-") || print_node(S, g, &b))
-            return hs_fm_oom(F);
-        const char *qn = hs_dag_symbol_name(S->d, S->q[i]);
-        int done = 0;
-        yaml_node_t *fm = NODEP(F, forces);
-        for (size_t z = 0; z < map_size(F, forces) && !done; z++) {
-            yaml_node_pair_t *p = &fm->data.mapping.pairs.start[z];
-            const char *ks = str(F, p->key), *old = str(F, p->value);
-            if (!ks || strcmp(ks, qn) != 0 || !old)
-                continue;
-            buf c = { 0 };
-            if (bprintf(&c, "(%s) + %s", old, b.s))
-                return hs_fm_oom(F);
-            int pv = p->value;
-            int id = hs_fm_add_scalar(F, c.s, c.len, pv, 1);
-            free(c.s);
-            if (!id)
-                return F->err->code;
-            NODEP(F, forces)->data.mapping.pairs.start[z].value = id;
-            done = 1;
-        }
-        int rc = done ? 0 : add_entry(F, forces, qn, b.s, tmpl);
-        free(b.s);
-        if (rc)
-            return rc;
-    }
-    (void)fk;
-    return 0;
-}
-
-/* Every scalar under id with D(...) written out (new nodes in place). */
-static int expand_D_tree(fam *F, sctx *S, int id, int *out)
-{
-    yaml_node_t *n = NODEP(F, id);
-    *out = id;
-    if (n->type == YAML_SCALAR_NODE) {
-        const char *t = (const char *)n->data.scalar.value;
-        size_t len = n->data.scalar.length;
-        if (!strstr(t, "D("))
-            return 0;
-        buf b = { 0 };
-        int changed = 0;
-        S->node = id;
-        int rc = rewrite_D(S, t, len, 0, &b, &changed);
-        if (!rc && changed) {
-            int nid = hs_fm_add_scalar(F, b.s, b.len, id, 1);
-            if (!nid)
-                rc = F->err->code;
-            *out = nid;
-        }
-        free(b.s);
-        return rc;
-    }
-    if (n->type == YAML_SEQUENCE_NODE) {
-        int len = slen(F, id);
-        for (int i = 0; i < len; i++) {
-            int o;
-            if (expand_D_tree(F, S, item(F, id, i), &o))
-                return F->err->code;
-            NODEP(F, id)->data.sequence.items.start[i] = o;
-        }
-    } else if (n->type == YAML_MAPPING_NODE) {
-        for (size_t i = 0; i < map_size(F, id); i++) {
-            int o;
-            if (expand_D_tree(F, S, NODEP(F, id)->data.mapping.pairs.start[i].value, &o))
-                return F->err->code;
-            NODEP(F, id)->data.mapping.pairs.start[i].value = o;
-        }
-    }
-    return 0;
-}
-
-/* Whether any scalar of the file holds D( (a cheap scan of the text). */
-static int text_has_D(fam *F)
-{
-    const char *t = F->y->text;
-    for (const char *p = t; (p = strstr(p, "D(")); p++)
-        if (p == t || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.'))
-            return 1;
     return 0;
 }
 
@@ -985,13 +533,8 @@ int hs_bd_uses(fam *F, int root)
     for (int k = 0; k < NKEYS; k++)
         if (hs_fm_get(F, root, new_keys[k], NULL))
             return 1;
-    return text_has_D(F);
+    return hs_bd_text_has_D(F);
 }
-
-static const char *const d_sections[] = {
-    "define", "potential", "forces", "outputs", "events", "kinetic", "lagrangian",
-    "constraints", "embedding", "mass",
-};
 
 int hs_bd_expand(fam *F, int root)
 {
@@ -1002,7 +545,7 @@ int hs_bd_expand(fam *F, int root)
     yaml_node_t *r = NODEP(F, root);
     yaml_node_pair_t *w = r->data.mapping.pairs.start;
     for (yaml_node_pair_t *p = r->data.mapping.pairs.start; p < r->data.mapping.pairs.top; p++) {
-        const char *ks = str(F, p->key);
+        const char *ks = hs_bd_str(F, p->key);
         int drop = 0;
         for (int k = 0; k < NKEYS && ks; k++)
             drop |= strcmp(ks, new_keys[k]) == 0;
@@ -1012,8 +555,7 @@ int hs_bd_expand(fam *F, int root)
     r->data.mapping.pairs.top = w;
     pts P = { { 0 }, NULL, 0, 0 };
     buf kin = { 0 }, pot = { 0 }, diss = { 0 };
-    sctx S;
-    int rc = 0, have_S = 0;
+    int rc = 0;
     if (val[K_BODIES] && hs_fm_get(F, root, "mass", NULL))
         rc = hs_ytree_error(F->y, F->err, NODEP(F, key[K_BODIES]), "'bodies' add to the kinetic "
                             "energy (the Lagrangian form): drop 'mass' and write point masses "
@@ -1024,7 +566,7 @@ int hs_bd_expand(fam *F, int root)
         if (NODEP(F, val[K_BODIES])->type != YAML_MAPPING_NODE)
             rc = hs_ytree_error(F->y, F->err, NODEP(F, val[K_BODIES]), "'bodies' must be a "
                                 "mapping name -> {mass, inertia, position, orientation, points}");
-        for (size_t i = 0; !rc && i < map_size(F, val[K_BODIES]); i++) {
+        for (size_t i = 0; !rc && i < hs_bd_map_size(F, val[K_BODIES]); i++) {
             yaml_node_pair_t p = NODEP(F, val[K_BODIES])->data.mapping.pairs.start[i];
             rc = read_body(F, root, p.key, p.value, &P, &kin);
         }
@@ -1039,7 +581,7 @@ int hs_bd_expand(fam *F, int root)
         int lag = hs_fm_get(F, root, "lagrangian", NULL);
         if (lag) {
             buf neg = { 0 };
-            rc = bprintf(&neg, "-(%s)", pot.s) ? hs_fm_oom(F)
+            rc = hs_bd_bprintf(&neg, "-(%s)", pot.s) ? hs_fm_oom(F)
                  : add_to_scalar(F, root, "lagrangian", neg.s, key[K_SPRINGS]);
             free(neg.s);
         } else {
@@ -1047,34 +589,16 @@ int hs_bd_expand(fam *F, int root)
         }
     }
     if (!rc && val[K_DISS]) {
-        const char *R = str(F, val[K_DISS]);
+        const char *R = hs_bd_str(F, val[K_DISS]);
         if (!R)
             rc = hs_ytree_error(F->y, F->err, NODEP(F, val[K_DISS]), "'dissipation' must be "
                                 "an expression R(t, q, q') (forces -dR/dq')");
-        else if (bprintf(&diss, "%s(%s)", diss.len ? " + " : "", R))
+        else if (hs_bd_bprintf(&diss, "%s(%s)", diss.len ? " + " : "", R))
             rc = hs_fm_oom(F);
     }
-    if (!rc && (diss.len || text_has_D(F) || kin.len)) {
-        rc = sctx_init(&S, F, root);
-        have_S = 1;
-    }
-    if (!rc && diss.len)
-        rc = dissipation_forces(F, &S, root, diss.s,
-                                val[K_DISS] ? val[K_DISS] : key[K_SPRINGS]);
-    for (size_t s = 0; !rc && have_S && s < sizeof d_sections / sizeof *d_sections; s++) {
-        int v = hs_fm_get(F, root, d_sections[s], NULL), o;
-        if (!v)
-            continue;
-        rc = expand_D_tree(F, &S, v, &o);
-        if (!rc && o != v) {
-            yaml_node_t *rr = NODEP(F, root);
-            for (yaml_node_pair_t *p = rr->data.mapping.pairs.start; p < rr->data.mapping.pairs.top; p++)
-                if (p->value == v)
-                    p->value = o;
-        }
-    }
-    if (have_S)
-        sctx_free(&S);
+    if (!rc)
+        rc = hs_bd_D_pass(F, root, diss.len ? diss.s : NULL,
+                          val[K_DISS] ? val[K_DISS] : key[K_SPRINGS]);
     for (size_t i = 0; i < P.n; i++)
         free(P.names[i]);
     free(P.names);

@@ -73,7 +73,32 @@ typedef struct fam {
     const char *section;          /* the root key being expanded (derive's list) */
 } fam;
 
+/* famtext.c: one text rewritten with the indices bound now */
+enum { RW_EXPR, RW_KEY, RW_DECL };  /* an expression; a key or item (ranges bound); declaring */
+/* A new scalar: template scalar id's bytes [a, b) rewritten, or id itself
+ * when nothing changed (0 on error). */
+int hs_fm_rewrite_scalar(fam *F, int id, size_t a, size_t b, int mode);
+/* The range FIRST..LAST at t[r0..r1) of template tmpl. */
+int hs_fm_eval_range(fam *F, int tmpl, const char *t, size_t r0, size_t r1, long *lo, long *hi);
+int hs_fm_push(fam *F, int tmpl, const char *name, size_t len, long val);
+/* Declare the member `name` of the family named by its first blen bytes. */
+int hs_fm_declare(fam *F, const char *name, size_t blen, int ndim, const long *idx);
+/* The bracket or parenthesis closing the one at t[a] (b when none); the
+ * next top-level comma (b when none); `name = ...` at t[a..b) (the name's
+ * end and *eq, else 0). */
+size_t hs_fm_close_of(const char *t, size_t a, size_t b);
+size_t hs_fm_comma_of(const char *t, size_t a, size_t b);
+size_t hs_fm_binding_at(const char *t, size_t a, size_t b, size_t *eq);
+size_t hs_fm_fmt_long(char *b, long v);     /* v in decimal, NUL-terminated */
+
+static inline int hs_fm_is_id0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static inline int hs_fm_is_id(int c) { return hs_fm_is_id0(c) || (c >= '0' && c <= '9'); }
+
+/* fammass.c: `mass` as a mapping of entries into the format-1 list. */
+int hs_fm_mass_entries(fam *F, int root, int mass, int mkey);
+
 /* family.c: node making (every new node gets an origin) */
+int hs_fm_grow(void **p, size_t *cap, size_t need, size_t size);
 int hs_fm_add_scalar(fam *F, const char *s, size_t len, int tmpl, int identity);
 int hs_fm_add_seq(fam *F, int tmpl);
 int hs_fm_add_map(fam *F, int tmpl);
@@ -84,6 +109,22 @@ int hs_fm_get(fam *F, int map, const char *key, int *keyid);
 int hs_fm_oom(fam *F);
 /* The template of a node (itself for a node of the file). */
 int hs_fm_tmpl(fam *F, int id);
+
+/* deriv.c: text, the root's edits, D(...) and dissipation */
+typedef struct buf {
+    char *s;
+    size_t len, cap;
+} buf;
+int hs_bd_bprintf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *hs_bd_str(fam *F, int id);             /* a scalar's text or NULL */
+size_t hs_bd_map_size(fam *F, int id);
+/* The mapping under key in the root, made when missing (0 on error). */
+int hs_bd_section(fam *F, int root, const char *key, int tmpl);
+int hs_bd_add_entry(fam *F, int map, const char *name, const char *text, int tmpl);
+int hs_bd_text_has_D(fam *F);
+/* forces -dR/dq' of the dissipation diss (NULL: none), then every D(...)
+ * of the expression sections written out. */
+int hs_bd_D_pass(fam *F, int root, const char *diss, int diss_tmpl);
 
 /* body.c: springs, dissipation, bodies and D(...) on the expanded root;
  * 0 when the file uses none of them. */
