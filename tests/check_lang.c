@@ -552,6 +552,14 @@ static const bad_case bad[] = {
       "initial: {q: {x: 0}}\n" ONE_HDR, 2, 3, 21, "unknown name 'qq'" },
     { "D_acceleration_in_force", "coordinates: [x]\nmass: [1]\nforces: {x: \"D(x')\"}\n"
       "initial: {q: {x: 0}}\n" ONE_HDR, 2, 3, 15, "acceleration" },
+    /* sizes: the text of one expression, the nodes of the whole expansion */
+    { "sum_too_long", "coordinates: [x]\nmass: [1]\npotential: sum(i=1..10000000, "
+      "sum(j=1..10000000, x))\n" "initial: {q: {x: 0}}\n" ONE_HDR, 2, 3, 12,
+      "an expression written out (sums, products) is longer than 64 MB" },
+    { "too_many_nodes", "coordinates: [x]\nmass: [1]\ndefine:\n  c[i=1..10000000, j=1..1000]: x\n"
+      "initial: {q: {x: 0}}\n" ONE_HDR, 2, 4, 32, "the families expand to more than 2000000" },
+    { "sum_missing_range", FAM_BASE FAM_INIT "potential: sum(i, x[1])\n", 2, 10, 12,
+      "unknown function 'sum'" },
     { "dissipation_not_expr", "coordinates: [x]\nmass: [1]\ndissipation: [1]\n"
       "initial: {q: {x: 0}}\n" ONE_HDR, 2, 3, 14, "'dissipation' must be an expression" },
 };

@@ -50,6 +50,11 @@ int hs_fm_grow(void **p, size_t *cap, size_t need, size_t size)
 static int add_origin(fam *F, int id, int tmpl, int identity)
 {
     hs_ytree *y = F->y;
+    if (y->norigin + (size_t)y->norig >= HS_YTREE_MAX_NODES)
+        return F->err->code ? F->err->code
+                            : hs_ytree_error(y, F->err, NODEP(F, hs_fm_tmpl(F, tmpl)),
+                                             "the families expand to more "
+                                             "than %d YAML nodes", HS_YTREE_MAX_NODES);
     if ((size_t)(id - y->norig) != y->norigin + 1 ||
         hs_fm_grow((void **)&y->origin, &F->capo, y->norigin + 1, sizeof *y->origin))
         return hs_fm_oom(F);

@@ -21,6 +21,7 @@
 #define FM_MAX_ENV 16       /* nested indices (families, sums) */
 #define FM_MAX_DIM 4        /* indices of one name: x[i, j, k, l] */
 #define FM_MAX_COUNT 10000000L /* values of one range */
+#define FM_MAX_TEXT (64 << 20)  /* bytes of one expression written out */
 
 typedef struct fm_bind {
     const char *name;
@@ -70,6 +71,7 @@ typedef struct fam {
     fm_ref *ref;
     size_t nref, capref;
     int depth;
+    int cur;                      /* the template being rewritten (errors) */
     const char *section;          /* the root key being expanded (derive's list) */
 } fam;
 

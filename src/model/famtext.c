@@ -18,6 +18,12 @@
 static int put(fam *F, const char *s, size_t n, size_t src, int copied)
 {
     hs_ytree *y = F->y;
+    if (F->olen + n > FM_MAX_TEXT || y->nseg > FM_MAX_TEXT / 4)
+        return F->err->code ? F->err->code
+                            : hs_ytree_error(F->y, F->err, F->cur ? NODEP(F, F->cur) : NULL,
+                                             "an expression written out "
+                                             "(sums, products) is longer than %d MB",
+                                             FM_MAX_TEXT >> 20);
     if (hs_fm_grow((void **)&F->out, &F->ocap, F->olen + n + 1, 1))
         return hs_fm_oom(F);
     hs_ytree_seg *last = y->nseg > F->seg0 ? &y->seg[y->nseg - 1] : NULL;
@@ -395,7 +401,12 @@ static size_t rewrite_sum(fam *F, int tmpl, const char *t, size_t a, size_t p, s
                           is_sum ? "sum" : "prod");
         return 0;
     }
-    size_t eq, ne = hs_fm_binding_at(t, p + 1, cl, &eq);
+    size_t eq = 0, ne = hs_fm_binding_at(t, p + 1, cl, &eq);
+    if (!ne) {
+        hs_ytree_error_in(F->y, F->err, NODEP(F, tmpl), a, "%s is written %s(i=FIRST..LAST, "
+                          "EXPRESSION)", is_sum ? "sum" : "prod", is_sum ? "sum" : "prod");
+        return 0;
+    }
     size_t s0 = p + 1;
     while (isspace((unsigned char)t[s0]))
         s0++;
@@ -583,6 +594,7 @@ static int rewrite(fam *F, int tmpl, const char *t, size_t a, size_t b, int mode
  * itself when nothing changed. */
 int hs_fm_rewrite_scalar(fam *F, int id, size_t a, size_t b, int mode)
 {
+    F->cur = id;
     yaml_node_t *n = NODEP(F, id);
     const char *t = (const char *)n->data.scalar.value;
     size_t len = n->data.scalar.length;
