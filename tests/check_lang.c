@@ -520,6 +520,9 @@ static const bad_case bad[] = {
       "'y' is not indexed" },
     { "wrong_index_count", FAM_BASE FAM_INIT "potential: x[1, 1]\n", 2, 10, 12,
       "x[1, 1]: x has 1 index" },
+    { "mixed_shapes", "coordinates:\n  - x[i=1..2]\ndefine:\n  x[1, 1]: 0\nmass: [1, 1]\n"
+      "potential: x[3]\ninitial: {q: {x_1: 0, x_2: 0}}\n" ONE_HDR, 2, 6, 12,
+      "x[3] is not a member of the family x" },
     { "unknown_param_in_bound", "coordinates:\n  - x[i=1..M]\n", 2, 2, 12,
       "unknown name 'M'" },
     { "list_param_as_bound", "parameters: {N: [1, 2]}\ncoordinates:\n  - x[i=1..N]\n", 2, 1, 14,

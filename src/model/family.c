@@ -444,6 +444,9 @@ static int check_refs(fam *F)
         if (B->ndim == -2 || B->hi[0] < 0)
             return hs_ytree_error_in(F->y, F->err, at, R->off, "'%.*s' is not indexed: no family "
                                      "or list parameter declares %s", (int)bl, nm, got);
+        if (B->ndim < 0)                     /* members of different shapes */
+            return hs_ytree_error_in(F->y, F->err, at, R->off, "%s is not a member of the "
+                                     "family %.*s", got, (int)bl, nm);
         if (B->ndim != R->ndim)
             return hs_ytree_error_in(F->y, F->err, at, R->off, "%s: %.*s has %d ind%s", got,
                                      (int)bl, nm, B->ndim, B->ndim == 1 ? "ex" : "ices");
