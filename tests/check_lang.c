@@ -520,6 +520,10 @@ static const bad_case bad[] = {
       "'y' is not indexed" },
     { "wrong_index_count", FAM_BASE FAM_INIT "potential: x[1, 1]\n", 2, 10, 12,
       "x[1, 1]: x has 1 index" },
+    { "index_hides_parameter", FAM_BASE FAM_INIT "potential: sum(N=1..2, x[N])\n", 2, 10, 16,
+      "the index 'N' hides the parameter 'N'" },
+    { "index_hides_time", "coordinates:\n  - x[t=1..2]\n", 2, 2, 7,
+      "the index 't' hides the time" },
     { "mixed_shapes", "coordinates:\n  - x[i=1..2]\ndefine:\n  x[1, 1]: 0\nmass: [1, 1]\n"
       "potential: x[3]\ninitial: {q: {x_1: 0, x_2: 0}}\n" ONE_HDR, 2, 6, 12,
       "x[3] is not a member of the family x" },

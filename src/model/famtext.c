@@ -386,6 +386,15 @@ int hs_fm_push(fam *F, int tmpl, const char *name, size_t len, long val)
     if (F->nenv >= FM_MAX_ENV)
         return hs_ytree_error(F->y, F->err, NODEP(F, tmpl), "indices nested more than %d "
                               "deep", FM_MAX_ENV);
+    if (hs_ld_tab_get(&F->ptab, name, len) >= 0 || (len == 1 && name[0] == 't')) {
+        const char *t = (const char *)NODEP(F, tmpl)->data.scalar.value;
+        size_t off = NODEP(F, tmpl)->type == YAML_SCALAR_NODE && name >= t &&
+                     name < t + NODEP(F, tmpl)->data.scalar.length ? (size_t)(name - t) : 0;
+        return hs_ytree_error_in(F->y, F->err, NODEP(F, tmpl), off, "the index '%.*s' hides "
+                                 "%s '%.*s': give the index another name", (int)len, name,
+                                 len == 1 && name[0] == 't' ? "the time" : "the parameter",
+                                 (int)len, name);
+    }
     F->env[F->nenv++] = (fm_bind){ name, len, val };
     return 0;
 }
