@@ -51,6 +51,16 @@ void hs_ld_name_hint(loader *L, const hs_error *pe, int scope, const char *text,
                  s, scope == SCOPE_PARAM ? "a parameter may use" : "initial values may use");
         return;
     }
+    char m1[96];                /* the first member of a family of that name */
+    snprintf(m1, sizeof m1, "%s_", s);
+    size_t ml = strlen(m1);
+    for (size_t i = 0; i < L->npar + m->n && len < 64; i++) {
+        const char *nm = i < L->npar ? L->par[i].name : m->qname[i - L->npar];
+        if (strncmp(nm, m1, ml) == 0 && isdigit((unsigned char)nm[ml])) {
+            snprintf(hint, cap, " ('%s' is a family, %s ...: write %s[k] for a member)", s, nm, s);
+            return;
+        }
+    }
     int out = scope == SCOPE_OUTPUT;
     /* the candidates: pi, parameters; in a model's expressions t, the
      * coordinates, defines, ambient names; in outputs and events the

@@ -126,6 +126,8 @@ static const char *const top_keys[] = {
  * of the form, compile the programs. */
 static int load_tree(loader *L)
 {
+    if (hs_ld_expand(L))
+        return L->err->code;
     yaml_node_t *root = hs_ytree_root(L->y);
     if (root->type != YAML_MAPPING_NODE)
         return hs_ytree_error(L->y, L->err, root, "a model file must be a mapping of "
@@ -236,6 +238,10 @@ void hs_model_free(hs_model *m)
         hs_ytree_free(&si->y);
         hs_strmap_free(&si->coords);
         free(si->node);
+        for (size_t i = 0; i < si->nspar; i++)
+            free(si->spar[i]);
+        free(si->spar);
+        free(si->families);
         free(si);
     }
     free(m->file);
@@ -395,6 +401,9 @@ void hs_model_print_derivation(const hs_model *m, FILE *f)
     }
     fprintf(f, "# %s%s%s form, %s\n", m->name[0] ? m->name : "", m->name[0] ? ": " : "",
             hs_model_form_name(m), hs_model_sizes(m, sizes, sizeof sizes));
+    const srcinfo *si = m->src;
+    if (si && si->families)               /* the templates, once, with their ranges */
+        fprintf(f, "%s", si->families);
     fprintf(f, "M (%s):\n", m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2");
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j <= i; j++)

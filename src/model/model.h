@@ -264,6 +264,10 @@ int hs_model_eval_constants(hs_model *m, hs_error *err);
  * why, with the file position); m is then unusable until a call returns 0.
  * The `point` fields change: t0, q0, v0, pval, hoist_val, Mconst. */
 int hs_model_repoint(hs_model *m, const char *const *name, const double *value, size_t n);
+/* Whether parameter `name` sizes an indexed family or gives an index
+ * (holosim-model(5), FAMILIES): a new value changes the model's structure,
+ * so hs_model_repoint refuses it (a full load is needed). */
+int hs_model_structural(const hs_model *m, const char *name);
 
 /* Turn a node's source position into FILE:LINE:COLUMN + source line in err
  * (used for run-time domain errors).  Leaves err's message alone. */
