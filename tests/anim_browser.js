@@ -1,0 +1,101 @@
+// Open a page in headless Chromium through the DevTools protocol, wait until
+// it sets document.title to 'done' (holosim animate's test modes do), print
+// the text of <pre id="hs-test">, and fail on any script error or console
+// error of the page.  Used by tests/cli_animate.sh.
+//
+//   node --experimental-websocket tests/anim_browser.js URL [TIMEOUT_S]
+//
+// Exit 0 with the JSON on stdout; 1 with the errors on stderr; 3 when
+// Chromium cannot be started.
+'use strict';
+const { spawn } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const url = process.argv[2];
+const timeout = 1000 * (+process.argv[3] || 60);
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hs-chromium-'));
+const chrome = spawn(process.env.CHROMIUM || 'chromium', [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--disable-dev-shm-usage', '--user-data-dir=' + dir, '--remote-debugging-port=0',
+  'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+let chromeErr = '';
+chrome.stderr.on('data', (d) => { chromeErr += d; });
+let done = false;
+function finish(code, out, err) {
+  if (done) return;
+  done = true;
+  if (out) process.stdout.write(out + '\n');
+  if (err) process.stderr.write(err + '\n');
+  try { chrome.kill('SIGKILL'); } catch (e) { /* gone */ }
+  setTimeout(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.exit(code);
+  }, 200);
+}
+chrome.on('error', (e) => finish(3, '', 'anim_browser: cannot start chromium: ' + e.message));
+setTimeout(() => finish(1, '', 'anim_browser: timed out after ' + timeout / 1000 +
+                        ' s waiting for ' + url), timeout);
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function main() {
+  let port = null;
+  for (let i = 0; i < 300 && !port; i++) {
+    try {
+      port = fs.readFileSync(path.join(dir, 'DevToolsActivePort'), 'utf8').split('\n')[0];
+    } catch (e) { await sleep(100); }
+  }
+  if (!port) return finish(3, '', 'anim_browser: chromium did not start\n' + chromeErr);
+  let list = [];
+  for (let i = 0; i < 50; i++) {
+    list = await (await fetch('http://127.0.0.1:' + port + '/json/list')).json();
+    if (list.some((t) => t.type === 'page')) break;
+    await sleep(100);
+  }
+  const page = list.find((t) => t.type === 'page');
+  const ws = new WebSocket(page.webSocketDebuggerUrl);
+  let id = 0;
+  const pending = new Map();
+  const errors = [];
+  ws.onmessage = (ev) => {
+    const msg = JSON.parse(ev.data);
+    if (msg.id && pending.has(msg.id)) {
+      pending.get(msg.id)(msg);
+      pending.delete(msg.id);
+    } else if (msg.method === 'Runtime.exceptionThrown') {
+      const d = msg.params.exceptionDetails;
+      errors.push('script error: ' + (d.exception && d.exception.description || d.text) +
+                  ' at ' + d.url + ':' + d.lineNumber + ':' + d.columnNumber);
+    } else if (msg.method === 'Runtime.consoleAPICalled' && msg.params.type === 'error') {
+      errors.push('console.error: ' + msg.params.args.map((a) => a.value).join(' '));
+    } else if (msg.method === 'Log.entryAdded' && msg.params.entry.level === 'error') {
+      errors.push('log error: ' + msg.params.entry.text + ' ' + (msg.params.entry.url || ''));
+    }
+  };
+  await new Promise((r) => { ws.onopen = r; });
+  const send = (method, params) => new Promise((r) => {
+    const k = ++id;
+    pending.set(k, r);
+    ws.send(JSON.stringify({ id: k, method, params: params || {} }));
+  });
+  await send('Runtime.enable');
+  await send('Log.enable');
+  await send('Page.enable');
+  await send('Page.navigate', { url });
+  for (;;) {
+    await sleep(200);
+    const r = await send('Runtime.evaluate', { expression: 'document.title', returnByValue: true });
+    if (errors.length) break;
+    if (r.result && r.result.result && r.result.result.value === 'done') break;
+  }
+  const r = await send('Runtime.evaluate', {
+    expression: "(document.getElementById('hs-test') || {}).textContent || ''",
+    returnByValue: true });
+  const text = r.result && r.result.result ? r.result.result.value : '';
+  if (errors.length) return finish(1, text, errors.join('\n'));
+  finish(0, text, '');
+}
+main().catch((e) => finish(1, '', 'anim_browser: ' + (e && e.stack || e)));
