@@ -217,7 +217,7 @@ static void draw_frame(scene *S, canvas *c, double t)
         ring(c, x, y, R, 1, colour(c, it->rgb));
     }
     for (size_t p = 0; p < d->npt; p++)
-        if (isfinite(S->px[p]) && isfinite(S->py[p]))
+        if (d->ptdot[p] && isfinite(S->px[p]) && isfinite(S->py[p]))
             disc(c, S->px[p], S->py[p], 4, colour(c, d->ptrgb[p]));
     char buf[64];
     snprintf(buf, sizeof buf, "t = %.2f s", t);

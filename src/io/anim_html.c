@@ -145,7 +145,11 @@ static const char page_script[] =
     "    g.globalAlpha = 1;\n"
     "  }\n"
     "\n"
-    "  var plots = [];\n"
+    "  var plots = [], lineColours = [], dotColours = [];\n"
+    "  HS.items.forEach(function (it) {\n"
+    "    if (it.k === 0 && lineColours.indexOf(it.c) < 0) lineColours.push(it.c);\n"
+    "  });\n"
+    "  HS.rgb.forEach(function (c) { if (dotColours.indexOf(c) < 0) dotColours.push(c); });\n"
     "  function drawScene() {\n"
     "    var fi = valuesAt(t, val);\n"
     "    projectAll(val);\n"
@@ -157,13 +161,15 @@ static const char page_script[] =
     "      it = items[i];\n"
     "      if (it.k === 2) ground(px[it.p[0]], py[it.p[0]]);\n"
     "    }\n"
-    "    g.lineCap = 'round'; g.lineJoin = 'round';\n"
-    "    for (i = 0; i < items.length; i++) {\n"
-    "      it = items[i];\n"
-    "      if (it.k !== 0) continue;\n"
-    "      g.strokeStyle = it.c; g.lineWidth = 3;\n"
-    "      g.beginPath(); g.moveTo(px[it.p[0]], py[it.p[0]]);\n"
-    "      for (var j = 1; j < it.p.length; j++) g.lineTo(px[it.p[j]], py[it.p[j]]);\n"
+    "    g.lineCap = 'round'; g.lineJoin = 'round'; g.lineWidth = 3;\n"
+    "    for (var ci = 0; ci < lineColours.length; ci++) {   /* one path per colour */\n"
+    "      g.strokeStyle = lineColours[ci]; g.beginPath();\n"
+    "      for (i = 0; i < items.length; i++) {\n"
+    "        it = items[i];\n"
+    "        if (it.k !== 0 || it.c !== lineColours[ci]) continue;\n"
+    "        g.moveTo(px[it.p[0]], py[it.p[0]]);\n"
+    "        for (var j = 1; j < it.p.length; j++) g.lineTo(px[it.p[j]], py[it.p[j]]);\n"
+    "      }\n"
     "      g.stroke();\n"
     "    }\n"
     "    /* circles (spheres in 3D), the farthest first */\n"
@@ -183,9 +189,13 @@ static const char page_script[] =
     "        g.strokeStyle = it.c; g.lineWidth = 2; g.stroke();\n"
     "      }\n"
     "    }\n"
-    "    for (var p = 0; p < npt; p++) {\n"
-    "      g.fillStyle = HS.rgb[p];\n"
-    "      g.beginPath(); g.arc(px[p], py[p], 4, 0, 2 * Math.PI); g.fill();\n"
+    "    for (ci = 0; ci < dotColours.length; ci++) {\n"
+    "      g.fillStyle = dotColours[ci]; g.beginPath();\n"
+    "      for (var p = 0; p < npt; p++) {\n"
+    "        if (!HS.dot[p] || HS.rgb[p] !== dotColours[ci]) continue;\n"
+    "        g.moveTo(px[p] + 4, py[p]); g.arc(px[p], py[p], 4, 0, 2 * Math.PI);\n"
+    "      }\n"
+    "      g.fill();\n"
     "    }\n"
     "    tlabel.textContent = 't = ' + t.toFixed(3) + ' s';\n"
     "    for (i = 0; i < plots.length; i++) plotCursor(plots[i]);\n"
@@ -454,6 +464,9 @@ int hs_anim_write_html(const hs_anim *a, FILE *f)
         put(&w, i ? ", " : "");
         put_rgb(&w, d->ptrgb[i]);
     }
+    put(&w, "],\n  dot: [");
+    for (size_t i = 0; i < d->npt; i++)
+        putf(&w, "%s%d", i ? ", " : "", d->ptdot[i]);
     put(&w, "],\n  items: [");
     for (size_t i = 0; i < d->nitem; i++) {
         const hs_draw_item *it = &d->item[i];

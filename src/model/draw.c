@@ -111,10 +111,12 @@ static long add_point(dbuild *B, const char *name, const hs_node *x, const hs_no
     size_t np = d->npt;
     if (grow((void **)&d->ptname, &B->ptcap, np + 1, sizeof *d->ptname) ||
         !(d->ptrgb = realloc(d->ptrgb, B->ptcap * sizeof *d->ptrgb)) ||
+        !(d->ptdot = realloc(d->ptdot, B->ptcap * sizeof *d->ptdot)) ||
         grow((void **)&B->expr, &B->cap, 3 * (np + 1), sizeof *B->expr) ||
         !(d->ptname[np] = hs_ld_strdup(name)))
         return oom(B->L), -1;
     d->ptrgb[np] = POINT_RGB;
+    d->ptdot[np] = 1;
     B->expr[3 * np] = x;
     B->expr[3 * np + 1] = y;
     B->expr[3 * np + 2] = z;
@@ -268,7 +270,7 @@ static int read_circles(dbuild *B, yaml_node_t *map)
 }
 
 static const char *const draw_keys[] = {
-    "points", "segments", "polylines", "circles", "ground", "colors",
+    "points", "segments", "polylines", "circles", "ground", "colors", "dots",
 };
 
 static int read_draw_key(dbuild *B, yaml_node_t *dk)
@@ -320,6 +322,17 @@ static int read_draw_key(dbuild *B, yaml_node_t *dk)
             hs_draw_item *item = add_item(B, HS_DRAW_GROUND, 1, GROUND_RGB);
             if (!item || point_ref(B, NODE(L, *it), &item->pt[0]))
                 return L->err->code;
+        }
+    }
+    if ((n = hs_ld_get(L, dk, "dots"))) {      /* only these points as dots */
+        if (hs_ld_expect(L, n, YAML_SEQUENCE_NODE, "'draw: dots'"))
+            return L->err->code;
+        memset(B->d->ptdot, 0, B->d->npt);
+        FOR_ITEMS(n, it) {
+            size_t i;
+            if (point_ref(B, NODE(L, *it), &i))
+                return L->err->code;
+            B->d->ptdot[i] = 1;
         }
     }
     if ((n = hs_ld_get(L, dk, "colors"))) {    /* the dots' colours: {POINT: C} */
@@ -549,6 +562,7 @@ void hs_ld_free_draw(hs_model *m)
         free(d->ptname[i]);
     free(d->ptname);
     free(d->ptrgb);
+    free(d->ptdot);
     for (size_t i = 0; i < d->nitem; i++)
         free(d->item[i].pt);
     free(d->item);

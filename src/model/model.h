@@ -132,6 +132,7 @@ typedef struct hs_drawing {
     size_t npt;
     char **ptname;         /* [npt] */
     unsigned *ptrgb;       /* [npt] the colour of each point's dot */
+    unsigned char *ptdot;  /* [npt] 1: the point is drawn as a dot (`dots`) */
     size_t nitem;
     hs_draw_item *item;    /* [nitem] */
     /* out[0 .. npt*dim-1]: the points' coordinates, point by point; then
