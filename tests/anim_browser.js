@@ -1,20 +1,22 @@
-// Open a page in headless Chromium through the DevTools protocol, wait until
-// it sets document.title to 'done' (holosim animate's test modes do), print
-// the text of <pre id="hs-test">, and fail on any script error or console
-// error of the page.  Used by tests/cli_animate.sh.
+// Open pages in one headless Chromium through the DevTools protocol; for
+// each, wait until it sets document.title to 'done' (holosim animate's test
+// modes do), print the text of its <pre id="hs-test"> on one line, and fail
+// on any script error or console error of the page.  Used by
+// tests/cli_animate.sh.
 //
-//   node --experimental-websocket tests/anim_browser.js URL [TIMEOUT_S]
+//   node --experimental-websocket tests/anim_browser.js URL...
 //
-// Exit 0 with the JSON on stdout; 1 with the errors on stderr; 3 when
-// Chromium cannot be started.
+// Exit 0 with one line per URL on stdout; 1 with the errors on stderr (the
+// URL named); 3 when Chromium cannot be started.  HS_BROWSER_TIMEOUT: the
+// seconds allowed in all (default 120).
 'use strict';
 const { spawn } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
-const url = process.argv[2];
-const timeout = 1000 * (+process.argv[3] || 60);
+const urls = process.argv.slice(2);
+const timeout = 1000 * (+process.env.HS_BROWSER_TIMEOUT || 120);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hs-chromium-'));
 const chrome = spawn(process.env.CHROMIUM || 'chromium', [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -37,7 +39,8 @@ function finish(code, out, err) {
 }
 chrome.on('error', (e) => finish(3, '', 'anim_browser: cannot start chromium: ' + e.message));
 setTimeout(() => finish(1, '', 'anim_browser: timed out after ' + timeout / 1000 +
-                        ' s waiting for ' + url), timeout);
+                        ' s waiting for ' + current), timeout);
+let current = '';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -84,18 +87,27 @@ async function main() {
   await send('Runtime.enable');
   await send('Log.enable');
   await send('Page.enable');
-  await send('Page.navigate', { url });
-  for (;;) {
-    await sleep(200);
-    const r = await send('Runtime.evaluate', { expression: 'document.title', returnByValue: true });
-    if (errors.length) break;
-    if (r.result && r.result.result && r.result.result.value === 'done') break;
+  const evaluate = async (expression) => {
+    const r = await send('Runtime.evaluate', { expression, returnByValue: true });
+    return r.result && r.result.result ? r.result.result.value : undefined;
+  };
+  const lines = [];
+  for (const url of urls) {
+    current = url;
+    await send('Page.navigate', { url: 'about:blank' });
+    while ((await evaluate('document.title')) === 'done') await sleep(50);
+    await send('Page.navigate', { url });
+    for (;;) {
+      await sleep(100);
+      if (errors.length) break;
+      if ((await evaluate('document.title')) === 'done' &&
+          (await evaluate('location.href')) === url) break;
+    }
+    const text = await evaluate("(document.getElementById('hs-test') || {}).textContent || ''");
+    if (errors.length)
+      return finish(1, lines.join('\n'), url + ':\n' + errors.join('\n'));
+    lines.push(text);
   }
-  const r = await send('Runtime.evaluate', {
-    expression: "(document.getElementById('hs-test') || {}).textContent || ''",
-    returnByValue: true });
-  const text = r.result && r.result.result ? r.result.result.value : '';
-  if (errors.length) return finish(1, text, errors.join('\n'));
-  finish(0, text, '');
+  finish(0, lines.join('\n'), '');
 }
 main().catch((e) => finish(1, '', 'anim_browser: ' + (e && e.stack || e)));

@@ -571,6 +571,24 @@ static int write_output(const hs_anim *A, const aopts *ao, const char *out, int 
     return 0;
 }
 
+/* The CSV's header names the column (the default plot: E when there). */
+static int csv_has_column(const char *csv, const char *name)
+{
+    FILE *f = fopen(csv, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    int found = 0;
+    if (f && getline(&line, &cap, f) > 0) {
+        chomp(line);
+        for (char *s = line, *tok; !found && (tok = strsep(&s, ","));)
+            found = strcmp(tok, name) == 0;
+    }
+    free(line);
+    if (f)
+        fclose(f);
+    return found;
+}
+
 /* ---------- the command ---------- */
 
 static int animate(opts *o, const aopts *ao, const char *csv)
@@ -595,9 +613,11 @@ static int animate(opts *o, const aopts *ao, const char *csv)
     size_t nplot = 0;
     if (ao->plot && strcmp(ao->plot, "none") != 0)
         nplot = split_list(ao->plot, &plots);
-    else if (!ao->plot && (m->has_potential || !csv))
+    else if (!ao->plot && !csv)
         nplot = split_list(m->has_potential || m->form == HS_FORM_EMBEDDING ? "E" : "T",
                            &plots);
+    else if (!ao->plot && csv_has_column(csv, "E"))
+        nplot = split_list("E", &plots);
     hs_anim A;
     size_t cap = ao->kind == OUT_HTML ? PAGE_CAP : (size_t)4e7;
     double interval = ao->kind == OUT_HTML ? frame_dt : frame_dt / 2;

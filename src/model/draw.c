@@ -371,6 +371,54 @@ static void append(char *buf, size_t cap, const char *fmt, const char *a, const 
         snprintf(buf + len, cap - len, fmt, a, b, c);
 }
 
+/* The anchor of constraint c on point p (a new point with a ground mark)
+ * when d2G/dp2 = h0 I, h0 != 0 free of p: a = p - (dG/dp)/h0.  Its index;
+ * -1 when G is not of that kind; -2 on an error (L->err). */
+static long anchor(dbuild *B, size_t c, long p)
+{
+    loader *L = B->L;
+    hs_model *m = L->m;
+    const hs_node *G = m->G[c];
+    size_t dim = B->expr[3 * p + 2] ? 3 : 2;
+    int sym[3];
+    for (size_t a = 0; a < dim; a++) {
+        const hs_node *e = B->expr[3 * p + a];
+        if (e->kind != HS_SYM)
+            return -1;
+        sym[a] = e->sym;
+    }
+    const hs_node *g[3], *h0 = NULL, *anc[3] = { NULL, NULL, NULL };
+    int ok = 1;
+    for (size_t a = 0; a < dim && ok; a++) {
+        g[a] = hs_diff(m->dag, G, sym[a]);
+        for (size_t b = 0; b < dim && ok; b++) {
+            const hs_node *h = hs_diff(m->dag, g[a], sym[b]);
+            if (a != b)
+                ok = hs_is_num(h, 0);
+            else if (!h0)
+                ok = (h0 = h) && !hs_is_num(h, 0) && !hs_depends_on(h, sym[0]) &&
+                     !hs_depends_on(h, sym[1]) && (dim < 3 || !hs_depends_on(h, sym[2]));
+            else
+                ok = h == h0;
+        }
+    }
+    if (hs_ld_dag_check(L))
+        return -2;
+    if (!ok)
+        return -1;
+    for (size_t a = 0; a < dim; a++)
+        anc[a] = hs_sub(m->dag, B->expr[3 * p + a], hs_div(m->dag, g[a], h0));
+    char name[120];
+    snprintf(name, sizeof name, "%s_anchor", m->cname[c]);
+    long pa = add_point(B, name, anc[0], anc[1], anc[2]);
+    hs_draw_item *gi = pa < 0 ? NULL : add_item(B, HS_DRAW_GROUND, 1, GROUND_RGB);
+    if (!gi)
+        return -2;
+    gi->pt[0] = (size_t)pa;
+    B->d->ptrgb[pa] = GROUND_RGB;
+    return pa;
+}
+
 static int infer(dbuild *B, yaml_node_t *root)
 {
     loader *L = B->L;
@@ -462,50 +510,14 @@ static int infer(dbuild *B, yaml_node_t *root)
         }
         if (other || p1 < 0)
             continue;
-        if (p2 < 0) {
-            /* one point: an anchor when d2G/dp2 = c I */
-            size_t dim = B->expr[3 * p1 + 2] ? 3 : 2;
-            int sym[3];
-            size_t ns = 0;
-            for (size_t a = 0; a < dim; a++) {
-                const hs_node *e = B->expr[3 * p1 + a];
-                if (e->kind != HS_SYM)
-                    break;
-                sym[ns++] = e->sym;
-            }
-            if (ns != dim)
-                continue;
-            const hs_node *g[3], *h0 = NULL, *anc[3] = { NULL, NULL, NULL };
-            int ok = 1;
-            for (size_t a = 0; a < dim && ok; a++) {
-                g[a] = hs_diff(m->dag, G, sym[a]);
-                for (size_t b = 0; b < dim && ok; b++) {
-                    const hs_node *h = hs_diff(m->dag, g[a], sym[b]);
-                    if (a != b)
-                        ok = hs_is_num(h, 0);
-                    else if (!h0)
-                        ok = (h0 = h) && !hs_is_num(h, 0) && !hs_depends_on(h, sym[0]) &&
-                             !hs_depends_on(h, sym[1]) && (dim < 3 || !hs_depends_on(h, sym[2]));
-                    else
-                        ok = h == h0;
-                }
-            }
-            if (!ok || hs_ld_dag_check(L)) {
-                rc = L->err->code;
-                continue;
-            }
-            for (size_t a = 0; a < dim; a++)
-                anc[a] = hs_sub(m->dag, B->expr[3 * p1 + a], hs_div(m->dag, g[a], h0));
-            char name[120];
-            snprintf(name, sizeof name, "%s_anchor", m->cname[c]);
-            long pa = add_point(B, name, anc[0], anc[1], anc[2]);
-            hs_draw_item *gi = pa < 0 ? NULL : add_item(B, HS_DRAW_GROUND, 1, GROUND_RGB);
-            if (!gi) {
+        if (p2 < 0) {                  /* one point: a segment to its anchor, if any */
+            long pa = anchor(B, c, p1);
+            if (pa == -2) {
                 rc = L->err->code;
                 break;
             }
-            gi->pt[0] = (size_t)pa;
-            d->ptrgb[pa] = GROUND_RGB;
+            if (pa < 0)
+                continue;
             p2 = p1;
             p1 = pa;
         }
