@@ -17,8 +17,10 @@ if [ "${HOLOSIM_FULL_DEPS:-0}" = 1 ]; then
     command -v parallel >/dev/null 2>&1 || need="$need parallel"
     command -v groff    >/dev/null 2>&1 || need="$need groff"
     command -v rsync    >/dev/null 2>&1 || need="$need rsync"
-    # holosim animate's page is tested in a headless browser (tests/cli_animate.sh)
+    # holosim animate's page is tested in a headless browser, driven by node
+    # through the DevTools protocol (tests/cli_animate.sh, tests/anim_browser.js)
     command -v chromium >/dev/null 2>&1 || need="$need chromium"
+    command -v node     >/dev/null 2>&1 || need="$need nodejs"
 fi
 # Fuzzing and memory checking (tests/fuzz/fuzz.mk): clang with its libFuzzer
 # and sanitizer runtimes (libclang-rt-dev follows Debian's default clang),

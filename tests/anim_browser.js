@@ -4,14 +4,16 @@
 // on any script error or console error of the page.  Used by
 // tests/cli_animate.sh.
 //
-//   node --experimental-websocket tests/anim_browser.js URL...
+//   node tests/anim_browser.js URL...
 //
 // Exit 0 with one line per URL on stdout; 1 with the errors on stderr (the
 // URL named); 3 when Chromium cannot be started.  HS_BROWSER_TIMEOUT: the
 // seconds allowed in all (default 120).
 'use strict';
 const { spawn } = require('child_process');
+const crypto = require('crypto');
 const fs = require('fs');
+const http = require('http');
 const os = require('os');
 const path = require('path');
 
@@ -42,6 +44,62 @@ setTimeout(() => finish(1, '', 'anim_browser: timed out after ' + timeout / 1000
                         ' s waiting for ' + current), timeout);
 let current = '';
 
+
+// A WebSocket client of what the DevTools protocol needs (RFC 6455: text
+// frames, masked from the client, fragments joined, pings answered), so
+// that any node (Debian's included) will do.
+function wsConnect(url, onText) {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname,
+      headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13',
+                 'Sec-WebSocket-Key': crypto.randomBytes(16).toString('base64') } });
+    req.on('error', reject);
+    req.on('upgrade', (res, sock, head) => {
+      let buf = head, parts = [];
+      const frame = (op, payload) => {
+        const n = payload.length, mask = crypto.randomBytes(4);
+        const hdr = n < 126 ? Buffer.from([0x80 | op, 0x80 | n])
+                  : n < 65536 ? Buffer.from([0x80 | op, 0x80 | 126, n >> 8, n & 255])
+                  : Buffer.concat([Buffer.from([0x80 | op, 0x80 | 127, 0, 0, 0, 0]),
+                                   Buffer.from([n >>> 24, (n >> 16) & 255, (n >> 8) & 255, n & 255])]);
+        const body = Buffer.alloc(n);
+        for (let i = 0; i < n; i++) body[i] = payload[i] ^ mask[i & 3];
+        sock.write(Buffer.concat([hdr, mask, body]));
+      };
+      sock.on('data', (d) => {
+        buf = Buffer.concat([buf, d]);
+        for (;;) {
+          if (buf.length < 2) return;
+          const fin = buf[0] & 0x80, op = buf[0] & 15;
+          let n = buf[1] & 127, off = 2;
+          if (n === 126) { if (buf.length < 4) return; n = buf.readUInt16BE(2); off = 4; }
+          else if (n === 127) { if (buf.length < 10) return; n = Number(buf.readBigUInt64BE(2)); off = 10; }
+          if (buf.length < off + n) return;
+          const payload = buf.subarray(off, off + n);
+          buf = buf.subarray(off + n);
+          if (op === 9) frame(10, payload);
+          else if (op === 1 || op === 0) {
+            parts.push(payload);
+            if (fin) { const text = Buffer.concat(parts).toString('utf8'); parts = []; onText(text); }
+          }
+        }
+      });
+      resolve({ send: (text) => frame(1, Buffer.from(text, 'utf8')) });
+    });
+    req.end();
+  });
+}
+function getJSON(url) {
+  return new Promise((resolve, reject) => {
+    http.get(url, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => { try { resolve(JSON.parse(body)); } catch (e) { reject(e); } });
+    }).on('error', reject);
+  });
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
@@ -54,17 +112,16 @@ async function main() {
   if (!port) return finish(3, '', 'anim_browser: chromium did not start\n' + chromeErr);
   let list = [];
   for (let i = 0; i < 50; i++) {
-    list = await (await fetch('http://127.0.0.1:' + port + '/json/list')).json();
+    list = await getJSON('http://127.0.0.1:' + port + '/json/list');
     if (list.some((t) => t.type === 'page')) break;
     await sleep(100);
   }
   const page = list.find((t) => t.type === 'page');
-  const ws = new WebSocket(page.webSocketDebuggerUrl);
   let id = 0;
   const pending = new Map();
   const errors = [];
-  ws.onmessage = (ev) => {
-    const msg = JSON.parse(ev.data);
+  const onText = (data) => {
+    const msg = JSON.parse(data);
     if (msg.id && pending.has(msg.id)) {
       pending.get(msg.id)(msg);
       pending.delete(msg.id);
@@ -78,7 +135,7 @@ async function main() {
       errors.push('log error: ' + msg.params.entry.text + ' ' + (msg.params.entry.url || ''));
     }
   };
-  await new Promise((r) => { ws.onopen = r; });
+  const ws = await wsConnect(page.webSocketDebuggerUrl, onText);
   const send = (method, params) => new Promise((r) => {
     const k = ++id;
     pending.set(k, r);
@@ -96,10 +153,15 @@ async function main() {
     current = url;
     await send('Page.navigate', { url: 'about:blank' });
     while ((await evaluate('document.title')) === 'done') await sleep(50);
-    await send('Page.navigate', { url });
+    const nav = await send('Page.navigate', { url });
+    if (nav.result && nav.result.errorText)
+      return finish(1, lines.join('\n'), url + ': ' + nav.result.errorText);
+    const t0 = Date.now();
     for (;;) {
       await sleep(100);
       if (errors.length) break;
+      if (Date.now() - t0 > 60000)
+        return finish(1, lines.join('\n'), url + ': no result after 60 s');
       if ((await evaluate('document.title')) === 'done' &&
           (await evaluate('location.href')) === url) break;
     }

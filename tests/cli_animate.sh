@@ -44,18 +44,16 @@ M=$ROOT/models
 absent() { [ -e "$1" ] && no "$2"; return 0; }
 
 BROWSER=1
-if ! command -v chromium >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1 ||
-   ! node --experimental-websocket -e 'if (typeof WebSocket !== "function") process.exit(1)' \
-       >/dev/null 2>&1; then
+if ! command -v chromium >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
     BROWSER=0
-    echo "cli_animate.sh: SKIP the browser tests: chromium or node (>= 20, with WebSocket)" \
-         "not found; HOLOSIM_FULL_DEPS=1 sh scripts/install-deps.sh installs them"
+    echo "cli_animate.sh: SKIP the browser tests: chromium or node not found" \
+         "(HOLOSIM_FULL_DEPS=1 sh scripts/install-deps.sh installs them)"
 fi
 # browse OUT URL...: one JSON line per URL into OUT; fails on a page error
 browse() {
     o=$1
     shift
-    node --no-warnings --experimental-websocket "$TESTS/anim_browser.js" "$@" >"$o" 2>"$T/browser.err" ||
+    node "$TESTS/anim_browser.js" "$@" >"$o" 2>"$T/browser.err" ||
         no "browser: $(head -n 3 "$T/browser.err" | cut -c1-300)"
 }
 # js FILE LINE EXPR: EXPR of the JSON on line LINE of FILE (r), printed
@@ -78,30 +76,61 @@ near() {
     awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d;
         exit !(a != "" && b != "" && d <= t) }' || no "$4: $1, want $2 (within $3)"
 }
-# check2d JSON LINE CSV T POINT XCOL YCOL: the point's pixel from the CSV row
+# The checks of a page's report, in one node process each:
+#   point JSON LINE NAME X Y [Z]: the point NAME is drawn within half a pixel
+#   of the view of (X, Y[, Z]) (holosim(1): px = W/2 + s u, py = H/2 - s w),
+#   its pixel has its colour, and the report's time is a frame's
+cat >"$T/check.js" <<'EOF'
+const fs = require('fs');
+const [file, line, name, ...w] = process.argv.slice(2);
+const r = JSON.parse(fs.readFileSync(file, 'utf8').split('\n')[line - 1]);
+const p = w.map(Number), d = [p[0] - r.c[0], p[1] - r.c[1], (p[2] || 0) - r.c[2]];
+let u = d[0], v = d[1];
+if (r.dim === 3) {
+  u = -Math.sin(r.az) * d[0] + Math.cos(r.az) * d[1];
+  v = -Math.sin(r.el) * (Math.cos(r.az) * d[0] + Math.sin(r.az) * d[1]) + Math.cos(r.el) * d[2];
+}
+const ex = r.W / 2 + r.s * u, ey = r.H / 2 - r.s * v, i = r.names.indexOf(name), bad = [];
+if (i < 0) bad.push('no point ' + name);
+else {
+  const [gx, gy] = r.points[i];
+  if (!(Math.abs(gx - ex) <= 0.5 && Math.abs(gy - ey) <= 0.5))
+    bad.push(name + ' at t=' + r.t + ' drawn at (' + gx + ', ' + gy + '), want (' + ex + ', ' + ey + ')');
+  const want = [1, 3, 5].map((k) => parseInt(r.colors[i].substr(k, 2), 16));
+  if (JSON.stringify(r.rgb[i]) !== JSON.stringify(want))
+    bad.push('the pixel of ' + name + ' is ' + JSON.stringify(r.rgb[i]) + ', not ' + r.colors[i]);
+}
+if (r.frame_t !== r.t) bad.push('t=' + r.t + ' is not a frame (' + r.frame_t + ')');
+if (r.dim !== (p.length === 3 ? 3 : 2)) bad.push('a ' + r.dim + 'D page');
+console.log(bad.join('; '));
+EOF
+point() {
+    msg=$(node "$T/check.js" "$@")
+    [ -z "$msg" ] || no "$msg"
+}
+# check2d JSON LINE CSV T POINT XCOL YCOL: the point from the CSV's row at T
 check2d() {
     r=$(row "$3" "$4")
     [ -n "$r" ] || { no "no row at t=$4"; return; }
-    cx=$(col "$3" "$6")
-    cy=$(col "$3" "$7")
-    x=$(echo "$r" | cut -d, -f"$cx")
-    y=$(echo "$r" | cut -d, -f"$cy")
-    i=$(js "$1" "$2" "r.names.indexOf('$5')")
-    s=$(js "$1" "$2" r.s)
-    c0=$(js "$1" "$2" 'r.c[0]')
-    c1=$(js "$1" "$2" 'r.c[1]')
-    WW=$(js "$1" "$2" r.W)
-    HH=$(js "$1" "$2" r.H)
-    ex=$(awk -v W="$WW" -v s="$s" -v x="$x" -v c="$c0" 'BEGIN { printf "%.9f", W / 2 + s * (x - c) }')
-    ey=$(awk -v H="$HH" -v s="$s" -v y="$y" -v c="$c1" 'BEGIN { printf "%.9f", H / 2 - s * (y - c) }')
-    near "$(js "$1" "$2" "r.points[$i][0]")" "$ex" 0.5 "$5 px at t=$4"
-    near "$(js "$1" "$2" "r.points[$i][1]")" "$ey" 0.5 "$5 py at t=$4"
-    [ "$(js "$1" "$2" "r.frame_t")" = "$(js "$1" "$2" "r.t")" ] || no "t=$4 is not a frame"
-    [ "$(js "$1" "$2" "JSON.stringify(r.rgb[$i]) === JSON.stringify([1, 3, 5].map(k => parseInt(r.colors[$i].substr(k, 2), 16)))")" = true ] ||
-        no "the pixel of $5 at t=$4 is $(js "$1" "$2" "r.rgb[$i]"), not its colour $(js "$1" "$2" "r.colors[$i]")"
+    x=$(echo "$r" | cut -d, -f"$(col "$3" "$6")")
+    y=$(echo "$r" | cut -d, -f"$(col "$3" "$7")")
+    point "$1" "$2" "$5" "$x" "$y"
 }
 
-# ---- page ---------------------------------------------------------------------
+# Every page is made first (with the checks of the command line), its URLs
+# listed (`want NAME URL` numbers them: line $L_NAME of the report); then one
+# Chromium opens them all in turn, the frame rate's page last; then the
+# reports are checked.
+urls=""
+nurl=0
+want() {
+    nurl=$((nurl + 1))
+    urls="$urls $2"
+    eval "L_$1=$nurl"
+}
+R=$T/report.json
+
+# ---- the pages --------------------------------------------------------------------
 
 begin page-files
 hs run "$M/double_pendulum.yaml" -q -o "$T/dp.csv"
@@ -114,97 +143,37 @@ hs animate "$M/double_pendulum.yaml" "$T/dp.csv" -o "$T/dpcsv.html" -q
 rc_is 0
 err_empty
 grep -q 'src=\|https\?:' "$T/dp.html" && no "the page refers to something outside it"
+want dp1 "file://$T/dp.html#t=1.5"
+want dp2 "file://$T/dp.html#t=4.02"
+want dp3 "file://$T/dp.html#t=7.5"
+want dplast "file://$T/dp.html#t=last"
+want dpcsv "file://$T/dpcsv.html#t=4.02"
 end
 
-if [ "$BROWSER" = 1 ]; then
-    begin page-positions
-    browse "$T/dp.json" "file://$T/dp.html#t=1.5" "file://$T/dp.html#t=4.02" \
-        "file://$T/dp.html#t=7.5" "file://$T/dp.html#t=last" "file://$T/dpcsv.html#t=4.02"
-    for k in 1 2 3; do
-        t=$(js "$T/dp.json" $k r.t)
-        check2d "$T/dp.json" $k "$T/dp.csv" "$t" P1 x1 y1
-        check2d "$T/dp.json" $k "$T/dp.csv" "$t" P2 x2 y2
-        # the anchor of rod1 is the origin
-        i=$(js "$T/dp.json" $k "r.names.indexOf('rod1_anchor')")
-        near "$(js "$T/dp.json" $k "r.points[$i][0]")" \
-             "$(js "$T/dp.json" $k "r.W / 2 - r.s * r.c[0]")" 0.5 "anchor px"
-    done
-    [ "$(js "$T/dp.json" 2 'JSON.stringify(r.points)')" = "$(js "$T/dp.json" 5 'JSON.stringify(r.points)')" ] ||
-        no "the page of the CSV draws other pixels than the page of the run"
-    end
+begin 3d-files
+hs run "$M/spherical_pendulum.yaml" -q -o "$T/sp.csv"
+hs animate "$M/spherical_pendulum.yaml" -o "$T/sp.html" -q
+rc_is 0
+want sp1 "file://$T/sp.html#t=2.5"
+want sp2 "file://$T/sp.html#t=6.04"
+end
 
-    begin page-last-row
-    last=$(tail -n 1 "$T/dp.csv" | cut -d, -f1)
-    [ "$(js "$T/dp.json" 4 r.t)" = "$last" ] || no "the slider's end is t=$(js "$T/dp.json" 4 r.t), the last row $last"
-    check2d "$T/dp.json" 4 "$T/dp.csv" "$last" P2 x2 y2
-    end
-
-    begin page-fits
-    # every row of the run inside the canvas, through the page's view
-    s=$(js "$T/dp.json" 1 r.s); c0=$(js "$T/dp.json" 1 'r.c[0]'); c1=$(js "$T/dp.json" 1 'r.c[1]')
-    awk -F, -v s="$s" -v c0="$c0" -v c1="$c1" 'NR > 1 {
-        for (k = 2; k <= 4; k += 2) { px = 360 + s * ($k - c0); py = 270 - s * ($(k + 1) - c1);
-            if (px < 0 || px > 720 || py < 0 || py > 540) bad = 1 } } END { exit bad }' "$T/dp.csv" ||
-        no "a point of the run falls outside the canvas"
-    end
-
-    # ---- 3d -------------------------------------------------------------------
-    begin 3d
-    hs run "$M/spherical_pendulum.yaml" -q -o "$T/sp.csv"
-    hs animate "$M/spherical_pendulum.yaml" -o "$T/sp.html" -q
-    rc_is 0
-    browse "$T/sp.json" "file://$T/sp.html#t=2.5" "file://$T/sp.html#t=6.04"
-    for k in 1 2; do
-        t=$(js "$T/sp.json" $k r.t)
-        [ "$(js "$T/sp.json" $k r.dim)" = 3 ] || no "not a 3D page"
-        r=$(row "$T/sp.csv" "$t")
-        want=$(echo "$r" | awk -F, -v s="$(js "$T/sp.json" $k r.s)" -v az="$(js "$T/sp.json" $k r.az)" \
-            -v el="$(js "$T/sp.json" $k r.el)" -v c="$(js "$T/sp.json" $k 'r.c.join(",")')" '{
-            split(c, C, ","); dx = $2 - C[1]; dy = $3 - C[2]; dz = $4 - C[3]
-            u = -sin(az) * dx + cos(az) * dy
-            w = -sin(el) * (cos(az) * dx + sin(az) * dy) + cos(el) * dz
-            printf "%.9f %.9f", 360 + s * u, 270 - s * w }')
-        i=$(js "$T/sp.json" $k "r.names.indexOf('P')")
-        near "$(js "$T/sp.json" $k "r.points[$i][0]")" "${want% *}" 0.5 "3D px at t=$t"
-        near "$(js "$T/sp.json" $k "r.points[$i][1]")" "${want#* }" 0.5 "3D py at t=$t"
-    done
-    end
-
-    # ---- draw -----------------------------------------------------------------
-    begin draw-section
-    hs run "$M/pendulum_angle.yaml" -q -o "$T/pa.csv" --columns t,theta --set l=2
-    hs animate "$M/pendulum_angle.yaml" -o "$T/pa.html" --set l=2
-    rc_is 0
-    err_lacks "no 'draw'"
-    browse "$T/pa.json" "file://$T/pa.html#t=0.7"
-    th=$(row "$T/pa.csv" 0.7 | cut -d, -f2)
-    awk -v th="$th" 'BEGIN { printf "t,x,y\n0.7,%.17g,%.17g\n", 2 * sin(th), -2 * cos(th) }' >"$T/pa_xy.csv"
-    check2d "$T/pa.json" 1 "$T/pa_xy.csv" 0.7 P x y
-    # the rod is 2 m on the screen: |P - O| = 2 s
-    near "$(js "$T/pa.json" 1 'Math.hypot(r.points[1][0] - r.points[0][0], r.points[1][1] - r.points[0][1])')" \
-         "$(js "$T/pa.json" 1 '2 * r.s')" 0.5 "the rod's length in pixels"
-    end
-fi
-
-# ---- models ---------------------------------------------------------------------
+begin draw-files
+hs run "$M/pendulum_angle.yaml" -q -o "$T/pa.csv" --columns t,theta --set l=2
+hs animate "$M/pendulum_angle.yaml" -o "$T/pa.html" --set l=2
+rc_is 0
+err_lacks "no 'draw'"
+want pa "file://$T/pa.html#t=0.7"
+end
 
 begin models
-urls=""
 for f in "$M"/*.yaml; do
     b=$(basename "$f" .yaml)
     hs animate "$f" -o "$T/m_$b.html" -q
     [ "$rc" = 0 ] || no "$b: exit $rc: $(head -n 1 "$T/err")"
-    urls="$urls file://$T/m_$b.html#t=0.5"
+    want "m_$b" "file://$T/m_$b.html#t=0.5"
 done
-if [ "$BROWSER" = 1 ]; then
-    # shellcheck disable=SC2086
-    browse "$T/models.json" $urls
-    n=$(grep -c '"points"' "$T/models.json")
-    [ "$n" = "$(ls "$M"/*.yaml | wc -l | tr -d ' ')" ] || no "$n pages reported"
-fi
 end
-
-# ---- size -----------------------------------------------------------------------
 
 begin size-chain
 sh "$ROOT/bench/chain_model.sh" 32 100 >"$T/chain32.yaml"
@@ -212,18 +181,6 @@ hs animate "$T/chain32.yaml" --dt 0.001 -o "$T/chain.html" -q
 rc_is 0
 bytes=$(wc -c <"$T/chain.html" | tr -d ' ')
 [ "$bytes" -lt 5000000 ] || no "the chain's page has $bytes bytes"
-if [ "$BROWSER" = 1 ]; then
-    browse "$T/chain.json" "file://$T/chain.html#fps=5"
-    fps=$(js "$T/chain.json" 1 'r.fps.toFixed(1)')
-    load=$(awk '{ print $1 }' /proc/loadavg 2>/dev/null || echo 0)
-    cores=$(nproc 2>/dev/null || echo 1)
-    echo "cli_animate.sh: the 32-link chain's page ($bytes bytes, 10^5 rows) plays at $fps frames/s (load $load, $cores cores)"
-    if awk -v l="$load" -v c="$cores" 'BEGIN { exit !(l > 2 * c) }'; then
-        echo "cli_animate.sh: SKIP the >= 50 frames/s assertion: the machine is busy (load $load)"
-    else
-        awk -v f="$fps" 'BEGIN { exit !(f >= 50) }' || no "the chain's page plays at $fps frames/s"
-    fi
-fi
 end
 
 begin size-thinned
@@ -234,16 +191,8 @@ rc_is 0
 err_has "(thinned to fit)"
 bytes=$(wc -c <"$T/long.html" | tr -d ' ')
 [ "$bytes" -lt 5500000 ] || no "the 10^6-row page has $bytes bytes"
-if [ "$BROWSER" = 1 ]; then
-    browse "$T/long.json" "file://$T/long.html#t=last"
-    [ "$(js "$T/long.json" 1 r.t)" = 10000 ] || no "the last frame is t=$(js "$T/long.json" 1 r.t)"
-    check2d "$T/long.json" 1 "$T/long.csv" 10000 P x y
-    nf=$(js "$T/long.json" 1 r.nframe)
-    [ "$nf" -le 180000 ] || no "$nf frames stored"
-fi
+want long "file://$T/long.html#t=last"
 end
-
-# ---- gif ------------------------------------------------------------------------
 
 # gifpage GIF HTML: a page that decodes GIF with ImageDecoder and reports the
 # frame count, how many distinct frames, and the size
@@ -281,23 +230,97 @@ EOF
     } >"$2"
 }
 
-begin gif
+begin gif-files
 hs animate "$M/slider_crank.yaml" -o "$T/sc.gif" --frames 12 --size 200x150 -q
 rc_is 0
 [ "$(head -c 6 "$T/sc.gif")" = GIF89a ] || no "not a GIF89a file"
 hs animate "$M/pendulum.yaml" -o "$T/p.gif" --fps 10 --speed 2 --size 160x120 -q
 rc_is 0
-if [ "$BROWSER" = 1 ]; then
-    gifpage "$T/sc.gif" "$T/sc_gif.html"
-    gifpage "$T/p.gif" "$T/p_gif.html"
-    browse "$T/gif.json" "file://$T/sc_gif.html" "file://$T/p_gif.html"
-    [ "$(js "$T/gif.json" 1 r.frames)" = 12 ] || no "$(js "$T/gif.json" 1 r.frames) frames, want 12"
-    [ "$(js "$T/gif.json" 1 r.distinct)" = 12 ] || no "$(js "$T/gif.json" 1 r.distinct) distinct frames of 12"
-    [ "$(js "$T/gif.json" 1 '[r.w, r.h]')" = "[200,150]" ] || no "size $(js "$T/gif.json" 1 '[r.w, r.h]')"
-    # 10 s at 2x and 10 frames/s: 51 frames
-    [ "$(js "$T/gif.json" 2 r.frames)" = 51 ] || no "$(js "$T/gif.json" 2 r.frames) frames, want 51"
-fi
+gifpage "$T/sc.gif" "$T/sc_gif.html"
+gifpage "$T/p.gif" "$T/p_gif.html"
+want scgif "file://$T/sc_gif.html"
+want pgif "file://$T/p_gif.html"
+want chain "file://$T/chain.html#fps=5"
 end
+
+# ---- in the browser ---------------------------------------------------------------
+
+if [ "$BROWSER" = 1 ]; then
+    begin browser
+    # shellcheck disable=SC2086
+    browse "$R" $urls
+    [ "$(wc -l <"$R" | tr -d ' ')" = "$nurl" ] || no "$(wc -l <"$R") reports of $nurl pages"
+    end
+
+    begin page-positions
+    for k in $L_dp1 $L_dp2 $L_dp3; do
+        t=$(js "$R" $k r.t)
+        check2d "$R" $k "$T/dp.csv" "$t" P1 x1 y1
+        check2d "$R" $k "$T/dp.csv" "$t" P2 x2 y2
+        # the anchor of rod1 is the origin
+        point "$R" $k rod1_anchor 0 0
+    done
+    [ "$(js "$R" $L_dp2 'JSON.stringify(r.points)')" = "$(js "$R" $L_dpcsv 'JSON.stringify(r.points)')" ] ||
+        no "the page of the CSV draws other pixels than the page of the run"
+    end
+
+    begin page-last-row
+    last=$(tail -n 1 "$T/dp.csv" | cut -d, -f1)
+    [ "$(js "$R" $L_dplast r.t)" = "$last" ] || no "the slider's end is t=$(js "$R" $L_dplast r.t), the last row $last"
+    check2d "$R" $L_dplast "$T/dp.csv" "$last" P2 x2 y2
+    end
+
+    begin page-fits
+    # every row of the run inside the canvas, through the page's view
+    s=$(js "$R" $L_dp1 r.s); c0=$(js "$R" $L_dp1 'r.c[0]'); c1=$(js "$R" $L_dp1 'r.c[1]')
+    awk -F, -v s="$s" -v c0="$c0" -v c1="$c1" 'NR > 1 {
+        for (k = 2; k <= 4; k += 2) { px = 360 + s * ($k - c0); py = 270 - s * ($(k + 1) - c1);
+            if (px < 0 || px > 720 || py < 0 || py > 540) bad = 1 } } END { exit bad }' "$T/dp.csv" ||
+        no "a point of the run falls outside the canvas"
+    end
+
+    begin 3d
+    for k in $L_sp1 $L_sp2; do
+        r=$(row "$T/sp.csv" "$(js "$R" $k r.t)")
+        # shellcheck disable=SC2046
+        point "$R" $k P $(echo "$r" | cut -d, -f2-4 | tr ',' ' ')
+    done
+    end
+
+    begin draw-section
+    th=$(row "$T/pa.csv" 0.7 | cut -d, -f2)
+    # shellcheck disable=SC2046
+    point "$R" $L_pa P $(awk -v th="$th" 'BEGIN { printf "%.17g %.17g", 2 * sin(th), -2 * cos(th) }')
+    point "$R" $L_pa O 0 0
+    end
+
+    begin size-thinned-page
+    [ "$(js "$R" $L_long r.t)" = 10000 ] || no "the last frame is t=$(js "$R" $L_long r.t)"
+    check2d "$R" $L_long "$T/long.csv" 10000 P x y
+    nf=$(js "$R" $L_long r.nframe)
+    [ "$nf" -le 180000 ] || no "$nf frames stored"
+    end
+
+    begin gif
+    [ "$(js "$R" $L_scgif r.frames)" = 12 ] || no "$(js "$R" $L_scgif r.frames) frames, want 12"
+    [ "$(js "$R" $L_scgif r.distinct)" = 12 ] || no "$(js "$R" $L_scgif r.distinct) distinct frames of 12"
+    [ "$(js "$R" $L_scgif '[r.w, r.h]')" = "[200,150]" ] || no "size $(js "$R" $L_scgif '[r.w, r.h]')"
+    # 10 s at 2x and 10 frames/s: 51 frames
+    [ "$(js "$R" $L_pgif r.frames)" = 51 ] || no "$(js "$R" $L_pgif r.frames) frames, want 51"
+    end
+
+    begin frame-rate
+    fps=$(js "$R" $L_chain 'r.fps.toFixed(1)')
+    load=$(awk '{ print $1 }' /proc/loadavg 2>/dev/null || echo 0)
+    cores=$(nproc 2>/dev/null || echo 1)
+    echo "cli_animate.sh: the 32-link chain's page ($(wc -c <"$T/chain.html" | tr -d ' ') bytes, 10^5 rows) plays at $fps frames/s (load $load, $cores cores)"
+    if awk -v l="$load" -v c="$cores" 'BEGIN { exit !(l > 2 * c) }'; then
+        echo "cli_animate.sh: SKIP the >= 50 frames/s assertion: the machine is busy (load $load)"
+    else
+        awk -v f="$fps" 'BEGIN { exit !(f >= 50) }' || no "the chain's page plays at $fps frames/s"
+    fi
+    end
+fi
 
 # ---- errors ---------------------------------------------------------------------
 
@@ -315,9 +338,9 @@ echo keep >"$T/keep.html"
 hs animate "$T/unk.yaml" -o "$T/keep.html"
 rc_is 2
 line=$(grep -n 'segments' "$T/unk.yaml" | cut -d: -f1)
-err_has "unk.yaml:$line:20: error: unknown point 'Q' in 'draw' (did you mean 'O'?)"
+err_has "unk.yaml:$line:18: error: unknown point 'Q' in 'draw' (did you mean 'O'?)"
 err_has "  segments: [[O, Q]]"
-err_has "                   ^"
+err_has "                 ^"
 [ "$(cat "$T/keep.html")" = keep ] || no "the existing output was changed"
 ls "$T" | grep -q 'keep.html.tmp' && no "a temporary file was left"
 hs check "$T/unk.yaml"
@@ -325,15 +348,15 @@ rc_is 2
 end
 
 begin error-draw-values
-model col 'draw:' '  points: {P: [x, y]}' '  circles: {P: {radius: 0.1, color: rde}}'
+model col 'draw:' '  points: {P: [x, y]}' '  circles: {P: {radius: 0.1, color: bleu}}'
 hs animate "$T/col.yaml" -o "$T/col.html"
 rc_is 2
-err_has "col.yaml:$(grep -n circles "$T/col.yaml" | cut -d: -f1):38: error: unknown colour 'rde' (did you mean 'red'?)"
+err_has "col.yaml:$(grep -n circles "$T/col.yaml" | cut -d: -f1):37: error: unknown colour 'bleu' (did you mean 'blue'?)"
 absent "$T/col.html" "an output was written"
 model four 'draw:' '  points: {P: [x, y, 0, 1]}'
 hs animate "$T/four.yaml" -o "$T/four.html"
 rc_is 2
-err_has "four.yaml:$(grep -n 'P: \[' "$T/four.yaml" | cut -d: -f1):14: error: a point is [x, y] or [x, y, z], found 4 entries"
+err_has "four.yaml:$(grep -n 'P: \[' "$T/four.yaml" | cut -d: -f1):15: error: a point is [x, y] or [x, y, z], found 4 entries"
 model vel 'draw:' '  points:' "    P: [x, y']"
 hs animate "$T/vel.yaml" -o "$T/vel.html"
 rc_is 2
@@ -361,15 +384,16 @@ err_has "t,x1,y1"
 absent "$T/short.html" "an output was written"
 hs animate "$M/double_pendulum.yaml" "$T/short.csv" -o "$T/short.html" --plot E
 err_has "'E' (--plot)"
-sed '5s/^\([^,]*\),[^,]*,/\1,abc,/' "$T/dp.csv" >"$T/nan.csv"
+# line 4 is t = 0.02, a kept frame (every field of a kept row is read)
+sed '4s/^\([^,]*\),[^,]*,/\1,abc,/' "$T/dp.csv" >"$T/nan.csv"
 hs animate "$M/double_pendulum.yaml" "$T/nan.csv" -o "$T/nan.html"
 rc_is 2
-err_has "nan.csv:5:6: error: field 2 of row 5 is not a number"
+err_has "nan.csv:4:6: error: field 2 of line 4 is not a number"
 absent "$T/nan.html" "an output was written"
 awk 'NR == 4 { print "0.5" substr($0, index($0, ",")); next } { print }' "$T/dp.csv" >"$T/back.csv"
 hs animate "$M/double_pendulum.yaml" "$T/back.csv" -o "$T/back.html"
 rc_is 2
-err_has "back.csv:5:1: error: time goes back at row 5"
+err_has "back.csv:5:1: error: time goes back at line 5"
 end
 
 begin error-output
@@ -387,7 +411,7 @@ rc_is 1
 err_has "must end in .html, .gif or .mp4"
 hs animate "$M/pendulum.yaml" -o "$T/tr.html" --trail Q
 rc_is 1
-err_has "--trail: the drawing has no point 'Q'; its points are P, rod_anchor"
+err_has "--trail: the drawing has no point 'Q' (did you mean 'P'?); its points are P, rod_anchor"
 absent "$T/tr.html" "an output was written"
 hs animate "$M/pendulum.yaml"
 rc_is 1

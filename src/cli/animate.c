@@ -242,14 +242,14 @@ static int parse_row(reader *R, const char *line, long lineno, hs_error *err)
                 e++;
             if (e == start || e != end) {
                 hs_error_at(err, HS_EXIT_MODEL, R->name, (int)lineno, (int)(start - line) + 1,
-                            line, "field %ld of row %ld is not a number", c + 1, lineno);
+                            line, "field %ld of line %ld is not a number", c + 1, lineno);
                 return err->code;
             }
             R->row[w] = v;
         }
         if (!*end && c < maxc) {
             hs_error_at(err, HS_EXIT_MODEL, R->name, (int)lineno, (int)strlen(line) + 1, line,
-                        "row %ld has %ld fields; the header has %zu", lineno, c + 1, R->ncol);
+                        "line %ld has %ld fields; the header has %zu", lineno, c + 1, R->ncol);
             return err->code;
         }
         p = end + 1;
@@ -346,13 +346,13 @@ static int read_rows(reader *R, hs_anim *A, evalctx *E, const char *const *plots
         double t = tf ? strtod(tf, &e) : (double)NAN;
         if (!tf || e == tf || !isfinite(t)) {
             hs_error_at(err, HS_EXIT_MODEL, R->name, (int)lineno,
-                        tf ? (int)(tf - R->line) + 1 : 1, R->line, "the time of row %ld is "
+                        tf ? (int)(tf - R->line) + 1 : 1, R->line, "the time of line %ld is "
                         "not a number", lineno);
             return err->code;
         }
         if (t < tlast) {
             hs_error_at(err, HS_EXIT_MODEL, R->name, (int)lineno, (int)(tf - R->line) + 1,
-                        R->line, "time goes back at row %ld (t = %.17g after %.17g)", lineno,
+                        R->line, "time goes back at line %ld (t = %.17g after %.17g)", lineno,
                         t, tlast);
             return err->code;
         }

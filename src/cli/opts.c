@@ -268,7 +268,7 @@ static int opt_precision(const optdef *d, opts *o, const char *val, const char *
     return 0;
 }
 
-#define ALL (CMD_RUN | CMD_CHECK | CMD_DERIVE | CMD_COLUMNS | CMD_BATCH)
+#define ALL (CMD_RUN | CMD_CHECK | CMD_DERIVE | CMD_COLUMNS | CMD_BATCH | CMD_ANIMATE)
 #define RUNS (CMD_RUN | CMD_BATCH | CMD_ANIMATE)  /* run, batch (per point), animate */
 #define NUM(name, field, pos) \
     { name, 0, RUNS, 1, opt_number, offsetof(hs_settings, field), pos }
