@@ -136,6 +136,44 @@ START_TEST(default_3d)
 }
 END_TEST
 
+/* A double pendulum as an embedding: its links are constant distances
+ * (P1 from the origin, P2 from P1); P2 from the origin is not. */
+START_TEST(default_embedding)
+{
+    hs_error err;
+    hs_model *m = load("parameters: {l1: 1, l2: 1.5}\n"
+                       "coordinates: [a, b]\n"
+                       "embedding:\n"
+                       "  x1: l1*sin(a)\n"
+                       "  y1: -l1*cos(a)\n"
+                       "  x2: l1*sin(a) + l2*sin(b)\n"
+                       "  y2: -l1*cos(a) - l2*cos(b)\n"
+                       "mass: [1, 1, 1, 1]\n"
+                       "initial: {q: {a: 1, b: 1.5}}\n"
+                       "simulate: {t_end: 1}\n", &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    const hs_drawing *d = m->draw;
+    long p1 = point(d, "P1"), p2 = point(d, "P2"), o = point(d, "O");
+    ck_assert(p1 >= 0 && p2 >= 0 && o >= 0);
+    int joined[3][3] = { { 0 } };
+    size_t nline = 0;
+    for (size_t i = 0; i < d->nitem; i++)
+        if (d->item[i].kind == HS_DRAW_LINE) {
+            joined[d->item[i].pt[0]][d->item[i].pt[1]] = joined[d->item[i].pt[1]][d->item[i].pt[0]] = 1;
+            nline++;
+        }
+    ck_assert_int_eq((int)nline, 2);
+    ck_assert_int_eq(joined[p1][p2], 1);
+    ck_assert_int_eq(joined[o][p1], 1);
+    ck_assert_int_eq(joined[o][p2], 0);
+    double q[2] = { 0.4, -1.1 }, out[6];
+    eval(m, 0, q, out);
+    ck_assert_double_eq_tol(out[2 * p2], sin(0.4) + 1.5 * sin(-1.1), 1e-15);
+    ck_assert_double_eq(out[2 * o], 0);
+    hs_model_free(m);
+}
+END_TEST
+
 /* A draw section: points of angles and parameters, radii, colours, dots. */
 START_TEST(draw_section)
 {
@@ -242,6 +280,7 @@ static Suite *draw_suite(void)
     TCase *tc = tcase_create("draw");
     tcase_add_test(tc, default_drawing);
     tcase_add_test(tc, default_3d);
+    tcase_add_test(tc, default_embedding);
     tcase_add_test(tc, draw_section);
     tcase_add_loop_test(tc, draw_errors, 0, (int)(sizeof bad / sizeof *bad));
     tcase_add_test(tc, nothing_to_draw);

@@ -363,25 +363,35 @@ static void u16(FILE *f, int v)
     fputc(v >> 8 & 255, f);
 }
 
+/* Every colour a frame can use, in the palette before the first frame (so
+ * the frames stream out one at a time, each LZW-coded as it is drawn). */
+static void palette_init(const hs_anim *a, canvas *c)
+{
+    const hs_drawing *d = a->m->draw;
+    colour(c, 0xffffff);
+    colour(c, 0x404040);
+    colour(c, 0x222222);
+    for (size_t p = 0; p < d->npt; p++) {
+        colour(c, d->ptrgb[p]);
+        colour(c, fade(d->ptrgb[p], 0.45));
+    }
+    for (size_t i = 0; i < d->nitem; i++) {
+        colour(c, d->item[i].rgb);
+        colour(c, fade(d->item[i].rgb, d->dim == 3 ? 0.7 : 0.25));
+    }
+}
+
 int hs_anim_write_gif(const hs_anim *a, FILE *f, size_t nframes, double t0, double t1,
                       int delay_cs)
 {
     scene S = { .a = a };
     canvas c = { .w = a->width, .h = a->height };
     size_t npx = (size_t)c.w * (size_t)c.h;
-    unsigned char *all = malloc(npx * nframes);
     c.px = malloc(npx);
     int rc = -1;
-    if (!all || !c.px || scene_init(&S, a) != 0)
+    if (!c.px || scene_init(&S, a) != 0)
         goto out;
-    /* every frame first (the palette is the union of their colours) */
-    for (size_t k = 0; k < nframes; k++) {
-        double t = nframes > 1 ? t0 + (t1 - t0) * (double)k / (double)(nframes - 1) : t0;
-        if (k == nframes - 1)
-            t = t1;
-        draw_frame(&S, &c, t);
-        memcpy(all + k * npx, c.px, npx);
-    }
+    palette_init(a, &c);
     fwrite("GIF89a", 1, 6, f);
     u16(f, c.w);
     u16(f, c.h);
@@ -398,6 +408,10 @@ int hs_anim_write_gif(const hs_anim *a, FILE *f, size_t nframes, double t0, doub
                                           'E', '2', '.', '0', 3, 1, 0, 0, 0 };
     fwrite(loop, 1, sizeof loop, f);
     for (size_t k = 0; k < nframes; k++) {
+        double t = nframes > 1 ? t0 + (t1 - t0) * (double)k / (double)(nframes - 1) : t0;
+        if (k == nframes - 1)
+            t = t1;
+        draw_frame(&S, &c, t);
         static const unsigned char gce[] = { 0x21, 0xf9, 4, 0 };
         fwrite(gce, 1, 4, f);
         u16(f, delay_cs);
@@ -409,13 +423,12 @@ int hs_anim_write_gif(const hs_anim *a, FILE *f, size_t nframes, double t0, doub
         u16(f, c.w);
         u16(f, c.h);
         fputc(0, f);
-        if (lzw(f, all + k * npx, npx))
+        if (lzw(f, c.px, npx))
             goto out;
     }
     fputc(0x3b, f);
     rc = fflush(f) != 0 || ferror(f) ? -1 : 0;
 out:
-    free(all);
     free(c.px);
     scene_free(&S);
     return rc;

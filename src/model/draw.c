@@ -18,6 +18,7 @@
 #include "loader.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <string.h>
 
 #include "../util/suggest.h"
@@ -419,6 +420,89 @@ static long anchor(dbuild *B, size_t c, long p)
     return pa;
 }
 
+/* An embedding states its constraints in its map: two of its points a
+ * constant distance apart (at four sample states of t and q) are joined,
+ * and a point at a constant distance from the origin is joined to it (the
+ * point O, with a ground mark). */
+static int embedded_segments(dbuild *B, const long *amb_point, size_t namb_point,
+                             size_t *nseg)
+{
+    loader *L = B->L;
+    hs_model *m = L->m;
+    hs_drawing *d = B->d;
+    enum { NS = 4 };
+    size_t ns = (size_t)hs_dag_nsymbols(m->dag);
+    double *in = xcalloc(ns, sizeof *in), *x = xcalloc(3 * NS * (namb_point + 1), sizeof *x);
+    if (!in || !x) {
+        free(in);
+        free(x);
+        return oom(L);
+    }
+    for (size_t j = 0; j < m->npar; j++)
+        in[m->sym_p[j]] = m->pval[j];
+    for (size_t k = 0; k < NS; k++) {
+        in[m->sym_t] = 0.13 + 0.61 * (double)k;
+        for (size_t i = 0; i < m->n; i++) {     /* scattered in (0.2, 1.2): no relation */
+            double h = sin(12.9898 * (double)(k + 1) + 78.233 * (double)(i + 1)) * 43758.5453;
+            in[m->sym_q[i]] = 0.2 + (h - floor(h));
+        }
+        for (size_t a = 0; a < namb_point; a++)
+            for (size_t c = 0; c < 3; c++) {
+                const hs_node *e = B->expr[3 * amb_point[a] + c];
+                x[(k * namb_point + a) * 3 + c] = e ? hs_eval_tree(e, in) : 0;
+            }
+    }
+    long origin = -1;
+    int rc = 0;
+    for (size_t a = 0; a < namb_point && !rc; a++)
+        for (size_t b = a; b <= namb_point && !rc; b++) {   /* b == namb_point: the origin */
+            double lo = HUGE_VAL, hi = -HUGE_VAL;
+            for (size_t k = 0; k < NS; k++) {
+                double d2 = 0;
+                for (size_t c = 0; c < 3; c++) {
+                    double u = x[(k * namb_point + a) * 3 + c] -
+                               (b < namb_point ? x[(k * namb_point + b) * 3 + c] : 0);
+                    d2 += u * u;
+                }
+                lo = fmin(lo, d2);
+                hi = fmax(hi, d2);
+            }
+            if (b == a || !(lo > 0) || !isfinite(hi) || hi - lo > 1e-9 * hi)
+                continue;
+            long p1 = amb_point[a], p2 = b < namb_point ? amb_point[b] : -1;
+            if (p2 < 0) {
+                if (origin < 0) {
+                    const hs_node *z = scalar_zero(L);
+                    origin = add_point(B, "O", z, z, d->dim == 3 ? z : NULL);
+                    hs_draw_item *gi = origin < 0 ? NULL : add_item(B, HS_DRAW_GROUND, 1,
+                                                                   GROUND_RGB);
+                    if (!gi) {
+                        rc = L->err->code;
+                        break;
+                    }
+                    gi->pt[0] = (size_t)origin;
+                    d->ptrgb[origin] = GROUND_RGB;
+                }
+                p2 = p1;
+                p1 = origin;
+            }
+            hs_draw_item *it = add_item(B, HS_DRAW_LINE, 2, LINE_RGB);
+            if (!it) {
+                rc = L->err->code;
+                break;
+            }
+            it->pt[0] = (size_t)p1;
+            it->pt[1] = (size_t)p2;
+            append(d->note, sizeof d->note, "%s segment %s-%s", *nseg ? "," : ";",
+                   d->ptname[p1], d->ptname[p2]);
+            append(d->note, sizeof d->note, " (a constant distance)%s%s%s", "", "", "");
+            (*nseg)++;
+        }
+    free(in);
+    free(x);
+    return rc;
+}
+
 static int infer(dbuild *B, yaml_node_t *root)
 {
     loader *L = B->L;
@@ -428,8 +512,10 @@ static int infer(dbuild *B, yaml_node_t *root)
     cand *cd = xcalloc(ncand, sizeof *cd);
     long *qpoint = xcalloc(m->n, sizeof *qpoint);   /* point of coordinate i, or -1 */
     long *pidx = xcalloc(ncand, sizeof *pidx);      /* cand -> point index */
-    if (!cd || !qpoint || !pidx) {
-        free(cd), free(qpoint), free(pidx);
+    long *ambp = xcalloc(ncand, sizeof *ambp);      /* the points of ambient names */
+    size_t nambp = 0;
+    if (!cd || !qpoint || !pidx || !ambp) {
+        free(cd), free(qpoint), free(pidx), free(ambp);
         return oom(L);
     }
     size_t nc = 0;
@@ -472,6 +558,8 @@ static int infer(dbuild *B, yaml_node_t *root)
             break;
         }
         pidx[j] = p;
+        if (cd[j].q[0] < 0 && cd[j].q[1] < 0 && cd[j].q[2] < 0)
+            ambp[nambp++] = p;
         for (int a = 0; a < 3; a++)
             if (cd[j].q[a] >= 0)
                 qpoint[cd[j].q[a]] = p;
@@ -532,12 +620,15 @@ static int infer(dbuild *B, yaml_node_t *root)
         append(note, cap, " (%s)", m->cname[c], "", "");
         nseg++;
     }
+    if (!rc && nambp)
+        rc = embedded_segments(B, ambp, nambp, &nseg);
     if (npoints && !rc)
         append(note, cap, "; add a 'draw' section to choose (holosim-model(5), DRAW)%s%s%s",
                "", "", "");
     free(cd);
     free(qpoint);
     free(pidx);
+    free(ambp);
     return rc;
 }
 
