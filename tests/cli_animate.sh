@@ -379,7 +379,7 @@ begin error-csv
 cut -d, -f1-3 "$T/dp.csv" >"$T/short.csv"
 hs animate "$M/double_pendulum.yaml" "$T/short.csv" -o "$T/short.html"
 rc_is 2
-err_has "short.csv:1:1: error: the CSV has no columns 'x2' (the drawing reads it), 'y2' (the drawing reads it)"
+err_has "short.csv:1:1: error: the CSV has no columns 'x2', 'y2' (the drawing reads them)"
 err_has "t,x1,y1"
 absent "$T/short.html" "an output was written"
 hs animate "$M/double_pendulum.yaml" "$T/short.csv" -o "$T/short.html" --plot E

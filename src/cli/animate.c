@@ -152,7 +152,9 @@ static int check_output(const opts *o, const char *csv)
         return HS_EXIT_USAGE;
     }
     char *dir = strdup(out), *slash = dir ? strrchr(dir, '/') : NULL;
-    const char *d = !slash ? "." : slash == dir ? "/" : (*slash = '\0', dir);
+    if (slash && slash != dir)
+        *slash = '\0';
+    const char *d = !slash ? "." : slash == dir ? "/" : dir;
     int ok = dir && access(d, W_OK | X_OK) == 0;
     int e = errno;
     if (!ok)
@@ -302,8 +304,8 @@ static int read_rows(reader *R, hs_anim *A, evalctx *E, const char *const *plots
     R->nwant = 1 + m->n + nplot;
     R->want = calloc(R->nwant, sizeof *R->want);
     R->row = calloc(R->nwant, sizeof *R->row);
-    char missing[700] = "";
-    size_t nmiss = 0;
+    char miss[3][400] = { "", "", "" };   /* time, the drawing, the plots */
+    size_t nmiss[3] = { 0, 0, 0 };
     int rc = 0;
     if (!R->want || !R->row)
         rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
@@ -314,17 +316,26 @@ static int read_rows(reader *R, hs_anim *A, evalctx *E, const char *const *plots
         if (w >= 1 && w <= m->n)
             E->qcol[w - 1] = R->want[w] >= 0 ? (long)w : -1;
         if (needed && R->want[w] < 0) {
-            size_t l = strlen(missing);
-            snprintf(missing + l, sizeof missing - l, "%s'%s' (%s)", nmiss ? ", " : "", name,
-                     w == 0 ? "time" : w <= m->n ? "the drawing reads it" : "--plot");
-            nmiss++;
+            int g = w == 0 ? 0 : w <= m->n ? 1 : 2;
+            size_t l = strlen(miss[g]);
+            snprintf(miss[g] + l, sizeof miss[g] - l, "%s'%s'", nmiss[g] ? ", " : "", name);
+            nmiss[g]++;
         }
     }
-    if (!rc && nmiss) {
-        const char *near = NULL;
-        hs_error_at(err, HS_EXIT_MODEL, R->name, 1, 1, R->line, "the CSV has no column%s %s; "
-                    "its columns are %.200s%s", nmiss > 1 ? "s" : "", missing,
-                    R->line, near ? near : "");
+    if (!rc && nmiss[0] + nmiss[1] + nmiss[2]) {
+        char msg[1300] = "";
+        static const char *const why[3] = { "(the time)", "(the drawing reads %s)",
+                                            "(--plot)" };
+        for (int g = 0; g < 3; g++) {
+            if (!nmiss[g])
+                continue;
+            size_t l = strlen(msg);
+            snprintf(msg + l, sizeof msg - l, "%s%s ", l ? "; " : "", miss[g]);
+            l = strlen(msg);
+            snprintf(msg + l, sizeof msg - l, why[g], nmiss[g] > 1 ? "them" : "it");
+        }
+        hs_error_at(err, HS_EXIT_MODEL, R->name, 1, 1, R->line, "the CSV has no column%s %s",
+                    nmiss[0] + nmiss[1] + nmiss[2] > 1 ? "s" : "", msg);
         rc = err->code;
     }
     free(hdr);

@@ -364,6 +364,8 @@ typedef struct cand {
     const char *names[3];
 } cand;
 
+#define NOTE_MAX 6   /* points and segments the note names one by one */
+
 static void append(char *buf, size_t cap, const char *fmt, const char *a, const char *b,
                    const char *c)
 {
@@ -493,9 +495,13 @@ static int embedded_segments(dbuild *B, const long *amb_point, size_t namb_point
             }
             it->pt[0] = (size_t)p1;
             it->pt[1] = (size_t)p2;
-            append(d->note, sizeof d->note, "%s segment %s-%s", *nseg ? "," : ";",
-                   d->ptname[p1], d->ptname[p2]);
-            append(d->note, sizeof d->note, " (a constant distance)%s%s%s", "", "", "");
+            if (*nseg < NOTE_MAX) {
+                append(d->note, sizeof d->note, "%s segment %s-%s", *nseg ? "," : ";",
+                       d->ptname[p1], d->ptname[p2]);
+                append(d->note, sizeof d->note, " (a constant distance)%s%s%s", "", "", "");
+            } else if (*nseg == NOTE_MAX) {
+                append(d->note, sizeof d->note, ", ...%s%s%s", "", "", "");
+            }
             (*nseg)++;
         }
     free(in);
@@ -566,7 +572,10 @@ static int infer(dbuild *B, yaml_node_t *root)
         char coords[220];
         snprintf(coords, sizeof coords, "%s, %s%s%s", cd[j].names[0], cd[j].names[1],
                  cd[j].names[2] ? ", " : "", cd[j].names[2] ? cd[j].names[2] : "");
-        append(note, cap, "%s point %s (%s)", npoints ? "," : "", name, coords);
+        if (npoints < NOTE_MAX)
+            append(note, cap, "%s point %s (%s)", npoints ? "," : "", name, coords);
+        else if (npoints == NOTE_MAX)
+            append(note, cap, ", ...%s%s%s", "", "", "");
         npoints++;
     }
     if (!rc && !npoints) {
@@ -616,12 +625,22 @@ static int infer(dbuild *B, yaml_node_t *root)
         }
         it->pt[0] = (size_t)p1;
         it->pt[1] = (size_t)p2;
-        append(note, cap, "%s segment %s-%s", nseg ? "," : ";", d->ptname[p1], d->ptname[p2]);
-        append(note, cap, " (%s)", m->cname[c], "", "");
+        if (nseg < NOTE_MAX) {
+            append(note, cap, "%s segment %s-%s", nseg ? "," : ";", d->ptname[p1],
+                   d->ptname[p2]);
+            append(note, cap, " (%s)", m->cname[c], "", "");
+        } else if (nseg == NOTE_MAX) {
+            append(note, cap, ", ...%s%s%s", "", "", "");
+        }
         nseg++;
     }
     if (!rc && nambp)
         rc = embedded_segments(B, ambp, nambp, &nseg);
+    if (!rc && (npoints > NOTE_MAX || nseg > NOTE_MAX)) {
+        char counts[80];
+        snprintf(counts, sizeof counts, " (%zu points, %zu segments)", npoints, nseg);
+        append(note, cap, "%s%s%s", counts, "", "");
+    }
     if (npoints && !rc)
         append(note, cap, "; add a 'draw' section to choose (holosim-model(5), DRAW)%s%s%s",
                "", "", "");
