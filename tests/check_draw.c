@@ -174,6 +174,31 @@ START_TEST(default_embedding)
 }
 END_TEST
 
+/* Outputs that are positions draw a model in angles; an output that reads
+ * a velocity is not a point. */
+START_TEST(default_outputs)
+{
+    hs_error err;
+    hs_model *m = load("parameters: {l: 2}\n"
+                       "coordinates: [th]\n"
+                       "kinetic: 0.5*l^2*th'^2\n"
+                       "initial: {q: {th: 0.3}}\n"
+                       "simulate: {t_end: 1}\n"
+                       "outputs: {x: l*sin(th), y: -l*cos(th), x2: th', y2: 1}\n", &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    const hs_drawing *d = m->draw;
+    ck_assert_int_eq((int)d->npt, 2);           /* P and O */
+    long p = point(d, "P"), o = point(d, "O");
+    ck_assert(p >= 0 && o >= 0);
+    ck_assert_int_eq(point(d, "P2"), -1);
+    double th = 1.1, out[4];
+    eval(m, 0, &th, out);
+    ck_assert_double_eq_tol(out[2 * p], 2 * sin(1.1), 1e-15);
+    ck_assert_double_eq_tol(out[2 * p + 1], -2 * cos(1.1), 1e-15);
+    hs_model_free(m);
+}
+END_TEST
+
 /* A draw section: points of angles and parameters, radii, colours, dots. */
 START_TEST(draw_section)
 {
@@ -281,6 +306,7 @@ static Suite *draw_suite(void)
     tcase_add_test(tc, default_drawing);
     tcase_add_test(tc, default_3d);
     tcase_add_test(tc, default_embedding);
+    tcase_add_test(tc, default_outputs);
     tcase_add_test(tc, draw_section);
     tcase_add_loop_test(tc, draw_errors, 0, (int)(sizeof bad / sizeof *bad));
     tcase_add_test(tc, nothing_to_draw);

@@ -3,14 +3,17 @@
  * circles and ground marks between them, or, without the key, a default
  * inferred from the names:
  *
- *   - coordinates (and ambient names of an embedding) xN, yN[, zN] with the
- *     same suffix N are the point PN (z = 0 where a 3D drawing has none);
+ *   - coordinates (and ambient names of an embedding, and outputs that are
+ *     expressions of t and q) xN, yN[, zN] with the same suffix N are the
+ *     point PN (z = 0 where a 3D drawing has none);
  *   - a constraint reading the coordinates of exactly two such points, and
  *     no other coordinate, is a segment between them;
  *   - a constraint reading one such point p whose second derivative in p
  *     is c I (|p - a|^2 = l^2 in any arrangement) is a segment to its
  *     anchor a = p - (dG/dp)/c, an expression of t (a moving support
- *     draws too), drawn with a ground mark.
+ *     draws too), drawn with a ground mark;
+ *   - points not made of coordinates (an embedding's, outputs) a constant
+ *     distance apart, or from the origin, are joined (embedded_segments).
  *
  * Every point, radius and anchor is compiled into one program
  * (hs_drawing.prog) of t, q and the parameters, evaluated by the caller
@@ -509,12 +512,34 @@ static int embedded_segments(dbuild *B, const long *amb_point, size_t namb_point
     return rc;
 }
 
+/* e reads only t, the coordinates and the parameters (an output that is
+ * a position, not a velocity or a multiplier). */
+static int of_t_q(const hs_model *m, const hs_node *e)
+{
+    size_t ns = (size_t)hs_dag_nsymbols(m->dag);
+    unsigned char *used = xcalloc(ns, 1), *ok = xcalloc(ns, 1);
+    int r = used && ok;
+    if (r) {
+        hs_symbols_used(e, used, ns);
+        ok[m->sym_t] = 1;
+        for (size_t i = 0; i < m->n; i++)
+            ok[m->sym_q[i]] = 1;
+        for (size_t j = 0; j < m->npar; j++)
+            ok[m->sym_p[j]] = 1;
+        for (size_t k = 0; k < ns && r; k++)
+            r = !used[k] || ok[k];
+    }
+    free(used);
+    free(ok);
+    return r;
+}
+
 static int infer(dbuild *B, yaml_node_t *root)
 {
     loader *L = B->L;
     hs_model *m = L->m;
     hs_drawing *d = B->d;
-    size_t ncand = m->n + m->namb;
+    size_t ncand = m->n + m->namb + m->nout;
     cand *cd = xcalloc(ncand, sizeof *cd);
     long *qpoint = xcalloc(m->n, sizeof *qpoint);   /* point of coordinate i, or -1 */
     long *pidx = xcalloc(ncand, sizeof *pidx);      /* cand -> point index */
@@ -527,12 +552,15 @@ static int infer(dbuild *B, yaml_node_t *root)
     size_t nc = 0;
     for (size_t i = 0; i < m->n; i++)
         qpoint[i] = -1;
-    /* group the names by suffix: coordinates first, then ambient names */
+    /* group the names by suffix: coordinates first, then ambient names,
+     * then outputs that are positions (expressions of t and q alone) */
     for (size_t i = 0; i < ncand; i++) {
         int amb = i >= m->n;
-        const char *s = amb ? m->ambname[i - m->n] : m->qname[i];
+        int out = i >= m->n + m->namb;
+        size_t o = out ? i - m->n - m->namb : 0;
+        const char *s = out ? m->outname[o] : amb ? m->ambname[i - m->n] : m->qname[i];
         int ax = axis_of(s);
-        if (ax < 0)
+        if (ax < 0 || (out && !of_t_q(m, m->out[o])))
             continue;
         size_t j = 0;
         while (j < nc && strcmp(cd[j].suffix, s + 1) != 0)
@@ -543,7 +571,7 @@ static int infer(dbuild *B, yaml_node_t *root)
         }
         if (cd[j].c[ax])
             continue;
-        cd[j].c[ax] = amb ? m->amb[i - m->n] : hs_sym(m->dag, m->sym_q[i]);
+        cd[j].c[ax] = out ? m->out[o] : amb ? m->amb[i - m->n] : hs_sym(m->dag, m->sym_q[i]);
         cd[j].q[ax] = amb ? -1 : (long)i;
         cd[j].names[ax] = s;
     }
