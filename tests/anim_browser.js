@@ -28,16 +28,24 @@ const chrome = spawn(process.env.CHROMIUM || 'chromium', [
 let chromeErr = '';
 chrome.stderr.on('data', (d) => { chromeErr += d; });
 let done = false;
+let exited = false;
+chrome.on('exit', () => { exited = true; });
 function finish(code, out, err) {
   if (done) return;
   done = true;
   if (out) process.stdout.write(out + '\n');
   if (err) process.stderr.write(err + '\n');
   try { chrome.kill('SIGKILL'); } catch (e) { /* gone */ }
-  setTimeout(() => {
-    fs.rmSync(dir, { recursive: true, force: true });
+  // the profile is removed once chromium has exited (it writes there until then)
+  const t0 = Date.now();
+  const clean = () => {
+    if (!exited && Date.now() - t0 < 5000) return setTimeout(clean, 50);
+    try {
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch (e) { /* a leftover in the temporary folder is no failure */ }
     process.exit(code);
-  }, 200);
+  };
+  clean();
 }
 chrome.on('error', (e) => finish(3, '', 'anim_browser: cannot start chromium: ' + e.message));
 setTimeout(() => finish(1, '', 'anim_browser: timed out after ' + timeout / 1000 +

@@ -635,6 +635,8 @@ static int animate(opts *o, const aopts *ao, const char *csv)
     if (ao->frames)
         interval = m->set.t_end > m->t0 && !csv
                    ? (m->set.t_end - m->t0) / (double)(ao->frames - 1) / 2 : 0;
+    if (ao->kind != OUT_HTML)          /* smooth trails, whatever the frame rate */
+        interval = fmin(interval, ao->speed / 60);
     int rc = hs_anim_init(&A, m, nplot, interval, cap);
     if (rc) {
         hs_model_free(m);

@@ -171,3 +171,21 @@ void hs_anim_project(const hs_anim_view *v, const double *p, double *px, double 
     *py = 0.5 * v->height - v->s * w;
     *depth = ce * (ca * dx + sa * dy) + se * dz;
 }
+
+void hs_anim_floor(const hs_anim *a, const hs_anim_view *v, double *zlo, double *span)
+{
+    const hs_drawing *d = a->m->draw;
+    double lo = HUGE_VAL, ext = 0;
+    if (d->dim == 3)
+        for (size_t f = 0; f < a->nframe; f++)
+            for (size_t p = 0; p < d->npt; p++) {
+                const float *x = a->val + f * a->nval + 3 * p;
+                if (!isfinite((double)x[0]) || !isfinite((double)x[1]) || !isfinite((double)x[2]))
+                    continue;
+                lo = fmin(lo, (double)x[2]);
+                ext = fmax(ext, 2 * fmax(fabs((double)x[0] - v->c[0]),
+                                         fabs((double)x[1] - v->c[1])));
+            }
+    *zlo = isfinite(lo) ? lo : 0;
+    *span = 1.2 * (ext > 0 ? ext : 1);
+}

@@ -68,6 +68,11 @@ void hs_anim_view_init(const hs_anim *a, hs_anim_view *v);
 void hs_anim_project(const hs_anim_view *v, const double *p, double *px, double *py,
                      double *depth);
 
+/* The floor of a 3D view: the lowest z of every frame's points, and the
+ * side of the square grid drawn there (1.2 times their horizontal extent
+ * around the view's centre). */
+void hs_anim_floor(const hs_anim *a, const hs_anim_view *v, double *zlo, double *span);
+
 /* The page: one HTML file, no network; 0 or -1 (a write failed). */
 int hs_anim_write_html(const hs_anim *a, FILE *f);
 

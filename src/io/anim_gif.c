@@ -127,6 +127,7 @@ static void text(canvas *c, int x, int y, const char *s, int scale, int idx)
 typedef struct scene {
     const hs_anim *a;
     hs_anim_view v;
+    double floor_z, floor_span;   /* 3D: hs_anim_floor */
     double *val, *px, *py, *pd;
     size_t *order;
 } scene;
@@ -151,6 +152,31 @@ static int by_depth(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* The page's floor grid and axes (anim_html.c, floor3d), thin lines. */
+static void floor_grid(scene *S, canvas *c)
+{
+    double lo = S->floor_z, r = S->floor_span / 2, *C = S->v.c, p[4][3], X[4], Y[4], D;
+    int grid = colour(c, 0xe4e4e4);
+    for (int i = 0; i <= 8; i++) {
+        double u = -r + 2 * r * i / 8;
+        double q[4][3] = { { C[0] + u, C[1] - r, lo }, { C[0] + u, C[1] + r, lo },
+                           { C[0] - r, C[1] + u, lo }, { C[0] + r, C[1] + u, lo } };
+        for (int k = 0; k < 4; k++)
+            hs_anim_project(&S->v, q[k], &X[k], &Y[k], &D);
+        line(c, X[0], Y[0], X[1], Y[1], 0.5, grid);
+        line(c, X[2], Y[2], X[3], Y[3], 0.5, grid);
+    }
+    static const unsigned axis[3] = { 0xd62728, 0x2ca02c, 0x1f77b4 };
+    for (int k = 0; k < 3; k++) {
+        p[0][0] = C[0] - r, p[0][1] = C[1] - r, p[0][2] = lo;
+        memcpy(p[1], p[0], sizeof p[0]);
+        p[1][k] += r / 3;
+        hs_anim_project(&S->v, p[0], &X[0], &Y[0], &D);
+        hs_anim_project(&S->v, p[1], &X[1], &Y[1], &D);
+        line(c, X[0], Y[0], X[1], Y[1], 0.6, colour(c, axis[k]));
+    }
+}
+
 /* One frame at time t into the canvas (the page's picture, without its
  * gradients and transparency). */
 static void draw_frame(scene *S, canvas *c, double t)
@@ -161,6 +187,8 @@ static void draw_frame(scene *S, canvas *c, double t)
     memset(c->px, white, (size_t)c->w * (size_t)c->h);
     hs_anim_values_at(a, t, S->val);
     project_frame(S, S->val, S->px, S->py, S->pd);
+    if (d->dim == 3)
+        floor_grid(S, c);
     /* trails: the kept frames of the last trail_time seconds */
     for (size_t p = 0; p < d->npt; p++) {
         if (!a->trail[p])
@@ -231,6 +259,7 @@ static int scene_init(scene *S, const hs_anim *a)
     memset(S, 0, sizeof *S);
     S->a = a;
     hs_anim_view_init(a, &S->v);
+    hs_anim_floor(a, &S->v, &S->floor_z, &S->floor_span);
     S->val = calloc(a->nval + 1, sizeof *S->val);
     S->px = calloc(d->npt + 1, sizeof *S->px);
     S->py = calloc(d->npt + 1, sizeof *S->py);
@@ -371,6 +400,12 @@ static void palette_init(const hs_anim *a, canvas *c)
     colour(c, 0xffffff);
     colour(c, 0x404040);
     colour(c, 0x222222);
+    if (d->dim == 3) {
+        colour(c, 0xe4e4e4);
+        colour(c, 0xd62728);
+        colour(c, 0x2ca02c);
+        colour(c, 0x1f77b4);
+    }
     for (size_t p = 0; p < d->npt; p++) {
         colour(c, d->ptrgb[p]);
         colour(c, fade(d->ptrgb[p], 0.45));

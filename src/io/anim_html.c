@@ -491,23 +491,10 @@ int hs_anim_write_html(const hs_anim *a, FILE *f)
         put_text(&w, a->plotname[i]);
         put(&w, "'");
     }
-    /* the 3D floor: the lowest z, the horizontal extent */
-    double zlo = INFINITY, span = 0;
-    if (d->dim == 3)
-        for (size_t fr = 0; fr < a->nframe; fr++)
-            for (size_t p = 0; p < d->npt; p++) {
-                const float *x = a->val + fr * a->nval + 3 * p;
-                zlo = fmin(zlo, (double)x[2]);
-                span = fmax(span, 2 * fmax(fabs((double)x[0] - v.c[0]),
-                                           fabs((double)x[1] - v.c[1])));
-            }
-    if (!isfinite(zlo))
-        zlo = 0;
-    if (!(span > 0))
-        span = 1;
+    double zlo, span;
+    hs_anim_floor(a, &v, &zlo, &span);
     putf(&w, "],\n  view: { c: [%.17g, %.17g, %.17g], s: %.17g, az: %.17g, el: %.17g },\n"
-         "  floor: %.17g, span: %.17g,\n", v.c[0], v.c[1], v.c[2], v.s, v.az, v.el, zlo,
-         1.2 * span);
+         "  floor: %.17g, span: %.17g,\n", v.c[0], v.c[1], v.c[2], v.s, v.az, v.el, zlo, span);
     put(&w, "  T: '");
     for (size_t i = 0; i < a->nframe; i++)
         b64_f64(&w, a->t[i]);
