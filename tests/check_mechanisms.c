@@ -175,9 +175,9 @@ END_TEST
 START_TEST(nfourbar_passes_singular_positions)
 {
     pu_args a = pu_defaults(), r = pu_defaults();
-    a.path = PU_MODEL("nfourbar.yaml");
+    a.path = PU_MODEL("nfourbar_singular.yaml");
     a.method = methods[_i];
-    r.path = PU_MODEL("nfourbar_angle.yaml");
+    r.path = PU_MODEL("nfourbar_singular_angle.yaml");
     pu_result ra, rr;
     pu_run_ok(&a, &ra);
     pu_run_ok(&r, &rr);
@@ -200,7 +200,7 @@ END_TEST
 START_TEST(nfourbar_strict_stops)
 {
     pu_args a = pu_defaults();
-    a.path = PU_MODEL("nfourbar.yaml");
+    a.path = PU_MODEL("nfourbar_singular.yaml");
     hs_model *m = pu_load(&a);
     ((hs_model *)m)->set.strict_rank = 1;
     pu_result r;

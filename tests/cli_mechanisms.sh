@@ -9,7 +9,7 @@ CLI_TIMEOUT=120
 . "$(dirname "$0")/cli_lib.sh"
 
 P3=$ROOT/models/parallelogram3.yaml
-NF=$ROOT/models/nfourbar.yaml
+NF=$ROOT/models/nfourbar_singular.yaml
 DN=$ROOT/models/double_pendulum_natural.yaml
 
 near() {

@@ -8,21 +8,20 @@
 
 #include "../consistency/consistency.h"
 #include "../dynamics/dynamics.h"
+#include "../integrate/integrate.h"
 
 int hs_cli_check(int argc, char **argv)
 {
-    opts o;
-    int rc = hs_cli_parse_opts(argc, argv, hs_usage_check, CMD_CHECK, &o);
-    if (rc || !o.model || o.npos || o.wrt) {
-        hs_cli_free_opts(&o);
-        return rc < 0 ? 0 : rc ? rc : hs_cli_usage_error(hs_usage_check, "%s", "check: expected one MODEL");
-    }
+    int rc;
+    hs_model *m = hs_cli_model(argc, argv, hs_usage_check, CMD_CHECK, "check", &rc);
+    if (!m)
+        return rc;
     hs_error err;
     hs_error_init(&err);
-    hs_model *m = hs_model_load(o.model, &o.ov, &err);
-    hs_cli_free_opts(&o);
-    if (!m)
+    if (hs_stepper_check(m, &err)) {
+        hs_model_free(m);
         return hs_cli_fail(&err);
+    }
     static const char *const masses[] = { "constant diagonal", "diagonal", "full" };
     char sizes[96];
     printf("model: %s%s%s\n", m->file, m->name[0] ? " -- " : "", m->name);
@@ -35,7 +34,10 @@ int hs_cli_check(int argc, char **argv)
     printf("mass matrix: %s, %s at t0\n", masses[m->mass_kind],
            semidef ? "singular (massless coordinates held by the constraints)"
                    : "positive definite");
-    printf("G_q: %zu structural non-zeros of %zu\n", m->nnz, m->n * m->k);
+    if (m->k)
+        printf("G_q: %zu structural non-zeros of %zu\n", m->nnz, m->n * m->k);
+    else
+        printf("constraints: none (an unconstrained system: no multipliers, no residuals)\n");
     printf("compiled: %zu expression nodes; %zu + %zu + %zu bytecode instructions "
            "(dynamics, output, projection)\n", hs_dag_nnodes(m->dag),
            hs_prog_ninstr(m->prog_dyn), hs_prog_ninstr(m->prog_aux) +
@@ -83,10 +85,12 @@ int hs_cli_check(int argc, char **argv)
         if (hs_dyn_accel(m, w, m->t0, q, v, NULL, NULL) || hs_dyn_aux(m, w, m->t0, q, v))
             rc = hs_cli_fail(&w->err);
         else    /* E in the frame of the model's mass (an embedding: the ambient one) */
-            printf("%s; E0 = %.17g\n", !w->robust ? "C = G_q M^-1 G_q^T positive "
-                   "definite at t0" : w->augmented ? "M singular at t0: solved through "
-                   "[M G_q^T; G_q 0]" : "C = G_q M^-1 G_q^T singular or nearly so at t0: "
-                   "the rank-revealing solve", hs_dyn_kinetic(m, w) + w->aux[m->off_U]);
+            printf("%sE0 = %.17g\n", !m->k ? "" : w->augmented ? "M singular at t0: "
+                   "solved through [M G_q^T; G_q 0]; " : w->robust ? "C = G_q M^-1 G_q^T "
+                   "singular or nearly so at t0: the rank-revealing solve; " : w->nskip ?
+                   "C = G_q M^-1 G_q^T singular at t0: the Cholesky skips the dependent "
+                   "rows; " : "C = G_q M^-1 G_q^T positive definite at t0; ",
+                   hs_dyn_kinetic(m, w) + w->aux[m->off_U]);
     }
 out:
     free(q);
