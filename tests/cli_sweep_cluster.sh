@@ -25,7 +25,7 @@ now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 no_long_batch() {  # no process runs `holosim batch ... --t-end 2000` (from /proc)
     for _f in /proc/[0-9]*/cmdline; do
-        tr '\0' ' ' <"$_f" 2>/dev/null | grep -q 'holosim batch .*--t-end 2000' && return 1
+        { tr '\0' ' ' <"$_f"; } 2>/dev/null | grep -q 'holosim batch .*--t-end 2000' && return 1
     done
     return 0
 }
