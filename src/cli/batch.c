@@ -461,11 +461,9 @@ static int work_forked(batch *B, char **rows, long jobs)
 int hs_cli_batch(int argc, char **argv)
 {
     opts o;
-    int rc = hs_cli_parse_opts(argc, argv, hs_usage_batch, CMD_BATCH, &o);
-    if (rc) {
-        hs_cli_free_opts(&o);
-        return rc < 0 ? 0 : rc;
-    }
+    int rc;
+    if (hs_cli_begin(argc, argv, hs_usage_batch, CMD_BATCH, &o, &rc))
+        return rc;
     const char *missing = !o.model ? "MODEL" : !o.points ? "--points FILE"
                         : !o.outdir ? "--outdir DIR" : !o.statusdir ? "--status-dir DIR" : NULL;
     if (missing || o.npos || strcmp(o.model, "-") == 0) {
