@@ -207,6 +207,12 @@ const hs_node *hs_ld_derived(loader *L, const char *s, size_t len);
 int hs_ld_read_events(loader *L, yaml_node_t *root);
 int hs_ld_check_defines(loader *L);
 
+/* ---- draw.c ---- */
+
+/* The `draw` key, or the default drawing, into m->draw (after the kernels). */
+int hs_ld_read_draw(loader *L, yaml_node_t *root);
+void hs_ld_free_draw(hs_model *m);
+
 /* ---- hints.c: error paths only ---- */
 
 /* After "unknown name 'M'" (pe, at pe->offset of text, parsed in scope):

@@ -119,7 +119,7 @@ static yaml_node_t *mass_source(loader *L, yaml_node_t *root)
 static const char *const top_keys[] = {
     "format", "name", "parameters", "coordinates", "define", "mass", "potential",
     "forces", "constraints", "initial", "consistency", "simulate", "outputs",
-    "kinetic", "lagrangian", "embedding", "events",
+    "kinetic", "lagrangian", "embedding", "events", "draw",
 };
 
 /* The jobs of loader.h in order: read the description, build the kernels
@@ -138,7 +138,7 @@ static int load_tree(loader *L)
         hs_ld_eval_params(L) || hs_ld_read_embedding(L) ||
         hs_ld_read_settings(L, root) || hs_ld_read_initial(L, root) ||
         hs_ld_build_kernels(L, root) || hs_ld_read_outputs(L) ||
-        hs_ld_read_events(L, root) || hs_ld_check_defines(L) ||
+        hs_ld_read_events(L, root) || hs_ld_read_draw(L, root) || hs_ld_check_defines(L) ||
         hs_ld_apply_overrides(L) || hs_ld_compile(L))
         return L->err->code;
     return hs_ld_check_mass_at_start(L, mass_source(L, root));
@@ -295,6 +295,7 @@ void hs_model_free(hs_model *m)
     hs_prog_free(m->prog_pos);
     hs_prog_free(m->prog_out);
     hs_prog_free(m->prog_ev);
+    hs_ld_free_draw(m);
     hs_dag_free(m->dag);
     free(m);
 }
