@@ -573,26 +573,15 @@ static int body_segments(dbuild *B, const cand *cd, const long *pidx, size_t nc,
     return 0;
 }
 
-static int infer(dbuild *B, yaml_node_t *root)
+/* The candidate points: names grouped by suffix (xN, yN, zN) or by
+ * prefix (defines P_x, P_y, P_z) into cd[*nc]. */
+static int group_names(dbuild *B, cand *cd, size_t ncand, size_t *pnc)
 {
-    loader *L = B->L;
-    hs_model *m = L->m;
-    hs_drawing *d = B->d;
-    size_t ncand = m->n + m->namb + m->nout + L->ndef;
-    cand *cd = xcalloc(ncand, sizeof *cd);
-    long *qpoint = xcalloc(m->n, sizeof *qpoint);   /* point of coordinate i, or -1 */
-    long *pidx = xcalloc(ncand, sizeof *pidx);      /* cand -> point index */
-    long *ambp = xcalloc(ncand, sizeof *ambp);      /* the points of ambient names */
-    size_t nambp = 0;
-    if (!cd || !qpoint || !pidx || !ambp) {
-        free(cd), free(qpoint), free(pidx), free(ambp);
-        return oom(L);
-    }
-    size_t nc = 0;
-    for (size_t i = 0; i < m->n; i++)
-        qpoint[i] = -1;
     /* group the names by suffix: coordinates first, then ambient names,
      * then outputs that are positions (expressions of t and q alone) */
+    loader *L = B->L;
+    hs_model *m = L->m;
+    size_t nc = 0;
     int rc = 0;
     for (size_t i = 0; i < ncand && !rc; i++) {
         int amb = i >= m->n;
@@ -631,6 +620,29 @@ static int infer(dbuild *B, yaml_node_t *root)
         cd[j].q[ax] = amb ? -1 : (long)i;
         cd[j].names[ax] = s;
     }
+    *pnc = nc;
+    return rc;
+}
+
+static int infer(dbuild *B, yaml_node_t *root)
+{
+    loader *L = B->L;
+    hs_model *m = L->m;
+    hs_drawing *d = B->d;
+    size_t ncand = m->n + m->namb + m->nout + L->ndef;
+    cand *cd = xcalloc(ncand, sizeof *cd);
+    long *qpoint = xcalloc(m->n, sizeof *qpoint);   /* point of coordinate i, or -1 */
+    long *pidx = xcalloc(ncand, sizeof *pidx);      /* cand -> point index */
+    long *ambp = xcalloc(ncand, sizeof *ambp);      /* the points of ambient names */
+    size_t nambp = 0;
+    if (!cd || !qpoint || !pidx || !ambp) {
+        free(cd), free(qpoint), free(pidx), free(ambp);
+        return oom(L);
+    }
+    size_t nc = 0;
+    for (size_t i = 0; i < m->n; i++)
+        qpoint[i] = -1;
+    int rc = group_names(B, cd, ncand, &nc);
     char *note = d->note;
     size_t cap = sizeof d->note;
     snprintf(note, cap, "no 'draw' in the model: drawing");
