@@ -138,8 +138,7 @@ static int load_tree(loader *L)
         hs_ld_eval_params(L) || hs_ld_read_embedding(L) ||
         hs_ld_read_settings(L, root) || hs_ld_read_initial(L, root) ||
         hs_ld_build_kernels(L, root) || hs_ld_read_outputs(L) ||
-        hs_ld_read_events(L, root) || hs_ld_read_draw(L, root) ||
-        hs_ld_check_defines(L) ||
+        hs_ld_read_events(L, root) || hs_ld_read_draw(L, root) || hs_ld_check_defines(L) ||
         hs_ld_apply_overrides(L) || hs_ld_compile(L))
         return L->err->code;
     return hs_ld_check_mass_at_start(L, mass_source(L, root));
