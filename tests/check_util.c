@@ -57,7 +57,7 @@ START_TEST(test_strmap)
 {
     hs_strmap t = { 0 };
     enum { N = 5000 };
-    static char names[N][16];
+    static char names[N][24];
     for (long i = 0; i < N; i++) {
         snprintf(names[i], sizeof names[i], "x%ld", i);
         ck_assert_int_eq(hs_strmap_put(&t, names[i], strlen(names[i]), i, NULL), 0);
