@@ -281,7 +281,7 @@ struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs)
 {
     hs_native_opts no;
     hs_native_opts_init(&no);
-    no.policy = o->native ? (hs_native_policy)(o->native - 1) : HS_NATIVE_AUTO;
+    no.policy = o->native;
     if (no.policy == HS_NATIVE_NEVER)
         return NULL;
     /* the work of the run, roughly: a row per dt (1000 rows when dt is not
@@ -303,14 +303,15 @@ struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs)
 
 /* ---------- the command ---------- */
 
-/* The run itself, on a loaded model whose outputs are checked. */
-static int run_model(hs_model *m, const opts *o, const char *path)
+/* The run itself, on a loaded model whose outputs are checked (cli.h). */
+int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
+                     const char *columns)
 {
     hs_error err;
     hs_error_init(&err);
     catch_signals();
     int ev_stdout = o->events && strcmp(o->events, "-") == 0;
-    hs_run_opts ro = { path ? NULL : stdout, path, o->columns, o->precision,
+    hs_run_opts ro = { out, path, columns, o->precision,
                        o->quiet_projection ? NULL : stderr,
                        o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
                                                                : HS_PROGRESS_AUTO,
@@ -347,6 +348,13 @@ int hs_cli_run(int argc, char **argv)
     hs_model *m = hs_cli_load(&o, &rc);
     if (!m)
         return rc;
+    hs_error err;
+    hs_error_init(&err);
+    if (hs_stepper_check(m, &err)) {
+        hs_model_free(m);
+        hs_cli_free_opts(&o);
+        return hs_cli_fail(&err);
+    }
     /* -o and --summary writable before anything runs; neither is created
      * or truncated here (the CSV at its first row, the summary at the end) */
     const char *path = o.output && strcmp(o.output, "-") != 0 ? o.output : NULL;
@@ -358,7 +366,7 @@ int hs_cli_run(int argc, char **argv)
         hs_cli_free_opts(&o);
         return rc;
     }
-    rc = run_model(m, &o, path);
+    rc = hs_cli_run_model(m, &o, path, path ? NULL : stdout, o.columns);
     hs_model_free(m);
     hs_cli_free_opts(&o);
     return rc;
