@@ -731,11 +731,9 @@ static int animate(opts *o, const aopts *ao, const char *csv)
 int hs_cli_animate(int argc, char **argv)
 {
     opts o;
-    int rc = hs_cli_parse_opts(argc, argv, hs_usage_animate, CMD_ANIMATE, &o);
-    if (rc) {
-        hs_cli_free_opts(&o);
-        return rc < 0 ? 0 : rc;
-    }
+    int rc;
+    if (hs_cli_begin(argc, argv, hs_usage_animate, CMD_ANIMATE, &o, &rc))
+        return rc;
     aopts ao = { 0 };
     const char *csv = o.npos ? o.pos[0] : NULL;
     if (!o.model)

@@ -508,6 +508,17 @@ hs_model *hs_cli_open(int argc, char **argv, const char *usage, unsigned cmd, co
     return hs_cli_load(o, rc);
 }
 
+int hs_cli_check_method(hs_model *m, int *rc)
+{
+    hs_error err;
+    hs_error_init(&err);
+    if (!hs_stepper_check(m, &err))
+        return 0;
+    hs_model_free(m);
+    *rc = hs_cli_fail(&err);
+    return -1;
+}
+
 hs_model *hs_cli_model(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
                        int *rc)
 {

@@ -348,12 +348,9 @@ int hs_cli_run(int argc, char **argv)
     hs_model *m = hs_cli_load(&o, &rc);
     if (!m)
         return rc;
-    hs_error err;
-    hs_error_init(&err);
-    if (hs_stepper_check(m, &err)) {
-        hs_model_free(m);
+    if (hs_cli_check_method(m, &rc)) {
         hs_cli_free_opts(&o);
-        return hs_cli_fail(&err);
+        return rc;
     }
     /* -o and --summary writable before anything runs; neither is created
      * or truncated here (the CSV at its first row, the summary at the end) */
