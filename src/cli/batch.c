@@ -277,7 +277,7 @@ static int read_points(batch *B, char *pts, char ***rows)
     if (!head || !f) {
         free(head);
         free(f);
-        return hs_cli_usage_error("", "%s", "out of memory");
+        return hs_cli_nomem();
     }
     size_t nh = split_tabs(line, head, cap);
     B->pname = head + 1;
@@ -333,7 +333,7 @@ static int work_forked(batch *B, char **rows, long jobs)
     pid_t *pid = calloc((size_t)jobs, sizeof *pid);
     if (next == MAP_FAILED || !pid) {
         free(pid);
-        return hs_cli_usage_error("", "%s", "batch: out of memory");
+        return hs_cli_nomem();
     }
     atomic_init(next, 0);
     fflush(NULL);
@@ -411,7 +411,7 @@ int hs_cli_batch(int argc, char **argv)
     char **rows = NULL;
     rc = read_points(&B, pts, &rows);
     if (!rc && !(B.x = calloc(B.np + 1, sizeof *B.x)))
-        rc = hs_cli_usage_error("", "%s", "batch: out of memory");
+        rc = hs_cli_nomem();
     if (!rc) {
         atomic_size_t next;
         atomic_init(&next, 0);

@@ -4,10 +4,10 @@
  * files (cli.h). */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <gsl/gsl_errno.h>
 
 #include "../util/suggest.h"
 
@@ -148,6 +148,14 @@ int hs_cli_fail(const hs_error *e)
     return e->code ? e->code : 1;
 }
 
+int hs_cli_nomem(void)
+{
+    hs_error e;
+    hs_error_init(&e);
+    hs_error_nomem(&e);
+    return hs_cli_fail(&e);
+}
+
 /* One line saying what is wrong, one saying where help is. */
 int hs_cli_usage_error(const char *cmd_usage, const char *fmt, const char *arg)
 {
@@ -226,9 +234,33 @@ static int main_option(const char *a)
     return hs_cli_usage_error(hs_usage_main, "%s", msg);
 }
 
+/* The standard output written out and closed: a full disk, a full device
+ * or a closed pipe is an error (exit 1), never a silent success. */
+static int close_stdout(int rc)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad || rc)                      /* a failed command has said why */
+        return rc;
+    fprintf(stderr, "holosim: error: cannot write the standard output: %s\n",
+            e ? strerror(e) : "write error");
+    return HS_EXIT_USAGE;
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
-    gsl_set_error_handler_off();
+    return close_stdout(dispatch(argc, argv));
+}
+
+static int dispatch(int argc, char **argv)
+{
     if (argc < 2) {
         fputs(hs_usage_main, stderr);
         return HS_EXIT_USAGE;

@@ -140,6 +140,13 @@ void hs_dag_fail(hs_dag *d, hs_srcpos p, const char *fmt, ...)
     d->errpos = p;
 }
 
+void hs_dag_nomem(hs_dag *d)
+{
+    if (!d->err.code)
+        d->errpos = d->pos;
+    hs_error_nomem(&d->err);
+}
+
 const hs_error *hs_dag_error(const hs_dag *d) { return &d->err; }
 int hs_dag_failed(const hs_dag *d) { return d->err.code != 0; }
 hs_srcpos hs_dag_error_pos(const hs_dag *d) { return d->errpos; }
@@ -306,7 +313,7 @@ const struct hs_symset *hs_dag_intern_ints(hs_dag *d, const int32_t *s, size_t n
     d->sets[j] = x;
     return x;
 oom:
-    hs_dag_fail(d, d->pos, "out of memory");
+    hs_dag_nomem(d);
     return NULL;
 }
 
@@ -380,7 +387,7 @@ static const struct hs_symset *node_symset(hs_dag *d, hs_kind k, const hs_node *
             return NULL;
         int32_t *b = realloc(d->sbuf, cap * sizeof *b);
         if (!b) {
-            hs_dag_fail(d, d->pos, "out of memory");
+            hs_dag_nomem(d);
             return NULL;
         }
         d->bytes += (cap - d->sbufcap) * sizeof *b;
@@ -398,7 +405,7 @@ static const struct hs_symset *node_symset(hs_dag *d, hs_kind k, const hs_node *
                 return NULL;
             uint32_t *mk = realloc(d->mark, d->nsyms * sizeof *mk);
             if (!mk) {
-                hs_dag_fail(d, d->pos, "out of memory");
+                hs_dag_nomem(d);
                 return NULL;
             }
             memset(mk + d->markcap, 0, (d->nsyms - d->markcap) * sizeof *mk);
@@ -479,7 +486,7 @@ static int cache_grow(hs_dag *d)
         return -1;
     centry *c = calloc(cap, sizeof *c);
     if (!c) {
-        hs_dag_fail(d, d->pos, "out of memory");
+        hs_dag_nomem(d);
         return -1;
     }
     for (size_t i = 0; i < d->ccap; i++) {
@@ -604,7 +611,7 @@ static const hs_node *intern(hs_dag *d, hs_kind k, const hs_node *const *args,
     d->nnodes++;
     return n;
 oom:
-    hs_dag_fail(d, d->pos, "out of memory");
+    hs_dag_nomem(d);
     return d->fallback;
 }
 
@@ -751,7 +758,7 @@ int hs_dag_symbol(hs_dag *d, const char *name)
     d->symtab[j] = s + 1;
     return s;
 oom:
-    hs_dag_fail(d, d->pos, "out of memory");
+    hs_dag_nomem(d);
     return -1;
 }
 

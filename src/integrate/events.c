@@ -54,7 +54,7 @@ int hs_int_events_setup(hs_int_run *R)
         /* like the trajectory: nothing written, no file, before a first row */
         if (hs_out_init(&R->evout, o->events, o->precision) ||
             hs_out_start_at_first_row(&R->evout, o->events_path))
-            return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+            return hs_error_nomem(R->err);
         R->evout_ok = 1;
         hs_columns_header_events(&R->cols, &R->evout);
     }
@@ -73,10 +73,10 @@ int hs_int_events_setup(hs_int_run *R)
     R->etr = calloc(dim, sizeof *R->etr);
     if (!R->gsign || !R->ga || !R->gb || !R->gs || !R->fired || !R->ya || !R->fa ||
         !R->ytr || !R->ftr || !R->etr)
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        return hs_error_nomem(R->err);
     R->evdrv = hs_int_driver_new(R, hs_int_helper_method(R->method));
     if (!R->evdrv)
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "cannot set up the stepper of events");
+        return hs_error_nomem(R->err);
     return 0;
 }
 
@@ -117,17 +117,15 @@ int hs_int_events_start(hs_int_run *R)
     if (hs_dyn_events(m, R->w, R->t0, R->y, R->y + m->n, &bad)) {
         /* a model error: the condition cannot be watched from the start */
         const hs_event *ev = &m->ev[bad];
-        *R->err = R->w->err;
-        R->err->code = HS_EXIT_MODEL;
-        if (ev->pos.src < 0) {
-            char msg[sizeof R->err->msg];
-            snprintf(msg, sizeof msg, "--stop-when '%.200s': not finite at the start: %.700s",
-                     ev->text, R->w->err.msg);
-            snprintf(R->err->msg, sizeof R->err->msg, "%s", msg);
-        } else if (!R->err->line) {
+        if (R->err->code)
+            return R->err->code;
+        if (ev->pos.src < 0)
+            return hs_error_set(R->err, HS_EXIT_MODEL, "--stop-when '%.200s': not finite at "
+                                "the start: %.700s", ev->text, R->w->err.msg);
+        hs_error_adopt(R->err, &R->w->err, HS_EXIT_MODEL);
+        if (!R->err->line)
             hs_model_place(m, ev->pos, R->err);
-        }
-        return HS_EXIT_MODEL;
+        return R->err->code;
     }
     R->t = R->t0;
     return reset_signs(R);
@@ -383,7 +381,7 @@ static long find_crossings(hs_int_run *R, double h)
     }
     gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     if (!solver) {
-        hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        hs_error_nomem(R->err);
         return -1;
     }
     int rc = 0;
@@ -434,7 +432,7 @@ static int release(hs_int_run *R, const hs_event *ev)
 {
     for (size_t r = 0; r < ev->nrel; r++)
         if (hs_dyn_release(R->m, R->w, ev->rel[r]))
-            return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+            return hs_error_nomem(R->err);
     R->c.last_ok = 0;
     gsl_odeiv2_evolve_reset(R->drv->e);
     gsl_odeiv2_step_reset(R->drv->s);

@@ -8,6 +8,7 @@
  * well the computed trajectory keeps the energy identity: the stepper's
  * local errors, and the jumps of projection stabilization. */
 #include "internal.h"
+#include "../linalg/linalg.h"
 
 #include <errno.h>
 #include <math.h>
@@ -127,7 +128,7 @@ static int setup(hs_int_run *R)
     ok &= (R->ym = vec(nd)) && (R->fm = vec(nd)) && (R->ye = vec(nd)) && (R->fe = vec(nd)) &&
           (R->acc = vec(n));
     if (!ok)
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        return hs_error_nomem(R->err);
     R->c.m = m;
     R->c.w = R->w;
     R->c.dim = dim;
@@ -140,7 +141,7 @@ static int setup(hs_int_run *R)
     /* nothing written (an -o file not even created) before the first row */
     if (hs_out_init(&R->out, o->out, o->precision) ||
         hs_out_start_at_first_row(&R->out, o->out_path))
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        return hs_error_nomem(R->err);
     R->out_ok = 1;
     unsigned flags = hs_methods[R->method].flags;
     R->multistep = (flags & HS_METHOD_MULTISTEP) != 0;
@@ -156,8 +157,7 @@ static int setup(hs_int_run *R)
     if (helped)
         R->helper = hs_int_driver_new(R, helper);
     if (!R->drv || (helped && (!R->helper || hs_int_interp_init(R))))
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "cannot set up the stepper '%s'",
-                            m->set.method);
+        return hs_error_nomem(R->err);     /* only an allocation fails there */
     if (R->wb)
         hs_int_balance_control(R);
     R->projecting = m->set.stabilize == HS_STAB_PROJECTION && m->k > 0;
@@ -251,7 +251,7 @@ static int finish(hs_int_run *R, int rc)
     return rc;
 }
 
-int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *err)
+static int run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *err)
 {
     memset(sum, 0, sizeof *sum);
     hs_int_run R;
@@ -271,4 +271,12 @@ int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *e
     rc = finish(&R, rc);
     sum->wall = now() - R.wall0;
     return rc;
+}
+
+int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int r = run(m, o, sum, err);
+    hs_la_restore(h);
+    return r;
 }

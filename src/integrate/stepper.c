@@ -477,26 +477,23 @@ static void near_singular(const hs_model *m, hs_work *w, double t, const double 
     w->full_rcond = 0;
     if (bad || !(w->rcond < 1e-6))
         return;
-    size_t len = strlen(err->msg);
-    len += (size_t)snprintf(err->msg + len, sizeof err->msg - len, "; the configuration is "
-                            "nearly singular (reciprocal condition of C %.2g), multipliers",
-                            w->rcond);
-    for (int pass = 0; pass < 3 && len + 1 < sizeof err->msg; pass++) {
+    hs_error_append(err, "; the configuration is nearly singular (reciprocal condition of C "
+                    "%.2g), multipliers", w->rcond);
+    for (int pass = 0; pass < 3; pass++) {
         size_t best = k;                   /* the largest |Lambda| not yet named */
         for (size_t i = 0; i < k; i++)
             if (best == k || fabs(w->Lambda[i]) > fabs(w->Lambda[best]))
                 best = i;
         if (best == k)
             break;
-        len += (size_t)snprintf(err->msg + len, sizeof err->msg - len, "%s %s = %.3g",
-                                pass ? "," : "", m->cname[best], w->Lambda[best]);
+        hs_error_append(err, "%s %s = %.3g", pass ? "," : "", m->cname[best],
+                        w->Lambda[best]);
         w->Lambda[best] = 0;               /* scratch: next pass names the next */
         if (pass + 1 >= (int)k)
             break;
     }
-    for (size_t i = 0; i < n && len + 1 < sizeof err->msg; i++)
-        len += (size_t)snprintf(err->msg + len, sizeof err->msg - len, "%s%s=%.6g",
-                                i ? ", " : "; at ", m->qname[i], y[i]);
+    for (size_t i = 0; i < n; i++)
+        hs_error_append(err, "%s%s=%.6g", i ? ", " : "; at ", m->qname[i], y[i]);
 }
 
 int hs_int_fail(hs_int_run *R, double t, const double *y)
@@ -506,19 +503,17 @@ int hs_int_fail(hs_int_run *R, double t, const double *y)
     hs_error *err = R->err;
     R->c.last_ok = 0;
     if (w->err.code) {
-        *err = w->err;
-        err->code = HS_EXIT_NUMERIC;
+        if (err->code)
+            return err->code;
+        hs_error_adopt(err, &w->err, HS_EXIT_NUMERIC);
         if (w->fail_kind == HS_FAIL_SINGULAR_C && m->k) {
             char msg[600];
             size_t rank = hs_cons_rank(m, w, t, y, msg, sizeof msg, NULL);
-            size_t len = strlen(err->msg);
             if (rank < m->k)
-                snprintf(err->msg + len, sizeof err->msg - len, "; dependent constraints: %s",
-                         msg);
-            len = strlen(err->msg);
-            for (size_t i = 0; i < m->n && len + 1 < sizeof err->msg; i++)
-                len += (size_t)snprintf(err->msg + len, sizeof err->msg - len, "%s%s=%.6g",
-                                        i ? ", " : "; configuration ", m->qname[i], y[i]);
+                hs_error_append(err, "; dependent constraints: %s", msg);
+            for (size_t i = 0; i < m->n; i++)
+                hs_error_append(err, "%s%s=%.6g", i ? ", " : "; configuration ", m->qname[i],
+                                y[i]);
         }
         return err->code;
     }
@@ -604,11 +599,8 @@ static int stabilize(hs_int_run *R)
     R->c.last_ok = 0;                      /* the projection evaluates with w */
     if (hs_proj_apply(R->proj, R->w, R->t, R->y, R->y + m->n, NULL, fmin(m->set.tol, 1e-12),
                       1, &pe)) {
-        *R->err = pe;
-        R->err->code = HS_EXIT_NUMERIC;
-        size_t len = strlen(R->err->msg);
-        snprintf(R->err->msg + len, sizeof R->err->msg - len, " (projection stabilization)");
-        return HS_EXIT_NUMERIC;
+        hs_error_append(&pe, " (projection stabilization)");
+        return hs_error_adopt(R->err, &pe, HS_EXIT_NUMERIC);
     }
     if (R->multistep) {
         gsl_odeiv2_evolve_reset(R->drv->e);

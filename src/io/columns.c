@@ -93,7 +93,7 @@ static int append_set(hs_columns *dst, size_t *cap, const hs_columns *src)
 
 static int oom(hs_error *err)
 {
-    return hs_error_set(err, HS_EXIT_USAGE, "out of memory");
+    return hs_error_nomem(err);
 }
 
 static int find_col(const hs_columns *cs, const char *name)

@@ -99,7 +99,7 @@ int hs_ld_check_clashes(loader *L)
             long old;
             int r = hs_ld_tab_put(&L->names, s, strlen(s), (long)i * NAME_KINDS + g, &old);
             if (r < 0)
-                return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+                return hs_error_nomem(L->err);
             if (r > 0) {
                 int og = (int)(old % NAME_KINDS);
                 return hs_ytree_error(L->y, L->err, a[g][i].key,
@@ -121,7 +121,7 @@ int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
     int rc = 0;
     for (size_t i = 0; i < nallowed && !rc; i++)
         if (hs_ld_tab_put(&ok, allowed[i], strlen(allowed[i]), (long)i, NULL) < 0)
-            rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            rc = hs_error_nomem(L->err);
     FOR_PAIRS(map, p) {
         if (rc)
             break;
@@ -133,7 +133,7 @@ int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
         }
         int r = hs_ld_tab_put(&seen, ks, strlen(ks), 0, NULL);
         if (r) {
-            rc = r < 0 ? hs_error_set(L->err, HS_EXIT_MODEL, "out of memory")
+            rc = r < 0 ? hs_error_nomem(L->err)
                        : hs_ytree_error(L->y, L->err, k, "duplicate key '%s' in %s", ks, where);
             break;
         }
@@ -189,7 +189,7 @@ static int col_grow(colcheck *C)
     if (nm)
         C->name = nm;
     if (!s || !nd || !k || !nm)
-        return hs_error_set(C->L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(C->L->err);
     C->cap = cap;
     return 0;
 }
@@ -204,7 +204,7 @@ static int col_add(colcheck *C, const char *prefix, const char *name, yaml_node_
     size_t len = strlen(prefix) + strlen(name);
     char *col = malloc(len + 1);
     if (!col)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     snprintf(col, len + 1, "%s%s", prefix, name);
     size_t i = C->n++;
     C->str[i] = col;
@@ -214,7 +214,7 @@ static int col_add(colcheck *C, const char *prefix, const char *name, yaml_node_
     long old;
     int r = hs_ld_tab_put(&C->tab, col, len, (long)i, &old);
     if (r < 0)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     if (r == 0)
         return 0;
     yaml_node_t *on = C->node[old];
@@ -311,7 +311,7 @@ static int mentions(loader *L, int kind, const char *s, size_t len, size_t **dep
             size_t nc = *cap ? 2 * *cap : 16;
             size_t *p = realloc(*dep, nc * sizeof *p);
             if (!p)
-                return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+                return hs_error_nomem(L->err);
             *dep = p;
             *cap = nc;
         }
@@ -358,7 +358,7 @@ int hs_ld_settle(loader *L, int kind, size_t i)
                               a[i].name);
     frame *st = malloc(sizeof *st * (n < 16 ? n : 16));
     size_t top = 0, cap = n < 16 ? n : 16;
-    int rc = st ? 0 : hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    int rc = st ? 0 : hs_error_nomem(L->err);
     size_t len;
     const char *txt;
     if (!rc) {
@@ -384,7 +384,7 @@ int hs_ld_settle(loader *L, int kind, size_t i)
             if (top == cap) {
                 frame *ns = realloc(st, 2 * cap * sizeof *ns);
                 if (!ns) {
-                    rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+                    rc = hs_error_nomem(L->err);
                     break;
                 }
                 st = ns;

@@ -273,7 +273,7 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
     L->scope = scope;
     int src = add_src(L, n);
     if (src < 0) {
-        hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        hs_error_nomem(L->err);
         return NULL;
     }
     hs_resolver r = { lookup, L, locate };
@@ -290,6 +290,10 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
     L->scope = saved_scope;
     if (L->err->code)       /* an error inside a define or parameter */
         return NULL;
+    if (!e && pe.code == HS_EXIT_NOMEM) {
+        hs_error_nomem(L->err);
+        return NULL;
+    }
     if (!e) {
         char hint[200];
         hs_ld_name_hint(L, &pe, scope, (const char *)n->data.scalar.value, hint, sizeof hint);
@@ -311,11 +315,12 @@ const hs_node *hs_ld_parse_text(loader *L, const char *text, int scope, hs_error
     const hs_node *e = (cond ? hs_parse_cond : hs_parse)(L->m->dag, text, strlen(text), -1,
                                                         &r, pe);
     L->scope = saved_scope;
+    if (!e && pe->code == HS_EXIT_NOMEM)
+        hs_error_nomem(L->err);
     if (!e && !L->err->code) {
         char hint[200];
         hs_ld_name_hint(L, pe, scope, text, hint, sizeof hint);
-        size_t len = strlen(pe->msg);
-        snprintf(pe->msg + len, sizeof pe->msg - len, "%s", hint);
+        hs_error_append(pe, "%s", hint);
     }
     return L->err->code || hs_ld_dag_check(L) ? NULL : e;
 }
@@ -329,6 +334,8 @@ int hs_ld_dag_check(loader *L)
         return 0;
     const hs_error *de = hs_dag_error(L->m->dag);
     hs_srcpos p = hs_dag_error_pos(L->m->dag);
+    if (de->code == HS_EXIT_NOMEM)
+        return hs_error_nomem(L->err);
     hs_error_set(L->err, HS_EXIT_MODEL, "%s", de->msg);
     if (p.src >= 0 && (size_t)p.src < L->si->nsrc) {
         int line, col;
@@ -398,7 +405,9 @@ int hs_ld_eval_param(loader *L, size_t i)
                             : hs_ld_parse(L, p->val, SCOPE_PARAM, "a parameter");
     if (!e || hs_ld_dag_check(L))
         return L->err->code ? L->err->code : HS_EXIT_MODEL;
-    double v = hs_eval_tree(e, L->pin);
+    double v;
+    if (hs_eval_node(e, L->pin, &v))
+        return hs_error_nomem(L->err);
     if (!isfinite(v) && text) {
         hs_error_set(L->err, HS_EXIT_USAGE, "parameter '%s' evaluates to %g", p->name, v);
         if (!override_placed(L, (size_t)ov, 0))
@@ -439,7 +448,7 @@ int hs_ld_read_names_map(loader *L, yaml_node_t *map, named **out, size_t *nout,
     size_t n = map_len(map);
     named *a = xcalloc(n, sizeof *a);
     if (!a)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     *out = a;
     FOR_PAIRS(map, p) {
         named *e = &a[*nout];
@@ -456,7 +465,7 @@ int hs_ld_read_names_map(loader *L, yaml_node_t *map, named **out, size_t *nout,
                                   "'%s' is reserved and cannot name an entry of %s", s, what);
         e->name = hs_ld_strdup(s);
         if (!e->name)
-            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(L->err);
         (*nout)++;
     }
     return 0;
@@ -482,7 +491,7 @@ int hs_ld_read_coordinates(loader *L, yaml_node_t *root)
     m->qname = xcalloc(n, sizeof *m->qname);
     m->vname = xcalloc(n, sizeof *m->vname);
     if (!m->qname || !m->vname)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     size_t i = 0;
     FOR_ITEMS(c, it) {
         yaml_node_t *e = NODE(L, *it);
@@ -500,7 +509,7 @@ int hs_ld_read_coordinates(loader *L, yaml_node_t *root)
         m->vname[i] = malloc(strlen(s) + 2);
         if (!m->qname[i] || !m->vname[i] ||
             hs_ld_tab_put(&L->si->coords, m->qname[i], strlen(s), (long)i, NULL) < 0)
-            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(L->err);
         sprintf(m->vname[i], "%s'", s);
         m->n = ++i;
     }
@@ -534,7 +543,7 @@ int hs_ld_read_per_coord(loader *L, yaml_node_t *n, const char *what, int scope,
         return L->err->code;
     yaml_node_t **val = xcalloc(m->n, sizeof *val);    /* the value of each coordinate */
     if (!val)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     FOR_PAIRS(n, p) {
         const char *ks = hs_ytree_str(NODE(L, p->key));
         val[hs_ld_find_coord(m, ks, strlen(ks))] = NODE(L, p->value);
@@ -675,7 +684,7 @@ int hs_ld_read_constraints(loader *L, yaml_node_t *c)
     m->G = xcalloc(k, sizeof *m->G);
     m->cpos = xcalloc(k, sizeof *m->cpos);
     if (!m->cname || !m->G || !m->cpos)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     for (size_t i = 0; i < k; i++) {
         yaml_node_t *val, *key = NULL;
         char buf[32];
@@ -697,7 +706,7 @@ int hs_ld_read_constraints(loader *L, yaml_node_t *c)
         m->cpos[i] = (hs_srcpos){ (int32_t)L->si->nsrc, 0 };
         m->G[i] = hs_ld_parse(L, val, SCOPE_MODEL, "a constraint");
         if (!m->G[i] || !m->cname[i])
-            return L->err->code ? L->err->code : hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            return L->err->code ? L->err->code : hs_error_nomem(L->err);
         if (hs_ld_forbid_velocity(L, m->G[i], val, "a holonomic constraint"))
             return L->err->code;
     }
@@ -722,7 +731,7 @@ int hs_ld_read_initial(loader *L, yaml_node_t *root)
     if (!e || !in || !m->init_expr) {
         free(e);
         free(in);
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     }
     for (int s = 0; s < hs_dag_nsymbols(d); s++)
         in[s] = NAN;
@@ -734,7 +743,10 @@ int hs_ld_read_initial(loader *L, yaml_node_t *root)
         const hs_node *te = hs_ld_parse(L, tn, SCOPE_INITIAL, "initial.t");
         if (!te || hs_ld_dag_check(L))
             goto out;
-        m->t0 = hs_eval_tree(m->init_expr[2 * m->n] = te, in);
+        if (hs_eval_node(m->init_expr[2 * m->n] = te, in, &m->t0)) {
+            hs_error_nomem(L->err);
+            goto out;
+        }
         if (!isfinite(m->t0)) {
             hs_ytree_error(L->y, L->err, tn, "initial.t is not finite");
             goto out;
@@ -754,7 +766,10 @@ int hs_ld_read_initial(loader *L, yaml_node_t *root)
                            pass == 0 ? NULL : scalar_zero(L), e) || hs_ld_dag_check(L))
             goto out;
         for (size_t i = 0; i < m->n; i++) {
-            dst[i] = hs_eval_tree(m->init_expr[(size_t)pass * m->n + i] = e[i], in);
+            if (hs_eval_node(m->init_expr[(size_t)pass * m->n + i] = e[i], in, &dst[i])) {
+                hs_error_nomem(L->err);
+                goto out;
+            }
             if (!isfinite(dst[i])) {
                 yaml_node_t *at = src->type == YAML_MAPPING_NODE ? hs_ld_get(L, src, m->qname[i])
                                                                  : src;
@@ -784,7 +799,7 @@ int hs_ld_read_outputs(loader *L, yaml_node_t *root)
         m->outname = xcalloc(n, sizeof *m->outname);
         m->out = xcalloc(n, sizeof *m->out);
         if (!m->outname || !m->out)
-            rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            rc = hs_error_nomem(L->err);
         for (size_t i = 0; !rc && i < n; i++) {
             if (hs_ld_find_coord(m, a[i].name, strlen(a[i].name)) >= 0) {
                 rc = hs_ytree_error(L->y, L->err, a[i].key, "output '%s' has the name of "
@@ -812,7 +827,7 @@ int hs_ld_eval_params(loader *L)
     size_t ns = (size_t)hs_dag_nsymbols(m->dag);
     L->pin = xcalloc(ns, sizeof *L->pin);
     if (!L->pin)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     for (size_t s = 0; s < ns; s++)
         L->pin[s] = NAN;
     for (size_t s = 0; L->ov && s < L->ov->nset; s++) {
@@ -853,7 +868,7 @@ int hs_ld_read_embedding(loader *L)
     L->ambX = xcalloc(L->namb, sizeof *L->ambX);
     L->ambV = xcalloc(L->namb, sizeof *L->ambV);
     if (!m->ambname || !m->amb || !L->ambX || !L->ambV)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     for (size_t a = 0; a < L->namb; a++) {
         m->ambname[a] = hs_ld_strdup(L->amb[a].name);
         const hs_node *X = hs_ld_parse(L, L->amb[a].val, SCOPE_MODEL, "an embedding");
