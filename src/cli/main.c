@@ -204,12 +204,16 @@ static int find_command(const char *s)
                     strcmp(s + j + 2, names[i] + j + 2) == 0 &&
                     strncmp(s, names[i], j) == 0)
                     near = names[i];
-    char msg[200];
-    if (near)
+    char msg[400];
+    if (near) {
         snprintf(msg, sizeof msg, "unknown command '%.100s' (did you mean '%s'?)", s, near);
-    else
-        snprintf(msg, sizeof msg, "unknown command '%.100s'; the commands are run, check, "
-                 "columns, derive, eval, help", s);
+    } else {                              /* every name of the table, then help */
+        size_t len = (size_t)snprintf(msg, sizeof msg, "unknown command '%.100s'; the "
+                                      "commands are", s);
+        for (int i = 0; i <= NCOMMANDS && len < sizeof msg; i++)
+            len += (size_t)snprintf(msg + len, sizeof msg - len, "%s %s", i ? "," : "",
+                                    names[i]);
+    }
     hs_cli_usage_error(hs_usage_main, "%s", msg);
     return -1;
 }

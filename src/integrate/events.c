@@ -52,11 +52,9 @@ int hs_int_events_setup(hs_int_run *R)
     R->nev = m->nev;
     if (o->events || o->events_path) {
         /* like the trajectory: nothing written, no file, before a first row */
-        if (hs_out_init(&R->evout, o->events, o->precision) ||
-            hs_out_start_at_first_row(&R->evout, o->events_path))
+        if (!(R->evout = hs_csv_open(o->events, o->events_path, o->precision, 1)))
             return hs_error_nomem(R->err);
-        R->evout_ok = 1;
-        hs_columns_header_events(&R->cols, &R->evout);
+        hs_sink_header(R->evout, &R->cols);
     }
     if (!R->nev)
         return 0;
@@ -502,11 +500,9 @@ int hs_int_events_step(hs_int_run *R, double taup, long *i, int *what)
 
 int hs_int_events_finish(hs_int_run *R, int rc)
 {
-    if (R->evout_ok) {
-        if (!rc && !R->evout.rows)     /* a run without events: the header alone */
-            hs_out_ungate(&R->evout);
-        rc = hs_int_close_output(R, &R->evout, "the events CSV", rc);
-    }
+    /* a run without events: the header alone */
+    if (R->evout)
+        rc = hs_int_close_output(R, R->evout, "the events CSV", !rc, rc);
     hs_int_driver_free(R->evdrv);
     void *v[] = { R->gsign, R->ga, R->gb, R->gs, R->fired, R->ya, R->fa, R->ytr, R->ftr,
                   R->etr };

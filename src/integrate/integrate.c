@@ -139,10 +139,10 @@ static int setup(hs_int_run *R)
     if (rc)
         return rc;
     /* nothing written (an -o file not even created) before the first row */
-    if (hs_out_init(&R->out, o->out, o->precision) ||
-        hs_out_start_at_first_row(&R->out, o->out_path))
+    R->out = hs_csv_open(o->out, o->out_path, o->precision, 0);
+    R->vals = vec(R->cols.n + 1);
+    if (!R->out || !R->vals)
         return hs_error_nomem(R->err);
-    R->out_ok = 1;
     unsigned flags = hs_methods[R->method].flags;
     R->multistep = (flags & HS_METHOD_MULTISTEP) != 0;
     /* dop853's own extension serves the rows unless they show the work
@@ -172,7 +172,7 @@ static int step_loop(hs_int_run *R)
     const hs_run_opts *o = R->o;
     int interp = m->set.interpolate, rc;
     int reuse = R->drv->s->type->can_use_dydt_in;
-    hs_columns_header(&R->cols, &R->out);
+    hs_sink_header(R->out, &R->cols);
     R->t = R->t0;
     R->tau = 0;
     if ((rc = hs_int_events_start(R)) || (rc = hs_int_emit(R, R->t, R->y, 1)))
@@ -205,24 +205,23 @@ static int step_loop(hs_int_run *R)
             }
             i++;
         }
-        if (R->out.failed)
+        if (R->out->failed)
             break;
         hs_int_progress(R, i - 1, 0);
     }
     return 0;
 }
 
-int hs_int_close_output(hs_int_run *R, hs_out *o, const char *what, int rc)
+int hs_int_close_output(hs_int_run *R, hs_sink *s, const char *what, int publish, int rc)
 {
-    if (hs_out_flush(o) && !(rc && R->err->code == HS_EXIT_USAGE)) {
+    int e = hs_sink_close(s, publish);
+    if (e && !(rc && R->err->code == HS_EXIT_USAGE)) {
         if (!rc) {
             hs_error_init(R->err);
-            hs_error_set(R->err, HS_EXIT_USAGE, "cannot write %s: %s", what,
-                         strerror(o->err_no));
+            hs_error_set(R->err, HS_EXIT_USAGE, "cannot write %s: %s", what, strerror(e));
         }
         rc = rc ? rc : HS_EXIT_USAGE;
     }
-    hs_out_free(o);
     return rc;
 }
 
@@ -231,8 +230,8 @@ int hs_int_close_output(hs_int_run *R, hs_out *o, const char *what, int rc)
 static int finish(hs_int_run *R, int rc)
 {
     hs_int_progress(R, 0, 1);
-    if (R->out_ok)
-        rc = hs_int_close_output(R, &R->out, "the CSV", rc);
+    if (R->out)
+        rc = hs_int_close_output(R, R->out, "the CSV", 0, rc);
     rc = hs_int_events_finish(R, rc);
     hs_int_driver_free(R->drv);
     hs_int_driver_free(R->helper);
@@ -243,7 +242,7 @@ static int finish(hs_int_run *R, int rc)
     hs_work_free(R->w);
     hs_work_free(R->wb);
     hs_proj_free(R->proj);
-    double *v[] = { R->y, R->yp, R->ym, R->yi, R->fp, R->fm, R->fn, R->fi, R->yerr, R->acc, R->ytb,
+    double *v[] = { R->vals, R->y, R->yp, R->ym, R->yi, R->fp, R->fm, R->fn, R->fi, R->yerr, R->acc, R->ytb,
                     R->yu, R->fu, R->ye, R->fe,
                     R->c.f0, R->c.f1, R->c.ytmp, R->c.last_y, R->c.last_f };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)

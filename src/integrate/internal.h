@@ -24,6 +24,7 @@
 #include "../consistency/consistency.h"
 #include "../dynamics/dynamics.h"
 #include "../io/columns.h"
+#include "../io/sink.h"
 #include "integrate.h"
 
 /* The parameters of the right-hand side.  GSL steps in tau = t - t0, so
@@ -85,8 +86,8 @@ typedef struct hs_int_run {
     double *yerr;               /* [dim] the helper's error estimate */
     double *ytb;                /* [dim] the balance control's second state */
     hs_int_ctx c;
-    hs_out out;
-    int out_ok;
+    hs_sink *out;               /* the trajectory (a CSV sink), NULL before set-up */
+    double *vals;               /* [cols.n + 1] a row's values */
     gsl_odeiv2_system sys;
     gsl_odeiv2_driver *drv;     /* the run's stepper, control and evolution */
     gsl_odeiv2_driver *helper;  /* interpolate mode: the midpoint step */
@@ -114,8 +115,7 @@ typedef struct hs_int_run {
     double *gs;                 /* [3 nev] the functions inside a step (events.c) */
     hs_int_fired *fired;        /* [2 nev] the events of a step, in time order */
     gsl_odeiv2_driver *evdrv;   /* the stepper of the trial steps */
-    hs_out evout;               /* --events */
-    int evout_ok;
+    hs_sink *evout;             /* --events, or NULL */
 } hs_int_run;
 
 /* stepper.c */
@@ -156,10 +156,10 @@ void hs_int_dop853_at(const gsl_odeiv2_step *step, double theta, double *y);
  * the error norm times each steering component's scale). */
 const double *hs_int_dop853_error(const gsl_odeiv2_step *step);
 
-/* integrate.c: flush and free an output; a write error becomes the run's
- * error ("cannot write WHAT: ...", exit 1) unless it already failed.
- * Returns rc or that exit code. */
-int hs_int_close_output(hs_int_run *R, hs_out *o, const char *what, int rc);
+/* integrate.c: close a sink (publish: see hs_sink_type.close); a write
+ * error becomes the run's error ("cannot write WHAT: ...", exit 1) unless
+ * it already failed.  Returns rc or that exit code. */
+int hs_int_close_output(hs_int_run *R, hs_sink *s, const char *what, int publish, int rc);
 
 /* rows.c */
 /* Write the row at state y (time t); first = 1 for the first row (sets

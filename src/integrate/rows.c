@@ -71,19 +71,10 @@ double hs_grid_time(double t0, long i, double dt)
 
 /* ---- rows ---- */
 
-/* The summary's energy balance at a state whose E is T + U (w and w->aux
- * at that state) and whose work integrals are y's. */
-static void note_balance(hs_int_run *R, double E, const double *y)
-{
-    size_t n = R->m->n;
-    double ebal = E - R->E0 - y[2 * n] - y[2 * n + 1] - y[2 * n + 2];
-    if (!(fabs(ebal) <= R->sum->max_ebal))
-        R->sum->max_ebal = fabs(ebal);
-}
-
 /* Everything a row shows at state y, time t, into *r (w holds the
- * evaluations it points into).  0 or an exit code. */
-static int row_values(hs_int_run *R, double t, const double *y, hs_row *r)
+ * evaluations it points into), the monitors included; first: the first
+ * row, whose energy is E0.  0 or an exit code. */
+static int row_values(hs_int_run *R, double t, const double *y, hs_row *r, int first)
 {
     const hs_model *m = R->m;
     hs_work *w = R->w;
@@ -91,9 +82,29 @@ static int row_values(hs_int_run *R, double t, const double *y, hs_row *r)
     if (hs_int_eval(&R->c, t, y, R->fi) != GSL_SUCCESS || hs_dyn_aux(m, w, t, y, y + n) ||
         hs_dyn_outputs(m, w, t, y, y + n))
         return hs_int_fail(R, t, y);
-    *r = (hs_row){ t, y, y + n, w->a, w->Lambda, w->aux, w->out, w->dyn + m->off_Gq,
-                   hs_dyn_kinetic(m, w), hs_dyn_jacobi(m, w), y[2 * n], y[2 * n + 1],
-                   y[2 * n + 2], R->E0, 0 };
+    double T = hs_dyn_kinetic(m, w), U = w->aux[m->off_U];
+    if (first)
+        R->E0 = T + U;
+    *r = (hs_row){ .t = t, .q = y, .v = y + n, .a = w->a, .Lambda = w->Lambda,
+                   .aux = w->aux, .out = w->out, .Gz = w->dyn + m->off_Gq, .W = y + 2 * n,
+                   .T = T, .E = T + U, .H = hs_dyn_jacobi(m, w),
+                   .ebal = hs_dyn_balance(T, U, R->E0, y + 2 * n),
+                   .pres = hs_dyn_power_residual(m, w->Lambda, w->aux) };
+    return 0;
+}
+
+/* The row's values, written to sink s; 0 or an exit code (a value not
+ * finite: nothing written). */
+static int put(hs_int_run *R, hs_sink *s, const char *event, const hs_row *r, const double *y)
+{
+    if (hs_columns_values(R->m, &R->cols, r, s->rows == 0, R->vals, &R->w->err)) {
+        R->w->fail_kind = HS_FAIL_NONFINITE;
+        return hs_int_fail(R, r->t, y);
+    }
+    if (event)
+        hs_sink_event_row(s, event, R->vals, R->cols.n);
+    else
+        hs_sink_row(s, R->vals, R->cols.n);
     return 0;
 }
 
@@ -106,33 +117,22 @@ static int row(hs_int_run *R, double t, const double *y, int first, int w_known)
     hs_work *w = R->w;
     size_t k = m->k;
     hs_row r;
+    int rc;
     if (R->lean && !first) {               /* t, q, v and nothing else to show */
         r = (hs_row){ .t = t, .q = y, .v = y + m->n, .bare = 1 };
-        if (hs_columns_row(m, &R->cols, &r, &R->out, &w->err)) {
-            w->fail_kind = HS_FAIL_NONFINITE;
-            return hs_int_fail(R, t, y);
-        }
+        if ((rc = put(R, R->out, NULL, &r, y)))
+            return rc;
         R->sum->rows++;
         R->sum->t_reached = t;
         return 0;
     }
-    int rc = row_values(R, t, y, &r);
-    if (rc)
+    if ((rc = row_values(R, t, y, &r, first)) || (rc = put(R, R->out, NULL, &r, y)))
         return rc;
     const double *aux = w->aux;
-    double U = aux[m->off_U], T = r.T;
-    if (first)
-        R->E0 = r.E0 = T + U;
-    if (hs_columns_row(m, &R->cols, &r, &R->out, &w->err)) {
-        w->fail_kind = HS_FAIL_NONFINITE;
-        return hs_int_fail(R, t, y);
-    }
     hs_summary *sum = R->sum;
     sum->rows++;
-    double pres = 0;                       /* R.v + Lambda . G_t = Lambda . Gdot */
     for (size_t i = 0; i < k; i++) {
         double G = aux[m->off_G + i], Gd = aux[m->off_Gdot + i];
-        pres += w->Lambda[i] * Gd;
         if (hs_dyn_is_released(w, i))     /* let go: its G is no residual */
             continue;
         if (!(fabs(G) <= sum->max_G))
@@ -140,10 +140,10 @@ static int row(hs_int_run *R, double t, const double *y, int first, int w_known)
         if (!(fabs(Gd) <= sum->max_Gdot))
             sum->max_Gdot = fabs(Gd);
     }
-    if (w_known)
-        note_balance(R, T + U, y);
-    if (!(fabs(pres) <= sum->max_pres))
-        sum->max_pres = fabs(pres);
+    if (w_known && !(fabs(r.ebal) <= sum->max_ebal))   /* the summary's monitors */
+        sum->max_ebal = fabs(r.ebal);
+    if (!(fabs(r.pres) <= sum->max_pres))
+        sum->max_pres = fabs(r.pres);
     sum->t_reached = t;
     return 0;
 }
@@ -157,16 +157,10 @@ int hs_int_event_row(hs_int_run *R, const char *name, double t, const double *y)
 {
     hs_row r;
     R->sum->events++;
-    if (!R->evout_ok)                     /* no events file: nothing to compute */
+    if (!R->evout)                        /* no events file: nothing to compute */
         return 0;
-    int rc = row_values(R, t, y, &r);
-    if (rc)
-        return rc;
-    if (hs_columns_event_row(R->m, &R->cols, &r, name, &R->evout, &R->w->err)) {
-        R->w->fail_kind = HS_FAIL_NONFINITE;
-        return hs_int_fail(R, t, y);
-    }
-    return 0;
+    int rc = row_values(R, t, y, &r, 0);
+    return rc ? rc : put(R, R->evout, name, &r, y);
 }
 
 /* ---- rows inside a step ---- */
@@ -495,7 +489,10 @@ int hs_int_emit_inside(hs_int_run *R, double taup, long *i)
     if (!R->need_w) {                               /* the summary's balance, here */
         if (hs_dyn_aux(m, R->w, R->t, R->y, R->y + n))
             return hs_int_fail(R, R->t, R->y);
-        note_balance(R, hs_dyn_kinetic(m, R->w) + R->w->aux[m->off_U], R->y);
+        double B = hs_dyn_balance(hs_dyn_kinetic(m, R->w), R->w->aux[m->off_U], R->E0,
+                                  R->y + 2 * n);
+        if (!(fabs(B) <= R->sum->max_ebal))
+            R->sum->max_ebal = fabs(B);
     }
     /* inside the step, the stepper's own trajectory: its end before any
      * projection (which moved it by the drift) */

@@ -184,7 +184,7 @@ static int balance_at(hs_int_run *R, hs_work *w, double t, const double *y, doub
     }
     double T = hs_dyn_kinetic(m, w), U = w->aux[m->off_U];
     const double *W = y + 2 * n;
-    *B = T + U - W[0] - W[1] - W[2];
+    *B = hs_dyn_balance(T, U, 0, W);       /* B + E0: E0 drops out of differences */
     *scale = fabs(T) + fabs(U) + fabs(W[0]) + fabs(W[1]) + fabs(W[2]);
     return 0;
 }

@@ -507,11 +507,12 @@ int hs_ld_read_coordinates(loader *L, yaml_node_t *root)
             return hs_ytree_error(L->y, L->err, e, "duplicate coordinate '%s'", s);
         m->qname[i] = hs_ld_strdup(s);
         m->vname[i] = malloc(strlen(s) + 2);
+        m->n = i + 1;                      /* freed with the model from here on */
         if (!m->qname[i] || !m->vname[i] ||
             hs_ld_tab_put(&L->si->coords, m->qname[i], strlen(s), (long)i, NULL) < 0)
             return hs_error_nomem(L->err);
         sprintf(m->vname[i], "%s'", s);
-        m->n = ++i;
+        i++;
     }
     return 0;
 }
