@@ -216,8 +216,9 @@ static int run_point(batch *B, const char *name, char **val)
     int rc;
     hs_model *m = point_model(B, val, &rc, &err);
     if (m) {
-        hs_run_opts ro = { NULL, part, o->columns, o->precision, NULL, HS_PROGRESS_OFF,
-                           &hs_cli_interrupted, NULL, NULL, NULL, 0 };
+        hs_run_opts ro = { .out_path = part, .columns = o->columns,
+                           .precision = o->precision, .progress = HS_PROGRESS_OFF,
+                           .stop = &hs_cli_interrupted };
         /* the same programs at every point: one native build serves all */
         if (m != B->base || !B->native_tried) {
             hs_native *nat = hs_cli_native(m, o, (double)(B->npts > 1 ? B->npts : 1));

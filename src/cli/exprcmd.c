@@ -58,7 +58,7 @@ static int cmd_derive_wrt(const char *wrt, const char *text)
     if (!d)
         return hs_cli_nomem();
     freesyms fs = { 0, 0, NULL };
-    hs_resolver r = { free_lookup, &fs, NULL };
+    hs_resolver r = { .lookup = free_lookup, .ctx = &fs, .locate = NULL };
     hs_error err;
     hs_error_init(&err);
     const hs_node *e = hs_parse(d, text, strlen(text), 0, &r, &err);
@@ -157,7 +157,7 @@ int hs_cli_eval(int argc, char **argv)
 static int check_binding(hs_dag *d, const char *name)
 {
     freesyms any = { 0, 0, NULL };
-    hs_resolver r = { free_lookup, &any, NULL };
+    hs_resolver r = { .lookup = free_lookup, .ctx = &any, .locate = NULL };
     hs_error e;
     hs_error_init(&e);
     const hs_node *b = hs_parse(d, name, strlen(name), 0, &r, &e);
@@ -206,7 +206,7 @@ static int eval_expr(int argc, char **argv)
     }
     {
         freesyms fs = { 1, 0, NULL };
-        hs_resolver r = { free_lookup, &fs, NULL };
+        hs_resolver r = { .lookup = free_lookup, .ctx = &fs, .locate = NULL };
         hs_error err;
         hs_error_init(&err);
         const hs_node *e = hs_parse(d, text, strlen(text), 0, &r, &err);

@@ -321,12 +321,19 @@ static int run_model(hs_model *m, const opts *o, const char *path)
     hs_error_init(&err);
     catch_signals();
     int ev_stdout = o->events && strcmp(o->events, "-") == 0;
-    hs_run_opts ro = { path ? NULL : stdout, path, o->columns, o->precision,
-                       o->quiet_projection ? NULL : stderr,
-                       o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
-                                                               : HS_PROGRESS_AUTO,
-                       &hs_cli_interrupted, NULL, ev_stdout ? stdout : NULL,
-                       ev_stdout ? NULL : o->events, o->quiet && !o->summary };
+    hs_run_opts ro = {
+        .out = path ? NULL : stdout,
+        .out_path = path,
+        .columns = o->columns,
+        .precision = o->precision,
+        .report = o->quiet_projection ? NULL : stderr,
+        .progress = o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
+                                                            : HS_PROGRESS_AUTO,
+        .stop = &hs_cli_interrupted,
+        .events = ev_stdout ? stdout : NULL,
+        .events_path = ev_stdout ? NULL : o->events,
+        .no_residuals = o->quiet && !o->summary,
+    };
     hs_native *nat = hs_cli_native(m, o, 1);
     ro.native = nat;
     hs_summary sum;

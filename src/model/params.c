@@ -143,7 +143,7 @@ static int check_syntax(hs_ytree *y, const hs_param_src *s, hs_error *err)
     if (!d)
         return hs_error_nomem(err);
     at_value a = { y, s->val };
-    hs_resolver r = { free_name, &a, locate };
+    hs_resolver r = { .lookup = free_name, .ctx = &a, .locate = locate };
     hs_error pe;
     hs_error_init(&pe);
     const char *text = (const char *)s->val->data.scalar.value;

@@ -276,7 +276,7 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
         hs_error_nomem(L->err);
         return NULL;
     }
-    hs_resolver r = { lookup, L, locate };
+    hs_resolver r = { .lookup = lookup, .ctx = L, .locate = locate };
     hs_error pe;
     hs_error_init(&pe);
     yaml_node_t *saved_cur = L->cur;
@@ -308,7 +308,7 @@ const hs_node *hs_ld_parse_text(loader *L, const char *text, int scope, hs_error
 {
     int saved_scope = L->scope;
     L->scope = scope;
-    hs_resolver r = { lookup, L, NULL };
+    hs_resolver r = { .lookup = lookup, .ctx = L, .locate = NULL };
     hs_error_init(pe);
     int cond = L->cond;
     L->cond = 0;
@@ -361,7 +361,7 @@ static const hs_node *parse_override(loader *L, size_t s, const char *name, cons
 {
     int saved_scope = L->scope;
     L->scope = SCOPE_PARAM;
-    hs_resolver r = { lookup, L, NULL };
+    hs_resolver r = { .lookup = lookup, .ctx = L, .locate = NULL };
     hs_error pe;
     hs_error_init(&pe);
     const hs_node *e = hs_parse(L->m->dag, text, strlen(text), -1, &r, &pe);
