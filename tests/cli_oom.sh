@@ -73,6 +73,7 @@ sweep() {
 sweep check-every 1 check "$M/pendulum.yaml"
 sweep run 2 run "$M/pendulum.yaml" --t-end 0.1 --dt 0.05 --native=never \
     -o "$T/o.csv" --summary "$T/o.sum"
+sweep set 3 check "$M/pendulum.yaml" --set "l=2*1.5" --set "m=l/3"
 sweep eval-every 1 eval "sin(x)^2 + y" x=0.5 y=2
 sweep derive-wrt-every 1 derive --wrt x "sin(x)*x^2 + exp(x)/x"
 sweep derive 6 derive "$M/double_pendulum.yaml"

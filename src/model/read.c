@@ -368,6 +368,10 @@ static const hs_node *parse_override(loader *L, size_t s, const char *name, cons
     L->scope = saved_scope;
     if (L->err->code)       /* an error in a parameter it refers to */
         return NULL;
+    if (!e && pe.code == HS_EXIT_NOMEM) {
+        hs_error_nomem(L->err);
+        return NULL;
+    }
     if (!e) {
         char hint[200];
         hs_ld_name_hint(L, &pe, SCOPE_PARAM, text, hint, sizeof hint);
