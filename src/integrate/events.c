@@ -52,7 +52,10 @@ int hs_int_events_setup(hs_int_run *R)
     R->nev = m->nev;
     if (o->events || o->events_path) {
         /* like the trajectory: nothing written, no file, before a first row */
-        if (!(R->evout = hs_csv_open(o->events, o->events_path, o->precision, 1)))
+        int unknown;       /* (the trajectory's sink has checked the format) */
+        R->evout = hs_sink_open(o->format, o->events, o->events_path, o->precision, 1,
+                                &unknown);
+        if (!R->evout)
             return hs_error_nomem(R->err);
         hs_sink_header(R->evout, &R->cols);
     }

@@ -139,7 +139,10 @@ static int setup(hs_int_run *R)
     if (rc)
         return rc;
     /* nothing written (an -o file not even created) before the first row */
-    R->out = hs_csv_open(o->out, o->out_path, o->precision, 0);
+    int unknown;
+    R->out = hs_sink_open(o->format, o->out, o->out_path, o->precision, 0, &unknown);
+    if (unknown)
+        return hs_error_set(R->err, HS_EXIT_USAGE, "unknown output format '%s'", o->format);
     R->vals = vec(R->cols.n + 1);
     if (!R->out || !R->vals)
         return hs_error_nomem(R->err);

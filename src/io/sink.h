@@ -2,7 +2,8 @@
  * behind it, as SQLite's VFS: the integrator computes a row into a vector
  * of doubles (columns.h) and hands it to whichever sink the run opened.
  * CSV (csv.c) is the first implementation; a new output format is a new
- * file with its own hs_sink_type and constructor, nothing else changes.
+ * file with its own hs_sink_type and constructor, and one entry in the
+ * table of formats (sink.c) that hs_sink_open reads.
  *
  * Contract of every implementation:
  *   - rows are all or nothing: a reader never finds half a row, whatever
@@ -17,6 +18,7 @@
 #define HS_SINK_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "columns.h"
 
@@ -57,14 +59,30 @@ static inline int hs_sink_close(hs_sink *s, int publish)
     return s ? s->type->close(s, publish) : 0;
 }
 
+/* A sink's constructor: writes to f, or (f NULL, path set) to path opened
+ * at the first row (or at close with publish); precision: significant
+ * digits (17: the shortest that reads back exactly); events: rows carry an
+ * event's name first.  NULL when out of memory. */
+typedef hs_sink *(*hs_sink_open_fn)(FILE *f, const char *path, int precision, int events);
+
+/* The formats (sink.c), NULL-terminated: name and constructor. */
+typedef struct hs_sink_format {
+    const char *name;
+    hs_sink_open_fn open;
+} hs_sink_format;
+extern const hs_sink_format hs_sink_formats[];
+
+/* Open a sink of the format named (NULL: "csv").  NULL with *unknown = 1
+ * when no format has that name, with *unknown = 0 when out of memory. */
+hs_sink *hs_sink_open(const char *format, FILE *f, const char *path, int precision,
+                      int events, int *unknown);
+
 /* ---- csv.c ---- */
 
 /* A CSV sink (RFC 4180: a header line, comma-separated fields, a text
  * field quoted when it holds a comma, a quote or a line break; numbers in
  * the shortest of 15-17 significant digits that reads back exactly, or
- * `precision` digits).  Writes to f, or (f NULL, path set) to path opened
- * "w" at the first row.  events: the rows carry an event's name first.
- * NULL when out of memory. */
+ * `precision` digits); the file opened "w".  An hs_sink_open_fn. */
 hs_sink *hs_csv_open(FILE *f, const char *path, int precision, int events);
 
 #endif
