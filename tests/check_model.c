@@ -271,7 +271,6 @@ static const bad_case bad[] = {
     /* t_end <= t0 is an error of the file: exit 2 there, positioned */
     {"t_end_before_t0", L1_5 L6_7 ROD INIT "simulate:\n  t_end: -1\n", 2, 12, 10, "t_end",
      0},
-    {"method_unknown", BASE "  method: rk9\n", 2, 13, 11, "unknown method 'rk9'", 0},
     {"method_list", BASE "  method: [rk4]\n", 2, 13, 11, "simulate.method must be a stepper name",
      0},
     {"dt_zero", BASE "  dt: 0\n", 2, 13, 7, "simulate.dt must be > 0", 0},

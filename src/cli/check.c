@@ -8,6 +8,7 @@
 
 #include "../consistency/consistency.h"
 #include "../dynamics/dynamics.h"
+#include "../integrate/integrate.h"
 
 int hs_cli_check(int argc, char **argv)
 {
@@ -21,8 +22,10 @@ int hs_cli_check(int argc, char **argv)
     hs_error_init(&err);
     hs_model *m = hs_model_load(o.model, &o.ov, &err);
     hs_cli_free_opts(&o);
-    if (!m)
+    if (!m || hs_stepper_check(m, &err)) {
+        hs_model_free(m);
         return hs_cli_fail(&err);
+    }
     static const char *const masses[] = { "constant diagonal", "diagonal", "full" };
     char sizes[96];
     printf("model: %s%s%s\n", m->file, m->name[0] ? " -- " : "", m->name);

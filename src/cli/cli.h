@@ -22,6 +22,7 @@
 
 #include "../model/model.h"
 #include "../model/params.h"
+#include "../native/native.h"
 #include "../util/error.h"
 
 extern const char hs_usage_main[], hs_usage_run[], hs_usage_check[], hs_usage_derive[],
@@ -42,7 +43,7 @@ typedef struct opts {
     long jobs;                                 /* batch: worker processes */
     int precision, progress, quiet, quiet_projection;
     int csv, linearize;      /* equilibrium, modes */
-    int native;              /* run, batch: hs_native_policy + 1 (0: auto) */
+    hs_native_policy native; /* run, batch: --native (default auto) */
     const char **pos;        /* positional arguments after the first */
     size_t npos;
 } opts;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 
+#include "../integrate/integrate.h"
 #include "../util/suggest.h"
 
 #ifndef HS_VERSION
@@ -32,6 +33,7 @@ const char hs_usage_main[] =
     "  equilibrium MODEL         nearest equilibrium, multipliers, stability\n"
     "  modes MODEL               eigenvalues and mode shapes at that equilibrium\n"
     "  help [COMMAND]            this text, or one command's options\n"
+    "  help methods              the steppers: name, order, kind\n"
     "\n"
     "MODEL is a file path, or - for standard input.  Options may come before or\n"
     "after the operands; -- ends the options.\n"
@@ -57,8 +59,12 @@ const char hs_usage_run[] =
     "                            in command-line order with the --set options\n"
     "  --t-end T                 end time (overrides simulate.t_end)\n"
     "  --dt H                    output interval (default (t_end - t0)/1000)\n"
-    "  --method NAME             stepper: rk2 rk4 rkf45 rkck rk8pd (default) rk1imp\n"
-    "                            rk2imp rk4imp bsimp msadams msbdf dop853\n"
+    "  --method NAME             stepper ('holosim help methods'): rk2 rk4 rkf45\n"
+    "                            rkck rk8pd (default) rk1imp rk2imp rk4imp bsimp\n"
+    "                            msadams msbdf dop853; fixed step: rattle rattle4\n"
+    "                            rattle6 rattle8\n"
+    "  --step H                  step of rattle* (must divide dt; default: from\n"
+    "                            rtol and atol over the first interval)\n"
     "  --rtol X, --atol X        error tolerances (default 1e-9 each)\n"
     "  --stabilize KIND          projection (default) | baumgarte | none\n"
     "  --alpha X, --beta X       Baumgarte gains (default 10, 10)\n"
@@ -277,6 +283,10 @@ static int dispatch(int argc, char **argv)
             return hs_cli_usage_error(hs_usage_main, "%s", "help takes at most one COMMAND");
         if (argc == 2 || strcmp(argv[2], "help") == 0) {
             fputs(hs_usage_main, stdout);
+            return 0;
+        }
+        if (strcmp(argv[2], "methods") == 0) {       /* from the table itself */
+            hs_stepper_print(stdout);
             return 0;
         }
         int c = find_command(argv[2]);

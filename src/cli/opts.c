@@ -5,6 +5,7 @@
  * --name=value for every valued option, "did you mean" for a misspelt one. */
 #include "cli.h"
 
+#include "../integrate/integrate.h"
 #include "../native/native.h"
 
 #include <ctype.h>
@@ -204,14 +205,14 @@ static int opt_jobs(const optdef *d, opts *o, const char *val, const char *usage
 static int opt_native(const optdef *d, opts *o, const char *val, const char *usage)
 {
     if (strcmp(d->name, "--no-native") == 0) {
-        o->native = HS_NATIVE_NEVER + 1;
+        o->native = HS_NATIVE_NEVER;
         return 0;
     }
     int kw = hs_keyword(hs_native_policy_names, 3, val);
     if (kw < 0)
         return hs_cli_usage_error(usage, "--native must be always, auto or never, got '%s'",
                                   val);
-    o->native = kw + 1;
+    o->native = (hs_native_policy)kw;
     return 0;
 }
 
@@ -219,9 +220,10 @@ static int opt_method(const optdef *d, opts *o, const char *val, const char *usa
 {
     (void)d;
     (void)usage;
-    if (!hs_method_known(val)) {
+    if (!hs_stepper_find(val)) {
+        char names[512];
         fprintf(stderr, "holosim: unknown method '%s'; choose one of: %s\n", val,
-                hs_method_list());
+                hs_stepper_names(names, sizeof names));
         return HS_EXIT_USAGE;
     }
     snprintf(o->ov.s.method, sizeof o->ov.s.method, "%s", val);
@@ -280,6 +282,7 @@ static const optdef optdefs[] = {
     { "--linearize", 0, CMD_MODES, 0, opt_flag, 0, 0 },
     NUM("--t-end", t_end, 0),
     NUM("--dt", dt, 1),
+    NUM("--step", step, 1),
     NUM("--rtol", rtol, 1),
     NUM("--atol", atol, 1),
     NUM("--alpha", alpha, 1),
@@ -420,6 +423,7 @@ int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd
 {
     memset(o, 0, sizeof *o);
     hs_overrides_init(&o->ov);
+    o->native = HS_NATIVE_AUTO;
     hs_params_init(&o->params);
     o->precision = 17;
     o->pos = calloc((size_t)argc + 1, sizeof *o->pos);

@@ -292,7 +292,7 @@ struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs)
 {
     hs_native_opts no;
     hs_native_opts_init(&no);
-    no.policy = o->native ? (hs_native_policy)(o->native - 1) : HS_NATIVE_AUTO;
+    no.policy = o->native;
     if (no.policy == HS_NATIVE_NEVER)
         return NULL;
     /* the work of the run, roughly: a row per dt (1000 rows when dt is not
@@ -370,7 +370,8 @@ int hs_cli_run(int argc, char **argv)
     hs_error err;
     hs_error_init(&err);
     hs_model *m = hs_model_load(o.model, &o.ov, &err);
-    if (!m) {
+    if (!m || hs_stepper_check(m, &err)) {
+        hs_model_free(m);
         hs_cli_free_opts(&o);
         return hs_cli_fail(&err);
     }

@@ -126,6 +126,9 @@ char *hs_ld_strdup(const char *s);
 int hs_ld_expect(loader *L, yaml_node_t *n, yaml_node_type_t type, const char *what);
 yaml_node_t *hs_ld_get(loader *L, yaml_node_t *map, const char *key);     /* value or NULL */
 yaml_node_t *hs_ld_get_key(loader *L, yaml_node_t *map, const char *key); /* key or NULL */
+/* Keep scalar n for positioned messages after loading (hs_model_place):
+ * its hs_srcpos.src, or -1 when out of memory. */
+int hs_ld_add_src(loader *L, yaml_node_t *n);
 /* A plain scalar of a flow collection cut at a comma by YAML
  * (`{theta: atan2(x, y)}`): an error that says to quote it. */
 int hs_ld_check_flow_cuts(loader *L, yaml_node_t *root);

@@ -41,7 +41,11 @@ typedef enum { HS_CONS_PROJECT, HS_CONS_REJECT } hs_cons_mode;
 typedef struct hs_settings {
     double t_end;          /* NAN until given */
     double dt;             /* NAN = (t_end - t0)/1000 */
-    char method[16];       /* gsl_odeiv2 stepper name */
+    char method[16];       /* the stepper's name (src/integrate checks it) */
+    hs_srcpos method_pos;  /* where the file names it (src < 0: the command line
+                            * or the default) */
+    double step;           /* the fixed-step methods' step (NAN: chosen by them) */
+    hs_srcpos step_pos;    /* where the file gives it (src < 0: not there) */
     double rtol, atol;
     hs_stab stabilize;
     double alpha, beta;    /* Baumgarte gains */
@@ -56,22 +60,6 @@ extern const char *const hs_stab_names[3];      /* hs_stab */
 extern const char *const hs_cons_mode_names[2]; /* hs_cons_mode */
 extern const char *const hs_output_names[2];    /* simulate.output: exact, interpolate */
 int hs_keyword(const char *const *names, size_t n, const char *s);
-
-/* The steppers of gsl_odeiv2 that holosim offers (simulate.method,
- * --method), one table for the model file, the command line and the
- * integrator, which maps each to its GSL type in this order. */
-enum { HS_METHOD_IMPLICIT = 1,   /* needs the Jacobian */
-       HS_METHOD_MULTISTEP = 2,  /* keeps past states (a reset restarts it) */
-       HS_METHOD_DENSE = 4 };    /* its own continuous extension for rows */
-typedef struct hs_method_info {
-    const char *name;
-    unsigned flags;        /* HS_METHOD_* */
-} hs_method_info;
-#define HS_NMETHODS 12
-extern const hs_method_info hs_methods[HS_NMETHODS];
-int hs_method_index(const char *name);     /* -1 when unknown */
-int hs_method_known(const char *name);
-const char *hs_method_list(void);          /* "rk2 rk4 ..." for messages */
 
 /* What the command line overrides (NAN / "" / -1 = keep the file's). */
 typedef struct hs_overrides {

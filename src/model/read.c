@@ -230,7 +230,7 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len,
     return e;
 }
 
-static int add_src(loader *L, yaml_node_t *n)
+int hs_ld_add_src(loader *L, yaml_node_t *n)
 {
     srcinfo *si = L->si;
     if (si->nsrc == si->cap) {
@@ -271,7 +271,7 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
     }
     int saved_scope = L->scope;
     L->scope = scope;
-    int src = add_src(L, n);
+    int src = hs_ld_add_src(L, n);
     if (src < 0) {
         hs_error_nomem(L->err);
         return NULL;
