@@ -176,19 +176,16 @@ int hs_int_event_row(hs_int_run *R, const char *name, double t, const double *y)
  * degree 8 that matches q, v and a at the ends and the midpoint of a
  * segment (error O(h^9)), and v from its derivative.  The midpoint is one
  * extra step of h/2 with the helper stepper, so the segment's nodes are as
- * accurate as the step's ends (a polynomial through the ends alone, the
- * quintic Hermite used before, left errors of 1e-5 in v on a bead on a
- * rotating wire at rtol 1e-8).  The polynomial is checked against the
+ * accurate as the step's ends (a polynomial through the ends alone is
+ * not: bench/README.md).  The polynomial is checked against the
  * equations of motion at u = +-1/2: its acceleration minus a at its state,
- * d, estimates its errors as d H^2/16 in q and d H/4 in v (measured on a
- * pendulum); where they pass the tolerance (atol + rtol |value|, as asked),
- * the segment is halved, the midpoint serving as an end (bsimp takes steps
- * of a quarter period, where one polynomial was off by 7e-5), at most
+ * d, estimates its errors as d H^2/16 in q and d H/4 in v; where they pass
+ * the tolerance (atol + rtol |value|, as asked), the segment is halved,
+ * the midpoint serving as an end (bsimp's long steps need it), at most
  * HS_INT_DEPTH times (to 1/100 of the tolerance when a column shows a
  * work integral or energy_balance: E and W then agree inside a step about
- * as well as at its ends, where the stepper's errors in both are the same;
- * on the hoop of models/hoop_angle.yaml at rtol 1e-8, 1.45e-7 became
- * 9.6e-9); the right half then ends where the helper, stepping
+ * as well as at its ends, where the stepper's errors in both are the
+ * same); the right half then ends where the helper, stepping
  * on from the midpoint, puts the step's end (the step's own end differs by
  * its local error, which a short segment would turn into a large error in
  * v).  Inside a step the polynomials follow the stepper's own trajectory,
@@ -196,7 +193,7 @@ int hs_int_event_row(hs_int_run *R, const char *name, double t, const double *y)
  * that matches W at the segment's ends and midpoint and its rate P at the
  * seven Chebyshev-Lobatto points (two more evaluations), when a column
  * shows it; otherwise the summary's energy balance is taken at the step
- * ends.  (With W and P at three points only, degree 5, W was off by 1e-6.)
+ * ends (three points only, degree 5, are not enough: bench/README.md).
  *
  * In the centred variable u in [-1, 1], H = h/2, the coefficients c0..c2
  * of the degree-8 polynomial are the midpoint's data and the rest come

@@ -6,9 +6,8 @@
  * W_R, W_nc, W_t beside (q, v).  Under the standard control W_R ~ 0 held
  * to the absolute tolerance chose the step (its rate Lambda . G_q v is 0 on
  * the constraints but not at the stages).  Here the error ratio covers
- * (q, v) only (measured, rk8pd at 1e-10 over 20 s with rows every second:
- * 1.34x fewer right-hand sides on the double pendulum and a 32-link
- * chain, 1.46x on 8 links, 1.19x on 128); the work integrals are still
+ * (q, v) only (fewer right-hand sides: bench/README.md, "Measurements
+ * behind integrate's choices"); the work integrals are still
  * integrated by the same stages, so they are as accurate as the steps
  * (q, v) asked for make them.
  *
@@ -78,8 +77,8 @@ int hs_int_rhs(double tau, const double y[], double f[], void *params)
 }
 
 /* Forward-difference Jacobian for the implicit steppers (h = sqrt(eps)
- * scaled).  Measured: central differences made bsimp take 14x more steps
- * on the pendulum, so the cheaper forward form stays.  Nothing depends on
+ * scaled); central differences cost bsimp more steps, not fewer
+ * (bench/README.md).  Nothing depends on
  * the work integrals: their columns are 0 without an evaluation. */
 int hs_int_jacobian(double tau, const double y[], double *dfdy, double dfdt[], void *params)
 {
@@ -141,24 +140,18 @@ typedef struct ctl_state {
 /* The energy balance B = E - E0 - W_R - W_nc - W_t is 0 along the exact
  * motion, on the constraints or off (W_R integrates the exact rate of E
  * along the vector field), and a stepper's errors in the state and in the
- * work integrals move it: at rtol = atol = 1e-8, 38 steps of rk8pd on the
- * bead on a spinning hoop (models/rotating_hoop.yaml, t in [0, 2],
- * interpolate mode) left it at 2.9e-8, with every component within its
- * tolerance.  In interpolate mode (in exact mode steps end on every row,
- * and the balance stayed below 1e-12 there) a step is accepted only when
- * the stepper's error estimate also keeps B within atol/4 + rtol S/400,
- * S = |T| + |U| + |W_R| + |W_nc| + |W_t| its scale (and above its
- * round-off, 64 eps S): B at the step's end against B at the end minus
- * the error estimate (the energy there, without the accelerations, in a
- * work of its own, so the stepper's last evaluation stays remembered).
- * Measured there: 49 steps and 1.7e-9 (dop853 3.8e-9; with atol alone as
- * the bound 5.6e-9 and 1.4e-8).  The relative part keeps large energies
- * from asking for round-off: a 32-link chain (S ~ 5000) at 1e-10 took
- * 3454 dop853 steps with atol/4 alone, 2605 with it (2508 without the
- * control); 0-20% more evaluations on the shipped models.  It does not
- * depend on what the rows or the summary show, so -q or --columns never
- * change the numbers.  An evaluation that fails there leaves the decision
- * to the state's error. */
+ * work integrals move it, each component within its tolerance while B is
+ * not.  In interpolate mode (in exact mode steps end on every row) a step
+ * is accepted only when the stepper's error estimate also keeps B within
+ * atol/4 + rtol S/400, S = |T| + |U| + |W_R| + |W_nc| + |W_t| its scale
+ * (and above its round-off, 64 eps S): B at the step's end against B at
+ * the end minus the error estimate (the energy there, without the
+ * accelerations, in a work of its own, so the stepper's last evaluation
+ * stays remembered).  The relative part keeps large energies from asking
+ * for round-off; what the control costs and gains: bench/README.md.  It
+ * does not depend on what the rows or the summary show, so -q or
+ * --columns never change the numbers.  An evaluation that fails there
+ * leaves the decision to the state's error. */
 
 /* B + E0 at state y, time t, evaluated with w (R->w: through the
  * remembered evaluation; otherwise the energy alone, no accelerations);
