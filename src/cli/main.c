@@ -1,7 +1,7 @@
-/* holosim: the command line.  main alone prints errors and picks the exit
- * code (0 ok, 1 usage, 2 model error, 3 inconsistent initial data, 4
- * numerical failure, 128 + signal when interrupted); the commands live in their own
- * files (cli.h). */
+/* holosim: the command line.  main alone prints errors and returns the exit
+ * code the error carries (0 ok, 1 usage or output, 2 model error, 3
+ * inconsistent initial data, 4 numerical failure, 5 out of memory, 128 +
+ * signal when interrupted); the commands live in their own files (cli.h). */
 #include "cli.h"
 
 #include <errno.h>
@@ -41,8 +41,8 @@ const char hs_usage_main[] =
     "  -V, --version             print the version\n"
     "\n"
     "exit status: 0 success, 1 usage or output error, 2 model error,\n"
-    "3 inconsistent initial data, 4 numerical failure, 130/143/129 interrupted\n"
-    "by SIGINT/SIGTERM/SIGHUP (complete rows kept).\n"
+    "3 inconsistent initial data, 4 numerical failure, 5 out of memory,\n"
+    "130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP (complete rows kept).\n"
     "See holosim(1), and holosim-model(5) for the model format.\n";
 
 const char hs_usage_run[] =
