@@ -86,7 +86,7 @@ run: $(BIN)
 
 # Every Check suite, the layer check, then the command-line tests
 # (tests/cli.sh and every tests/cli_*.sh) and the script tests.
-CLI_TESTS := $(wildcard tests/cli.sh tests/cli_*.sh)
+CLI_TESTS := $(filter-out tests/cli_lib.sh,$(wildcard tests/cli.sh tests/cli_*.sh))
 # native builds that test runs start go to the build tree, not the user's cache
 check: export HOLOSIM_CACHE = $(abspath $(BUILD))/cache
 check: export HOLOSIM_OOM = $(abspath $(BUILD))/tests/holosim_oom
@@ -94,7 +94,7 @@ check: $(BIN) $(TEST_BIN) $(BUILD)/tests/holosim_oom build/.deps-full
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 	@sh tests/layers.sh
 	@set -e; for s in $(CLI_TESTS); do echo "== $$s"; HOLOSIM=$(BIN) sh $$s; done
-	@if [ -f tests/scripts.sh ]; then HOLOSIM=$(abspath $(BIN)) sh tests/scripts.sh; fi
+	@if [ -f tests/scripts.sh ]; then echo "== tests/scripts.sh"; HOLOSIM=$(abspath $(BIN)) sh tests/scripts.sh; fi
 
 bench: $(BIN)
 	$(MAKE) -C bench HOLOSIM=$(abspath $(BIN))

@@ -1,112 +1,115 @@
-/* src/util: errors as values (error.h): first kept, the one out-of-memory
- * path, context appended, codes changed, errors carried between contexts,
- * the printed form. */
+/* Tests of src/util/ containers: hs_idmap, hs_strmap (map.h) and
+ * hs_vec_reserve (vec.h), against plain arrays as the reference. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_main.h"
-#include "util/error.h"
+#include "util/map.h"
+#include "util/vec.h"
 
-START_TEST(first_kept)
+/* 100,000 keys spread over 64 bits (ids, and tag << 32 | id as the dag's
+ * cache makes them), each found with its value after every growth; absent
+ * keys are absent; a second put of a key returns its slot, not a new one. */
+START_TEST(test_idmap)
 {
-    hs_error e;
-    hs_error_init(&e);
-    ck_assert_int_eq(hs_error_set(&e, HS_EXIT_MODEL, "first %d", 1), HS_EXIT_MODEL);
-    ck_assert_int_eq(hs_error_set(&e, HS_EXIT_NUMERIC, "second"), HS_EXIT_MODEL);
-    ck_assert_int_eq(hs_error_nomem(&e), HS_EXIT_MODEL);
-    ck_assert_str_eq(e.msg, "first 1");
+    hs_idmap m = HS_IDMAP_INIT(double);
+    enum { N = 100000 };
+    for (uint64_t i = 0; i < N; i++) {
+        uint64_t key = i % 2 ? i : (uint64_t)(i % 7) << 32 | i;
+        double *v = hs_idmap_put(&m, key);
+        ck_assert_ptr_nonnull(v);
+        *v = (double)i + 0.5;
+    }
+    ck_assert_uint_eq(m.n, N);
+    ck_assert_uint_le(2 * m.n, m.cap);       /* at most half full */
+    for (uint64_t i = 0; i < N; i++) {
+        uint64_t key = i % 2 ? i : (uint64_t)(i % 7) << 32 | i;
+        const double *v = hs_idmap_get(&m, key);
+        ck_assert_ptr_nonnull(v);
+        ck_assert(*v == (double)i + 0.5);
+    }
+    ck_assert_ptr_null(hs_idmap_get(&m, (uint64_t)9 << 32 | 3));
+    ck_assert_ptr_null(hs_idmap_get(&m, N + 1));
+    double *again = hs_idmap_put(&m, 3);
+    ck_assert(*again == 3.5);
+    ck_assert_uint_eq(m.n, N);
+    hs_idmap_clear(&m);
+    ck_assert_uint_eq(m.n, 0);
+    ck_assert_ptr_null(hs_idmap_get(&m, 3));
+    ck_assert_uint_eq(hs_idmap_grow_bytes(&m), 0);
+    hs_idmap_free(&m);
+    ck_assert_ptr_null(hs_idmap_get(&m, 3));
+    ck_assert_uint_gt(hs_idmap_grow_bytes(&m), 0);     /* empty: the first put allocates */
+    ck_assert_int_eq(hs_idmap_reserve(&m, 1000), 0);   /* then 1000 puts allocate nothing */
+    size_t cap = m.cap;
+    for (uint64_t i = 0; i < 1000; i++)
+        *(double *)hs_idmap_put(&m, i * 977) = 1;
+    ck_assert_uint_eq(m.cap, cap);
+    ck_assert_uint_eq(m.n, 1000);
+    hs_idmap_free(&m);
+    hs_idmap_free(&m);                                  /* twice is fine */
 }
 END_TEST
 
-START_TEST(nomem)
+START_TEST(test_strmap)
 {
-    hs_error e;
-    hs_error_init(&e);
-    ck_assert_int_eq(hs_error_nomem(&e), HS_EXIT_NOMEM);
-    ck_assert_int_eq(HS_EXIT_NOMEM, 5);
-    ck_assert_str_eq(e.msg, "out of memory");
-    ck_assert_int_eq(e.line, 0);
-    /* out of memory stays out of memory, whoever recodes it */
-    ck_assert_int_eq(hs_error_recode(&e, HS_EXIT_USAGE), HS_EXIT_NOMEM);
-    hs_error d;
-    hs_error_init(&d);
-    ck_assert_int_eq(hs_error_adopt(&d, &e, HS_EXIT_NUMERIC), HS_EXIT_NOMEM);
+    hs_strmap t = { 0 };
+    enum { N = 5000 };
+    static char names[N][16];
+    for (long i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "x%ld", i);
+        ck_assert_int_eq(hs_strmap_put(&t, names[i], strlen(names[i]), i, NULL), 0);
+    }
+    for (long i = 0; i < N; i++)
+        ck_assert_int_eq(hs_strmap_get(&t, names[i], strlen(names[i])), i);
+    /* a prefix, or the name with more after it, is another key */
+    ck_assert_int_eq(hs_strmap_get(&t, "x12", 2), 1);
+    ck_assert_int_eq(hs_strmap_get(&t, "x", 1), -1);
+    ck_assert_int_eq(hs_strmap_get(&t, "x50000", 6), -1);
+    long old = -1;
+    ck_assert_int_eq(hs_strmap_put(&t, "x42", 3, 7, &old), 1);
+    ck_assert_int_eq(old, 42);
+    ck_assert_int_eq(hs_strmap_get(&t, "x42", 3), 42);   /* the first value kept */
+    hs_strmap_free(&t);
+    ck_assert_int_eq(hs_strmap_get(&t, "x1", 2), -1);
 }
 END_TEST
 
-START_TEST(append)
+START_TEST(test_vec)
 {
-    hs_error e;
-    hs_error_init(&e);
-    ck_assert_int_eq(hs_error_append(&e, "ignored"), 0);   /* nothing recorded */
-    ck_assert_str_eq(e.msg, "");
-    hs_error_set(&e, HS_EXIT_NUMERIC, "step size underflow");
-    hs_error_append(&e, "; at %s=%g", "x", 0.5);
-    ck_assert_str_eq(e.msg, "step size underflow; at x=0.5");
-    for (int i = 0; i < 200; i++)                       /* cut at the capacity */
-        hs_error_append(&e, ", more context");
-    ck_assert_uint_eq(strlen(e.msg), sizeof e.msg - 1);
-    ck_assert_int_eq(e.code, HS_EXIT_NUMERIC);
+    int *a = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < 1000; i++) {
+        ck_assert_int_eq(HS_VEC_RESERVE(a, cap, n + 1), 0);
+        ck_assert_uint_ge(cap, n + 1);
+        a[n++] = i;
+    }
+    for (int i = 0; i < 1000; i++)
+        ck_assert_int_eq(a[i], i);
+    size_t c = cap;
+    ck_assert_int_eq(HS_VEC_RESERVE(a, cap, 10), 0);      /* enough: unchanged */
+    ck_assert_uint_eq(cap, c);
+    /* a size no memory holds: refused, the array kept as it was */
+    ck_assert_int_eq(HS_VEC_RESERVE(a, cap, SIZE_MAX / 2), -1);
+    ck_assert_uint_eq(cap, c);
+    ck_assert_int_eq(a[999], 999);
+    free(a);
 }
 END_TEST
 
-START_TEST(recode_adopt)
-{
-    hs_error w, e;
-    hs_error_init(&w);
-    hs_error_init(&e);
-    ck_assert_int_eq(hs_error_recode(&e, HS_EXIT_USAGE), 0);   /* nothing to recode */
-    ck_assert_int_eq(hs_error_adopt(&e, &w, HS_EXIT_MODEL), 0); /* nothing to carry */
-    hs_error_set(&w, HS_EXIT_NUMERIC, "log of a negative number at t=0");
-    w.line = 3;
-    w.column = 7;
-    ck_assert_int_eq(hs_error_adopt(&e, &w, HS_EXIT_MODEL), HS_EXIT_MODEL);
-    ck_assert_str_eq(e.msg, w.msg);
-    ck_assert_int_eq(e.line, 3);
-    ck_assert_int_eq(e.column, 7);
-    ck_assert_int_eq(w.code, HS_EXIT_NUMERIC);                  /* the source untouched */
-    /* e holds an error: a second one is not copied over it, nor recoded */
-    hs_error x;
-    hs_error_init(&x);
-    hs_error_set(&x, HS_EXIT_INCONSISTENT, "other");
-    ck_assert_int_eq(hs_error_adopt(&e, &x, HS_EXIT_NUMERIC), HS_EXIT_MODEL);
-    ck_assert_str_eq(e.msg, w.msg);
-    ck_assert_int_eq(hs_error_recode(&e, HS_EXIT_INCONSISTENT), HS_EXIT_INCONSISTENT);
-    ck_assert_int_eq(hs_error_adopt(&x, &w, 0), HS_EXIT_INCONSISTENT);
-}
-END_TEST
-
-START_TEST(printed)
-{
-    hs_error e;
-    hs_error_init(&e);
-    hs_error_set(&e, HS_EXIT_MODEL, "unknown name 'q'");
-    snprintf(e.file, sizeof e.file, "m.yaml");
-    const char *text = "a: 1\nb: q + 1\n";
-    hs_error_locate(&e, text, strlen(text), 8);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    hs_error_print(&e, f);
-    fclose(f);
-    ck_assert_str_eq(buf, "m.yaml:2:4: error: unknown name 'q'\n    b: q + 1\n       ^\n");
-    free(buf);
-}
-END_TEST
-
-static Suite *suite(void)
+int main(void)
 {
     Suite *s = suite_create("util");
-    TCase *tc = tcase_create("errors");
-    tcase_add_test(tc, first_kept);
-    tcase_add_test(tc, nomem);
-    tcase_add_test(tc, append);
-    tcase_add_test(tc, recode_adopt);
-    tcase_add_test(tc, printed);
+    TCase *tc = tcase_create("containers");
+    tcase_add_test(tc, test_idmap);
+    tcase_add_test(tc, test_strmap);
+    tcase_add_test(tc, test_vec);
     suite_add_tcase(s, tc);
-    return s;
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
-
-HS_CHECK_MAIN(suite)

@@ -32,6 +32,8 @@ const char hs_usage_main[] =
     "  batch MODEL --points F ... many points of a grid in one process (for sweeps)\n"
     "  equilibrium MODEL         nearest equilibrium, multipliers, stability\n"
     "  modes MODEL               eigenvalues and mode shapes at that equilibrium\n"
+    "  animate MODEL [RUN.csv] -o OUT   the model's drawing moving: a page (.html),\n"
+    "                            a GIF (.gif) or a video (.mp4, with ffmpeg)\n"
     "  help [COMMAND]            this text, or one command's options\n"
     "  help methods              the steppers: name, order, kind\n"
     "\n"
@@ -120,8 +122,9 @@ const char hs_usage_batch[] =
     "Run many points of a parameter grid in one process (what holosim-sweep(1)\n"
     "calls): the model file is read once, each point gets its own run.\n"
     "FILE.tsv has a header 'name<TAB>P1<TAB>...' and one row 'NAME<TAB>v1...' per\n"
-    "point (values as --set takes them, applied after the command line's).\n"
-    "Each point writes DIR/NAME.csv (as DIR/.NAME.csv.part, renamed when the run\n"
+    "point (values as --set takes them, applied after the command line's); each\n"
+    "NAME once, not empty, not starting with '.', without '/'.\n"
+    "Each point writes DIR/NAME.csv (as DIR/.NAME.csv.PID.part, renamed when the run\n"
     "has ended with at least one row) and SDIR/NAME.status, one line:\n"
     "exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,\n"
     "max_power_residual,wall_s,\"message\" (metrics empty for a point that never\n"
@@ -188,6 +191,7 @@ static const struct {
     { "batch", hs_usage_batch, hs_cli_batch },
     { "equilibrium", hs_usage_equilibrium, hs_cli_equilibrium },
     { "modes", hs_usage_modes, hs_cli_modes },
+    { "animate", hs_usage_animate, hs_cli_animate },
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 

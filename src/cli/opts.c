@@ -175,7 +175,13 @@ static int opt_text(const optdef *d, opts *o, const char *val, const char *usage
                      : strcmp(d->name, "--points") == 0 ? &o->points
                      : strcmp(d->name, "--outdir") == 0 ? &o->outdir
                      : strcmp(d->name, "--status-dir") == 0 ? &o->statusdir
-                     : strcmp(d->name, "--events") == 0 ? &o->events : &o->summary;
+                     : strcmp(d->name, "--events") == 0 ? &o->events
+                     : strcmp(d->name, "--fps") == 0 ? &o->fps
+                     : strcmp(d->name, "--size") == 0 ? &o->size
+                     : strcmp(d->name, "--frames") == 0 ? &o->frames
+                     : strcmp(d->name, "--speed") == 0 ? &o->speed
+                     : strcmp(d->name, "--trail") == 0 ? &o->trail
+                     : strcmp(d->name, "--plot") == 0 ? &o->plot : &o->summary;
     *dst = val;
     return 0;
 }
@@ -264,13 +270,13 @@ static int opt_precision(const optdef *d, opts *o, const char *val, const char *
     return 0;
 }
 
-#define ALL (CMD_RUN | CMD_CHECK | CMD_DERIVE | CMD_COLUMNS | CMD_BATCH)
-#define RUNS (CMD_RUN | CMD_BATCH)    /* run and batch (batch: per point) */
+#define ALL (CMD_RUN | CMD_CHECK | CMD_DERIVE | CMD_COLUMNS | CMD_BATCH | CMD_ANIMATE)
+#define RUNS (CMD_RUN | CMD_BATCH | CMD_ANIMATE)  /* run, batch (per point), animate */
 #define NUM(name, field, pos) \
     { name, 0, RUNS, 1, opt_number, offsetof(hs_settings, field), pos }
 
 static const optdef optdefs[] = {
-    { "--progress", 0, CMD_RUN, 0, opt_flag, 0, 0 },
+    { "--progress", 0, CMD_RUN | CMD_ANIMATE, 0, opt_flag, 0, 0 },
     { "--quiet", 'q', RUNS, 0, opt_flag, 0, 0 },
     { "--quiet-projection", 0, RUNS, 0, opt_flag, 0, 0 },
     { "--set", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES, 1, opt_set, 0, 0 },
@@ -287,10 +293,10 @@ static const optdef optdefs[] = {
     NUM("--atol", atol, 1),
     NUM("--alpha", alpha, 1),
     NUM("--beta", beta, 1),
-    { "--output", 'o', CMD_RUN, 1, opt_text, 0, 0 },
+    { "--output", 'o', CMD_RUN | CMD_ANIMATE, 1, opt_text, 0, 0 },
     { "--columns", 0, RUNS, 1, opt_text, 0, 0 },
-    { "--summary", 0, CMD_RUN, 1, opt_text, 0, 0 },
-    { "--events", 0, CMD_RUN, 1, opt_text, 0, 0 },
+    { "--summary", 0, CMD_RUN | CMD_ANIMATE, 1, opt_text, 0, 0 },
+    { "--events", 0, CMD_RUN | CMD_ANIMATE, 1, opt_text, 0, 0 },
     { "--stop-when", 0, RUNS, 1, opt_stop_when, 0, 0 },
     { "--method", 0, RUNS, 1, opt_method, 0, 0 },
     { "--stabilize", 0, RUNS, 1, opt_stabilize, 0, 0 },
@@ -302,6 +308,12 @@ static const optdef optdefs[] = {
     { "--outdir", 0, CMD_BATCH, 1, opt_text, 0, 0 },
     { "--status-dir", 0, CMD_BATCH, 1, opt_text, 0, 0 },
     { "--jobs", 'j', CMD_BATCH, 1, opt_jobs, 0, 0 },
+    { "--fps", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
+    { "--size", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
+    { "--frames", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
+    { "--speed", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
+    { "--trail", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
+    { "--plot", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
 };
 enum { NOPTS = sizeof optdefs / sizeof *optdefs };
 
@@ -309,7 +321,8 @@ static const char *cmd_name(unsigned cmd)
 {
     return cmd == CMD_RUN ? "run" : cmd == CMD_CHECK ? "check" : cmd == CMD_DERIVE ? "derive"
          : cmd == CMD_COLUMNS ? "columns" : cmd == CMD_BATCH ? "batch"
-         : cmd == CMD_EQUILIBRIUM ? "equilibrium" : cmd == CMD_MODES ? "modes" : "eval";
+         : cmd == CMD_EQUILIBRIUM ? "equilibrium" : cmd == CMD_MODES ? "modes"
+         : cmd == CMD_ANIMATE ? "animate" : "eval";
 }
 
 /* An unknown long option: the nearest one the command takes, or the
@@ -332,7 +345,7 @@ static int unknown_long(const char *name, const char *usage, unsigned cmd)
         size_t l = (size_t)snprintf(msg, sizeof msg, "unknown option '%s' for '%s' (an "
                                     "option of", name, cmd_name(cmd));
         unsigned left = other->cmds;
-        for (unsigned c = CMD_RUN; c <= CMD_MODES; c <<= 1)
+        for (unsigned c = CMD_RUN; c <= CMD_ANIMATE; c <<= 1)
             if (other->cmds & c) {
                 left &= ~c;
                 l += (size_t)snprintf(msg + l, sizeof msg - l, "%s'%s'",
@@ -450,6 +463,59 @@ int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd
     }
     hs_params_apply(&o->params, &o->ov);
     return rc;
+}
+
+int hs_cli_begin(int argc, char **argv, const char *usage, unsigned cmd, opts *o, int *rc)
+{
+    *rc = hs_cli_parse_opts(argc, argv, usage, cmd, o);
+    if (!*rc)
+        return 0;
+    hs_cli_free_opts(o);
+    if (*rc < 0)
+        *rc = 0;                        /* the help was asked for */
+    return -1;
+}
+
+int hs_cli_one_model(opts *o, const char *usage, const char *name, int *rc)
+{
+    if (o->model && !o->npos)
+        return 0;
+    char msg[80];
+    snprintf(msg, sizeof msg, "%s: expected one MODEL (%s)", name,
+             o->model ? "more than one MODEL given" : "missing MODEL");
+    hs_cli_free_opts(o);
+    *rc = hs_cli_usage_error(usage, "%s", msg);
+    return -1;
+}
+
+hs_model *hs_cli_load(opts *o, int *rc)
+{
+    hs_error err;
+    hs_error_init(&err);
+    hs_model *m = hs_model_load(o->model, &o->ov, &err);
+    if (!m) {
+        hs_cli_free_opts(o);
+        *rc = hs_cli_fail(&err);
+    }
+    return m;
+}
+
+hs_model *hs_cli_open(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
+                      opts *o, int *rc)
+{
+    if (hs_cli_begin(argc, argv, usage, cmd, o, rc) || hs_cli_one_model(o, usage, name, rc))
+        return NULL;
+    return hs_cli_load(o, rc);
+}
+
+hs_model *hs_cli_model(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
+                       int *rc)
+{
+    opts o;
+    hs_model *m = hs_cli_open(argc, argv, usage, cmd, name, &o, rc);
+    if (m)
+        hs_cli_free_opts(&o);
+    return m;
 }
 
 void hs_cli_free_opts(opts *o)

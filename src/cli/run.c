@@ -314,17 +314,18 @@ struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs)
 
 /* ---------- the command ---------- */
 
-/* The run itself, on a loaded model whose outputs are checked. */
-static int run_model(hs_model *m, const opts *o, const char *path)
+/* The run itself, on a loaded model whose outputs are checked (cli.h). */
+int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
+                     const char *columns)
 {
     hs_error err;
     hs_error_init(&err);
     catch_signals();
     int ev_stdout = o->events && strcmp(o->events, "-") == 0;
     hs_run_opts ro = {
-        .out = path ? NULL : stdout,
+        .out = out,
         .out_path = path,
-        .columns = o->columns,
+        .columns = columns,
         .precision = o->precision,
         .report = o->quiet_projection ? NULL : stderr,
         .progress = o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
@@ -353,24 +354,20 @@ static int run_model(hs_model *m, const opts *o, const char *path)
 int hs_cli_run(int argc, char **argv)
 {
     opts o;
-    int rc = hs_cli_parse_opts(argc, argv, hs_usage_run, CMD_RUN, &o);
-    if (rc) {
-        hs_cli_free_opts(&o);
-        return rc < 0 ? 0 : rc;
-    }
-    if (!o.model || o.npos) {
-        hs_cli_free_opts(&o);
-        return hs_cli_usage_error(hs_usage_run, "%s", !o.model ? "run: missing MODEL" : "run: more than "
-                           "one MODEL");
-    }
+    int rc;
+    if (hs_cli_begin(argc, argv, hs_usage_run, CMD_RUN, &o, &rc) ||
+        hs_cli_one_model(&o, hs_usage_run, "run", &rc))
+        return rc;
     if ((rc = check_coincide(&o))) {
         hs_cli_free_opts(&o);
         return rc;
     }
+    hs_model *m = hs_cli_load(&o, &rc);
+    if (!m)
+        return rc;
     hs_error err;
     hs_error_init(&err);
-    hs_model *m = hs_model_load(o.model, &o.ov, &err);
-    if (!m || hs_stepper_check(m, &err)) {
+    if (hs_stepper_check(m, &err)) {
         hs_model_free(m);
         hs_cli_free_opts(&o);
         return hs_cli_fail(&err);
@@ -386,7 +383,7 @@ int hs_cli_run(int argc, char **argv)
         hs_cli_free_opts(&o);
         return rc;
     }
-    rc = run_model(m, &o, path);
+    rc = hs_cli_run_model(m, &o, path, path ? NULL : stdout, o.columns);
     hs_model_free(m);
     hs_cli_free_opts(&o);
     return rc;

@@ -289,7 +289,11 @@ static int next(parser *p)
     p->cur = i + n;
     return 0;
 bad:
-    if (c > 0x20 && c < 0x7f)
+    if (c == '=')
+        perr(p, i, "unexpected '=': an entry is an expression, not an equation (a "
+             "constraint G = 0 is written G: drop '= 0', or move the right side over "
+             "with '-'; if() compares with '==')");
+    else if (c > 0x20 && c < 0x7f)
         perr(p, i, "unexpected character '%c'", c);
     else
         perr(p, i, "unexpected character '\\x%02X'", (unsigned)c);
@@ -338,6 +342,11 @@ static int find_func(const char *s, size_t n)
         if (strlen(funcs[i].name) == n && memcmp(funcs[i].name, s, n) == 0)
             return (int)i;
     return -1;
+}
+
+int hs_is_language_word(const char *s, size_t n)
+{
+    return find_func(s, n) >= 0 || (n == 2 && memcmp(s, "pi", 2) == 0);
 }
 
 /* Error path only: the function a misspelt name most likely means, from

@@ -110,8 +110,8 @@ static int setup(hs_int_run *R)
     R->rows.lean = o->no_residuals;
     for (size_t i = 0; i < R->rows.cols.n; i++) {
         hs_col_kind k = R->rows.cols.c[i].kind;
-        R->rows.need_w |= k == HS_COL_WR || k == HS_COL_WNC || k == HS_COL_WT || k == HS_COL_EBAL;
-        R->rows.lean &= k == HS_COL_T || k == HS_COL_Q || k == HS_COL_V;
+        R->rows.need_w |= k == HS_QTY_WR || k == HS_QTY_WNC || k == HS_QTY_WT || k == HS_QTY_EBAL;
+        R->rows.lean &= k == HS_QTY_T || k == HS_QTY_Q || k == HS_QTY_V;
     }
     R->w = hs_work_new(m);
     /* interpolate mode: the energy balance's error steers the step too

@@ -1,6 +1,7 @@
 /* The columns of a run (columns.h). */
 #include "columns.h"
 #include "../dynamics/dynamics.h"
+#include "../util/vec.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -10,14 +11,8 @@
 static int add(hs_columns *cs, size_t *cap, hs_col_kind k, size_t idx, const char *fmt,
                const char *name)
 {
-    if (cs->n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 16;
-        hs_col *p = realloc(cs->c, nc * sizeof *p);
-        if (!p)
-            return -1;
-        cs->c = p;
-        *cap = nc;
-    }
+    if (HS_VEC_RESERVE(cs->c, *cap, cs->n + 1))
+        return -1;
     size_t len = strlen(fmt) + strlen(name) + 1;
     char *s = malloc(len);
     if (!s)
@@ -27,48 +22,24 @@ static int add(hs_columns *cs, size_t *cap, hs_col_kind k, size_t idx, const cha
     return 0;
 }
 
-/* All columns, in order; `dflt` = only the default ones. */
+/* All columns, in order; `dflt` = only the default ones: the model's
+ * quantities (model.h) that are columns, in the table's order. */
 static int all_columns(const hs_model *m, int dflt, hs_columns *cs)
 {
     size_t cap = 0;
     int rc = 0;
     cs->n = 0;
     cs->c = NULL;
-    rc |= add(cs, &cap, HS_COL_T, 0, "%s", "t");
-    for (size_t i = 0; i < m->n; i++)
-        rc |= add(cs, &cap, HS_COL_Q, i, "%s", m->qname[i]);
-    for (size_t i = 0; i < m->n; i++)
-        rc |= add(cs, &cap, HS_COL_V, i, "%s", m->vname[i]);
-    if (!dflt)
-        for (size_t i = 0; i < m->n; i++)
-            rc |= add(cs, &cap, HS_COL_A, i, "%s''", m->qname[i]);
-    for (size_t i = 0; i < m->k; i++)
-        rc |= add(cs, &cap, HS_COL_LAMBDA, i, "lambda_%s", m->cname[i]);
-    for (size_t i = 0; i < m->k; i++)
-        rc |= add(cs, &cap, HS_COL_G, i, "G_%s", m->cname[i]);
-    for (size_t i = 0; i < m->k; i++)
-        rc |= add(cs, &cap, HS_COL_GDOT, i, "Gdot_%s", m->cname[i]);
-    rc |= add(cs, &cap, HS_COL_E, 0, "%s", "E");
-    if (!dflt) {
-        rc |= add(cs, &cap, HS_COL_TKIN, 0, "%s", "T");
-        rc |= add(cs, &cap, HS_COL_U, 0, "%s", "U");
-        rc |= add(cs, &cap, HS_COL_H, 0, "%s", "H");
-        for (size_t i = 0; i < m->n; i++)
-            rc |= add(cs, &cap, HS_COL_R, i, "R_%s", m->qname[i]);
-        rc |= add(cs, &cap, HS_COL_PR, 0, "%s", "P_R");
-        rc |= add(cs, &cap, HS_COL_PRES, 0, "%s", "power_residual");
-        rc |= add(cs, &cap, HS_COL_WR, 0, "%s", "W_R");
-        rc |= add(cs, &cap, HS_COL_WNC, 0, "%s", "W_nc");
-        rc |= add(cs, &cap, HS_COL_WT, 0, "%s", "W_t");
-        rc |= add(cs, &cap, HS_COL_EBAL, 0, "%s", "energy_balance");
-    }
-    for (size_t i = 0; i < m->nout; i++)
-        rc |= add(cs, &cap, HS_COL_OUT, i, "%s", m->outname[i]);
-    if (!dflt) {
-        for (size_t i = 0; i < m->namb; i++)
-            rc |= add(cs, &cap, HS_COL_AMB, i, "%s", m->ambname[i]);
-        for (size_t i = 0; i < m->namb; i++)
-            rc |= add(cs, &cap, HS_COL_AMBV, i, "%s'", m->ambname[i]);
+    for (size_t e = 0; e < HS_NQUANTITIES; e++) {
+        const hs_quantity *q = &hs_quantities[e];
+        if (!(q->flags & HS_QTY_COLUMN) || (dflt && !(q->flags & HS_QTY_DEFAULT)))
+            continue;
+        for (size_t i = 0; i < hs_quantity_count(m, q); i++) {
+            const char *b = hs_quantity_base(m, q, i);
+            char fmt[32];
+            snprintf(fmt, sizeof fmt, "%s%%s%s", q->prefix, q->suffix);
+            rc |= add(cs, &cap, q->id, i, fmt, b ? b : "");
+        }
     }
     return rc;
 }
@@ -141,16 +112,24 @@ static int select_one(const char *name, const hs_columns *all, const hs_columns 
     return add(out, cap, all->c[i].kind, all->c[i].idx, "%s", all->c[i].name) ? oom(err) : 0;
 }
 
+/* The default and the full set of m's columns; out emptied.  -1 when out
+ * of memory (nothing to free). */
+static int both_sets(const hs_model *m, hs_columns *out, hs_columns *all, hs_columns *dflt)
+{
+    memset(out, 0, sizeof *out);
+    if (!(all_columns(m, 1, dflt) | all_columns(m, 0, all)))
+        return 0;
+    hs_columns_free(all);
+    hs_columns_free(dflt);
+    return -1;
+}
+
 int hs_columns_select(const hs_model *m, const char *list, hs_columns *out,
                       hs_error *err)
 {
     hs_columns all, dflt;
-    memset(out, 0, sizeof *out);
-    if (all_columns(m, 1, &dflt) | all_columns(m, 0, &all)) {
-        hs_columns_free(&all);
-        hs_columns_free(&dflt);
+    if (both_sets(m, out, &all, &dflt))
         return oom(err);
-    }
     int rc = 0;
     if (!list) {
         *out = dflt;
@@ -192,12 +171,8 @@ int hs_columns_catalog(const hs_model *m, hs_columns *out, size_t *ndefault,
                        hs_error *err)
 {
     hs_columns all, dflt;
-    memset(out, 0, sizeof *out);
-    if (all_columns(m, 1, &dflt) | all_columns(m, 0, &all)) {
-        hs_columns_free(&all);
-        hs_columns_free(&dflt);
+    if (both_sets(m, out, &all, &dflt))
         return oom(err);
-    }
     size_t cap = 0;
     int rc = append_set(out, &cap, &dflt);
     for (size_t i = 0; i < all.n && !rc; i++)
@@ -217,27 +192,28 @@ double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
 {
     size_t i = c->idx;
     switch (c->kind) {
-    case HS_COL_T: return r->t;
-    case HS_COL_Q: return r->q[i];
-    case HS_COL_V: return r->v[i];
-    case HS_COL_A: return r->a[i];
-    case HS_COL_LAMBDA: return r->Lambda[i];
-    case HS_COL_G: return r->aux[m->off_G + i];
-    case HS_COL_GDOT: return r->aux[m->off_Gdot + i];
-    case HS_COL_E: return r->E;
-    case HS_COL_TKIN: return r->T;
-    case HS_COL_U: return r->aux[m->off_U];
-    case HS_COL_H: return r->H;
-    case HS_COL_R: return hs_dyn_reaction(m, r->Gz, r->Lambda, i);
-    case HS_COL_PR: return hs_dyn_reaction_power(m, r->Lambda, r->aux);
-    case HS_COL_PRES: return r->pres;
-    case HS_COL_WR: return r->W[0];
-    case HS_COL_WNC: return r->W[1];
-    case HS_COL_WT: return r->W[2];
-    case HS_COL_EBAL: return r->ebal;
-    case HS_COL_OUT: return r->out[i];
-    case HS_COL_AMB: return r->aux[m->off_amb + i];
-    case HS_COL_AMBV: return r->aux[m->off_ambv + i];
+    case HS_QTY_T: return r->t;
+    case HS_QTY_Q: return r->q[i];
+    case HS_QTY_V: return r->v[i];
+    case HS_QTY_A: return r->a[i];
+    case HS_QTY_LAMBDA: return r->Lambda[i];
+    case HS_QTY_G: return r->aux[m->off_G + i];
+    case HS_QTY_GDOT: return r->aux[m->off_Gdot + i];
+    case HS_QTY_E: return r->E;
+    case HS_QTY_TKIN: return r->T;
+    case HS_QTY_U: return r->aux[m->off_U];
+    case HS_QTY_H: return r->H;
+    case HS_QTY_R: return hs_dyn_reaction(m, r->Gz, r->Lambda, i);
+    case HS_QTY_PR: return hs_dyn_reaction_power(m, r->Lambda, r->aux);
+    case HS_QTY_PRES: return r->pres;
+    case HS_QTY_WR: return r->W[0];
+    case HS_QTY_WNC: return r->W[1];
+    case HS_QTY_WT: return r->W[2];
+    case HS_QTY_EBAL: return r->ebal;
+    case HS_QTY_OUT: return r->out[i];
+    case HS_QTY_AMB: return r->aux[m->off_amb + i];
+    case HS_QTY_AMBV: return r->aux[m->off_ambv + i];
+    case HS_QTY_EVENT: break;           /* the events file's name column */
     }
     return 0;
 }
@@ -267,8 +243,8 @@ int hs_columns_values(const hs_model *m, const hs_columns *c, const hs_row *r, i
             char what[300];
             hs_col_kind k = c->c[i].kind;
             snprintf(what, sizeof what, "column '%s'", c->c[i].name);
-            return nonfinite(m, r, first, what, k == HS_COL_E || k == HS_COL_TKIN ||
-                             k == HS_COL_EBAL, x[i], err);
+            return nonfinite(m, r, first, what, k == HS_QTY_E || k == HS_QTY_TKIN ||
+                             k == HS_QTY_EBAL, x[i], err);
         }
     }
     if (r->bare)                   /* the run's monitors, shown or not */

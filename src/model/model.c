@@ -65,8 +65,18 @@ static int read_names(loader *L, yaml_node_t *root)
         if (L->namb == 0)
             return hs_ytree_error(L->y, L->err, emb,
                                   "'embedding' is empty: map ambient names to X(t, q)");
+        m->ambname = xcalloc(L->namb, sizeof *m->ambname);
+        if (!m->ambname)
+            return hs_error_nomem(L->err);
+        for (; m->namb < L->namb; m->namb++)
+            if (!(m->ambname[m->namb] = hs_ld_strdup(L->amb[m->namb].name)))
+                return hs_error_nomem(L->err);
     }
-    return hs_ld_check_clashes(L);
+    if (hs_ld_read_constraint_names(L, hs_ld_get(L, root, "constraints")) ||
+        hs_ld_read_output_names(L, hs_ld_get(L, root, "outputs")) ||
+        hs_ld_check_clashes(L))
+        return L->err->code;
+    return hs_ld_check_names(L, root);
 }
 
 /* The symbols, in the order of the VM's input slots: t, q, q', parameters. */
@@ -110,13 +120,15 @@ static yaml_node_t *mass_source(loader *L, yaml_node_t *root)
 static const char *const top_keys[] = {
     "format", "name", "parameters", "coordinates", "define", "mass", "potential",
     "forces", "constraints", "initial", "consistency", "simulate", "outputs",
-    "kinetic", "lagrangian", "embedding", "events",
+    "kinetic", "lagrangian", "embedding", "events", "draw",
 };
 
 /* The jobs of loader.h in order: read the description, build the kernels
  * of the form, compile the programs. */
 static int load_tree(loader *L)
 {
+    if (hs_ld_expand(L))
+        return L->err->code;
     yaml_node_t *root = hs_ytree_root(L->y);
     if (root->type != YAML_MAPPING_NODE)
         return hs_ytree_error(L->y, L->err, root, "a model file must be a mapping of "
@@ -126,8 +138,8 @@ static int load_tree(loader *L)
         hs_ld_check_flow_cuts(L, root) || read_header(L, root) || read_names(L, root) || make_symbols(L) ||
         hs_ld_eval_params(L) || hs_ld_read_embedding(L) ||
         hs_ld_read_settings(L, root) || hs_ld_read_initial(L, root) ||
-        hs_ld_build_kernels(L, root) || hs_ld_read_outputs(L, root) ||
-        hs_ld_check_columns(L, root) || hs_ld_read_events(L, root) || hs_ld_check_defines(L) ||
+        hs_ld_build_kernels(L, root) || hs_ld_read_outputs(L) ||
+        hs_ld_read_events(L, root) || hs_ld_read_draw(L, root) || hs_ld_check_defines(L) ||
         hs_ld_apply_overrides(L) || hs_ld_compile(L))
         return L->err->code;
     return hs_ld_check_mass_at_start(L, mass_source(L, root));
@@ -148,7 +160,9 @@ static hs_model *load_common(loader *L, int rc)
     free_named(L->par, L->npar);
     free_named(L->def, L->ndef);
     free_named(L->amb, L->namb);
-    hs_ld_tab_free(&L->names);
+    free_named(L->out, L->nout);
+    hs_strmap_free(&L->names);
+    hs_strmap_free(&L->cons);
     free(L->pin);
     free(L->ambX);
     free(L->ambV);
@@ -240,8 +254,12 @@ void hs_model_free(hs_model *m)
     srcinfo *si = m->src;
     if (si) {
         hs_ytree_free(&si->y);
-        hs_ld_tab_free(&si->coords);
+        hs_strmap_free(&si->coords);
         free(si->node);
+        for (size_t i = 0; i < si->nspar; i++)
+            free(si->spar[i]);
+        free(si->spar);
+        free(si->families);
         free(si);
     }
     free(m->file);
@@ -295,6 +313,7 @@ void hs_model_free(hs_model *m)
     hs_prog_free(m->prog_pos);
     hs_prog_free(m->prog_out);
     hs_prog_free(m->prog_ev);
+    hs_ld_free_draw(m);
     hs_dag_free(m->dag);
     free(m);
 }
@@ -404,6 +423,9 @@ int hs_model_print_derivation(const hs_model *m, FILE *f)
         return HS_EXIT_NOMEM;
     fprintf(f, "# %s%s%s form, %s\n", m->name[0] ? m->name : "", m->name[0] ? ": " : "",
             hs_model_form_name(m), hs_model_sizes(m, sizes, sizeof sizes));
+    const srcinfo *si = m->src;
+    if (si && si->families)               /* the templates, once, with their ranges */
+        fprintf(f, "%s", si->families);
     fprintf(f, "M (%s):\n", m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2");
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j <= i; j++)

@@ -22,6 +22,32 @@ int hs_error_set(hs_error *e, int code, const char *fmt, ...)
     return code;
 }
 
+int hs_error_at(hs_error *e, int code, const char *file, int line, int column,
+                const char *source_line, const char *fmt, ...)
+{
+    if (e->code)
+        return e->code;
+    hs_error_init(e);
+    e->code = code;
+    if (file)
+        snprintf(e->file, sizeof e->file, "%s", file);
+    e->line = line;
+    e->column = column;
+    size_t n = 0;
+    if (source_line)
+        while (source_line[n] && source_line[n] != '\n' && source_line[n] != '\r' &&
+               n + 1 < sizeof e->source)
+            n++;
+    if (source_line)
+        memcpy(e->source, source_line, n);
+    e->source[n] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
 int hs_error_nomem(hs_error *e)
 {
     return hs_error_set(e, HS_EXIT_NOMEM, "out of memory");

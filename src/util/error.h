@@ -40,6 +40,12 @@ void hs_error_init(hs_error *e);
 int hs_error_set(hs_error *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Same, with a position and the source line it refers to (line may be
+ * NULL; only its first line is kept). */
+int hs_error_at(hs_error *e, int code, const char *file, int line, int column,
+                const char *source_line, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
 /* The one out-of-memory path: records "out of memory" with HS_EXIT_NOMEM
  * (unless an error is already recorded); returns e->code. */
 int hs_error_nomem(hs_error *e);
