@@ -172,7 +172,7 @@ START_TEST(grid_times)
 END_TEST
 
 /* Two columns named by hand (no model needed to write). */
-static hs_col two_cols[2] = { { HS_COL_T, 0, (char *)"t" }, { HS_COL_Q, 0, (char *)"x" } };
+static hs_col two_cols[2] = { { HS_QTY_T, 0, (char *)"t" }, { HS_QTY_Q, 0, (char *)"x" } };
 static const hs_columns two = { 2, two_cols };
 
 static char *slurp(const char *path, size_t *len)
