@@ -285,12 +285,9 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
     L->depth--;
     L->cur = saved_cur;
     L->scope = saved_scope;
-    if (L->err->code)       /* an error inside a define or parameter */
+    /* an error inside a define or parameter; out of memory stays that */
+    if (L->err->code || (!e && pe.code == HS_EXIT_NOMEM && hs_error_nomem(L->err)))
         return NULL;
-    if (!e && pe.code == HS_EXIT_NOMEM) {
-        hs_error_nomem(L->err);
-        return NULL;
-    }
     if (!e) {
         char hint[200];
         hs_ld_name_hint(L, &pe, scope, (const char *)n->data.scalar.value, hint, sizeof hint);
@@ -365,10 +362,8 @@ static const hs_node *parse_override(loader *L, size_t s, const char *name, cons
     L->scope = saved_scope;
     if (L->err->code)       /* an error in a parameter it refers to */
         return NULL;
-    if (!e && pe.code == HS_EXIT_NOMEM) {
-        hs_error_nomem(L->err);
+    if (!e && pe.code == HS_EXIT_NOMEM && hs_error_nomem(L->err))
         return NULL;
-    }
     if (!e) {
         char hint[200];
         hs_ld_name_hint(L, &pe, SCOPE_PARAM, text, hint, sizeof hint);
@@ -417,8 +412,7 @@ int hs_ld_eval_param(loader *L, size_t i)
         return L->err->code;
     }
     if (!isfinite(v))
-        return hs_ytree_error(L->y, L->err, p->val,
-                              "parameter '%s' evaluates to %g", p->name, v);
+        return hs_ytree_error(L->y, L->err, p->val, "parameter '%s' evaluates to %g", p->name, v);
     m->pval[i] = L->pin[m->sym_p[i]] = v;
     m->par_expr[i] = e;
     p->state = ST_DONE;
@@ -762,10 +756,8 @@ int hs_ld_read_initial(loader *L, yaml_node_t *root)
         const hs_node *te = hs_ld_parse(L, tn, SCOPE_INITIAL, "initial.t");
         if (!te || hs_ld_dag_check(L))
             goto out;
-        if (hs_eval_node(m->init_expr[2 * m->n] = te, in, &m->t0)) {
-            hs_error_nomem(L->err);
+        if (hs_eval_node(m->init_expr[2 * m->n] = te, in, &m->t0) && hs_error_nomem(L->err))
             goto out;
-        }
         if (!isfinite(m->t0)) {
             hs_ytree_error(L->y, L->err, tn, "initial.t is not finite");
             goto out;
@@ -785,10 +777,9 @@ int hs_ld_read_initial(loader *L, yaml_node_t *root)
                            pass == 0 ? NULL : scalar_zero(L), e) || hs_ld_dag_check(L))
             goto out;
         for (size_t i = 0; i < m->n; i++) {
-            if (hs_eval_node(m->init_expr[(size_t)pass * m->n + i] = e[i], in, &dst[i])) {
-                hs_error_nomem(L->err);
+            if (hs_eval_node(m->init_expr[(size_t)pass * m->n + i] = e[i], in, &dst[i]) &&
+                hs_error_nomem(L->err))
                 goto out;
-            }
             if (!isfinite(dst[i])) {
                 yaml_node_t *at = src->type == YAML_MAPPING_NODE ? hs_ld_get(L, src, m->qname[i])
                                                                  : src;
