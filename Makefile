@@ -74,6 +74,13 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libholosim.a | $(STAMP)
 	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -Isrc -o $@ $< $(BUILD)/libholosim.a \
 	    $(SANLD) $(CHECK_LIBS) $(DEP_LIBS)
 
+# holosim with every allocation it makes countable and failable
+# (tests/oom/shim.c, run by tests/cli_oom.sh)
+OOM_WRAP := $(foreach f,malloc calloc realloc strdup strndup,-Wl,--wrap=$(f))
+$(BUILD)/tests/holosim_oom: tests/oom/shim.c $(MAIN_OBJ) $(BUILD)/libholosim.a | $(STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(SANLD) $(OOM_WRAP) $(DEP_LIBS) $(LDFLAGS)
+
 run: $(BIN)
 	$(BIN) run models/pendulum.yaml --t-end 2 --dt 0.1 --columns t,x,y,lambda_rod,E
 
@@ -82,7 +89,8 @@ run: $(BIN)
 CLI_TESTS := $(filter-out tests/cli_lib.sh,$(wildcard tests/cli.sh tests/cli_*.sh))
 # native builds that test runs start go to the build tree, not the user's cache
 check: export HOLOSIM_CACHE = $(abspath $(BUILD))/cache
-check: $(BIN) $(TEST_BIN) build/.deps-full
+check: export HOLOSIM_OOM = $(abspath $(BUILD))/tests/holosim_oom
+check: $(BIN) $(TEST_BIN) $(BUILD)/tests/holosim_oom build/.deps-full
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 	@sh tests/layers.sh
 	@set -e; for s in $(CLI_TESTS); do echo "== $$s"; HOLOSIM=$(BIN) sh $$s; done

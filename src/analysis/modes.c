@@ -25,6 +25,7 @@
  * parts; D is 0 for a model without velocity-dependent forces, and a
  * moving chart's Coriolis terms give its antisymmetric part. */
 #include "internal.h"
+#include "../linalg/linalg.h"
 
 #include <float.h>
 #include <math.h>
@@ -83,7 +84,7 @@ static int reduce(hs_an *a, const hs_equil *eq, const gsl_matrix *T, reduced *r,
     r->L = gsl_matrix_alloc(m, m);
     int rc = 0;
     if (!M || !S || !D || !r->Mr || !r->Kr || !r->Cr || !r->L) {
-        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(err);
         goto done;
     }
     if (!hs_ak_eval_eq(a, eq->q)) {
@@ -101,7 +102,7 @@ static int reduce(hs_an *a, const hs_equil *eq, const gsl_matrix *T, reduced *r,
     hs_ak_fill_D(a, D);
     if (congruence(M, T, 1, r->Mr) || congruence(S, T, -1, r->Kr) ||
         congruence(D, T, -1, r->Cr)) {
-        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(err);
         goto done;
     }
     gsl_matrix_memcpy(r->L, r->Mr);
@@ -151,7 +152,7 @@ static int tangent_basis(hs_an *a, const hs_equil *eq, gsl_matrix **Tout, hs_err
         return dependent(a, n, err);
     gsl_matrix *T = gsl_matrix_alloc(n, n - k ? n - k : 1);
     if (!T)
-        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(err);
     if (!k) {
         gsl_matrix_set_identity(T);
         *Tout = T;
@@ -163,7 +164,7 @@ static int tangent_basis(hs_an *a, const hs_equil *eq, gsl_matrix **Tout, hs_err
     gsl_permutation *p = gsl_permutation_alloc(k);
     int rc = 0, signum;
     if (!Gq || !A || !Q || !R || !tau || !norm || !p) {
-        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(err);
         goto done;
     }
     gsl_matrix_transpose_memcpy(A, Gq);
@@ -443,10 +444,10 @@ static int eigen(const reduced *r, const gsl_matrix *T, hs_modes *md, hs_error *
     rows_free(&R);
     if (rc == -2)
         return hs_error_set(err, HS_EXIT_INCONSISTENT, "the eigensolver did not converge");
-    return rc ? hs_error_set(err, HS_EXIT_MODEL, "out of memory") : 0;
+    return rc ? hs_error_nomem(err) : 0;
 }
 
-int hs_an_modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err)
+static int modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err)
 {
     memset(md, 0, sizeof *md);
     md->n = a->n;
@@ -467,6 +468,14 @@ int hs_an_modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err)
     reduced_free(&r);
     gsl_matrix_free(T);
     return rc;
+}
+
+int hs_an_modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int r = modes(a, eq, md, err);
+    hs_la_restore(h);
+    return r;
 }
 
 void hs_an_modes_free(hs_modes *md)
@@ -501,14 +510,14 @@ static int state_basis(hs_an *a, const hs_equil *eq, hs_linear *lin, gsl_matrix 
     gsl_permutation *p = gsl_permutation_alloc(n), *pk = gsl_permutation_alloc(k);
     int rc = 0, signum;
     if (!Gq || !A || !GD || !tau || !norm || !x || !p || !pk) {
-        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(err);
         goto done;
     }
     gsl_matrix_memcpy(A, Gq);
     gsl_linalg_QRPT_decomp(A, tau, p, &signum, norm);   /* rank k: tangent_basis */
     unsigned char *is_solved = calloc(n, 1);
     if (!is_solved) {
-        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(err);
         goto done;
     }
     for (size_t j = 0; j < k; j++) {
@@ -567,7 +576,7 @@ static void state_matrix(const reduced *r, hs_linear *lin)
     gsl_vector_free(col);
 }
 
-int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
+static int linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
 {
     size_t n = a->n, k = a->k;
     memset(lin, 0, sizeof *lin);
@@ -581,7 +590,7 @@ int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
     lin->solved = calloc(k + 1, sizeof *lin->solved);
     lin->A = calloc(4 * m * m + 1, sizeof *lin->A);
     if (!lin->state || !lin->solved || !lin->A)
-        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(err);
     gsl_matrix *T;
     int rc = tangent_basis(a, eq, &T, err);   /* the rank check, naming a constraint */
     gsl_matrix_free(T);
@@ -593,7 +602,7 @@ int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
         return 0;
     }
     if (!(T = gsl_matrix_alloc(n, m)))
-        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(err);
     if (k) {
         rc = state_basis(a, eq, lin, T, err);
     } else {
@@ -610,6 +619,14 @@ int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
     reduced_free(&r);
     gsl_matrix_free(T);
     return rc;
+}
+
+int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int r = linearize(a, eq, lin, err);
+    hs_la_restore(h);
+    return r;
 }
 
 void hs_an_linear_free(hs_linear *lin)

@@ -36,8 +36,7 @@ int hs_cli_check(int argc, char **argv)
     double *q = malloc(m->n * sizeof *q), *v = malloc(m->n * sizeof *v);
     double *G = calloc(m->k + 1, sizeof *G), *Gt = calloc(m->k + 1, sizeof *Gt);
     if (!w || !q || !v || !G || !Gt) {
-        rc = HS_EXIT_MODEL;
-        fprintf(stderr, "holosim: out of memory\n");
+        rc = hs_cli_nomem();
         goto out;
     }
     memcpy(q, m->q0, m->n * sizeof *q);

@@ -83,6 +83,8 @@ int hs_cli_check_method(hs_model *m, int *rc);
 
 /* Print an error (the position and caret when it has one); its exit code. */
 int hs_cli_fail(const hs_error *e);
+/* "holosim: error: out of memory"; HS_EXIT_NOMEM. */
+int hs_cli_nomem(void);
 /* One line saying what is wrong, one saying where help is; exit code 1. */
 int hs_cli_usage_error(const char *cmd_usage, const char *fmt, const char *arg);
 /* A finite number and nothing else; 0 or -1. */

@@ -110,7 +110,7 @@ static int opt_set(const optdef *d, opts *o, const char *val, const char *usage)
         hs_error err;
         hs_error_init(&err);
         if (!text)
-            return hs_cli_usage_error(usage, "%s", "out of memory");
+            return hs_cli_nomem();
         memcpy(text, e, tl);
         text[tl] = '\0';
         int rc = hs_params_add(&o->params, name, len, text, &err);
@@ -442,7 +442,7 @@ int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd
     o->pos = calloc((size_t)argc + 1, sizeof *o->pos);
     o->stop_when = calloc((size_t)argc + 1, sizeof *o->stop_when);
     if (!o->pos || !o->stop_when)
-        return hs_cli_usage_error("", "%s", "out of memory");
+        return hs_cli_nomem();
     int no_more_opts = 0, rc = 0;
     for (int i = 0; i < argc && !rc; i++) {
         char *a = argv[i];

@@ -80,11 +80,13 @@ typedef struct fileid {
     ino_t ino;
     mode_t mode;
     char *canon;               /* absolute path with every link resolved, or NULL */
+    int nomem;                 /* canon not found for want of memory */
 } fileid;
 
 /* The canonical form of a path that may not exist yet: its directory
  * resolved, then its name; a dangling symbolic link is followed to where
- * a write would create the file. */
+ * a write would create the file.  NULL with errno ENOMEM when out of
+ * memory. */
 static char *canon_path(const char *path, int depth)
 {
     char *r = realpath(path, NULL);
@@ -137,8 +139,11 @@ static void identify(fileid *f, const char *what, const char *path, int fd)
         f->ino = st.st_ino;
         f->mode = st.st_mode;
     }
-    if (fd < 0)
+    if (fd < 0) {
+        errno = 0;
         f->canon = canon_path(path, 0);
+        f->nomem = !f->canon && errno == ENOMEM;
+    }
 }
 
 /* Same file, and one that writing would clobber (a regular file, or one
@@ -170,6 +175,9 @@ static int check_coincide(const opts *o)
         identify(&f[nf++], "--events", o->events, -1);
     int rc = 0;
     for (size_t i = 0; i < nf && !rc; i++)
+        if (f[i].nomem)
+            rc = hs_cli_nomem();
+    for (size_t i = 0; i < nf && !rc; i++)
         for (size_t j = i + 1; j < nf && !rc; j++)
             if (clobbers(&f[i], &f[j])) {
                 fprintf(stderr, "holosim: %s '%s' and %s '%s' are the same file: refusing "
@@ -196,7 +204,10 @@ static int check_writable(const char *opt, const char *path)
     if (e == ENXIO)             /* a FIFO with no reader yet: nothing to check */
         return 0;
     if (e == ENOENT) {
+        errno = 0;
         char *c = canon_path(path, 0), *slash = c ? strrchr(c, '/') : NULL;
+        if (!c && errno == ENOMEM)
+            return hs_cli_nomem();
         if (slash) {
             *slash = '\0';
             e = access(c[0] ? c : "/", W_OK | X_OK) == 0 ? 0 : errno;
@@ -311,12 +322,19 @@ int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
     hs_error_init(&err);
     catch_signals();
     int ev_stdout = o->events && strcmp(o->events, "-") == 0;
-    hs_run_opts ro = { out, path, columns, o->precision,
-                       o->quiet_projection ? NULL : stderr,
-                       o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
-                                                               : HS_PROGRESS_AUTO,
-                       &hs_cli_interrupted, NULL, ev_stdout ? stdout : NULL,
-                       ev_stdout ? NULL : o->events, o->quiet && !o->summary };
+    hs_run_opts ro = {
+        .out = out,
+        .out_path = path,
+        .columns = columns,
+        .precision = o->precision,
+        .report = o->quiet_projection ? NULL : stderr,
+        .progress = o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
+                                                            : HS_PROGRESS_AUTO,
+        .stop = &hs_cli_interrupted,
+        .events = ev_stdout ? stdout : NULL,
+        .events_path = ev_stdout ? NULL : o->events,
+        .no_residuals = o->quiet && !o->summary,
+    };
     hs_native *nat = hs_cli_native(m, o, 1);
     ro.native = nat;
     hs_summary sum;
@@ -324,9 +342,8 @@ int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
     hs_native_free(nat);
     int sig = hs_cli_interrupted;
     if (rc == 130 && sig) {                 /* 128 + the signal's number */
-        size_t len = strlen(err.msg);
-        snprintf(err.msg + len, sizeof err.msg - len, " (%s)", signal_name(sig));
-        rc = err.code = 128 + sig;
+        hs_error_append(&err, " (%s)", signal_name(sig));
+        rc = hs_error_recode(&err, 128 + sig);
     }
     int src = write_summary(o->summary, m, &sum, rc, &err, o->quiet || rc);
     if (rc)

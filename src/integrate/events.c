@@ -52,11 +52,12 @@ int hs_int_events_setup(hs_int_run *R)
     R->ev.n = m->nev;
     if (o->events || o->events_path) {
         /* like the trajectory: nothing written, no file, before a first row */
-        if (hs_out_init(&R->ev.out, o->events, o->precision) ||
-            hs_out_start_at_first_row(&R->ev.out, o->events_path))
-            return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
-        R->ev.out_ok = 1;
-        hs_columns_header_events(&R->rows.cols, &R->ev.out);
+        int unknown;       /* (the trajectory's sink has checked the format) */
+        R->ev.out = hs_sink_open(o->format, o->events, o->events_path, o->precision, 1,
+                                 &unknown);
+        if (!R->ev.out)
+            return hs_error_nomem(R->err);
+        hs_sink_header(R->ev.out, &R->rows.cols);
     }
     if (!R->ev.n)
         return 0;
@@ -74,12 +75,12 @@ int hs_int_events_setup(hs_int_run *R)
     hs_int_events *E = &R->ev;
     if (!E->sign || !E->g_start || !E->g_end || !E->g_inside || !E->fired || !E->y_start ||
         !E->f_start || !E->y_trial || !E->f_trial || !E->err_trial)
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        return hs_error_nomem(R->err);
     if (!R->step.type->gsl)                /* it steps from any state itself */
         return 0;
     R->ev.trial_drv = hs_int_driver_new(R, hs_int_helper(R->step.type));
     if (!R->ev.trial_drv)
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "cannot set up the stepper of events");
+        return hs_error_nomem(R->err);     /* only an allocation fails there */
     return 0;
 }
 
@@ -120,17 +121,15 @@ int hs_int_events_start(hs_int_run *R)
     if (hs_dyn_events(m, R->w, R->t0, R->y, R->y + m->n, &bad)) {
         /* a model error: the condition cannot be watched from the start */
         const hs_event *ev = &m->ev[bad];
-        *R->err = R->w->err;
-        R->err->code = HS_EXIT_MODEL;
-        if (ev->pos.src < 0) {
-            char msg[sizeof R->err->msg];
-            snprintf(msg, sizeof msg, "--stop-when '%.200s': not finite at the start: %.700s",
-                     ev->text, R->w->err.msg);
-            snprintf(R->err->msg, sizeof R->err->msg, "%s", msg);
-        } else if (!R->err->line) {
+        if (R->err->code)
+            return R->err->code;
+        if (ev->pos.src < 0)
+            return hs_error_set(R->err, HS_EXIT_MODEL, "--stop-when '%.200s': not finite at "
+                                "the start: %.700s", ev->text, R->w->err.msg);
+        hs_error_adopt(R->err, &R->w->err, HS_EXIT_MODEL);
+        if (!R->err->line)
             hs_model_place(m, ev->pos, R->err);
-        }
-        return HS_EXIT_MODEL;
+        return R->err->code;
     }
     R->t = R->t0;
     return reset_signs(R);
@@ -392,7 +391,7 @@ static long find_crossings(hs_int_run *R, double h)
     }
     gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     if (!solver) {
-        hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        hs_error_nomem(R->err);
         return -1;
     }
     int rc = 0;
@@ -444,7 +443,7 @@ static int release(hs_int_run *R, const hs_event *ev)
 {
     for (size_t r = 0; r < ev->nrel; r++)
         if (hs_dyn_release(R->m, R->w, ev->rel[r]))
-            return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+            return hs_error_nomem(R->err);
     R->c.last_ok = 0;
     if (R->step.drv) {
         gsl_odeiv2_evolve_reset(R->step.drv->e);
@@ -516,11 +515,9 @@ int hs_int_events_step(hs_int_run *R, double taup, long *i, hs_int_step_fate *fa
 
 int hs_int_events_finish(hs_int_run *R, int rc)
 {
-    if (R->ev.out_ok) {
-        if (!rc && !R->ev.out.rows)     /* a run without events: the header alone */
-            hs_out_ungate(&R->ev.out);
-        rc = hs_int_close_output(R, &R->ev.out, "the events CSV", rc);
-    }
+    /* a run without events: the header alone */
+    if (R->ev.out)
+        rc = hs_int_close_output(R, R->ev.out, "the events CSV", !rc, rc);
     hs_int_driver_free(R->ev.trial_drv);
     hs_int_events *E = &R->ev;
     void *v[] = { E->sign, E->g_start, E->g_end, E->g_inside, E->fired, E->y_start, E->f_start,

@@ -89,7 +89,7 @@ typedef struct dbuild {
 
 static int oom(loader *L)
 {
-    return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    return hs_error_nomem(L->err);
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)

@@ -313,8 +313,9 @@ int hs_draw_reads(const hs_model *m, size_t i);
  * (used for run-time domain errors).  Leaves err's message alone. */
 void hs_model_place(const hs_model *m, hs_srcpos p, hs_error *err);
 
-/* Print the symbolic kernels (`holosim derive MODEL`). */
-void hs_model_print_derivation(const hs_model *m, FILE *f);
+/* Print the symbolic kernels (`holosim derive MODEL`).  0, or
+ * HS_EXIT_NOMEM when out of memory (nothing or not all printed). */
+int hs_model_print_derivation(const hs_model *m, FILE *f);
 /* "Cartesian", "Lagrangian" or "embedding"; and "n = 2 coordinates, k = 1
  * constraint" (singular where the count is 1) into buf[size]. */
 const char *hs_model_form_name(const hs_model *m);
