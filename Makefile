@@ -87,6 +87,7 @@ check: $(BIN) $(TEST_BIN) build/.deps-full
 	@sh tests/layers.sh
 	@set -e; for s in $(CLI_TESTS); do echo "== $$s"; HOLOSIM=$(BIN) sh $$s; done
 	@if [ -f tests/scripts.sh ]; then HOLOSIM=$(abspath $(BIN)) sh tests/scripts.sh; fi
+	@HOLOSIM=$(abspath $(BIN)) sh tests/scripts_plot.sh
 
 bench: $(BIN)
 	$(MAKE) -C bench HOLOSIM=$(abspath $(BIN))
