@@ -157,6 +157,40 @@ refused summary_is_o_new "$T/m.yaml" -o "$T/new.csv" --summary "$T/sub/../new.cs
 refused summary_is_o_dangling_link "$T/m.yaml" -o "$T/dangling-target.csv" --summary "$T/dangling.csv"
 absent "$T/dangling-target.csv" "a refused run created the file"
 
+# every input, not only the model: a --params file (issue 30), by name,
+# through a link, the second of two, under each output option
+printf 'l: 1.5\n' >"$T/p.yaml"
+cp "$T/p.yaml" "$T/p.orig"
+printf 'theta0: 0.2\n' >"$T/p2.yaml"
+(cd "$T" && ln -s p.yaml plink.yaml && ln p.yaml phard.yaml)
+for a in "-o $T/p.yaml" "--summary $T/p.yaml" "--events $T/p.yaml" "-o $T/sub/../p.yaml" \
+         "-o $T/plink.yaml" "-o $T/phard.yaml"; do
+    begin "refused_params_$(echo "$a" | sed 's|'"$T"'/||; s/[^a-z]/_/g')"
+    hs run "$T/m.yaml" --params "$T/p2.yaml" --params "$T/p.yaml" $a
+    rc_is 1
+    err_has "the --params file"
+    err_has "refusing to overwrite an input"
+    same "$T/p.yaml" "$T/p.orig" "the --params file changed"
+    out_empty
+    end
+done
+
+# an empty output name: a usage error at option parsing (nothing runs)
+for o in -o --summary --events; do
+    begin "empty_name_$o"
+    hs run "$T/m.yaml" "$o" ''
+    rc_is 1
+    err_has "needs a file name, got ''"
+    out_empty
+    end
+done
+begin empty_name_equals
+hs run "$T/m.yaml" --output= --progress
+rc_is 1
+err_has "--output needs a file name"
+err_lacks "%"
+end
+
 begin refused_relative_paths
 (cd "$T" && $TO "$H" run m.yaml -o ./m.yaml >"$T/out" 2>"$T/err")
 rc=$?
