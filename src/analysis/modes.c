@@ -42,7 +42,9 @@
 /* The reduced matrices of one linearization (m = dof). */
 typedef struct reduced {
     size_t n, m;
-    gsl_matrix *Mr, *Kr, *Cr;   /* m x m */
+    double w0;                  /* the time scale: the matrices below are those of
+                                 * tau = w0 t, each eigenvalue s = w0 s_tau */
+    gsl_matrix *Mr, *Kr, *Cr;   /* m x m, scaled (balance) */
     gsl_matrix *L;              /* Cholesky factor of Mr (lower) */
 } reduced;
 
@@ -66,7 +68,50 @@ static int congruence(const gsl_matrix *A, const gsl_matrix *T, double s, gsl_ma
     return 0;
 }
 
-/* Mr, Kr, Cr at eq in the basis T; the Cholesky factor of Mr.  0, or exit
+static double max_abs(const gsl_matrix *X)
+{
+    double mx = 0;
+    for (size_t i = 0; i < X->size1; i++)
+        for (size_t j = 0; j < X->size2; j++)
+            mx = fmax(mx, fabs(gsl_matrix_get(X, i, j)));
+    return mx;
+}
+
+/* Scale M y'' + C y' + K y = 0 to order one before any product of the
+ * matrices is formed (masses of 1e-160 against stiffnesses of 1e160 would
+ * overflow M^-1 K, 1e320): with sM = max|M|, sK = max|K| and the time
+ * scale w0 = sqrt(sK / sM), tau = w0 t gives
+ *     (M / sM) y_tautau + (C / sqrt(sM sK)) y_tau + (K / sK) y = 0,
+ * whose eigenvalues are s / w0 (the same mode shapes).  Without stiffness
+ * the damping sets the scale (w0 = max|C| / sM), without either w0 = 1. */
+static void balance(reduced *r)
+{
+    double sM = max_abs(r->Mr), sK = max_abs(r->Kr), sC = max_abs(r->Cr);
+    if (!(sM > 0) || !isfinite(sM) || !isfinite(sK) || !isfinite(sC)) {
+        r->w0 = 1;
+        return;
+    }
+    double fK, fC;
+    if (sK > 0) {
+        r->w0 = sqrt(sK) / sqrt(sM);
+        fK = 1 / sK;
+        fC = 1 / sqrt(sM) / sqrt(sK);
+    } else if (sC > 0) {
+        r->w0 = sC / sM;
+        fK = 1;
+        fC = 1 / sC;
+    } else {
+        r->w0 = 1;
+        fK = 1 / sM;
+        fC = 1 / sM;
+    }
+    gsl_matrix_scale(r->Mr, 1 / sM);
+    gsl_matrix_scale(r->Kr, fK);
+    gsl_matrix_scale(r->Cr, fC);
+}
+
+/* Mr, Kr, Cr at eq in the basis T (balanced, r->w0); the Cholesky factor
+ * of Mr.  0, or exit
  * 3 (non-finite values, Mr not positive definite). */
 static int reduce(hs_an *a, const hs_equil *eq, const gsl_matrix *T, reduced *r,
                   hs_error *err)
@@ -104,6 +149,7 @@ static int reduce(hs_an *a, const hs_equil *eq, const gsl_matrix *T, reduced *r,
         rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
         goto done;
     }
+    balance(r);
     gsl_matrix_memcpy(r->L, r->Mr);
     if (m && gsl_linalg_cholesky_decomp1(r->L) != GSL_SUCCESS) {
         rc = hs_error_set(err, HS_EXIT_INCONSISTENT, "the %s is not positive definite on "
@@ -342,21 +388,12 @@ static int solve_nonsymm(const reduced *r, const gsl_matrix *Kt, const gsl_matri
     return rc;
 }
 
-static double max_abs_mat(const gsl_matrix *X)
-{
-    double mx = 0;
-    for (size_t i = 0; i < X->size1; i++)
-        for (size_t j = 0; j < X->size2; j++)
-            mx = fmax(mx, fabs(gsl_matrix_get(X, i, j)));
-    return mx;
-}
-
 /* Undamped, without gyroscopic terms, K symmetric: all to round-off
  * relative to the natural frequency scale (a moving chart leaves its
  * cancelled Coriolis terms at that level). */
 static int is_conservative(const gsl_matrix *Kt, const gsl_matrix *Ct)
 {
-    double kmax = max_abs_mat(Kt), cmax = max_abs_mat(Ct), asym = 0;
+    double kmax = max_abs(Kt), cmax = max_abs(Ct), asym = 0;
     for (size_t i = 0; i < Kt->size1; i++)
         for (size_t j = 0; j < i; j++)
             asym = fmax(asym, fabs(gsl_matrix_get(Kt, i, j) - gsl_matrix_get(Kt, j, i)));
@@ -421,7 +458,8 @@ static void rows_free(rows *R)
 }
 
 /* The eigenproblem of the reduced system r in the basis T: rows into md. */
-static int eigen(const reduced *r, const gsl_matrix *T, hs_modes *md, hs_error *err)
+static int eigen(const reduced *r, const gsl_matrix *T, const char *file, hs_modes *md,
+                 hs_error *err)
 {
     size_t m = r->m, n = r->n, cap = 2 * m;
     rows R = { n, 0, malloc(cap * sizeof(double)), malloc(cap * sizeof(double)),
@@ -436,6 +474,12 @@ static int eigen(const reduced *r, const gsl_matrix *T, hs_modes *md, hs_error *
         md->conservative = is_conservative(Kt, Ct);
         rc = md->conservative ? solve_gensymm(r, T, &R) : solve_nonsymm(r, Kt, Ct, T, &R);
     }
+    for (size_t i = 0; !rc && i < R.cnt; i++) {      /* back to the model's time */
+        R.sigma[i] *= r->w0;
+        R.omega[i] *= r->w0;
+        if (!isfinite(R.sigma[i]) || !isfinite(R.omega[i]))
+            rc = -3;
+    }
     if (!rc)
         rc = finish(&R, md);
     gsl_matrix_free(Kt);
@@ -443,6 +487,12 @@ static int eigen(const reduced *r, const gsl_matrix *T, hs_modes *md, hs_error *
     rows_free(&R);
     if (rc == -2)
         return hs_error_set(err, HS_EXIT_INCONSISTENT, "the eigensolver did not converge");
+    if (rc == -3) {
+        rc = hs_error_set(err, HS_EXIT_INCONSISTENT, "an eigenvalue of the linearization is "
+                          "beyond the range of doubles (rate scale %.3g per time unit)", r->w0);
+        snprintf(err->file, sizeof err->file, "%s", file);
+        return rc;
+    }
     return rc ? hs_error_set(err, HS_EXIT_MODEL, "out of memory") : 0;
 }
 
@@ -463,7 +513,7 @@ int hs_an_modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err)
     reduced r;
     rc = reduce(a, eq, T, &r, err);
     if (!rc)
-        rc = eigen(&r, T, md, err);
+        rc = eigen(&r, T, a->m->file, md, err);
     reduced_free(&r);
     gsl_matrix_free(T);
     return rc;
@@ -545,11 +595,14 @@ done:
     return rc;
 }
 
-/* A = [0 I; -Mr^-1 Kr  -Mr^-1 Cr] into lin->A. */
-static void state_matrix(const reduced *r, hs_linear *lin)
+/* A = [0 I; -Mr^-1 Kr  -Mr^-1 Cr] into lin->A, in the model's time: the
+ * balanced blocks times w0^2 and w0.  -1 when an entry is beyond the
+ * range of doubles. */
+static int state_matrix(const reduced *r, hs_linear *lin)
 {
     size_t m = r->m, m2 = 2 * m;
     double *A = lin->A;
+    int bad = 0;
     memset(A, 0, m2 * m2 * sizeof *A);
     gsl_vector *col = gsl_vector_alloc(m);
     for (size_t i = 0; i < m; i++)
@@ -560,11 +613,18 @@ static void state_matrix(const reduced *r, hs_linear *lin)
             for (size_t i = 0; i < m; i++)
                 gsl_vector_set(col, i, gsl_matrix_get(X, i, j));
             gsl_linalg_cholesky_svx(r->L, col);
-            for (size_t i = 0; i < m; i++)
-                A[(m + i) * m2 + (which ? m : 0) + j] = 0.0 - gsl_vector_get(col, i);
+            for (size_t i = 0; i < m; i++) {
+                double v = 0.0 - gsl_vector_get(col, i);
+                v = which ? v * r->w0 : v * r->w0 * r->w0;
+                A[(m + i) * m2 + (which ? m : 0) + j] = v;
+                bad |= !isfinite(v);
+            }
         }
     }
+    if (!col)
+        return -1;
     gsl_vector_free(col);
+    return -bad;
 }
 
 int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
@@ -605,8 +665,11 @@ int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
     memset(&r, 0, sizeof r);
     if (!rc)
         rc = reduce(a, eq, T, &r, err);
-    if (!rc)
-        state_matrix(&r, lin);
+    if (!rc && state_matrix(&r, lin)) {
+        rc = hs_error_set(err, HS_EXIT_INCONSISTENT, "an entry of the state-space matrix is "
+                          "beyond the range of doubles (rate scale %.3g per time unit)", r.w0);
+        snprintf(err->file, sizeof err->file, "%s", a->m->file);
+    }
     reduced_free(&r);
     gsl_matrix_free(T);
     return rc;
