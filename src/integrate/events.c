@@ -29,7 +29,14 @@
  * constraints go, and restarts the stepper from there: a stepper's
  * history, the cached rates and every event's sign belong to the old
  * dynamics (a multiplier jumps to 0: no crossing), and crossings later in
- * the cut step are found again under the new one. */
+ * the cut step are found again under the new one.
+ *
+ * Cost: every function is evaluated (one program, prog_ev) at each step's
+ * end, and at three inner points when one may dip; the root finder of one
+ * crossing evaluates that event's function alone (its own program,
+ * compiled from the same folded expression the first time it crosses: the
+ * same operations, so the same doubles), so locating all crossings of a
+ * run is linear in the number of events, not quadratic. */
 #include "internal.h"
 
 #include <float.h>
@@ -74,6 +81,10 @@ int hs_int_events_setup(hs_int_run *R)
     if (!R->gsign || !R->ga || !R->gb || !R->gs || !R->fired || !R->ya || !R->fa ||
         !R->ytr || !R->ftr || !R->etr)
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+    R->g1at = calloc(ne, sizeof *R->g1at);
+    R->g1out = calloc(ne, sizeof *R->g1out);
+    if (!R->g1at || !R->g1out)
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
     R->evdrv = hs_int_driver_new(R, hs_int_helper_method(R->method));
     if (!R->evdrv)
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "cannot set up the stepper of events");
@@ -90,6 +101,89 @@ static int eval_g(hs_int_run *R, double t, const double *y, double *f)
     if (hs_dyn_events(m, R->w, t, y, y + m->n, NULL))
         return hs_int_fail(R, t, y);
     return 0;
+}
+
+/* A program of the functions of the events in list[0..cnt) that have
+ * none yet (one compilation per step, not per event: compiling reads
+ * arrays as large as the model's dag).  0 or an exit code. */
+static int compile_g1(hs_int_run *R, const hs_int_fired *list, size_t cnt)
+{
+    const hs_model *m = R->m;
+    const hs_node **roots = malloc((cnt ? cnt : 1) * sizeof *roots);
+    size_t nr = 0;
+    if (!roots)
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+    for (size_t f = 0; f < cnt; f++) {
+        size_t e = list[f].e;
+        if (R->g1at[e])
+            continue;
+        R->g1at[e] = R->ng1 + 1;            /* (a duplicate in list: marked once) */
+        R->g1out[e] = nr;
+        roots[nr++] = m->ev_root[e];
+    }
+    int rc = 0;
+    hs_prog **g1 = nr ? realloc(R->g1, (R->ng1 + 1) * sizeof *g1) : R->g1;
+    if (nr && g1) {
+        R->g1 = g1;
+        hs_error err;
+        hs_error_init(&err);
+        hs_prog *p = hs_prog_compile(m->dag, roots, nr, &err);
+        size_t nreg = p ? hs_prog_nregs(p) : 0;
+        double *regs = R->g1regs, *val = R->g1val;
+        if (nreg > R->g1nregs && (regs = realloc(R->g1regs, nreg * sizeof *regs))) {
+            R->g1regs = regs;
+            R->g1nregs = nreg;
+        }
+        if (nr > R->g1nval && (val = realloc(R->g1val, nr * sizeof *val))) {
+            R->g1val = val;
+            R->g1nval = nr;
+        }
+        if (p && regs && val) {
+            R->g1[R->ng1++] = p;
+        } else {
+            rc = -1;
+            hs_prog_free(p);
+        }
+    } else if (nr) {
+        rc = -1;
+    }
+    if (rc)                               /* none of them compiled: the full evaluation */
+        for (size_t f = 0; f < cnt; f++)
+            if (R->g1at[list[f].e] == R->ng1 + 1)
+                R->g1at[list[f].e] = 0;
+    free(roots);
+    return rc ? hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory") : 0;
+}
+
+/* Event e's function at state y, model time t, into *g (f: rates
+ * scratch): its own program when it has one (the inputs as hs_dyn_events
+ * sets them), else every function.  A non-finite value goes through
+ * eval_g, which says where it arose.  0 or an exit code. */
+static int eval_g1(hs_int_run *R, size_t e, double t, const double *y, double *f, double *g)
+{
+    const hs_model *m = R->m;
+    hs_work *w = R->w;
+    if (!R->g1at[e]) {
+        int rc = eval_g(R, t, y, f);
+        *g = w->ev[e];
+        return rc;
+    }
+    if (m->ev_dyn && hs_int_eval(&R->c, t, y, f) != GSL_SUCCESS)
+        return hs_int_fail(R, t, y);
+    hs_dyn_set_state(m, w, t, y, y + m->n);
+    for (size_t i = 0; m->ev_dyn && m->sym_a && i < m->n; i++)
+        if (m->sym_a[i] >= 0)
+            w->in[m->sym_a[i]] = w->a[i];
+    for (size_t j = 0; m->ev_dyn && m->sym_lam && j < m->k; j++)
+        if (m->sym_lam[j] >= 0)
+            w->in[m->sym_lam[j]] = w->Lambda[j];
+    hs_prog_eval(R->g1[R->g1at[e] - 1], w->in, R->g1regs, R->g1val);
+    *g = R->g1val[R->g1out[e]];
+    if (isfinite(*g))
+        return 0;
+    int rc = eval_g(R, t, y, f);
+    return rc ? rc : hs_error_set(R->err, HS_EXIT_NUMERIC, "non-finite value of the function "
+                                  "of event '%.80s' at t=%.17g", m->ev[e].name, t);
 }
 
 /* Every event's function and sign at the state y (the start, or the
@@ -186,14 +280,15 @@ static double g_at(double s, void *p)
         return R->ga[F->e];
     if (s == F->h && !isnan(F->gh))
         return F->gh;
+    double g = NAN;
     int rc = trial(R, s, R->ytr);
     if (!rc)
-        rc = eval_g(R, R->t0 + (R->tau_a + s), R->ytr, R->ftr);
+        rc = eval_g1(R, F->e, R->t0 + (R->tau_a + s), R->ytr, R->ftr, &g);
     if (rc) {
         F->rc = rc;
         return NAN;
     }
-    return R->w->ev[F->e];
+    return g;
 }
 
 /* Brent on [lo0, hi] (g_e(lo0) of the old sign `so`, g_e(hi) not): the
@@ -386,7 +481,7 @@ static long find_crossings(hs_int_run *R, double h)
         hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
         return -1;
     }
-    int rc = 0;
+    int rc = compile_g1(R, R->fired, nf);
     for (size_t f = 0; f < nf && !rc; f++)
         rc = locate(R, solver, R->fired[f].e, h, &R->fired[f].s);
     for (size_t e = 0; e < R->nev && may && !rc; e++) {
@@ -510,8 +605,10 @@ int hs_int_events_finish(hs_int_run *R, int rc)
         rc = hs_int_close_output(R, &R->evout, "the events CSV", rc);
     }
     hs_int_driver_free(R->evdrv);
+    for (size_t i = 0; i < R->ng1; i++)
+        hs_prog_free(R->g1[i]);
     void *v[] = { R->gsign, R->ga, R->gb, R->gs, R->fired, R->ya, R->fa, R->ytr, R->ftr,
-                  R->etr };
+                  R->etr, R->g1, R->g1at, R->g1out, R->g1regs, R->g1val };
     for (size_t k = 0; k < sizeof v / sizeof *v; k++)
         free(v[k]);
     return rc;

@@ -113,6 +113,14 @@ typedef struct hs_int_run {
     double tau_a;               /* GSL's time of ya */
     double *gs;                 /* [3 nev] the functions inside a step (events.c) */
     hs_int_fired *fired;        /* [2 nev] the events of a step, in time order */
+    hs_prog **g1;               /* [ng1] programs of the functions of the events
+                                 * located so far, one per step that first saw
+                                 * them cross: locating evaluates those alone */
+    size_t ng1;
+    size_t *g1at;               /* [nev] 1 + the program of event e's function (0: none) */
+    size_t *g1out;              /* [nev] its output there */
+    double *g1regs, *g1val;     /* scratch of the largest of them: registers, outputs */
+    size_t g1nregs, g1nval;
     gsl_odeiv2_driver *evdrv;   /* the stepper of the trial steps */
     hs_out evout;               /* --events */
     int evout_ok;
