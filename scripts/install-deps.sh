@@ -19,6 +19,14 @@ if [ "${HOLOSIM_FULL_DEPS:-0}" = 1 ]; then
     command -v parallel >/dev/null 2>&1 || need="$need parallel"
     command -v groff    >/dev/null 2>&1 || need="$need groff"
     command -v rsync    >/dev/null 2>&1 || need="$need rsync"
+    # The sweep's cluster tests (tests/sweep_cluster.sh) start a one-node
+    # Slurm cluster and an sshd on loopback: the daemons and their clients.
+    [ -x /usr/sbin/slurmctld ] || need="$need slurmctld"
+    [ -x /usr/sbin/slurmd ]    || need="$need slurmd"
+    command -v sbatch >/dev/null 2>&1 || need="$need slurm-client"
+    [ -x /usr/sbin/munged ]    || need="$need munge"
+    [ -x /usr/sbin/sshd ]      || need="$need openssh-server"
+    command -v ssh    >/dev/null 2>&1 || need="$need openssh-client"
 fi
 # Fuzzing and memory checking (tests/fuzz/fuzz.mk): clang with its libFuzzer
 # and sanitizer runtimes (libclang-rt-dev follows Debian's default clang),

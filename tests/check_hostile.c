@@ -275,27 +275,28 @@ typedef struct col_case {
 
 static const col_case col_cases[] = {
     {"output_W_R", PEND_CS("outputs:\n  W_R: x\n"), 9, 3,
-     "the column 'W_R' of output 'W_R' would be a second column 'W_R' beside the built-in"},
+     "'W_R' is reserved and cannot name an entry of 'outputs': it names the work of the "
+     "reactions W_R, a column"},
     {"output_energy_balance", PEND_CS("outputs:\n  energy_balance: x\n"), 9, 3,
-     "built-in"},
+     "it names the energy balance energy_balance"},
     {"output_W_nc", PEND_CS("outputs:\n  a: y\n  W_nc: x\n"), 10, 3, "'W_nc'"},
     {"output_W_t", PEND_CS("outputs:\n  W_t: x\n"), 9, 3, "'W_t'"},
     {"output_H", PEND_CS("outputs:\n  H: x\n"), 9, 3, "'H'"},
     {"output_lambda", PEND_CS("outputs:\n  lambda_rod: x\n"), 9, 3,
-     "the column 'lambda_rod' of output 'lambda_rod' is also the column of constraint "
-     "'rod' (line 5, column 3)"},
+     "output 'lambda_rod' would hide lambda_rod, the multiplier of constraint 'rod' (line "
+     "5, column 3), a column outputs and events read: rename the output"},
     {"output_G", PEND_CS("outputs:\n  G_rod: x\n"), 9, 3, "constraint 'rod' (line 5"},
     {"output_Gdot", PEND_CS("outputs:\n  Gdot_rod: x\n"), 9, 3, "constraint 'rod' (line 5"},
     {"output_reaction", PEND_CS("outputs:\n  R_y: x\n"), 9, 3,
-     "of output 'R_y' is also the column of coordinate 'y' (line 1, column 18)"},
+     "output 'R_y' would hide R_y, the reaction on coordinate 'y' (line 1, column 18)"},
     {"coordinate_G_of_constraint",
      "coordinates: [x, y, G_rod]\nmass: [1, 1, 1]\nconstraints:\n  rod: x^2 + y^2 - 1\n"
-     "initial: {q: {x: 0.6, y: -0.8, G_rod: 0}}\nsimulate: {t_end: 1}\n", 4, 3,
-     "the column 'G_rod' of constraint 'rod' is also the column of coordinate 'G_rod' "
-     "(line 1, column 21)"},
+     "initial: {q: {x: 0.6, y: -0.8, G_rod: 0}}\nsimulate: {t_end: 1}\n", 1, 21,
+     "coordinate 'G_rod' would hide G_rod, the residual of constraint 'rod' (line 4, "
+     "column 3), a column: rename the coordinate"},
     {"coordinate_W_R",
      "coordinates: [x, W_R]\nmass: [1, 1]\ninitial: {q: {x: 0, W_R: 0}}\n", 1, 18,
-     "the column 'W_R' of coordinate 'W_R'"},
+     "'W_R' is reserved and cannot be a coordinate: it names the work of the reactions"},
     {"list_constraint_output",
      "coordinates: [x, y]\nmass: [1, 1]\nconstraints: [x^2 + y^2 - 1]\n"
      "initial: {q: {x: 0.6, y: -0.8}}\noutputs:\n  lambda_1: x\n", 6, 3,
@@ -303,8 +304,7 @@ static const col_case col_cases[] = {
     {"output_is_ambient_name",
      "coordinates: [th]\nembedding:\n  px: sin(th)\n  py: -cos(th)\nmass: [1, 1]\n"
      "initial: {q: {th: 0.1}}\noutputs:\n  px: th\n", 3, 3,
-     "the column 'px' of ambient name 'px' is also the column of output 'px' (line 8, "
-     "column 3)"},
+     "ambient name 'px' has the name of an output (line 8, column 3): rename one of them"},
 };
 
 START_TEST(column_clashes)

@@ -271,7 +271,6 @@ static const bad_case bad[] = {
     /* t_end <= t0 is an error of the file: exit 2 there, positioned */
     {"t_end_before_t0", L1_5 L6_7 ROD INIT "simulate:\n  t_end: -1\n", 2, 12, 10, "t_end",
      0},
-    {"method_unknown", BASE "  method: rk9\n", 2, 13, 11, "unknown method 'rk9'", 0},
     {"method_list", BASE "  method: [rk4]\n", 2, 13, 11, "simulate.method must be a stepper name",
      0},
     {"dt_zero", BASE "  dt: 0\n", 2, 13, 7, "simulate.dt must be > 0", 0},
@@ -692,6 +691,104 @@ START_TEST(test_models_load)
 }
 END_TEST
 
+/* ---- one quantity table: every name it makes means one thing ---- */
+
+#define QBASE "coordinates: [th, r]\nembedding:\n  px: r*sin(th)\n  py: -r*cos(th)\n"     \
+              "mass: [1, 1]\nconstraints:\n  len: r - 1\ninitial: {q: {th: 0.1, r: 1}}\n" \
+              "outputs:\n  ang: th\n"            /* lines 1-10 */
+
+/* Each name of each quantity of the table (the per-model ones, and those
+ * it makes from this model's coordinates and constraint), taken by a
+ * define, a parameter or an output: refused at that name (line 11 or 12,
+ * column 3), the message naming the quantity. */
+START_TEST(test_quantity_names)
+{
+    hs_error err;
+    hs_model *m = load(QBASE, NULL, &err);
+    ck_assert_msg(m, "%s", err.msg);
+    size_t tried = 0;
+    for (size_t e = 0; e < HS_NQUANTITIES; e++) {
+        const hs_quantity *q = &hs_quantities[e];
+        ck_assert_int_eq(q->id, (int)e);            /* the table in enum order */
+        int bare = q->per != HS_PER_MODEL && !q->prefix[0] && !q->suffix[0];
+        for (size_t i = 0; i < hs_quantity_count(m, q) && !bare; i++) {
+            char name[64];
+            hs_quantity_name(m, q, i, name, sizeof name);
+            if (strchr(name, '\''))
+                continue;                           /* x'': no entry can be named so */
+            static const char *const place[] = { "define:\n  %s: 1\n", "parameters:\n  %s: 1\n",
+                                                 "  %s: th\n" };
+            for (int p = 0; p < 3; p++) {
+                char text[512], entry[128];
+                snprintf(entry, sizeof entry, place[p], name);
+                snprintf(text, sizeof text, "%s%s", QBASE, entry);
+                hs_model *mb = load(text, NULL, &err);
+                ck_assert_msg(!mb, "%s as %s: loaded", name, place[p]);
+                ck_assert_int_eq(err.code, HS_EXIT_MODEL);
+                ck_assert_msg(strstr(err.msg, q->what), "%s: '%s' does not name '%s'", name,
+                              err.msg, q->what);
+                ck_assert_msg(err.line == (p == 2 ? 11 : 12) && err.column == 3,
+                              "%s: at %d:%d", name, err.line, err.column);
+                tried++;
+            }
+        }
+    }
+    ck_assert_uint_eq(tried, 3 * 17);        /* 12 per model, 3 per constraint, 2 R_q */
+    hs_model_free(m);
+}
+END_TEST
+
+/* The columns are the table's COLUMN entries, in its order. */
+START_TEST(test_quantity_columns)
+{
+    hs_error err;
+    hs_model *m = load(QBASE, NULL, &err);
+    ck_assert_msg(m, "%s", err.msg);
+    ck_assert_ptr_eq(hs_quantity_model("H", 1), &hs_quantities[HS_QTY_H]);
+    ck_assert_ptr_null(hs_quantity_model("lambda_len", 10));
+    char name[64];
+    hs_quantity_name(m, &hs_quantities[HS_QTY_LAMBDA], 0, name, sizeof name);
+    ck_assert_str_eq(name, "lambda_len");
+    hs_quantity_name(m, &hs_quantities[HS_QTY_A], 1, name, sizeof name);
+    ck_assert_str_eq(name, "r''");
+    hs_quantity_name(m, &hs_quantities[HS_QTY_AMBV], 1, name, sizeof name);
+    ck_assert_str_eq(name, "py'");
+    ck_assert_uint_eq(hs_quantity_count(m, &hs_quantities[HS_QTY_OUT]), 1);
+    hs_model_free(m);
+}
+END_TEST
+
+/* holosim-model(5) lists every per-model quantity among the reserved
+ * names (the paragraph from "Reserved" to the next section). */
+START_TEST(test_quantity_man_page)
+{
+    FILE *f = fopen("man/holosim-model.5", "r");
+    ck_assert_msg(f, "man/holosim-model.5 (run from the repository)");
+    static char page[1 << 17];
+    size_t len = fread(page, 1, sizeof page - 1, f);
+    fclose(f);
+    page[len] = '\0';
+    char *from = strstr(page, "Reserved (");
+    ck_assert_ptr_nonnull(from);
+    char *to = strstr(from, "\n.SH ");
+    ck_assert_ptr_nonnull(to);
+    *to = '\0';
+    for (size_t e = 0; e < HS_NQUANTITIES; e++) {
+        const hs_quantity *q = &hs_quantities[e];
+        if (q->per != HS_PER_MODEL)
+            continue;
+        char word[40];
+        snprintf(word, sizeof word, " %s ", q->prefix);     /* as .BR a ", " b */
+        char *at = strstr(from, word);
+        if (!at) {
+            snprintf(word, sizeof word, "\n.BR %s ", q->prefix);
+            at = strstr(from, word);
+        }
+        ck_assert_msg(at, "the reserved names of holosim-model(5) lack '%s'", q->prefix);
+    }
+}
+END_TEST
+
 /* ---- hs_ytree_scalar_pos ---- */
 
 static const char POS_DOC[] =
@@ -823,6 +920,9 @@ static Suite *model_suite(void)
     tcase_add_test(tc, test_lagrangian_and_embedding);
     tcase_add_test(tc, test_initial_values);
     tcase_add_test(tc, test_models_load);
+    tcase_add_test(tc, test_quantity_names);
+    tcase_add_test(tc, test_quantity_columns);
+    tcase_add_test(tc, test_quantity_man_page);
     suite_add_tcase(s, tc);
     TCase *tp = tcase_create("ytree");
     tcase_add_loop_test(tp, test_scalar_pos, 0, N(pos));

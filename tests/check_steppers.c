@@ -1,11 +1,12 @@
-/* Every stepper of gsl_odeiv2 that holosim offers (src/integrate) against
+/* Every stepper under error control that holosim offers (src/integrate) against
  * closed forms, at rtol = atol = 1e-8 over t in [0, 2]: an Atwood machine
  * (constant acceleration), a bead on a rotating wire in two forms
  * (r = r0 cosh(omega t)), a pendulum (Jacobi elliptic functions); every
  * shipped model with every stepper; bsimp's step count; multistep methods
  * across rows; rows inside steps (interpolate mode); E and the Jacobi
  * integral H in moving charts against their formulas; the energy balance
- * in every form; output times and time arithmetic.
+ * in every form; output times and time arithmetic; the method table
+ * (names unique, a way to step for each, an unknown name positioned).
  *
  * The error bound of a stepper follows its order: GSL's controls bound
  * each step's error, so the global error of an order-p method is about
@@ -28,17 +29,24 @@
 
 #define TOL 1e-8
 
-typedef struct stepper {
-    const char *name;
-    int order;             /* 1: error ~ sqrt(tol); otherwise ~ tol */
-} stepper;
-
-static const stepper steppers[] = {
-    { "rk2", 2 }, { "rk4", 4 }, { "rkf45", 5 }, { "rkck", 5 }, { "rk8pd", 8 },
-    { "rk1imp", 1 }, { "rk2imp", 2 }, { "rk4imp", 4 }, { "bsimp", 2 },
-    { "msadams", 2 }, { "msbdf", 2 }, { "dop853", 8 },
-};
-#define NSTEPPERS ((int)(sizeof steppers / sizeof *steppers))
+/* The steppers: every method of the table (src/integrate/steppers.c) under
+ * error control; those that step with a fixed step have tests of their
+ * own (tests/check_rattle.c). */
+typedef hs_stepper stepper;
+static int nsteppers(void)
+{
+    int n = 0;
+    while (hs_steppers[n])
+        n++;
+    return n;
+}
+#define NSTEPPERS nsteppers()
+/* The i-th stepper, or NULL (the test does nothing) for one that steps
+ * with a fixed step. */
+static const stepper *adaptive(int i)
+{
+    return hs_steppers[i]->flags & HS_STEP_FIXED ? NULL : hs_steppers[i];
+}
 
 /* The bound on the global error, by order, for smooth problems of O(1) over
  * O(1) times at rtol = atol = tol. */
@@ -170,7 +178,9 @@ static double truth_error(const ccase *c, const pu_table *tab, const char **wors
  * order, the run complete (201 rows to t = 2). */
 START_TEST(closed_forms)
 {
-    const stepper *s = &steppers[_i / NCASES];
+    const stepper *s = adaptive(_i / NCASES);
+    if (!s)
+        return;
     const ccase *c = &cases[_i % NCASES];
     pu_args a = pu_defaults();
     case_args(c, &a);
@@ -234,7 +244,9 @@ static void list_models(void)
  * to the stepper's accuracy. */
 START_TEST(every_model)
 {
-    const stepper *s = &steppers[_i];
+    const stepper *s = adaptive(_i);
+    if (!s)
+        return;
     list_models();
     ck_assert_int_ge(nshipped, 11);
     for (int j = 0; j < nshipped; j++) {
@@ -373,7 +385,9 @@ END_TEST
  * steps are halved for their rows (splits > 0). */
 START_TEST(interpolated_closed_forms)
 {
-    const stepper *s = &steppers[_i];
+    const stepper *s = adaptive(_i);
+    if (!s)
+        return;
     for (int c = 2; c < 4; c++) {
         pu_args a = pu_defaults();
         case_args(&cases[c], &a);
@@ -408,7 +422,9 @@ END_TEST
  * of steps). */
 START_TEST(interpolated_balance)
 {
-    const stepper *s = &steppers[_i / 3];
+    const stepper *s = adaptive(_i / 3);
+    if (!s)
+        return;
     const icase *c = &icases[_i % 3];
     if (s->order == 1)
         return;
@@ -420,7 +436,8 @@ START_TEST(interpolated_balance)
     use(&a, s, TOL);
     pu_result r;
     pu_run_ok(&a, &r);
-    double eb = pu_maxabs(&r.tab, "energy_balance"), lim = s->order >= 8 ? TOL : bound(s, TOL);
+    int eighth = s->order == 8 && !(s->flags & HS_STEP_MULTISTEP);
+    double eb = pu_maxabs(&r.tab, "energy_balance"), lim = eighth ? TOL : bound(s, TOL);
     ck_assert_msg(eb < lim && r.sum.max_ebal < lim, "%s on %s: max |energy_balance| %.3g, "
                   "summary %.3g (bound %.3g)", s->name, c->file, eb, r.sum.max_ebal, lim);
     pu_result_free(&r);
@@ -731,7 +748,9 @@ END_TEST
  * a double). */
 START_TEST(epoch_start)
 {
-    const stepper *s = &steppers[_i];
+    const stepper *s = adaptive(_i);
+    if (!s)
+        return;
     char text[512];
     snprintf(text, sizeof text,
              "parameters: {m: 1.0, l: 1.0, g: 9.81, theta0: 1.2}\n"
@@ -792,11 +811,83 @@ START_TEST(time_errors)
 }
 END_TEST
 
+/* ---- the table of methods ---- */
+
+/* Every entry has a name, a way to step (a gsl_odeiv2 type or its own
+ * advance), a tolerance factor, and names are unique; the helper of a
+ * multistep method is a one-step method of the table. */
+START_TEST(method_table)
+{
+    int n = nsteppers();
+    ck_assert_int_ge(n, 12);
+    for (int i = 0; i < n; i++) {
+        const hs_stepper *s = hs_steppers[i];
+        ck_assert_ptr_eq(hs_stepper_find(s->name), s);
+        ck_assert_msg((s->gsl != NULL) != (s->advance != NULL), "%s: one way to step",
+                      s->name);
+        ck_assert_msg(!(s->flags & HS_STEP_FIXED) == !s->advance, "%s: fixed = own", s->name);
+        ck_assert_msg(!(s->flags & HS_STEP_DENSE) == !s->dense && !s->dense == !s->dense_at,
+                      "%s: dense output hooks", s->name);
+        ck_assert(s->tol_factor > 0 && s->tol_factor <= 1 && s->order >= 0 && s->about);
+        const hs_stepper *h = s->helper ? s->helper : s;
+        ck_assert_msg(!(h->flags & HS_STEP_MULTISTEP) && hs_stepper_find(h->name) == h,
+                      "%s: helper", s->name);
+        ck_assert_msg((s->flags & HS_STEP_MULTISTEP) || !s->helper, "%s", s->name);
+    }
+    char names[512];
+    hs_stepper_names(names, sizeof names);
+    ck_assert_str_eq(names + strlen(names) - strlen(hs_steppers[n - 1]->name),
+                     hs_steppers[n - 1]->name);
+    ck_assert_ptr_null(hs_stepper_find("rk9"));
+    ck_assert_ptr_null(hs_stepper_find(NULL));
+}
+END_TEST
+
+/* An unknown simulate.method loads (the model knows no methods) and is
+ * refused by the table at its place in the file, exit 2; from the command
+ * line (no place) exit 1; a known one passes. */
+START_TEST(method_unknown_positioned)
+{
+    static const char text[] = "coordinates: [x]\nmass: [1]\ninitial: {q: {x: 0}}\n"
+                               "simulate:\n  t_end: 1\n  method: rk9\n";
+    hs_error err;
+    hs_error_init(&err);
+    hs_model *m = hs_model_load_string("m.yaml", text, NULL, &err);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq(hs_stepper_check(m, &err), 2);
+    ck_assert_int_eq(err.line, 6);
+    ck_assert_int_eq(err.column, 11);
+    ck_assert_str_eq(err.file, "m.yaml");
+    ck_assert_ptr_nonnull(strstr(err.msg, "unknown method 'rk9'; choose one of: rk2 rk4"));
+    hs_model_free(m);
+
+    hs_overrides ov;
+    hs_overrides_init(&ov);
+    snprintf(ov.s.method, sizeof ov.s.method, "nope");
+    hs_error_init(&err);
+    m = hs_model_load_string("m.yaml", text, &ov, &err);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq(hs_stepper_check(m, &err), 1);
+    ck_assert_int_eq(err.line, 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "unknown method 'nope'"));
+    hs_model_free(m);
+
+    snprintf(ov.s.method, sizeof ov.s.method, "dop853");
+    hs_error_init(&err);
+    m = hs_model_load_string("m.yaml", text, &ov, &err);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq(hs_stepper_check(m, &err), 0);
+    hs_model_free(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("steppers");
     TCase *tc = tcase_create("closed_forms");
     tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, method_table);
+    tcase_add_test(tc, method_unknown_positioned);
     tcase_add_loop_test(tc, closed_forms, 0, NSTEPPERS * NCASES);
     tcase_add_test(tc, rk1imp_first_order);
     tcase_add_loop_test(tc, multistep_keeps_order, 0, 2);

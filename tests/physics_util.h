@@ -61,6 +61,7 @@ typedef struct pu_args {
     const char *text;          /* model text (name "<test>") */
     const char *method;        /* NULL: the model's */
     double t_end, dt, rtol, atol;   /* NAN: the model's */
+    double step;               /* the fixed-step methods' step (NAN: the model's) */
     int stabilize;             /* -1: the model's, else an hs_stab */
     int interpolate;           /* -1: the model's, 0 exact, 1 interpolate */
     const char *columns;       /* NULL: default columns */
@@ -73,7 +74,7 @@ static inline pu_args pu_defaults(void)
 {
     pu_args a;
     memset(&a, 0, sizeof a);
-    a.t_end = a.dt = a.rtol = a.atol = NAN;
+    a.t_end = a.dt = a.rtol = a.atol = a.step = NAN;
     a.stabilize = a.interpolate = -1;
     return a;
 }
@@ -202,6 +203,7 @@ static inline hs_overrides pu_overrides(const pu_args *a)
     ov.s.dt = a->dt;
     ov.s.rtol = a->rtol;
     ov.s.atol = a->atol;
+    ov.s.step = a->step;
     if (a->stabilize >= 0) {
         ov.has_stabilize = 1;
         ov.s.stabilize = (hs_stab)a->stabilize;

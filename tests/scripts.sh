@@ -107,6 +107,64 @@ check "8 CSVs" [ "$(ncsv "$d")" -eq 8 ]
 check "no (empty) CSV for the bad point" [ ! -e "$d/l=0_theta0=0.3.csv" ]
 check "the failure is reported on stderr" grep -q 'l=0_theta0=0.3: exit 2' "$work/err"
 
+# --------------------------------------- sweep: point names are unique
+# l=1*2-3, l=1*2 and l=1/2 all read l=1_2...: each point its own CSV
+d=$work/names
+"$sweep" -o "$d" "$model" 'l=1*2-3,1*2,1/2,0.5' -- --t-end 0.2 2>"$work/err"
+check "values that sanitize alike: the sweep runs (exit 0)" [ $? -eq 0 ]
+check "  ... four CSVs, four names" [ "$(ncsv "$d")" -eq 4 ] &&
+    [ "$(cut -f1 "$d/.sweep/in/grid.tsv" | sort | uniq -d | wc -l)" -eq 0 ]
+check "  ... each CSV the run of its own value (1/2: l=0.5)" \
+    [ "$("$HOLOSIM" run "$model" --set l=1/2 --t-end 0.2 -q | sed -n 2p)" = "$(sed -n 2p "$d/l=1_2~3.csv")" ]
+check "  ... the summary names each point's file once" \
+    [ "$(awk -F, 'NR > 1 { print $NF }' "$d/summary.csv" | sort -u | wc -l)" -eq 4 ]
+
+# ----------------------------------- holosim batch: names checked, sizes
+printf 'name\tl\na\t1\nb\t2\na\t3\n' >"$work/dup.tsv"
+mkdir -p "$work/bo"
+"$HOLOSIM" batch "$model" --points "$work/dup.tsv" --outdir "$work/bo" --status-dir "$work/bo" 2>"$work/err"
+check "batch: two points with one name are refused (exit 1)" [ $? -eq 1 ]
+check "  ... at FILE:LINE:COLUMN, naming the first" \
+    has "$work/err" "$work/dup.tsv:4:1: point name 'a' given twice (first on line 2)"
+check "  ... and nothing ran" [ -z "$(ls -A "$work/bo")" ]
+printf 'name\tl\n.x\t1\n' >"$work/dot.tsv"
+"$HOLOSIM" batch "$model" --points "$work/dot.tsv" --outdir "$work/bo" --status-dir "$work/bo" 2>"$work/err"
+check "batch: a name starting with '.' is refused at its position" [ $? -eq 1 ] && has "$work/err" "$work/dot.tsv:2:1:"
+timeout 60 "$HOLOSIM" batch /dev/zero --points "$work/dup.tsv" --outdir "$work/bo" --status-dir "$work/bo" 2>"$work/err"
+check "batch: /dev/zero as the model stops at the 64 MiB limit of run (exit 2)" \
+    [ $? -eq 2 ] && has "$work/err" "/dev/zero: model file larger than 64 MiB"
+head -c 70000000 /dev/zero | tr '\0' '#' >"$work/big.yaml"
+"$HOLOSIM" batch "$work/big.yaml" --points "$work/dup.tsv" --outdir "$work/bo" --status-dir "$work/bo" 2>"$work/err"
+check "batch: a 70 MB model is refused as run refuses it" [ $? -eq 2 ] && has "$work/err" "model file larger than 64 MiB"
+rm -f "$work/big.yaml"
+timeout 60 "$HOLOSIM" batch "$model" --points /dev/zero --outdir "$work/bo" --status-dir "$work/bo" 2>"$work/err"
+check "batch: /dev/zero as the points file stops at its limit" [ $? -eq 1 ] && has "$work/err" "points file larger than 256 MiB"
+
+"$HOLOSIM" batch "$model" --points "$work/dot.tsv" --outdir "$work/nonexistent" --status-dir "$work/bo" 2>"$work/err"
+check "batch: an --outdir that is not a directory: refused before any point" \
+    [ $? -eq 1 ] && has "$work/err" "'$work/nonexistent' is not a directory (--outdir)"
+
+# ------------------------------------------- sweep: grid file messages
+printf '\357\273\277l,theta0\n1,0.1\n2,0.2\n' >"$work/bom.csv"
+"$sweep" -o "$work/bom" --grid "$work/bom.csv" "$model" -- --t-end 0.2 2>"$work/err"
+check "a grid file with a UTF-8 byte-order mark runs (exit 0)" [ $? -eq 0 ] && [ "$(ncsv "$work/bom")" -eq 2 ]
+printf 'l,the ta\n1,0.1\n' >"$work/badname.csv"
+"$sweep" -o "$work/bn" --grid "$work/badname.csv" "$model" 2>"$work/err"
+check "a bad name in the grid header: FILE:LINE:COLUMN (exit 1)" \
+    [ $? -eq 1 ] && has "$work/err" "$work/badname.csv:1:3: bad parameter name 'the ta'"
+printf 'l,theta0\n1,0.1\n1\n' >"$work/short.csv"
+"$sweep" -o "$work/bn" --grid "$work/short.csv" "$model" 2>"$work/err"
+check "a short grid row: its line" has "$work/err" "$work/short.csv:3:1: 1 fields, the header has 2"
+printf 'l\n1\001\n' >"$work/ctl.csv"
+"$sweep" -o "$work/bn" --grid "$work/ctl.csv" "$model" 2>"$work/err"
+check "a control character in a value: its column" has "$work/err" "$work/ctl.csv:2:2: a control character in a value"
+
+# ------------------------ sweep: runs an event stopped keep their message
+"$sweep" -o "$work/ev" "$root/models/sphere_liftoff.yaml" R=1,2 2>/dev/null
+check "a sweep of runs an event stops exits 0" [ $? -eq 0 ]
+check "  ... and the summary keeps the event's message" \
+    [ "$(grep -c ",\"stopped by event 'ground' (z < -R) at t=" "$work/ev/summary.csv")" -eq 2 ]
+
 # ---------------------------- sweep: a numerical failure (exit 4) keeps its rows
 d=$work/num
 "$sweep" -o "$d" "$model" g=9.81,1e300 -- --t-end 1 --dt 0.1 2>"$work/err"
@@ -202,6 +260,20 @@ check "--force runs into a directory with results" [ $? -eq 0 ] && [ -s "$d/l=3.
 check "  ... deleting the old point CSVs" [ ! -e "$d/l=1.csv" ] && [ ! -e "$d/l=2.csv" ]
 check "  ... and nothing that is not the sweep's" [ -s "$d/notes.txt" ] && [ -s "$d/mine.csv" ]
 check "  ... the summary has the new grid only" [ "$(lines "$d/summary.csv")" -eq 2 ]
+# --force deletes only what the sweep's state records: not the files a
+# hand-made summary.csv names, not a name no sweep writes
+printf 'l,exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,max_power_residual,wall_s,message,file\n1,0,,,,,,,,,,,notes.txt\n2,0,,,,,,,,,,,keep.yaml\n' >"$work/f2.summary"
+mkdir -p "$work/f2"
+cp "$work/f2.summary" "$work/f2/summary.csv"
+echo keep >"$work/f2/notes.txt"; echo keep >"$work/f2/keep.yaml"
+"$sweep" -o "$work/f2" --force "$model" l=3 -- --t-end 0.2 2>/dev/null
+check "--force with a summary.csv that is not a sweep's: runs" [ $? -eq 0 ]
+check "  ... and deletes none of the files it names" [ -s "$work/f2/notes.txt" ] && [ -s "$work/f2/keep.yaml" ]
+printf 'name\tl\nnotes\t1\n../x\t2\n' >"$work/f2/.sweep/in/grid.tsv"
+echo keep >"$work/f2/notes.csv"
+"$sweep" -o "$work/f2" --force "$model" l=3 -- --t-end 0.2 2>/dev/null
+check "  ... nor a CSV whose name no sweep writes (notes.csv)" [ -s "$work/f2/notes.csv" ]
+
 # a second sweep into a directory while the first runs (the first one's lock
 # held here by the test shell) is refused and touches nothing
 exec 8>>"$d/.sweep.lock"
@@ -214,8 +286,11 @@ check "  ... and runs nothing" [ ! -e "$d/l=4.csv" ] && [ "$(mtime "$d/l=3.csv")
 "$sweep" --collect "$d" 2>"$work/err"
 check "  ... --collect too" [ $? -eq 1 ] && has "$work/err" "is in use by another sweep"
 exec 8>&-
+echo keep >"$d/.notes.part"
 "$sweep" -o "$d" --resume "$model" l=3,4 -- --t-end 0.2 2>/dev/null
 check "  ... and runs once the lock is gone" [ $? -eq 0 ] && [ -s "$d/l=4.csv" ]
+check "  ... leaving a file of the user's named like a part file" [ -s "$d/.notes.part" ]
+rm -f "$d/.notes.part"
 
 # a point fails during integration (keeps its rows), --resume reruns it only
 d=$work/res
@@ -241,6 +316,13 @@ check "  ... leaving finished points untouched (mtime)" \
 check "  ... the rerun point is now whole" [ "$(lines "$d/l=2.csv")" -eq 22 ]
 check "  ... and the summary covers the whole grid" \
     [ "$(awk -F, 'NR > 1 && $2 == 0' "$d/summary.csv" | wc -l)" -eq 3 ]
+
+# --resume checks each CSV against its status: a CSV cut short reruns
+head -c 300 "$d/l=2.csv" >"$work/cut" && mv "$work/cut" "$d/l=2.csv"
+HOLOSIM_REAL=$HOLOSIM FAKE_LOG=$work/res2.log HOLOSIM=$fakehs \
+    "$sweep" -o "$d" --resume "$model" l=1,2,3 -- --t-end 0.2 2>/dev/null
+check "--resume reruns a point whose CSV was cut short" \
+    [ $? -eq 0 ] && [ "$(lines "$work/res2.log")" -eq 1 ] && [ "$(lines "$d/l=2.csv")" -eq 22 ]
 
 # an interrupted sweep leaves no truncated CSV that looks done
 d=$work/intr
@@ -363,7 +445,7 @@ mkdir -p "$r/hosts" "$r/bin" "$r/run"
 ln -s "$HOLOSIM" "$r/bin/holosim"
 cp "$model" "$r/run/pendulum.yaml"
 (cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin \
-    FAKE_SSH_FORBID="$r/run/out:$r/run/pendulum.yaml:$root" \
+    FAKE_SSH_FORBID="$r/run/out:$r/run/pendulum.yaml" FAKE_SSH_MISSING=$HOLOSIM \
     "$sweep" --ssh "$fakessh" --sshlogin 1/hostA --sshlogin 1/hostB -o out \
         pendulum.yaml l=1:6:1 -- --t-end 0.2 2>"$work/err")
 rc=$?
@@ -377,12 +459,12 @@ check "  ... and were cleaned up" [ -z "$(find "$r/hosts" -type f ! -name log)" 
 check "  ... nothing left to merge" [ ! -e "$r/run/out/.sweep/ret" ]
 check "fake-ssh itself refuses a forbidden path (exit 255)" sh -c \
     "FAKE_SSH_ROOT='$r/hosts' FAKE_SSH_FORBID='$r/run/out' '$fakessh' hostA -- echo '$r/run/out' 2>/dev/null; [ \$? -eq 255 ]"
-(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin FAKE_SSH_FORBID=".sweep/in" \
+(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin FAKE_SSH_FORBID=".sweep/in/sweep" \
     "$sweep" --ssh "$fakessh" -S 1/hostA -o out2 pendulum.yaml l=1 -- --t-end 0.2 >/dev/null 2>&1)
 check "a host refusing every job: the sweep exits 1" [ $? -eq 1 ]
 check "  ... and its summary says the point did not run" grep -q '"not run"' "$r/run/out2/summary.csv"
 
-(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts \
+(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_MISSING=$HOLOSIM \
     "$sweep" --ssh "$fakessh" -S 1/hostA -o out3 pendulum.yaml l=1 -- --t-end 0.2 >/dev/null 2>&1)
 check "a host without holosim: the sweep exits 1" [ $? -eq 1 ]
 check "  ... and the point's message says so" grep -q '"holosim not found on .*: put it on PATH or set HOLOSIM"' "$r/run/out3/summary.csv"

@@ -79,13 +79,11 @@ static void session_free(session *s)
     hs_model_free(s->m);
 }
 
-static int session_start(session *s, const opts *o)
+/* The analysis of the loaded model s->m. */
+static int session_start(session *s)
 {
-    memset(s, 0, sizeof *s);
     hs_error err;
     hs_error_init(&err);
-    if (!(s->m = hs_model_load(o->model, &o->ov, &err)))
-        return hs_cli_fail(&err);
     if (!(s->a = hs_an_new(s->m, &err)))
         return hs_cli_fail(&err);
     if (hs_an_equilibrium(s->a, s->m->q0, &s->eq, &err))
@@ -101,14 +99,9 @@ static int start(int argc, char **argv, const char *usage, unsigned cmd, const c
                  opts *o, session *s, int *rc)
 {
     memset(s, 0, sizeof *s);
-    *rc = hs_cli_parse_opts(argc, argv, usage, cmd, o);
-    if (*rc || !o->model || o->npos) {
-        char msg[64];
-        snprintf(msg, sizeof msg, "%s: expected one MODEL", name);
-        *rc = *rc < 0 ? 0 : *rc ? *rc : hs_cli_usage_error(usage, "%s", msg);
+    if (!(s->m = hs_cli_open(argc, argv, usage, cmd, name, o, rc)))
         return -1;
-    }
-    *rc = session_start(s, o);
+    *rc = session_start(s);
     return *rc ? -1 : 0;
 }
 

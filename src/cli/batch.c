@@ -9,7 +9,7 @@
  * point applies its values after the command line's --set/--params (so
  * derived parameters follow) and runs with its own run state.  Per point:
  * DIR/NAME.csv and SDIR/NAME.status are removed, the CSV is written as
- * DIR/.NAME.csv.part and renamed to DIR/NAME.csv when the run has ended
+ * DIR/.NAME.csv.PID.part and renamed to DIR/NAME.csv when the run has ended
  * with at least one row (a run that failed during integration keeps its
  * rows), then SDIR/NAME.status is written (through a .part and a rename):
  * one line `exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,
@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,18 +45,29 @@ static void on_signal(int sig)
     hs_cli_interrupted = 1;
 }
 
-/* The whole of a file ("-" is refused: the points come from a file too). */
-static char *slurp(const char *path, hs_error *err)
+/* The limits of `holosim run` (a model file, see hs_ytree_load) and of a
+ * points file: 1,000,000 points of a few values each. */
+#define MAX_MODEL_BYTES ((size_t)64 << 20)
+#define MAX_POINTS_BYTES ((size_t)256 << 20)
+
+/* The whole of a file, at most max bytes ("-" is refused: the points come
+ * from a file too); what names it in messages. */
+static char *slurp(const char *path, size_t max, const char *what, hs_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        hs_error_set(err, HS_EXIT_USAGE, "cannot read '%s': %s", path, strerror(errno));
+        hs_error_set(err, HS_EXIT_USAGE, "cannot read %s '%s': %s", what, path, strerror(errno));
         return NULL;
     }
     size_t len = 0, cap = 4096;
     char *buf = malloc(cap);
+    int big = 0;
     while (buf) {
         len += fread(buf + len, 1, cap - len - 1, f);
+        if (len > max) {                  /* more than max bytes: stop reading */
+            big = 1;
+            break;
+        }
         if (len + 1 < cap)
             break;
         char *nb = realloc(buf, cap *= 2);
@@ -65,9 +77,13 @@ static char *slurp(const char *path, hs_error *err)
     }
     int bad = ferror(f);
     fclose(f);
-    if (!buf || bad) {
+    if (!buf || bad || big) {
         free(buf);
-        hs_error_set(err, HS_EXIT_USAGE, "cannot read '%s'", path);
+        if (big)
+            hs_error_set(err, what[0] == 'm' ? HS_EXIT_MODEL : HS_EXIT_USAGE,
+                         "%s: %s file larger than %zu MiB", path, what, max >> 20);
+        else
+            hs_error_set(err, HS_EXIT_USAGE, "cannot read %s '%s'", what, path);
         return NULL;
     }
     buf[len] = '\0';
@@ -89,16 +105,9 @@ static size_t split_tabs(char *line, char **field, size_t cap)
     return n;
 }
 
-/* The first line of the error as `holosim run` prints it, in CSV quotes. */
-static void quoted_message(const hs_error *e, char *out, size_t cap)
+/* The first line of text in CSV quotes (tabs and carriage returns as blanks). */
+static void quote_line(const char *line, char *out, size_t cap)
 {
-    char line[sizeof e->msg + sizeof e->file + 64];
-    if (e->file[0] && e->line > 0)
-        snprintf(line, sizeof line, "%s:%d:%d: error: %s", e->file, e->line, e->column, e->msg);
-    else if (e->file[0])
-        snprintf(line, sizeof line, "%s: error: %s", e->file, e->msg);
-    else
-        snprintf(line, sizeof line, "holosim: error: %s", e->msg);
     size_t n = 0;
     out[n++] = '"';
     for (const char *p = line; *p && *p != '\n' && n + 3 < cap; p++) {
@@ -110,12 +119,25 @@ static void quoted_message(const hs_error *e, char *out, size_t cap)
     out[n] = '\0';
 }
 
+/* The first line of the error as `holosim run` prints it, in CSV quotes. */
+static void quoted_message(const hs_error *e, char *out, size_t cap)
+{
+    char line[sizeof e->msg + sizeof e->file + 64];
+    if (e->file[0] && e->line > 0)
+        snprintf(line, sizeof line, "%s:%d:%d: error: %s", e->file, e->line, e->column, e->msg);
+    else if (e->file[0])
+        snprintf(line, sizeof line, "%s: error: %s", e->file, e->msg);
+    else
+        snprintf(line, sizeof line, "holosim: error: %s", e->msg);
+    quote_line(line, out, cap);
+}
+
 /* Write SDIR/NAME.status through a .part and a rename; 0 or -1. */
 static int write_status(const char *sdir, const char *name, int rc, const hs_summary *s,
                         const hs_error *err)
 {
     char part[4096], path[4096], msg[2400] = "";
-    snprintf(part, sizeof part, "%s/.%s.status.part", sdir, name);
+    snprintf(part, sizeof part, "%s/.%s.status.%ld.part", sdir, name, (long)getpid());
     snprintf(path, sizeof path, "%s/%s.status", sdir, name);
     FILE *f = fopen(part, "w");
     if (!f)
@@ -129,6 +151,12 @@ static int write_status(const char *sdir, const char *name, int rc, const hs_sum
         fputs(",,,,,,,,,", f);
     if (rc)
         quoted_message(err, msg, sizeof msg);
+    else if (s->stopped_by) {     /* what `run` says of a run an event ended */
+        char stop[700];
+        snprintf(stop, sizeof stop, "stopped by event '%s' (%.500s) at t=%.17g", s->stopped_by,
+                 s->stop_text ? s->stop_text : "", s->t_reached);
+        quote_line(stop, msg, sizeof msg);
+    }
     fprintf(f, "%s\n", msg);
     if (fclose(f) != 0 || rename(part, path) != 0) {
         remove(part);
@@ -197,13 +225,15 @@ static hs_model *point_model(batch *B, char **val, int *rc, hs_error *err)
     return m;
 }
 
-/* One point: load with its values, run into DIR/.NAME.csv.part, rename,
+/* One point: load with its values, run into DIR/.NAME.csv.PID.part, rename,
  * status.  Returns the point's exit code (128 + signal when interrupted). */
 static int run_point(batch *B, const char *name, char **val)
 {
     opts *o = B->o;
     char part[4096], csv[4096];
-    snprintf(part, sizeof part, "%s/.%s.csv.part", o->outdir, name);
+    /* the process in the part's name: two processes that run one point (a
+     * Slurm job submitted twice) each write their own, and the last rename wins */
+    snprintf(part, sizeof part, "%s/.%s.csv.%ld.part", o->outdir, name, (long)getpid());
     snprintf(csv, sizeof csv, "%s/%s.csv", o->outdir, name);
     remove(csv);
     char st[4096];
@@ -259,50 +289,107 @@ static int run_point(batch *B, const char *name, char **val)
     return rc;
 }
 
+/* FNV-1a of a point name, for the duplicate check. */
+static size_t name_hash(const char *s)
+{
+    size_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* A point name as a file name: not empty, no '/', not starting with '.',
+ * no control character; 0 or the offending byte's 1-based column. */
+static size_t bad_name(const char *s)
+{
+    if (!s[0] || s[0] == '.')
+        return 1;
+    for (size_t i = 0; s[i]; i++)
+        if (s[i] == '/' || (unsigned char)s[i] < 32 || s[i] == 127)
+            return i + 1;
+    return 0;
+}
+
 /* The points file: a header `name<TAB>P...` (into B->pname) and the rows,
- * split in place (into *rows, B->npts rows of 1 + np fields).  0 or an
- * exit code after a message. */
+ * split in place (into *rows, B->npts rows of 1 + np fields), each name
+ * unique (two points with one name would write one CSV).  0 or an exit
+ * code after a message `FILE:LINE:COLUMN: ...`. */
 static int read_points(batch *B, char *pts, char ***rows)
 {
+    const char *file = B->o->points;
+    if (!strncmp(pts, "\xEF\xBB\xBF", 3))   /* a UTF-8 byte-order mark */
+        pts += 3;
     char *save = NULL, *line = strtok_r(pts, "\n", &save);
     if (!line)
-        return hs_cli_usage_error(hs_usage_batch, "batch: the points file '%s' is empty",
-                                  B->o->points);
+        return hs_cli_usage_error(hs_usage_batch, "batch: the points file '%s' is empty", file);
     size_t cap = 1, nl = 0;
     for (const char *p = line; *p; p++)
         cap += *p == '\t';
     for (const char *p = save; p && *p; p++)
         nl += *p == '\n';
+    size_t nslot = 16;
+    while (nslot < 2 * (nl + 1))
+        nslot *= 2;
     char **head = calloc(cap, sizeof *head), **f = calloc((nl + 1) * (cap + 1), sizeof *f);
-    if (!head || !f) {
+    long *slot = malloc(nslot * sizeof *slot), *lineof = malloc((nl + 1) * sizeof *lineof);
+    int rc = 0;
+    if (!head || !f || !slot || !lineof) {
         free(head);
         free(f);
+        free(slot);
+        free(lineof);
         return hs_cli_usage_error("", "%s", "out of memory");
     }
+    memset(slot, 0xff, nslot * sizeof *slot);     /* -1: empty */
+    size_t len0 = strlen(line);
+    if (len0 && line[len0 - 1] == '\r')
+        line[len0 - 1] = '\0';
     size_t nh = split_tabs(line, head, cap);
     B->pname = head + 1;
     B->np = nh - 1;
     *rows = f;
-    if (strcmp(head[0], "name") != 0)
-        return hs_cli_usage_error(hs_usage_batch, "batch: the points file '%s' must start "
-                                  "with a header 'name<TAB>PARAM...'", B->o->points);
-    for (long row = 2; (line = strtok_r(NULL, "\n", &save)); row++) {
+    if (strcmp(head[0], "name") != 0) {
+        fprintf(stderr, "holosim: batch: %s:1:1: the points file must start with a header "
+                "'name<TAB>PARAM...'\n", file);
+        rc = HS_EXIT_USAGE;
+    }
+    for (long row = 2; !rc && (line = strtok_r(NULL, "\n", &save)); row++) {
         size_t len = strlen(line);
         if (len && line[len - 1] == '\r')
             line[len - 1] = '\0';
         if (!line[0])
             continue;
         char **r = f + B->npts * (cap + 1);
-        size_t nf = split_tabs(line, r, cap + 1);
-        if (nf != nh || !r[0][0] || r[0][0] == '.' || strchr(r[0], '/')) {
-            fprintf(stderr, "holosim: batch: %s:%ld: expected a name (not starting with '.', "
-                    "no '/') and %zu values\n", B->o->points, row, nh - 1);
-            return HS_EXIT_USAGE;
+        size_t nf = split_tabs(line, r, cap + 1), col = bad_name(r[0]);
+        if (nf != nh || col) {
+            fprintf(stderr, "holosim: batch: %s:%ld:%zu: %s\n", file, row, col ? col : 1,
+                    col ? "a point name must not be empty, start with '.' or hold '/' or a "
+                          "control character (it names the point's CSV)"
+                        : "expected a name and as many values as the header has parameters");
+            rc = HS_EXIT_USAGE;
+            break;
         }
+        size_t h = name_hash(r[0]) & (nslot - 1);
+        for (; slot[h] >= 0; h = (h + 1) & (nslot - 1)) {
+            const char *other = f[(size_t)slot[h] * (cap + 1)];
+            if (!strcmp(other, r[0])) {
+                fprintf(stderr, "holosim: batch: %s:%ld:1: point name '%s' given twice (first on "
+                        "line %ld): each point needs a name of its own (it names its CSV)\n",
+                        file, row, r[0], lineof[slot[h]]);
+                rc = HS_EXIT_USAGE;
+                break;
+            }
+        }
+        if (rc)
+            break;
+        slot[h] = (long)B->npts;
+        lineof[B->npts] = row;
         B->npts++;
     }
+    free(slot);
+    free(lineof);
     B->stride = cap + 1;
-    return 0;
+    return rc;
 }
 
 /* Points taken in turn from a counter (shared between workers); the exit
@@ -374,11 +461,9 @@ static int work_forked(batch *B, char **rows, long jobs)
 int hs_cli_batch(int argc, char **argv)
 {
     opts o;
-    int rc = hs_cli_parse_opts(argc, argv, hs_usage_batch, CMD_BATCH, &o);
-    if (rc) {
-        hs_cli_free_opts(&o);
-        return rc < 0 ? 0 : rc;
-    }
+    int rc;
+    if (hs_cli_begin(argc, argv, hs_usage_batch, CMD_BATCH, &o, &rc))
+        return rc;
     const char *missing = !o.model ? "MODEL" : !o.points ? "--points FILE"
                         : !o.outdir ? "--outdir DIR" : !o.statusdir ? "--status-dir DIR" : NULL;
     if (missing || o.npos || strcmp(o.model, "-") == 0) {
@@ -389,9 +474,19 @@ int hs_cli_batch(int argc, char **argv)
                                              ? "missing --outdir DIR" : "missing --status-dir DIR")
                                   : o.npos ? "more than one MODEL" : "MODEL must be a file");
     }
+    struct stat sd;                    /* the output folders, before any point runs */
+    const char *nodir = stat(o.outdir, &sd) || !S_ISDIR(sd.st_mode) ? o.outdir
+                      : stat(o.statusdir, &sd) || !S_ISDIR(sd.st_mode) ? o.statusdir : NULL;
+    if (nodir) {
+        fprintf(stderr, "holosim: batch: '%s' is not a directory (--%s): create it first\n", nodir,
+                nodir == o.outdir ? "outdir" : "status-dir");
+        hs_cli_free_opts(&o);
+        return HS_EXIT_USAGE;
+    }
     hs_error err;
     hs_error_init(&err);
-    char *text = slurp(o.model, &err), *pts = text ? slurp(o.points, &err) : NULL;
+    char *text = slurp(o.model, MAX_MODEL_BYTES, "model", &err);
+    char *pts = text ? slurp(o.points, MAX_POINTS_BYTES, "points", &err) : NULL;
     if (!text || !pts) {
         free(text);
         hs_cli_free_opts(&o);

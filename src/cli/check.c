@@ -8,21 +8,20 @@
 
 #include "../consistency/consistency.h"
 #include "../dynamics/dynamics.h"
+#include "../integrate/integrate.h"
 
 int hs_cli_check(int argc, char **argv)
 {
-    opts o;
-    int rc = hs_cli_parse_opts(argc, argv, hs_usage_check, CMD_CHECK, &o);
-    if (rc || !o.model || o.npos || o.wrt) {
-        hs_cli_free_opts(&o);
-        return rc < 0 ? 0 : rc ? rc : hs_cli_usage_error(hs_usage_check, "%s", "check: expected one MODEL");
-    }
+    int rc;
+    hs_model *m = hs_cli_model(argc, argv, hs_usage_check, CMD_CHECK, "check", &rc);
+    if (!m)
+        return rc;
     hs_error err;
     hs_error_init(&err);
-    hs_model *m = hs_model_load(o.model, &o.ov, &err);
-    hs_cli_free_opts(&o);
-    if (!m)
+    if (hs_stepper_check(m, &err)) {
+        hs_model_free(m);
         return hs_cli_fail(&err);
+    }
     static const char *const masses[] = { "constant diagonal", "diagonal", "full" };
     char sizes[96];
     printf("model: %s%s%s\n", m->file, m->name[0] ? " -- " : "", m->name);

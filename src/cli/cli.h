@@ -22,6 +22,7 @@
 
 #include "../model/model.h"
 #include "../model/params.h"
+#include "../native/native.h"
 #include "../util/error.h"
 
 extern const char hs_usage_main[], hs_usage_run[], hs_usage_check[], hs_usage_derive[],
@@ -42,7 +43,7 @@ typedef struct opts {
     long jobs;                                 /* batch: worker processes */
     int precision, progress, quiet, quiet_projection;
     int csv, linearize;      /* equilibrium, modes */
-    int native;              /* run, batch: hs_native_policy + 1 (0: auto) */
+    hs_native_policy native; /* run, batch: --native (default auto) */
     const char **pos;        /* positional arguments after the first */
     size_t npos;
 } opts;
@@ -54,6 +55,25 @@ typedef struct opts {
  * hs_cli_free_opts in every case. */
 int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd, opts *o);
 void hs_cli_free_opts(opts *o);
+
+/* The opening the commands share, in steps:
+ *   hs_cli_begin      parse the options: 0 to go on; else -1 with *rc the
+ *                     exit code (0 after the help)
+ *   hs_cli_one_model  exactly one MODEL operand: 0; else -1 with *rc = 1
+ *                     ("NAME: expected one MODEL (missing MODEL)")
+ *   hs_cli_load       load it (with the --set/--params overrides): the
+ *                     model; else NULL with the error printed, *rc its code
+ *   hs_cli_open       the three: the model with *o filled (free both), or
+ *                     NULL with *rc the exit code
+ *   hs_cli_model      the same for a command that needs only the model
+ * On failure o is freed. */
+int hs_cli_begin(int argc, char **argv, const char *usage, unsigned cmd, opts *o, int *rc);
+int hs_cli_one_model(opts *o, const char *usage, const char *name, int *rc);
+hs_model *hs_cli_load(opts *o, int *rc);
+hs_model *hs_cli_open(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
+                      opts *o, int *rc);
+hs_model *hs_cli_model(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
+                       int *rc);
 
 /* Print an error (the position and caret when it has one); its exit code. */
 int hs_cli_fail(const hs_error *e);

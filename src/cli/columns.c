@@ -9,19 +9,12 @@
 
 int hs_cli_columns(int argc, char **argv)
 {
-    opts o;
-    int rc = hs_cli_parse_opts(argc, argv, hs_usage_columns, CMD_COLUMNS, &o);
-    if (rc || !o.model || o.npos) {
-        hs_cli_free_opts(&o);
-        return rc < 0 ? 0 : rc ? rc : hs_cli_usage_error(hs_usage_columns, "%s",
-                                                         "columns: expected one MODEL");
-    }
+    int rc;
+    hs_model *m = hs_cli_model(argc, argv, hs_usage_columns, CMD_COLUMNS, "columns", &rc);
+    if (!m)
+        return rc;
     hs_error err;
     hs_error_init(&err);
-    hs_model *m = hs_model_load(o.model, &o.ov, &err);
-    hs_cli_free_opts(&o);
-    if (!m)
-        return hs_cli_fail(&err);
     hs_columns cs;
     size_t ndefault;
     rc = hs_columns_catalog(m, &cs, &ndefault, &err);

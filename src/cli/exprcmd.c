@@ -81,11 +81,9 @@ static int cmd_derive_wrt(const char *wrt, const char *text)
 int hs_cli_derive(int argc, char **argv)
 {
     opts o;
-    int rc = hs_cli_parse_opts(argc, argv, hs_usage_derive, CMD_DERIVE, &o);
-    if (rc) {
-        hs_cli_free_opts(&o);
-        return rc < 0 ? 0 : rc;
-    }
+    int rc;
+    if (hs_cli_begin(argc, argv, hs_usage_derive, CMD_DERIVE, &o, &rc))
+        return rc;
     if (o.wrt) {
         const char *text = o.model;
         size_t npos = o.npos;
@@ -95,16 +93,10 @@ int hs_cli_derive(int argc, char **argv)
             return hs_cli_usage_error(hs_usage_derive, "%s", "derive --wrt NAME needs exactly one EXPR");
         return cmd_derive_wrt(wrt, text);
     }
-    if (!o.model || o.npos) {
-        hs_cli_free_opts(&o);
-        return hs_cli_usage_error(hs_usage_derive, "%s", "derive: expected one MODEL (or --wrt NAME EXPR)");
-    }
-    hs_error err;
-    hs_error_init(&err);
-    hs_model *m = hs_model_load(o.model, &o.ov, &err);
+    hs_model *m = NULL;
+    if (hs_cli_one_model(&o, hs_usage_derive, "derive", &rc) || !(m = hs_cli_load(&o, &rc)))
+        return rc;
     hs_cli_free_opts(&o);
-    if (!m)
-        return hs_cli_fail(&err);
     hs_model_print_derivation(m, stdout);
     hs_model_free(m);
     return 0;

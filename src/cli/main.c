@@ -9,6 +9,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "../integrate/integrate.h"
 #include "../util/suggest.h"
 
 #ifndef HS_VERSION
@@ -32,6 +33,7 @@ const char hs_usage_main[] =
     "  equilibrium MODEL         nearest equilibrium, multipliers, stability\n"
     "  modes MODEL               eigenvalues and mode shapes at that equilibrium\n"
     "  help [COMMAND]            this text, or one command's options\n"
+    "  help methods              the steppers: name, order, kind\n"
     "\n"
     "MODEL is a file path, or - for standard input.  Options may come before or\n"
     "after the operands; -- ends the options.\n"
@@ -57,8 +59,12 @@ const char hs_usage_run[] =
     "                            in command-line order with the --set options\n"
     "  --t-end T                 end time (overrides simulate.t_end)\n"
     "  --dt H                    output interval (default (t_end - t0)/1000)\n"
-    "  --method NAME             stepper: rk2 rk4 rkf45 rkck rk8pd (default) rk1imp\n"
-    "                            rk2imp rk4imp bsimp msadams msbdf dop853\n"
+    "  --method NAME             stepper ('holosim help methods'): rk2 rk4 rkf45\n"
+    "                            rkck rk8pd (default) rk1imp rk2imp rk4imp bsimp\n"
+    "                            msadams msbdf dop853; fixed step: rattle rattle4\n"
+    "                            rattle6 rattle8\n"
+    "  --step H                  step of rattle* (must divide dt; default: from\n"
+    "                            rtol and atol over the first interval)\n"
     "  --rtol X, --atol X        error tolerances (default 1e-9 each)\n"
     "  --stabilize KIND          projection (default) | baumgarte | none\n"
     "  --alpha X, --beta X       Baumgarte gains (default 10, 10)\n"
@@ -114,8 +120,9 @@ const char hs_usage_batch[] =
     "Run many points of a parameter grid in one process (what holosim-sweep(1)\n"
     "calls): the model file is read once, each point gets its own run.\n"
     "FILE.tsv has a header 'name<TAB>P1<TAB>...' and one row 'NAME<TAB>v1...' per\n"
-    "point (values as --set takes them, applied after the command line's).\n"
-    "Each point writes DIR/NAME.csv (as DIR/.NAME.csv.part, renamed when the run\n"
+    "point (values as --set takes them, applied after the command line's); each\n"
+    "NAME once, not empty, not starting with '.', without '/'.\n"
+    "Each point writes DIR/NAME.csv (as DIR/.NAME.csv.PID.part, renamed when the run\n"
     "has ended with at least one row) and SDIR/NAME.status, one line:\n"
     "exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,\n"
     "max_power_residual,wall_s,\"message\" (metrics empty for a point that never\n"
@@ -241,6 +248,10 @@ int main(int argc, char **argv)
             return hs_cli_usage_error(hs_usage_main, "%s", "help takes at most one COMMAND");
         if (argc == 2 || strcmp(argv[2], "help") == 0) {
             fputs(hs_usage_main, stdout);
+            return 0;
+        }
+        if (strcmp(argv[2], "methods") == 0) {       /* from the table itself */
+            hs_stepper_print(stdout);
             return 0;
         }
         int c = find_command(argv[2]);

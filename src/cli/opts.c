@@ -5,6 +5,7 @@
  * --name=value for every valued option, "did you mean" for a misspelt one. */
 #include "cli.h"
 
+#include "../integrate/integrate.h"
 #include "../native/native.h"
 
 #include <ctype.h>
@@ -207,14 +208,14 @@ static int opt_jobs(const optdef *d, opts *o, const char *val, const char *usage
 static int opt_native(const optdef *d, opts *o, const char *val, const char *usage)
 {
     if (strcmp(d->name, "--no-native") == 0) {
-        o->native = HS_NATIVE_NEVER + 1;
+        o->native = HS_NATIVE_NEVER;
         return 0;
     }
     int kw = hs_keyword(hs_native_policy_names, 3, val);
     if (kw < 0)
         return hs_cli_usage_error(usage, "--native must be always, auto or never, got '%s'",
                                   val);
-    o->native = kw + 1;
+    o->native = (hs_native_policy)kw;
     return 0;
 }
 
@@ -222,9 +223,10 @@ static int opt_method(const optdef *d, opts *o, const char *val, const char *usa
 {
     (void)d;
     (void)usage;
-    if (!hs_method_known(val)) {
+    if (!hs_stepper_find(val)) {
+        char names[512];
         fprintf(stderr, "holosim: unknown method '%s'; choose one of: %s\n", val,
-                hs_method_list());
+                hs_stepper_names(names, sizeof names));
         return HS_EXIT_USAGE;
     }
     snprintf(o->ov.s.method, sizeof o->ov.s.method, "%s", val);
@@ -283,6 +285,7 @@ static const optdef optdefs[] = {
     { "--linearize", 0, CMD_MODES, 0, opt_flag, 0, 0 },
     NUM("--t-end", t_end, 0),
     NUM("--dt", dt, 1),
+    NUM("--step", step, 1),
     NUM("--rtol", rtol, 1),
     NUM("--atol", atol, 1),
     NUM("--alpha", alpha, 1),
@@ -423,6 +426,7 @@ int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd
 {
     memset(o, 0, sizeof *o);
     hs_overrides_init(&o->ov);
+    o->native = HS_NATIVE_AUTO;
     hs_params_init(&o->params);
     o->precision = 17;
     o->pos = calloc((size_t)argc + 1, sizeof *o->pos);
@@ -449,6 +453,59 @@ int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd
     }
     hs_params_apply(&o->params, &o->ov);
     return rc;
+}
+
+int hs_cli_begin(int argc, char **argv, const char *usage, unsigned cmd, opts *o, int *rc)
+{
+    *rc = hs_cli_parse_opts(argc, argv, usage, cmd, o);
+    if (!*rc)
+        return 0;
+    hs_cli_free_opts(o);
+    if (*rc < 0)
+        *rc = 0;                        /* the help was asked for */
+    return -1;
+}
+
+int hs_cli_one_model(opts *o, const char *usage, const char *name, int *rc)
+{
+    if (o->model && !o->npos)
+        return 0;
+    char msg[80];
+    snprintf(msg, sizeof msg, "%s: expected one MODEL (%s)", name,
+             o->model ? "more than one MODEL given" : "missing MODEL");
+    hs_cli_free_opts(o);
+    *rc = hs_cli_usage_error(usage, "%s", msg);
+    return -1;
+}
+
+hs_model *hs_cli_load(opts *o, int *rc)
+{
+    hs_error err;
+    hs_error_init(&err);
+    hs_model *m = hs_model_load(o->model, &o->ov, &err);
+    if (!m) {
+        hs_cli_free_opts(o);
+        *rc = hs_cli_fail(&err);
+    }
+    return m;
+}
+
+hs_model *hs_cli_open(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
+                      opts *o, int *rc)
+{
+    if (hs_cli_begin(argc, argv, usage, cmd, o, rc) || hs_cli_one_model(o, usage, name, rc))
+        return NULL;
+    return hs_cli_load(o, rc);
+}
+
+hs_model *hs_cli_model(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
+                       int *rc)
+{
+    opts o;
+    hs_model *m = hs_cli_open(argc, argv, usage, cmd, name, &o, rc);
+    if (m)
+        hs_cli_free_opts(&o);
+    return m;
 }
 
 void hs_cli_free_opts(opts *o)

@@ -294,7 +294,7 @@ struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs)
 {
     hs_native_opts no;
     hs_native_opts_init(&no);
-    no.policy = o->native ? (hs_native_policy)(o->native - 1) : HS_NATIVE_AUTO;
+    no.policy = o->native;
     if (no.policy == HS_NATIVE_NEVER)
         return NULL;
     /* the work of the run, roughly: a row per dt (1000 rows when dt is not
@@ -349,24 +349,21 @@ static int run_model(hs_model *m, const opts *o, const char *path)
 int hs_cli_run(int argc, char **argv)
 {
     opts o;
-    int rc = hs_cli_parse_opts(argc, argv, hs_usage_run, CMD_RUN, &o);
-    if (rc) {
-        hs_cli_free_opts(&o);
-        return rc < 0 ? 0 : rc;
-    }
-    if (!o.model || o.npos) {
-        hs_cli_free_opts(&o);
-        return hs_cli_usage_error(hs_usage_run, "%s", !o.model ? "run: missing MODEL" : "run: more than "
-                           "one MODEL");
-    }
+    int rc;
+    if (hs_cli_begin(argc, argv, hs_usage_run, CMD_RUN, &o, &rc) ||
+        hs_cli_one_model(&o, hs_usage_run, "run", &rc))
+        return rc;
     if ((rc = check_coincide(&o))) {
         hs_cli_free_opts(&o);
         return rc;
     }
+    hs_model *m = hs_cli_load(&o, &rc);
+    if (!m)
+        return rc;
     hs_error err;
     hs_error_init(&err);
-    hs_model *m = hs_model_load(o.model, &o.ov, &err);
-    if (!m) {
+    if (hs_stepper_check(m, &err)) {
+        hs_model_free(m);
         hs_cli_free_opts(&o);
         return hs_cli_fail(&err);
     }

@@ -25,6 +25,7 @@
 #include <math.h>
 
 #include "prog.h"
+#include "../util/vec.h"
 
 const char *const hs_op_name[HS_NOPS] = {
 #define HS_OP(name, nargs, expr, doc) #name,
@@ -504,24 +505,13 @@ static int walk_and_lower(compiler *c, const hs_node *const *roots, size_t nroot
                 if (state[a->id])
                     continue;
                 state[a->id] = 1;
-                if (top == cap) {
-                    frame *nst = realloc(st, 2 * cap * sizeof *st);
-                    if (!nst)
-                        goto oom;
-                    st = nst;
-                    cap *= 2;
-                }
+                if (HS_VEC_RESERVE(st, cap, top + 1))
+                    goto oom;
                 st[top++] = (frame){a, 0};
                 continue;
             }
-            if (norder == caporder) {
-                size_t ncap = caporder ? 2 * caporder : 256;
-                const hs_node **no = realloc(order, ncap * sizeof *no);
-                if (!no)
-                    goto oom;
-                order = no;
-                caporder = ncap;
-            }
+            if (HS_VEC_RESERVE(order, caporder, norder + 1))
+                goto oom;
             state[f->n->id] = 2;
             order[norder++] = f->n;
             if (f->n->nargs > maxargs)

@@ -11,6 +11,8 @@
  * node never moves and the whole dag is freed in one call.  Every byte the
  * dag holds is counted against HS_MAX_DAG_BYTES. */
 #include "internal.h"
+#include "../util/map.h"
+#include "../util/vec.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -29,11 +31,6 @@ typedef struct block {
     max_align_t data[]; /* cap bytes */
 } block;
 
-/* One cache entry: key = tag << 32 | node id + 1 (0 = empty). */
-typedef struct centry {
-    uint64_t key;
-    const hs_node *val;
-} centry;
 
 struct hs_dag {
     block *blocks;               /* newest first */
@@ -48,14 +45,13 @@ struct hs_dag {
     uint32_t *mark;              /* [markcap] per symbol: the union that last saw it */
     size_t markcap;
     uint32_t epoch;
-    centry *cache;               /* [ccap] */
-    size_t ccap, ncache;
+    hs_idmap cache;              /* tag << 32 | node id -> const hs_node * */
     struct hs_sumtab *sumtab;    /* indexes of large sums (sumindex.c) */
     hs_seedmemo seed;            /* the last total-derivative direction (diff.c) */
     const hs_node *nums[NUM_CACHE]; /* recent constants, by a hash of the value */
     char **names;                /* [nsyms] copied symbol names */
-    int *symtab;                 /* [scap] symbol number + 1, 0 = empty */
-    size_t nsyms, namecap, scap;
+    hs_strmap symtab;            /* name -> symbol number */
+    size_t nsyms, namecap;
     hs_srcpos pos;               /* stamped on new nodes */
     hs_error err;
     hs_srcpos errpos;
@@ -464,70 +460,40 @@ const int32_t *hs_node_symbols(const hs_node *e, size_t *n)
  * 130 MB less memory). */
 #define CACHE_MAX_SLOTS ((size_t)1 << 20)
 
-static size_t cslot(uint64_t key, size_t cap)
-{
-    /* splitmix64's finalizer: every key bit reaches the low bits */
-    key = (key ^ key >> 30) * 0xbf58476d1ce4e5b9u;
-    key = (key ^ key >> 27) * 0x94d049bb133111ebu;
-    return (size_t)(key ^ key >> 31) & (cap - 1);
-}
-
-static int cache_grow(hs_dag *d)
-{
-    size_t cap = d->ccap ? 2 * d->ccap : 1024;
-    if (!budget(d, (cap - d->ccap) * sizeof *d->cache))
-        return -1;
-    centry *c = calloc(cap, sizeof *c);
-    if (!c) {
-        hs_dag_fail(d, d->pos, "out of memory");
-        return -1;
-    }
-    for (size_t i = 0; i < d->ccap; i++) {
-        if (!d->cache[i].key)
-            continue;
-        size_t j = cslot(d->cache[i].key, cap);
-        while (c[j].key)
-            j = (j + 1) & (cap - 1);
-        c[j] = d->cache[i];
-    }
-    free(d->cache);
-    d->bytes += (cap - d->ccap) * sizeof *c;
-    d->cache = c;
-    d->ccap = cap;
-    return 0;
-}
-
 const hs_node *hs_dag_cache_get(const hs_dag *d, uint32_t tag, uint32_t id)
 {
-    if (!d->ccap)
-        return NULL;
-    uint64_t key = (uint64_t)tag << 32 | ((uint64_t)id + 1);
-    for (size_t j = cslot(key, d->ccap); d->cache[j].key; j = (j + 1) & (d->ccap - 1))
-        if (d->cache[j].key == key)
-            return d->cache[j].val;
-    return NULL;
+    const hs_node *const *v = HS_IDMAP_GET(&d->cache, (uint64_t)tag << 32 | id, const hs_node *);
+    return v ? *v : NULL;
 }
 
 void hs_dag_cache_put(hs_dag *d, uint32_t tag, uint32_t id, const hs_node *v)
 {
-    if (2 * (d->ncache + 1) > d->ccap) {
+    size_t more = 2 * (d->cache.n + 1) > d->cache.cap ? hs_idmap_grow_bytes(&d->cache) : 0;
+    if (!d->cache.cap) {                /* 1024 slots at once: it fills fast */
+        more = 1024 * (sizeof *d->cache.key + sizeof v);
+        if (!budget(d, more))
+            return;
+        if (hs_idmap_reserve(&d->cache, 512) != 0) {
+            hs_dag_fail(d, d->pos, "out of memory");
+            return;
+        }
+    } else if (more) {
         /* a full cache starts over: entries only save time (the derivative
          * walk never reads back what it has not just computed) */
-        if (d->ccap >= CACHE_MAX_SLOTS) {
-            memset(d->cache, 0, d->ccap * sizeof *d->cache);
-            d->ncache = 0;
-        } else if (cache_grow(d) != 0) {
+        if (d->cache.cap >= CACHE_MAX_SLOTS) {
+            hs_idmap_clear(&d->cache);
+            more = 0;
+        } else if (!budget(d, more)) {
             return;
         }
     }
-    uint64_t key = (uint64_t)tag << 32 | ((uint64_t)id + 1);
-    size_t j = cslot(key, d->ccap);
-    while (d->cache[j].key && d->cache[j].key != key)
-        j = (j + 1) & (d->ccap - 1);
-    if (!d->cache[j].key)
-        d->ncache++;
-    d->cache[j].key = key;
-    d->cache[j].val = v;
+    const hs_node **slot = HS_IDMAP_PUT(&d->cache, (uint64_t)tag << 32 | id, const hs_node *);
+    if (!slot) {
+        hs_dag_fail(d, d->pos, "out of memory");
+        return;
+    }
+    d->bytes += more;
+    *slot = v;
 }
 
 /* ---- nodes ---- */
@@ -644,6 +610,7 @@ hs_dag *hs_dag_new(void)
     d->max_diff = HS_MAX_DIFF_NODES;
     d->pos = (hs_srcpos){-1, 0};
     d->errpos = (hs_srcpos){-1, 0};
+    hs_idmap_init(&d->cache, sizeof(const hs_node *));
     if (table_grow(d) != 0) {
         free(d);
         return NULL;
@@ -668,12 +635,12 @@ void hs_dag_free(hs_dag *d)
     for (size_t i = 0; i < d->nsyms; i++)
         free(d->names[i]);
     free(d->names);
-    free(d->symtab);
+    hs_strmap_free(&d->symtab);
     free(d->table);
     free(d->sets);
     free(d->sbuf);
     free(d->mark);
-    free(d->cache);
+    hs_idmap_free(&d->cache);
     hs_sumtab_free(d->sumtab);
     free(d->seed.q);
     free(d->seed.v);
@@ -682,41 +649,9 @@ void hs_dag_free(hs_dag *d)
 
 /* ---- symbols ---- */
 
-static uint32_t str_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 int hs_dag_find_symbol(const hs_dag *d, const char *name)
 {
-    if (!d->scap)
-        return -1;
-    size_t mask = d->scap - 1;
-    for (size_t j = str_hash(name) & mask; d->symtab[j]; j = (j + 1) & mask)
-        if (strcmp(d->names[d->symtab[j] - 1], name) == 0)
-            return d->symtab[j] - 1;
-    return -1;
-}
-
-static int symtab_grow(hs_dag *d)
-{
-    size_t cap = d->scap ? 2 * d->scap : 64;
-    int *t = calloc(cap, sizeof *t);
-    if (!t)
-        return -1;
-    for (size_t i = 0; i < d->nsyms; i++) {
-        size_t j = str_hash(d->names[i]) & (cap - 1);
-        while (t[j])
-            j = (j + 1) & (cap - 1);
-        t[j] = (int)i + 1;
-    }
-    free(d->symtab);
-    d->symtab = t;
-    d->scap = cap;
-    return 0;
+    return (int)hs_strmap_get(&d->symtab, name, strlen(name));
 }
 
 int hs_dag_symbol(hs_dag *d, const char *name)
@@ -728,27 +663,19 @@ int hs_dag_symbol(hs_dag *d, const char *name)
         hs_dag_fail(d, d->pos, "too many symbols");
         return -1;
     }
-    if (d->nsyms == d->namecap) {
-        size_t cap = d->namecap ? 2 * d->namecap : 32;
-        char **n = realloc(d->names, cap * sizeof *n);
-        if (!n)
-            goto oom;
-        d->names = n;
-        d->namecap = cap;
-    }
-    if (2 * (d->nsyms + 1) > d->scap && symtab_grow(d) != 0)
+    if (HS_VEC_RESERVE(d->names, d->namecap, d->nsyms + 1))
         goto oom;
     size_t len = strlen(name);
     char *copy = malloc(len + 1);
     if (!copy)
         goto oom;
     memcpy(copy, name, len + 1);
+    if (hs_strmap_put(&d->symtab, copy, len, (long)d->nsyms, NULL) < 0) {
+        free(copy);
+        goto oom;
+    }
     s = (int)d->nsyms;
     d->names[d->nsyms++] = copy;
-    size_t mask = d->scap - 1, j = str_hash(name) & mask;
-    while (d->symtab[j])
-        j = (j + 1) & mask;
-    d->symtab[j] = s + 1;
     return s;
 oom:
     hs_dag_fail(d, d->pos, "out of memory");

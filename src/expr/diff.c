@@ -10,6 +10,8 @@
  * misses it) is 0 without a visit.  The walks use explicit stacks, so the
  * C stack never grows with the expression depth. */
 #include "internal.h"
+#include "../util/map.h"
+#include "../util/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -17,66 +19,22 @@
 
 /* ---- a map node id -> node, open addressing (substitution) ---- */
 
-typedef struct memo {
-    uint32_t *key;          /* [cap] id + 1, 0 = empty */
-    const hs_node **val;    /* [cap] */
-    size_t cap, n;
-} memo;
-
-static void memo_free(memo *m)
-{
-    free(m->key);
-    free(m->val);
-}
-
-static size_t slot(uint32_t id, size_t cap)
-{
-    return (id * 2654435761u) & (cap - 1);
-}
+/* node id -> its image (util/map.h) */
+typedef hs_idmap memo;
 
 static const hs_node *memo_get(const memo *m, const hs_node *e)
 {
-    if (!m->cap)
-        return NULL;
-    for (size_t j = slot(e->id, m->cap); m->key[j]; j = (j + 1) & (m->cap - 1))
-        if (m->key[j] == e->id + 1)
-            return m->val[j];
-    return NULL;
+    const hs_node *const *v = HS_IDMAP_GET(m, e->id, const hs_node *);
+    return v ? *v : NULL;
 }
 
 /* 0, or -1 when out of memory (the caller reports it) */
 static int memo_put(memo *m, const hs_node *e, const hs_node *v)
 {
-    if (2 * (m->n + 1) > m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 64;
-        uint32_t *k = calloc(cap, sizeof *k);
-        const hs_node **w = malloc(cap * sizeof *w);
-        if (!k || !w) {
-            free(k);
-            free(w);
-            return -1;
-        }
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->key[i])
-                continue;
-            size_t j = slot(m->key[i] - 1, cap);
-            while (k[j])
-                j = (j + 1) & (cap - 1);
-            k[j] = m->key[i];
-            w[j] = m->val[i];
-        }
-        memo_free(m);
-        m->key = k;
-        m->val = w;
-        m->cap = cap;
-    }
-    size_t j = slot(e->id, m->cap);
-    while (m->key[j] && m->key[j] != e->id + 1)
-        j = (j + 1) & (m->cap - 1);
-    if (!m->key[j])
-        m->n++;
-    m->key[j] = e->id + 1;
-    m->val[j] = v;
+    const hs_node **slot = HS_IDMAP_PUT(m, e->id, const hs_node *);
+    if (!slot)
+        return -1;
+    *slot = v;
     return 0;
 }
 
@@ -96,14 +54,8 @@ typedef struct stack {
 
 static int push(stack *s, const hs_node *n)
 {
-    if (s->top == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        frame *f = realloc(s->f, cap * sizeof *f);
-        if (!f)
-            return -1;
-        s->f = f;
-        s->cap = cap;
-    }
+    if (HS_VEC_RESERVE(s->f, s->cap, s->top + 1))
+        return -1;
     s->f[s->top++] = (frame){n, 0, 0, NULL};
     return 0;
 }
@@ -375,14 +327,8 @@ typedef struct results {
 
 static int rpush(results *s, const hs_node *r)
 {
-    if (s->top == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        const hs_node **n = realloc(s->r, cap * sizeof *n);
-        if (!n)
-            return -1;
-        s->r = n;
-        s->cap = cap;
-    }
+    if (HS_VEC_RESERVE(s->r, s->cap, s->top + 1))
+        return -1;
     s->r[s->top++] = r;
     return 0;
 }
@@ -686,7 +632,7 @@ out:
 void hs_subst_many(hs_dag *d, const hs_node *const *roots, size_t n,
                    const hs_node *const *map, size_t nmap, const hs_node **out)
 {
-    memo m = {0};
+    memo m = HS_IDMAP_INIT(const hs_node *);
     for (size_t i = 0; i < n; i++) {
         const hs_node *e = roots[i];
         if (e->depth > HS_MAX_DEPTH) {
@@ -697,7 +643,7 @@ void hs_subst_many(hs_dag *d, const hs_node *const *roots, size_t n,
             out[i] = hs_num(d, 0);
         }
     }
-    memo_free(&m);
+    hs_idmap_free(&m);
 }
 
 const hs_node *hs_subst(hs_dag *d, const hs_node *e, const hs_node *const *map,

@@ -7,20 +7,14 @@
  * operand is NaN, and so is if() with a NaN condition (C's comparisons
  * would turn it into 0 or 1 silently). */
 #include "expr.h"
+#include "../util/map.h"
+#include "../util/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-typedef struct vmemo {
-    uint32_t *key;          /* [cap] id + 1, 0 = empty */
-    double *val;            /* [cap] */
-    size_t cap, n;
-} vmemo;
-
-static size_t vslot(uint32_t id, size_t cap)
-{
-    return (id * 2654435761u) & (cap - 1);
-}
+/* node id -> its value (util/map.h) */
+typedef hs_idmap vmemo;
 
 static double vget(const vmemo *m, const hs_node *e, const double *in)
 {
@@ -28,54 +22,21 @@ static double vget(const vmemo *m, const hs_node *e, const double *in)
         return e->value;
     if (e->kind == HS_SYM)
         return in[e->sym];
-    for (size_t j = vslot(e->id, m->cap); m->key[j]; j = (j + 1) & (m->cap - 1))
-        if (m->key[j] == e->id + 1)
-            return m->val[j];
-    return NAN;
+    const double *v = HS_IDMAP_GET(m, e->id, double);
+    return v ? *v : (double)NAN;
 }
 
 static int vhas(const vmemo *m, const hs_node *e)
 {
-    if (e->nargs == 0)
-        return 1;
-    for (size_t j = vslot(e->id, m->cap); m->key[j]; j = (j + 1) & (m->cap - 1))
-        if (m->key[j] == e->id + 1)
-            return 1;
-    return 0;
+    return e->nargs == 0 || HS_IDMAP_GET(m, e->id, double) != NULL;
 }
 
 static int vput(vmemo *m, const hs_node *e, double v)
 {
-    if (2 * (m->n + 1) > m->cap) {
-        size_t cap = 2 * m->cap;
-        uint32_t *k = calloc(cap, sizeof *k);
-        double *w = malloc(cap * sizeof *w);
-        if (!k || !w) {
-            free(k);
-            free(w);
-            return -1;
-        }
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->key[i])
-                continue;
-            size_t j = vslot(m->key[i] - 1, cap);
-            while (k[j])
-                j = (j + 1) & (cap - 1);
-            k[j] = m->key[i];
-            w[j] = m->val[i];
-        }
-        free(m->key);
-        free(m->val);
-        m->key = k;
-        m->val = w;
-        m->cap = cap;
-    }
-    size_t j = vslot(e->id, m->cap);
-    while (m->key[j])
-        j = (j + 1) & (m->cap - 1);
-    m->key[j] = e->id + 1;
-    m->val[j] = v;
-    m->n++;
+    double *slot = HS_IDMAP_PUT(m, e->id, double);
+    if (!slot)
+        return -1;
+    *slot = v;
     return 0;
 }
 
@@ -138,11 +99,11 @@ double hs_eval_tree(const hs_node *e, const double *in)
     if (e->nargs == 0)
         return e->kind == HS_NUM ? e->value : in[e->sym];
     typedef struct { const hs_node *n; uint32_t i; } frame;
-    vmemo m = {calloc(64, sizeof *m.key), malloc(64 * sizeof *m.val), 64, 0};
+    vmemo m = HS_IDMAP_INIT(double);
     size_t cap = 64, top = 0;
     frame *st = malloc(cap * sizeof *st);
     double r = NAN;
-    if (!m.key || !m.val || !st)
+    if (!st)
         goto out;
     st[top++] = (frame){e, 0};
     while (top) {
@@ -151,13 +112,8 @@ double hs_eval_tree(const hs_node *e, const double *in)
             const hs_node *c = f->n->args[f->i++];
             if (vhas(&m, c))
                 continue;
-            if (top == cap) {
-                frame *ns = realloc(st, 2 * cap * sizeof *ns);
-                if (!ns)
-                    goto out;
-                st = ns;
-                cap *= 2;
-            }
+            if (HS_VEC_RESERVE(st, cap, top + 1))
+                goto out;
             st[top++] = (frame){c, 0};
             continue;
         }
@@ -168,7 +124,6 @@ double hs_eval_tree(const hs_node *e, const double *in)
     r = vget(&m, e, in);
 out:
     free(st);
-    free(m.key);
-    free(m.val);
+    hs_idmap_free(&m);
     return r;
 }

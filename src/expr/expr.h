@@ -151,6 +151,8 @@ static inline int hs_is_num(const hs_node *e, double v)
 
 const char *hs_kind_name(hs_kind k);   /* "sin", "atan2", "+", "<", "if" ... */
 int hs_kind_arity(hs_kind k);          /* -1 for n-ary */
+/* The language's own words (a function name or pi): 1, else 0. */
+int hs_is_language_word(const char *s, size_t n);
 
 /* ---- parser (parse.c) ---- */
 

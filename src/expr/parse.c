@@ -335,6 +335,11 @@ static int find_func(const char *s, size_t n)
     return -1;
 }
 
+int hs_is_language_word(const char *s, size_t n)
+{
+    return find_func(s, n) >= 0 || (n == 2 && memcmp(s, "pi", 2) == 0);
+}
+
 /* Error path only: the function a misspelt name most likely means, from
  * other languages' names (arctan2, ln) or a near spelling. */
 static const char *func_hint(const char *s, size_t n)

@@ -9,6 +9,8 @@
  * names each big shared subexpression once, as a temporary `_1 = ...`
  * printed before its first use: the output is then linear in the dag. */
 #include "expr.h"
+#include "../util/map.h"
+#include "../util/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,9 +24,8 @@ enum { SHARE_RATIO = 4, SHARE_MIN = 2000, TEMP_MIN = 6 };
 
 struct hs_printer {
     const hs_dag *d;
-    uint32_t *key;          /* [cap] node id + 1 of the reachable nodes, 0 = empty */
-    uint32_t *idx;          /* [cap] index of that node in the arrays below */
-    size_t cap, n;
+    hs_idmap index;         /* node id of a reachable node -> its index below (uint32_t) */
+    size_t n;
     const hs_node **node;   /* [n] post-order */
     uint32_t *uses;         /* [n] references from the reachable nodes and the roots */
     uint32_t *temp;         /* [n] temporary number, 0 = printed inline */
@@ -314,18 +315,11 @@ void hs_fprint(FILE *f, const hs_dag *d, const hs_node *e)
 
 /* ---- printing with named shared subexpressions ---- */
 
-static size_t pslot(uint32_t id, size_t cap)
-{
-    return (id * 2654435761u) & (cap - 1);
-}
-
 /* Index of e among the reachable nodes, or -1. */
 static long find(const hs_printer *p, const hs_node *e)
 {
-    for (size_t j = pslot(e->id, p->cap); p->key[j]; j = (j + 1) & (p->cap - 1))
-        if (p->key[j] == e->id + 1)
-            return p->idx[j];
-    return -1;
+    const uint32_t *i = HS_IDMAP_GET(&p->index, e->id, uint32_t);
+    return i ? (long)*i : -1;
 }
 
 static uint32_t temp_of(const hs_printer *pr, const hs_node *e)
@@ -337,14 +331,12 @@ static uint32_t temp_of(const hs_printer *pr, const hs_node *e)
 /* Add e to the reachable set (index n); 1 if new, 0 if known, -1 if full. */
 static int add_node(hs_printer *p, const hs_node *e)
 {
-    size_t j = pslot(e->id, p->cap);
-    for (; p->key[j]; j = (j + 1) & (p->cap - 1))
-        if (p->key[j] == e->id + 1)
-            return 0;
-    if (2 * (p->n + 1) > p->cap)
+    if (find(p, e) >= 0)
+        return 0;
+    uint32_t *i = HS_IDMAP_PUT(&p->index, e->id, uint32_t);     /* reserved: no allocation */
+    if (!i)
         return -1;
-    p->key[j] = e->id + 1;
-    p->idx[j] = (uint32_t)p->n;
+    *i = (uint32_t)p->n;
     p->node[p->n++] = e;
     return 1;
 }
@@ -353,8 +345,7 @@ void hs_printer_free(hs_printer *p)
 {
     if (!p)
         return;
-    free(p->key);
-    free(p->idx);
+    hs_idmap_free(&p->index);
     free(p->node);
     free(p->uses);
     free(p->temp);
@@ -367,9 +358,9 @@ void hs_printer_free(hs_printer *p)
 static int collect(hs_printer *p, const hs_node *const *roots, size_t nroots)
 {
     typedef struct { const hs_node *n; uint32_t i; } frame;
-    size_t cap = 64, top = 0;
-    frame *st = malloc(cap * sizeof *st);
-    if (!st)
+    size_t cap = 0, top = 0;
+    frame *st = NULL;
+    if (HS_VEC_RESERVE(st, cap, 64))
         return -1;
     for (size_t r = 0; r < nroots; r++) {
         if (find(p, roots[r]) >= 0)
@@ -381,13 +372,8 @@ static int collect(hs_printer *p, const hs_node *const *roots, size_t nroots)
                 const hs_node *c = f->n->args[f->i++];
                 if (find(p, c) >= 0)
                     continue;
-                if (top == cap) {
-                    frame *ns = realloc(st, 2 * cap * sizeof *ns);
-                    if (!ns)
-                        goto fail;
-                    st = ns;
-                    cap *= 2;
-                }
+                if (HS_VEC_RESERVE(st, cap, top + 1))
+                    goto fail;
                 st[top++] = (frame){c, 0};
                 continue;
             }
@@ -425,14 +411,10 @@ hs_printer *hs_printer_new(const hs_dag *d, const hs_node *const *roots, size_t 
         return NULL;
     p->d = d;
     /* the reachable nodes: at most the dag's, usually far fewer */
-    size_t bound = hs_dag_nnodes(d) + 1, cap = 64;
-    while (cap < 2 * bound)
-        cap *= 2;
-    p->cap = cap;
-    p->key = calloc(cap, sizeof *p->key);
-    p->idx = malloc(cap * sizeof *p->idx);
+    size_t bound = hs_dag_nnodes(d) + 1;
+    hs_idmap_init(&p->index, sizeof(uint32_t));
     p->node = malloc(bound * sizeof *p->node);
-    if (!p->key || !p->idx || !p->node || collect(p, roots, nroots) != 0)
+    if (hs_idmap_reserve(&p->index, bound) != 0 || !p->node || collect(p, roots, nroots) != 0)
         goto fail;
     size_t n = p->n;
     double *tree = malloc((n ? n : 1) * sizeof *tree);
@@ -516,14 +498,9 @@ static int print_temps(hs_printer *p, FILE *f, const char *indent, const hs_node
             if (k < 0 || p->temp[k] || p->seen[k] == p->stamp)
                 continue;
             p->seen[k] = p->stamp;
-            if (top == cap) {
-                frame *ns = realloc(st, 2 * cap * sizeof *ns);
-                if (!ns) {
-                    free(st);
-                    return -1;
-                }
-                st = ns;
-                cap *= 2;
+            if (HS_VEC_RESERVE(st, cap, top + 1)) {
+                free(st);
+                return -1;
             }
             st[top++] = (frame){c, 0};
             continue;

@@ -17,57 +17,20 @@
  * Its memory counts against the dag's limit, but a refused index is no
  * error: the walk just visits every term. */
 #include "internal.h"
+#include "../util/map.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 enum { SUMINDEX_MIN_TERMS = 32, SUMINDEX_MAX_FILL = 16 };
 
-/* One entry of the table node id -> index: seen once (x == NULL) or built. */
-typedef struct slot {
-    uint32_t key;           /* node id + 1, 0 = empty */
-    int refused;            /* too large, or out of memory: never again */
-    hs_sumindex *x;
-} slot;
-
+/* The table node id -> index: NULL (seen once), the index, or REFUSED
+ * (too large, or out of memory: never again). */
 struct hs_sumtab {
-    slot *s;
-    size_t cap, n;
+    hs_idmap map;           /* node id -> hs_sumindex * */
 };
-
-static size_t slot_of(uint32_t id, size_t cap)
-{
-    return (id * 2654435761u) & (cap - 1);
-}
-
-static slot *find(struct hs_sumtab *t, uint32_t id)
-{
-    for (size_t j = slot_of(id, t->cap);; j = (j + 1) & (t->cap - 1))
-        if (t->s[j].key == id + 1 || t->s[j].key == 0)
-            return &t->s[j];
-}
-
-static int grow(hs_dag *d, struct hs_sumtab *t)
-{
-    size_t cap = t->cap ? 2 * t->cap : 64;
-    if (!hs_dag_reserve(d, (cap - t->cap) * sizeof *t->s))
-        return -1;
-    slot *s = calloc(cap, sizeof *s);
-    if (!s)
-        return -1;
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->s[i].key)
-            continue;
-        size_t j = slot_of(t->s[i].key - 1, cap);
-        while (s[j].key)
-            j = (j + 1) & (cap - 1);
-        s[j] = t->s[i];
-    }
-    free(t->s);
-    t->s = s;
-    t->cap = cap;
-    return 0;
-}
+static hs_sumindex refused_mark;
+#define REFUSED (&refused_mark)
 
 /* Position of sym in the sorted set (it is there). */
 static uint32_t rank(const struct hs_symset *s, int32_t sym)
@@ -129,17 +92,17 @@ const hs_sumindex *hs_sumindex_get(hs_dag *d, const hs_node *e)
     struct hs_sumtab *t = hs_dag_sumtab(d);
     if (!t)
         return NULL;
-    if (2 * (t->n + 1) > t->cap && grow(d, t) != 0)
-        return NULL;
-    slot *s = find(t, e->id);
-    if (!s->key) {                  /* first derivative: remember it */
-        s->key = e->id + 1;
-        t->n++;
+    hs_sumindex **s = HS_IDMAP_GET(&t->map, e->id, hs_sumindex *);
+    if (!s) {                       /* first derivative: remember it */
+        size_t more = hs_idmap_grow_bytes(&t->map);
+        if ((more && !hs_dag_reserve(d, more)) || !(s = HS_IDMAP_PUT(&t->map, e->id, hs_sumindex *)))
+            return NULL;
+        *s = NULL;
         return NULL;
     }
-    if (!s->x && !s->refused && !(s->x = build(d, e)))
-        s->refused = 1;
-    return s->x;
+    if (!*s && !(*s = build(d, e)))
+        *s = REFUSED;
+    return *s == REFUSED ? NULL : *s;
 }
 
 const uint32_t *hs_sumindex_terms(const hs_sumindex *x, int32_t sym, size_t *n)
@@ -155,15 +118,21 @@ const uint32_t *hs_sumindex_terms(const hs_sumindex *x, int32_t sym, size_t *n)
 
 struct hs_sumtab *hs_sumtab_new(void)
 {
-    return calloc(1, sizeof(struct hs_sumtab));
+    struct hs_sumtab *t = malloc(sizeof *t);
+    if (t)
+        hs_idmap_init(&t->map, sizeof(hs_sumindex *));
+    return t;
 }
 
 void hs_sumtab_free(struct hs_sumtab *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->cap; i++)
-        free(t->s[i].x);
-    free(t->s);
+    for (size_t j = 0; j < t->map.cap; j++) {
+        hs_sumindex **s = hs_idmap_at(&t->map, j);
+        if (s && *s != REFUSED)
+            free(*s);
+    }
+    hs_idmap_free(&t->map);
     free(t);
 }

@@ -448,3 +448,42 @@ void hs_int_dop853_at(const gsl_odeiv2_step *step, double theta, double *y)
                u1 * (r[4 * n + i] + u * (r[5 * n + i] + u1 * (r[6 * n + i] +
                u * r[7 * n + i]))))));
 }
+
+/* ---- the method (integrate.h) ---- */
+
+static void dp_tune(gsl_odeiv2_step *step, const hs_settings *set, double atol, double rtol,
+                    size_t nctl)
+{
+    (void)set;
+    hs_int_dop853_scales(step, atol, rtol, nctl);
+}
+
+static const double *dp_error(const hs_int_run *R)
+{
+    return hs_int_dop853_error(R->step.drv->s);
+}
+
+static int dp_dense(hs_int_run *R, double *tau_start, double *h)
+{
+    gsl_odeiv2_step *s = R->step.drv->s;
+    int st = hs_int_dop853_dense(s, tau_start, h);
+    if (st == GSL_SUCCESS)
+        return 0;
+    if (R->c.failed)
+        return hs_int_fail(R, R->t, R->y);
+    return hs_error_set(R->err, HS_EXIT_NUMERIC, "the stepper %s failed at t=%.17g while "
+                        "interpolating rows: %s", s->type->name, R->t, gsl_strerror(st));
+}
+
+static int dp_dense_at(hs_int_run *R, double theta, double *y)
+{
+    hs_int_dop853_at(R->step.drv->s, theta, y);
+    return 0;
+}
+
+const hs_stepper hs_int_step_dop853 = {
+    .name = "dop853", .order = 8, .flags = HS_STEP_DENSE, .tol_factor = 1,
+    .about = "Dormand-Prince Runge-Kutta (8, 5, 3), continuous extension",
+    .gsl = &hs_int_dop853, .tune = dp_tune, .error = dp_error, .dense = dp_dense,
+    .dense_at = dp_dense_at,
+};

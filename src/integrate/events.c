@@ -2,12 +2,12 @@
  * evaluated after every accepted step (so an event never depends on the
  * output grid).  A sign change in the event's direction between the
  * step's start and end is a crossing; it is located by Brent's method
- * (GSL's gsl_root_fsolver_brent) on s -> g(y(tau_a + s)), where
- * y(tau_a + s) is the true state of a fresh step of s from the step's
+ * (GSL's gsl_root_fsolver_brent) on s -> g(y(tau_start + s)), where
+ * y(tau_start + s) is the true state of a fresh step of s from the step's
  * start: for a one-step method one step of its own kind (no longer than
  * the accepted one, so at least as accurate), for a multistep method,
  * whose history a trial step cannot use, the helper stepper of interpolate
- * mode run adaptively from the start to tau_a + s.  The bracket is closed
+ * mode run adaptively from the start to tau_start + s.  The bracket is closed
  * to 1e-13 of the elapsed time (plus two ulps of s); the event's state is
  * the trial state at the bracket's end where g has changed sign, so the
  * run goes on from the far side of the crossing and the same crossing is
@@ -32,11 +32,12 @@
  * the cut step are found again under the new one.
  *
  * Cost: every function is evaluated (one program, prog_ev) at each step's
- * end, and at three inner points when one may dip; the root finder of one
- * crossing evaluates that event's function alone (its own program,
- * compiled from the same folded expression the first time it crosses: the
- * same operations, so the same doubles), so locating all crossings of a
- * run is linear in the number of events, not quadratic. */
+ * end, and at three inner points when one may dip; the root finder of a
+ * crossing evaluates only the functions of the events located (their own
+ * program, compiled from the folded expressions prog_ev is built from,
+ * once per step that first sees them cross: the same operations, so the
+ * same doubles), so locating all crossings of a run is linear in the
+ * number of events, not quadratic. */
 #include "internal.h"
 
 #include <float.h>
@@ -56,37 +57,38 @@ int hs_int_events_setup(hs_int_run *R)
 {
     const hs_model *m = R->m;
     const hs_run_opts *o = R->o;
-    R->nev = m->nev;
+    R->ev.n = m->nev;
     if (o->events || o->events_path) {
         /* like the trajectory: nothing written, no file, before a first row */
-        if (hs_out_init(&R->evout, o->events, o->precision) ||
-            hs_out_start_at_first_row(&R->evout, o->events_path))
+        if (hs_out_init(&R->ev.out, o->events, o->precision) ||
+            hs_out_start_at_first_row(&R->ev.out, o->events_path))
             return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
-        R->evout_ok = 1;
-        hs_columns_header_events(&R->cols, &R->evout);
+        R->ev.out_ok = 1;
+        hs_columns_header_events(&R->rows.cols, &R->ev.out);
     }
-    if (!R->nev)
+    if (!R->ev.n)
         return 0;
-    size_t ne = R->nev, dim = R->dim;
-    R->gsign = calloc(ne, 1);
-    R->ga = calloc(ne, sizeof *R->ga);
-    R->gb = calloc(ne, sizeof *R->gb);
-    R->gs = calloc(3 * ne, sizeof *R->gs);
-    R->fired = calloc(2 * ne, sizeof *R->fired);
-    R->ya = calloc(dim, sizeof *R->ya);
-    R->fa = calloc(dim, sizeof *R->fa);
-    R->ytr = calloc(dim, sizeof *R->ytr);
-    R->ftr = calloc(dim, sizeof *R->ftr);
-    R->etr = calloc(dim, sizeof *R->etr);
-    if (!R->gsign || !R->ga || !R->gb || !R->gs || !R->fired || !R->ya || !R->fa ||
-        !R->ytr || !R->ftr || !R->etr)
+    size_t ne = R->ev.n, dim = R->dim;
+    R->ev.sign = calloc(ne, 1);
+    R->ev.g_start = calloc(ne, sizeof *R->ev.g_start);
+    R->ev.g_end = calloc(ne, sizeof *R->ev.g_end);
+    R->ev.g_inside = calloc(3 * ne, sizeof *R->ev.g_inside);
+    R->ev.fired = calloc(2 * ne, sizeof *R->ev.fired);
+    R->ev.y_start = calloc(dim, sizeof *R->ev.y_start);
+    R->ev.f_start = calloc(dim, sizeof *R->ev.f_start);
+    R->ev.y_trial = calloc(dim, sizeof *R->ev.y_trial);
+    R->ev.f_trial = calloc(dim, sizeof *R->ev.f_trial);
+    R->ev.err_trial = calloc(dim, sizeof *R->ev.err_trial);
+    R->ev.g1_at = calloc(ne, sizeof *R->ev.g1_at);
+    R->ev.g1_out = calloc(ne, sizeof *R->ev.g1_out);
+    hs_int_events *E = &R->ev;
+    if (!E->sign || !E->g_start || !E->g_end || !E->g_inside || !E->fired || !E->y_start ||
+        !E->f_start || !E->y_trial || !E->f_trial || !E->err_trial || !E->g1_at || !E->g1_out)
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
-    R->g1at = calloc(ne, sizeof *R->g1at);
-    R->g1out = calloc(ne, sizeof *R->g1out);
-    if (!R->g1at || !R->g1out)
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
-    R->evdrv = hs_int_driver_new(R, hs_int_helper_method(R->method));
-    if (!R->evdrv)
+    if (!R->step.type->gsl)                /* it steps from any state itself */
+        return 0;
+    R->ev.trial_drv = hs_int_driver_new(R, hs_int_helper(R->step.type));
+    if (!R->ev.trial_drv)
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "cannot set up the stepper of events");
     return 0;
 }
@@ -109,37 +111,38 @@ static int eval_g(hs_int_run *R, double t, const double *y, double *f)
 static int compile_g1(hs_int_run *R, const hs_int_fired *list, size_t cnt)
 {
     const hs_model *m = R->m;
+    hs_int_events *E = &R->ev;
     const hs_node **roots = malloc((cnt ? cnt : 1) * sizeof *roots);
     size_t nr = 0;
     if (!roots)
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
     for (size_t f = 0; f < cnt; f++) {
         size_t e = list[f].e;
-        if (R->g1at[e])
+        if (E->g1_at[e])
             continue;
-        R->g1at[e] = R->ng1 + 1;            /* (a duplicate in list: marked once) */
-        R->g1out[e] = nr;
+        E->g1_at[e] = E->ng1 + 1;           /* (a duplicate in list: marked once) */
+        E->g1_out[e] = nr;
         roots[nr++] = m->ev_root[e];
     }
     int rc = 0;
-    hs_prog **g1 = nr ? realloc(R->g1, (R->ng1 + 1) * sizeof *g1) : R->g1;
+    hs_prog **g1 = nr ? realloc(E->g1, (E->ng1 + 1) * sizeof *g1) : E->g1;
     if (nr && g1) {
-        R->g1 = g1;
+        E->g1 = g1;
         hs_error err;
         hs_error_init(&err);
         hs_prog *p = hs_prog_compile(m->dag, roots, nr, &err);
         size_t nreg = p ? hs_prog_nregs(p) : 0;
-        double *regs = R->g1regs, *val = R->g1val;
-        if (nreg > R->g1nregs && (regs = realloc(R->g1regs, nreg * sizeof *regs))) {
-            R->g1regs = regs;
-            R->g1nregs = nreg;
+        double *regs = E->g1_regs, *val = E->g1_val;
+        if (nreg > E->g1_nregs && (regs = realloc(E->g1_regs, nreg * sizeof *regs))) {
+            E->g1_regs = regs;
+            E->g1_nregs = nreg;
         }
-        if (nr > R->g1nval && (val = realloc(R->g1val, nr * sizeof *val))) {
-            R->g1val = val;
-            R->g1nval = nr;
+        if (nr > E->g1_nval && (val = realloc(E->g1_val, nr * sizeof *val))) {
+            E->g1_val = val;
+            E->g1_nval = nr;
         }
         if (p && regs && val) {
-            R->g1[R->ng1++] = p;
+            E->g1[E->ng1++] = p;
         } else {
             rc = -1;
             hs_prog_free(p);
@@ -149,8 +152,8 @@ static int compile_g1(hs_int_run *R, const hs_int_fired *list, size_t cnt)
     }
     if (rc)                               /* none of them compiled: the full evaluation */
         for (size_t f = 0; f < cnt; f++)
-            if (R->g1at[list[f].e] == R->ng1 + 1)
-                R->g1at[list[f].e] = 0;
+            if (E->g1_at[list[f].e] == E->ng1 + 1)
+                E->g1_at[list[f].e] = 0;
     free(roots);
     return rc ? hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory") : 0;
 }
@@ -162,8 +165,9 @@ static int compile_g1(hs_int_run *R, const hs_int_fired *list, size_t cnt)
 static int eval_g1(hs_int_run *R, size_t e, double t, const double *y, double *f, double *g)
 {
     const hs_model *m = R->m;
+    hs_int_events *E = &R->ev;
     hs_work *w = R->w;
-    if (!R->g1at[e]) {
+    if (!E->g1_at[e]) {
         int rc = eval_g(R, t, y, f);
         *g = w->ev[e];
         return rc;
@@ -177,8 +181,8 @@ static int eval_g1(hs_int_run *R, size_t e, double t, const double *y, double *f
     for (size_t j = 0; m->ev_dyn && m->sym_lam && j < m->k; j++)
         if (m->sym_lam[j] >= 0)
             w->in[m->sym_lam[j]] = w->Lambda[j];
-    hs_prog_eval(R->g1[R->g1at[e] - 1], w->in, R->g1regs, R->g1val);
-    *g = R->g1val[R->g1out[e]];
+    hs_prog_eval(E->g1[E->g1_at[e] - 1], w->in, E->g1_regs, E->g1_val);
+    *g = E->g1_val[E->g1_out[e]];
     if (isfinite(*g))
         return 0;
     int rc = eval_g(R, t, y, f);
@@ -190,12 +194,12 @@ static int eval_g1(hs_int_run *R, size_t e, double t, const double *y, double *f
  * point a release restarts from). */
 static int reset_signs(hs_int_run *R)
 {
-    int rc = eval_g(R, R->t, R->y, R->ftr);
+    int rc = eval_g(R, R->t, R->y, R->ev.f_trial);
     if (rc)
         return rc;
-    for (size_t e = 0; e < R->nev; e++) {
-        R->ga[e] = R->w->ev[e];
-        R->gsign[e] = (signed char)sgn(R->ga[e]);
+    for (size_t e = 0; e < R->ev.n; e++) {
+        R->ev.g_start[e] = R->w->ev[e];
+        R->ev.sign[e] = (signed char)sgn(R->ev.g_start[e]);
     }
     return 0;
 }
@@ -203,9 +207,9 @@ static int reset_signs(hs_int_run *R)
 int hs_int_events_start(hs_int_run *R)
 {
     const hs_model *m = R->m;
-    if (!R->nev)
+    if (!R->ev.n)
         return 0;
-    if (m->ev_dyn && hs_int_eval(&R->c, R->t0, R->y, R->ftr) != GSL_SUCCESS)
+    if (m->ev_dyn && hs_int_eval(&R->c, R->t0, R->y, R->ev.f_trial) != GSL_SUCCESS)
         return hs_int_fail(R, R->t0, R->y);
     size_t bad = 0;
     if (hs_dyn_events(m, R->w, R->t0, R->y, R->y + m->n, &bad)) {
@@ -229,40 +233,44 @@ int hs_int_events_start(hs_int_run *R)
 
 void hs_int_events_mark(hs_int_run *R)
 {
-    if (!R->nev)
+    if (!R->ev.n)
         return;
-    memcpy(R->ya, R->y, R->dim * sizeof *R->ya);
-    R->tau_a = R->tau;
+    memcpy(R->ev.y_start, R->y, R->dim * sizeof *R->ev.y_start);
+    R->ev.tau_start = R->tau;
 }
 
-/* The true state at GSL time tau_a + s into y: a fresh step of s from the
+/* The true state at GSL time tau_start + s into y: a fresh step of s from the
  * step's start (internal.h).  0 or an exit code. */
 static int trial(hs_int_run *R, double s, double *y)
 {
-    memcpy(y, R->ya, R->dim * sizeof *y);
+    memcpy(y, R->ev.y_start, R->dim * sizeof *y);
     if (s == 0)
         return 0;
+    if (R->step.type->step_from)           /* a fixed-step method's own step */
+        return R->step.type->step_from(R, R->ev.tau_start, s, y);
     int st;
-    if (R->multistep) {
-        gsl_odeiv2_driver *d = R->evdrv;
-        double tau = R->tau_a;
-        gsl_odeiv2_driver_reset_hstart(d, fmin(s, fabs(R->h)));
-        st = gsl_odeiv2_driver_apply(d, &tau, R->tau_a + s, y);
+    if (R->step.multistep) {
+        gsl_odeiv2_driver *d = R->ev.trial_drv;
+        double tau = R->ev.tau_start;
+        gsl_odeiv2_driver_reset_hstart(d, fmin(s, fabs(R->step.h)));
+        st = gsl_odeiv2_driver_apply(d, &tau, R->ev.tau_start + s, y);
     } else {
-        gsl_odeiv2_step *sp = R->evdrv->s;
+        gsl_odeiv2_step *sp = R->ev.trial_drv->s;
         gsl_odeiv2_step_reset(sp);
-        st = gsl_odeiv2_step_apply(sp, R->tau_a, s, y, R->etr,
-                                   sp->type->can_use_dydt_in ? R->fa : NULL, R->ftr, &R->sys);
+        st = gsl_odeiv2_step_apply(sp, R->ev.tau_start, s, y, R->ev.err_trial,
+                                   sp->type->can_use_dydt_in ? R->ev.f_start : NULL,
+                                   R->ev.f_trial, &R->step.sys);
     }
     if (R->c.failed)
-        return hs_int_fail(R, R->t0 + (R->tau_a + s), y);
+        return hs_int_fail(R, R->t0 + (R->ev.tau_start + s), y);
     if (st != GSL_SUCCESS)
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "the stepper failed at t=%.17g while "
-                            "locating an event: %s", R->t0 + (R->tau_a + s), gsl_strerror(st));
+                            "locating an event: %s", R->t0 + (R->ev.tau_start + s),
+                            gsl_strerror(st));
     return 0;
 }
 
-/* g_e at tau_a + s, for GSL's root finder. */
+/* g_e at tau_start + s, for GSL's root finder. */
 typedef struct evfun {
     hs_int_run *R;
     size_t e;
@@ -277,13 +285,13 @@ static double g_at(double s, void *p)
     if (F->rc)
         return NAN;
     if (s == 0)
-        return R->ga[F->e];
+        return R->ev.g_start[F->e];
     if (s == F->h && !isnan(F->gh))
         return F->gh;
     double g = NAN;
-    int rc = trial(R, s, R->ytr);
+    int rc = trial(R, s, R->ev.y_trial);
     if (!rc)
-        rc = eval_g1(R, F->e, R->t0 + (R->tau_a + s), R->ytr, R->ftr, &g);
+        rc = eval_g1(R, F->e, R->t0 + (R->ev.tau_start + s), R->ev.y_trial, R->ev.f_trial, &g);
     if (rc) {
         F->rc = rc;
         return NAN;
@@ -309,7 +317,7 @@ static int brent(evfun *F, gsl_root_fsolver *solver, double lo0, double hi, int 
                 break;
             lo = gsl_root_fsolver_x_lower(solver);
             hi = gsl_root_fsolver_x_upper(solver);
-            if (hi - lo <= 1e-13 * fabs(R->tau_a + hi) + 2 * DBL_EPSILON * hi)
+            if (hi - lo <= 1e-13 * fabs(R->ev.tau_start + hi) + 2 * DBL_EPSILON * hi)
                 break;
         }
         double gh = g_at(hi, F);
@@ -327,13 +335,13 @@ static int brent(evfun *F, gsl_root_fsolver *solver, double lo0, double hi, int 
     return 0;
 }
 
-/* Locate the crossing of event e in the step [tau_a, tau_a + h] into *s
+/* Locate the crossing of event e in the step [tau_start, tau_start + h] into *s
  * (h itself when the trial step to the end does not see it: then it is
  * within the step's own error of the end). */
 static int locate(hs_int_run *R, gsl_root_fsolver *solver, size_t e, double h, double *s)
 {
-    int so = R->gsign[e];
-    if (sgn(R->ga[e]) == 0) {              /* at 0 at the start, a sign before it */
+    int so = R->ev.sign[e];
+    if (sgn(R->ev.g_start[e]) == 0) {              /* at 0 at the start, a sign before it */
         *s = 0;
         return 0;
     }
@@ -342,7 +350,7 @@ static int locate(hs_int_run *R, gsl_root_fsolver *solver, size_t e, double h, d
     if (F.rc)
         return F.rc;
     F.gh = gh;
-    if (sgn(gh) == so || sgn(R->ga[e]) != so) {
+    if (sgn(gh) == so || sgn(R->ev.g_start[e]) != so) {
         *s = h;
         return 0;
     }
@@ -355,7 +363,7 @@ static int locate(hs_int_run *R, gsl_root_fsolver *solver, size_t e, double h, d
 static void hermite_state(const hs_int_run *R, double h, double u, double *y)
 {
     size_t n = R->m->n;
-    const double *ya = R->ya, *yb = R->y;
+    const double *ya = R->ev.y_start, *yb = R->y;
     double u2 = u * u, u3 = u2 * u;
     double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h11 = u3 - u2;
     double d00 = 6 * u2 - 6 * u, d10 = 3 * u2 - 4 * u + 1, d11 = 3 * u2 - 2 * u;
@@ -370,13 +378,15 @@ static void hermite_state(const hs_int_run *R, double h, double u, double *y)
 
 /* Event e has the same sign at both ends of the step: does it cross and
  * come back inside?  Its values at u = 0, 1/4, 1/2, 3/4, 1 (the inner
- * three on the interpolant, R->gs) define a quartic; the u in (0, 1) (at
+ * three on the interpolant, R->ev.g_inside) define a quartic; the u in (0, 1) (at
  * 1/64 steps) where the quartic reaches furthest to the other side, or -1
  * when it does not get there. */
 static double dip_guess(const hs_int_run *R, size_t e)
 {
-    int so = R->gsign[e];
-    double g[5] = { R->ga[e], R->gs[e], R->gs[R->nev + e], R->gs[2 * R->nev + e], R->gb[e] };
+    int so = R->ev.sign[e];
+    const double *gi = R->ev.g_inside;
+    double g[5] = { R->ev.g_start[e], gi[e], gi[R->ev.n + e], gi[2 * R->ev.n + e],
+                    R->ev.g_end[e] };
     /* Newton's form in x = 4u: forward differences d1..d4 */
     double d1 = g[1] - g[0], d2 = g[2] - 2 * g[1] + g[0];
     double d3 = g[3] - 3 * g[2] + 3 * g[1] - g[0];
@@ -400,7 +410,7 @@ static double dip_guess(const hs_int_run *R, size_t e)
  * from the step's start when g_e has the other sign there, else -1. */
 static int dip(hs_int_run *R, size_t e, double h, double *s1)
 {
-    int so = R->gsign[e];
+    int so = R->ev.sign[e];
     double ub = dip_guess(R, e);
     *s1 = -1;
     if (ub < 0)
@@ -415,7 +425,7 @@ static int dip(hs_int_run *R, size_t e, double h, double *s1)
 }
 
 /* The values of every function at u = 1/4, 1/2, 3/4 of the step on the
- * interpolant into R->gs.  The interpolant is a guess slightly off the
+ * interpolant into R->ev.g_inside.  The interpolant is a guess slightly off the
  * constraints: where the dynamics or a function fails there (a domain
  * edge the true state keeps to), the step is not looked into: 0, and the
  * failure is forgotten; 1 when all three are there. */
@@ -423,17 +433,17 @@ static int inner_values(hs_int_run *R, double h)
 {
     const hs_model *m = R->m;
     for (int j = 0; j < 3; j++) {
-        double u = (j + 1) / 4.0, t = R->t0 + (R->tau_a + u * h);
-        hermite_state(R, h, u, R->ytr);
-        if ((m->ev_dyn && hs_int_eval(&R->c, t, R->ytr, R->ftr) != GSL_SUCCESS) ||
-            hs_dyn_events(m, R->w, t, R->ytr, R->ytr + m->n, NULL)) {
+        double u = (j + 1) / 4.0, t = R->t0 + (R->ev.tau_start + u * h);
+        hermite_state(R, h, u, R->ev.y_trial);
+        if ((m->ev_dyn && hs_int_eval(&R->c, t, R->ev.y_trial, R->ev.f_trial) != GSL_SUCCESS) ||
+            hs_dyn_events(m, R->w, t, R->ev.y_trial, R->ev.y_trial + m->n, NULL)) {
             R->c.failed = 0;
             R->c.last_ok = 0;
             hs_error_init(&R->w->err);
             R->w->fail_kind = HS_FAIL_NONE;
             return 0;
         }
-        memcpy(R->gs + (size_t)j * R->nev, R->w->ev, R->nev * sizeof *R->gs);
+        memcpy(R->ev.g_inside + (size_t)j * R->ev.n, R->w->ev, R->ev.n * sizeof *R->ev.g_inside);
     }
     return 1;
 }
@@ -445,7 +455,7 @@ static int by_time(const void *pa, const void *pb)
     return a->s < b->s ? -1 : a->s > b->s ? 1 : a->e < b->e ? -1 : a->e > b->e;
 }
 
-/* The crossings of the step just taken into R->fired (time order), each
+/* The crossings of the step just taken into R->ev.fired (time order), each
  * located: a sign change between the step's ends, or for a function with
  * the same sign at both, a dip to the other side and back inside the step
  * (dip): two crossings.  Returns how many, or -1 with R->err set. */
@@ -453,27 +463,27 @@ static long find_crossings(hs_int_run *R, double h)
 {
     const hs_model *m = R->m;
     size_t nf = 0, nd = 0;
-    for (size_t e = 0; e < R->nev; e++) {
-        int sn = sgn(R->gb[e]), so = R->gsign[e];
+    for (size_t e = 0; e < R->ev.n; e++) {
+        int sn = sgn(R->ev.g_end[e]), so = R->ev.sign[e];
         if (sn && so && sn != so && (m->ev[e].dir == 0 || m->ev[e].dir == sn))
-            R->fired[nf++] = (hs_int_fired){ 0, e, sn };
-        else if (sn && so && sn == so && sgn(R->ga[e]) == so)
+            R->ev.fired[nf++] = (hs_int_fired){ 0, e, sn };
+        else if (sn && so && sn == so && sgn(R->ev.g_start[e]) == so)
             nd++;                               /* may dip */
         else if (sn)
-            R->gsign[e] = (signed char)sn;
+            R->ev.sign[e] = (signed char)sn;
     }
     if (!nf && !nd)
         return 0;
     int may = 0, seen = nd && inner_values(R, h);  /* a dip on the interpolant */
-    for (size_t e = 0; e < R->nev && seen && !may; e++) {
-        int so = R->gsign[e];
-        may = sgn(R->gb[e]) == so && sgn(R->ga[e]) == so && dip_guess(R, e) >= 0;
+    for (size_t e = 0; e < R->ev.n && seen && !may; e++) {
+        int so = R->ev.sign[e];
+        may = sgn(R->ev.g_end[e]) == so && sgn(R->ev.g_start[e]) == so && dip_guess(R, e) >= 0;
     }
     if (!nf && !may)
         return 0;
     /* the rates at the start, for the trial steps' first stage */
-    if (hs_int_eval(&R->c, R->t0 + R->tau_a, R->ya, R->fa) != GSL_SUCCESS) {
-        hs_int_fail(R, R->t0 + R->tau_a, R->ya);
+    if (hs_int_eval(&R->c, R->t0 + R->ev.tau_start, R->ev.y_start, R->ev.f_start) != GSL_SUCCESS) {
+        hs_int_fail(R, R->t0 + R->ev.tau_start, R->ev.y_start);
         return -1;
     }
     gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
@@ -481,30 +491,31 @@ static long find_crossings(hs_int_run *R, double h)
         hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
         return -1;
     }
-    int rc = compile_g1(R, R->fired, nf);
+    int rc = compile_g1(R, R->ev.fired, nf);
     for (size_t f = 0; f < nf && !rc; f++)
-        rc = locate(R, solver, R->fired[f].e, h, &R->fired[f].s);
-    for (size_t e = 0; e < R->nev && may && !rc; e++) {
-        int so = R->gsign[e], dir = m->ev[e].dir;
+        rc = locate(R, solver, R->ev.fired[f].e, h, &R->ev.fired[f].s);
+    for (size_t e = 0; e < R->ev.n && may && !rc; e++) {
+        int so = R->ev.sign[e], dir = m->ev[e].dir;
         double s1;
-        if (sgn(R->gb[e]) != so || sgn(R->ga[e]) != so || (rc = dip(R, e, h, &s1)) || s1 < 0)
+        if (sgn(R->ev.g_end[e]) != so || sgn(R->ev.g_start[e]) != so ||
+            (rc = dip(R, e, h, &s1)) || s1 < 0)
             continue;
         evfun F = { R, e, 0, h, NAN };
         if (dir == 0 || dir == -so) {          /* away: in (0, s1) */
-            R->fired[nf] = (hs_int_fired){ 0, e, -so };
-            if (!(rc = brent(&F, solver, 0, s1, so, &R->fired[nf].s)))
+            R->ev.fired[nf] = (hs_int_fired){ 0, e, -so };
+            if (!(rc = brent(&F, solver, 0, s1, so, &R->ev.fired[nf].s)))
                 nf++;
         }
         if (!rc && (dir == 0 || dir == so)) {  /* back: in (s1, h) */
-            R->fired[nf] = (hs_int_fired){ 0, e, so };
-            if (!(rc = brent(&F, solver, s1, h, -so, &R->fired[nf].s)))
+            R->ev.fired[nf] = (hs_int_fired){ 0, e, so };
+            if (!(rc = brent(&F, solver, s1, h, -so, &R->ev.fired[nf].s)))
                 nf++;
         }
     }
     gsl_root_fsolver_free(solver);
     if (rc)
         return -1;
-    qsort(R->fired, nf, sizeof *R->fired, by_time);
+    qsort(R->ev.fired, nf, sizeof *R->ev.fired, by_time);
     return (long)nf;
 }
 
@@ -513,11 +524,11 @@ static long find_crossings(hs_int_run *R, double h)
  * the step). */
 static int cut_step(hs_int_run *R, double s, const double *y, double taup, long *i)
 {
-    R->tau = R->tau_a + s;
+    R->tau = R->ev.tau_start + s;
     R->t = R->t0 + R->tau;
     if (y != R->y)
         memcpy(R->y, y, R->dim * sizeof *y);
-    R->projected = 0;
+    R->step.projected = 0;
     if (R->m->set.interpolate)
         return hs_int_emit_inside(R, taup, i);
     return 0;
@@ -531,17 +542,19 @@ static int release(hs_int_run *R, const hs_event *ev)
         if (hs_dyn_release(R->m, R->w, ev->rel[r]))
             return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
     R->c.last_ok = 0;
-    gsl_odeiv2_evolve_reset(R->drv->e);
-    gsl_odeiv2_step_reset(R->drv->s);
-    if (R->m->set.interpolate && hs_int_eval(&R->c, R->t, R->y, R->fp) != GSL_SUCCESS)
+    if (R->step.drv) {
+        gsl_odeiv2_evolve_reset(R->step.drv->e);
+        gsl_odeiv2_step_reset(R->step.drv->s);
+    }
+    if (R->m->set.interpolate && hs_int_eval(&R->c, R->t, R->y, R->rows.f_start) != GSL_SUCCESS)
         return hs_int_fail(R, R->t, R->y);
     return reset_signs(R);
 }
 
-/* The event fired at s (GSL time tau_a + s): its row, and what its
+/* The event fired at s (GSL time tau_start + s): its row, and what its
  * action does. */
 static int handle(hs_int_run *R, const hs_int_fired *fe, double h, double taup, long *i,
-                  int *what)
+                  hs_int_step_fate *fate)
 {
     const hs_model *m = R->m;
     const hs_event *ev = &m->ev[fe->e];
@@ -549,12 +562,12 @@ static int handle(hs_int_run *R, const hs_int_fired *fe, double h, double taup, 
     const double *y = R->y;
     int rc;
     if (s < h) {
-        if ((rc = trial(R, s, R->ytr)))
+        if ((rc = trial(R, s, R->ev.y_trial)))
             return rc;
-        y = R->ytr;
+        y = R->ev.y_trial;
     }
-    double t = s < h ? R->t0 + (R->tau_a + s) : R->t;
-    R->gsign[fe->e] = (signed char)fe->to;            /* past the crossing */
+    double t = s < h ? R->t0 + (R->ev.tau_start + s) : R->t;
+    R->ev.sign[fe->e] = (signed char)fe->to;            /* past the crossing */
     if ((rc = hs_int_event_row(R, ev->name, t, y)))
         return rc;
     if (ev->action == HS_EV_RECORD)
@@ -564,7 +577,7 @@ static int handle(hs_int_run *R, const hs_int_fired *fe, double h, double taup, 
     if (s >= h && m->set.interpolate && (rc = hs_int_emit_inside(R, taup, i)))
         return rc;
     if (ev->action == HS_EV_STOP) {
-        *what = 2;
+        *fate = HS_INT_STEP_STOPPED;
         R->sum->stopped_by = ev->name;
         R->sum->stop_text = ev->text;
         /* the trajectory ends with a row at the event (once) */
@@ -572,43 +585,45 @@ static int handle(hs_int_run *R, const hs_int_fired *fe, double h, double taup, 
             return 0;
         return hs_int_emit(R, R->t, R->y, 0);
     }
-    *what = 1;
+    *fate = HS_INT_STEP_CUT;
     return release(R, ev);
 }
 
-int hs_int_events_step(hs_int_run *R, double taup, long *i, int *what)
+int hs_int_events_step(hs_int_run *R, double taup, long *i, hs_int_step_fate *fate)
 {
-    *what = 0;
-    if (!R->nev)
+    *fate = HS_INT_STEP_STANDS;
+    if (!R->ev.n)
         return 0;
-    double h = R->tau - R->tau_a;
-    int rc = eval_g(R, R->t, R->y, R->ftr);
+    double h = R->tau - R->ev.tau_start;
+    int rc = eval_g(R, R->t, R->y, R->ev.f_trial);
     if (rc)
         return rc;
-    memcpy(R->gb, R->w->ev, R->nev * sizeof *R->gb);
+    memcpy(R->ev.g_end, R->w->ev, R->ev.n * sizeof *R->ev.g_end);
     long nf = find_crossings(R, h);
     if (nf < 0)
         return R->err->code;
-    for (long f = 0; f < nf && !*what; f++)
-        if ((rc = handle(R, &R->fired[f], h, taup, i, what)))
+    for (long f = 0; f < nf && *fate == HS_INT_STEP_STANDS; f++)
+        if ((rc = handle(R, &R->ev.fired[f], h, taup, i, fate)))
             return rc;
-    if (!*what)                       /* the step stands: its end starts the next */
-        memcpy(R->ga, R->gb, R->nev * sizeof *R->ga);
+    if (*fate == HS_INT_STEP_STANDS)      /* its end starts the next */
+        memcpy(R->ev.g_start, R->ev.g_end, R->ev.n * sizeof *R->ev.g_start);
     return 0;
 }
 
 int hs_int_events_finish(hs_int_run *R, int rc)
 {
-    if (R->evout_ok) {
-        if (!rc && !R->evout.rows)     /* a run without events: the header alone */
-            hs_out_ungate(&R->evout);
-        rc = hs_int_close_output(R, &R->evout, "the events CSV", rc);
+    if (R->ev.out_ok) {
+        if (!rc && !R->ev.out.rows)     /* a run without events: the header alone */
+            hs_out_ungate(&R->ev.out);
+        rc = hs_int_close_output(R, &R->ev.out, "the events CSV", rc);
     }
-    hs_int_driver_free(R->evdrv);
-    for (size_t i = 0; i < R->ng1; i++)
-        hs_prog_free(R->g1[i]);
-    void *v[] = { R->gsign, R->ga, R->gb, R->gs, R->fired, R->ya, R->fa, R->ytr, R->ftr,
-                  R->etr, R->g1, R->g1at, R->g1out, R->g1regs, R->g1val };
+    hs_int_driver_free(R->ev.trial_drv);
+    hs_int_events *E = &R->ev;
+    for (size_t i = 0; i < E->ng1; i++)
+        hs_prog_free(E->g1[i]);
+    void *v[] = { E->sign, E->g_start, E->g_end, E->g_inside, E->fired, E->y_start, E->f_start,
+                  E->y_trial, E->f_trial, E->err_trial, E->g1, E->g1_at, E->g1_out,
+                  E->g1_regs, E->g1_val };
     for (size_t k = 0; k < sizeof v / sizeof *v; k++)
         free(v[k]);
     return rc;

@@ -30,10 +30,20 @@ static double now(void)
 static int plan_times(hs_int_run *R)
 {
     const hs_settings *s = &R->m->set;
-    R->method = hs_method_index(s->method);
-    if (R->method < 0)
-        return hs_error_set(R->err, HS_EXIT_USAGE, "unknown method '%s'; choose one of: %s",
-                            s->method, hs_method_list());
+    if (hs_stepper_check(R->m, R->err))
+        return R->err->code;
+    R->step.type = hs_stepper_find(s->method);
+    if (!isnan(s->step) && !(R->step.type->flags & HS_STEP_FIXED)) {
+        int in_file = s->step_pos.src >= 0;
+        char fixed[256];
+        hs_error_set(R->err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "%s is for the "
+                     "fixed-step methods (%s); '%s' chooses its own steps (drop the step, "
+                     "or choose one of those)", in_file ? "simulate.step" : "--step",
+                     hs_stepper_names_with(fixed, sizeof fixed, HS_STEP_FIXED), s->method);
+        if (in_file)
+            hs_model_place(R->m, s->step_pos, R->err);
+        return R->err->code;
+    }
     R->t0 = R->m->t0;
     R->t_end = s->t_end;
     if (isnan(R->t_end))
@@ -93,22 +103,24 @@ static int setup(hs_int_run *R)
     const hs_model *m = R->m;
     const hs_run_opts *o = R->o;
     size_t n = m->n, dim = R->dim;
-    if (hs_columns_select(m, o->columns, &R->cols, R->err))
+    if (hs_columns_select(m, o->columns, &R->rows.cols, R->err))
         return R->err->code;
-    R->cols_ok = 1;
-    R->lean = o->no_residuals;
-    for (size_t i = 0; i < R->cols.n; i++) {
-        hs_col_kind k = R->cols.c[i].kind;
-        R->need_w |= k == HS_COL_WR || k == HS_COL_WNC || k == HS_COL_WT || k == HS_COL_EBAL;
-        R->lean &= k == HS_COL_T || k == HS_COL_Q || k == HS_COL_V;
+    R->rows.cols_ok = 1;
+    R->rows.lean = o->no_residuals;
+    for (size_t i = 0; i < R->rows.cols.n; i++) {
+        hs_col_kind k = R->rows.cols.c[i].kind;
+        R->rows.need_w |= k == HS_QTY_WR || k == HS_QTY_WNC || k == HS_QTY_WT || k == HS_QTY_EBAL;
+        R->rows.lean &= k == HS_QTY_T || k == HS_QTY_Q || k == HS_QTY_V;
     }
     R->w = hs_work_new(m);
     /* interpolate mode: the energy balance's error steers the step too
      * (stepper.c); not for rk1imp, first order */
-    int balance = m->set.interpolate && strcmp(m->set.method, "rk1imp") != 0;
+    const hs_stepper *type = R->step.type;
+    int fixed = (type->flags & HS_STEP_FIXED) != 0;
+    int balance = m->set.interpolate && type->order != 1 && !fixed;
     if (balance)
-        R->wb = hs_work_new(m);
-    hs_work *ws[2] = { R->w, R->wb };
+        R->bal.w = hs_work_new(m);
+    hs_work *ws[2] = { R->w, R->bal.w };
     for (int i = 0; i < 2; i++)
         if (ws[i] && o->native) {
             ws[i]->kdyn = hs_native_fn(o->native, 0);
@@ -118,14 +130,17 @@ static int setup(hs_int_run *R)
             ws[i]->kev = hs_native_fn(o->native, 4);
         }
     R->proj = hs_proj_new(m);
-    double **v[] = { &R->y, &R->yp, &R->yi, &R->fp, &R->fn, &R->fi, &R->yerr, &R->yu, &R->fu,
-                     &R->ytb, &R->c.f0, &R->c.f1, &R->c.ytmp, &R->c.last_y, &R->c.last_f };
-    int ok = R->w && R->proj && (!balance || R->wb);
+    double **v[] = { &R->y, &R->rows.y_start, &R->rows.y_at, &R->rows.f_start,
+                     &R->rows.f_end, &R->rows.f_at, &R->rows.helper_err,
+                     &R->rows.y_unprojected, &R->rows.f_unprojected, &R->bal.y_less_err,
+                     &R->c.fd_f0, &R->c.fd_f1, &R->c.fd_y, &R->c.last_y, &R->c.last_f };
+    int ok = R->w && R->proj && (!balance || R->bal.w);
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         ok &= (*v[i] = vec(dim)) != NULL;
     size_t nd = (HS_INT_DEPTH + 1) * dim;
-    ok &= (R->ym = vec(nd)) && (R->fm = vec(nd)) && (R->ye = vec(nd)) && (R->fe = vec(nd)) &&
-          (R->acc = vec(n));
+    ok &= (R->rows.y_mid = vec(nd)) && (R->rows.f_mid = vec(nd)) &&
+          (R->rows.y_right = vec(nd)) && (R->rows.f_right = vec(nd)) &&
+          (R->rows.acc_poly = vec(n));
     if (!ok)
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
     R->c.m = m;
@@ -138,30 +153,36 @@ static int setup(hs_int_run *R)
     if (rc)
         return rc;
     /* nothing written (an -o file not even created) before the first row */
-    if (hs_out_init(&R->out, o->out, o->precision) ||
-        hs_out_start_at_first_row(&R->out, o->out_path))
+    if (hs_out_init(&R->rows.out, o->out, o->precision) ||
+        hs_out_start_at_first_row(&R->rows.out, o->out_path))
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
-    R->out_ok = 1;
-    unsigned flags = hs_methods[R->method].flags;
-    R->multistep = (flags & HS_METHOD_MULTISTEP) != 0;
+    R->rows.out_ok = 1;
+    R->step.multistep = (type->flags & HS_STEP_MULTISTEP) != 0;
     /* dop853's own extension serves the rows unless they show the work
      * integrals (rows.c) */
-    R->dense = (flags & HS_METHOD_DENSE) && !R->need_w;
-    int helper = hs_int_helper_method(R->method);
-    int implicit = (flags | hs_methods[helper].flags) & HS_METHOD_IMPLICIT;
-    R->sys = (gsl_odeiv2_system){ hs_int_rhs, implicit ? hs_int_jacobian : NULL, dim, &R->c };
-    R->h = fmin(R->dt, R->t_end - R->t0) * 1e-3;     /* a guess the control corrects */
-    R->drv = hs_int_driver_new(R, R->method);
-    int helped = m->set.interpolate && !R->dense;
+    R->rows.dense = (type->flags & HS_STEP_DENSE) && (!R->rows.need_w || fixed);
+    R->rows.dense_w = R->rows.dense && fixed;     /* a step from the step's start */
+    const hs_stepper *helper = hs_int_helper(type);
+    int implicit = (type->flags | helper->flags) & HS_STEP_IMPLICIT;
+    R->step.sys = (gsl_odeiv2_system){ hs_int_rhs, implicit ? hs_int_jacobian : NULL, dim,
+                                       &R->c };
+    R->step.h = fmin(R->dt, R->t_end - R->t0) * 1e-3;     /* a guess the control corrects */
+    if (type->gsl)
+        R->step.drv = hs_int_driver_new(R, type);
+    int helped = m->set.interpolate && !R->rows.dense;
     if (helped)
-        R->helper = hs_int_driver_new(R, helper);
-    if (!R->drv || (helped && (!R->helper || hs_int_interp_init(R))))
+        R->rows.helper = hs_int_driver_new(R, helper);
+    if ((type->gsl && !R->step.drv) ||
+        (helped && (!R->rows.helper || hs_int_interp_init(R))))
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "cannot set up the stepper '%s'",
                             m->set.method);
-    if (R->wb)
+    if (type->start && (rc = type->start(R)))
+        return rc;
+    if (R->bal.w)
         hs_int_balance_control(R);
-    R->projecting = m->set.stabilize == HS_STAB_PROJECTION && m->k > 0;
-    R->show = progress_mode(o, o->out);
+    /* a fixed-step method solves the constraints in its steps */
+    R->step.projecting = m->set.stabilize == HS_STAB_PROJECTION && m->k > 0 && !fixed;
+    R->rows.progress = progress_mode(o, o->out);
     return hs_int_events_setup(R);
 }
 
@@ -171,41 +192,41 @@ static int step_loop(hs_int_run *R)
     const hs_model *m = R->m;
     const hs_run_opts *o = R->o;
     int interp = m->set.interpolate, rc;
-    int reuse = R->drv->s->type->can_use_dydt_in;
-    hs_columns_header(&R->cols, &R->out);
+    int reuse = R->step.drv && R->step.drv->s->type->can_use_dydt_in;
+    hs_columns_header(&R->rows.cols, &R->rows.out);
     R->t = R->t0;
     R->tau = 0;
     if ((rc = hs_int_events_start(R)) || (rc = hs_int_emit(R, R->t, R->y, 1)))
         return rc;
-    memcpy(R->fp, R->fi, R->dim * sizeof *R->fp);
+    memcpy(R->rows.f_start, R->rows.f_at, R->dim * sizeof *R->rows.f_start);
     for (long i = 1; i <= R->N;) {
         double t_target = i == R->N ? R->t_end : hs_grid_time(R->t0, i, R->dt);
         double t_stop = interp ? R->t_end : t_target, taup = R->tau;
-        int ev = 0;          /* events: 1 the step was cut at a release, 2 a stop */
+        hs_int_step_fate fate = HS_INT_STEP_STANDS;
         if (o->stop && *o->stop)
             return hs_error_set(R->err, 130, "interrupted at t=%.17g; the rows so far are "
                                 "written", R->t);
         if (interp)
-            memcpy(R->yp, R->y, R->dim * sizeof *R->y);
+            memcpy(R->rows.y_start, R->y, R->dim * sizeof *R->y);
         hs_int_events_mark(R);
-        if ((rc = hs_int_advance(R, t_stop)) || (rc = hs_int_events_step(R, taup, &i, &ev)))
+        if ((rc = hs_int_advance(R, t_stop)) || (rc = hs_int_events_step(R, taup, &i, &fate)))
             return rc;
-        if (ev == 2)
+        if (fate == HS_INT_STEP_STOPPED)
             break;
         if (interp) {
-            if (!ev && (rc = hs_int_emit_inside(R, taup, &i)))
+            if (fate == HS_INT_STEP_STANDS && (rc = hs_int_emit_inside(R, taup, &i)))
                 return rc;
         } else if (R->t >= t_target) {
             if ((rc = hs_int_emit(R, R->t, R->y, 0)))
                 return rc;
             if (reuse) {         /* the next step starts from the row's rates */
-                if (R->lean && hs_int_eval(&R->c, R->t, R->y, R->fi) != GSL_SUCCESS)
+                if (R->rows.lean && hs_int_eval(&R->c, R->t, R->y, R->rows.f_at) != GSL_SUCCESS)
                     return hs_int_fail(R, R->t, R->y);  /* (a lean row computes none) */
-                memcpy(R->drv->e->dydt_out, R->fi, R->dim * sizeof *R->fi);
+                memcpy(R->step.drv->e->dydt_out, R->rows.f_at, R->dim * sizeof *R->rows.f_at);
             }
             i++;
         }
-        if (R->out.failed)
+        if (R->rows.out.failed)
             break;
         hs_int_progress(R, i - 1, 0);
     }
@@ -231,21 +252,25 @@ int hs_int_close_output(hs_int_run *R, hs_out *o, const char *what, int rc)
 static int finish(hs_int_run *R, int rc)
 {
     hs_int_progress(R, 0, 1);
-    if (R->out_ok)
-        rc = hs_int_close_output(R, &R->out, "the CSV", rc);
+    if (R->rows.out_ok)
+        rc = hs_int_close_output(R, &R->rows.out, "the CSV", rc);
     rc = hs_int_events_finish(R, rc);
-    hs_int_driver_free(R->drv);
-    hs_int_driver_free(R->helper);
+    if (R->step.type && R->step.type->finish)
+        R->step.type->finish(R);
+    hs_int_driver_free(R->step.drv);
+    hs_int_driver_free(R->rows.helper);
     if (R->w)
         R->sum->nrhs = R->w->nrhs;   /* (the balance control evaluates no accelerations) */
-    if (R->cols_ok)
-        hs_columns_free(&R->cols);
+    if (R->rows.cols_ok)
+        hs_columns_free(&R->rows.cols);
     hs_work_free(R->w);
-    hs_work_free(R->wb);
+    hs_work_free(R->bal.w);
     hs_proj_free(R->proj);
-    double *v[] = { R->y, R->yp, R->ym, R->yi, R->fp, R->fm, R->fn, R->fi, R->yerr, R->acc, R->ytb,
-                    R->yu, R->fu, R->ye, R->fe,
-                    R->c.f0, R->c.f1, R->c.ytmp, R->c.last_y, R->c.last_f };
+    double *v[] = { R->y, R->rows.y_start, R->rows.y_mid, R->rows.y_at, R->rows.f_start,
+                    R->rows.f_mid, R->rows.f_end, R->rows.f_at, R->rows.helper_err,
+                    R->rows.acc_poly, R->bal.y_less_err, R->rows.y_unprojected,
+                    R->rows.f_unprojected, R->rows.y_right, R->rows.f_right,
+                    R->c.fd_f0, R->c.fd_f1, R->c.fd_y, R->c.last_y, R->c.last_f };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         free(v[i]);
     return rc;

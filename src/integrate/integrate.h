@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include <gsl/gsl_odeiv2.h>
+
 #include "../model/model.h"
 #include "../native/native.h"
 #include "../util/error.h"
@@ -52,6 +54,74 @@ typedef struct hs_summary {
                                     * NULL; it and stop_text point into the model */
     const char *stop_text;         /* its condition as written */
 } hs_summary;
+
+/* The steppers (simulate.method, --method): one const type per method,
+ * in the manner of gsl_odeiv2_step_type, listed once in hs_steppers
+ * (steppers.c).  A method is either a gsl_odeiv2 step type (`gsl`, with
+ * holosim's error control) or steps itself (`advance`: a fixed step that
+ * solves for the multipliers inside it, no error estimate); either may
+ * have a dense output of its own.  Adding a method: its type in a file of
+ * its own (or beside GSL's in steppers.c) and one entry in hs_steppers. */
+enum {
+    HS_STEP_IMPLICIT = 1,      /* a gsl_odeiv2 method that needs the Jacobian */
+    HS_STEP_MULTISTEP = 2,     /* keeps past steps (a projection or an event
+                                * restarts it) */
+    HS_STEP_DENSE = 4,         /* its own continuous extension serves rows and
+                                * events inside a step (dense, dense_at) */
+    HS_STEP_FIXED = 8,         /* steps itself with a fixed step (advance): no
+                                * error estimate, no error control */
+};
+struct hs_int_run;             /* the run's state (src/integrate/internal.h) */
+typedef struct hs_stepper {
+    const char *name;
+    int order;                 /* its order (variable-order methods: the highest) */
+    unsigned flags;            /* HS_STEP_* */
+    double tol_factor;         /* the tolerances it is handed, x rtol and atol */
+    const struct hs_stepper *helper; /* rows inside a step and trial steps for
+                                * events where it cannot (multistep): NULL, itself */
+    const char *about;         /* one line for `holosim help methods` */
+    /* a gsl_odeiv2 method: its step type, and what it is told beyond GSL's
+     * interface once allocated (NULL: nothing) */
+    const gsl_odeiv2_step_type *const *gsl;
+    void (*tune)(gsl_odeiv2_step *s, const hs_settings *set, double atol, double rtol,
+                 size_t nctl);
+    /* the error estimate of its last step per component, when the one GSL
+     * hands the control is something else (NULL: GSL's yerr) */
+    const double *(*error)(const struct hs_int_run *R);
+    /* dense output (HS_STEP_DENSE): make the last step's extension, its
+     * start and length in GSL's time, then the state at theta in [0, 1]
+     * of it (each 0 or an exit code with the run's error set) */
+    int (*dense)(struct hs_int_run *R, double *tau_start, double *h);
+    int (*dense_at)(struct hs_int_run *R, double theta, double *y);
+    /* NULL, or whether the method can run the model: 0, or an error
+     * placed at the method in the model file (exit 2) or exit 1 when the
+     * command line chose it (hs_stepper_check calls it) */
+    int (*suits)(const hs_model *m, hs_error *err);
+    /* a method that steps itself (HS_STEP_FIXED): set-up (0 or an exit
+     * code), one step towards model time t_stop (the run's state and
+     * times advanced; 0 or an exit code), one step of s from the state y
+     * at GSL time tau (y updated in place: events' trial steps; 0 or an
+     * exit code), clean-up (nothing set up is fine) */
+    int (*start)(struct hs_int_run *R);
+    int (*advance)(struct hs_int_run *R, double t_stop);
+    int (*step_from)(struct hs_int_run *R, double tau, double s, double *y);
+    void (*finish)(struct hs_int_run *R);
+} hs_stepper;
+
+/* Every method, in the order `holosim help methods` lists them; NULL ends it. */
+extern const hs_stepper *const hs_steppers[];
+/* The method of that name, or NULL. */
+const hs_stepper *hs_stepper_find(const char *name);
+/* "rk2 rk4 ..." (every name, one space apart) into buf[cap]; returns buf. */
+const char *hs_stepper_names(char *buf, size_t cap);
+/* The same for the methods that have every flag of `flags`. */
+const char *hs_stepper_names_with(char *buf, size_t cap, unsigned flags);
+/* The model's method (m->set.method) is known and can run the model, or
+ * an error: at its place in the model file (exit 2) when it came from
+ * there, exit 1 otherwise. */
+int hs_stepper_check(const hs_model *m, hs_error *err);
+/* `holosim help methods`: one line per method (name, order, kind, about). */
+void hs_stepper_print(FILE *f);
 
 /* Output time i: t0 + i dt rounded to 15 significant digits (rows read
  * 0.3, not 0.30000000000000004), exactly as strtod(sprintf("%.15g")) would

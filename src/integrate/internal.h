@@ -14,6 +14,8 @@
  *                a step (interpolate mode), the progress line
  *   events.c     events: watched after every accepted step, located by
  *                trial steps from the step's start, stop, record, release
+ *   steppers.c   the table of methods (integrate.h: hs_stepper)
+ *   rattle.c     RATTLE and its compositions: methods that step themselves
  *
  * Functions shared between these files carry the prefix hs_int_. */
 #ifndef HS_INTEGRATE_INTERNAL_H
@@ -41,7 +43,7 @@ typedef struct hs_int_ctx {
     hs_work *w;
     size_t dim;                /* 2n + 3 */
     double t0;                 /* GSL's time is tau = t - t0 */
-    double *f0, *f1, *ytmp;    /* [dim] finite-difference Jacobian scratch */
+    double *fd_f0, *fd_f1, *fd_y;  /* [dim] finite-difference Jacobian scratch */
     double last_t;             /* the state and rates of the last evaluation */
     double *last_y, *last_f;   /* [dim] */
     int last_ok;               /* last_* and w's outputs belong together */
@@ -59,71 +61,111 @@ typedef struct hs_int_fired {   /* an event located in a step (events.c) */
     int to;                     /* the function's sign after it */
 } hs_int_fired;
 
+/* rows.c (integrate.c sets it up): the output, what a row computes,
+ * interpolation inside a step, the progress line. */
+typedef struct hs_int_rows {
+    hs_columns cols;
+    int cols_ok;
+    hs_out out;
+    int out_ok;
+    double E0;                  /* the energy at the first row */
+    int need_w;                 /* a column shows W_R, W_nc, W_t or energy_balance */
+    int lean;                   /* rows show t, q, v only and no residual is asked
+                                 * for (hs_run_opts.no_residuals): nothing to compute */
+    int dense;                  /* rows inside a step from the stepper's own dense
+                                 * output (hs_stepper.dense) */
+    int dense_w;                /* and the work integrals there are the method's */
+    double *y_at, *f_at;        /* [dim] a row's state (inside a step), its rates */
+    /* interpolate mode without dense output: polynomials through each
+     * step's ends and midpoints, the midpoints from the helper */
+    gsl_odeiv2_driver *helper;
+    double *y_start, *f_start;  /* [dim] the step's start, its rates */
+    double *f_end;              /* [dim] the rates at the step's end */
+    double *y_mid, *f_mid;      /* [(DEPTH + 1) dim] midpoints of the segments */
+    double *y_right, *f_right;  /* [(DEPTH + 1) dim] ends of right halves */
+    double *acc_poly;           /* [n] an interpolant's accelerations */
+    double *y_unprojected;      /* [dim] the step's end before a projection moved */
+    double *f_unprojected;      /* it, its rates */
+    double *helper_err;         /* [dim] the helper's error estimate (unused) */
+    double w_inverse[HS_INT_NW * HS_INT_NW]; /* data -> coefficients of W's polynomial */
+    double w_coef[3][HS_INT_NW];             /* W_R, W_nc, W_t on the current segment */
+    /* the progress line */
+    int progress;               /* 0 off, 1 after 2 s, 2 now */
+    int progress_shown;         /* it is on the screen */
+    double next_progress;       /* wall time of its next update */
+} hs_int_rows;
+
+/* events.c: the watched functions and the crossings of a step. */
+typedef struct hs_int_events {
+    size_t n;                   /* model->nev */
+    signed char *sign;          /* [n] the last non-zero sign of each function */
+    double *g_start, *g_end;    /* [n] the functions at the step's start, end */
+    double *g_inside;           /* [3 n] at 1/4, 1/2, 3/4 of the step (interpolant) */
+    double *y_start, *f_start;  /* [dim] the step's start (the last accepted point) */
+    double tau_start;           /* GSL's time of y_start */
+    double *y_trial, *f_trial;  /* [dim] a trial step: state, rates, */
+    double *err_trial;          /* error estimate */
+    hs_int_fired *fired;        /* [2 n] the events of a step, in time order */
+    hs_prog **g1;               /* [ng1] programs of the functions of the events
+                                 * located so far, one per step that first saw
+                                 * them cross: locating evaluates those alone */
+    size_t ng1;
+    size_t *g1_at;              /* [n] 1 + the program of event e's function (0: none) */
+    size_t *g1_out;             /* [n] its output there */
+    double *g1_regs, *g1_val;   /* scratch of the largest of them: registers, outputs */
+    size_t g1_nregs, g1_nval;
+    gsl_odeiv2_driver *trial_drv; /* the stepper of the trial steps (NULL: the
+                                 * stepper's dense output locates them) */
+    hs_out out;                 /* --events */
+    int out_ok;
+} hs_int_events;
+
+/* What happened to a step after its events (hs_int_events_step). */
+typedef enum {
+    HS_INT_STEP_STANDS,         /* as taken */
+    HS_INT_STEP_CUT,            /* cut at a release (the rows up to there written) */
+    HS_INT_STEP_STOPPED,        /* a stop ended the run (its row written) */
+} hs_int_step_fate;
+
+/* stepper.c: the energy balance as a steering quantity (interpolate mode). */
+typedef struct hs_int_balance {
+    hs_work *w;                 /* its evaluations, or NULL: no balance control */
+    double *y_less_err;         /* [dim] the step's end minus its error estimate */
+} hs_int_balance;
+
+/* stepper.c: the stepper and what it does after a step. */
+typedef struct hs_int_stepping {
+    const hs_stepper *type;     /* the run's method (steppers.c) */
+    gsl_odeiv2_system sys;
+    gsl_odeiv2_driver *drv;     /* a gsl_odeiv2 method's stepper, control and
+                                 * evolution (NULL for a method that steps itself) */
+    void *own;                  /* the state of a method that steps itself */
+    double h;                   /* the next step (GSL's time) */
+    double atol, rtol;          /* the tolerances the stepper is handed */
+    int projecting;             /* stabilize: projection, with constraints */
+    int projected;              /* the last step was projected */
+    int multistep;              /* keeps past steps: a projection resets it */
+} hs_int_stepping;
+
 typedef struct hs_int_run {
     const hs_model *m;
     const hs_run_opts *o;
     hs_summary *sum;
     hs_error *err;
-    int method;                 /* index into hs_methods */
     double t0, t_end, dt;
     long N;                     /* rows after the first: t0 + i dt, i < N, then t_end */
     size_t dim;                 /* 2n + 3: q, v, W_R, W_nc, W_t */
-    hs_columns cols;
-    int cols_ok;
     hs_work *w;
-    hs_work *wb;                /* the balance control's evaluations (stepper.c),
-                                 * or NULL when the balance is not reported */
     hs_proj *proj;
-    double *y, *yp, *yi;        /* [dim] state, at the step's start, a row */
-    double *fp, *fn, *fi;       /* [dim] rates there (fn: at the step's end) */
-    double *ym, *fm;            /* [(DEPTH + 1) dim] midpoints of the segments */
-    double *ye, *fe;            /* [(DEPTH + 1) dim] ends of right halves */
-    double *acc;                /* [n] an interpolant's accelerations */
-    double *yu, *fu;            /* [dim] interpolate mode: the step's end before a
-                                 * projection moved it, its rates */
-    int projected;              /* the last step was projected */
-    double *yerr;               /* [dim] the helper's error estimate */
-    double *ytb;                /* [dim] the balance control's second state */
     hs_int_ctx c;
-    hs_out out;
-    int out_ok;
-    gsl_odeiv2_system sys;
-    gsl_odeiv2_driver *drv;     /* the run's stepper, control and evolution */
-    gsl_odeiv2_driver *helper;  /* interpolate mode: the midpoint step */
-    double E0, t, h;            /* t: model time of the state y */
+    double *y;                  /* [dim] the state, at model time t */
+    double t;
     double tau;                 /* GSL's time, t - t0 (exact at rows) */
-    double atol, rtol;          /* the tolerances the stepper is handed */
-    double Bw[HS_INT_NW * HS_INT_NW]; /* data -> coefficients of W's polynomial */
-    double wc[3][HS_INT_NW];    /* W_R, W_nc, W_t on the current step */
-    int projecting;             /* stabilize: projection, with constraints */
-    int multistep;              /* msadams, msbdf: a projection resets them */
-    int dense;                  /* dop853: rows inside a step from its own extension */
-    int need_w;                 /* a column shows W_R, W_nc, W_t or energy_balance */
-    int lean;                   /* rows show t, q, v only and no residual is asked
-                                 * for (hs_run_opts.no_residuals): nothing to compute */
-    int show;                   /* progress: 0 off, 1 after 2 s, 2 now */
-    int shown;                  /* the progress line is on the screen */
-    double wall0, next_show;
-    /* events (events.c) */
-    size_t nev;                 /* model->nev */
-    signed char *gsign;         /* [nev] the last non-zero sign of each function */
-    double *ga, *gb;            /* [nev] the functions at the step's start, end */
-    double *ya, *fa;            /* [dim] the step's start (the last accepted point) */
-    double *ytr, *ftr, *etr;    /* [dim] a trial step: state, rates, error */
-    double tau_a;               /* GSL's time of ya */
-    double *gs;                 /* [3 nev] the functions inside a step (events.c) */
-    hs_int_fired *fired;        /* [2 nev] the events of a step, in time order */
-    hs_prog **g1;               /* [ng1] programs of the functions of the events
-                                 * located so far, one per step that first saw
-                                 * them cross: locating evaluates those alone */
-    size_t ng1;
-    size_t *g1at;               /* [nev] 1 + the program of event e's function (0: none) */
-    size_t *g1out;              /* [nev] its output there */
-    double *g1regs, *g1val;     /* scratch of the largest of them: registers, outputs */
-    size_t g1nregs, g1nval;
-    gsl_odeiv2_driver *evdrv;   /* the stepper of the trial steps */
-    hs_out evout;               /* --events */
-    int evout_ok;
+    double wall0;               /* wall time at the start */
+    hs_int_stepping step;
+    hs_int_balance bal;
+    hs_int_rows rows;
+    hs_int_events ev;
 } hs_int_run;
 
 /* stepper.c */
@@ -133,15 +175,21 @@ int hs_int_eval(hs_int_ctx *c, double t, const double y[], double f[]);
 /* The same at GSL's time tau (gsl_odeiv2_system), and its Jacobian. */
 int hs_int_rhs(double tau, const double y[], double f[], void *params);
 int hs_int_jacobian(double tau, const double y[], double *dfdy, double dfdt[], void *params);
-/* The driver of a stepper (hs_methods index) with holosim's control;
- * NULL when out of memory. */
-gsl_odeiv2_driver *hs_int_driver_new(hs_int_run *R, int method);
+/* The driver of a gsl_odeiv2 method with holosim's control; NULL when out
+ * of memory. */
+gsl_odeiv2_driver *hs_int_driver_new(hs_int_run *R, const hs_stepper *method);
 void hs_int_driver_free(gsl_odeiv2_driver *d);  /* NULL is fine */
 /* Let the energy balance steer R->drv's steps too (R->wb set). */
 void hs_int_balance_control(hs_int_run *R);
-/* The helper stepper for rows inside a step: the run's own for one-step
- * methods, rk8pd for msadams, rk4imp for msbdf. */
-int hs_int_helper_method(int method);
+/* bsimp on a shifted state, and its tuning (hs_stepper.tune). */
+extern const gsl_odeiv2_step_type *const hs_int_bsimp_shifted;
+void hs_int_bsimp_tune(gsl_odeiv2_step *step, const hs_settings *set, double atol,
+                       double rtol, size_t nctl);
+/* The helper of a method: rows inside a step, trial steps for events. */
+static inline const hs_stepper *hs_int_helper(const hs_stepper *s)
+{
+    return s->helper ? s->helper : s;
+}
 /* One accepted step towards the model time t_stop (reached exactly when
  * the step ends there), then stabilization; 0 or an exit code with R->err
  * set. */
@@ -163,6 +211,12 @@ void hs_int_dop853_at(const gsl_odeiv2_step *step, double theta, double *y);
 /* The error estimate of its last step, per component (GSL's yerr holds
  * the error norm times each steering component's scale). */
 const double *hs_int_dop853_error(const gsl_odeiv2_step *step);
+/* The method (steppers.c). */
+extern const hs_stepper hs_int_step_dop853;
+
+/* rattle.c: RATTLE and its compositions of order 4, 6, 8 (steppers.c). */
+extern const hs_stepper hs_int_step_rattle, hs_int_step_rattle4, hs_int_step_rattle6,
+    hs_int_step_rattle8;
 
 /* integrate.c: flush and free an output; a write error becomes the run's
  * error ("cannot write WHAT: ...", exit 1) unless it already failed.
@@ -192,10 +246,9 @@ int hs_int_events_start(hs_int_run *R);
 /* Before a step: remember its start. */
 void hs_int_events_mark(hs_int_run *R);
 /* After a step (from GSL time taup; interpolate mode's next row *i):
- * the crossings in it, located and handled in time order.  *what: 0 the
- * step stands, 1 it was cut at a release (the rows up to there written),
- * 2 a stop ended the run (its row written).  0 or an exit code. */
-int hs_int_events_step(hs_int_run *R, double taup, long *i, int *what);
+ * the crossings in it, located and handled in time order, and what became
+ * of the step.  0 or an exit code. */
+int hs_int_events_step(hs_int_run *R, double taup, long *i, hs_int_step_fate *fate);
 /* The events file at the end of the run (rc: how it ended) and clean-up;
  * returns rc or a write error. */
 int hs_int_events_finish(hs_int_run *R, int rc);

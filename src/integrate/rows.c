@@ -76,7 +76,7 @@ double hs_grid_time(double t0, long i, double dt)
 static void note_balance(hs_int_run *R, double E, const double *y)
 {
     size_t n = R->m->n;
-    double ebal = E - R->E0 - y[2 * n] - y[2 * n + 1] - y[2 * n + 2];
+    double ebal = E - R->rows.E0 - y[2 * n] - y[2 * n + 1] - y[2 * n + 2];
     if (!(fabs(ebal) <= R->sum->max_ebal))
         R->sum->max_ebal = fabs(ebal);
 }
@@ -88,12 +88,12 @@ static int row_values(hs_int_run *R, double t, const double *y, hs_row *r)
     const hs_model *m = R->m;
     hs_work *w = R->w;
     size_t n = m->n;
-    if (hs_int_eval(&R->c, t, y, R->fi) != GSL_SUCCESS || hs_dyn_aux(m, w, t, y, y + n) ||
+    if (hs_int_eval(&R->c, t, y, R->rows.f_at) != GSL_SUCCESS || hs_dyn_aux(m, w, t, y, y + n) ||
         hs_dyn_outputs(m, w, t, y, y + n))
         return hs_int_fail(R, t, y);
     *r = (hs_row){ t, y, y + n, w->a, w->Lambda, w->aux, w->out, w->dyn + m->off_Gq,
                    hs_dyn_kinetic(m, w), hs_dyn_jacobi(m, w), y[2 * n], y[2 * n + 1],
-                   y[2 * n + 2], R->E0, 0 };
+                   y[2 * n + 2], R->rows.E0, 0 };
     return 0;
 }
 
@@ -106,9 +106,9 @@ static int row(hs_int_run *R, double t, const double *y, int first, int w_known)
     hs_work *w = R->w;
     size_t k = m->k;
     hs_row r;
-    if (R->lean && !first) {               /* t, q, v and nothing else to show */
+    if (R->rows.lean && !first) {               /* t, q, v and nothing else to show */
         r = (hs_row){ .t = t, .q = y, .v = y + m->n, .bare = 1 };
-        if (hs_columns_row(m, &R->cols, &r, &R->out, &w->err)) {
+        if (hs_columns_row(m, &R->rows.cols, &r, &R->rows.out, &w->err)) {
             w->fail_kind = HS_FAIL_NONFINITE;
             return hs_int_fail(R, t, y);
         }
@@ -122,8 +122,8 @@ static int row(hs_int_run *R, double t, const double *y, int first, int w_known)
     const double *aux = w->aux;
     double U = aux[m->off_U], T = r.T;
     if (first)
-        R->E0 = r.E0 = T + U;
-    if (hs_columns_row(m, &R->cols, &r, &R->out, &w->err)) {
+        R->rows.E0 = r.E0 = T + U;
+    if (hs_columns_row(m, &R->rows.cols, &r, &R->rows.out, &w->err)) {
         w->fail_kind = HS_FAIL_NONFINITE;
         return hs_int_fail(R, t, y);
     }
@@ -157,12 +157,12 @@ int hs_int_event_row(hs_int_run *R, const char *name, double t, const double *y)
 {
     hs_row r;
     R->sum->events++;
-    if (!R->evout_ok)                     /* no events file: nothing to compute */
+    if (!R->ev.out_ok)                     /* no events file: nothing to compute */
         return 0;
     int rc = row_values(R, t, y, &r);
     if (rc)
         return rc;
-    if (hs_columns_event_row(R->m, &R->cols, &r, name, &R->evout, &R->w->err)) {
+    if (hs_columns_event_row(R->m, &R->rows.cols, &r, name, &R->ev.out, &R->w->err)) {
         R->w->fail_kind = HS_FAIL_NONFINITE;
         return hs_int_fail(R, t, y);
     }
@@ -279,7 +279,8 @@ int hs_int_interp_init(hs_int_run *R)
             }
         if (gsl_linalg_LU_decomp(A, p, &sg) == GSL_SUCCESS &&
             gsl_linalg_LU_invert(A, p, B) == GSL_SUCCESS) {
-            memcpy(R->Bw, B->data, sizeof R->Bw);    /* B is contiguous, tda = NW */
+            /* B is contiguous, tda = NW */
+            memcpy(R->rows.w_inverse, B->data, sizeof R->rows.w_inverse);
             rc = 0;
         }
     }
@@ -293,15 +294,15 @@ int hs_int_interp_init(hs_int_run *R)
 }
 
 /* The rates at a point u of the segment into f (at the polynomials'
- * state, kept in R->yi); acc, when not NULL, gets the polynomials'
+ * state, kept in R->rows.y_at); acc, when not NULL, gets the polynomials'
  * accelerations there.  0 or an exit code. */
 static int rates_at(hs_int_run *R, const seg *g, double u, double *f, double *acc)
 {
     size_t n = R->m->n;
-    state_at(g, n, u, R->yi, acc);
+    state_at(g, n, u, R->rows.y_at, acc);
     double tau = g->tm + u * g->H;
-    if (hs_int_rhs(tau, R->yi, f, &R->c) != GSL_SUCCESS)
-        return hs_int_fail(R, R->t0 + tau, R->yi);
+    if (hs_int_rhs(tau, R->rows.y_at, f, &R->c) != GSL_SUCCESS)
+        return hs_int_fail(R, R->t0 + tau, R->rows.y_at);
     return 0;
 }
 
@@ -316,26 +317,26 @@ static int accuracy(hs_int_run *R, const seg *g, double P[2][3], double *ratio)
     double atol = m->set.atol, rtol = m->set.rtol, H = g->H;
     *ratio = 0;
     for (int j = 0; j < 2; j++) {
-        int rc = rates_at(R, g, j ? 0.5 : -0.5, R->fi, R->acc);
+        int rc = rates_at(R, g, j ? 0.5 : -0.5, R->rows.f_at, R->rows.acc_poly);
         if (rc)
             return rc;
         for (size_t i = 0; i < n; i++) {
-            double d = fabs(R->acc[i] - R->fi[n + i]);
-            double rq = d * H * H / 16 / (atol + rtol * fabs(R->yi[i]));
-            double rv = d * H / 4 / (atol + rtol * fabs(R->yi[n + i]));
+            double d = fabs(R->rows.acc_poly[i] - R->rows.f_at[n + i]);
+            double rq = d * H * H / 16 / (atol + rtol * fabs(R->rows.y_at[i]));
+            double rv = d * H / 4 / (atol + rtol * fabs(R->rows.y_at[n + i]));
             if (!(rq <= *ratio))
                 *ratio = rq;
             if (!(rv <= *ratio))
                 *ratio = rv;
         }
         for (int c = 0; c < 3; c++)
-            P[j][c] = R->fi[2 * n + (size_t)c];
+            P[j][c] = R->rows.f_at[2 * n + (size_t)c];
     }
     return 0;
 }
 
 /* The coefficients of every work integral's polynomial on the segment into
- * R->wc[3][NW], from W at its ends and midpoint and P at the seven points
+ * R->rows.w_coef[3][NW], from W at its ends and midpoint and P at the seven points
  * (P2 at u = -+1/2 known, the two at -+sqrt(3)/2 evaluated here). */
 static int work_polys(hs_int_run *R, const seg *g, double P2[2][3])
 {
@@ -350,10 +351,10 @@ static int work_polys(hs_int_run *R, const seg *g, double P2[2][3])
                 P[j][c] = P2[j == 4][c];
             continue;
         } else {
-            int rc = rates_at(R, g, wnode[j], R->fi, NULL);
+            int rc = rates_at(R, g, wnode[j], R->rows.f_at, NULL);
             if (rc)
                 return rc;
-            f = R->fi;
+            f = R->rows.f_at;
         }
         for (int c = 0; c < 3; c++)
             P[j][c] = f[2 * n + (size_t)c];
@@ -368,8 +369,8 @@ static int work_polys(hs_int_run *R, const seg *g, double P2[2][3])
         for (int k = 0; k < HS_INT_NW; k++) {
             double s = 0;
             for (int r = 0; r < HS_INT_NW; r++)
-                s += R->Bw[k * HS_INT_NW + r] * d[r];
-            R->wc[c][k] = s;
+                s += R->rows.w_inverse[k * HS_INT_NW + r] * d[r];
+            R->rows.w_coef[c][k] = s;
         }
     }
     return 0;
@@ -381,11 +382,11 @@ static int work_polys(hs_int_run *R, const seg *g, double P2[2][3])
 static int midpoint(hs_int_run *R, double ta, double h, const double *ya, const double *fa,
                     double *ym, double *fm)
 {
-    gsl_odeiv2_step *s = R->helper->s;
+    gsl_odeiv2_step *s = R->rows.helper->s;
     memcpy(ym, ya, R->dim * sizeof *ym);
     gsl_odeiv2_step_reset(s);
-    int st = gsl_odeiv2_step_apply(s, ta, h, ym, R->yerr,
-                                   s->type->can_use_dydt_in ? fa : NULL, fm, &R->sys);
+    int st = gsl_odeiv2_step_apply(s, ta, h, ym, R->rows.helper_err,
+                                   s->type->can_use_dydt_in ? fa : NULL, fm, &R->step.sys);
     if (st != GSL_SUCCESS || R->c.failed) {
         if (R->c.failed)
             return hs_int_fail(R, R->t0 + (ta + h), ym);
@@ -417,18 +418,19 @@ static int segment(hs_int_run *R, double ta, const double *ya, const double *fa,
     size_t n = m->n;
     if (*i > R->N || !(row_time(R, *i) - R->t0 < tb))
         return 0;                              /* no row here */
-    double *ym = R->ym + (size_t)level * R->dim, *fm = R->fm + (size_t)level * R->dim;
+    size_t at = (size_t)level * R->dim;
+    double *ym = R->rows.y_mid + at, *fm = R->rows.f_mid + at;
     double h = (tb - ta) / 2, P2[2][3], ratio;
     int rc;
     seg g = { ta, tb, ta + h, h, ya, fa, ym, fm, yb, fb, level };
     if ((rc = midpoint(R, ta, h, ya, fa, ym, fm)) || (rc = accuracy(R, &g, P2, &ratio)))
         return rc;
-    if (ratio > (R->need_w ? 0.01 : 1.0) && ratio < parent / 8 && level < HS_INT_DEPTH) {
+    if (ratio > (R->rows.need_w ? 0.01 : 1.0) && ratio < parent / 8 && level < HS_INT_DEPTH) {
         R->sum->splits++;
         if ((rc = segment(R, ta, ya, fa, g.tm, ym, fm, level + 1, ratio, 0, i)))
             return rc;
         if (step_end) {        /* the right half ends on the helper's trajectory too */
-            double *ye = R->ye + (size_t)level * R->dim, *fe = R->fe + (size_t)level * R->dim;
+            double *ye = R->rows.y_right + at, *fe = R->rows.f_right + at;
             if ((rc = midpoint(R, g.tm, h, ym, fm, ye, fe)))
                 return rc;
             yb = ye;
@@ -436,48 +438,43 @@ static int segment(hs_int_run *R, double ta, const double *ya, const double *fa,
         }
         return segment(R, g.tm, ym, fm, tb, yb, fb, level + 1, ratio, 0, i);
     }
-    if (R->need_w && (rc = work_polys(R, &g, P2)))
+    if (R->rows.need_w && (rc = work_polys(R, &g, P2)))
         return rc;
     for (; *i <= R->N; (*i)++) {
         double ti = row_time(R, *i), u = ((ti - R->t0) - g.tm) / g.H;
         if (!(ti - R->t0 < tb))
             break;
-        state_at(&g, n, u, R->yi, NULL);
+        state_at(&g, n, u, R->rows.y_at, NULL);
         for (int c = 0; c < 3; c++) {
-            double w = R->wc[c][HS_INT_NW - 1];
+            double w = R->rows.w_coef[c][HS_INT_NW - 1];
             for (int k = HS_INT_NW - 2; k >= 0; k--)
-                w = w * u + R->wc[c][k];
-            R->yi[2 * n + (size_t)c] = R->need_w ? w : 0;
+                w = w * u + R->rows.w_coef[c][k];
+            R->rows.y_at[2 * n + (size_t)c] = R->rows.need_w ? w : 0;
         }
-        if ((rc = row(R, ti, R->yi, 0, R->need_w)))
+        if ((rc = row(R, ti, R->rows.y_at, 0, R->rows.need_w)))
             return rc;
     }
     return 0;
 }
 
 /* Every row inside the step that just ended, from the stepper's own
- * continuous extension (dop853), which covers the work integrals too. */
+ * dense output (dop853's continuous extension, a fixed-step method's step
+ * from the step's start), which covers the work integrals too. */
 static int dense_rows(hs_int_run *R, long *i)
 {
-    gsl_odeiv2_step *s = R->drv->s;
+    const hs_stepper *type = R->step.type;
     double tau_a, h;
     if (*i > R->N || !(row_time(R, *i) - R->t0 < R->tau))
         return 0;                              /* no row here */
-    int st = hs_int_dop853_dense(s, &tau_a, &h);
-    if (st != GSL_SUCCESS) {
-        if (R->c.failed)
-            return hs_int_fail(R, R->t, R->y);
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "the stepper %s failed at t=%.17g "
-                            "while interpolating rows: %s", s->type->name, R->t,
-                            gsl_strerror(st));
-    }
+    int rc = type->dense(R, &tau_a, &h);
+    if (rc)
+        return rc;
     for (; *i <= R->N; (*i)++) {
         double ti = row_time(R, *i);
         if (!(ti - R->t0 < R->tau))
             break;
-        hs_int_dop853_at(s, ((ti - R->t0) - tau_a) / h, R->yi);
-        int rc = row(R, ti, R->yi, 0, 0);
-        if (rc)
+        if ((rc = type->dense_at(R, ((ti - R->t0) - tau_a) / h, R->rows.y_at)) ||
+            (rc = row(R, ti, R->rows.y_at, 0, R->rows.dense_w)))
             return rc;
     }
     return 0;
@@ -488,34 +485,35 @@ int hs_int_emit_inside(hs_int_run *R, double taup, long *i)
     const hs_model *m = R->m;
     size_t n = m->n;
     int rc;
-    if (hs_int_eval(&R->c, R->t, R->y, R->fn) != GSL_SUCCESS)
+    if (hs_int_eval(&R->c, R->t, R->y, R->rows.f_end) != GSL_SUCCESS)
         return hs_int_fail(R, R->t, R->y);
-    if (R->drv->s->type->can_use_dydt_in)           /* the next step starts from here */
-        memcpy(R->drv->e->dydt_out, R->fn, R->dim * sizeof *R->fn);
-    if (!R->need_w) {                               /* the summary's balance, here */
+    if (R->step.drv && R->step.drv->s->type->can_use_dydt_in)  /* the next step starts here */
+        memcpy(R->step.drv->e->dydt_out, R->rows.f_end, R->dim * sizeof *R->rows.f_end);
+    if (!R->rows.need_w) {                               /* the summary's balance, here */
         if (hs_dyn_aux(m, R->w, R->t, R->y, R->y + n))
             return hs_int_fail(R, R->t, R->y);
         note_balance(R, hs_dyn_kinetic(m, R->w) + R->w->aux[m->off_U], R->y);
     }
     /* inside the step, the stepper's own trajectory: its end before any
      * projection (which moved it by the drift) */
-    const double *yb = R->y, *fb = R->fn;
-    if (R->projected && !R->dense) {
-        if (hs_int_eval(&R->c, R->t, R->yu, R->fu) != GSL_SUCCESS)
-            return hs_int_fail(R, R->t, R->yu);
-        yb = R->yu;
-        fb = R->fu;
+    const double *yb = R->y, *fb = R->rows.f_end;
+    if (R->step.projected && !R->rows.dense) {
+        if (hs_int_eval(&R->c, R->t, R->rows.y_unprojected, R->rows.f_unprojected) != GSL_SUCCESS)
+            return hs_int_fail(R, R->t, R->rows.y_unprojected);
+        yb = R->rows.y_unprojected;
+        fb = R->rows.f_unprojected;
     }
-    rc = R->dense ? dense_rows(R, i) : segment(R, taup, R->yp, R->fp, R->tau, yb, fb, 0,
-                                               INFINITY, 1, i);
+    rc = R->rows.dense ? dense_rows(R, i)
+                       : segment(R, taup, R->rows.y_start, R->rows.f_start, R->tau, yb, fb, 0,
+                                 INFINITY, 1, i);
     if (rc)
         return rc;
     for (; *i <= R->N && row_time(R, *i) <= R->t; (*i)++)   /* rows at the step's end */
         if ((rc = row(R, row_time(R, *i), R->y, 0, 1)))
             return rc;
-    double *sw = R->fp;                   /* the end's rates start the next step */
-    R->fp = R->fn;
-    R->fn = sw;
+    double *sw = R->rows.f_start;                   /* the end's rates start the next step */
+    R->rows.f_start = R->rows.f_end;
+    R->rows.f_end = sw;
     return 0;
 }
 
@@ -545,16 +543,16 @@ static void duration(char *buf, size_t cap, double s)
 void hs_int_progress(hs_int_run *R, long rows_done, int done)
 {
     (void)rows_done;
-    if (!R->show)
+    if (!R->rows.progress)
         return;
     double tw = now();
-    if (!done && tw < R->next_show)
+    if (!done && tw < R->rows.next_progress)
         return;
-    R->next_show = tw + 0.2;
+    R->rows.next_progress = tw + 0.2;
     double el = tw - R->wall0;
-    if (R->show == 1 && el < 2.0 && !R->shown)
+    if (R->rows.progress == 1 && el < 2.0 && !R->rows.progress_shown)
         return;
-    if (done && !R->shown)
+    if (done && !R->rows.progress_shown)
         return;
     double frac = (R->t - R->t0) / (R->t_end - R->t0);
     char e1[32], e2[48];
@@ -568,5 +566,5 @@ void hs_int_progress(hs_int_run *R, long rows_done, int done)
     fprintf(stderr, "\rholosim: t = %-12.6g %3.0f%%, %s elapsed%s    %s", R->t, 100 * frac, e1,
             e2, done ? "\n" : "");
     fflush(stderr);
-    R->shown = !done;
+    R->rows.progress_shown = !done;
 }

@@ -86,9 +86,9 @@ int hs_int_jacobian(double tau, const double y[], double *dfdy, double dfdt[], v
     hs_int_ctx *c = params;
     size_t dim = c->dim, nq = 2 * c->m->n;
     double t = c->t0 + tau;
-    if (hs_int_eval(c, t, y, c->f0) != GSL_SUCCESS)
+    if (hs_int_eval(c, t, y, c->fd_f0) != GSL_SUCCESS)
         return GSL_EBADFUNC;
-    memcpy(c->ytmp, y, dim * sizeof *y);
+    memcpy(c->fd_y, y, dim * sizeof *y);
     for (size_t j = 0; j < dim; j++) {
         if (j >= nq) {
             for (size_t i = 0; i < dim; i++)
@@ -96,18 +96,18 @@ int hs_int_jacobian(double tau, const double y[], double *dfdy, double dfdt[], v
             continue;
         }
         double h = 1.4901161193847656e-08 * fmax(fabs(y[j]), 1.0);
-        c->ytmp[j] = y[j] + h;
-        if (hs_int_eval(c, t, c->ytmp, c->f1) != GSL_SUCCESS)
+        c->fd_y[j] = y[j] + h;
+        if (hs_int_eval(c, t, c->fd_y, c->fd_f1) != GSL_SUCCESS)
             return GSL_EBADFUNC;
-        c->ytmp[j] = y[j];
+        c->fd_y[j] = y[j];
         for (size_t i = 0; i < dim; i++)
-            dfdy[i * dim + j] = (c->f1[i] - c->f0[i]) / h;
+            dfdy[i * dim + j] = (c->fd_f1[i] - c->fd_f0[i]) / h;
     }
     double ht = 1.4901161193847656e-08 * fmax(fabs(tau), 1.0);
-    if (hs_int_eval(c, c->t0 + (tau + ht), y, c->f1) != GSL_SUCCESS)
+    if (hs_int_eval(c, c->t0 + (tau + ht), y, c->fd_f1) != GSL_SUCCESS)
         return GSL_EBADFUNC;
     for (size_t i = 0; i < dim; i++)
-        dfdt[i] = (c->f1[i] - c->f0[i]) / ht;
+        dfdt[i] = (c->fd_f1[i] - c->fd_f0[i]) / ht;
     return GSL_SUCCESS;
 }
 
@@ -170,7 +170,7 @@ static int balance_at(hs_int_run *R, hs_work *w, double t, const double *y, doub
     const hs_model *m = R->m;
     size_t n = m->n;
     double E;
-    int bad = w == R->w ? hs_int_eval(&R->c, t, y, R->c.f1) != GSL_SUCCESS ||
+    int bad = w == R->w ? hs_int_eval(&R->c, t, y, R->c.fd_f1) != GSL_SUCCESS ||
                               hs_dyn_aux(m, w, t, y, y + n)
                         : hs_dyn_energy(m, w, t, y, y + n, &E) != 0;
     if (bad) {
@@ -193,15 +193,15 @@ static int balance_at(hs_int_run *R, hs_work *w, double t, const double *y, doub
 static double balance_ratio(hs_int_run *R, double tau, const double *y, const double *yerr)
 {
     double t = R->t0 + tau, B1, B2, s1, s2;
-    double *y2 = R->ytb;
-    if (R->drv->s->type == hs_int_dop853)
-        yerr = hs_int_dop853_error(R->drv->s);
+    double *y2 = R->bal.y_less_err;
+    if (R->step.type->error)
+        yerr = R->step.type->error(R);
     for (size_t i = 0; i < R->dim; i++)
         y2[i] = y[i] - yerr[i];
-    if (balance_at(R, R->wb, t, y2, &B2, &s2) || balance_at(R, R->w, t, y, &B1, &s1))
+    if (balance_at(R, R->bal.w, t, y2, &B2, &s2) || balance_at(R, R->w, t, y, &B1, &s1))
         return 0;
     double sc = fmax(s1, s2);
-    double tol = fmax(0.25 * R->atol + 0.0025 * R->rtol * sc, 64 * DBL_EPSILON * sc);
+    double tol = fmax(0.25 * R->step.atol + 0.0025 * R->step.rtol * sc, 64 * DBL_EPSILON * sc);
     if (!(tol > 0))
         return 0;
     return fabs(B1 - B2) / tol;
@@ -209,7 +209,9 @@ static double balance_ratio(hs_int_run *R, double tau, const double *y, const do
 
 void hs_int_balance_control(hs_int_run *R)
 {
-    ((ctl_state *)R->drv->c->state)->R = R;
+    if (!R->step.drv)
+        return;
+    ((ctl_state *)R->step.drv->c->state)->R = R;
 }
 
 static void *ctl_alloc(void)
@@ -392,52 +394,27 @@ static const gsl_odeiv2_step_type shifted_bsimp = {
     "bsimp", 1, 1, shift_alloc, shift_apply, shift_set_driver, shift_reset, shift_order,
     shift_free,
 };
-static const gsl_odeiv2_step_type *const shifted_bsimp_ptr = &shifted_bsimp;
+const gsl_odeiv2_step_type *const hs_int_bsimp_shifted = &shifted_bsimp;
 
-/* The step types in the order of hs_methods (model.h): GSL's, then
- * holosim's DOP853 (dop853.c). */
-static const gsl_odeiv2_step_type *const *const step_types[HS_NMETHODS] = {
-    &gsl_odeiv2_step_rk2, &gsl_odeiv2_step_rk4, &gsl_odeiv2_step_rkf45,
-    &gsl_odeiv2_step_rkck, &gsl_odeiv2_step_rk8pd, &gsl_odeiv2_step_rk1imp,
-    &gsl_odeiv2_step_rk2imp, &gsl_odeiv2_step_rk4imp, &shifted_bsimp_ptr,
-    &gsl_odeiv2_step_msadams, &gsl_odeiv2_step_msbdf, &hs_int_dop853,
-};
-
-/* The tolerances each stepper is handed, as a multiple of rtol and atol.
- * GSL's controls bound the error of each step; the global error is then
- * about (steps) x (tolerance) x (growth of errors).  For methods that take
- * many steps at low order (rk2imp; msadams and msbdf, which also restart
- * at order 1) that reached 1000x the tolerance on smooth problems with
- * closed forms (a bead on a rotating wire, errors growing as e^(2 omega t):
- * rk2imp 9e-6, msbdf 3e-5 at rtol = atol = 1e-8; tests/check_steppers.c).
- * Handed 1/1000 (rk2imp, msbdf) and 1/100 (msadams) of the tolerance they
- * stay within 20x of it (1e-7, 1e-7, 2e-7), as the other methods do
- * (rk2 6e-8, rk4 1e-9).  rk1imp is first order: its error is about
- * sqrt(tolerance) whatever the factor, and holosim(1) says so. */
-static const double tol_factor[HS_NMETHODS] = {
-    1, 1, 1, 1, 1,          /* rk2 rk4 rkf45 rkck rk8pd */
-    1, 0.001, 1, 1,         /* rk1imp rk2imp rk4imp bsimp */
-    0.01, 0.001,            /* msadams msbdf */
-    1,                      /* dop853 */
-};
-
-int hs_int_helper_method(int method)
+void hs_int_bsimp_tune(gsl_odeiv2_step *step, const hs_settings *set, double atol,
+                       double rtol, size_t nctl)
 {
-    if (!(hs_methods[method].flags & HS_METHOD_MULTISTEP))
-        return method;
-    return hs_method_index(hs_methods[method].flags & HS_METHOD_IMPLICIT ? "rk4imp" : "rk8pd");
+    (void)atol;
+    (void)rtol;
+    (void)nctl;
+    ((shift_state *)step->state)->scale = set->rtol > 0 ? set->atol / set->rtol : 1.0;
 }
 
-gsl_odeiv2_driver *hs_int_driver_new(hs_int_run *R, int method)
+gsl_odeiv2_driver *hs_int_driver_new(hs_int_run *R, const hs_stepper *method)
 {
     const hs_settings *s = &R->m->set;
-    const gsl_odeiv2_step_type *T = *step_types[method];
-    double atol = s->atol * tol_factor[method], rtol = s->rtol * tol_factor[method];
-    if (method == R->method) {
-        R->atol = atol;
-        R->rtol = rtol;
+    const gsl_odeiv2_step_type *T = *method->gsl;
+    double atol = s->atol * method->tol_factor, rtol = s->rtol * method->tol_factor;
+    if (method == R->step.type) {
+        R->step.atol = atol;
+        R->step.rtol = rtol;
     }
-    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&R->sys, T, R->h, atol, rtol);
+    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&R->step.sys, T, R->step.h, atol, rtol);
     if (!d)
         return NULL;
     gsl_odeiv2_control *c = gsl_odeiv2_control_alloc(&ctl_type);
@@ -451,10 +428,8 @@ gsl_odeiv2_driver *hs_int_driver_new(hs_int_run *R, int method)
     gsl_odeiv2_control_free(d->c);
     d->c = c;
     gsl_odeiv2_control_set_driver(c, d);
-    if (T == hs_int_dop853)
-        hs_int_dop853_scales(d->s, atol, rtol, 2 * R->m->n);
-    if (T == &shifted_bsimp)
-        ((shift_state *)d->s->state)->scale = s->rtol > 0 ? s->atol / s->rtol : 1.0;
+    if (method->tune)
+        method->tune(d->s, s, atol, rtol, 2 * R->m->n);
     return d;
 }
 
@@ -529,7 +504,7 @@ static int underflow(hs_int_run *R)
 {
     R->t = R->t0 + R->tau;
     hs_error_set(R->err, HS_EXIT_NUMERIC, "step size underflow at t=%.17g (h=%.3g): the "
-                 "solution is not smooth here or the tolerances are too tight", R->t, R->h);
+                 "solution is not smooth here or the tolerances are too tight", R->t, R->step.h);
     R->c.last_ok = 0;
     near_singular(R->m, R->w, R->t, R->y, R->err);
     return HS_EXIT_NUMERIC;
@@ -553,7 +528,7 @@ static int residual_exceeds(const hs_int_run *R, double t, const double *y, doub
     if (hs_dyn_constraints_sparse(m, w, t, q, NULL, NULL))
         return 1;                          /* let the projection report it */
     const double *G = w->pos, *Gz = w->pos + k, *Gt = w->pos + k + m->nnz;
-    double atol = R->atol, rtol = R->rtol;
+    double atol = R->step.atol, rtol = R->step.rtol;
     for (size_t i = 0; i < k; i++) {
         if (hs_dyn_is_released(w, i))          /* let go by an event: no residual */
             continue;
@@ -586,16 +561,17 @@ static int residual_exceeds(const hs_int_run *R, double t, const double *y, doub
 static int wants_projection(const hs_int_run *R)
 {
     double tol = R->m->set.tol;
-    if (R->multistep)
+    if (R->step.multistep)
         return residual_exceeds(R, R->t, R->y, tol, 10.0);
     return residual_exceeds(R, R->t, R->y, 0.5 * fmin(tol, 1e-12), 0.0);
 }
 
 /* Projection stabilization: positions, then velocities, onto the
- * constraints (at least one Newton step) when wants_projection says so.  A multistep method keeps a
- * history of past steps that the jump invalidates: it is reset and
- * restarts at order 1.  One-step methods (the Runge-Kutta family, bsimp)
- * keep only their step size, which stays valid. */
+ * constraints (at least one Newton step) when wants_projection says so.
+ * A multistep method keeps a history of past steps that the jump
+ * invalidates: it is reset and restarts at order 1.  One-step methods
+ * (the Runge-Kutta family, bsimp) keep only their step size, which stays
+ * valid. */
 static int stabilize(hs_int_run *R)
 {
     const hs_model *m = R->m;
@@ -610,9 +586,9 @@ static int stabilize(hs_int_run *R)
         snprintf(R->err->msg + len, sizeof R->err->msg - len, " (projection stabilization)");
         return HS_EXIT_NUMERIC;
     }
-    if (R->multistep) {
-        gsl_odeiv2_evolve_reset(R->drv->e);
-        gsl_odeiv2_step_reset(R->drv->s);
+    if (R->step.multistep) {
+        gsl_odeiv2_evolve_reset(R->step.drv->e);
+        gsl_odeiv2_step_reset(R->step.drv->s);
     }
     R->sum->projections++;
     return 0;
@@ -621,11 +597,16 @@ static int stabilize(hs_int_run *R)
 int hs_int_advance(hs_int_run *R, double t_stop)
 {
     const hs_model *m = R->m;
+    if (R->step.type->advance) {           /* a method that steps itself */
+        R->step.projected = 0;
+        return R->step.type->advance(R, t_stop);
+    }
     double tau_stop = t_stop - R->t0;
-    R->h = landing_step(R->tau, R->h);
-    ((ctl_state *)R->drv->c->state)->t = R->tau;
-    int st = gsl_odeiv2_evolve_apply(R->drv->e, R->drv->c, R->drv->s, &R->sys, &R->tau,
-                                     tau_stop, &R->h, R->y);
+    R->step.h = landing_step(R->tau, R->step.h);
+    ((ctl_state *)R->step.drv->c->state)->t = R->tau;
+    gsl_odeiv2_driver *d = R->step.drv;
+    int st = gsl_odeiv2_evolve_apply(d->e, d->c, d->s, &R->step.sys, &R->tau, tau_stop,
+                                     &R->step.h, R->y);
     /* the model time: t_stop itself when the step ended there */
     R->t = R->tau == tau_stop ? t_stop : R->t0 + R->tau;
     if (st != GSL_SUCCESS || R->c.failed) {
@@ -637,13 +618,13 @@ int hs_int_advance(hs_int_run *R, double t_stop)
                             m->set.method, R->t, gsl_strerror(st));
     }
     R->sum->steps++;
-    if (R->h < hs_int_min_step(R->tau) && R->tau < tau_stop)
+    if (R->step.h < hs_int_min_step(R->tau) && R->tau < tau_stop)
         return underflow(R);
-    R->projected = 0;
-    if (R->projecting && wants_projection(R)) {
+    R->step.projected = 0;
+    if (R->step.projecting && wants_projection(R)) {
         if (R->m->set.interpolate)                 /* rows inside follow the step */
-            memcpy(R->yu, R->y, R->dim * sizeof *R->y);
-        R->projected = 1;
+            memcpy(R->rows.y_unprojected, R->y, R->dim * sizeof *R->y);
+        R->step.projected = 1;
         return stabilize(R);
     }
     return 0;

@@ -1,5 +1,6 @@
 /* CSV columns of a run. */
 #include "columns.h"
+#include "../util/vec.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -9,14 +10,8 @@
 static int add(hs_columns *cs, size_t *cap, hs_col_kind k, size_t idx, const char *fmt,
                const char *name)
 {
-    if (cs->n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 16;
-        hs_col *p = realloc(cs->c, nc * sizeof *p);
-        if (!p)
-            return -1;
-        cs->c = p;
-        *cap = nc;
-    }
+    if (HS_VEC_RESERVE(cs->c, *cap, cs->n + 1))
+        return -1;
     size_t len = strlen(fmt) + strlen(name) + 1;
     char *s = malloc(len);
     if (!s)
@@ -26,48 +21,24 @@ static int add(hs_columns *cs, size_t *cap, hs_col_kind k, size_t idx, const cha
     return 0;
 }
 
-/* All columns, in order; `dflt` = only the default ones. */
+/* All columns, in order; `dflt` = only the default ones: the model's
+ * quantities (model.h) that are columns, in the table's order. */
 static int all_columns(const hs_model *m, int dflt, hs_columns *cs)
 {
     size_t cap = 0;
     int rc = 0;
     cs->n = 0;
     cs->c = NULL;
-    rc |= add(cs, &cap, HS_COL_T, 0, "%s", "t");
-    for (size_t i = 0; i < m->n; i++)
-        rc |= add(cs, &cap, HS_COL_Q, i, "%s", m->qname[i]);
-    for (size_t i = 0; i < m->n; i++)
-        rc |= add(cs, &cap, HS_COL_V, i, "%s", m->vname[i]);
-    if (!dflt)
-        for (size_t i = 0; i < m->n; i++)
-            rc |= add(cs, &cap, HS_COL_A, i, "%s''", m->qname[i]);
-    for (size_t i = 0; i < m->k; i++)
-        rc |= add(cs, &cap, HS_COL_LAMBDA, i, "lambda_%s", m->cname[i]);
-    for (size_t i = 0; i < m->k; i++)
-        rc |= add(cs, &cap, HS_COL_G, i, "G_%s", m->cname[i]);
-    for (size_t i = 0; i < m->k; i++)
-        rc |= add(cs, &cap, HS_COL_GDOT, i, "Gdot_%s", m->cname[i]);
-    rc |= add(cs, &cap, HS_COL_E, 0, "%s", "E");
-    if (!dflt) {
-        rc |= add(cs, &cap, HS_COL_TKIN, 0, "%s", "T");
-        rc |= add(cs, &cap, HS_COL_U, 0, "%s", "U");
-        rc |= add(cs, &cap, HS_COL_H, 0, "%s", "H");
-        for (size_t i = 0; i < m->n; i++)
-            rc |= add(cs, &cap, HS_COL_R, i, "R_%s", m->qname[i]);
-        rc |= add(cs, &cap, HS_COL_PR, 0, "%s", "P_R");
-        rc |= add(cs, &cap, HS_COL_PRES, 0, "%s", "power_residual");
-        rc |= add(cs, &cap, HS_COL_WR, 0, "%s", "W_R");
-        rc |= add(cs, &cap, HS_COL_WNC, 0, "%s", "W_nc");
-        rc |= add(cs, &cap, HS_COL_WT, 0, "%s", "W_t");
-        rc |= add(cs, &cap, HS_COL_EBAL, 0, "%s", "energy_balance");
-    }
-    for (size_t i = 0; i < m->nout; i++)
-        rc |= add(cs, &cap, HS_COL_OUT, i, "%s", m->outname[i]);
-    if (!dflt) {
-        for (size_t i = 0; i < m->namb; i++)
-            rc |= add(cs, &cap, HS_COL_AMB, i, "%s", m->ambname[i]);
-        for (size_t i = 0; i < m->namb; i++)
-            rc |= add(cs, &cap, HS_COL_AMBV, i, "%s'", m->ambname[i]);
+    for (size_t e = 0; e < HS_NQUANTITIES; e++) {
+        const hs_quantity *q = &hs_quantities[e];
+        if (!(q->flags & HS_QTY_COLUMN) || (dflt && !(q->flags & HS_QTY_DEFAULT)))
+            continue;
+        for (size_t i = 0; i < hs_quantity_count(m, q); i++) {
+            const char *b = hs_quantity_base(m, q, i);
+            char fmt[32];
+            snprintf(fmt, sizeof fmt, "%s%%s%s", q->prefix, q->suffix);
+            rc |= add(cs, &cap, q->id, i, fmt, b ? b : "");
+        }
     }
     return rc;
 }
@@ -140,16 +111,24 @@ static int select_one(const char *name, const hs_columns *all, const hs_columns 
     return add(out, cap, all->c[i].kind, all->c[i].idx, "%s", all->c[i].name) ? oom(err) : 0;
 }
 
+/* The default and the full set of m's columns; out emptied.  -1 when out
+ * of memory (nothing to free). */
+static int both_sets(const hs_model *m, hs_columns *out, hs_columns *all, hs_columns *dflt)
+{
+    memset(out, 0, sizeof *out);
+    if (!(all_columns(m, 1, dflt) | all_columns(m, 0, all)))
+        return 0;
+    hs_columns_free(all);
+    hs_columns_free(dflt);
+    return -1;
+}
+
 int hs_columns_select(const hs_model *m, const char *list, hs_columns *out,
                       hs_error *err)
 {
     hs_columns all, dflt;
-    memset(out, 0, sizeof *out);
-    if (all_columns(m, 1, &dflt) | all_columns(m, 0, &all)) {
-        hs_columns_free(&all);
-        hs_columns_free(&dflt);
+    if (both_sets(m, out, &all, &dflt))
         return oom(err);
-    }
     int rc = 0;
     if (!list) {
         *out = dflt;
@@ -191,12 +170,8 @@ int hs_columns_catalog(const hs_model *m, hs_columns *out, size_t *ndefault,
                        hs_error *err)
 {
     hs_columns all, dflt;
-    memset(out, 0, sizeof *out);
-    if (all_columns(m, 1, &dflt) | all_columns(m, 0, &all)) {
-        hs_columns_free(&all);
-        hs_columns_free(&dflt);
+    if (both_sets(m, out, &all, &dflt))
         return oom(err);
-    }
     size_t cap = 0;
     int rc = append_set(out, &cap, &dflt);
     for (size_t i = 0; i < all.n && !rc; i++)
@@ -227,38 +202,39 @@ double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
     size_t k = m->k, i = c->idx;
     double s = 0;
     switch (c->kind) {
-    case HS_COL_T: return r->t;
-    case HS_COL_Q: return r->q[i];
-    case HS_COL_V: return r->v[i];
-    case HS_COL_A: return r->a[i];
-    case HS_COL_LAMBDA: return r->Lambda[i];
-    case HS_COL_G: return r->aux[m->off_G + i];
-    case HS_COL_GDOT: return r->aux[m->off_Gdot + i];
-    case HS_COL_E: return r->T + r->aux[m->off_U];
-    case HS_COL_TKIN: return r->T;
-    case HS_COL_U: return r->aux[m->off_U];
-    case HS_COL_H: return r->H;
-    case HS_COL_R:                       /* R = G_q^T Lambda */
+    case HS_QTY_T: return r->t;
+    case HS_QTY_Q: return r->q[i];
+    case HS_QTY_V: return r->v[i];
+    case HS_QTY_A: return r->a[i];
+    case HS_QTY_LAMBDA: return r->Lambda[i];
+    case HS_QTY_G: return r->aux[m->off_G + i];
+    case HS_QTY_GDOT: return r->aux[m->off_Gdot + i];
+    case HS_QTY_E: return r->T + r->aux[m->off_U];
+    case HS_QTY_TKIN: return r->T;
+    case HS_QTY_U: return r->aux[m->off_U];
+    case HS_QTY_H: return r->H;
+    case HS_QTY_R:                       /* R = G_q^T Lambda */
         for (size_t j = 0; j < k; j++)
             for (int z = m->gq_start[j]; z < m->gq_start[j + 1]; z++)
                 if ((size_t)m->gq_col[z] == i)
                     s += r->Gz[z] * r->Lambda[j];
         return s;
-    case HS_COL_PR:                      /* R.v = Lambda . (G_q v) = Lambda . (Gdot - G_t) */
+    case HS_QTY_PR:                      /* R.v = Lambda . (G_q v) = Lambda . (Gdot - G_t) */
         for (size_t j = 0; j < k; j++)
             s += r->Lambda[j] * (r->aux[m->off_Gdot + j] - r->aux[m->off_Gt + j]);
         return s;
-    case HS_COL_PRES:                    /* R.v + Lambda . G_t = Lambda . Gdot */
+    case HS_QTY_PRES:                    /* R.v + Lambda . G_t = Lambda . Gdot */
         for (size_t j = 0; j < k; j++)
             s += r->Lambda[j] * r->aux[m->off_Gdot + j];
         return s;
-    case HS_COL_WR: return r->W_R;
-    case HS_COL_WNC: return r->W_nc;
-    case HS_COL_WT: return r->W_t;
-    case HS_COL_EBAL: return r->T + r->aux[m->off_U] - r->E0 - r->W_R - r->W_nc - r->W_t;
-    case HS_COL_OUT: return r->out[i];
-    case HS_COL_AMB: return r->aux[m->off_amb + i];
-    case HS_COL_AMBV: return r->aux[m->off_ambv + i];
+    case HS_QTY_WR: return r->W_R;
+    case HS_QTY_WNC: return r->W_nc;
+    case HS_QTY_WT: return r->W_t;
+    case HS_QTY_EBAL: return r->T + r->aux[m->off_U] - r->E0 - r->W_R - r->W_nc - r->W_t;
+    case HS_QTY_OUT: return r->out[i];
+    case HS_QTY_AMB: return r->aux[m->off_amb + i];
+    case HS_QTY_AMBV: return r->aux[m->off_ambv + i];
+    case HS_QTY_EVENT: break;           /* the events file's name column */
     }
     return 0;
 }
@@ -337,8 +313,8 @@ static int row_named(const hs_model *m, const hs_columns *c, const hs_row *r,
         if (!isfinite(x)) {     /* never inf or nan in the CSV */
             hs_col_kind k = c->c[i].kind;
             snprintf(what, sizeof what, "column '%s'", c->c[i].name);
-            return nonfinite(m, r, o, what, k == HS_COL_E || k == HS_COL_TKIN ||
-                             k == HS_COL_EBAL, x, err);
+            return nonfinite(m, r, o, what, k == HS_QTY_E || k == HS_QTY_TKIN ||
+                             k == HS_QTY_EBAL, x, err);
         }
         if (i)
             hs_out_char(o, ',');
@@ -347,7 +323,7 @@ static int row_named(const hs_model *m, const hs_columns *c, const hs_row *r,
     /* the run's monitors (the summary's maxima), shown or not */
     if (r->bare)
         goto done;
-    hs_col eb = { HS_COL_EBAL, 0, NULL }, pres = { HS_COL_PRES, 0, NULL };
+    hs_col eb = { HS_QTY_EBAL, 0, NULL }, pres = { HS_QTY_PRES, 0, NULL };
     double x = hs_column_value(m, &eb, r);
     if (!isfinite(x))
         return nonfinite(m, r, o, "energy_balance", 1, x, err);

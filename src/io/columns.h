@@ -7,11 +7,7 @@
 #include "../util/error.h"
 #include "out.h"
 
-typedef enum {
-    HS_COL_T, HS_COL_Q, HS_COL_V, HS_COL_A, HS_COL_LAMBDA, HS_COL_G, HS_COL_GDOT,
-    HS_COL_E, HS_COL_TKIN, HS_COL_U, HS_COL_H, HS_COL_R, HS_COL_PR, HS_COL_PRES,
-    HS_COL_WR, HS_COL_WNC, HS_COL_WT, HS_COL_EBAL, HS_COL_OUT, HS_COL_AMB, HS_COL_AMBV
-} hs_col_kind;
+typedef hs_qty hs_col_kind;    /* the quantity of model.h a column shows */
 
 typedef struct hs_col {
     hs_col_kind kind;

@@ -22,8 +22,7 @@ typedef struct cbuild {
     unsigned char *is_par;      /* [nsym at start] parameters kept as inputs */
     const hs_node **map;        /* [nsym at start] the others: their values */
     size_t nsym0;
-    const hs_node **memo_key, **memo_val;   /* open addressing, [memo_cap] */
-    size_t memo_cap, memo_n;
+    hs_idmap memo;              /* node id -> its hoisted form (const hs_node *) */
     size_t nkept;               /* parameters kept: nothing to hoist when 0 */
     const hs_node **r;          /* roots of the program being built */
     size_t nr;
@@ -43,44 +42,13 @@ static int params_only(const cbuild *C, const hs_node *e)
     return ns > 0;
 }
 
-static size_t memo_slot(const cbuild *C, const hs_node *e)
-{
-    size_t h = ((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15u;
-    size_t i = h & (C->memo_cap - 1);
-    while (C->memo_key[i] && C->memo_key[i] != e)
-        i = (i + 1) & (C->memo_cap - 1);
-    return i;
-}
-
 static void memo_put(cbuild *C, const hs_node *e, const hs_node *v)
 {
-    if (2 * (C->memo_n + 1) > C->memo_cap) {
-        size_t old = C->memo_cap, cap = old ? 2 * old : 1024;
-        const hs_node **k = C->memo_key, **val = C->memo_val;
-        C->memo_key = calloc(cap, sizeof *C->memo_key);
-        C->memo_val = calloc(cap, sizeof *C->memo_val);
-        if (!C->memo_key || !C->memo_val) {
-            free(C->memo_key);
-            free(C->memo_val);
-            C->memo_key = k, C->memo_val = val;
-            C->oom = 1;
-            return;
-        }
-        C->memo_cap = cap;
-        C->memo_n = 0;
-        for (size_t i = 0; i < old; i++)
-            if (k[i]) {
-                size_t j = memo_slot(C, k[i]);
-                C->memo_key[j] = k[i], C->memo_val[j] = val[i];
-                C->memo_n++;
-            }
-        free(k);
-        free(val);
-    }
-    size_t i = memo_slot(C, e);
-    if (!C->memo_key[i])
-        C->memo_n++;
-    C->memo_key[i] = e, C->memo_val[i] = v;
+    const hs_node **slot = HS_IDMAP_PUT(&C->memo, e->id, const hs_node *);
+    if (slot)
+        *slot = v;
+    else
+        C->oom = 1;
 }
 
 /* A new input symbol standing for the parameter-only expression e. */
@@ -111,11 +79,9 @@ static const hs_node *hoist(cbuild *C, const hs_node *e)
 {
     if (e->kind == HS_NUM || e->kind == HS_SYM || C->oom)
         return e;
-    if (C->memo_cap) {
-        size_t i = memo_slot(C, e);
-        if (C->memo_key[i])
-            return C->memo_val[i];
-    }
+    const hs_node *const *done = HS_IDMAP_GET(&C->memo, e->id, const hs_node *);
+    if (done)
+        return *done;
     const hs_node *r;
     if (params_only(C, e)) {
         r = hoist_symbol(C, e);
@@ -463,6 +429,7 @@ int hs_ld_compile(loader *L)
     size_t n = m->n, k = m->k;
     cbuild C;
     memset(&C, 0, sizeof C);
+    hs_idmap_init(&C.memo, sizeof(const hs_node *));
     C.L = L;
     C.nsym0 = (size_t)hs_dag_nsymbols(m->dag);
     size_t cap = n * n + 5 * n + 6 * k + k * n + m->nout + m->nev + 2 * m->namb + 10;
@@ -493,8 +460,7 @@ int hs_ld_compile(loader *L)
     free(C.is_par);
     free(C.any_par);
     free(C.map);
-    free(C.memo_key);
-    free(C.memo_val);
+    hs_idmap_free(&C.memo);
     free(C.r);
     free(C.Gq);
     return rc;

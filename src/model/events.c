@@ -12,9 +12,9 @@
  *   T    = v^T M v / 2 + Tx,  U,  E = T + U,  H = v^T M v / 2 - T0 + U
  *   X''  = D(X_t + DX q') + DX q''         (an ambient name's acceleration)
  *
- * the same quantities as the CSV columns of those names (model.h).  A
- * name the model defines itself (a parameter or define called H) comes
- * first: the built-in quantity is then out of reach under that name. */
+ * the same quantities as the CSV columns of those names (model.h, whose
+ * table says which names outputs and events read; no parameter or define
+ * may take one of them, names.c). */
 #include "loader.h"
 
 #include <math.h>
@@ -125,27 +125,25 @@ const hs_node *hs_ld_derived(loader *L, const char *s, size_t len)
 {
     hs_model *m = L->m;
     hs_dag *d = m->dag;
-    size_t n = m->n;
-    if (len == 1 && (s[0] == 'T' || s[0] == 'U' || s[0] == 'E' || s[0] == 'H')) {
-        if (s[0] == 'U')
-            return m->U;
-        const hs_node *K = half_vMv(L);
-        if (s[0] == 'H')
-            return hs_add(d, hs_sub(d, K, m->T0), m->U);
-        const hs_node *T = hs_add(d, K, m->Tx);
-        return s[0] == 'T' ? T : hs_add(d, T, m->U);
-    }
-    if (len > 7 && memcmp(s, "lambda_", 7) == 0) {
-        for (size_t j = 0; j < m->k; j++)
-            if (strlen(m->cname[j]) == len - 7 && memcmp(m->cname[j], s + 7, len - 7) == 0)
-                return multiplier(L, j);
+    size_t n = m->n, i;
+    const hs_quantity *q = hs_ld_quantity(L, s, len, &i);
+    if (!q || !(q->flags & HS_QTY_DERIVED))
         return NULL;
-    }
-    long i;
-    if (len > 2 && memcmp(s, "R_", 2) == 0 && (i = hs_ld_find_coord(m, s + 2, len - 2)) >= 0) {
+    switch (q->id) {
+    case HS_QTY_U:
+        return m->U;
+    case HS_QTY_TKIN:
+        return hs_add(d, half_vMv(L), m->Tx);
+    case HS_QTY_E:
+        return hs_add(d, hs_add(d, half_vMv(L), m->Tx), m->U);
+    case HS_QTY_H:
+        return hs_add(d, hs_sub(d, half_vMv(L), m->T0), m->U);
+    case HS_QTY_LAMBDA:
+        return multiplier(L, i);
+    case HS_QTY_R: {
         const hs_node *R = hs_num(d, 0);
         for (size_t j = 0; j < m->k && R; j++) {
-            const hs_node *g = m->G_q[j * n + (size_t)i];
+            const hs_node *g = m->G_q[j * n + i];
             if (hs_is_num(g, 0))
                 continue;
             const hs_node *lam = multiplier(L, j);
@@ -153,7 +151,9 @@ const hs_node *hs_ld_derived(loader *L, const char *s, size_t len)
         }
         return R;
     }
-    return NULL;
+    default:                /* x'': a coordinate with two primes (read.c) */
+        return NULL;
+    }
 }
 
 /* ---------- events ---------- */
@@ -220,11 +220,10 @@ static int read_action(loader *L, yaml_node_t *an, hs_event *ev)
     if (!ev->rel)
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     for (size_t p = e + strspn(s + e, " \t"); s[p]; p += strspn(s + p, " \t")) {
-        size_t q = p + strcspn(s + p, " \t"), j = 0;
-        while (j < m->k && !(strlen(m->cname[j]) == q - p &&
-                             memcmp(m->cname[j], s + p, q - p) == 0))
-            j++;
-        if (j == m->k) {
+        size_t q = p + strcspn(s + p, " \t");
+        long jc = hs_ld_find_constraint(L, s + p, q - p);
+        size_t j = jc < 0 ? m->k : (size_t)jc;
+        if (jc < 0) {
             char nm[80];
             snprintf(nm, sizeof nm, "%.*s", (int)(q - p < 79 ? q - p : 79), s + p);
             const char *near = hs_nearest(nm, (const char *const *)m->cname, m->k);

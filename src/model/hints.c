@@ -52,10 +52,14 @@ void hs_ld_name_hint(loader *L, const hs_error *pe, int scope, const char *text,
         return;
     }
     int out = scope == SCOPE_OUTPUT;
-    size_t n = 2 + L->npar + (scope >= SCOPE_MODEL ? m->n + L->ndef + L->namb : 0) +
-               (out ? 4 + m->k + m->n : 0), k = 0, nmade = 0;
+    /* the candidates: pi, parameters; in a model's expressions t, the
+     * coordinates, defines, ambient names; in outputs and events the
+     * quantities the dynamics computes (the table, model.h) */
+    size_t n = 1 + L->npar + (scope >= SCOPE_MODEL ? L->ndef + L->namb : 0), k = 0, nmade = 0;
+    for (size_t e = 0; e < HS_NQUANTITIES; e++)
+        n += hs_quantity_count(m, &hs_quantities[e]);
     const char **c = xcalloc(n, sizeof *c);
-    char **made = xcalloc(out ? m->k + m->n : 0, sizeof *made);   /* lambda_c, R_q */
+    char **made = xcalloc(n, sizeof *made);
     if (!c || !made) {
         free(c);
         free(made);
@@ -64,46 +68,34 @@ void hs_ld_name_hint(loader *L, const hs_error *pe, int scope, const char *text,
     c[k++] = "pi";
     for (size_t i = 0; i < L->npar; i++)
         c[k++] = L->par[i].name;
-    if (scope >= SCOPE_MODEL) {
-        c[k++] = "t";
-        for (size_t i = 0; i < m->n; i++)
-            c[k++] = m->qname[i];
-        for (size_t i = 0; i < L->ndef; i++)
-            c[k++] = L->def[i].name;
-        for (size_t i = 0; i < L->namb; i++)
-            c[k++] = L->amb[i].name;
-    }
-    if (out) {          /* what the dynamics computes (events.c) */
-        static const char *const dyn[] = { "T", "U", "E", "H" };
-        for (size_t i = 0; i < 4; i++)
-            c[k++] = dyn[i];
-        for (size_t i = 0; i < m->k + m->n; i++) {
-            const char *pre = i < m->k ? "lambda_" : "R_";
-            const char *nm = i < m->k ? m->cname[i] : m->qname[i - m->k];
-            size_t l = strlen(pre) + strlen(nm) + 1;
-            if (!(made[nmade] = malloc(l)))
-                break;
-            snprintf(made[nmade], l, "%s%s", pre, nm);
+    for (size_t e = 0; e < HS_NQUANTITIES && scope >= SCOPE_MODEL; e++) {
+        const hs_quantity *q = &hs_quantities[e];
+        if (q->suffix[0] || !(q->flags & (out ? HS_QTY_STATE | HS_QTY_DERIVED : HS_QTY_STATE)))
+            continue;
+        for (size_t i = 0; i < hs_quantity_count(m, q); i++) {
+            char nm[160];
+            if (hs_quantity_name(m, q, i, nm, sizeof nm) >= sizeof nm ||
+                !(made[nmade] = hs_ld_strdup(nm)))
+                continue;
             c[k++] = made[nmade++];
         }
     }
+    for (size_t i = 0; i < L->ndef && scope >= SCOPE_MODEL; i++)
+        c[k++] = L->def[i].name;
+    for (size_t i = 0; i < L->namb && scope >= SCOPE_MODEL; i++)
+        c[k++] = L->amb[i].name;
     /* a single letter is near every other one: only a change of case counts */
     const char *near = len > 1 ? hs_nearest(s, c, k) : NULL;
     for (size_t i = 0; i < k && !near; i++)
         if (strlen(c[i]) == len && hs_edit_distance(s, c[i]) == 0)
             near = c[i];
-    /* lambda_NAME, R_q, T, U, E, H: outputs and events read them */
-    int dyn = !out && ((len == 1 && strchr("TUEH", s[0])) || strncmp(s, "lambda_", 7) == 0 ||
-                       (strncmp(s, "R_", 2) == 0 && hs_ld_find_coord(m, s + 2, len - 2) >= 0));
-    static const char *const cols[] = { "P_R", "power_residual", "W_R", "W_nc", "W_t",
-                                        "energy_balance" };
-    int col = strncmp(s, "Gdot_", 5) == 0 || strncmp(s, "G_", 2) == 0;
-    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
-        col |= strcmp(s, cols[i]) == 0;
-    if (dyn)
+    /* a quantity of the model that this expression cannot read */
+    size_t idx;
+    const hs_quantity *q = hs_ld_quantity(L, s, len, &idx);
+    if (q && !out && (q->flags & HS_QTY_DERIVED))
         snprintf(hint, cap, " ('%s' is computed by the dynamics: only outputs and events "
                  "can read it)", s);
-    else if (col)
+    else if (q && !(q->flags & (HS_QTY_DERIVED | HS_QTY_STATE)))
         snprintf(hint, cap, " ('%s' is a column of the CSV, not a name expressions can read)",
                  s);
     else if (near)

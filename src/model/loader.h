@@ -27,6 +27,7 @@
 
 #include "model.h"
 #include "ytree.h"
+#include "../util/map.h"
 
 #define MAX_COORDS 5000     /* documented limit: n x n symbolic and dense arrays */
 #define MAX_CONSTRAINTS 5000
@@ -53,22 +54,11 @@ typedef struct named {
     const hs_node *expr;       /* defines: the parsed node */
 } named;
 
-/* A name table: open addressing, at most half full; keys are not owned. */
-typedef struct ld_slot {
-    const char *s;
-    size_t len;
-    long val;
-} ld_slot;
-typedef struct ld_tab {
-    ld_slot *slot;
-    size_t cap, n;
-} ld_tab;
-
 typedef struct srcinfo {       /* private part of hs_model */
     hs_ytree y;
     yaml_node_t **node;        /* [nsrc] scalar of each parsed expression */
     size_t nsrc, cap;
-    ld_tab coords;             /* coordinate name -> index (keys: qname) */
+    hs_strmap coords;             /* coordinate name -> index (keys: qname) */
 } srcinfo;
 
 typedef struct loader {
@@ -81,7 +71,9 @@ typedef struct loader {
     named *par; size_t npar;
     named *def; size_t ndef;
     named *amb; size_t namb;   /* embedding: val = X expression scalar */
-    ld_tab names;              /* parameters, defines, ambient names */
+    named *out; size_t nout;   /* outputs: val = the expression's scalar */
+    hs_strmap names;              /* parameters, defines, ambient names */
+    hs_strmap cons;               /* constraint name -> index (keys: m->cname) */
     double *pin;               /* [nsymbols] parameter values (NaN: not yet) */
     int depth;                 /* nested hs_ld_parse calls */
     const hs_node **ambX, **ambV; /* [namb] X(t,q), D X */
@@ -126,26 +118,32 @@ char *hs_ld_strdup(const char *s);
 int hs_ld_expect(loader *L, yaml_node_t *n, yaml_node_type_t type, const char *what);
 yaml_node_t *hs_ld_get(loader *L, yaml_node_t *map, const char *key);     /* value or NULL */
 yaml_node_t *hs_ld_get_key(loader *L, yaml_node_t *map, const char *key); /* key or NULL */
+/* Keep scalar n for positioned messages after loading (hs_model_place):
+ * its hs_srcpos.src, or -1 when out of memory. */
+int hs_ld_add_src(loader *L, yaml_node_t *n);
 /* A plain scalar of a flow collection cut at a comma by YAML
  * (`{theta: atan2(x, y)}`): an error that says to quote it. */
 int hs_ld_check_flow_cuts(loader *L, yaml_node_t *root);
 
 /* ---- names.c ---- */
 
-/* The value of a key, or -1; put: 0 entered, 1 present (*old = its
- * value, when old != NULL), -1 out of memory. */
-long hs_ld_tab_get(const ld_tab *t, const char *s, size_t len);
-int hs_ld_tab_put(ld_tab *t, const char *s, size_t len, long val, long *old);
-void hs_ld_tab_free(ld_tab *t);
 long hs_ld_find_coord(const hs_model *m, const char *s, size_t len);     /* -1: none */
 long hs_ld_find_named(const loader *L, int kind, const char *s, size_t len); /* -1: none */
+long hs_ld_find_constraint(const loader *L, const char *s, size_t len);     /* -1: none */
+/* The quantity (model.h) an identifier names, per model (E), or made from
+ * a coordinate or constraint by a prefix (R_x, lambda_rod: *idx = which);
+ * NULL when none. */
+const hs_quantity *hs_ld_quantity(const loader *L, const char *s, size_t len, size_t *idx);
 /* A mapping's keys must be scalars, unique, and (allowed != NULL) among
  * allowed[]; an unknown key gets the nearest one suggested. */
 int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
                      size_t nallowed, const char *where);
 int hs_ld_check_clashes(loader *L);
-/* The CSV columns the names make are unique (exit 2 naming both places). */
-int hs_ld_check_columns(loader *L, yaml_node_t *root);
+/* Every name the model's quantities, coordinates, constraints, outputs,
+ * ambient names, parameters and defines make (model.h: the columns and
+ * what expressions read) is made once: else exit 2 at the name the user
+ * chose, naming the quantity it would hide. */
+int hs_ld_check_names(loader *L, yaml_node_t *root);
 /* Parameter (NAME_PAR: evaluated) or define (NAME_DEF: parsed) i, after
  * the entries of its kind it mentions; returns 0 or L->err->code. */
 int hs_ld_settle(loader *L, int kind, size_t i);
@@ -178,9 +176,14 @@ int hs_ld_eval_params(loader *L);
 int hs_ld_eval_param(loader *L, size_t i);
 int hs_ld_parse_define(loader *L, size_t i);
 int hs_ld_read_embedding(loader *L);
+/* The names of the constraints (m->k, m->cname) and of the outputs
+ * (L->out, m->nout, m->outname), read with the other names before any
+ * expression; then the expressions of each (m->G, m->out). */
+int hs_ld_read_constraint_names(loader *L, yaml_node_t *c);
+int hs_ld_read_output_names(loader *L, yaml_node_t *o);
 int hs_ld_read_constraints(loader *L, yaml_node_t *c);
+int hs_ld_read_outputs(loader *L);
 int hs_ld_read_initial(loader *L, yaml_node_t *root);
-int hs_ld_read_outputs(loader *L, yaml_node_t *root);
 
 /* ---- events.c ---- */
 

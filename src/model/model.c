@@ -64,8 +64,18 @@ static int read_names(loader *L, yaml_node_t *root)
         if (L->namb == 0)
             return hs_ytree_error(L->y, L->err, emb,
                                   "'embedding' is empty: map ambient names to X(t, q)");
+        m->ambname = xcalloc(L->namb, sizeof *m->ambname);
+        if (!m->ambname)
+            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        for (; m->namb < L->namb; m->namb++)
+            if (!(m->ambname[m->namb] = hs_ld_strdup(L->amb[m->namb].name)))
+                return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     }
-    return hs_ld_check_clashes(L);
+    if (hs_ld_read_constraint_names(L, hs_ld_get(L, root, "constraints")) ||
+        hs_ld_read_output_names(L, hs_ld_get(L, root, "outputs")) ||
+        hs_ld_check_clashes(L))
+        return L->err->code;
+    return hs_ld_check_names(L, root);
 }
 
 /* The symbols, in the order of the VM's input slots: t, q, q', parameters. */
@@ -125,8 +135,8 @@ static int load_tree(loader *L)
         hs_ld_check_flow_cuts(L, root) || read_header(L, root) || read_names(L, root) || make_symbols(L) ||
         hs_ld_eval_params(L) || hs_ld_read_embedding(L) ||
         hs_ld_read_settings(L, root) || hs_ld_read_initial(L, root) ||
-        hs_ld_build_kernels(L, root) || hs_ld_read_outputs(L, root) ||
-        hs_ld_check_columns(L, root) || hs_ld_read_events(L, root) || hs_ld_check_defines(L) ||
+        hs_ld_build_kernels(L, root) || hs_ld_read_outputs(L) ||
+        hs_ld_read_events(L, root) || hs_ld_check_defines(L) ||
         hs_ld_apply_overrides(L) || hs_ld_compile(L))
         return L->err->code;
     return hs_ld_check_mass_at_start(L, mass_source(L, root));
@@ -147,7 +157,9 @@ static hs_model *load_common(loader *L, int rc)
     free_named(L->par, L->npar);
     free_named(L->def, L->ndef);
     free_named(L->amb, L->namb);
-    hs_ld_tab_free(&L->names);
+    free_named(L->out, L->nout);
+    hs_strmap_free(&L->names);
+    hs_strmap_free(&L->cons);
     free(L->pin);
     free(L->ambX);
     free(L->ambV);
@@ -222,7 +234,7 @@ void hs_model_free(hs_model *m)
     srcinfo *si = m->src;
     if (si) {
         hs_ytree_free(&si->y);
-        hs_ld_tab_free(&si->coords);
+        hs_strmap_free(&si->coords);
         free(si->node);
         free(si);
     }

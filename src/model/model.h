@@ -41,7 +41,11 @@ typedef enum { HS_CONS_PROJECT, HS_CONS_REJECT } hs_cons_mode;
 typedef struct hs_settings {
     double t_end;          /* NAN until given */
     double dt;             /* NAN = (t_end - t0)/1000 */
-    char method[16];       /* gsl_odeiv2 stepper name */
+    char method[16];       /* the stepper's name (src/integrate checks it) */
+    hs_srcpos method_pos;  /* where the file names it (src < 0: the command line
+                            * or the default) */
+    double step;           /* the fixed-step methods' step (NAN: chosen by them) */
+    hs_srcpos step_pos;    /* where the file gives it (src < 0: not there) */
     double rtol, atol;
     hs_stab stabilize;
     double alpha, beta;    /* Baumgarte gains */
@@ -56,22 +60,6 @@ extern const char *const hs_stab_names[3];      /* hs_stab */
 extern const char *const hs_cons_mode_names[2]; /* hs_cons_mode */
 extern const char *const hs_output_names[2];    /* simulate.output: exact, interpolate */
 int hs_keyword(const char *const *names, size_t n, const char *s);
-
-/* The steppers of gsl_odeiv2 that holosim offers (simulate.method,
- * --method), one table for the model file, the command line and the
- * integrator, which maps each to its GSL type in this order. */
-enum { HS_METHOD_IMPLICIT = 1,   /* needs the Jacobian */
-       HS_METHOD_MULTISTEP = 2,  /* keeps past states (a reset restarts it) */
-       HS_METHOD_DENSE = 4 };    /* its own continuous extension for rows */
-typedef struct hs_method_info {
-    const char *name;
-    unsigned flags;        /* HS_METHOD_* */
-} hs_method_info;
-#define HS_NMETHODS 12
-extern const hs_method_info hs_methods[HS_NMETHODS];
-int hs_method_index(const char *name);     /* -1 when unknown */
-int hs_method_known(const char *name);
-const char *hs_method_list(void);          /* "rk2 rk4 ..." for messages */
 
 /* What the command line overrides (NAN / "" / -1 = keep the file's). */
 typedef struct hs_overrides {
@@ -208,6 +196,48 @@ typedef struct hs_model {
 
     void *src;             /* private: source texts for positioned messages */
 } hs_model;
+
+/* The quantities a model's names make, one table (quantity.c) from which
+ * the CSV columns (io/columns.c), the reserved names, the clash checks,
+ * the hints and what outputs and events read are all generated.  An entry
+ * is per model (one name: E), per coordinate, constraint, output or
+ * ambient name (a name per thing: prefix + NAME + suffix, R_x, lambda_rod,
+ * x''); every name it makes means that quantity alone (a parameter,
+ * define, output or coordinate of that name is an error).  How each is
+ * computed: by its id, in hs_column_value (io/columns.c) for a row and in
+ * the loader for the expressions that read it (model/events.c). */
+typedef enum {
+    HS_QTY_T, HS_QTY_Q, HS_QTY_V, HS_QTY_A, HS_QTY_LAMBDA, HS_QTY_G, HS_QTY_GDOT,
+    HS_QTY_E, HS_QTY_TKIN, HS_QTY_U, HS_QTY_H, HS_QTY_R, HS_QTY_PR, HS_QTY_PRES,
+    HS_QTY_WR, HS_QTY_WNC, HS_QTY_WT, HS_QTY_EBAL, HS_QTY_OUT, HS_QTY_AMB, HS_QTY_AMBV,
+    HS_QTY_EVENT
+} hs_qty;
+typedef enum { HS_PER_MODEL, HS_PER_COORD, HS_PER_CONSTRAINT, HS_PER_OUTPUT,
+               HS_PER_AMB } hs_qty_per;
+enum { HS_QTY_COLUMN = 1,    /* a column of a run's rows */
+       HS_QTY_DEFAULT = 2,   /* ... among the default ones */
+       HS_QTY_STATE = 4,     /* t, q, v: every model expression reads it */
+       HS_QTY_DERIVED = 8 }; /* computed by the dynamics: outputs and events
+                              * (only) read it */
+typedef struct hs_quantity {
+    hs_qty id;
+    hs_qty_per per;
+    const char *prefix, *suffix;   /* the name: prefix (per model), or
+                                    * prefix + NAME + suffix */
+    unsigned flags;                /* HS_QTY_* */
+    const char *what;              /* for messages: "the Jacobi integral" */
+} hs_quantity;
+#define HS_NQUANTITIES 22
+extern const hs_quantity hs_quantities[HS_NQUANTITIES];   /* in column order */
+/* How many names entry q makes for m (1 per model), and the NAME of the
+ * i-th (NULL per model). */
+size_t hs_quantity_count(const hs_model *m, const hs_quantity *q);
+const char *hs_quantity_base(const hs_model *m, const hs_quantity *q, size_t i);
+/* The i-th name of q into buf[size] (a longer one is cut); its length. */
+size_t hs_quantity_name(const hs_model *m, const hs_quantity *q, size_t i, char *buf,
+                        size_t size);
+/* The per-model entry named s, or NULL. */
+const hs_quantity *hs_quantity_model(const char *s, size_t len);
 
 /* Load, validate and compile a model file ("-" = standard input).
  * Returns NULL with err set (exit code 2 for model errors, 1 for a --set of

@@ -1,4 +1,4 @@
-/* Names of a model file (loader.h): a small open-addressing hash table, so
+/* Names of a model file (loader.h): hashed name tables (util/map.h), so
  * that loading stays linear in the number of names; the clash checks (names
  * unique across coordinates, parameters, defines and ambient names; CSV
  * columns unique); and parameters and defines settled in dependency order
@@ -10,77 +10,44 @@
 #include <string.h>
 
 #include "../util/suggest.h"
-
-/* ---------- the table ---------- */
-
-static uint32_t hash(const char *s, size_t len)
-{
-    uint32_t h = 2166136261u;           /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
-static size_t probe(const ld_tab *t, const char *s, size_t len)
-{
-    size_t mask = t->cap - 1, i = hash(s, len) & mask;
-    while (t->slot[i].s &&
-           !(t->slot[i].len == len && memcmp(t->slot[i].s, s, len) == 0))
-        i = (i + 1) & mask;
-    return i;
-}
-
-long hs_ld_tab_get(const ld_tab *t, const char *s, size_t len)
-{
-    if (!t->cap)
-        return -1;
-    size_t i = probe(t, s, len);
-    return t->slot[i].s ? t->slot[i].val : -1;
-}
-
-int hs_ld_tab_put(ld_tab *t, const char *s, size_t len, long val, long *old)
-{
-    if (2 * (t->n + 1) > t->cap) {             /* at most half full */
-        ld_tab g = { NULL, t->cap ? 2 * t->cap : 16, 0 };
-        g.slot = calloc(g.cap, sizeof *g.slot);
-        if (!g.slot)
-            return -1;
-        for (size_t i = 0; i < t->cap; i++)
-            if (t->slot[i].s)
-                g.slot[probe(&g, t->slot[i].s, t->slot[i].len)] = t->slot[i];
-        g.n = t->n;
-        free(t->slot);
-        *t = g;
-    }
-    size_t i = probe(t, s, len);
-    if (t->slot[i].s) {
-        if (old)
-            *old = t->slot[i].val;
-        return 1;
-    }
-    t->slot[i] = (ld_slot){ s, len, val };
-    t->n++;
-    return 0;
-}
-
-void hs_ld_tab_free(ld_tab *t)
-{
-    free(t->slot);
-    memset(t, 0, sizeof *t);
-}
+#include "../util/vec.h"
 
 /* ---------- lookups ---------- */
 
 long hs_ld_find_coord(const hs_model *m, const char *s, size_t len)
 {
     const srcinfo *si = m->src;
-    return hs_ld_tab_get(&si->coords, s, len);
+    return hs_strmap_get(&si->coords, s, len);
 }
 
 long hs_ld_find_named(const loader *L, int kind, const char *s, size_t len)
 {
-    long v = hs_ld_tab_get(&L->names, s, len);
+    long v = hs_strmap_get(&L->names, s, len);
     return v >= 0 && v % NAME_KINDS == kind ? v / NAME_KINDS : -1;
+}
+
+long hs_ld_find_constraint(const loader *L, const char *s, size_t len)
+{
+    return hs_strmap_get(&L->cons, s, len);
+}
+
+const hs_quantity *hs_ld_quantity(const loader *L, const char *s, size_t len, size_t *idx)
+{
+    for (size_t e = 0; e < HS_NQUANTITIES; e++) {
+        const hs_quantity *q = &hs_quantities[e];
+        size_t pl = strlen(q->prefix);
+        long i = -1;
+        if (q->per == HS_PER_MODEL)
+            i = pl == len && memcmp(q->prefix, s, len) == 0 ? 0 : -1;
+        else if (pl && !q->suffix[0] && len > pl && memcmp(q->prefix, s, pl) == 0)
+            i = q->per == HS_PER_COORD ? hs_ld_find_coord(L->m, s + pl, len - pl)
+              : q->per == HS_PER_CONSTRAINT ? hs_ld_find_constraint(L, s + pl, len - pl) : -1;
+        if (i >= 0) {
+            *idx = (size_t)i;
+            return q;
+        }
+    }
+    return NULL;
 }
 
 /* Names must be unique across coordinates, parameters, defines, ambient
@@ -97,7 +64,7 @@ int hs_ld_check_clashes(loader *L)
                 return hs_ytree_error(L->y, L->err, a[g][i].key,
                                       "%s '%s' has the name of a coordinate", what[g], s);
             long old;
-            int r = hs_ld_tab_put(&L->names, s, strlen(s), (long)i * NAME_KINDS + g, &old);
+            int r = hs_strmap_put(&L->names, s, strlen(s), (long)i * NAME_KINDS + g, &old);
             if (r < 0)
                 return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
             if (r > 0) {
@@ -117,10 +84,10 @@ int hs_ld_check_clashes(loader *L)
 int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
                      size_t nallowed, const char *where)
 {
-    ld_tab seen = { 0 }, ok = { 0 };
+    hs_strmap seen = { 0 }, ok = { 0 };
     int rc = 0;
     for (size_t i = 0; i < nallowed && !rc; i++)
-        if (hs_ld_tab_put(&ok, allowed[i], strlen(allowed[i]), (long)i, NULL) < 0)
+        if (hs_strmap_put(&ok, allowed[i], strlen(allowed[i]), (long)i, NULL) < 0)
             rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     FOR_PAIRS(map, p) {
         if (rc)
@@ -131,13 +98,13 @@ int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
             rc = hs_ytree_error(L->y, L->err, k, "keys in %s must be scalars", where);
             break;
         }
-        int r = hs_ld_tab_put(&seen, ks, strlen(ks), 0, NULL);
+        int r = hs_strmap_put(&seen, ks, strlen(ks), 0, NULL);
         if (r) {
             rc = r < 0 ? hs_error_set(L->err, HS_EXIT_MODEL, "out of memory")
                        : hs_ytree_error(L->y, L->err, k, "duplicate key '%s' in %s", ks, where);
             break;
         }
-        if (!allowed || hs_ld_tab_get(&ok, ks, strlen(ks)) >= 0)
+        if (!allowed || hs_strmap_get(&ok, ks, strlen(ks)) >= 0)
             continue;
         const char *near = hs_nearest(ks, allowed, nallowed);
         if (near)
@@ -146,125 +113,147 @@ int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
         else
             rc = hs_ytree_error(L->y, L->err, k, "unknown key '%s' in %s", ks, where);
     }
-    hs_ld_tab_free(&seen);
-    hs_ld_tab_free(&ok);
+    hs_strmap_free(&seen);
+    hs_strmap_free(&ok);
     return rc;
 }
 
-/* ---------- columns ---------- */
+/* ---------- every name means one thing ---------- */
 
-/* The CSV columns a model's names make (holosim(1), OUTPUT; io/columns.c
- * builds them): t, E, T, U, H, P_R, power_residual, W_R, W_nc, W_t,
- * energy_balance, event (--events); per coordinate q: q (and q', q'', R_q); per constraint c:
- * lambda_c, G_c, Gdot_c; per output and ambient name: the name.  Two equal
- * names would be two equal headers: refused at the second, naming the
- * first. */
-static const char *const builtin_columns[] = {
-    "t", "E", "T", "U", "H", "P_R", "power_residual", "W_R", "W_nc", "W_t", "energy_balance",
-    "event",                   /* the first column of the events file (--events) */
-};
+/* The names of a model: the quantities of the table (model.h) for its
+ * coordinates, constraints, outputs and ambient names, then its parameters
+ * and defines.  A name made twice would be two columns of one name, or a
+ * column that shows one thing while expressions read another under its
+ * name (a define lambda_rod beside the multiplier of constraint rod):
+ * refused at the name the user chose (a coordinate, output, ambient name,
+ * parameter or define), naming the quantity it would hide. */
+typedef struct taken {
+    const hs_quantity *q;       /* NULL: a parameter or define */
+    const char *kind;           /* then "parameter" or "define" */
+    const char *base;           /* the coordinate, constraint ... (NULL per model) */
+    yaml_node_t *node;          /* where it comes from (NULL: built in) */
+} taken;
 
-typedef struct colcheck {
+typedef struct namecheck {
     loader *L;
-    ld_tab tab;
-    char **str;                 /* [n] the column names (owned) */
-    yaml_node_t **node;         /* [n] where each comes from (NULL: built in) */
-    const char **kind, **name;  /* [n] what makes it: "coordinate", "x" */
+    hs_strmap tab;              /* name -> index into str, who */
+    struct made {
+        char *str;              /* the name (owned) */
+        taken who;
+    } *e;                       /* [n] */
     size_t n, cap;
-} colcheck;
+} namecheck;
 
-static int col_grow(colcheck *C)
+/* A name the user wrote as it is: a coordinate, output, ambient name,
+ * parameter or define. */
+static int is_bare(const taken *t)
 {
-    size_t cap = C->cap ? 2 * C->cap : 64;
-    char **s = realloc(C->str, cap * sizeof *s);
-    if (s)
-        C->str = s;
-    yaml_node_t **nd = realloc(C->node, cap * sizeof *nd);
-    if (nd)
-        C->node = nd;
-    const char **k = realloc(C->kind, cap * sizeof *k);
-    if (k)
-        C->kind = k;
-    const char **nm = realloc(C->name, cap * sizeof *nm);
-    if (nm)
-        C->name = nm;
-    if (!s || !nd || !k || !nm)
-        return hs_error_set(C->L->err, HS_EXIT_MODEL, "out of memory");
-    C->cap = cap;
-    return 0;
+    return !t->q || (t->q->per != HS_PER_MODEL && !t->q->prefix[0] && !t->q->suffix[0]);
 }
 
-/* The column prefix+name that `kind` `name` (at node) makes. */
-static int col_add(colcheck *C, const char *prefix, const char *name, yaml_node_t *node,
-                   const char *kind)
+/* "the Jacobi integral H", "R_x, the reaction on coordinate 'x'", "a
+ * coordinate", "a parameter" */
+static void describe(const taken *t, const char *name, char *buf, size_t size)
+{
+    if (!t->q)
+        snprintf(buf, size, "a %s", t->kind);
+    else if (t->q->per == HS_PER_MODEL)
+        snprintf(buf, size, "%s %s", t->q->what, name);
+    else if (is_bare(t))
+        snprintf(buf, size, "%s %s", t->q->what[0] == 'o' || t->q->what[0] == 'a' ? "an" : "a",
+                 t->q->what);
+    else
+        snprintf(buf, size, "%s, %s '%s'", name, t->q->what, t->base);
+}
+
+static int name_add(namecheck *C, const char *name, taken who)
 {
     loader *L = C->L;
-    if (C->n == C->cap && col_grow(C))
-        return L->err->code;
-    size_t len = strlen(prefix) + strlen(name);
-    char *col = malloc(len + 1);
-    if (!col)
+    char *str = NULL;
+    if (HS_VEC_RESERVE(C->e, C->cap, C->n + 1) || !(str = hs_ld_strdup(name)))
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-    snprintf(col, len + 1, "%s%s", prefix, name);
     size_t i = C->n++;
-    C->str[i] = col;
-    C->node[i] = node;
-    C->kind[i] = kind;
-    C->name[i] = name;
+    C->e[i] = (struct made){ str, who };
     long old;
-    int r = hs_ld_tab_put(&C->tab, col, len, (long)i, &old);
-    if (r < 0)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-    if (r == 0)
-        return 0;
-    yaml_node_t *on = C->node[old];
-    if (!on)
-        return hs_ytree_error(L->y, L->err, node, "the column '%s' of %s '%s' would be a "
-                              "second column '%s' beside the built-in one: rename the %s",
-                              col, kind, name, col, kind);
-    return hs_ytree_error(L->y, L->err, node, "the column '%s' of %s '%s' is also the column "
-                          "of %s '%s' (line %d, column %d): two columns of one name; rename "
-                          "one of them", col, kind, name, C->kind[old], C->name[old],
-                          (int)on->start_mark.line + 1, (int)on->start_mark.column + 1);
+    int r = hs_strmap_put(&C->tab, str, strlen(str), (long)i, &old);
+    if (r <= 0)
+        return r < 0 ? hs_error_set(L->err, HS_EXIT_MODEL, "out of memory") : 0;
+    const taken *o = &C->e[old].who, *t = &C->e[i].who;
+    char was[200], at[64] = "";
+    describe(o, name, was, sizeof was);
+    if (o->node)
+        snprintf(at, sizeof at, " (line %d, column %d)", (int)o->node->start_mark.line + 1,
+                 (int)o->node->start_mark.column + 1);
+    const char *kind = t->q ? t->q->what : t->kind;
+    if (!is_bare(t)) {                  /* two quantities of the table */
+        char is[200];
+        describe(t, name, is, sizeof is);
+        return hs_ytree_error(L->y, L->err, t->node, "the column '%s' (%s) is also the "
+                              "column of %s%s: rename one of them", name, is, was, at);
+    }
+    if (is_bare(o))
+        return hs_ytree_error(L->y, L->err, t->node, "%s '%s' has the name of %s%s: "
+                              "rename one of them", kind, name, was, at);
+    return hs_ytree_error(L->y, L->err, t->node, "%s '%s' would hide %s%s, a %s%s: rename "
+                          "the %s", kind, name, was, at,
+                          o->q->flags & HS_QTY_COLUMN ? "column" : "built-in name",
+                          o->q->flags & HS_QTY_DERIVED ? " outputs and events read" : "",
+                          kind);
 }
 
-/* Every column name of the model unique (after the outputs are read). */
-int hs_ld_check_columns(loader *L, yaml_node_t *root)
+/* Where the i-th name of a per-thing entry is written in the file. */
+static yaml_node_t *thing_node(loader *L, yaml_node_t *root, hs_qty_per per, size_t i)
+{
+    yaml_node_t *n;
+    switch (per) {
+    case HS_PER_COORD:
+        n = hs_ld_get(L, root, "coordinates");
+        return NODE(L, n->data.sequence.items.start[i]);
+    case HS_PER_CONSTRAINT:
+        n = hs_ld_get(L, root, "constraints");
+        return n->type == YAML_MAPPING_NODE ? NODE(L, n->data.mapping.pairs.start[i].key)
+                                            : NODE(L, n->data.sequence.items.start[i]);
+    case HS_PER_OUTPUT:
+        n = hs_ld_get(L, root, "outputs");
+        return NODE(L, n->data.mapping.pairs.start[i].key);
+    case HS_PER_AMB:
+        return L->amb[i].key;
+    case HS_PER_MODEL:
+        break;
+    }
+    return NULL;
+}
+
+int hs_ld_check_names(loader *L, yaml_node_t *root)
 {
     hs_model *m = L->m;
-    colcheck C = { L, { 0 }, NULL, NULL, NULL, NULL, 0, 0 };
+    namecheck C = { L, { 0 }, NULL, 0, 0 };
     int rc = 0;
-    for (size_t i = 0; !rc && i < sizeof builtin_columns / sizeof *builtin_columns; i++)
-        rc = col_add(&C, "", builtin_columns[i], NULL, "built-in");
-    yaml_node_t *cs = hs_ld_get(L, root, "coordinates");
-    for (size_t i = 0; !rc && i < m->n; i++) {
-        yaml_node_t *e = NODE(L, cs->data.sequence.items.start[i]);
-        rc = col_add(&C, "", m->qname[i], e, "coordinate");
-        if (!rc)
-            rc = col_add(&C, "R_", m->qname[i], e, "coordinate");
-    }
-    yaml_node_t *c = hs_ld_get(L, root, "constraints");
-    for (size_t i = 0; !rc && i < m->k; i++) {
-        yaml_node_t *at = c->type == YAML_MAPPING_NODE
-                              ? NODE(L, c->data.mapping.pairs.start[i].key)
-                              : NODE(L, c->data.sequence.items.start[i]);
-        static const char *const pre[] = { "lambda_", "G_", "Gdot_" };
-        for (size_t j = 0; !rc && j < 3; j++)
-            rc = col_add(&C, pre[j], m->cname[i], at, "constraint");
-    }
-    yaml_node_t *o = hs_ld_get(L, root, "outputs");
-    for (size_t i = 0; !rc && i < m->nout; i++)
-        rc = col_add(&C, "", m->outname[i], NODE(L, o->data.mapping.pairs.start[i].key),
-                     "output");
-    for (size_t i = 0; !rc && i < L->namb; i++)
-        rc = col_add(&C, "", L->amb[i].name, L->amb[i].key, "ambient name");
+    /* the quantities first, the names as the user wrote them last: a clash
+     * is reported at the user's name */
+    for (int bare = 0; bare < 2; bare++)
+        for (size_t e = 0; e < HS_NQUANTITIES && !rc; e++) {
+            const hs_quantity *q = &hs_quantities[e];
+            taken t = { q, NULL, NULL, NULL };
+            if (is_bare(&t) != bare)
+                continue;
+            for (size_t i = 0; i < hs_quantity_count(m, q) && !rc; i++) {
+                char name[160];
+                if (hs_quantity_name(m, q, i, name, sizeof name) >= sizeof name)
+                    continue;           /* longer than any name a user can write */
+                t.base = hs_quantity_base(m, q, i);
+                t.node = thing_node(L, root, q->per, i);
+                rc = name_add(&C, name, t);
+            }
+        }
+    for (size_t i = 0; i < L->npar && !rc; i++)
+        rc = name_add(&C, L->par[i].name, (taken){ NULL, "parameter", NULL, L->par[i].key });
+    for (size_t i = 0; i < L->ndef && !rc; i++)
+        rc = name_add(&C, L->def[i].name, (taken){ NULL, "define", NULL, L->def[i].key });
     for (size_t i = 0; i < C.n; i++)
-        free(C.str[i]);
-    free(C.str);
-    free(C.node);
-    free(C.kind);
-    free(C.name);
-    hs_ld_tab_free(&C.tab);
+        free(C.e[i].str);
+    free(C.e);
+    hs_strmap_free(&C.tab);
     return rc;
 }
 
@@ -307,14 +296,8 @@ static int mentions(loader *L, int kind, const char *s, size_t len, size_t **dep
         long e = hs_ld_find_named(L, kind, s + b, i - b);
         if (e < 0)
             continue;
-        if (*ndep == *cap) {
-            size_t nc = *cap ? 2 * *cap : 16;
-            size_t *p = realloc(*dep, nc * sizeof *p);
-            if (!p)
-                return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-            *dep = p;
-            *cap = nc;
-        }
+        if (HS_VEC_RESERVE(*dep, *cap, *ndep + 1))
+            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
         (*dep)[(*ndep)++] = (size_t)e;
     }
 #undef ALNUM
@@ -348,7 +331,6 @@ typedef struct frame {
 int hs_ld_settle(loader *L, int kind, size_t i)
 {
     named *a = kind == NAME_PAR ? L->par : L->def;
-    size_t n = kind == NAME_PAR ? L->npar : L->ndef;
     if (a[i].state == ST_DONE)
         return kind == NAME_DEF && !a[i].expr ? L->err->code : 0;
     if (a[i].state == ST_BUSY)          /* met again while its turn is under way */
@@ -356,9 +338,10 @@ int hs_ld_settle(loader *L, int kind, size_t i)
                               ? "parameter '%s' depends on itself (a cycle among parameters)"
                               : "define '%s' refers to itself (a cycle among defines)",
                               a[i].name);
-    frame *st = malloc(sizeof *st * (n < 16 ? n : 16));
-    size_t top = 0, cap = n < 16 ? n : 16;
-    int rc = st ? 0 : hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    frame *st = NULL;
+    size_t top = 0, cap = 0;
+    int rc = HS_VEC_RESERVE(st, cap, 1) ? hs_error_set(L->err, HS_EXIT_MODEL, "out of memory")
+                                        : 0;
     size_t len;
     const char *txt;
     if (!rc) {
@@ -381,14 +364,9 @@ int hs_ld_settle(loader *L, int kind, size_t i)
                                     a[j].name);
                 break;
             }
-            if (top == cap) {
-                frame *ns = realloc(st, 2 * cap * sizeof *ns);
-                if (!ns) {
-                    rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-                    break;
-                }
-                st = ns;
-                cap *= 2;
+            if (HS_VEC_RESERVE(st, cap, top + 1)) {
+                rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+                break;
             }
             st[top++] = (frame){ j, 0, 0, 0, NULL };
             a[j].state = ST_BUSY;

@@ -2,6 +2,7 @@
  * names resolved lazily (parameters and defines in any order, a cycle is
  * an error), every expression parsed with its position in the file. */
 #include "loader.h"
+#include "../util/vec.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -32,18 +33,20 @@ static int is_ident(const char *s)
     return strlen(s) <= 64;
 }
 
-static const char *const reserved[] = {
-    "t", "pi", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh",
-    "cosh", "tanh", "exp", "log", "sqrt", "abs", "sign", "min", "max",
-    "hypot", "pow", "if", "lambda", "E", "T", "U", "P_R", "power_residual",
-};
-
-static int is_reserved(const char *s)
+/* Names no entry may take: the language's words (functions, pi), lambda,
+ * and the model's own quantities (model.h: t, E, H, ...); why, into
+ * why[size] ("" for the language's words). */
+static int is_reserved(const char *s, char *why, size_t size)
 {
-    for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
-        if (strcmp(s, reserved[i]) == 0)
-            return 1;
-    return 0;
+    size_t len = strlen(s);
+    why[0] = '\0';
+    const hs_quantity *q = hs_quantity_model(s, len);
+    if (q)
+        snprintf(why, size, ": it names %s %s, a %s%s", q->what, s,
+                 q->flags & HS_QTY_COLUMN ? "column" : "built-in name",
+                 q->flags & HS_QTY_DERIVED ? " outputs and events read"
+                 : q->flags & HS_QTY_STATE ? " expressions read" : "");
+    return q || hs_is_language_word(s, len) || strcmp(s, "lambda") == 0;
 }
 
 int hs_ld_expect(loader *L, yaml_node_t *n, yaml_node_type_t type, const char *what)
@@ -230,17 +233,11 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len,
     return e;
 }
 
-static int add_src(loader *L, yaml_node_t *n)
+int hs_ld_add_src(loader *L, yaml_node_t *n)
 {
     srcinfo *si = L->si;
-    if (si->nsrc == si->cap) {
-        size_t cap = si->cap ? 2 * si->cap : 32;
-        yaml_node_t **nn = realloc(si->node, cap * sizeof *nn);
-        if (!nn)
-            return -1;
-        si->node = nn;
-        si->cap = cap;
-    }
+    if (HS_VEC_RESERVE(si->node, si->cap, si->nsrc + 1))
+        return -1;
     si->node[si->nsrc] = n;
     return (int)si->nsrc++;
 }
@@ -271,7 +268,7 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
     }
     int saved_scope = L->scope;
     L->scope = scope;
-    int src = add_src(L, n);
+    int src = hs_ld_add_src(L, n);
     if (src < 0) {
         hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
         return NULL;
@@ -451,9 +448,11 @@ int hs_ld_read_names_map(loader *L, yaml_node_t *map, named **out, size_t *nout,
             return hs_ytree_error(L->y, L->err, e->key,
                                   "'%s' is not a valid name in %s (letters, digits, _; "
                                   "not starting with a digit)", s, what);
-        if (is_reserved(s))
+        char why[160];
+        if (is_reserved(s, why, sizeof why))
             return hs_ytree_error(L->y, L->err, e->key,
-                                  "'%s' is reserved and cannot name an entry of %s", s, what);
+                                  "'%s' is reserved and cannot name an entry of %s%s", s, what,
+                                  why);
         e->name = hs_ld_strdup(s);
         if (!e->name)
             return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
@@ -492,14 +491,16 @@ int hs_ld_read_coordinates(loader *L, yaml_node_t *root)
                                   hs_ytree_kind(e));
         if (!is_ident(s))
             return hs_ytree_error(L->y, L->err, e, "'%s' is not a valid coordinate name", s);
-        if (is_reserved(s))
-            return hs_ytree_error(L->y, L->err, e, "'%s' is reserved and cannot be a coordinate", s);
+        char why[160];
+        if (is_reserved(s, why, sizeof why))
+            return hs_ytree_error(L->y, L->err, e, "'%s' is reserved and cannot be a "
+                                  "coordinate%s", s, why);
         if (hs_ld_find_coord(m, s, strlen(s)) >= 0)
             return hs_ytree_error(L->y, L->err, e, "duplicate coordinate '%s'", s);
         m->qname[i] = hs_ld_strdup(s);
         m->vname[i] = malloc(strlen(s) + 2);
         if (!m->qname[i] || !m->vname[i] ||
-            hs_ld_tab_put(&L->si->coords, m->qname[i], strlen(s), (long)i, NULL) < 0)
+            hs_strmap_put(&L->si->coords, m->qname[i], strlen(s), (long)i, NULL) < 0)
             return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
         sprintf(m->vname[i], "%s'", s);
         m->n = ++i;
@@ -651,7 +652,7 @@ int hs_ld_forbid_velocity(loader *L, const hs_node *e, yaml_node_t *where, const
     return 0;
 }
 
-int hs_ld_read_constraints(loader *L, yaml_node_t *c)
+int hs_ld_read_constraint_names(loader *L, yaml_node_t *c)
 {
     hs_model *m = L->m;
     if (!c)
@@ -670,34 +671,47 @@ int hs_ld_read_constraints(loader *L, yaml_node_t *c)
     if (k > MAX_CONSTRAINTS)
         return hs_ytree_error(L->y, L->err, c, "too many constraints (%zu; the limit is %d)",
                               k, MAX_CONSTRAINTS);
-    m->k = k;
     m->cname = xcalloc(k, sizeof *m->cname);
-    m->G = xcalloc(k, sizeof *m->G);
-    m->cpos = xcalloc(k, sizeof *m->cpos);
-    if (!m->cname || !m->G || !m->cpos)
+    if (!m->cname)
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     for (size_t i = 0; i < k; i++) {
-        yaml_node_t *val, *key = NULL;
         char buf[32];
-        const char *name;
+        const char *name = buf;
         if (c->type == YAML_MAPPING_NODE) {
-            yaml_node_pair_t *p = c->data.mapping.pairs.start + i;
-            key = NODE(L, p->key);
-            val = NODE(L, p->value);
+            yaml_node_t *key = NODE(L, c->data.mapping.pairs.start[i].key);
             name = hs_ytree_str(key);
             if (!is_ident(name) && !(name[0] && strspn(name, "0123456789") == strlen(name)))
                 return hs_ytree_error(L->y, L->err, key, "'%s' is not a valid constraint "
                                       "name (letters, digits, _)", name);
         } else {
-            val = NODE(L, c->data.sequence.items.start[i]);
             snprintf(buf, sizeof buf, "%zu", i + 1);
-            name = buf;
         }
-        m->cname[i] = hs_ld_strdup(name);
+        if (!(m->cname[i] = hs_ld_strdup(name)) ||
+            hs_strmap_put(&L->cons, m->cname[i], strlen(name), (long)i, NULL) < 0)
+            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        m->k = i + 1;
+    }
+    return 0;
+}
+
+int hs_ld_read_constraints(loader *L, yaml_node_t *c)
+{
+    hs_model *m = L->m;
+    size_t k = m->k;
+    if (!c)
+        return 0;
+    m->G = xcalloc(k, sizeof *m->G);
+    m->cpos = xcalloc(k, sizeof *m->cpos);
+    if (!m->G || !m->cpos)
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    for (size_t i = 0; i < k; i++) {
+        yaml_node_t *val = c->type == YAML_MAPPING_NODE
+                               ? NODE(L, c->data.mapping.pairs.start[i].value)
+                               : NODE(L, c->data.sequence.items.start[i]);
         m->cpos[i] = (hs_srcpos){ (int32_t)L->si->nsrc, 0 };
         m->G[i] = hs_ld_parse(L, val, SCOPE_MODEL, "a constraint");
-        if (!m->G[i] || !m->cname[i])
-            return L->err->code ? L->err->code : hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        if (!m->G[i])
+            return L->err->code;
         if (hs_ld_forbid_velocity(L, m->G[i], val, "a holonomic constraint"))
             return L->err->code;
     }
@@ -770,38 +784,32 @@ out:
     return L->err->code;
 }
 
-int hs_ld_read_outputs(loader *L, yaml_node_t *root)
+int hs_ld_read_output_names(loader *L, yaml_node_t *o)
 {
     hs_model *m = L->m;
-    yaml_node_t *o = hs_ld_get(L, root, "outputs");
     if (!o)
         return 0;
-    named *a = NULL;
-    size_t n = 0;
-    int rc = hs_ld_read_names_map(L, o, &a, &n, "'outputs'");
-    if (!rc) {
-        m->nout = n;
-        m->outname = xcalloc(n, sizeof *m->outname);
-        m->out = xcalloc(n, sizeof *m->out);
-        if (!m->outname || !m->out)
-            rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
-        for (size_t i = 0; !rc && i < n; i++) {
-            if (hs_ld_find_coord(m, a[i].name, strlen(a[i].name)) >= 0) {
-                rc = hs_ytree_error(L->y, L->err, a[i].key, "output '%s' has the name of "
-                                    "a coordinate (already a column)", a[i].name);
-                break;
-            }
-            m->outname[i] = a[i].name;
-            a[i].name = NULL;
-            m->out[i] = hs_ld_parse(L, a[i].val, SCOPE_OUTPUT, "an output");
-            if (!m->out[i])
-                rc = L->err->code;
-        }
-    }
-    for (size_t i = 0; i < n; i++)
-        free(a[i].name);
-    free(a);
-    return rc;
+    if (hs_ld_read_names_map(L, o, &L->out, &L->nout, "'outputs'"))
+        return L->err->code;
+    m->outname = xcalloc(L->nout, sizeof *m->outname);
+    if (!m->outname)
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    for (size_t i = 0; i < L->nout; i++)
+        if (!(m->outname[m->nout++] = hs_ld_strdup(L->out[i].name)))
+            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    return 0;
+}
+
+int hs_ld_read_outputs(loader *L)
+{
+    hs_model *m = L->m;
+    m->out = xcalloc(m->nout, sizeof *m->out);
+    if (!m->out)
+        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    for (size_t i = 0; i < m->nout; i++)
+        if (!(m->out[i] = hs_ld_parse(L, L->out[i].val, SCOPE_OUTPUT, "an output")))
+            return L->err->code;
+    return 0;
 }
 
 /* Every parameter's value, after checking that each --set names one (the
@@ -822,9 +830,16 @@ int hs_ld_eval_params(loader *L)
             L->par[i].ov = (long)s;         /* the last --set of a name wins */
             continue;
         }
-        char hint[120] = "";
+        char hint[160] = "";
         const char *near = hs_ld_nearest_param(L, nm);
-        if (near)
+        size_t qi;
+        const hs_quantity *q = hs_ld_quantity(L, nm, strlen(nm), &qi);
+        if (q && q->per == HS_PER_MODEL)
+            snprintf(hint, sizeof hint, " ('%s' is %s, not a parameter)", nm, q->what);
+        else if (q)
+            snprintf(hint, sizeof hint, " ('%s' is %s '%s', not a parameter)", nm,
+                     q->what, hs_quantity_base(m, q, qi));
+        else if (near)
             snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
         else if (!L->npar)
             snprintf(hint, sizeof hint, " (it has no parameters)");
@@ -847,15 +862,12 @@ int hs_ld_read_embedding(loader *L)
     hs_model *m = L->m;
     if (m->form != HS_FORM_EMBEDDING)
         return 0;
-    m->namb = L->namb;
-    m->ambname = xcalloc(L->namb, sizeof *m->ambname);
     m->amb = xcalloc(L->namb, sizeof *m->amb);
     L->ambX = xcalloc(L->namb, sizeof *L->ambX);
     L->ambV = xcalloc(L->namb, sizeof *L->ambV);
-    if (!m->ambname || !m->amb || !L->ambX || !L->ambV)
+    if (!m->amb || !L->ambX || !L->ambV)
         return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
     for (size_t a = 0; a < L->namb; a++) {
-        m->ambname[a] = hs_ld_strdup(L->amb[a].name);
         const hs_node *X = hs_ld_parse(L, L->amb[a].val, SCOPE_MODEL, "an embedding");
         if (!X)
             return L->err->code;

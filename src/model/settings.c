@@ -11,35 +11,6 @@ const char *const hs_stab_names[3] = { "projection", "baumgarte", "none" };
 const char *const hs_cons_mode_names[2] = { "project", "reject" };
 const char *const hs_output_names[2] = { "exact", "interpolate" };
 
-/* The steppers holosim offers: those of gsl_odeiv2, and DOP853 (holosim's
- * own, with a continuous extension); src/integrate maps each to its
- * gsl_odeiv2 step type, in this order. */
-const hs_method_info hs_methods[HS_NMETHODS] = {
-    { "rk2", 0 },      { "rk4", 0 },      { "rkf45", 0 },   { "rkck", 0 },
-    { "rk8pd", 0 },    { "rk1imp", HS_METHOD_IMPLICIT },    { "rk2imp", HS_METHOD_IMPLICIT },
-    { "rk4imp", HS_METHOD_IMPLICIT },     { "bsimp", HS_METHOD_IMPLICIT },
-    { "msadams", HS_METHOD_MULTISTEP },   { "msbdf", HS_METHOD_IMPLICIT | HS_METHOD_MULTISTEP },
-    { "dop853", HS_METHOD_DENSE },
-};
-
-int hs_method_index(const char *name)
-{
-    for (int i = 0; i < HS_NMETHODS; i++)
-        if (strcmp(hs_methods[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
-int hs_method_known(const char *name)
-{
-    return hs_method_index(name) >= 0;
-}
-
-const char *hs_method_list(void)
-{
-    return "rk2 rk4 rkf45 rkck rk8pd rk1imp rk2imp rk4imp bsimp msadams msbdf dop853";
-}
-
 int hs_keyword(const char *const *names, size_t n, const char *s)
 {
     for (size_t i = 0; s && i < n; i++)
@@ -73,6 +44,9 @@ int hs_ld_read_settings(loader *L, yaml_node_t *root)
     s->t_end = NAN;
     s->dt = NAN;
     snprintf(s->method, sizeof s->method, "rk8pd");
+    s->method_pos = (hs_srcpos){ -1, 0 };
+    s->step = NAN;
+    s->step_pos = (hs_srcpos){ -1, 0 };
     s->rtol = 1e-9;
     s->atol = 1e-9;
     s->stabilize = HS_STAB_PROJECTION;
@@ -117,13 +91,14 @@ int hs_ld_read_settings(loader *L, yaml_node_t *root)
     yaml_node_t *sim = hs_ld_get(L, root, "simulate");
     if (sim) {
         static const char *const keys[] = { "t_end", "dt", "method", "rtol", "atol",
-                                            "stabilize", "alpha", "beta", "output" };
+                                            "stabilize", "alpha", "beta", "output", "step" };
         if (hs_ld_expect(L, sim, YAML_MAPPING_NODE, "'simulate'") ||
-            hs_ld_check_keys(L, sim, keys, 9, "'simulate'"))
+            hs_ld_check_keys(L, sim, keys, 10, "'simulate'"))
             return L->err->code;
         struct { const char *k; double *dst; int positive; } num[] = {
             { "t_end", &s->t_end, 0 }, { "dt", &s->dt, 1 }, { "rtol", &s->rtol, 1 },
             { "atol", &s->atol, 1 }, { "alpha", &s->alpha, 0 }, { "beta", &s->beta, 0 },
+            { "step", &s->step, 1 },
         };
         L->t_end_node = hs_ld_get(L, sim, "t_end");
         for (size_t i = 0; i < sizeof num / sizeof *num; i++) {
@@ -139,14 +114,22 @@ int hs_ld_read_settings(loader *L, yaml_node_t *root)
                 return hs_ytree_error(L->y, L->err, v, "simulate.%s must be >= 0", num[i].k);
         }
         yaml_node_t *v;
+        if ((v = hs_ld_get(L, sim, "step"))) {      /* src/integrate checks it fits dt */
+            int src = hs_ld_add_src(L, v);
+            if (src < 0)
+                return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            s->step_pos = (hs_srcpos){ src, 0 };
+        }
         if ((v = hs_ld_get(L, sim, "method"))) {
             const char *ms = hs_ytree_str(v);
             if (!ms || strlen(ms) >= sizeof s->method)
                 return hs_ytree_error(L->y, L->err, v, "simulate.method must be a stepper name");
+            /* src/integrate knows the methods: it checks the name, here */
             snprintf(s->method, sizeof s->method, "%s", ms);
-            if (!hs_method_known(ms))
-                return hs_ytree_error(L->y, L->err, v, "unknown method '%s'; choose one of: %s",
-                                      ms, hs_method_list());
+            int src = hs_ld_add_src(L, v);
+            if (src < 0)
+                return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            s->method_pos = (hs_srcpos){ src, 0 };
         }
         if ((v = hs_ld_get(L, sim, "output"))) {
             if (choose(L, v, "simulate.output", hs_output_names, 2, &s->interpolate))
@@ -165,8 +148,9 @@ void hs_overrides_init(hs_overrides *o)
 {
     memset(o, 0, sizeof *o);
     hs_settings *s = &o->s;
-    s->t_end = s->dt = s->rtol = s->atol = s->alpha = s->beta = s->tol = NAN;
+    s->t_end = s->dt = s->rtol = s->atol = s->alpha = s->beta = s->tol = s->step = NAN;
     s->method[0] = '\0';
+    s->method_pos = (hs_srcpos){ -1, 0 };
 }
 
 int hs_ld_apply_overrides(loader *L)
@@ -177,7 +161,14 @@ int hs_ld_apply_overrides(loader *L)
         hs_settings *s = &m->set;
         if (!isnan(o->t_end)) s->t_end = o->t_end;
         if (!isnan(o->dt)) s->dt = o->dt;
-        if (o->method[0]) snprintf(s->method, sizeof s->method, "%s", o->method);
+        if (o->method[0]) {
+            snprintf(s->method, sizeof s->method, "%s", o->method);
+            s->method_pos = (hs_srcpos){ -1, 0 };
+        }
+        if (!isnan(o->step)) {
+            s->step = o->step;
+            s->step_pos = (hs_srcpos){ -1, 0 };
+        }
         if (!isnan(o->rtol)) s->rtol = o->rtol;
         if (!isnan(o->atol)) s->atol = o->atol;
         if (!isnan(o->alpha)) s->alpha = o->alpha;

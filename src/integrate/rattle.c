@@ -1,0 +1,471 @@
+/* RATTLE and its symmetric compositions (integrate.h): fixed-step methods
+ * that step themselves, for models with a constant mass matrix M (the
+ * Cartesian form with constant masses) and forces Q(t, q) that do not
+ * depend on the velocities.  One RATTLE step of h from (t0, q0, v0)
+ * (Andersen 1983; Leimkuhler and Skeel 1994; Hairer, Lubich, Wanner,
+ * "Geometric Numerical Integration", 2nd ed., Springer 2006, VII.1.4):
+ *
+ *   v+ = v0 + h/2 M^-1 (Q(t0, q0) + G_q(t0, q0)^T lambda)
+ *   q1 = q0 + h v+,            G(t1, q1) = 0            (k equations)
+ *   v1 = v+ + h/2 M^-1 (Q(t1, q1) + G_q(t1, q1)^T mu)
+ *   G_q(t1, q1) v1 + G_t(t1, q1) = 0                    (k, linear)
+ *
+ * The position step is Newton's method on x = h^2/2 lambda with the
+ * Jacobian G_q(q1) M^-1 G_q(q0)^T taken at q1 = q0 (simplified Newton):
+ * C0 = G_q M^-1 G_q^T at the step's start, factored by the dynamics at
+ * that state with the dynamics' own band or dense structure and reused for
+ * every iteration; an iteration costs one evaluation of G.  It runs until
+ * the residual is at round-off: every |G_i| relative to its scale
+ * sum_j |dG_i/dq_j| (|q_j| + |h v_j|) no longer halving below 4e-14 (or
+ * no longer falling below 1e-11).  A residual left above round-off breaks
+ * the symmetry a little at every step and the energy error drifts.  The iteration converges linearly, faster for smaller h |v|
+ * against the constraints' curvature (the Jacobian's change over the
+ * step); more than 100 iterations is a failure (the step is too large).  The velocity step is one solve with C at
+ * q1 (again the dynamics' factor).  For time-independent constraints the
+ * method is symplectic and symmetric, of order 2; its energy error stays
+ * bounded over exponentially long times instead of drifting.
+ *
+ * The work integrals (W_R, W_nc, W_t) advance by the trapezoidal rule on
+ * their rates at the step's ends, which keeps the augmented step symmetric
+ * and of order 2, so the compositions raise its order with the rest of the
+ * state and the energy balance closes to the method's accuracy.
+ *
+ * A composition of s RATTLE steps of gamma_j h (symmetric coefficients,
+ * sum 1) has order 4, 6 or 8 (Hairer, Lubich, Wanner V.3):
+ *   rattle4  s = 3:  Yoshida (1990, Phys. Lett. A 150, 262), the "triple
+ *            jump": gamma_1 = gamma_3 = 1/(2 - 2^(1/3)), gamma_2 = 1 - 2 gamma_1
+ *   rattle6  s = 9:  Kahan and Li (1997, Math. Comp. 66, 1089), s9odr6a
+ *   rattle8  s = 17: Kahan and Li (1997), s17odr8a
+ * (digits as Hairer, Lubich, Wanner print them, V.3.2).
+ *
+ * Rows land on the output grid: the step divides dt (holosim(1), --step).
+ * Rows inside a step (interpolate mode) and the trial states that locate
+ * events are the method itself run from the step's start for the part of
+ * the step asked for: they keep the constraints as the steps do. */
+#include "internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+
+#define NEWTON_MAX 100
+
+typedef struct rattle {
+    const double *gamma;        /* [ns] the composition */
+    size_t ns;
+    double h;                   /* the step asked for (GSL's time) */
+    double *Minv;               /* [n] M^-1 (constant, diagonal) */
+    double *Q0, *Gq0;           /* [n], [nnz] Q and G_q at a sub-step's start */
+    double *x, *r;              /* [k] Newton's unknowns (h^2/2 lambda), residual */
+    double *qf, *vh;            /* [n] the unconstrained position, half-step velocity */
+    double *f0, *f1;            /* [dim] the rates at a sub-step's ends */
+    double *y_start;            /* [dim] the last step's start, */
+    double tau_start, h_last;   /* its GSL time and length (dense output) */
+} rattle;
+
+static const double order2[1] = { 1.0 };
+/* 1/(2 - 2^(1/3)) and 1 - 2 of it, to 20 digits */
+static const double yoshida4[3] = {
+    1.35120719195965763405, -1.70241438391931526810, 1.35120719195965763405,
+};
+static const double kahan_li6[9] = {
+    0.39216144400731413927925056, 0.33259913678935943859974864,
+    -0.70624617255763935980996482, 0.08221359629355080023149045,
+    0.79854399093482996339895035,
+    0.08221359629355080023149045, -0.70624617255763935980996482,
+    0.33259913678935943859974864, 0.39216144400731413927925056,
+};
+static const double kahan_li8[17] = {
+    0.13020248308889008087881763, 0.56116298177510838456196441,
+    -0.38947496264484728640807860, 0.15884190655515560089621075,
+    -0.39590389413323757733623154, 0.18453964097831570709183254,
+    0.25837438768632204729397911, 0.29501172360931029887096624,
+    -0.60550853383003451169892108,
+    0.29501172360931029887096624, 0.25837438768632204729397911,
+    0.18453964097831570709183254, -0.39590389413323757733623154,
+    0.15884190655515560089621075, -0.38947496264484728640807860,
+    0.56116298177510838456196441, 0.13020248308889008087881763,
+};
+
+/* x <- C^-1 x with the factor the dynamics left in w */
+static void solve_C(const hs_work *w, double *x)
+{
+    if (w->banded)
+        hs_la_band_svx(w->Cb, x);
+    else
+        hs_la_small_svx(w->C, x);
+}
+
+/* out = base + scale M^-1 G_q^T z (G_q's non-zeros Gz) */
+static void add_GqT(const hs_model *m, const rattle *S, const double *Gz, const double *z,
+                    double scale, const double *base, double *out)
+{
+    size_t n = m->n;
+    memcpy(out, base, n * sizeof *out);
+    for (size_t i = 0; i < m->k; i++)
+        for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++) {
+            size_t c = (size_t)m->gq_col[p];
+            out[c] += scale * S->Minv[c] * Gz[p] * z[i];
+        }
+}
+
+/* Newton on G(t1, qf + M^-1 G_q0^T x) = 0 for x (C0 factored in w);
+ * the position into q1.  0 or an exit code. */
+static int positions(hs_int_run *R, rattle *S, double t1, double h, const double *v0,
+                     double *q1)
+{
+    const hs_model *m = R->m;
+    hs_work *w = R->w;
+    size_t k = m->k;
+    memset(S->x, 0, k * sizeof *S->x);
+    memcpy(q1, S->qf, m->n * sizeof *q1);
+    double prev = INFINITY;
+    for (int it = 0;; it++) {
+        if (hs_dyn_constraints_sparse(m, w, t1, q1, S->r, NULL))
+            return hs_int_fail(R, t1, q1);
+        const double *Gz = w->pos + k;
+        double worst = 0;
+        for (size_t i = 0; i < k; i++) {
+            if (hs_dyn_is_released(w, i)) {
+                S->r[i] = 0;
+                continue;
+            }
+            double sc = 0;
+            for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++) {
+                size_t c = (size_t)m->gq_col[p];
+                sc += fabs(Gz[p]) * (fabs(q1[c]) + fabs(h * v0[c]));
+            }
+            double e = fabs(S->r[i]) / (sc > 0 ? sc : DBL_MIN);
+            if (!(e <= worst))
+                worst = isnan(e) ? (double)INFINITY : e;
+        }
+        /* to round-off: a residual left at 1e-14 of the scale made the
+         * energy error of rattle8 on the double pendulum grow linearly
+         * (1.8e-12 per 400 s), at round-off it stays at 4e-13 */
+        if (worst <= 1e-17 || (worst <= 4e-14 && worst > 0.5 * prev) ||
+            (worst <= 1e-11 && worst >= prev))
+            return 0;
+        if (it == NEWTON_MAX || !isfinite(worst))
+            return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: Newton's method for the "
+                                "multipliers did not converge at t=%.17g (relative residual "
+                                "%.3g after %d iterations): the step %.6g is too large for "
+                                "the constraints here; choose a smaller --step",
+                                R->step.type->name, t1, worst, it, fabs(h));
+        prev = worst;
+        solve_C(w, S->r);
+        for (size_t i = 0; i < k; i++)
+            S->x[i] -= S->r[i];
+        add_GqT(m, S, S->Gq0, S->x, 1.0, S->qf, q1);
+    }
+}
+
+/* One RATTLE step of h from y at GSL time tau; y becomes the state at
+ * tau + h (exactly tau_end).  0 or an exit code. */
+static int rattle_step(hs_int_run *R, rattle *S, double tau, double tau_end, double *y)
+{
+    const hs_model *m = R->m;
+    hs_work *w = R->w;
+    size_t n = m->n, k = m->k;
+    double h = tau_end - tau, t0 = R->t0 + tau, t1 = R->t0 + tau_end;
+    /* the start: Q, G_q and C factored there (remembered when it was the
+     * last evaluation, as it is after a step) */
+    if (hs_int_eval(&R->c, t0, y, S->f0) != GSL_SUCCESS)
+        return hs_int_fail(R, t0, y);
+    memcpy(S->Q0, w->dyn + m->off_Q, n * sizeof *S->Q0);
+    memcpy(S->Gq0, w->dyn + m->off_Gq, m->nnz * sizeof *S->Gq0);
+    double *q = y, *v = y + n;
+    for (size_t i = 0; i < n; i++) {
+        S->vh[i] = v[i] + 0.5 * h * S->Minv[i] * S->Q0[i];
+        S->qf[i] = q[i] + h * S->vh[i];
+    }
+    double *q1 = S->f1, *v1 = S->f1 + n;      /* scratch until the end's rates */
+    int rc;
+    if (k) {
+        if ((rc = positions(R, S, t1, h, v, q1)))
+            return rc;
+        add_GqT(m, S, S->Gq0, S->x, 1.0 / h, S->vh, v1);   /* v+ = (q1 - q0)/h */
+    } else {
+        memcpy(q1, S->qf, n * sizeof *q1);
+        memcpy(v1, S->vh, n * sizeof *v1);
+    }
+    double *Gt1 = S->r;                          /* G_t at q1 (Newton's last) */
+    if (k)
+        memcpy(Gt1, w->pos + k + m->nnz, k * sizeof *Gt1);
+    /* Q and C at the end */
+    R->c.last_ok = 0;
+    if (hs_dyn_accel(m, w, t1, q1, v1, NULL, NULL)) {
+        R->c.failed = 1;
+        return hs_int_fail(R, t1, S->f1);
+    }
+    const double *Q1 = w->dyn + m->off_Q, *Gq1 = w->dyn + m->off_Gq;
+    for (size_t i = 0; i < n; i++)
+        v1[i] += 0.5 * h * S->Minv[i] * Q1[i];
+    if (k) {
+        for (size_t i = 0; i < k; i++) {
+            double s = Gt1[i];
+            for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++)
+                s += Gq1[p] * v1[m->gq_col[p]];
+            S->x[i] = hs_dyn_is_released(w, i) ? 0 : s;
+        }
+        solve_C(w, S->x);                        /* G_q1 (v1 - M^-1 G_q1^T x) + G_t = 0 */
+        for (size_t i = 0; i < k; i++)
+            for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++) {
+                size_t c = (size_t)m->gq_col[p];
+                v1[c] -= S->Minv[c] * Gq1[p] * S->x[i];
+            }
+    }
+    memcpy(y, q1, n * sizeof *y);
+    memcpy(y + n, v1, n * sizeof *y);
+    /* the rates at the end (remembered for the next step and the row) */
+    if (hs_int_eval(&R->c, t1, y, S->f1) != GSL_SUCCESS)
+        return hs_int_fail(R, t1, y);
+    for (size_t j = 2 * n; j < R->dim; j++)
+        y[j] += 0.5 * h * (S->f0[j] + S->f1[j]);
+    return 0;
+}
+
+/* The composition: one step from tau to tau_end. */
+static int compose(hs_int_run *R, rattle *S, double tau, double tau_end, double *y)
+{
+    double h = tau_end - tau, ta = tau;
+    for (size_t j = 0; j < S->ns; j++) {
+        double tb = j + 1 == S->ns ? tau_end : ta + S->gamma[j] * h;
+        int rc = rattle_step(R, S, ta, tb, y);
+        if (rc)
+            return rc;
+        ta = tb;
+    }
+    return 0;
+}
+
+static int rattle_step_from(hs_int_run *R, double tau, double s, double *y)
+{
+    return compose(R, R->step.own, tau, tau + s, y);
+}
+
+static int rattle_advance(hs_int_run *R, double t_stop)
+{
+    rattle *S = R->step.own;
+    double tau_stop = t_stop - R->t0, rem = tau_stop - R->tau;
+    /* steps of h: in exact mode h divides dt (checked), so the rows fall on
+     * step ends; the last interval, when shorter, in equal steps */
+    double ns = ceil(rem / S->h * (1 - 1e-9));
+    int last = !(ns > 1);
+    double tau_end = last ? tau_stop : R->tau + rem / ns;
+    memcpy(S->y_start, R->y, R->dim * sizeof *R->y);
+    S->tau_start = R->tau;
+    int rc = compose(R, S, R->tau, tau_end, R->y);
+    if (rc)
+        return rc;
+    R->tau = tau_end;
+    R->t = last ? t_stop : R->t0 + tau_end;
+    S->h_last = tau_end - S->tau_start;
+    R->sum->steps++;
+    return 0;
+}
+
+static int rattle_dense(hs_int_run *R, double *tau_start, double *h)
+{
+    const rattle *S = R->step.own;
+    *tau_start = S->tau_start;
+    *h = S->h_last;
+    return 0;
+}
+
+static int rattle_dense_at(hs_int_run *R, double theta, double *y)
+{
+    rattle *S = R->step.own;
+    memcpy(y, S->y_start, R->dim * sizeof *y);
+    return compose(R, S, S->tau_start, S->tau_start + theta * S->h_last, y);
+}
+
+/* The models RATTLE is written for; else an error naming what to use
+ * (hs_stepper.suits). */
+static int suits(const hs_model *m, hs_error *err)
+{
+    const char *why = NULL;
+    if (m->form != HS_FORM_CARTESIAN)
+        why = m->form == HS_FORM_LAGRANGIAN ? "this model is in the Lagrangian form, whose "
+              "mass matrix (the metric d2L/dv2) may depend on q and whose forces depend on "
+              "the velocities" : "this model is in the embedding form, whose metric "
+              "DX^T M DX depends on q";
+    else if (m->mass_kind != HS_MASS_CONST_DIAG)
+        why = "its masses are not constant";
+    for (size_t i = 0; !why && i < m->n; i++)
+        for (size_t j = 0; !why && j < m->n; j++)
+            if (hs_depends_on(m->Q[i], m->sym_v[j]))
+                why = "its forces depend on the velocities";
+    if (!why)
+        return 0;
+    int in_file = m->set.method_pos.src >= 0;
+    hs_error_set(err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "method '%s' needs a "
+                 "constant mass matrix and forces of (t, q) alone (RATTLE, explicit in the "
+                 "forces): %s; use dop853 or rk8pd (adaptive, with projection), or write "
+                 "the model in the Cartesian form", m->set.method, why);
+    if (in_file)
+        hs_model_place(m, m->set.method_pos, err);
+    return err->code;
+}
+
+/* An error about the step, at simulate.step when the file gives it. */
+static int step_error(hs_int_run *R, const char *msg)
+{
+    const hs_settings *s = &R->m->set;
+    int in_file = s->step_pos.src >= 0;
+    hs_error_set(R->err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "%s%s",
+                 in_file ? "simulate.step: " : "--step: ", msg);
+    if (in_file)
+        hs_model_place(R->m, s->step_pos, R->err);
+    return R->err->code;
+}
+
+/* The largest |y_i - z_i| / (atol + rtol |z_i|) over q and v. */
+static double error_ratio(const hs_int_run *R, const double *y, const double *z)
+{
+    const hs_settings *s = &R->m->set;
+    double r = 0;
+    for (size_t i = 0; i < 2 * R->m->n; i++) {
+        double e = fabs(y[i] - z[i]) / (s->atol + s->rtol * fabs(z[i]));
+        if (!(e <= r))
+            r = isnan(e) ? (double)INFINITY : e;
+    }
+    return r;
+}
+
+/* No step given: dt / N with N the smallest power of two at which N steps
+ * and 2N steps over the first output interval agree within the
+ * tolerances (the error of N steps is about their difference times
+ * 2^p / (2^p - 1) <= 4/3). */
+static int choose_step(hs_int_run *R, rattle *S)
+{
+    double span = fmin(R->dt, R->t_end - R->t0);
+    double *a = malloc(R->dim * sizeof *a), *b = malloc(R->dim * sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+    }
+    int rc = 0, found = 0, have_prev = 0;
+    double *prev = a, *cur = b;
+    for (long N = 1; N <= (1L << 22) && !rc && !found; N *= 2) {
+        memcpy(cur, R->y, R->dim * sizeof *cur);
+        for (long j = 0; j < N && !rc; j++)
+            rc = compose(R, S, span * (double)j / (double)N, span * (double)(j + 1) / (double)N,
+                         cur);
+        if (rc) {                  /* too large a step: try a smaller one */
+            hs_error_init(R->err);
+            hs_error_init(&R->w->err);
+            R->w->fail_kind = HS_FAIL_NONE;
+            R->c.failed = 0;
+            R->c.last_ok = 0;
+            rc = 0;
+            have_prev = 0;
+            continue;
+        }
+        if (have_prev && error_ratio(R, prev, cur) <= 0.75) {
+            S->h = span / (double)(N / 2);
+            found = 1;
+        }
+        double *t = prev;
+        prev = cur;
+        cur = t;
+        have_prev = 1;
+    }
+    free(a);
+    free(b);
+    R->c.last_ok = 0;
+    if (!found)
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: no step of dt/2^j (j <= 21) "
+                            "meets the tolerances over the first output interval; give "
+                            "one with --step or simulate.step", R->step.type->name);
+    return 0;
+}
+
+static void rattle_finish(hs_int_run *R)
+{
+    rattle *S = R->step.own;
+    if (!S)
+        return;
+    double *v[] = { S->Minv, S->Q0, S->Gq0, S->x, S->r, S->qf, S->vh, S->f0, S->f1,
+                    S->y_start };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        free(v[i]);
+    free(S);
+    R->step.own = NULL;
+}
+
+static int rattle_start(hs_int_run *R, const double *gamma, size_t ns)
+{
+    const hs_model *m = R->m;
+    size_t n = m->n, k = m->k, dim = R->dim;
+    const hs_settings *s = &m->set;           /* (suits: hs_stepper_check, before) */
+    double h = s->step;
+    if (!isnan(h)) {
+        if (!(h > 0) || !isfinite(h))
+            return step_error(R, "the step must be a positive number");
+        if (!((R->t_end - R->t0) / h <= 1e10))
+            return step_error(R, "the step is too small: more than 1e10 steps to t_end");
+        double per = R->dt / h;
+        if (m->set.interpolate ? h > R->t_end - R->t0 : !(per >= 1 - 1e-9))
+            return step_error(R, "the step is longer than the output interval dt");
+        if (!m->set.interpolate && fabs(per - nearbyint(per)) > 1e-9 * per) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "the step %.15g does not divide the output interval "
+                     "dt = %.15g (dt/step = %.15g): rows must fall on step ends; choose "
+                     "dt/N (N = %.0f gives %.15g) or --output-mode interpolate", h, R->dt,
+                     per, fmax(1, nearbyint(per)), R->dt / fmax(1, nearbyint(per)));
+            return step_error(R, msg);
+        }
+        if (!m->set.interpolate)
+            h = R->dt / nearbyint(per);
+    }
+    rattle *S = calloc(1, sizeof *S);
+    if (!S)
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+    R->step.own = S;
+    S->gamma = gamma;
+    S->ns = ns;
+    S->Minv = calloc(n ? n : 1, sizeof *S->Minv);
+    S->Q0 = calloc(n ? n : 1, sizeof *S->Q0);
+    S->Gq0 = calloc(m->nnz ? m->nnz : 1, sizeof *S->Gq0);
+    S->x = calloc(k ? k : 1, sizeof *S->x);
+    S->r = calloc(k ? k : 1, sizeof *S->r);
+    S->qf = calloc(n ? n : 1, sizeof *S->qf);
+    S->vh = calloc(n ? n : 1, sizeof *S->vh);
+    S->f0 = calloc(dim, sizeof *S->f0);
+    S->f1 = calloc(dim, sizeof *S->f1);
+    S->y_start = calloc(dim, sizeof *S->y_start);
+    if (!S->Minv || !S->Q0 || !S->Gq0 || !S->x || !S->r || !S->qf || !S->vh || !S->f0 ||
+        !S->f1 || !S->y_start)
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        S->Minv[i] = 1 / m->Mconst[i];
+    if (isnan(h))
+        return choose_step(R, S);
+    S->h = h;
+    return 0;
+}
+
+static int start2(hs_int_run *R) { return rattle_start(R, order2, 1); }
+static int start4(hs_int_run *R) { return rattle_start(R, yoshida4, 3); }
+static int start6(hs_int_run *R) { return rattle_start(R, kahan_li6, 9); }
+static int start8(hs_int_run *R) { return rattle_start(R, kahan_li8, 17); }
+
+#define RATTLE(id, nm, ord, st, ab) \
+    const hs_stepper id = { .name = nm, .order = ord, .flags = HS_STEP_FIXED | HS_STEP_DENSE, \
+                            .tol_factor = 1, .about = ab, .suits = suits, .start = st, \
+                            .advance = rattle_advance, .step_from = rattle_step_from, \
+                            .dense = rattle_dense, .dense_at = rattle_dense_at, \
+                            .finish = rattle_finish }
+
+RATTLE(hs_int_step_rattle, "rattle", 2, start2, "RATTLE (Andersen 1983): symplectic, "
+       "constraints solved in the step; constant masses");
+RATTLE(hs_int_step_rattle4, "rattle4", 4, start4, "RATTLE composed: Yoshida 1990 triple "
+       "jump, 3 steps");
+RATTLE(hs_int_step_rattle6, "rattle6", 6, start6, "RATTLE composed: Kahan-Li 1997 s9odr6a, "
+       "9 steps");
+RATTLE(hs_int_step_rattle8, "rattle8", 8, start8, "RATTLE composed: Kahan-Li 1997 s17odr8a, "
+       "17 steps");
