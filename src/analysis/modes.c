@@ -256,12 +256,9 @@ static int tangent_basis_blocked(const gsl_matrix *Gq, gsl_matrix *T)
     gsl_matrix_set_identity(&T2.matrix);
     gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, -1.0, &V2.matrix, Y, 1.0, &T2.matrix);
 done:
-    if (A)
-        gsl_matrix_free(A);
-    if (W)
-        gsl_matrix_free(W);
-    if (Y)
-        gsl_matrix_free(Y);
+    gsl_matrix_free(A);              /* (GSL's _free takes NULL) */
+    gsl_matrix_free(W);
+    gsl_matrix_free(Y);
     return rc;
 }
 
@@ -437,10 +434,9 @@ static int solve_syevd(const reduced *r, const gsl_matrix *Kt, const gsl_matrix 
     }
     for (size_t i = 0; !rc && i < m; i++)
         add_sym_mode(R, mu[i], mumax, DQ->data + i * DQ->tda);
-    free(A);
-    free(mu);
-    free(work);
-    free(iwork);
+    void *v[] = { A, mu, work, iwork };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        free(v[i]);
     if (DQ)
         gsl_matrix_free(DQ);
     return rc;
@@ -494,15 +490,9 @@ static int solve_geev(const reduced *r, const gsl_matrix *Kt, const gsl_matrix *
         to_model(T, yi, di);
         add_row(R, wr[e], wi[e] > 0 ? wi[e] : 0.0, dr, di);
     }
-    free(A);
-    free(VR);
-    free(wr);
-    free(wi);
-    free(work);
-    free(yr);
-    free(yi);
-    free(dr);
-    free(di);
+    void *v[] = { A, VR, wr, wi, work, yr, yi, dr, di };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        free(v[i]);
     return rc;
 }
 #endif
