@@ -97,37 +97,41 @@ static double max_abs(const gsl_matrix *X)
     return mx;
 }
 
-/* Scale M y'' + C y' + K y = 0 to order one before any product of the
- * matrices is formed (masses of 1e-160 against stiffnesses of 1e160 would
- * overflow M^-1 K, 1e320): with sM = max|M|, sK = max|K| and the time
- * scale w0 = sqrt(sK / sM), tau = w0 t gives
- *     (M / sM) y_tautau + (C / sqrt(sM sK)) y_tau + (K / sK) y = 0,
- * whose eigenvalues are s / w0 (the same mode shapes).  Without stiffness
- * the damping sets the scale (w0 = max|C| / sM), without either w0 = 1. */
+/* 2^e, e even, near x > 0: scaling by it is exact, and so is its sqrt. */
+static int even_exp(double x)
+{
+    int e = ilogb(x);
+    return e - (e & 1);
+}
+
+/* Scale M y'' + C y' + K y = 0 to order one before any product is formed
+ * (masses 1e-160, stiffnesses 1e160: M^-1 K would overflow): with sM =
+ * max|M|, sK = max|K|, w0 = sqrt(sK / sM), tau = w0 t gives (M / sM) y'' +
+ * (C / sqrt(sM sK)) y' + (K / sK) y = 0, eigenvalues s / w0, the same
+ * shapes (no stiffness: w0 = max|C| / sM; neither: 1).  The scales are even
+ * powers of two: exact, square roots too, so away from overflow the
+ * results are the unscaled ones to the last bit. */
 static void balance(reduced *r)
 {
     double sM = max_abs(r->Mr), sK = max_abs(r->Kr), sC = max_abs(r->Cr);
-    if (!(sM > 0) || !isfinite(sM) || !isfinite(sK) || !isfinite(sC)) {
-        r->w0 = 1;
+    r->w0 = 1;
+    if (!(sM > 0) || !isfinite(sM) || !isfinite(sK) || !isfinite(sC))
         return;
-    }
-    double fK, fC;
+    int aM = even_exp(sM), aK, aC;
     if (sK > 0) {
-        r->w0 = sqrt(sK) / sqrt(sM);
-        fK = 1 / sK;
-        fC = 1 / sqrt(sM) / sqrt(sK);
+        aK = even_exp(sK);
+        aC = (aM + aK) / 2;                 /* C / sqrt(sM sK) */
+        r->w0 = ldexp(1, (aK - aM) / 2);
     } else if (sC > 0) {
-        r->w0 = sC / sM;
-        fK = 1;
-        fC = 1 / sC;
+        aC = even_exp(sC);
+        aK = 2 * aC - aM;                    /* K / (sM w0^2), w0 = 2^(aC - aM) */
+        r->w0 = ldexp(1, aC - aM);
     } else {
-        r->w0 = 1;
-        fK = 1 / sM;
-        fC = 1 / sM;
+        aK = aC = aM;
     }
-    gsl_matrix_scale(r->Mr, 1 / sM);
-    gsl_matrix_scale(r->Kr, fK);
-    gsl_matrix_scale(r->Cr, fC);
+    gsl_matrix_scale(r->Mr, ldexp(1, -aM));
+    gsl_matrix_scale(r->Kr, ldexp(1, -aK));
+    gsl_matrix_scale(r->Cr, ldexp(1, -aC));
 }
 
 /* Mr, Kr, Cr at eq in the basis T (balanced, r->w0); the Cholesky factor
@@ -208,9 +212,7 @@ static int dependent(hs_an *a, size_t j, hs_error *err)
     return HS_EXIT_INCONSISTENT;
 }
 
-/* Below this n (small models, and every shipped one) the basis comes from
- * the column-pivoted QR alone, as it always did; above, from the blocked
- * one first (tangent_basis_blocked). */
+/* From this n on, the blocked QR first (tangent_basis_blocked) */
 #define BLOCKED_QR_N 256
 
 /* The basis of tangent_basis for large n, by the blocked (level 3) QR
@@ -395,9 +397,7 @@ void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const 
              double *w, double *work, const int *lwork, int *iwork, const int *liwork,
              int *info);
 
-/* Below this many degrees of freedom GSL's solver, as always (the same
- * digits as before for every model of that size); above, LAPACK's. */
-#define LAPACK_M 256
+#define LAPACK_M 256        /* degrees of freedom from which LAPACK solves */
 
 /* Conservative, large: Kt z = mu z (Kt = L^-1 Kr L^-T, symmetrized), y =
  * L^-T z.  0, -1 out of memory, -2 no convergence. */
