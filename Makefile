@@ -88,15 +88,15 @@ run: $(BIN)
 
 # Every Check suite, the layer check, then the command-line tests
 # (tests/cli.sh and every tests/cli_*.sh) and the script tests.
-CLI_TESTS := $(wildcard tests/cli.sh tests/cli_*.sh)
+CLI_TESTS := $(filter-out tests/cli_lib.sh,$(wildcard tests/cli.sh tests/cli_*.sh))
 # native builds that test runs start go to the build tree, not the user's cache
 check: export HOLOSIM_CACHE = $(abspath $(BUILD))/cache
 check: $(BIN) $(TEST_BIN) build/.deps-full
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 	@sh tests/layers.sh
 	@set -e; for s in $(CLI_TESTS); do echo "== $$s"; HOLOSIM=$(BIN) sh $$s; done
-	@if [ -f tests/scripts.sh ]; then HOLOSIM=$(abspath $(BIN)) sh tests/scripts.sh; fi
-	@HOLOSIM=$(abspath $(BIN)) sh tests/scripts_plot.sh
+	@if [ -f tests/scripts.sh ]; then echo "== tests/scripts.sh"; HOLOSIM=$(abspath $(BIN)) sh tests/scripts.sh; fi
+	@echo "== tests/scripts_plot.sh"; HOLOSIM=$(abspath $(BIN)) sh tests/scripts_plot.sh
 
 bench: $(BIN)
 	$(MAKE) -C bench HOLOSIM=$(abspath $(BIN))

@@ -27,6 +27,10 @@ if [ "${HOLOSIM_FULL_DEPS:-0}" = 1 ]; then
     [ -x /usr/sbin/munged ]    || need="$need munge"
     [ -x /usr/sbin/sshd ]      || need="$need openssh-server"
     command -v ssh    >/dev/null 2>&1 || need="$need openssh-client"
+    # holosim animate's page is tested in a headless browser, driven by node
+    # through the DevTools protocol (tests/cli_animate.sh, tests/anim_browser.js)
+    command -v chromium >/dev/null 2>&1 || need="$need chromium"
+    command -v node     >/dev/null 2>&1 || need="$need nodejs"
 fi
 # Fuzzing and memory checking (tests/fuzz/fuzz.mk): clang with its libFuzzer
 # and sanitizer runtimes (libclang-rt-dev follows Debian's default clang),

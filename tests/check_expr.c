@@ -153,7 +153,7 @@ static const struct {
 } bad[] = {
     {"x # y", "unexpected character '#'", 1, 3},
     {"x + \x01", "unexpected character '\\x01'", 1, 5},
-    {"x = y", "unexpected character '='", 1, 3},
+    {"x = y", "unexpected '=': an entry is an expression, not an equation", 1, 3},
     {"(x + y", "')' expected (to close '(' at 1:1) at end of input", 1, 7},
     {"x*(y\n + (z", "')' expected (to close '(' at 2:4)", 2, 6},
     {"sin(x, y", "')' expected (to close '(' at 1:4)", 1, 9},

@@ -137,7 +137,7 @@ done
 
 begin option_of_another_command
 hs check "$PEND" --columns t
-rc_is 1; out_empty; err_has "unknown option '--columns' for 'check' (an option of 'run' and 'batch')"
+rc_is 1; out_empty; err_has "unknown option '--columns' for 'check' (an option of 'run', 'batch' and 'animate')"
 end
 
 for c in "rnu:run" "chek:check" "colums:columns" "derivee:derive" "hlep:help"; do

@@ -318,9 +318,13 @@ static int fail(newton *w, hs_equil *eq, const char *why, size_t block, hs_error
         residual_norms(w, w->Ft, eq);
     else
         eq->res_Q = eq->res_G = NAN;
-    char pt[400], b1[32], b2[32], blk[160];
+    char pt[400], b1[32], b2[32], blk[240];
     hs_ak_point(a, eq->q, pt, sizeof pt);
-    if (block < w->n)
+    int singular = strncmp(why, "singular", 8) == 0;
+    if (block < w->n && singular)   /* say it as mechanics: nothing balances that direction */
+        snprintf(blk, sizeof blk, "coordinate '%s': no force balance in %s, nothing holds the "
+                 "system in that direction", m->qname[block], m->qname[block]);
+    else if (block < w->n)
         snprintf(blk, sizeof blk, "coordinate '%s'", m->qname[block]);
     else
         snprintf(blk, sizeof blk, "constraint '%s'", m->cname[block - w->n]);

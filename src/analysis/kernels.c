@@ -126,7 +126,9 @@ static int time_error(build *b, const tdep *td)
                  m->cname[td->i]);
     hs_error_set(b->err, HS_EXIT_MODEL, "%s depends on time through '%s': a model that "
                  "changes with time has no equilibrium (equilibrium and modes need M, Q "
-                 "and G independent of t)", what, sub);
+                 "and G independent of t; for a steadily turning system, write the model in a "
+                 "chart that turns with it, as models/hoop_equilibrium.yaml does, and its "
+                 "relative equilibrium is an equilibrium there)", what, sub);
     hs_srcpos p = at->pos;
     if (p.src < 0 && td->kind == TK_G)
         p = m->cpos[td->i];

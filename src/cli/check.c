@@ -28,7 +28,10 @@ int hs_cli_check(int argc, char **argv)
     printf("form: %s; %s, %zu parameter%s\n", hs_model_form_name(m),
            hs_model_sizes(m, sizes, sizeof sizes), m->npar, m->npar == 1 ? "" : "s");
     printf("mass matrix: %s, positive definite at t0\n", masses[m->mass_kind]);
-    printf("G_q: %zu structural non-zeros of %zu\n", m->nnz, m->n * m->k);
+    if (m->k)
+        printf("G_q: %zu structural non-zeros of %zu\n", m->nnz, m->n * m->k);
+    else
+        printf("constraints: none (an unconstrained system: no multipliers, no residuals)\n");
     printf("compiled: %zu expression nodes; %zu + %zu + %zu bytecode instructions "
            "(dynamics, output, projection)\n", hs_dag_nnodes(m->dag),
            hs_prog_ninstr(m->prog_dyn), hs_prog_ninstr(m->prog_aux) +
@@ -71,7 +74,7 @@ int hs_cli_check(int argc, char **argv)
         if (hs_dyn_accel(m, w, m->t0, q, v, NULL, NULL) || hs_dyn_aux(m, w, m->t0, q, v))
             rc = hs_cli_fail(&w->err);
         else    /* E in the frame of the model's mass (an embedding: the ambient one) */
-            printf("C = G_q M^-1 G_q^T positive definite at t0; E0 = %.17g\n",
+            printf("%sE0 = %.17g\n", m->k ? "C = G_q M^-1 G_q^T positive definite at t0; " : "",
                    hs_dyn_kinetic(m, w) + w->aux[m->off_U]);
     }
 out:

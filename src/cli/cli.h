@@ -11,6 +11,7 @@
  *   columns.c  `columns`: every column a run of the model can write
  *   batch.c    `batch`: many points of a grid in one process (scripts/sweep)
  *   analysis.c `equilibrium` and `modes` (src/analysis)
+ *   animate.c  `animate`: a page, GIF or video of the model's drawing
  *
  * Only main and the commands print; everything below returns hs_error
  * values. */
@@ -19,6 +20,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "../model/model.h"
 #include "../model/params.h"
@@ -27,11 +29,11 @@
 
 extern const char hs_usage_main[], hs_usage_run[], hs_usage_check[], hs_usage_derive[],
     hs_usage_eval[], hs_usage_columns[], hs_usage_batch[], hs_usage_equilibrium[],
-    hs_usage_modes[];
+    hs_usage_modes[], hs_usage_animate[];
 
 /* Which commands accept an option. */
 enum { CMD_RUN = 1, CMD_CHECK = 2, CMD_DERIVE = 4, CMD_COLUMNS = 8, CMD_EVAL = 16,
-       CMD_BATCH = 32, CMD_EQUILIBRIUM = 64, CMD_MODES = 128 };
+       CMD_BATCH = 32, CMD_EQUILIBRIUM = 64, CMD_MODES = 128, CMD_ANIMATE = 256 };
 
 typedef struct opts {
     hs_overrides ov;
@@ -44,6 +46,7 @@ typedef struct opts {
     int precision, progress, quiet, quiet_projection;
     int csv, linearize;      /* equilibrium, modes */
     hs_native_policy native; /* run, batch: --native (default auto) */
+    const char *fps, *size, *frames, *speed, *trail, *plot;  /* animate */
     const char **pos;        /* positional arguments after the first */
     size_t npos;
 } opts;
@@ -91,6 +94,12 @@ extern volatile sig_atomic_t hs_cli_interrupted;
  * quiet.  runs: how many runs of it the caller makes (batch points). */
 struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs);
 
+/* Run a loaded model (run's options o: native kernels, signals, the
+ * summary and events files) with its CSV to path, or to out when path is
+ * NULL, in the given columns; the exit code, the error printed. */
+int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
+                     const char *columns);
+
 int hs_cli_run(int argc, char **argv);
 int hs_cli_check(int argc, char **argv);
 int hs_cli_derive(int argc, char **argv);
@@ -99,5 +108,6 @@ int hs_cli_columns(int argc, char **argv);
 int hs_cli_batch(int argc, char **argv);
 int hs_cli_equilibrium(int argc, char **argv);
 int hs_cli_modes(int argc, char **argv);
+int hs_cli_animate(int argc, char **argv);
 
 #endif

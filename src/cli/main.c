@@ -32,6 +32,8 @@ const char hs_usage_main[] =
     "  batch MODEL --points F ... many points of a grid in one process (for sweeps)\n"
     "  equilibrium MODEL         nearest equilibrium, multipliers, stability\n"
     "  modes MODEL               eigenvalues and mode shapes at that equilibrium\n"
+    "  animate MODEL [RUN.csv] -o OUT   the model's drawing moving: a page (.html),\n"
+    "                            a GIF (.gif) or a video (.mp4, with ffmpeg)\n"
     "  help [COMMAND]            this text, or one command's options\n"
     "  help methods              the steppers: name, order, kind\n"
     "\n"
@@ -181,6 +183,7 @@ static const struct {
     { "batch", hs_usage_batch, hs_cli_batch },
     { "equilibrium", hs_usage_equilibrium, hs_cli_equilibrium },
     { "modes", hs_usage_modes, hs_cli_modes },
+    { "animate", hs_usage_animate, hs_cli_animate },
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 

@@ -178,7 +178,13 @@ static int opt_text(const optdef *d, opts *o, const char *val, const char *usage
                      : strcmp(d->name, "--points") == 0 ? &o->points
                      : strcmp(d->name, "--outdir") == 0 ? &o->outdir
                      : strcmp(d->name, "--status-dir") == 0 ? &o->statusdir
-                     : strcmp(d->name, "--events") == 0 ? &o->events : &o->summary;
+                     : strcmp(d->name, "--events") == 0 ? &o->events
+                     : strcmp(d->name, "--fps") == 0 ? &o->fps
+                     : strcmp(d->name, "--size") == 0 ? &o->size
+                     : strcmp(d->name, "--frames") == 0 ? &o->frames
+                     : strcmp(d->name, "--speed") == 0 ? &o->speed
+                     : strcmp(d->name, "--trail") == 0 ? &o->trail
+                     : strcmp(d->name, "--plot") == 0 ? &o->plot : &o->summary;
     *dst = val;
     return 0;
 }
@@ -267,13 +273,13 @@ static int opt_precision(const optdef *d, opts *o, const char *val, const char *
     return 0;
 }
 
-#define ALL (CMD_RUN | CMD_CHECK | CMD_DERIVE | CMD_COLUMNS | CMD_BATCH)
-#define RUNS (CMD_RUN | CMD_BATCH)    /* run and batch (batch: per point) */
+#define ALL (CMD_RUN | CMD_CHECK | CMD_DERIVE | CMD_COLUMNS | CMD_BATCH | CMD_ANIMATE)
+#define RUNS (CMD_RUN | CMD_BATCH | CMD_ANIMATE)  /* run, batch (per point), animate */
 #define NUM(name, field, pos) \
     { name, 0, RUNS, 1, opt_number, offsetof(hs_settings, field), pos }
 
 static const optdef optdefs[] = {
-    { "--progress", 0, CMD_RUN, 0, opt_flag, 0, 0 },
+    { "--progress", 0, CMD_RUN | CMD_ANIMATE, 0, opt_flag, 0, 0 },
     { "--quiet", 'q', RUNS, 0, opt_flag, 0, 0 },
     { "--quiet-projection", 0, RUNS, 0, opt_flag, 0, 0 },
     { "--set", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES, 1, opt_set, 0, 0 },
@@ -290,10 +296,10 @@ static const optdef optdefs[] = {
     NUM("--atol", atol, 1),
     NUM("--alpha", alpha, 1),
     NUM("--beta", beta, 1),
-    { "--output", 'o', CMD_RUN, 1, opt_text, 0, 0 },
+    { "--output", 'o', CMD_RUN | CMD_ANIMATE, 1, opt_text, 0, 0 },
     { "--columns", 0, RUNS, 1, opt_text, 0, 0 },
-    { "--summary", 0, CMD_RUN, 1, opt_text, 0, 0 },
-    { "--events", 0, CMD_RUN, 1, opt_text, 0, 0 },
+    { "--summary", 0, CMD_RUN | CMD_ANIMATE, 1, opt_text, 0, 0 },
+    { "--events", 0, CMD_RUN | CMD_ANIMATE, 1, opt_text, 0, 0 },
     { "--stop-when", 0, RUNS, 1, opt_stop_when, 0, 0 },
     { "--method", 0, RUNS, 1, opt_method, 0, 0 },
     { "--stabilize", 0, RUNS, 1, opt_stabilize, 0, 0 },
@@ -305,6 +311,12 @@ static const optdef optdefs[] = {
     { "--outdir", 0, CMD_BATCH, 1, opt_text, 0, 0 },
     { "--status-dir", 0, CMD_BATCH, 1, opt_text, 0, 0 },
     { "--jobs", 'j', CMD_BATCH, 1, opt_jobs, 0, 0 },
+    { "--fps", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
+    { "--size", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
+    { "--frames", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
+    { "--speed", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
+    { "--trail", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
+    { "--plot", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
 };
 enum { NOPTS = sizeof optdefs / sizeof *optdefs };
 
@@ -312,7 +324,8 @@ static const char *cmd_name(unsigned cmd)
 {
     return cmd == CMD_RUN ? "run" : cmd == CMD_CHECK ? "check" : cmd == CMD_DERIVE ? "derive"
          : cmd == CMD_COLUMNS ? "columns" : cmd == CMD_BATCH ? "batch"
-         : cmd == CMD_EQUILIBRIUM ? "equilibrium" : cmd == CMD_MODES ? "modes" : "eval";
+         : cmd == CMD_EQUILIBRIUM ? "equilibrium" : cmd == CMD_MODES ? "modes"
+         : cmd == CMD_ANIMATE ? "animate" : "eval";
 }
 
 /* An unknown long option: the nearest one the command takes, or the
@@ -335,7 +348,7 @@ static int unknown_long(const char *name, const char *usage, unsigned cmd)
         size_t l = (size_t)snprintf(msg, sizeof msg, "unknown option '%s' for '%s' (an "
                                     "option of", name, cmd_name(cmd));
         unsigned left = other->cmds;
-        for (unsigned c = CMD_RUN; c <= CMD_MODES; c <<= 1)
+        for (unsigned c = CMD_RUN; c <= CMD_ANIMATE; c <<= 1)
             if (other->cmds & c) {
                 left &= ~c;
                 l += (size_t)snprintf(msg + l, sizeof msg - l, "%s'%s'",

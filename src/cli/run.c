@@ -316,14 +316,15 @@ struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs)
 
 /* ---------- the command ---------- */
 
-/* The run itself, on a loaded model whose outputs are checked. */
-static int run_model(hs_model *m, const opts *o, const char *path)
+/* The run itself, on a loaded model whose outputs are checked (cli.h). */
+int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
+                     const char *columns)
 {
     hs_error err;
     hs_error_init(&err);
     catch_signals();
     int ev_stdout = o->events && strcmp(o->events, "-") == 0;
-    hs_run_opts ro = { path ? NULL : stdout, path, o->columns, o->precision,
+    hs_run_opts ro = { out, path, columns, o->precision,
                        o->quiet_projection ? NULL : stderr,
                        o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
                                                                : HS_PROGRESS_AUTO,
@@ -378,7 +379,7 @@ int hs_cli_run(int argc, char **argv)
         hs_cli_free_opts(&o);
         return rc;
     }
-    rc = run_model(m, &o, path);
+    rc = hs_cli_run_model(m, &o, path, path ? NULL : stdout, o.columns);
     hs_model_free(m);
     hs_cli_free_opts(&o);
     return rc;

@@ -284,7 +284,11 @@ static int next(parser *p)
     p->cur = i + n;
     return 0;
 bad:
-    if (c > 0x20 && c < 0x7f)
+    if (c == '=')
+        perr(p, i, "unexpected '=': an entry is an expression, not an equation (a "
+             "constraint G = 0 is written G: drop '= 0', or move the right side over "
+             "with '-'; if() compares with '==')");
+    else if (c > 0x20 && c < 0x7f)
         perr(p, i, "unexpected character '%c'", c);
     else
         perr(p, i, "unexpected character '\\x%02X'", (unsigned)c);

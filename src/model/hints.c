@@ -29,6 +29,30 @@ const char *hs_ld_nearest_param(loader *L, const char *s)
     return near;
 }
 
+/* The coordinate (or ambient name) a velocity spelt without a prime stands
+ * for: xdot, x_dot, dx, xd, vx, v_x for a name x; NULL when none. */
+static const char *velocity_of(loader *L, const char *s, size_t len)
+{
+    static const char *const pre[] = { "d", "v", "v_" };
+    static const char *const suf[] = { "dot", "_dot", "d", "_d", "_v" };
+    char base[80];
+    for (size_t i = 0; i < 3 + 5; i++) {
+        const char *a = i < 3 ? pre[i] : "", *z = i < 3 ? "" : suf[i - 3];
+        size_t la = strlen(a), lz = strlen(z);
+        if (len <= la + lz || strncmp(s, a, la) != 0 || strcmp(s + len - lz, z) != 0)
+            continue;
+        size_t lb = len - la - lz;
+        memcpy(base, s + la, lb);
+        base[lb] = '\0';
+        if (hs_ld_find_coord(L->m, base, lb) >= 0)
+            return L->m->qname[hs_ld_find_coord(L->m, base, lb)];
+        for (size_t j = 0; j < L->namb; j++)
+            if (strcmp(L->amb[j].name, base) == 0)
+                return L->amb[j].name;
+    }
+    return NULL;
+}
+
 /* " (did you mean 'm'?)" after "unknown name 'M'" at pe->offset of text:
  * the nearest name the scope knows; or why a known name is not visible. */
 void hs_ld_name_hint(loader *L, const hs_error *pe, int scope, const char *text,
@@ -51,6 +75,27 @@ void hs_ld_name_hint(loader *L, const hs_error *pe, int scope, const char *text,
                  s, scope == SCOPE_PARAM ? "a parameter may use" : "initial values may use");
         return;
     }
+    char m1[96];                /* the first member of a family of that name */
+    snprintf(m1, sizeof m1, "%s_", s);
+    size_t ml = strlen(m1);
+    for (size_t i = 0; i < L->npar + m->n && len < 64; i++) {
+        const char *nm = i < L->npar ? L->par[i].name : m->qname[i - L->npar];
+        if (strncmp(nm, m1, ml) == 0 && isdigit((unsigned char)nm[ml])) {
+            snprintf(hint, cap, " ('%s' is a family, %s ...: write %s[k] for a member)", s, nm, s);
+            return;
+        }
+    }
+    const char *vel = scope >= SCOPE_MODEL ? velocity_of(L, s, len) : NULL;
+    if (vel) {
+        snprintf(hint, cap, " (a velocity is written with a prime: %s')", vel);
+        return;
+    }
+    for (size_t i = 0; i < L->nout && scope >= SCOPE_MODEL; i++)
+        if (strcmp(L->out[i].name, s) == 0) {
+            snprintf(hint, cap, " ('%s' is an output, a column: expressions read defines, "
+                     "not outputs; move '%s' to define to read it here)", s, s);
+            return;
+        }
     int out = scope == SCOPE_OUTPUT;
     /* the candidates: pi, parameters; in a model's expressions t, the
      * coordinates, defines, ambient names; in outputs and events the

@@ -59,6 +59,10 @@ typedef struct srcinfo {       /* private part of hs_model */
     yaml_node_t **node;        /* [nsrc] scalar of each parsed expression */
     size_t nsrc, cap;
     hs_strmap coords;             /* coordinate name -> index (keys: qname) */
+    char **spar;               /* [nspar] parameters that size a family or give an
+                                * index (family.c): a new value needs a new load */
+    size_t nspar;
+    char *families;            /* "section: template (i = a..b)" lines for derive, or NULL */
 } srcinfo;
 
 typedef struct loader {
@@ -110,6 +114,13 @@ static inline const hs_node *scalar_zero(loader *L)
 {
     return hs_num(L->m->dag, 0.0);
 }
+
+/* ---- family.c, body.c (family.h) ---- */
+
+/* Indexed families, sums, list parameters, mass entries, force elements,
+ * bodies and D(...) written out as format-1 nodes of L->y before anything
+ * else reads the tree (nothing changes in a file that uses none). */
+int hs_ld_expand(loader *L);
 
 /* ---- read.c: YAML helpers ---- */
 
@@ -195,6 +206,12 @@ const hs_node *hs_ld_derived(loader *L, const char *s, size_t len);
 /* `events` and the command line's --stop-when into model->ev, evf. */
 int hs_ld_read_events(loader *L, yaml_node_t *root);
 int hs_ld_check_defines(loader *L);
+
+/* ---- draw.c ---- */
+
+/* The `draw` key, or the default drawing, into m->draw (after the kernels). */
+int hs_ld_read_draw(loader *L, yaml_node_t *root);
+void hs_ld_free_draw(hs_model *m);
 
 /* ---- hints.c: error paths only ---- */
 

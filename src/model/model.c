@@ -119,13 +119,15 @@ static yaml_node_t *mass_source(loader *L, yaml_node_t *root)
 static const char *const top_keys[] = {
     "format", "name", "parameters", "coordinates", "define", "mass", "potential",
     "forces", "constraints", "initial", "consistency", "simulate", "outputs",
-    "kinetic", "lagrangian", "embedding", "events",
+    "kinetic", "lagrangian", "embedding", "events", "draw",
 };
 
 /* The jobs of loader.h in order: read the description, build the kernels
  * of the form, compile the programs. */
 static int load_tree(loader *L)
 {
+    if (hs_ld_expand(L))
+        return L->err->code;
     yaml_node_t *root = hs_ytree_root(L->y);
     if (root->type != YAML_MAPPING_NODE)
         return hs_ytree_error(L->y, L->err, root, "a model file must be a mapping of "
@@ -136,7 +138,7 @@ static int load_tree(loader *L)
         hs_ld_eval_params(L) || hs_ld_read_embedding(L) ||
         hs_ld_read_settings(L, root) || hs_ld_read_initial(L, root) ||
         hs_ld_build_kernels(L, root) || hs_ld_read_outputs(L) ||
-        hs_ld_read_events(L, root) || hs_ld_check_defines(L) ||
+        hs_ld_read_events(L, root) || hs_ld_read_draw(L, root) || hs_ld_check_defines(L) ||
         hs_ld_apply_overrides(L) || hs_ld_compile(L))
         return L->err->code;
     return hs_ld_check_mass_at_start(L, mass_source(L, root));
@@ -236,6 +238,10 @@ void hs_model_free(hs_model *m)
         hs_ytree_free(&si->y);
         hs_strmap_free(&si->coords);
         free(si->node);
+        for (size_t i = 0; i < si->nspar; i++)
+            free(si->spar[i]);
+        free(si->spar);
+        free(si->families);
         free(si);
     }
     free(m->file);
@@ -290,6 +296,7 @@ void hs_model_free(hs_model *m)
     hs_prog_free(m->prog_pos);
     hs_prog_free(m->prog_out);
     hs_prog_free(m->prog_ev);
+    hs_ld_free_draw(m);
     hs_dag_free(m->dag);
     free(m);
 }
@@ -396,6 +403,9 @@ void hs_model_print_derivation(const hs_model *m, FILE *f)
     }
     fprintf(f, "# %s%s%s form, %s\n", m->name[0] ? m->name : "", m->name[0] ? ": " : "",
             hs_model_form_name(m), hs_model_sizes(m, sizes, sizeof sizes));
+    const srcinfo *si = m->src;
+    if (si && si->families)               /* the templates, once, with their ranges */
+        fprintf(f, "%s", si->families);
     fprintf(f, "M (%s):\n", m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2");
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j <= i; j++)

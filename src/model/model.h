@@ -102,6 +102,36 @@ typedef struct hs_event {
     hs_srcpos pos;         /* the start of `when` (src < 0: the command line) */
 } hs_event;
 
+/* The drawing (holosim-model(5), DRAW; model/draw.c): points as
+ * expressions of t and q, and the lines, circles and ground marks between
+ * them; the `draw` key, or a default inferred from the coordinate names. */
+typedef enum { HS_DRAW_LINE, HS_DRAW_CIRCLE, HS_DRAW_GROUND } hs_draw_kind;
+typedef struct hs_draw_item {
+    hs_draw_kind kind;
+    size_t npt;
+    size_t *pt;            /* [npt] point indices: a polyline (2: a segment), or
+                            * the one point of a circle or ground mark */
+    size_t rout;           /* circle: its radius is output rout of prog */
+    unsigned rgb;          /* 0xRRGGBB */
+} hs_draw_item;
+typedef struct hs_drawing {
+    int dim;               /* 2 or 3 */
+    int inferred;          /* 1: no `draw` key, the default */
+    size_t npt;
+    char **ptname;         /* [npt] */
+    unsigned *ptrgb;       /* [npt] the colour of each point's dot */
+    unsigned char *ptdot;  /* [npt] 1: the point is drawn as a dot (`dots`) */
+    size_t nitem;
+    hs_draw_item *item;    /* [nitem] */
+    /* out[0 .. npt*dim-1]: the points' coordinates, point by point; then
+     * the circles' radii; inputs t, q and parameters (hs_model_inputs) */
+    hs_prog *prog;
+    size_t nout;
+    char note[1024];       /* the default said in words ("" for a `draw` key) */
+    hs_error none;         /* code != 0: nothing to draw, and why (positioned) */
+} hs_drawing;
+
+
 typedef struct hs_model {
     char *file;            /* as given ("<stdin>" for -) */
     char *name;            /* `name:` or "" */
@@ -194,6 +224,9 @@ typedef struct hs_model {
     /* prog_pos: G (k) | G_q non-zeros (nnz) | G_t (k): projection */
     hs_prog *prog_pos;
 
+    hs_drawing *draw;      /* the drawing (never NULL after a load) */
+    const hs_node **draw_expr;    /* [draw->nout] what draw->prog computes */
+
     void *src;             /* private: source texts for positioned messages */
 } hs_model;
 
@@ -267,6 +300,17 @@ int hs_model_eval_constants(hs_model *m, hs_error *err);
  * why, with the file position); m is then unusable until a call returns 0.
  * The `point` fields change: t0, q0, v0, pval, hoist_val, Mconst. */
 int hs_model_repoint(hs_model *m, const char *const *name, const double *value, size_t n);
+/* Whether parameter `name` sizes an indexed family or gives an index
+ * (holosim-model(5), FAMILIES): a new value changes the model's structure,
+ * so hs_model_repoint refuses it (a full load is needed). */
+int hs_model_structural(const hs_model *m, const char *name);
+
+/* Evaluate the drawing at (t, q): in[nin] holds the model's inputs
+ * (hs_model_inputs), regs[hs_prog_nregs(m->draw->prog)], out[m->draw->nout]. */
+void hs_draw_eval(const hs_model *m, double t, const double *q, double *in, double *regs,
+                  double *out);
+/* 1 when a drawing point reads coordinate i. */
+int hs_draw_reads(const hs_model *m, size_t i);
 
 /* Turn a node's source position into FILE:LINE:COLUMN + source line in err
  * (used for run-time domain errors).  Leaves err's message alone. */

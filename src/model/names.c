@@ -110,8 +110,16 @@ int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
         if (near)
             rc = hs_ytree_error(L->y, L->err, k, "unknown key '%s' in %s (did you mean '%s'?)",
                                 ks, where, near);
-        else
-            rc = hs_ytree_error(L->y, L->err, k, "unknown key '%s' in %s", ks, where);
+        else {
+            char list[400];     /* what may stand there: the fix is one of these */
+            size_t len = 0;
+            list[0] = '\0';
+            for (size_t i = 0; i < nallowed && len + 1 < sizeof list; i++)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                        i ? ", " : "", allowed[i]);
+            rc = hs_ytree_error(L->y, L->err, k, "unknown key '%s' in %s (the keys there are "
+                                "%s)", ks, where, list);
+        }
     }
     hs_strmap_free(&seen);
     hs_strmap_free(&ok);

@@ -20,7 +20,8 @@ static int eval_params(hs_model *m, const char *const *name, const double *value
         size_t j = 0;
         while (j < m->npar && strcmp(m->pname[j], name[s]) != 0)
             j++;
-        if (j == m->npar || !m->par_kept[j] || !isfinite(value[s])) {
+        if (j == m->npar || !m->par_kept[j] || !isfinite(value[s]) ||
+            (hs_model_structural(m, name[s]) && value[s] != m->pval[j])) {
             free(given);
             return -1;
         }

@@ -456,6 +456,9 @@ void hs_ytree_free(hs_ytree *y)
     if (y->loaded)
         yaml_document_delete(&y->doc);
     free(y->text);
+    free(y->origin);
+    free(y->seg);
+    free(y->notes);
     memset(y, 0, sizeof *y);
 }
 
@@ -557,9 +560,43 @@ static size_t match_source(const unsigned char *t, size_t j, size_t end,
     return j;
 }
 
+static const hs_ytree_origin *origin_of(const hs_ytree *y, const yaml_node_t *n)
+{
+    if (!y->norig || !n)
+        return NULL;
+    long id = (long)(n - y->doc.nodes.start) + 1;
+    if (id <= y->norig || (size_t)(id - y->norig - 1) >= y->norigin)
+        return NULL;
+    return &y->origin[id - y->norig - 1];
+}
+
+const char *hs_ytree_note(const hs_ytree *y, const yaml_node_t *n)
+{
+    const hs_ytree_origin *o = origin_of(y, n);
+    return o && o->note >= 0 ? y->notes + o->note : NULL;
+}
+
 void hs_ytree_scalar_pos(const hs_ytree *y, const yaml_node_t *n, size_t off,
                          int *line, int *col)
 {
+    const hs_ytree_origin *o = origin_of(y, n);
+    if (o) {                                 /* an added node: in its template */
+        for (size_t k = o->nseg; k-- > 0;) {
+            const hs_ytree_seg *g = &y->seg[o->seg + k];
+            if (g->out <= off || k == 0) {
+                size_t d = off > g->out ? off - g->out : 0;
+                off = g->src + (d < g->len ? d : g->len);
+                break;
+            }
+        }
+        n = yaml_document_get_node((yaml_document_t *)&y->doc, o->tmpl);
+        if (n->type != YAML_SCALAR_NODE) {
+            hs_ytree_pos p = hs_ytree_mark_pos(y->text, y->len, n->start_mark);
+            *line = p.line;
+            *col = p.col;
+            return;
+        }
+    }
     const unsigned char *t = (const unsigned char *)y->text;
     size_t j = hs_ytree_mark_pos(y->text, y->len, n->start_mark).off;
     size_t end = hs_ytree_mark_pos(y->text, y->len, n->end_mark).off;
@@ -592,14 +629,18 @@ void hs_ytree_scalar_pos(const hs_ytree *y, const yaml_node_t *n, size_t off,
     *col = p.col;
 }
 
-static int verror(const hs_ytree *y, hs_error *err, int line, int col,
-                  const char *fmt, va_list ap)
+static int verror(const hs_ytree *y, hs_error *err, const yaml_node_t *n, int line,
+                  int col, const char *fmt, va_list ap)
 {
     if (err->code)
         return err->code;
     char msg[sizeof err->msg];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    hs_error_set(err, HS_EXIT_MODEL, "%s", msg);
+    const char *note = hs_ytree_note(y, n);
+    if (note)
+        hs_error_set(err, HS_EXIT_MODEL, "%s (at %s)", msg, note);
+    else
+        hs_error_set(err, HS_EXIT_MODEL, "%s", msg);
     hs_ytree_place(y, err, line, col);
     return err->code;
 }
@@ -612,7 +653,7 @@ int hs_ytree_error(const hs_ytree *y, hs_error *err, const yaml_node_t *n,
         p = hs_ytree_mark_pos(y->text, y->len, n->start_mark);
     va_list ap;
     va_start(ap, fmt);
-    int rc = verror(y, err, p.line, p.col, fmt, ap);
+    int rc = verror(y, err, n, p.line, p.col, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -625,7 +666,7 @@ int hs_ytree_error_in(const hs_ytree *y, hs_error *err, const yaml_node_t *n,
         hs_ytree_scalar_pos(y, n, off, &line, &col);
     va_list ap;
     va_start(ap, fmt);
-    int rc = verror(y, err, line, col, fmt, ap);
+    int rc = verror(y, err, n, line, col, fmt, ap);
     va_end(ap);
     return rc;
 }

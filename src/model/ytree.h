@@ -31,12 +31,34 @@
 #define HS_YTREE_MAX_ANCHORS 1000     /* &name */
 #define HS_YTREE_MAX_ALIASES 100000   /* *name */
 
+/* Nodes added to the document after loading (model/family.c expands
+ * indexed families into new nodes): each keeps the node of the file it was
+ * made from (its template), a map from its value's bytes to the template's
+ * (segments: bytes out..out+len come from src..src+len; a segment of length
+ * 0 maps all its bytes to src), and the index values it was made at (a
+ * note added to its error messages). */
+typedef struct hs_ytree_seg {
+    size_t out, src, len;
+} hs_ytree_seg;
+typedef struct hs_ytree_origin {
+    int tmpl;              /* id of the template, a node of the file */
+    long note;             /* offset of its note in notes, or -1 */
+    size_t seg, nseg;      /* its segments in seg[] (nseg 0: the identity) */
+} hs_ytree_origin;
+
 typedef struct hs_ytree {
     const char *file;      /* name shown in errors ("-" = <stdin>) */
     char *text;            /* the whole file, NUL-terminated */
     size_t len;
     yaml_document_t doc;
     int loaded;
+    int norig;             /* nodes of the file (ids 1..norig); 0: none added */
+    hs_ytree_origin *origin;  /* [id - norig - 1] of an added node */
+    size_t norigin;
+    hs_ytree_seg *seg;
+    size_t nseg;
+    char *notes;           /* NUL-terminated notes, one after another */
+    size_t nnotes;
 } hs_ytree;
 
 /* A place in the text: 1-based line, 1-based column in bytes from the
@@ -70,7 +92,11 @@ hs_ytree_pos hs_ytree_offset_pos(const char *text, size_t len, size_t off);
 void hs_ytree_scalar_pos(const hs_ytree *y, const yaml_node_t *n, size_t off,
                          int *line, int *col);
 
-/* Record an error at a node (its start), or at an offset inside a scalar. */
+/* The note of an added node (the index values it was made at), or NULL. */
+const char *hs_ytree_note(const hs_ytree *y, const yaml_node_t *n);
+
+/* Record an error at a node (its start), or at an offset inside a scalar;
+ * an added node's error is placed in its template, its note appended. */
 int hs_ytree_error(const hs_ytree *y, hs_error *err, const yaml_node_t *n,
                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int hs_ytree_error_in(const hs_ytree *y, hs_error *err, const yaml_node_t *n,

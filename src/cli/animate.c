@@ -1,0 +1,762 @@
+/* `holosim animate MODEL [RUN.csv] -o OUT`: the model's drawing
+ * (model.h, hs_drawing) moving along a trajectory, as a page (.html), a
+ * GIF (.gif) or a video (.mp4, through ffmpeg).
+ *
+ * The trajectory is RUN.csv when given (only the columns the drawing and
+ * the plots read are parsed, and only on the rows kept as frames), or a
+ * run of the model with every option of `run` (its CSV, in those columns
+ * only, goes to an unnamed temporary file and is read back the same way).
+ * The output is written to a temporary file beside OUT and renamed at the
+ * end: a failure leaves no OUT, and an existing OUT as it was. */
+#define _DEFAULT_SOURCE     /* strsep */
+#define _XOPEN_SOURCE 700   /* mkstemp, fdopen */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../io/anim.h"
+#include "../util/suggest.h"
+
+const char hs_usage_animate[] =
+    "usage: holosim animate MODEL [RUN.csv] -o OUT [OPTIONS]\n"
+    "\n"
+    "Draw the model (its 'draw' section, or the default drawing inferred from\n"
+    "coordinate names xN, yN[, zN] and the constraints between them) moving\n"
+    "along RUN.csv, or along a run of the model when no CSV is given (every\n"
+    "option of 'holosim run' is accepted; --columns names the plotted columns).\n"
+    "OUT by its extension:\n"
+    "  .html   one self-contained page: play/pause, time slider, speed, trails,\n"
+    "          small plots of chosen columns; 3D drawings orbit with the mouse\n"
+    "  .gif    an animated GIF (drawn by holosim itself)\n"
+    "  .mp4    a video (needs ffmpeg on the PATH)\n"
+    "\n"
+    "  -o, --output OUT          the file to write (required)\n"
+    "  --fps N                   frames per second of playback (page: 60, the\n"
+    "                            frames stored per simulated second at speed 1;\n"
+    "                            GIF: 25; video: 30)\n"
+    "  --speed X                 simulated seconds per second of playback\n"
+    "                            (default 1: real time)\n"
+    "  --frames N                GIF, video: exactly N frames from the first row\n"
+    "                            to the last\n"
+    "  --size WxH                pixels of the drawing (default 720x540; GIF and\n"
+    "                            video 640x480)\n"
+    "  --trail P1,P2,...         points that leave a trail ('none'; default: the\n"
+    "                            last point of the drawing)\n"
+    "  --plot C1,C2,...          columns drawn as small plots under the page's\n"
+    "                            drawing ('none'; default: E when there is one)\n"
+    "\n"
+    "A page stores at most 60 frames per simulated second (--fps, at --speed 1)\n"
+    "and at most 900000 numbers (about 5 MB): beyond that the time between kept\n"
+    "rows doubles until they fit.  Every stored frame is a row of the\n"
+    "trajectory; the page interpolates linearly between them.\n";
+
+enum { OUT_HTML, OUT_GIF, OUT_MP4 };
+#define PAGE_CAP 900000        /* numbers a page stores at most (documented) */
+#define MAX_GIF_FRAMES 20000
+
+/* ---------- options ---------- */
+
+typedef struct aopts {
+    int kind;
+    double fps, speed;
+    long frames;               /* 0: from the duration */
+    int width, height;
+    const char *trail, *plot;
+} aopts;
+
+static int parse_aopts(const opts *o, aopts *a)
+{
+    const char *ext = strrchr(o->output, '.');
+    if (ext && strchr(ext, '/'))
+        ext = NULL;
+    if (ext && (strcmp(ext, ".html") == 0 || strcmp(ext, ".htm") == 0))
+        a->kind = OUT_HTML;
+    else if (ext && strcmp(ext, ".gif") == 0)
+        a->kind = OUT_GIF;
+    else if (ext && strcmp(ext, ".mp4") == 0)
+        a->kind = OUT_MP4;
+    else
+        return hs_cli_usage_error(hs_usage_animate, "animate: the output '%s' must end in "
+                                  ".html, .gif or .mp4 (the kind of file to write)", o->output);
+    a->fps = a->kind == OUT_HTML ? 60 : a->kind == OUT_GIF ? 25 : 30;
+    a->speed = 1;
+    a->width = a->kind == OUT_HTML ? 720 : 640;
+    a->height = a->kind == OUT_HTML ? 540 : 480;
+    double x;
+    if (o->fps && (hs_cli_parse_double(o->fps, &a->fps) || !(a->fps > 0 && a->fps <= 1000)))
+        return hs_cli_usage_error(hs_usage_animate, "--fps wants a number in (0, 1000], got "
+                                  "'%s'", o->fps);
+    if (o->speed && (hs_cli_parse_double(o->speed, &a->speed) || !(a->speed > 0)))
+        return hs_cli_usage_error(hs_usage_animate, "--speed wants a positive number, got "
+                                  "'%s'", o->speed);
+    if (o->frames) {
+        if (a->kind == OUT_HTML)
+            return hs_cli_usage_error(hs_usage_animate, "%s", "--frames is for .gif and .mp4 "
+                                      "(a page stores the frames --fps asks for)");
+        if (hs_cli_parse_double(o->frames, &x) || x < 2 || x > MAX_GIF_FRAMES || x != floor(x))
+            return hs_cli_usage_error(hs_usage_animate, "--frames wants an integer 2..20000, "
+                                      "got '%s'", o->frames);
+        a->frames = (long)x;
+    }
+    if (o->size) {
+        int w, h, n = 0;
+        if (sscanf(o->size, "%dx%d%n", &w, &h, &n) != 2 || o->size[n] || w < 64 || h < 64 ||
+            w > 4096 || h > 4096)
+            return hs_cli_usage_error(hs_usage_animate, "--size wants WxH, each 64..4096 "
+                                      "pixels, got '%s'", o->size);
+        a->width = w;
+        a->height = h;
+    }
+    if (a->kind == OUT_MP4) {          /* yuv420p: even sides */
+        a->width &= ~1;
+        a->height &= ~1;
+    }
+    a->trail = o->trail;
+    a->plot = o->plot ? o->plot : o->columns;
+    return 0;
+}
+
+/* ---------- files ---------- */
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* OUT can be written: not a directory, not an input, its directory
+ * writable; the temporary file beside it is made later. */
+static int check_output(const opts *o, const char *csv)
+{
+    const char *out = o->output;
+    if (is_dir(out)) {
+        fprintf(stderr, "holosim: cannot write '%s': it is a directory (give a file name "
+                "ending in .html, .gif or .mp4)\n", out);
+        return HS_EXIT_USAGE;
+    }
+    if (same_file(out, o->model) || (csv && same_file(out, csv))) {
+        fprintf(stderr, "holosim: -o '%s' is an input file: refusing to overwrite it\n", out);
+        return HS_EXIT_USAGE;
+    }
+    char *dir = strdup(out), *slash = dir ? strrchr(dir, '/') : NULL;
+    if (slash && slash != dir)
+        *slash = '\0';
+    const char *d = !slash ? "." : slash == dir ? "/" : dir;
+    int ok = dir && access(d, W_OK | X_OK) == 0;
+    int e = errno;
+    if (!ok)
+        fprintf(stderr, "holosim: cannot write '%s': %s\n", out, dir ? strerror(e) :
+                "out of memory");
+    free(dir);
+    return ok ? 0 : HS_EXIT_USAGE;
+}
+
+/* A temporary file beside path (renamed onto it at the end). */
+static FILE *open_beside(const char *path, char **tmp)
+{
+    size_t len = strlen(path) + 16;
+    *tmp = malloc(len);
+    if (!*tmp)
+        return NULL;
+    snprintf(*tmp, len, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(*tmp);
+    if (fd < 0) {
+        free(*tmp);
+        *tmp = NULL;
+        return NULL;
+    }
+    fchmod(fd, 0644 & ~umask(umask(0)));
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        close(fd);
+        unlink(*tmp);
+        free(*tmp);
+        *tmp = NULL;
+    }
+    return f;
+}
+
+/* ---------- the trajectory ---------- */
+
+typedef struct reader {
+    const char *name;          /* for messages */
+    FILE *f;
+    char *line, *pend;         /* the current line, the last line not kept */
+    size_t lcap, pcap;
+    long lineno, pend_no;
+    int has_pend;
+    size_t ncol;               /* fields in the header */
+    long *want;                /* [nwant] column of each value read, or -1 */
+    size_t nwant;              /* 1 (t) + n (q) + nplot */
+    double *row;               /* [nwant] */
+} reader;
+
+/* The 0-based column of name in the header fields, or -1. */
+static long find_col(char **cols, size_t ncol, const char *name)
+{
+    for (size_t i = 0; i < ncol; i++)
+        if (strcmp(cols[i], name) == 0)
+            return (long)i;
+    return -1;
+}
+
+static void chomp(char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+}
+
+/* The values this reader wants from one line (fields as %.17g, or any
+ * strtod number); an error at the field that is not a number. */
+static int parse_row(reader *R, const char *line, long lineno, hs_error *err)
+{
+    const char *p = line;
+    long maxc = 0;
+    for (size_t w = 0; w < R->nwant; w++)
+        if (R->want[w] > maxc)
+            maxc = R->want[w];
+    for (long c = 0; c <= maxc; c++) {
+        const char *start = p;
+        const char *end = strchr(p, ',');
+        if (!end)
+            end = p + strlen(p);
+        for (size_t w = 0; w < R->nwant; w++) {
+            if (R->want[w] != c)
+                continue;
+            char *e;
+            errno = 0;
+            double v = strtod(start, &e);
+            while (e < end && (*e == ' ' || *e == '\t'))
+                e++;
+            if (e == start || e != end) {
+                hs_error_at(err, HS_EXIT_MODEL, R->name, (int)lineno, (int)(start - line) + 1,
+                            line, "field %ld of line %ld is not a number", c + 1, lineno);
+                return err->code;
+            }
+            R->row[w] = v;
+        }
+        if (!*end && c < maxc) {
+            hs_error_at(err, HS_EXIT_MODEL, R->name, (int)lineno, (int)strlen(line) + 1, line,
+                        "line %ld has %ld fields; the header has %zu", lineno, c + 1, R->ncol);
+            return err->code;
+        }
+        p = end + 1;
+    }
+    return 0;
+}
+
+typedef struct evalctx {
+    const hs_model *m;
+    double *in, *regs, *q, *val;
+    long *qcol;                /* [n] index into the reader's row of q_i, or -1 */
+} evalctx;
+
+static int add_frame(hs_anim *A, reader *R, evalctx *E)
+{
+    const hs_model *m = E->m;
+    for (size_t i = 0; i < m->n; i++)
+        E->q[i] = E->qcol[i] >= 0 ? R->row[E->qcol[i]] : m->q0[i];
+    hs_draw_eval(m, R->row[0], E->q, E->in, E->regs, E->val);
+    return hs_anim_add(A, R->row[0], E->val, R->row + 1 + m->n);
+}
+
+/* Read the rows into frames.  The header names the columns; the drawing's
+ * coordinates and the plotted columns must be there. */
+static int read_rows(reader *R, hs_anim *A, evalctx *E, const char *const *plots,
+                     size_t nplot, hs_error *err)
+{
+    const hs_model *m = E->m;
+    ssize_t len = getline(&R->line, &R->lcap, R->f);
+    if (len <= 0) {
+        hs_error_at(err, HS_EXIT_MODEL, R->name, 1, 1, "", "the CSV is empty: no header");
+        return err->code;
+    }
+    chomp(R->line);
+    char *hdr = strdup(R->line);
+    char **cols = calloc((size_t)len + 1, sizeof *cols);
+    if (!hdr || !cols) {
+        free(hdr);
+        free(cols);
+        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+    }
+    for (char *s = hdr, *tok; (tok = strsep(&s, ","));) {
+        while (*tok == ' ' || *tok == '"')
+            tok++;
+        size_t n = strlen(tok);
+        while (n && (tok[n - 1] == ' ' || tok[n - 1] == '"'))
+            tok[--n] = '\0';
+        cols[R->ncol++] = tok;
+    }
+    R->nwant = 1 + m->n + nplot;
+    R->want = calloc(R->nwant, sizeof *R->want);
+    R->row = calloc(R->nwant, sizeof *R->row);
+    char miss[3][400] = { "", "", "" };   /* time, the drawing, the plots */
+    size_t nmiss[3] = { 0, 0, 0 };
+    int rc = 0;
+    if (!R->want || !R->row)
+        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+    for (size_t w = 0; !rc && w < R->nwant; w++) {
+        const char *name = w == 0 ? "t" : w <= m->n ? m->qname[w - 1] : plots[w - 1 - m->n];
+        int needed = w == 0 || w > m->n || hs_draw_reads(m, w - 1);
+        R->want[w] = needed ? find_col(cols, R->ncol, name) : -1;
+        if (w >= 1 && w <= m->n)
+            E->qcol[w - 1] = R->want[w] >= 0 ? (long)w : -1;
+        if (needed && R->want[w] < 0) {
+            int g = w == 0 ? 0 : w <= m->n ? 1 : 2;
+            size_t l = strlen(miss[g]);
+            snprintf(miss[g] + l, sizeof miss[g] - l, "%s'%s'", nmiss[g] ? ", " : "", name);
+            nmiss[g]++;
+        }
+    }
+    if (!rc && nmiss[0] + nmiss[1] + nmiss[2]) {
+        char msg[1300] = "";
+        static const char *const why[3] = { "(the time)", "(the drawing reads %s)",
+                                            "(--plot)" };
+        for (int g = 0; g < 3; g++) {
+            if (!nmiss[g])
+                continue;
+            size_t l = strlen(msg);
+            snprintf(msg + l, sizeof msg - l, "%s%s ", l ? "; " : "", miss[g]);
+            l = strlen(msg);
+            snprintf(msg + l, sizeof msg - l, why[g], nmiss[g] > 1 ? "them" : "it");
+        }
+        hs_error_at(err, HS_EXIT_MODEL, R->name, 1, 1, R->line, "the CSV has no column%s %s",
+                    nmiss[0] + nmiss[1] + nmiss[2] > 1 ? "s" : "", msg);
+        rc = err->code;
+    }
+    free(hdr);
+    free(cols);
+    if (rc)
+        return rc;
+    long lineno = 1;
+    double tlast = -INFINITY;
+    while (!rc && (len = getline(&R->line, &R->lcap, R->f)) > 0) {
+        lineno++;
+        chomp(R->line);
+        if (!R->line[0])
+            continue;
+        /* t first: most rows are not kept */
+        char *e = NULL;
+        const char *tf = R->line;
+        for (long c = 0; c < R->want[0] && tf; c++)
+            tf = (tf = strchr(tf, ',')) ? tf + 1 : NULL;
+        double t = tf ? strtod(tf, &e) : (double)NAN;
+        if (!tf || e == tf || !isfinite(t)) {
+            hs_error_at(err, HS_EXIT_MODEL, R->name, (int)lineno,
+                        tf ? (int)(tf - R->line) + 1 : 1, R->line, "the time of line %ld is "
+                        "not a number", lineno);
+            return err->code;
+        }
+        if (t < tlast) {
+            hs_error_at(err, HS_EXIT_MODEL, R->name, (int)lineno, (int)(tf - R->line) + 1,
+                        R->line, "time goes back at line %ld (t = %.17g after %.17g)", lineno,
+                        t, tlast);
+            return err->code;
+        }
+        tlast = t;
+        if (!hs_anim_wants(A, t)) {
+            char *sw = R->pend;            /* keep it: it may be the last */
+            size_t sc = R->pcap;
+            R->pend = R->line, R->pcap = R->lcap;
+            R->line = sw, R->lcap = sc;
+            R->pend_no = lineno;
+            R->has_pend = 1;
+            continue;
+        }
+        R->has_pend = 0;
+        if (parse_row(R, R->line, lineno, err))
+            return err->code;
+        if (add_frame(A, R, E))
+            return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+    }
+    if (R->has_pend) {                     /* the last row is always a frame */
+        if (parse_row(R, R->pend, R->pend_no, err))
+            return err->code;
+        if (add_frame(A, R, E))
+            return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+    }
+    if (!A->nframe) {
+        hs_error_at(err, HS_EXIT_MODEL, R->name, 2, 1, "", "the CSV has a header and no rows");
+        return err->code;
+    }
+    return 0;
+}
+
+/* ---------- lists of names ---------- */
+
+/* Split a comma list into names (owned copies) */
+static size_t split_list(const char *s, char ***out)
+{
+    size_t n = 1;
+    for (const char *p = s; *p; p++)
+        n += *p == ',';
+    char **v = calloc(n + 1, sizeof *v);
+    size_t k = 0;
+    char *copy = strdup(s), *save = copy;
+    if (!v || !copy) {
+        free(v);
+        free(copy);
+        *out = NULL;
+        return 0;
+    }
+    for (char *tok; (tok = strsep(&save, ","));) {
+        while (*tok == ' ')
+            tok++;
+        size_t l = strlen(tok);
+        while (l && tok[l - 1] == ' ')
+            tok[--l] = '\0';
+        if (*tok)
+            v[k++] = strdup(tok);
+    }
+    free(copy);
+    *out = v;
+    return k;
+}
+
+static void free_list(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* --trail: point names (or none) into a->trail; default the last point
+ * of the drawing that is not an anchor. */
+static int set_trails(hs_anim *A, const char *spec)
+{
+    const hs_drawing *d = A->m->draw;
+    if (!spec) {
+        for (size_t i = d->npt; i-- > 0;)
+            if (!strstr(d->ptname[i], "_anchor")) {
+                A->trail[i] = 1;
+                break;
+            }
+        return 0;
+    }
+    if (strcmp(spec, "none") == 0)
+        return 0;
+    char **v;
+    size_t n = split_list(spec, &v);
+    for (size_t k = 0; k < n; k++) {
+        size_t i = 0;
+        while (i < d->npt && strcmp(d->ptname[i], v[k]) != 0)
+            i++;
+        if (i == d->npt) {
+            const char *near = hs_nearest(v[k], (const char *const *)d->ptname, d->npt);
+            char msg[400];
+            snprintf(msg, sizeof msg, "--trail: the drawing has no point '%.100s'%s%s%s; its "
+                     "points are", v[k], near ? " (did you mean '" : "", near ? near : "",
+                     near ? "'?)" : "");
+            fprintf(stderr, "holosim: %s", msg);
+            for (size_t j = 0; j < d->npt; j++)
+                fprintf(stderr, "%s%s", j ? ", " : " ", d->ptname[j]);
+            fprintf(stderr, "\n");
+            free_list(v, n);
+            return HS_EXIT_USAGE;
+        }
+        A->trail[i] = 1;
+    }
+    free_list(v, n);
+    return 0;
+}
+
+/* ---------- writing ---------- */
+
+/* ffmpeg on the PATH */
+static int have_ffmpeg(void)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        return 0;
+    char *copy = strdup(path), *save = copy;
+    int found = 0;
+    for (char *dir; copy && !found && (dir = strsep(&save, ":"));) {
+        char buf[4096];
+        snprintf(buf, sizeof buf, "%s/ffmpeg", *dir ? dir : ".");
+        found = access(buf, X_OK) == 0;
+    }
+    free(copy);
+    return found;
+}
+
+/* The shell word of a path, in single quotes. */
+static void shell_quote(char *buf, size_t cap, const char *s)
+{
+    size_t k = 0;
+    buf[k++] = '\'';
+    for (; *s && k + 6 < cap; s++) {
+        if (*s == '\'') {
+            memcpy(buf + k, "'\\''", 4);
+            k += 4;
+        } else {
+            buf[k++] = *s;
+        }
+    }
+    buf[k++] = '\'';
+    buf[k] = '\0';
+}
+
+static int write_mp4(const hs_anim *A, const char *tmp, size_t nframes, double t0, double t1,
+                     double fps)
+{
+    char q[4200], cmd[4600];
+    shell_quote(q, sizeof q, tmp);
+    snprintf(cmd, sizeof cmd, "ffmpeg -hide_banner -loglevel error -y -f rawvideo "
+             "-pix_fmt rgb24 -s %dx%d -r %.6g -i - -an -c:v libx264 -pix_fmt yuv420p "
+             "-f mp4 %s", A->width, A->height, fps, q);
+    FILE *p = popen(cmd, "w");
+    if (!p)
+        return -1;
+    size_t sz = (size_t)A->width * (size_t)A->height * 3;
+    unsigned char *rgb = malloc(sz);
+    int rc = rgb ? 0 : -1;
+    for (size_t k = 0; !rc && k < nframes; k++) {
+        double t = k + 1 == nframes ? t1 : t0 + (t1 - t0) * (double)k / (double)(nframes - 1);
+        hs_anim_raster(A, t, rgb);
+        if (fwrite(rgb, 1, sz, p) != sz)
+            rc = -1;
+    }
+    free(rgb);
+    int st = pclose(p);
+    return rc || st != 0 ? -1 : 0;
+}
+
+static int write_output(const hs_anim *A, const aopts *ao, const char *out, int quiet)
+{
+    char *tmp = NULL;
+    FILE *f = open_beside(out, &tmp);
+    if (!f) {
+        fprintf(stderr, "holosim: cannot write '%s': %s\n", out, strerror(errno));
+        return HS_EXIT_USAGE;
+    }
+    double t0 = A->t[0], t1 = A->t[A->nframe - 1];
+    size_t nframes = (size_t)ao->frames;
+    if (!nframes) {
+        double n = floor((t1 - t0) * ao->fps / ao->speed + 1e-9) + 1;
+        nframes = n < 2 ? 2 : n > MAX_GIF_FRAMES ? MAX_GIF_FRAMES : (size_t)n;
+    }
+    int rc = 0;
+    if (ao->kind == OUT_HTML) {
+        rc = hs_anim_write_html(A, f);
+    } else if (ao->kind == OUT_GIF) {
+        int delay = (int)lround(100 / ao->fps);
+        rc = hs_anim_write_gif(A, f, nframes, t0, t1, delay < 2 ? 2 : delay);
+    } else {
+        fclose(f);
+        f = NULL;
+        rc = write_mp4(A, tmp, nframes, t0, t1, ao->fps);
+    }
+    if (f && fclose(f) != 0)
+        rc = -1;
+    if (rc || rename(tmp, out) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        fprintf(stderr, "holosim: cannot write '%s'%s%s\n", out, ao->kind == OUT_MP4 ?
+                " (ffmpeg failed)" : ": ", ao->kind == OUT_MP4 ? "" : strerror(e ? e : EIO));
+        return HS_EXIT_USAGE;
+    }
+    free(tmp);
+    if (!quiet) {
+        if (ao->kind == OUT_HTML)
+            fprintf(stderr, "holosim: wrote %s: %zu frames, t = %.6g to %.6g%s\n", out,
+                    A->nframe, t0, t1, A->thinned ? " (thinned to fit)" : "");
+        else
+            fprintf(stderr, "holosim: wrote %s: %zu frames of %dx%d, t = %.6g to %.6g\n", out,
+                    nframes, A->width, A->height, t0, t1);
+    }
+    return 0;
+}
+
+/* The CSV's header names the column (the default plot: E when there). */
+static int csv_has_column(const char *csv, const char *name)
+{
+    FILE *f = fopen(csv, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    int found = 0;
+    if (f && getline(&line, &cap, f) > 0) {
+        chomp(line);
+        for (char *s = line, *tok; !found && (tok = strsep(&s, ","));)
+            found = strcmp(tok, name) == 0;
+    }
+    free(line);
+    if (f)
+        fclose(f);
+    return found;
+}
+
+/* ---------- the command ---------- */
+
+static int animate(opts *o, const aopts *ao, const char *csv)
+{
+    hs_error err;
+    hs_error_init(&err);
+    /* run mode: no --dt given and rows sparser than the frames: rows at
+     * the frame interval (a smooth picture), said so */
+    double frame_dt = ao->speed / ao->fps;
+    hs_model *m = hs_model_load(o->model, &o->ov, &err);
+    if (!m)
+        return hs_cli_fail(&err);
+    if (m->draw->none.code) {
+        int rc = hs_cli_fail(&m->draw->none);
+        hs_model_free(m);
+        return rc;
+    }
+    if (m->draw->inferred && !o->quiet)
+        fprintf(stderr, "holosim: %s\n", m->draw->note);
+    /* the plotted columns */
+    char **plots = NULL;
+    size_t nplot = 0;
+    if (ao->plot && strcmp(ao->plot, "none") != 0)
+        nplot = split_list(ao->plot, &plots);
+    else if (!ao->plot && !csv)
+        nplot = split_list(m->has_potential || m->form == HS_FORM_EMBEDDING ? "E" : "T",
+                           &plots);
+    else if (!ao->plot && csv_has_column(csv, "E"))
+        nplot = split_list("E", &plots);
+    hs_anim A;
+    size_t cap = ao->kind == OUT_HTML ? PAGE_CAP : (size_t)4e7;
+    double interval = ao->kind == OUT_HTML ? frame_dt : frame_dt / 2;
+    if (ao->frames)
+        interval = m->set.t_end > m->t0 && !csv
+                   ? (m->set.t_end - m->t0) / (double)(ao->frames - 1) / 2 : 0;
+    if (ao->kind != OUT_HTML)          /* smooth trails, whatever the frame rate */
+        interval = fmin(interval, ao->speed / 60);
+    int rc = hs_anim_init(&A, m, nplot, interval, cap);
+    if (rc) {
+        hs_model_free(m);
+        free_list(plots, nplot);
+        return hs_cli_fail(&(hs_error){ .code = 1, .msg = "out of memory" });
+    }
+    A.speed = ao->speed;
+    A.fps = ao->fps;
+    A.width = ao->width;
+    A.height = ao->height;
+    for (size_t i = 0; i < nplot; i++) {
+        A.plotname[i] = plots[i];
+        plots[i] = NULL;
+    }
+    free(plots);
+    rc = set_trails(&A, ao->trail);
+    reader R = { .name = csv ? csv : "(the run)" };
+    FILE *tmp = NULL;
+    if (!rc && csv) {
+        R.f = fopen(csv, "r");
+        if (!R.f) {
+            fprintf(stderr, "holosim: cannot read '%s': %s\n", csv, strerror(errno));
+            rc = HS_EXIT_USAGE;
+        }
+    } else if (!rc) {
+        /* the run, in the columns the drawing and the plots read */
+        size_t len = 16;
+        for (size_t i = 0; i < m->n; i++)
+            len += strlen(m->qname[i]) + 1;
+        for (size_t i = 0; i < A.nplot; i++)
+            len += strlen(A.plotname[i]) + 1;
+        char *cols = malloc(len);
+        tmp = tmpfile();
+        if (!cols || !tmp) {
+            fprintf(stderr, "holosim: cannot make a temporary file: %s\n", strerror(errno));
+            rc = HS_EXIT_USAGE;
+        } else {
+            size_t k = (size_t)snprintf(cols, len, "t");
+            for (size_t i = 0; i < m->n; i++)
+                k += (size_t)snprintf(cols + k, len - k, ",%s", m->qname[i]);
+            for (size_t i = 0; i < A.nplot; i++)
+                k += (size_t)snprintf(cols + k, len - k, ",%s", A.plotname[i]);
+            if (isnan(o->ov.s.dt) && (isnan(m->set.dt) || m->set.dt > frame_dt) &&
+                1) {
+                m->set.dt = frame_dt;
+                if (!o->quiet)
+                    fprintf(stderr, "holosim: rows every %.6g s (the frame interval; --dt "
+                            "chooses)\n", frame_dt);
+            }
+            rc = hs_cli_run_model(m, o, NULL, tmp, cols);
+            if (!rc && fflush(tmp) == 0)
+                rewind(tmp);
+            R.f = tmp;
+        }
+        free(cols);
+    }
+    if (!rc) {
+        evalctx E = { .m = m };
+        size_t nin = m->nin > hs_prog_nin(m->draw->prog) ? m->nin : hs_prog_nin(m->draw->prog);
+        E.in = calloc(nin + 1, sizeof *E.in);
+        E.regs = calloc(hs_prog_nregs(m->draw->prog) + 1, sizeof *E.regs);
+        E.q = calloc(m->n + 1, sizeof *E.q);
+        E.val = calloc(m->draw->nout + 1, sizeof *E.val);
+        E.qcol = calloc(m->n + 1, sizeof *E.qcol);
+        if (!E.in || !E.regs || !E.q || !E.val || !E.qcol) {
+            rc = hs_error_set(&err, 1, "out of memory");
+        } else {
+            hs_model_inputs(m, E.in);
+            rc = read_rows(&R, &A, &E, (const char *const *)A.plotname, A.nplot, &err);
+        }
+        if (rc)
+            hs_cli_fail(&err);
+        free(E.in);
+        free(E.regs);
+        free(E.q);
+        free(E.val);
+        free(E.qcol);
+    }
+    if (R.f)
+        fclose(R.f);
+    free(R.line);
+    free(R.pend);
+    free(R.want);
+    free(R.row);
+    if (!rc)
+        rc = write_output(&A, ao, o->output, o->quiet);
+    hs_anim_free(&A);
+    hs_model_free(m);
+    return rc;
+}
+
+int hs_cli_animate(int argc, char **argv)
+{
+    opts o;
+    int rc = hs_cli_parse_opts(argc, argv, hs_usage_animate, CMD_ANIMATE, &o);
+    if (rc) {
+        hs_cli_free_opts(&o);
+        return rc < 0 ? 0 : rc;
+    }
+    aopts ao = { 0 };
+    const char *csv = o.npos ? o.pos[0] : NULL;
+    if (!o.model)
+        rc = hs_cli_usage_error(hs_usage_animate, "%s", "animate: missing MODEL");
+    else if (o.npos > 1)
+        rc = hs_cli_usage_error(hs_usage_animate, "animate: one MODEL and at most one CSV, "
+                                "got '%s' too", o.pos[1]);
+    else if (!o.output)
+        rc = hs_cli_usage_error(hs_usage_animate, "%s", "animate: -o OUT is required (.html, "
+                                ".gif or .mp4)");
+    if (!rc)
+        rc = parse_aopts(&o, &ao);
+    if (!rc && ao.kind == OUT_MP4 && !have_ffmpeg()) {
+        fprintf(stderr, "holosim: writing '%s' needs ffmpeg, not found on the PATH: install "
+                "it (Debian: ffmpeg), or write .gif or .html\n", o.output);
+        rc = HS_EXIT_USAGE;
+    }
+    if (!rc)
+        rc = check_output(&o, csv);
+    if (!rc)
+        rc = animate(&o, &ao, csv);
+    hs_cli_free_opts(&o);
+    return rc;
+}

@@ -1,0 +1,86 @@
+/* Animations of a model's drawing (holosim(1), ANIMATE): the frames kept
+ * from a trajectory, and the writers of a self-contained HTML page
+ * (anim_html.c) and of GIF images or raw video frames (anim_gif.c).
+ *
+ * Frames are rows of the trajectory, kept as they stream in (hs_anim_keep):
+ * a row is kept when it is at least `interval` of simulated time after the
+ * last one kept, and the last row always is; when the stored numbers would
+ * pass `cap`, the interval doubles and the kept frames are thinned to it.
+ * Each kept frame holds the drawing's values (model.h, hs_drawing: points'
+ * coordinates, then radii) and the plotted columns, as floats. */
+#ifndef HS_ANIM_H
+#define HS_ANIM_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../model/model.h"
+#include "../util/error.h"
+
+typedef struct hs_anim {
+    const hs_model *m;     /* the drawing: m->draw */
+    size_t nval;           /* m->draw->nout */
+    size_t nplot;
+    char **plotname;       /* [nplot] the columns drawn as small plots */
+    unsigned char *trail;  /* [npt] 1: the point leaves a trail */
+    double trail_time;     /* how long a trail lasts, simulated seconds */
+    double speed;          /* simulated seconds per second of playback */
+    double fps;            /* frames per second of playback */
+    int width, height;     /* pixels of the drawing */
+    /* the frames */
+    size_t nframe, cap_frames;
+    double *t;             /* [nframe] */
+    float *val;            /* [nframe * nval] */
+    float *plot;           /* [nframe * nplot] */
+    double interval;       /* simulated time between kept frames (grows) */
+    size_t cap;            /* at most this many stored numbers (frames x values) */
+    long thinned;          /* times the interval doubled */
+} hs_anim;
+
+/* An empty animation of the model's drawing; 0 or -1 (memory). */
+int hs_anim_init(hs_anim *a, const hs_model *m, size_t nplot, double interval, size_t cap);
+void hs_anim_free(hs_anim *a);
+
+/* 1 when a row at time t is to be kept (then call hs_anim_add). */
+int hs_anim_wants(const hs_anim *a, double t);
+/* Keep a frame: the drawing's values val[nval], the plotted values
+ * plot[nplot]; 0 or -1 (memory). */
+int hs_anim_add(hs_anim *a, double t, const double *val, const double *plot);
+
+/* The drawing's values at time t (linear between the kept frames). */
+void hs_anim_values_at(const hs_anim *a, double t, double *val);
+
+/* How world coordinates map to pixels (the page computes the same):
+ * 2D: px = W/2 + s (x - cx), py = H/2 - s (y - cy), with s the largest
+ * scale that fits every frame's points (and circles) inside a margin of
+ * 5% of the smaller side; 3D: the orthographic view from azimuth az and
+ * elevation el (radians, z up), u = -sin(az) dx + cos(az) dy,
+ * w = -sin(el) (cos(az) dx + sin(az) dy) + cos(el) dz with d = p - c,
+ * px = W/2 + s u, py = H/2 - s w, s fitting the bounding sphere. */
+typedef struct hs_anim_view {
+    int dim, width, height;
+    double c[3], s, az, el;
+} hs_anim_view;
+#define HS_ANIM_AZ (-1.0471975511965976)     /* -60 degrees */
+#define HS_ANIM_EL 0.3490658503988659        /* 20 degrees */
+void hs_anim_view_init(const hs_anim *a, hs_anim_view *v);
+/* The pixel of a world point p[dim]; depth (toward the viewer) in *depth. */
+void hs_anim_project(const hs_anim_view *v, const double *p, double *px, double *py,
+                     double *depth);
+
+/* The floor of a 3D view: the lowest z of every frame's points, and the
+ * side of the square grid drawn there (1.2 times their horizontal extent
+ * around the view's centre). */
+void hs_anim_floor(const hs_anim *a, const hs_anim_view *v, double *zlo, double *span);
+
+/* The page: one HTML file, no network; 0 or -1 (a write failed). */
+int hs_anim_write_html(const hs_anim *a, FILE *f);
+
+/* A frame drawn into rgb[width * height * 3] at time t. */
+void hs_anim_raster(const hs_anim *a, double t, unsigned char *rgb);
+/* An animated GIF of nframes frames from t0 to t1 (inclusive), each shown
+ * delay_cs hundredths of a second, looping; 0 or -1 (memory, a write). */
+int hs_anim_write_gif(const hs_anim *a, FILE *f, size_t nframes, double t0, double t1,
+                      int delay_cs);
+
+#endif

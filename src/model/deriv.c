@@ -1,0 +1,492 @@
+/* The symbolic work of body.c (family.h): D(...) written out in every
+ * expression, the forces -dR/dq' of a dissipation function, in a scratch
+ * dag whose symbols carry the file's names, so the printed text reads back
+ * in the loader as the same expression; and the small edits of the root
+ * that body.c shares. */
+#include "family.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NODEP(F, id) (&(F)->doc->nodes.start[(id) - 1])
+
+/* ---------- text ---------- */
+
+int hs_bd_bprintf(buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -1;
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t c = b->cap ? b->cap : 64;
+        while (c < b->len + (size_t)n + 1)
+            c *= 2;
+        char *p = realloc(b->s, c);
+        if (!p)
+            return -1;
+        b->s = p;
+        b->cap = c;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return 0;
+}
+
+const char *hs_bd_str(fam *F, int id)
+{
+    return id ? hs_ytree_str(NODEP(F, id)) : NULL;
+}
+
+/* ---------- the scratch symbolic context ---------- */
+
+typedef struct sctx {
+    fam *F;
+    hs_dag *d;
+    int tsym;
+    size_t n;
+    int *q, *v, *a;             /* [n] symbols x, x', x'' */
+    hs_strmap qtab;                /* coordinate name -> index */
+    hs_strmap ptab;                /* parameter names */
+    int defs;                   /* the define mapping */
+    hs_strmap dtab;                /* define name -> pair index */
+    const hs_node **dnode;
+    signed char *dstate;
+    size_t ndef;
+    int emb;                    /* the embedding mapping, or 0 */
+    hs_strmap atab;
+    const hs_node **anode;
+    signed char *astate;
+    size_t namb;
+    int node;                   /* the scalar being rewritten (errors) */
+    buf tmp;
+    int depth;
+} sctx;
+
+static const hs_node *parse_text(sctx *S, const char *t, size_t len, size_t off0);
+
+static const hs_node *named_node(sctx *S, int map, size_t i, const hs_node **cache,
+                                 signed char *state)
+{
+    fam *F = S->F;
+    if (state[i] == 2)
+        return cache[i];
+    yaml_node_pair_t p = NODEP(F, map)->data.mapping.pairs.start[i];
+    if (state[i] == 1) {
+        hs_ytree_error(F->y, F->err, NODEP(F, p.key), "'%s' depends on itself", hs_bd_str(F, p.key));
+        return NULL;
+    }
+    yaml_node_t *v = NODEP(F, p.value);
+    if (v->type != YAML_SCALAR_NODE)
+        return NULL;                     /* the loader says what is wrong */
+    state[i] = 1;
+    int saved = S->node;
+    S->node = p.value;
+    const hs_node *e = parse_text(S, (const char *)v->data.scalar.value, v->data.scalar.length, 0);
+    S->node = saved;
+    state[i] = 2;
+    cache[i] = e;
+    return e;
+}
+
+static const hs_node *D_of(sctx *S, const hs_node *e)
+{
+    /* D = d/dt + q' d/dq + q'' d/dq': both levels as one direction */
+    size_t n = S->n;
+    int *qs = malloc(2 * n * sizeof *qs + 1), *vs = malloc(2 * n * sizeof *vs + 1);
+    if (!qs || !vs) {
+        free(qs);
+        free(vs);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        qs[i] = S->q[i], qs[n + i] = S->v[i];
+        vs[i] = S->v[i], vs[n + i] = S->a[i];
+    }
+    const hs_node *r = hs_total_diff(S->d, e, S->tsym, 2 * n, qs, vs);
+    free(qs);
+    free(vs);
+    return r;
+}
+
+static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len, int primed,
+                             size_t off, int *status, hs_error *perr)
+{
+    sctx *S = ctx;
+    (void)off;
+    (void)perr;
+    *status = HS_RESOLVE_OK;
+    long i = hs_strmap_get(&S->qtab, s, len);
+    if (i >= 0)
+        return hs_sym(d, primed == 0 ? S->q[i] : primed == 1 ? S->v[i] : S->a[i]);
+    if (S->emb && (i = hs_strmap_get(&S->atab, s, len)) >= 0) {
+        const hs_node *X = named_node(S, S->emb, (size_t)i, S->anode, S->astate);
+        if (!X || primed > 1)
+            goto bad;
+        return primed ? D_of(S, X) : X;
+    }
+    if (primed) {
+        *status = HS_RESOLVE_NO_PRIME;
+        return NULL;
+    }
+    if (len == 1 && s[0] == 't')
+        return hs_sym(d, S->tsym);
+    if (hs_strmap_get(&S->ptab, s, len) >= 0) {
+        char nm[128];
+        snprintf(nm, sizeof nm, "%.*s", (int)len, s);
+        return hs_sym(d, hs_dag_symbol(d, nm));
+    }
+    if (S->defs && (i = hs_strmap_get(&S->dtab, s, len)) >= 0) {
+        const hs_node *e = named_node(S, S->defs, (size_t)i, S->dnode, S->dstate);
+        if (e)
+            return e;
+        goto bad;
+    }
+    *status = HS_RESOLVE_UNKNOWN;
+    return NULL;
+bad:
+    *status = HS_RESOLVE_ERROR;
+    perr->code = S->F->err->code ? S->F->err->code : HS_EXIT_MODEL;
+    return NULL;
+}
+
+static int rewrite_D(sctx *S, const char *t, size_t len, size_t off0, buf *out, int *changed);
+
+/* Parse text (offset off0 in the scalar S->node) with every D(...)
+ * written out first. */
+static const hs_node *parse_text(sctx *S, const char *t, size_t len, size_t off0)
+{
+    fam *F = S->F;
+    if (++S->depth > 64) {
+        S->depth--;
+        hs_ytree_error(F->y, F->err, NODEP(F, S->node), "D(...) and defines nested too deeply");
+        return NULL;
+    }
+    buf b = { 0 };
+    int changed = 0;
+    const hs_node *e = NULL;
+    if (!rewrite_D(S, t, len, off0, &b, &changed)) {
+        hs_resolver r = { lookup, S, NULL };
+        hs_error pe;
+        hs_error_init(&pe);
+        const char *txt = changed ? b.s : t;
+        size_t tl = changed ? b.len : len;
+        e = hs_parse(S->d, txt, tl, -1, &r, &pe);
+        if (!e && !F->err->code)
+            hs_ytree_error_in(F->y, F->err, NODEP(F, S->node),
+                              off0 + (changed ? 0 : pe.offset > 0 ? (size_t)pe.offset : 0),
+                              "%s%s", pe.msg, changed ? " (in an argument of D)" : "");
+    }
+    free(b.s);
+    S->depth--;
+    return e;
+}
+
+/* The printed text of e appended to out, in parentheses. */
+static int print_node(sctx *S, const hs_node *e, buf *out)
+{
+    size_t n = hs_format(S->d, e, NULL, 0);
+    char *p = malloc(n + 1);
+    if (!p)
+        return hs_fm_oom(S->F);
+    hs_format(S->d, e, p, n + 1);
+    int rc = hs_bd_bprintf(out, "(%s)", p);
+    free(p);
+    return rc ? hs_fm_oom(S->F) : 0;
+}
+
+/* t with each D(arg) replaced by the printed total derivative of arg. */
+static int rewrite_D(sctx *S, const char *t, size_t len, size_t off0, buf *out, int *changed)
+{
+    fam *F = S->F;
+    size_t i = 0, last = 0;
+    while (i < len) {
+        if (t[i] == 'D' && (i == 0 || !(isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_' ||
+                                        t[i - 1] == '.')) &&
+            i + 1 < len && t[i + 1] == '(') {
+            int depth = 0;
+            size_t j = i + 1;
+            for (; j < len; j++)
+                if (t[j] == '(')
+                    depth++;
+                else if (t[j] == ')' && --depth == 0)
+                    break;
+            if (j >= len)
+                return hs_ytree_error_in(F->y, F->err, NODEP(F, S->node), off0 + i + 1,
+                                         "'(' of D is not closed");
+            const hs_node *e = parse_text(S, t + i + 2, j - i - 2, off0 + i + 2);
+            if (!e)
+                return F->err->code ? F->err->code : HS_EXIT_MODEL;
+            const hs_node *de = D_of(S, e);
+            if (!de || hs_dag_failed(S->d))
+                return hs_ytree_error_in(F->y, F->err, NODEP(F, S->node), off0 + i,
+                                         "D(...): %s", hs_dag_failed(S->d)
+                                             ? hs_dag_error(S->d)->msg : "out of memory");
+            if (hs_bd_bprintf(out, "%.*s", (int)(i - last), t + last) || print_node(S, de, out))
+                return hs_fm_oom(F);
+            *changed = 1;
+            i = last = j + 1;
+            continue;
+        }
+        i++;
+    }
+    if (*changed && hs_bd_bprintf(out, "%.*s", (int)(len - last), t + last))
+        return hs_fm_oom(F);
+    return 0;
+}
+
+static void sctx_free(sctx *S)
+{
+    hs_dag_free(S->d);
+    free(S->q);
+    free(S->v);
+    free(S->a);
+    hs_strmap_free(&S->qtab);
+    hs_strmap_free(&S->ptab);
+    hs_strmap_free(&S->dtab);
+    hs_strmap_free(&S->atab);
+    free(S->dnode);
+    free(S->dstate);
+    free(S->anode);
+    free(S->astate);
+    free(S->tmp.s);
+}
+
+size_t hs_bd_map_size(fam *F, int id)
+{
+    yaml_node_t *n = NODEP(F, id);
+    return n->type == YAML_MAPPING_NODE
+               ? (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start) : 0;
+}
+
+static int keys_into(fam *F, int map, hs_strmap *t)
+{
+    size_t n = hs_bd_map_size(F, map);
+    for (size_t i = 0; i < n; i++) {
+        const char *k = hs_bd_str(F, NODEP(F, map)->data.mapping.pairs.start[i].key);
+        if (k && hs_strmap_put(t, k, strlen(k), (long)i, NULL) < 0)
+            return hs_fm_oom(F);
+    }
+    return 0;
+}
+
+static int sctx_init(sctx *S, fam *F, int root)
+{
+    memset(S, 0, sizeof *S);
+    S->F = F;
+    if (!(S->d = hs_dag_new()))
+        return hs_fm_oom(F);
+    S->tsym = hs_dag_symbol(S->d, "t");
+    int coords = hs_fm_get(F, root, "coordinates", NULL);
+    if (coords && NODEP(F, coords)->type == YAML_SEQUENCE_NODE) {
+        yaml_node_t *c = NODEP(F, coords);
+        S->n = (size_t)(c->data.sequence.items.top - c->data.sequence.items.start);
+    }
+    S->q = calloc(S->n + 1, sizeof *S->q);
+    S->v = calloc(S->n + 1, sizeof *S->v);
+    S->a = calloc(S->n + 1, sizeof *S->a);
+    if (!S->q || !S->v || !S->a)
+        return hs_fm_oom(F);
+    for (size_t i = 0; i < S->n; i++) {
+        const char *nm = hs_bd_str(F, NODEP(F, coords)->data.sequence.items.start[i]);
+        if (!nm)
+            nm = "?";
+        char b[160];
+        S->q[i] = hs_dag_symbol(S->d, nm);
+        snprintf(b, sizeof b, "%s'", nm);
+        S->v[i] = hs_dag_symbol(S->d, b);
+        snprintf(b, sizeof b, "%s''", nm);
+        S->a[i] = hs_dag_symbol(S->d, b);
+        if (hs_strmap_put(&S->qtab, nm, strlen(nm), (long)i, NULL) < 0)
+            return hs_fm_oom(F);
+    }
+    int pm = hs_fm_get(F, root, "parameters", NULL);
+    if (pm && keys_into(F, pm, &S->ptab))
+        return F->err->code;
+    S->defs = hs_fm_get(F, root, "define", NULL);
+    S->ndef = S->defs ? hs_bd_map_size(F, S->defs) : 0;
+    S->emb = hs_fm_get(F, root, "embedding", NULL);
+    S->namb = S->emb ? hs_bd_map_size(F, S->emb) : 0;
+    S->dnode = calloc(S->ndef + 1, sizeof *S->dnode);
+    S->dstate = calloc(S->ndef + 1, 1);
+    S->anode = calloc(S->namb + 1, sizeof *S->anode);
+    S->astate = calloc(S->namb + 1, 1);
+    if (!S->dnode || !S->dstate || !S->anode || !S->astate)
+        return hs_fm_oom(F);
+    if ((S->defs && keys_into(F, S->defs, &S->dtab)) || (S->emb && keys_into(F, S->emb, &S->atab)))
+        return F->err->code;
+    return 0;
+}
+
+/* ---------- editing the root ---------- */
+
+/* The mapping under key in the root, made when missing. */
+int hs_bd_section(fam *F, int root, const char *key, int tmpl)
+{
+    int v = hs_fm_get(F, root, key, NULL);
+    if (v)
+        return v;
+    int k = hs_fm_add_scalar(F, key, strlen(key), tmpl, 1);
+    int m = k ? hs_fm_add_map(F, tmpl) : 0;
+    if (!m || hs_fm_append_pair(F, root, k, m))
+        return 0;
+    return m;
+}
+
+int hs_bd_add_entry(fam *F, int map, const char *name, const char *text, int tmpl)
+{
+    int k = hs_fm_add_scalar(F, name, strlen(name), tmpl, 1);
+    int v = k ? hs_fm_add_scalar(F, text, strlen(text), tmpl, 1) : 0;
+    return v ? hs_fm_append_pair(F, map, k, v) : F->err->code;
+}
+
+/* forces[q_i] += -dR/dq_i' for the dissipation R. */
+static int dissipation_forces(fam *F, sctx *S, int root, const char *R, int tmpl)
+{
+    if (hs_fm_get(F, root, "embedding", NULL))
+        return hs_ytree_error(F->y, F->err, NODEP(F, tmpl), "a dissipation function (or a "
+                              "damper) needs the Cartesian or Lagrangian form: in the embedding "
+                              "form the forces speak of the ambient names");
+    int saved = S->node;
+    int tn = hs_fm_add_scalar(F, R, strlen(R), tmpl, 1);
+    if (!tn)
+        return F->err->code;
+    S->node = tn;
+    const hs_node *e = parse_text(S, R, strlen(R), 0);
+    S->node = saved;
+    if (!e)
+        return F->err->code ? F->err->code : HS_EXIT_MODEL;
+    int fk, forces = hs_fm_get(F, root, "forces", &fk);
+    if (forces && NODEP(F, forces)->type == YAML_SEQUENCE_NODE)
+        return hs_ytree_error(F->y, F->err, NODEP(F, forces), "with a dissipation function, "
+                              "write 'forces' as a mapping coordinate -> force");
+    if (!forces && !(forces = hs_bd_section(F, root, "forces", tmpl)))
+        return F->err->code;
+    for (size_t i = 0; i < S->n; i++) {
+        const hs_node *g = hs_diff(S->d, e, S->v[i]);
+        if (!g || hs_dag_failed(S->d))
+            return hs_ytree_error(F->y, F->err, NODEP(F, tmpl), "dissipation: %s",
+                                  hs_dag_failed(S->d) ? hs_dag_error(S->d)->msg : "out of memory");
+        if (hs_is_num(g, 0))
+            continue;
+        buf b = { 0 };
+        if (hs_bd_bprintf(&b, "-") || print_node(S, g, &b))
+            return hs_fm_oom(F);
+        const char *qn = hs_dag_symbol_name(S->d, S->q[i]);
+        int done = 0;
+        yaml_node_t *fm = NODEP(F, forces);
+        for (size_t z = 0; z < hs_bd_map_size(F, forces) && !done; z++) {
+            yaml_node_pair_t *p = &fm->data.mapping.pairs.start[z];
+            const char *ks = hs_bd_str(F, p->key), *old = hs_bd_str(F, p->value);
+            if (!ks || strcmp(ks, qn) != 0 || !old)
+                continue;
+            buf c = { 0 };
+            if (hs_bd_bprintf(&c, "(%s) + %s", old, b.s))
+                return hs_fm_oom(F);
+            int pv = p->value;
+            int id = hs_fm_add_scalar(F, c.s, c.len, pv, 1);
+            free(c.s);
+            if (!id)
+                return F->err->code;
+            NODEP(F, forces)->data.mapping.pairs.start[z].value = id;
+            done = 1;
+        }
+        int rc = done ? 0 : hs_bd_add_entry(F, forces, qn, b.s, tmpl);
+        free(b.s);
+        if (rc)
+            return rc;
+    }
+    (void)fk;
+    return 0;
+}
+
+/* Every scalar under id with D(...) written out (new nodes in place). */
+static int expand_D_tree(fam *F, sctx *S, int id, int *out)
+{
+    yaml_node_t *n = NODEP(F, id);
+    *out = id;
+    if (n->type == YAML_SCALAR_NODE) {
+        const char *t = (const char *)n->data.scalar.value;
+        size_t len = n->data.scalar.length;
+        if (!strstr(t, "D("))
+            return 0;
+        buf b = { 0 };
+        int changed = 0;
+        S->node = id;
+        int rc = rewrite_D(S, t, len, 0, &b, &changed);
+        if (!rc && changed) {
+            int nid = hs_fm_add_scalar(F, b.s, b.len, id, 1);
+            if (!nid)
+                rc = F->err->code;
+            *out = nid;
+        }
+        free(b.s);
+        return rc;
+    }
+    if (n->type == YAML_SEQUENCE_NODE) {
+        yaml_node_t *sq = NODEP(F, id);
+        int len = (int)(sq->data.sequence.items.top - sq->data.sequence.items.start);
+        for (int i = 0; i < len; i++) {
+            int o;
+            if (expand_D_tree(F, S, NODEP(F, id)->data.sequence.items.start[i], &o))
+                return F->err->code;
+            NODEP(F, id)->data.sequence.items.start[i] = o;
+        }
+    } else if (n->type == YAML_MAPPING_NODE) {
+        for (size_t i = 0; i < hs_bd_map_size(F, id); i++) {
+            int o;
+            if (expand_D_tree(F, S, NODEP(F, id)->data.mapping.pairs.start[i].value, &o))
+                return F->err->code;
+            NODEP(F, id)->data.mapping.pairs.start[i].value = o;
+        }
+    }
+    return 0;
+}
+
+/* Whether any scalar of the file holds D( (a cheap scan of the text). */
+int hs_bd_text_has_D(fam *F)
+{
+    const char *t = F->y->text;
+    for (const char *p = t; (p = strstr(p, "D(")); p++)
+        if (p == t || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.'))
+            return 1;
+    return 0;
+}
+
+static const char *const d_sections[] = {
+    "define", "potential", "forces", "outputs", "events", "kinetic", "lagrangian",
+    "constraints", "embedding", "mass",
+};
+
+int hs_bd_D_pass(fam *F, int root, const char *diss, int diss_tmpl)
+{
+    sctx S;
+    int rc = 0, have_S = 0;
+    if (!rc && (diss || hs_bd_text_has_D(F) || hs_fm_get(F, root, "kinetic", NULL))) {
+        rc = sctx_init(&S, F, root);
+        have_S = 1;
+    }
+    if (!rc && diss)
+        rc = dissipation_forces(F, &S, root, diss, diss_tmpl);
+    for (size_t s = 0; !rc && have_S && s < sizeof d_sections / sizeof *d_sections; s++) {
+        int v = hs_fm_get(F, root, d_sections[s], NULL), o;
+        if (!v)
+            continue;
+        rc = expand_D_tree(F, &S, v, &o);
+        if (!rc && o != v) {
+            yaml_node_t *rr = NODEP(F, root);
+            for (yaml_node_pair_t *p = rr->data.mapping.pairs.start; p < rr->data.mapping.pairs.top; p++)
+                if (p->value == v)
+                    p->value = o;
+        }
+    }
+    if (have_S)
+        sctx_free(&S);
+    return rc;
+}

@@ -1,0 +1,136 @@
+/* Private to src/model: the load-time expansion of the model language's
+ * larger forms into plain format-1 nodes of the same YAML document, before
+ * the loader reads it (loader.h):
+ *
+ *   family.c  indexed families (`x[i=1..N]` keys and list items), list
+ *             parameters, references `x[i-1]` checked against the ranges,
+ *             `sum(i=a..b, ...)` and `prod(...)`, the mass matrix by entries
+ *   body.c    force elements (`springs`), `dissipation`, rigid `bodies`
+ *             and the total time derivative `D(...)`, written out as
+ *             defines, potential, forces and kinetic energy
+ *
+ * Every node made here keeps its template (the node of the file it came
+ * from) and the index values it was made at (ytree.h: hs_ytree_origin), so
+ * an error in a generated entry points at the template and names the
+ * index. A file that uses none of these forms is left untouched. */
+#ifndef HS_FAMILY_H
+#define HS_FAMILY_H
+
+#include "loader.h"
+
+#define FM_MAX_ENV 16       /* nested indices (families, sums) */
+#define FM_MAX_DIM 4        /* indices of one name: x[i, j, k, l] */
+#define FM_MAX_COUNT 10000000L /* values of one range */
+#define FM_MAX_TEXT (64 << 20)  /* bytes of one expression written out */
+
+typedef struct fm_bind {
+    const char *name;
+    size_t len;
+    long val;
+} fm_bind;
+
+typedef struct fm_base {          /* an indexed name: its index ranges */
+    int ndim;
+    long lo[FM_MAX_DIM], hi[FM_MAX_DIM];
+} fm_base;
+
+typedef struct fm_ref {           /* a reference checked after the expansion */
+    char *name;                   /* the expanded name */
+    size_t base;                  /* index into nm (the base name) */
+    int ndim;
+    long idx[FM_MAX_DIM];
+    int node;                     /* the node it appears in */
+    size_t off;                   /* its offset in that node's value */
+} fm_ref;
+
+typedef struct fam {
+    loader *L;
+    hs_ytree *y;
+    yaml_document_t *doc;
+    hs_error *err;
+    int params;                   /* the file's `parameters` mapping, or 0 */
+    hs_strmap ptab;                  /* parameter name -> pair index */
+    signed char *pstate;          /* [npar] 0 new, 1 busy, 2 done */
+    double *pval;
+    unsigned char *pused;         /* [npar] gives a range or an index */
+    size_t npar;
+    hs_dag *dag;                  /* scratch: index arithmetic */
+    fm_bind env[FM_MAX_ENV];
+    int nenv;
+    size_t capo, caps, capn;      /* capacities of the ytree's origin, seg, notes */
+    char *out;                    /* the value being built */
+    size_t olen, ocap;
+    size_t seg0;                  /* its first segment */
+    long note;                    /* the note of nodes made now, or -1 */
+    hs_strmap names;                 /* every declared indexed name */
+    hs_strmap bases;                 /* base name -> index into base */
+    fm_base *base;
+    char **str;                   /* owned strings (the tables' keys) */
+    size_t nstr, capstr;
+    size_t nbase, capbase;
+    fm_ref *ref;
+    size_t nref, capref;
+    int depth;
+    int cur;                      /* the template being rewritten (errors) */
+    const char *section;          /* the root key being expanded (derive's list) */
+} fam;
+
+/* famtext.c: one text rewritten with the indices bound now */
+enum { RW_EXPR, RW_KEY, RW_DECL };  /* an expression; a key or item (ranges bound); declaring */
+/* A new scalar: template scalar id's bytes [a, b) rewritten, or id itself
+ * when nothing changed (0 on error). */
+int hs_fm_rewrite_scalar(fam *F, int id, size_t a, size_t b, int mode);
+/* The range FIRST..LAST at t[r0..r1) of template tmpl. */
+int hs_fm_eval_range(fam *F, int tmpl, const char *t, size_t r0, size_t r1, long *lo, long *hi);
+int hs_fm_push(fam *F, int tmpl, const char *name, size_t len, long val);
+/* Declare the member `name` of the family named by its first blen bytes. */
+int hs_fm_declare(fam *F, const char *name, size_t blen, int ndim, const long *idx);
+/* The bracket or parenthesis closing the one at t[a] (b when none); the
+ * next top-level comma (b when none); `name = ...` at t[a..b) (the name's
+ * end and *eq, else 0). */
+size_t hs_fm_close_of(const char *t, size_t a, size_t b);
+size_t hs_fm_comma_of(const char *t, size_t a, size_t b);
+size_t hs_fm_binding_at(const char *t, size_t a, size_t b, size_t *eq);
+size_t hs_fm_fmt_long(char *b, long v);     /* v in decimal, NUL-terminated */
+
+static inline int hs_fm_is_id0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static inline int hs_fm_is_id(int c) { return hs_fm_is_id0(c) || (c >= '0' && c <= '9'); }
+
+/* fammass.c: `mass` as a mapping of entries into the format-1 list. */
+int hs_fm_mass_entries(fam *F, int root, int mass, int mkey);
+
+/* family.c: node making (every new node gets an origin) */
+int hs_fm_grow(void **p, size_t *cap, size_t need, size_t size);
+int hs_fm_add_scalar(fam *F, const char *s, size_t len, int tmpl, int identity);
+int hs_fm_add_seq(fam *F, int tmpl);
+int hs_fm_add_map(fam *F, int tmpl);
+int hs_fm_append_item(fam *F, int seq, int item);
+int hs_fm_append_pair(fam *F, int map, int key, int val);
+/* The value of key in mapping id (0 when absent), and the pair's key. */
+int hs_fm_get(fam *F, int map, const char *key, int *keyid);
+int hs_fm_oom(fam *F);
+/* The template of a node (itself for a node of the file). */
+int hs_fm_tmpl(fam *F, int id);
+
+/* deriv.c: text, the root's edits, D(...) and dissipation */
+typedef struct buf {
+    char *s;
+    size_t len, cap;
+} buf;
+int hs_bd_bprintf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *hs_bd_str(fam *F, int id);             /* a scalar's text or NULL */
+size_t hs_bd_map_size(fam *F, int id);
+/* The mapping under key in the root, made when missing (0 on error). */
+int hs_bd_section(fam *F, int root, const char *key, int tmpl);
+int hs_bd_add_entry(fam *F, int map, const char *name, const char *text, int tmpl);
+int hs_bd_text_has_D(fam *F);
+/* forces -dR/dq' of the dissipation diss (NULL: none), then every D(...)
+ * of the expression sections written out. */
+int hs_bd_D_pass(fam *F, int root, const char *diss, int diss_tmpl);
+
+/* body.c: springs, dissipation, bodies and D(...) on the expanded root;
+ * 0 when the file uses none of them. */
+int hs_bd_uses(fam *F, int root);
+int hs_bd_expand(fam *F, int root);
+
+#endif
