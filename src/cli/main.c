@@ -206,12 +206,15 @@ static int find_command(const char *s)
                     strcmp(s + j + 2, names[i] + j + 2) == 0 &&
                     strncmp(s, names[i], j) == 0)
                     near = names[i];
-    char msg[200];
+    char msg[600], list[400];
+    size_t len = 0;
+    list[0] = '\0';
+    for (int i = 0; i <= NCOMMANDS && len < sizeof list; i++)   /* the table's names */
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
     if (near)
         snprintf(msg, sizeof msg, "unknown command '%.100s' (did you mean '%s'?)", s, near);
     else
-        snprintf(msg, sizeof msg, "unknown command '%.100s'; the commands are run, check, "
-                 "columns, derive, eval, help", s);
+        snprintf(msg, sizeof msg, "unknown command '%.100s'; the commands are %s", s, list);
     hs_cli_usage_error(hs_usage_main, "%s", msg);
     return -1;
 }
