@@ -151,7 +151,7 @@ done
 
 begin unknown_command_far
 hs frobnicate
-rc_is 1; err_has "unknown command 'frobnicate'"; err_has "run, check, columns, derive, eval, help"
+rc_is 1; err_has "unknown command 'frobnicate'"; err_has "run, check, columns, derive, eval, batch, equilibrium, modes, animate, help"
 end
 
 begin top_level_option_suggest
