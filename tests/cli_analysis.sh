@@ -259,7 +259,7 @@ hs equilibrium "$T/falling.yaml"
 rc_is 3
 out_empty
 err_has "$T/falling.yaml: error: no equilibrium found: singular Jacobian"
-err_has "(blocking: coordinate 'y':"
+err_has "(blocking: coordinate 'y': no force balance in y"
 err_has "best point: x = 0.3, y = 1"
 err_has "residual: max |Q + G_q^T lambda| = 9.81, max |G| = 0"
 end

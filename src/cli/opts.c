@@ -165,10 +165,13 @@ static int opt_number(const optdef *d, opts *o, const char *val, const char *usa
     return 0;
 }
 
-/* --wrt, -o, --columns, --summary: the text itself. */
+/* --wrt, -o, --columns, --summary: the text itself (a file name of an
+ * output is not empty: refused here, before anything runs). */
 static int opt_text(const optdef *d, opts *o, const char *val, const char *usage)
 {
-    (void)usage;
+    if (!val[0] && (strcmp(d->name, "--output") == 0 || strcmp(d->name, "--summary") == 0
+                    || strcmp(d->name, "--events") == 0))
+        return hs_cli_usage_error(usage, "%s needs a file name, got ''", d->name);
     const char **dst = strcmp(d->name, "--wrt") == 0 ? &o->wrt
                      : strcmp(d->name, "--output") == 0 ? &o->output
                      : strcmp(d->name, "--columns") == 0 ? &o->columns

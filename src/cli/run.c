@@ -155,7 +155,9 @@ static int clobbers(const fileid *a, const fileid *b)
     return !a->exists && !b->exists && a->canon && b->canon && strcmp(a->canon, b->canon) == 0;
 }
 
-/* The model (input) and the outputs: no two of them the same file. */
+/* The inputs (the model, every --params file) and the outputs: no output
+ * is an input or another output (by device and inode when they exist, by
+ * their resolved names when they do not yet). */
 static int check_coincide(const opts *o)
 {
     int use_stdout = !o->output || strcmp(o->output, "-") == 0;
@@ -164,11 +166,18 @@ static int check_coincide(const opts *o)
                 "output: give the trajectory a file with -o, or the events one\n");
         return HS_EXIT_USAGE;
     }
-    fileid f[4];
-    identify(&f[0], "the model file", o->model, strcmp(o->model, "-") == 0 ? 0 : -1);
-    identify(&f[1], use_stdout ? "standard output (the CSV)" : "-o", use_stdout ? "-" : o->output,
+    size_t cap = 4 + o->params.nfiles, nin = 0, nf = 0;
+    fileid *f = calloc(cap, sizeof *f);
+    if (!f)
+        return hs_cli_nomem();
+    identify(&f[nf++], "the model file", o->model, strcmp(o->model, "-") == 0 ? 0 : -1);
+    for (size_t i = 0; i < o->params.nfiles; i++) {
+        const char *pf = o->params.files[i]->file;
+        identify(&f[nf++], "the --params file", pf, strcmp(pf, "-") == 0 ? 0 : -1);
+    }
+    nin = nf;
+    identify(&f[nf++], use_stdout ? "standard output (the CSV)" : "-o", use_stdout ? "-" : o->output,
              use_stdout ? 1 : -1);
-    size_t nf = 2;
     if (o->summary)
         identify(&f[nf++], "--summary", o->summary, -1);
     if (o->events && strcmp(o->events, "-") != 0)
@@ -177,16 +186,18 @@ static int check_coincide(const opts *o)
     for (size_t i = 0; i < nf && !rc; i++)
         if (f[i].nomem)
             rc = hs_cli_nomem();
-    for (size_t i = 0; i < nf && !rc; i++)
-        for (size_t j = i + 1; j < nf && !rc; j++)
+    for (size_t j = nin; j < nf && !rc; j++)
+        for (size_t i = 0; i < j && !rc; i++)
             if (clobbers(&f[i], &f[j])) {
                 fprintf(stderr, "holosim: %s '%s' and %s '%s' are the same file: refusing "
-                        "to %s it\n", f[j].what, f[j].path, f[i].what, f[i].path,
-                        i == 0 ? "overwrite the model with" : "write two outputs into");
+                        "to %s\n", f[j].what, f[j].path, f[i].what, f[i].path,
+                        i == 0 ? "overwrite the model with it"
+                        : i < nin ? "overwrite an input with it" : "write two outputs into it");
                 rc = HS_EXIT_USAGE;
             }
     for (size_t i = 0; i < nf; i++)
         free(f[i].canon);
+    free(f);
     return rc;
 }
 

@@ -107,6 +107,14 @@ typedef struct hs_int_events {
     double *y_trial, *f_trial;  /* [dim] a trial step: state, rates, */
     double *err_trial;          /* error estimate */
     hs_int_fired *fired;        /* [2 n] the events of a step, in time order */
+    hs_prog **g1;               /* [ng1] programs of the functions of the events
+                                 * located so far, one per step that first saw
+                                 * them cross: locating evaluates those alone */
+    size_t ng1;
+    size_t *g1_at;              /* [n] 1 + the program of event e's function (0: none) */
+    size_t *g1_out;             /* [n] its output there */
+    double *g1_regs, *g1_val;   /* scratch of the largest of them: registers, outputs */
+    size_t g1_nregs, g1_nval;
     gsl_odeiv2_driver *trial_drv; /* the stepper of the trial steps (NULL: the
                                  * stepper's dense output locates them) */
     hs_sink *out;               /* --events, or NULL */

@@ -6,6 +6,7 @@
 #include "loader.h"
 
 #include <math.h>
+#include <string.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
@@ -384,6 +385,9 @@ static int compile_out_ev(cbuild *C)
         return C->L->err->code;
     C->nr = 0;
     push(C, m->evf, m->nev);
+    if (!(m->ev_root = xcalloc(m->nev ? m->nev : 1, sizeof *m->ev_root)))
+        return hs_error_set(C->L->err, HS_EXIT_MODEL, "out of memory");
+    memcpy(m->ev_root, C->r, m->nev * sizeof *m->ev_root);
     m->ev_dyn = reads_dynamics(C);
     if (hs_ld_dag_check(C->L) || !(m->prog_ev = hs_prog_compile(m->dag, C->r, C->nr,
                                                                C->L->err)))

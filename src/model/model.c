@@ -293,6 +293,7 @@ void hs_model_free(hs_model *m)
     }
     free(m->ev);
     free(m->evf);
+    free(m->ev_root);
     free(m->sym_a);
     free(m->sym_lam);
     free(m->amb);

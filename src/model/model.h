@@ -180,6 +180,9 @@ typedef struct hs_model {
     size_t nev;
     hs_event *ev;          /* [nev] events: the file's, then --stop-when */
     const hs_node **evf;   /* [nev] their functions g */
+    const hs_node **ev_root; /* [nev] g as compiled into prog_ev (parameters folded,
+                              * kept ones hoisted): the root of one event's own
+                              * program (locating one crossing evaluates one g) */
     /* What outputs and events read beyond (t, q, v) and parameters: the
      * accelerations x'' and the multipliers lambda_NAME are VM inputs of
      * their own (filled from the dynamics at the state, dynamics.h);
