@@ -289,7 +289,7 @@ static int tangent_basis(hs_an *a, const hs_equil *eq, gsl_matrix **Tout, hs_err
             gsl_matrix_free(G);
         if (b < 0) {
             gsl_matrix_free(T);
-            return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(err);
         }
         if (b == 0) {
             *Tout = T;

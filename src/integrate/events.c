@@ -116,7 +116,7 @@ static int compile_g1(hs_int_run *R, const hs_int_fired *list, size_t cnt)
     const hs_node **roots = malloc((cnt ? cnt : 1) * sizeof *roots);
     size_t nr = 0;
     if (!roots)
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        return hs_error_nomem(R->err);
     for (size_t f = 0; f < cnt; f++) {
         size_t e = list[f].e;
         if (E->g1_at[e])
@@ -156,7 +156,7 @@ static int compile_g1(hs_int_run *R, const hs_int_fired *list, size_t cnt)
             if (E->g1_at[list[f].e] == E->ng1 + 1)
                 E->g1_at[list[f].e] = 0;
     free(roots);
-    return rc ? hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory") : 0;
+    return rc ? hs_error_nomem(R->err) : 0;
 }
 
 /* Event e's function at state y, model time t, into *g (f: rates

@@ -386,7 +386,7 @@ static int compile_out_ev(cbuild *C)
     C->nr = 0;
     push(C, m->evf, m->nev);
     if (!(m->ev_root = xcalloc(m->nev ? m->nev : 1, sizeof *m->ev_root)))
-        return hs_error_set(C->L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(C->L->err);
     memcpy(m->ev_root, C->r, m->nev * sizeof *m->ev_root);
     m->ev_dyn = reads_dynamics(C);
     if (hs_ld_dag_check(C->L) || !(m->prog_ev = hs_prog_compile(m->dag, C->r, C->nr,
