@@ -301,7 +301,7 @@ START_TEST(singular_during_run)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    hs_run_opts o = { f, NULL, NULL, 17, NULL, 0, NULL, NULL, NULL, NULL, 0 };
+    hs_run_opts o = { .out = f, .precision = 17 };
     hs_summary s;
     hs_error_init(&err);
     int rc = hs_run(m, &o, &s, &err);

@@ -403,7 +403,7 @@ static int run_text(const char *text, const char *path, const char *columns, hs_
     hs_model *m = load(text, NULL, err);
     ck_assert_msg(m, "%s", err->msg);
     FILE *null = path ? NULL : fopen("/dev/null", "w");
-    hs_run_opts ro = { null, path, columns, 17, NULL, 0, NULL, NULL, NULL, NULL, 0 };
+    hs_run_opts ro = { .out = null, .out_path = path, .columns = columns, .precision = 17 };
     hs_summary sum;
     hs_error_init(err);
     int rc = hs_run(m, &ro, &sum, err);

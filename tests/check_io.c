@@ -1,5 +1,7 @@
-/* CSV output (src/io): exact shortest number formatting, the buffered
- * writer's error detection, column selection. */
+/* Output (src/io): exact shortest number formatting, the buffered
+ * writer's error detection, the CSV sink (its text, nothing before the
+ * first row, a failed write cut back to the last complete row), the table
+ * of formats. */
 #include <check.h>
 
 #include "check_main.h"
@@ -10,8 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/fmt.h"
+#include "io/sink.h"
 #include "io/out.h"
 #include "integrate/integrate.h"
 
@@ -164,6 +171,145 @@ START_TEST(grid_times)
 }
 END_TEST
 
+/* Two columns named by hand (no model needed to write). */
+static hs_col two_cols[2] = { { HS_QTY_T, 0, (char *)"t" }, { HS_QTY_Q, 0, (char *)"x" } };
+static const hs_columns two = { 2, two_cols };
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *b = malloc(1 << 20);
+    ck_assert_ptr_nonnull(b);
+    *len = fread(b, 1, (1 << 20) - 1, f);
+    b[*len] = '\0';
+    fclose(f);
+    return b;
+}
+
+/* The CSV text: header, rows, event rows with a name quoted when it must. */
+START_TEST(csv_text)
+{
+    char *buf = NULL, *ebuf = NULL;
+    size_t len = 0, elen = 0;
+    FILE *f = open_memstream(&buf, &len), *fe = open_memstream(&ebuf, &elen);
+    hs_sink *s = hs_csv_open(f, NULL, 17, 0), *e = hs_csv_open(fe, NULL, 17, 1);
+    ck_assert(s && e);
+    hs_sink_header(s, &two);
+    hs_sink_header(e, &two);
+    double x[2] = { 0.1, -2.5e-300 };
+    hs_sink_row(s, x, 2);
+    x[0] = 3;
+    hs_sink_row(s, x, 2);
+    hs_sink_event_row(e, "hit", x, 2);
+    hs_sink_event_row(e, "a,\"b\"", x, 2);
+    ck_assert_int_eq(s->rows, 2);
+    ck_assert_int_eq(e->rows, 2);
+    ck_assert_int_eq(hs_sink_close(s, 0), 0);
+    ck_assert_int_eq(hs_sink_close(e, 0), 0);
+    fclose(f);
+    fclose(fe);
+    ck_assert_str_eq(buf, "t,x\n0.1,-2.5e-300\n3,-2.5e-300\n");
+    ck_assert_str_eq(ebuf, "event,t,x\nhit,3,-2.5e-300\n\"a,\"\"b\"\"\",3,-2.5e-300\n");
+    free(buf);
+    free(ebuf);
+}
+END_TEST
+
+/* A file to write is created at the first row, not before; an events file
+ * of a run without events holds the header alone (publish). */
+START_TEST(csv_first_row)
+{
+    char dir[] = "/tmp/holosim-io.XXXXXX", p1[64], p2[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(p1, sizeof p1, "%s/a.csv", dir);
+    snprintf(p2, sizeof p2, "%s/e.csv", dir);
+    hs_sink *s = hs_csv_open(NULL, p1, 17, 0), *e = hs_csv_open(NULL, p2, 17, 1);
+    hs_sink_header(s, &two);
+    hs_sink_header(e, &two);
+    struct stat st;
+    ck_assert_int_ne(stat(p1, &st), 0);
+    ck_assert_int_eq(hs_sink_close(s, 0), 0);   /* no row: no file */
+    ck_assert_int_ne(stat(p1, &st), 0);
+    ck_assert_int_eq(hs_sink_close(e, 1), 0);   /* published: the header */
+    size_t len;
+    char *b = slurp(p2, &len);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_str_eq(b, "event,t,x\n");
+    free(b);
+    s = hs_csv_open(NULL, p1, 17, 0);
+    hs_sink_header(s, &two);
+    double x[2] = { 1, 2 };
+    hs_sink_row(s, x, 2);
+    ck_assert_int_eq(stat(p1, &st), 0);         /* there with its first row */
+    ck_assert_int_eq(hs_sink_close(s, 0), 0);
+    b = slurp(p1, &len);
+    ck_assert_str_eq(b, "t,x\n1,2\n");
+    free(b);
+    unlink(p1);
+    unlink(p2);
+    rmdir(dir);
+}
+END_TEST
+
+/* A write that fails (the file size limit) ends the output and cuts the
+ * file back to its last complete row; close reports EFBIG.  (Check runs
+ * the test in a process of its own: the limit stays there.) */
+START_TEST(csv_cut_back)
+{
+    char dir[] = "/tmp/holosim-io.XXXXXX", p[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/cut.csv", dir);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = { 100000, 100000 };
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+        return;                                 /* no limit to set here */
+    hs_sink *s = hs_csv_open(NULL, p, 17, 0);
+    hs_sink_header(s, &two);
+    double x[2];
+    for (int i = 0; i < 20000 && !s->failed; i++) {
+        x[0] = i * 0.001;
+        x[1] = sin(i * 0.37) * 1e-3;            /* rows of varied length */
+        hs_sink_row(s, x, 2);
+    }
+    ck_assert_int_eq(s->failed, 1);
+    ck_assert_int_eq(hs_sink_close(s, 0), EFBIG);
+    size_t len;
+    char *b = slurp(p, &len);
+    ck_assert_ptr_nonnull(b);
+    ck_assert(len > 1000 && len <= 100000);
+    ck_assert_int_eq(b[len - 1], '\n');
+    size_t lines = 0;
+    for (char *q = b; *q; q++)
+        if (*q == '\n') {
+            lines++;
+            char *start = q;
+            while (start > b && start[-1] != '\n')
+                start--;
+            ck_assert_ptr_nonnull(memchr(start, ',', (size_t)(q - start)));
+        }
+    ck_assert(lines > 100);
+    free(b);
+    unlink(p);
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(formats)
+{
+    int unknown = 0;
+    ck_assert_ptr_null(hs_sink_open("xml", stdout, NULL, 17, 0, &unknown));
+    ck_assert_int_eq(unknown, 1);
+    hs_sink *s = hs_sink_open(NULL, stdout, NULL, 17, 0, &unknown);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(unknown, 0);
+    ck_assert_str_eq(s->type->name, "csv");
+    ck_assert_int_eq(hs_sink_close(s, 0), 0);
+    ck_assert_str_eq(hs_sink_formats[0].name, "csv");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("io");
@@ -174,6 +320,10 @@ static Suite *suite(void)
     tcase_add_test(tc, write_error_detected);
     tcase_add_test(tc, precision_honoured);
     tcase_add_test(tc, grid_times);
+    tcase_add_test(tc, csv_text);
+    tcase_add_test(tc, csv_first_row);
+    tcase_add_test(tc, csv_cut_back);
+    tcase_add_test(tc, formats);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -9,13 +9,13 @@
 #include "util/map.h"
 #include "util/vec.h"
 
-/* 100,000 keys spread over 64 bits (ids, and tag << 32 | id as the dag's
+/* 20,000 keys spread over 64 bits (ids, and tag << 32 | id as the dag's
  * cache makes them), each found with its value after every growth; absent
  * keys are absent; a second put of a key returns its slot, not a new one. */
 START_TEST(test_idmap)
 {
     hs_idmap m = HS_IDMAP_INIT(double);
-    enum { N = 100000 };
+    enum { N = 20000 };
     for (uint64_t i = 0; i < N; i++) {
         uint64_t key = i % 2 ? i : (uint64_t)(i % 7) << 32 | i;
         double *v = hs_idmap_put(&m, key);
@@ -57,7 +57,7 @@ START_TEST(test_strmap)
 {
     hs_strmap t = { 0 };
     enum { N = 5000 };
-    static char names[N][16];
+    static char names[N][24];
     for (long i = 0; i < N; i++) {
         snprintf(names[i], sizeof names[i], "x%ld", i);
         ck_assert_int_eq(hs_strmap_put(&t, names[i], strlen(names[i]), i, NULL), 0);
@@ -103,6 +103,7 @@ int main(void)
 {
     Suite *s = suite_create("util");
     TCase *tc = tcase_create("containers");
+    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_idmap);
     tcase_add_test(tc, test_strmap);
     tcase_add_test(tc, test_vec);

@@ -365,6 +365,14 @@ err_has "velocit"
 absent "$T/vel.html" "an output was written"
 end
 
+begin body-default
+# a body without a draw section: its centre and its named point, joined
+sed '/^draw:/,$d' "$M/heavy_top.yaml" >"$T/top.yaml"
+hs animate "$T/top.yaml" -o "$T/top.html"
+rc_is 0
+err_has "drawing point top (top_x, top_y, top_z), point top_tip (top_tip_x, top_tip_y, top_tip_z); segment top-top_tip (a body)"
+end
+
 begin error-nothing-to-draw
 hs animate "$M/rolling_disk.yaml" -o "$T/x.html" -q
 rc_is 0

@@ -157,6 +157,40 @@ refused summary_is_o_new "$T/m.yaml" -o "$T/new.csv" --summary "$T/sub/../new.cs
 refused summary_is_o_dangling_link "$T/m.yaml" -o "$T/dangling-target.csv" --summary "$T/dangling.csv"
 absent "$T/dangling-target.csv" "a refused run created the file"
 
+# every input, not only the model: a --params file (issue 30), by name,
+# through a link, the second of two, under each output option
+printf 'l: 1.5\n' >"$T/p.yaml"
+cp "$T/p.yaml" "$T/p.orig"
+printf 'theta0: 0.2\n' >"$T/p2.yaml"
+(cd "$T" && ln -s p.yaml plink.yaml && ln p.yaml phard.yaml)
+for a in "-o $T/p.yaml" "--summary $T/p.yaml" "--events $T/p.yaml" "-o $T/sub/../p.yaml" \
+         "-o $T/plink.yaml" "-o $T/phard.yaml"; do
+    begin "refused_params_$(echo "$a" | sed 's|'"$T"'/||; s/[^a-z]/_/g')"
+    hs run "$T/m.yaml" --params "$T/p2.yaml" --params "$T/p.yaml" $a
+    rc_is 1
+    err_has "the --params file"
+    err_has "refusing to overwrite an input"
+    same "$T/p.yaml" "$T/p.orig" "the --params file changed"
+    out_empty
+    end
+done
+
+# an empty output name: a usage error at option parsing (nothing runs)
+for o in -o --summary --events; do
+    begin "empty_name_$o"
+    hs run "$T/m.yaml" "$o" ''
+    rc_is 1
+    err_has "needs a file name, got ''"
+    out_empty
+    end
+done
+begin empty_name_equals
+hs run "$T/m.yaml" --output= --progress
+rc_is 1
+err_has "--output needs a file name"
+err_lacks "%"
+end
+
 begin refused_relative_paths
 (cd "$T" && $TO "$H" run m.yaml -o ./m.yaml >"$T/out" 2>"$T/err")
 rc=$?
@@ -368,6 +402,42 @@ limited 0 "$T/kin300.yaml"
 limited 0 "$T/kin1000.yaml"
 sed 's/^  p99999: 1$/  p99999: p0/' "$T/pchain100k.yaml" >"$T/pcycle100k.yaml"
 limited 2 "$T/pcycle100k.yaml" "pcycle100k.yaml:2:3: error: parameter 'p0' depends on itself"
+
+# ---- many events: locating them is linear in their number (issue 30) -------
+# N record events at t = 10 i/(N+1): each row at its time (closed form), and
+# 4N events cost about 4 times N's CPU time (it was 13 times: every function
+# evaluated at every step of every root finder); the bound 8 leaves room
+# for noise, quadratic cost gives 16
+evmodel() {
+    {
+        printf 'coordinates: [x, y]\nmass: [1, 1]\npotential: 9.81*y\n'
+        printf 'constraints: {rod: x^2 + y^2 - 1}\ninitial: {q: {x: 0.6, y: -0.8}}\n'
+        printf 'simulate: {t_end: 10, dt: 0.1}\nevents:\n'
+        awk -v n="$1" 'BEGIN { for (i = 1; i <= n; i++)
+            printf "  e%d: {when: t - 10*%d/%d, action: record}\n", i, i, n + 1 }'
+    } >"$T/ev$1.yaml"
+}
+cputime() {     # cputime ARGS...: holosim's user + system seconds, or nothing
+    /usr/bin/time -f '%U %S' -o "$T/time" "$H" "$@" >/dev/null 2>"$T/err" || return 1
+    awk '{ print $1 + $2 }' "$T/time"
+}
+begin events_linear
+evmodel 2500
+evmodel 10000
+if [ -x /usr/bin/time ]; then
+    c1=$(cputime run "$T/ev2500.yaml" -q -o /dev/null --events "$T/ev2500.csv" --no-native)
+    c4=$(cputime run "$T/ev10000.yaml" -q -o /dev/null --events "$T/ev10000.csv" --no-native)
+    [ -n "$c1" ] && [ -n "$c4" ] || no "the runs failed"
+    [ "$(wc -l <"$T/ev10000.csv")" = 10001 ] || no "not 10000 event rows"
+    awk -F, -v n=10000 'NR > 1 { i = substr($1, 2) + 0; want = 10 * i / (n + 1)
+        d = $2 - want; if (d < 0) d = -d; if (d > 1e-12 * want) bad++ }
+        END { exit bad > 0 }' "$T/ev10000.csv" || no "an event row is not at its time"
+    awk -v a="$c1" -v b="$c4" 'BEGIN { exit !(b <= 8 * (a > 0.05 ? a : 0.05)) }' ||
+        no "4x the events cost ${c4}s against ${c1}s"
+else
+    echo "cli_hostile.sh: /usr/bin/time missing: events_linear only partly run"
+fi
+end
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -62,5 +62,49 @@ HOLOSIM_CACHE=$T/c4 "$H" run "$ROOT/models/pendulum.yaml" -q -o /dev/null
 "$H" check "$ROOT/models/pendulum.yaml" --native=always 2>"$T/err" >/dev/null
 [ $? = 1 ] && ok || no "--native on check is not refused"
 
+# hostile caches: a FIFO, a directory or a link in place of an entry, its
+# lock or its failure record blocks no run (each within 30 s) and is never
+# loaded; the result is the VM's
+if command -v timeout >/dev/null 2>&1; then TO30="timeout 30"; else TO30=""; fi
+P=$ROOT/models/pendulum.yaml
+"$H" run "$P" -q --no-native -o "$T/p-vm.csv"
+for kind in fifo dir link; do
+    C=$T/c-$kind
+    HOLOSIM_CACHE=$C "$H" run "$P" -q --native=always -o /dev/null
+    for e in "$C"/native/k*.so; do
+        k=${e%.so}
+        rm -f "$k.so" "$k.lock" "$k.fail"
+        for x in so lock fail; do
+            case $kind in
+            fifo) mkfifo "$k.$x" ;;
+            dir) mkdir "$k.$x" ;;
+            link) ln -s /dev/zero "$k.$x" ;;
+            esac
+        done
+    done
+    for mode in auto always; do
+        HOLOSIM_CACHE=$C $TO30 "$H" run "$P" -q --native=$mode -o "$T/p-$kind.csv" 2>"$T/err"
+        r=$?
+        [ $r = 0 ] && cmp -s "$T/p-vm.csv" "$T/p-$kind.csv" && ok ||
+            no "a $kind in the cache: --native=$mode exit $r ($(head -c 200 "$T/err"))"
+    done
+done
+
+# $CC with a sanitizer: the flag is dropped, the build loads, later runs too
+CCW=${CC:-cc}
+for i in 1 2; do
+    CC="$CCW -fsanitize=address -pg" HOLOSIM_CACHE=$T/c-asan $TO30 "$H" run "$P" \
+        --native=always -o "$T/p-asan.csv" 2>"$T/err"
+    r=$?
+    [ $r = 0 ] && cmp -s "$T/p-vm.csv" "$T/p-asan.csv" && ! grep -q native "$T/err" && ok ||
+        no "CC with -fsanitize=address, run $i: exit $r ($(head -c 200 "$T/err"))"
+done
+# a compiler killed by a signal is not remembered as failed: auto retries
+printf '#!/bin/sh\nkill -KILL $$\n' >"$T/killcc"
+chmod +x "$T/killcc"
+CC=$T/killcc HOLOSIM_CACHE=$T/c-kill "$H" run "$P" --native=always -o /dev/null 2>"$T/err"
+grep -q 'signal 9' "$T/err" && ok || no "a killed compiler: $(cat "$T/err")"
+ls "$T/c-kill/native/"*.fail >/dev/null 2>&1 && no "a killed compiler was recorded as failed" || ok
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

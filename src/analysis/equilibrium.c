@@ -12,6 +12,7 @@
  * relative to the point, or a residual at round-off relative to the size
  * of its terms (then one more step, when J allows, polishes q and lambda). */
 #include "internal.h"
+#include "../linalg/linalg.h"
 
 #include <float.h>
 #include <math.h>
@@ -529,7 +530,7 @@ static int iterate(newton *w, hs_equil *eq, hs_error *err)
     }
 }
 
-int hs_an_equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *err)
+static int equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *err)
 {
     size_t n = a->n, k = a->k;
     memset(eq, 0, sizeof *eq);
@@ -540,7 +541,7 @@ int hs_an_equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *e
     newton w;
     if (newton_alloc(&w, a) || !eq->q || !eq->lambda) {
         newton_free(&w);
-        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(err);
     }
     memcpy(eq->q, q_start, n * sizeof *eq->q);
     memcpy(w.z->data, q_start, n * sizeof *q_start);
@@ -576,6 +577,14 @@ int hs_an_equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *e
 done:
     newton_free(&w);
     return rc;
+}
+
+int hs_an_equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int r = equilibrium(a, q_start, eq, err);
+    hs_la_restore(h);
+    return r;
 }
 
 void hs_an_equil_free(hs_equil *eq)

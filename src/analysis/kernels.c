@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../io/fmt.h"
+#include "../linalg/linalg.h"
 
 /* One build: the fold maps and the roots of the program being assembled. */
 typedef struct build {
@@ -160,7 +161,7 @@ static int time_vary(build *b, const tdep *td, size_t nt)
     double *big = calloc(nt, sizeof *big), *var = calloc(nt, sizeof *var);
     int *seen = calloc(nt, sizeof *seen), *ok = calloc(nt, sizeof *ok), rc = 0;
     if (!in || !regs || !out || !first || !big || !var || !seen || !ok) {
-        rc = hs_error_set(b->err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(b->err);
         goto done;
     }
     for (size_t j = 0; j < m->npar; j++)
@@ -206,7 +207,7 @@ static int time_check(build *b)
     size_t n = m->n, k = m->k, nt = 0;
     tdep *td = calloc(n * (n + 1) / 2 + n + k, sizeof *td);
     if (!td)
-        return hs_error_set(b->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(b->err);
     b->nroots = 0;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
@@ -226,7 +227,7 @@ static int time_check(build *b)
         }
     }
     if (rc)
-        rc = hs_error_set(b->err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(b->err);
     else if (nt)
         rc = time_vary(b, td, nt);
     free(td);
@@ -280,7 +281,7 @@ static int build_eq(build *b)
     free(Gq);
     free(used);
     if (rc)
-        return hs_error_set(b->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(b->err);
     return 0;
 }
 
@@ -311,7 +312,7 @@ static int build_lin(build *b)
     a->nlin = b->nroots;
     free(used);
     if (rc)
-        return hs_error_set(b->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(b->err);
     return 0;
 }
 
@@ -322,6 +323,8 @@ static int dag_check(build *b)
     if (!hs_dag_failed(b->d))
         return 0;
     const hs_error *de = hs_dag_error(b->d);
+    if (de->code == HS_EXIT_NOMEM)
+        return hs_error_nomem(b->err);
     hs_error_set(b->err, HS_EXIT_MODEL, "%s (while deriving the equilibrium conditions)",
                  de->msg);
     hs_srcpos p = hs_dag_error_pos(b->d);
@@ -350,7 +353,7 @@ static int compile_both(build *b)
     a->out_eq = calloc(a->neq + 1, sizeof *a->out_eq);
     a->out_lin = calloc(a->nlin + 1, sizeof *a->out_lin);
     if (!a->in || !a->regs || !a->out_eq || !a->out_lin)
-        return hs_error_set(b->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(b->err);
     hs_model *m = a->m;
     a->in[m->sym_t] = m->t0;
     for (size_t j = 0; j < m->npar; j++)
@@ -358,7 +361,7 @@ static int compile_both(build *b)
     return 0;
 }
 
-hs_an *hs_an_new(hs_model *m, hs_error *err)
+static hs_an *an_new(hs_model *m, hs_error *err)
 {
     if (m->n + m->k > HS_AN_MAX) {
         hs_error_set(err, HS_EXIT_MODEL, "%s: model too large for equilibrium and modes: "
@@ -370,7 +373,7 @@ hs_an *hs_an_new(hs_model *m, hs_error *err)
     build b = { a, m->dag, (size_t)hs_dag_nsymbols(m->dag), NULL, NULL, NULL, 0, 0, err };
     b.fold = calloc(b.nsym, sizeof *b.fold);
     b.rest = calloc(b.nsym, sizeof *b.rest);
-    int rc = !a || !b.fold || !b.rest ? hs_error_set(err, HS_EXIT_MODEL, "out of memory") : 0;
+    int rc = !a || !b.fold || !b.rest ? hs_error_nomem(err) : 0;
     if (!rc) {
         a->m = m;
         a->n = m->n;
@@ -391,6 +394,14 @@ hs_an *hs_an_new(hs_model *m, hs_error *err)
         return NULL;
     }
     return a;
+}
+
+hs_an *hs_an_new(hs_model *m, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    hs_an *r = an_new(m, err);
+    hs_la_restore(h);
+    return r;
 }
 
 void hs_an_free(hs_an *a)

@@ -25,6 +25,7 @@
  * parts; D is 0 for a model without velocity-dependent forces, and a
  * moving chart's Coriolis terms give its antisymmetric part. */
 #include "internal.h"
+#include "../linalg/linalg.h"
 
 #include <float.h>
 #include <math.h>
@@ -42,7 +43,9 @@
 /* The reduced matrices of one linearization (m = dof). */
 typedef struct reduced {
     size_t n, m;
-    gsl_matrix *Mr, *Kr, *Cr;   /* m x m */
+    double w0;                  /* the time scale: the matrices below are those of
+                                 * tau = w0 t, each eigenvalue s = w0 s_tau */
+    gsl_matrix *Mr, *Kr, *Cr;   /* m x m, scaled (balance) */
     gsl_matrix *L;              /* Cholesky factor of Mr (lower) */
 } reduced;
 
@@ -54,9 +57,29 @@ static void reduced_free(reduced *r)
             gsl_matrix_free(mats[i]);
 }
 
-/* X = T^T A T (A n x n, T n x m), scaled by s. */
-static int congruence(const gsl_matrix *A, const gsl_matrix *T, double s, gsl_matrix *X)
+static int is_zero(const gsl_matrix *X)
 {
+    for (size_t i = 0; i < X->size1; i++)
+        for (size_t j = 0; j < X->size2; j++)
+            if (gsl_matrix_get(X, i, j) != 0)
+                return 0;
+    return 1;
+}
+
+/* X = T^T A T (A n x n, T n x m), scaled by s; T = I (no constraints) and
+ * A = 0 (no damping) without the two n x n x m products. */
+static int congruence(const gsl_matrix *A, const gsl_matrix *T, int T_is_I, double s,
+                      gsl_matrix *X)
+{
+    if (is_zero(A)) {
+        gsl_matrix_set_zero(X);
+        return 0;
+    }
+    if (T_is_I) {
+        gsl_matrix_memcpy(X, A);
+        gsl_matrix_scale(X, s);
+        return 0;
+    }
     gsl_matrix *AT = gsl_matrix_alloc(A->size1, T->size2);
     if (!AT)
         return -1;
@@ -66,7 +89,54 @@ static int congruence(const gsl_matrix *A, const gsl_matrix *T, double s, gsl_ma
     return 0;
 }
 
-/* Mr, Kr, Cr at eq in the basis T; the Cholesky factor of Mr.  0, or exit
+static double max_abs(const gsl_matrix *X)
+{
+    double mx = 0;
+    for (size_t i = 0; i < X->size1; i++)
+        for (size_t j = 0; j < X->size2; j++)
+            mx = fmax(mx, fabs(gsl_matrix_get(X, i, j)));
+    return mx;
+}
+
+/* 2^e, e even, near x > 0: scaling by it is exact, and so is its sqrt. */
+static int even_exp(double x)
+{
+    int e = ilogb(x);
+    return e - (e & 1);
+}
+
+/* Scale M y'' + C y' + K y = 0 to order one before any product is formed
+ * (masses 1e-160, stiffnesses 1e160: M^-1 K would overflow): with sM =
+ * max|M|, sK = max|K|, w0 = sqrt(sK / sM), tau = w0 t gives (M / sM) y'' +
+ * (C / sqrt(sM sK)) y' + (K / sK) y = 0, eigenvalues s / w0, the same
+ * shapes (no stiffness: w0 = max|C| / sM; neither: 1).  The scales are even
+ * powers of two: exact, square roots too, so away from overflow the
+ * results are the unscaled ones to the last bit. */
+static void balance(reduced *r)
+{
+    double sM = max_abs(r->Mr), sK = max_abs(r->Kr), sC = max_abs(r->Cr);
+    r->w0 = 1;
+    if (!(sM > 0) || !isfinite(sM) || !isfinite(sK) || !isfinite(sC))
+        return;
+    int aM = even_exp(sM), aK, aC;
+    if (sK > 0) {
+        aK = even_exp(sK);
+        aC = (aM + aK) / 2;                 /* C / sqrt(sM sK) */
+        r->w0 = ldexp(1, (aK - aM) / 2);
+    } else if (sC > 0) {
+        aC = even_exp(sC);
+        aK = 2 * aC - aM;                    /* K / (sM w0^2), w0 = 2^(aC - aM) */
+        r->w0 = ldexp(1, aC - aM);
+    } else {
+        aK = aC = aM;
+    }
+    gsl_matrix_scale(r->Mr, ldexp(1, -aM));
+    gsl_matrix_scale(r->Kr, ldexp(1, -aK));
+    gsl_matrix_scale(r->Cr, ldexp(1, -aC));
+}
+
+/* Mr, Kr, Cr at eq in the basis T (balanced, r->w0); the Cholesky factor
+ * of Mr.  0, or exit
  * 3 (non-finite values, Mr not positive definite). */
 static int reduce(hs_an *a, const hs_equil *eq, const gsl_matrix *T, reduced *r,
                   hs_error *err)
@@ -83,7 +153,7 @@ static int reduce(hs_an *a, const hs_equil *eq, const gsl_matrix *T, reduced *r,
     r->L = gsl_matrix_alloc(m, m);
     int rc = 0;
     if (!M || !S || !D || !r->Mr || !r->Kr || !r->Cr || !r->L) {
-        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(err);
         goto done;
     }
     if (!hs_ak_eval_eq(a, eq->q)) {
@@ -99,11 +169,13 @@ static int reduce(hs_an *a, const hs_equil *eq, const gsl_matrix *T, reduced *r,
     }
     hs_ak_fill_M(a, M);
     hs_ak_fill_D(a, D);
-    if (congruence(M, T, 1, r->Mr) || congruence(S, T, -1, r->Kr) ||
-        congruence(D, T, -1, r->Cr)) {
-        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+    int T_is_I = a->k == 0 && m == n;        /* tangent_basis and hs_an_linearize: I */
+    if (congruence(M, T, T_is_I, 1, r->Mr) || congruence(S, T, T_is_I, -1, r->Kr) ||
+        congruence(D, T, T_is_I, -1, r->Cr)) {
+        rc = hs_error_nomem(err);
         goto done;
     }
+    balance(r);
     gsl_matrix_memcpy(r->L, r->Mr);
     if (m && gsl_linalg_cholesky_decomp1(r->L) != GSL_SUCCESS) {
         rc = hs_error_set(err, HS_EXIT_INCONSISTENT, "the %s is not positive definite on "
@@ -141,6 +213,58 @@ static int dependent(hs_an *a, size_t j, hs_error *err)
     return HS_EXIT_INCONSISTENT;
 }
 
+/* From this n on, the blocked QR first (tangent_basis_blocked) */
+#define BLOCKED_QR_N 256
+
+/* The basis of tangent_basis for large n, by the blocked (level 3) QR
+ * G_q^T = Q R, Q = I - V W V^T (gsl_linalg_QR_decomp_r: V unit lower
+ * trapezoidal in A, W k x k upper triangular): the last n - k columns of Q
+ * are Q [0; I] = [-V1 W V2^T; I - V2 W V2^T], two products instead of the
+ * n x n Q applied reflector by reflector (which took most of the time near
+ * n + k = 2000).  1 when some |R_jj| falls below RANK_TOL of the largest
+ * column of G_q^T (then the pivoted QR names the dependent constraint), 0
+ * with T filled, -1 out of memory. */
+static int tangent_basis_blocked(const gsl_matrix *Gq, gsl_matrix *T)
+{
+    size_t k = Gq->size1, n = Gq->size2, m = n - k;
+    gsl_matrix *A = gsl_matrix_alloc(n, k), *W = gsl_matrix_alloc(k, k);
+    gsl_matrix *Y = gsl_matrix_alloc(k, m ? m : 1);
+    int rc = -1;
+    if (!A || !W || !Y)
+        goto done;
+    gsl_matrix_transpose_memcpy(A, Gq);
+    double r0 = 0;
+    for (size_t j = 0; j < k; j++) {
+        gsl_vector_const_view c = gsl_matrix_const_column(A, j);
+        r0 = fmax(r0, gsl_blas_dnrm2(&c.vector));
+    }
+    if (gsl_linalg_QR_decomp_r(A, W)) {
+        rc = 1;
+        goto done;
+    }
+    rc = 0;
+    for (size_t j = 0; j < k && !rc; j++)
+        rc = !(fabs(gsl_matrix_get(A, j, j)) > RANK_TOL * r0);
+    if (rc || !m)
+        goto done;
+    gsl_matrix_const_view V1 = gsl_matrix_const_submatrix(A, 0, 0, k, k);
+    gsl_matrix_const_view V2 = gsl_matrix_const_submatrix(A, k, 0, m, k);
+    gsl_matrix_view T1 = gsl_matrix_submatrix(T, 0, 0, k, m);
+    gsl_matrix_view T2 = gsl_matrix_submatrix(T, k, 0, m, m);
+    gsl_matrix_transpose_memcpy(Y, &V2.matrix);                         /* V2^T */
+    gsl_blas_dtrmm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, 1.0, W, Y);
+    gsl_matrix_memcpy(&T1.matrix, Y);
+    gsl_blas_dtrmm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, -1.0, &V1.matrix,
+                   &T1.matrix);                                         /* -V1 W V2^T */
+    gsl_matrix_set_identity(&T2.matrix);
+    gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, -1.0, &V2.matrix, Y, 1.0, &T2.matrix);
+done:
+    gsl_matrix_free(A);              /* (GSL's _free takes NULL) */
+    gsl_matrix_free(W);
+    gsl_matrix_free(Y);
+    return rc;
+}
+
 /* An orthonormal basis T (n x (n - rank)) of ker G_q(q*): the last n -
  * rank columns of Q in the column-pivoted QR factorization G_q^T P = Q R;
  * the rank into *rank_out.  Redundant constraints (rank < k) are an error
@@ -157,10 +281,28 @@ static int tangent_basis(hs_an *a, const hs_equil *eq, gsl_matrix **Tout, int re
     gsl_matrix *T = NULL;
     if (!k) {
         if (!(T = gsl_matrix_alloc(n, n)))
-            return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(err);
         gsl_matrix_set_identity(T);
         *Tout = T;
         return 0;
+    }
+    if (n >= BLOCKED_QR_N && k < n) {     /* full rank found by the blocked QR, else QRPT */
+        gsl_matrix *G = jacobian_at(a, eq);
+        T = gsl_matrix_alloc(n, n - k);
+        int b = G && T ? tangent_basis_blocked(G, T) : -1;
+        if (G)
+            gsl_matrix_free(G);
+        if (b < 0) {
+            if (T)
+                gsl_matrix_free(T);
+            return hs_error_nomem(err);
+        }
+        if (b == 0) {
+            *Tout = T;
+            return 0;
+        }
+        gsl_matrix_free(T);
+        T = NULL;
     }
     gsl_matrix *Gq = jacobian_at(a, eq), *A = gsl_matrix_alloc(n, k);
     gsl_matrix *Q = gsl_matrix_alloc(n, n), *R = gsl_matrix_alloc(n, k);
@@ -169,7 +311,7 @@ static int tangent_basis(hs_an *a, const hs_equil *eq, gsl_matrix **Tout, int re
     int rc = 0, signum;
     size_t rank = 0;
     if (!Gq || !A || !Q || !R || !tau || !norm || !p) {
-        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(err);
         goto done;
     }
     gsl_matrix_transpose_memcpy(A, Gq);
@@ -184,7 +326,7 @@ static int tangent_basis(hs_an *a, const hs_equil *eq, gsl_matrix **Tout, int re
         if (!allow && (j >= n || !(fabs(gsl_matrix_get(R, j, j)) > RANK_TOL * r0)))
             rc = dependent(a, gsl_permutation_get(p, j), err);
     if (!rc && !(T = gsl_matrix_alloc(n, n - rank ? n - rank : 1)))
-        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(err);
     if (!rc && n > rank) {
         gsl_matrix_const_view Q2 = gsl_matrix_const_submatrix(Q, 0, rank, n, n - rank);
         gsl_matrix_memcpy(T, &Q2.matrix);
@@ -250,9 +392,133 @@ static void to_model(const gsl_matrix *T, const double *y, double *dq)
     gsl_blas_dgemv(CblasNoTrans, 1.0, T, &yv.vector, 0.0, &dv.vector);
 }
 
-/* Conservative and undamped: K phi = omega^2 M phi (gsl_eigen_gensymmv).
- * mu = omega^2 > 0 gives s = +-i omega (one row), mu < 0 the real pair
- * s = +-sqrt(-mu) (two rows), mu = 0 (to round-off) s = 0 twice. */
+/* The rows of a mode of K phi = mu M phi, shape dq in the model's
+ * coordinates: mu = omega^2 > 0 gives s = +-i omega (one row), mu < 0 the
+ * real pair s = +-sqrt(-mu) (two rows), mu = 0 (to round-off of mumax)
+ * s = 0 twice. */
+static void add_sym_mode(rows *R, double u, double mumax, const double *dq)
+{
+    if (fabs(u) <= 64 * DBL_EPSILON * mumax)
+        u = 0;
+    if (u > 0) {
+        add_row(R, 0, sqrt(u), dq, NULL);
+    } else {
+        double rt = u < 0 ? sqrt(-u) : 0.0;
+        add_row(R, rt, 0, dq, NULL);
+        add_row(R, -rt + 0.0, 0, dq, NULL);   /* s = 0 twice: no -0 */
+    }
+}
+
+#ifdef HS_HAVE_LAPACK
+/* LAPACK (built with the BLAS, Makefile): the symmetric eigensolver by
+ * divide and conquer, level 3 throughout, where GSL's implicit QR updates
+ * the eigenvectors one rotation at a time (70% of modes near the limit). */
+void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda,
+             double *w, double *work, const int *lwork, int *iwork, const int *liwork,
+             int *info);
+
+#define LAPACK_M 256        /* degrees of freedom from which LAPACK solves */
+
+/* Conservative, large: Kt z = mu z (Kt = L^-1 Kr L^-T, symmetrized), y =
+ * L^-T z.  0, -1 out of memory, -2 no convergence. */
+static int solve_syevd(const reduced *r, const gsl_matrix *Kt, const gsl_matrix *T, rows *R)
+{
+    size_t m = r->m, n = r->n;
+    int mi = (int)m, lwork = -1, liwork = -1, info = 0, iw0 = 0;
+    double w0 = 0;
+    dsyevd_("V", "U", &mi, NULL, &mi, NULL, &w0, &lwork, &iw0, &liwork, &info);
+    lwork = (int)w0;
+    liwork = iw0;
+    double *A = malloc(m * m * sizeof *A), *mu = malloc(m * sizeof *mu);
+    double *work = malloc((size_t)(lwork > 1 ? lwork : 1) * sizeof *work);
+    int *iwork = malloc((size_t)(liwork > 1 ? liwork : 1) * sizeof *iwork);
+    gsl_matrix *DQ = gsl_matrix_alloc(m, n);
+    int rc = -1;
+    if (A && mu && work && iwork && DQ && !info) {
+        for (size_t i = 0; i < m; i++)       /* symmetric: row- and column-major alike */
+            for (size_t j = 0; j < m; j++)
+                A[i * m + j] = 0.5 * (gsl_matrix_get(Kt, i, j) + gsl_matrix_get(Kt, j, i));
+        dsyevd_("V", "U", &mi, A, &mi, mu, work, &lwork, iwork, &liwork, &info);
+        rc = info ? -2 : 0;
+    }
+    double mumax = 0;
+    for (size_t i = 0; !rc && i < m; i++)
+        mumax = fmax(mumax, fabs(mu[i]));
+    if (!rc) {
+        /* the eigenvectors z_i are the rows of Z (column-major A); all at
+         * once: rows y_i^T = z_i^T L^-1, then dq_i^T = y_i^T T^T */
+        gsl_matrix_view Z = gsl_matrix_view_array(A, m, m);
+        gsl_blas_dtrsm(CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, 1.0, r->L,
+                       &Z.matrix);
+        gsl_blas_dgemm(CblasNoTrans, CblasTrans, 1.0, &Z.matrix, T, 0.0, DQ);
+    }
+    for (size_t i = 0; !rc && i < m; i++)
+        add_sym_mode(R, mu[i], mumax, DQ->data + i * DQ->tda);
+    void *v[] = { A, mu, work, iwork };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        free(v[i]);
+    if (DQ)
+        gsl_matrix_free(DQ);
+    return rc;
+}
+
+void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda,
+            double *wr, double *wi, double *vl, const int *ldvl, double *vr, const int *ldvr,
+            double *work, const int *lwork, int *info);
+
+/* Damped or gyroscopic, large: the first-order form of solve_nonsymm by
+ * LAPACK's dgeev (blocked Hessenberg reduction and multishift QR, where
+ * GSL's Francis QR works a rotation at a time).  0, -1, -2 as there. */
+static int solve_geev(const reduced *r, const gsl_matrix *Kt, const gsl_matrix *Ct,
+                      const gsl_matrix *T, rows *R)
+{
+    size_t m = r->m, n = r->n, m2 = 2 * m;
+    int ni = (int)m2, one = 1, lwork = -1, info = 0;
+    double w0 = 0;
+    dgeev_("N", "V", &ni, NULL, &ni, NULL, NULL, NULL, &one, NULL, &ni, &w0, &lwork, &info);
+    lwork = (int)w0;
+    double *A = calloc(m2 * m2, sizeof *A), *VR = malloc(m2 * m2 * sizeof *VR);
+    double *wr = malloc(m2 * sizeof *wr), *wi = malloc(m2 * sizeof *wi);
+    double *work = malloc((size_t)(lwork > 1 ? lwork : 1) * sizeof *work);
+    double *yr = malloc(m * sizeof *yr), *yi = malloc(m * sizeof *yi);
+    double *dr = malloc(n * sizeof *dr), *di = malloc(n * sizeof *di);
+    int rc = -1;
+    if (A && VR && wr && wi && work && yr && yi && dr && di && !info) {
+        /* column-major: A[i + j m2] = A_ij */
+        for (size_t i = 0; i < m; i++) {
+            A[i + (m + i) * m2] = 1.0;
+            for (size_t j = 0; j < m; j++) {
+                A[m + i + j * m2] = -gsl_matrix_get(Kt, i, j);
+                A[m + i + (m + j) * m2] = -gsl_matrix_get(Ct, i, j);
+            }
+        }
+        dgeev_("N", "V", &ni, A, &ni, wr, wi, NULL, &one, VR, &ni, work, &lwork, &info);
+        rc = info ? -2 : 0;
+    }
+    for (size_t e = 0; !rc && e < m2; e++) {
+        if (wi[e] < 0)
+            continue;                  /* the conjugate of the pair's first */
+        const double *vre = VR + e * m2, *vim = wi[e] > 0 && e + 1 < m2 ? VR + (e + 1) * m2 : NULL;
+        for (size_t j = 0; j < m; j++) {
+            yr[j] = vre[j];
+            yi[j] = vim ? vim[j] : 0.0;
+        }
+        gsl_vector_view vr = gsl_vector_view_array(yr, m), vi = gsl_vector_view_array(yi, m);
+        gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, r->L, &vr.vector);
+        gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, r->L, &vi.vector);
+        to_model(T, yr, dr);
+        to_model(T, yi, di);
+        add_row(R, wr[e], wi[e] > 0 ? wi[e] : 0.0, dr, di);
+    }
+    void *v[] = { A, VR, wr, wi, work, yr, yi, dr, di };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        free(v[i]);
+    return rc;
+}
+#endif
+
+/* Conservative and undamped: K phi = omega^2 M phi (gsl_eigen_gensymmv),
+ * the rows of add_sym_mode. */
 static int solve_gensymm(const reduced *r, const gsl_matrix *T, rows *R)
 {
     size_t m = r->m, n = r->n;
@@ -274,19 +540,10 @@ static int solve_gensymm(const reduced *r, const gsl_matrix *T, rows *R)
     for (size_t i = 0; !rc && i < m; i++)
         mumax = fmax(mumax, fabs(gsl_vector_get(mu, i)));
     for (size_t i = 0; !rc && i < m; i++) {
-        double u = gsl_vector_get(mu, i);
-        if (fabs(u) <= 64 * DBL_EPSILON * mumax)
-            u = 0;
         for (size_t j = 0; j < m; j++)
             y[j] = gsl_matrix_get(phi, j, i);
         to_model(T, y, dq);
-        if (u > 0) {
-            add_row(R, 0, sqrt(u), dq, NULL);
-        } else {
-            double rt = u < 0 ? sqrt(-u) : 0.0;
-            add_row(R, rt, 0, dq, NULL);
-            add_row(R, -rt + 0.0, 0, dq, NULL);   /* s = 0 twice: no -0 */
-        }
+        add_sym_mode(R, gsl_vector_get(mu, i), mumax, dq);
     }
     gsl_matrix_free(K);
     gsl_matrix_free(Mc);
@@ -358,21 +615,12 @@ static int solve_nonsymm(const reduced *r, const gsl_matrix *Kt, const gsl_matri
     return rc;
 }
 
-static double max_abs_mat(const gsl_matrix *X)
-{
-    double mx = 0;
-    for (size_t i = 0; i < X->size1; i++)
-        for (size_t j = 0; j < X->size2; j++)
-            mx = fmax(mx, fabs(gsl_matrix_get(X, i, j)));
-    return mx;
-}
-
 /* Undamped, without gyroscopic terms, K symmetric: all to round-off
  * relative to the natural frequency scale (a moving chart leaves its
  * cancelled Coriolis terms at that level). */
 static int is_conservative(const gsl_matrix *Kt, const gsl_matrix *Ct)
 {
-    double kmax = max_abs_mat(Kt), cmax = max_abs_mat(Ct), asym = 0;
+    double kmax = max_abs(Kt), cmax = max_abs(Ct), asym = 0;
     for (size_t i = 0; i < Kt->size1; i++)
         for (size_t j = 0; j < i; j++)
             asym = fmax(asym, fabs(gsl_matrix_get(Kt, i, j) - gsl_matrix_get(Kt, j, i)));
@@ -437,7 +685,8 @@ static void rows_free(rows *R)
 }
 
 /* The eigenproblem of the reduced system r in the basis T: rows into md. */
-static int eigen(const reduced *r, const gsl_matrix *T, hs_modes *md, hs_error *err)
+static int eigen(const reduced *r, const gsl_matrix *T, const char *file, hs_modes *md,
+                 hs_error *err)
 {
     size_t m = r->m, n = r->n, cap = 2 * m;
     rows R = { n, 0, malloc(cap * sizeof(double)), malloc(cap * sizeof(double)),
@@ -448,9 +697,21 @@ static int eigen(const reduced *r, const gsl_matrix *T, hs_modes *md, hs_error *
         gsl_matrix_memcpy(Kt, r->Kr);
         gsl_matrix_memcpy(Ct, r->Cr);
         whiten(r->L, Kt);
-        whiten(r->L, Ct);
+        if (!is_zero(Ct))                     /* undamped: Ct stays 0 */
+            whiten(r->L, Ct);
         md->conservative = is_conservative(Kt, Ct);
-        rc = md->conservative ? solve_gensymm(r, T, &R) : solve_nonsymm(r, Kt, Ct, T, &R);
+#ifdef HS_HAVE_LAPACK
+        if (m >= LAPACK_M)
+            rc = md->conservative ? solve_syevd(r, Kt, T, &R) : solve_geev(r, Kt, Ct, T, &R);
+        else
+#endif
+            rc = md->conservative ? solve_gensymm(r, T, &R) : solve_nonsymm(r, Kt, Ct, T, &R);
+    }
+    for (size_t i = 0; !rc && i < R.cnt; i++) {      /* back to the model's time */
+        R.sigma[i] *= r->w0;
+        R.omega[i] *= r->w0;
+        if (!isfinite(R.sigma[i]) || !isfinite(R.omega[i]))
+            rc = -3;
     }
     if (!rc)
         rc = finish(&R, md);
@@ -459,10 +720,16 @@ static int eigen(const reduced *r, const gsl_matrix *T, hs_modes *md, hs_error *
     rows_free(&R);
     if (rc == -2)
         return hs_error_set(err, HS_EXIT_INCONSISTENT, "the eigensolver did not converge");
-    return rc ? hs_error_set(err, HS_EXIT_MODEL, "out of memory") : 0;
+    if (rc == -3) {
+        rc = hs_error_set(err, HS_EXIT_INCONSISTENT, "an eigenvalue of the linearization is "
+                          "beyond the range of doubles (rate scale %.3g per time unit)", r->w0);
+        snprintf(err->file, sizeof err->file, "%s", file);
+        return rc;
+    }
+    return rc ? hs_error_nomem(err) : 0;
 }
 
-int hs_an_modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err)
+static int modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err)
 {
     memset(md, 0, sizeof *md);
     md->n = a->n;
@@ -480,10 +747,18 @@ int hs_an_modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err)
     reduced r;
     rc = reduce(a, eq, T, &r, err);
     if (!rc)
-        rc = eigen(&r, T, md, err);
+        rc = eigen(&r, T, a->m->file, md, err);
     reduced_free(&r);
     gsl_matrix_free(T);
     return rc;
+}
+
+int hs_an_modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int r = modes(a, eq, md, err);
+    hs_la_restore(h);
+    return r;
 }
 
 void hs_an_modes_free(hs_modes *md)
@@ -518,14 +793,14 @@ static int state_basis(hs_an *a, const hs_equil *eq, hs_linear *lin, gsl_matrix 
     gsl_permutation *p = gsl_permutation_alloc(n), *pk = gsl_permutation_alloc(k);
     int rc = 0, signum;
     if (!Gq || !A || !GD || !tau || !norm || !x || !p || !pk) {
-        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(err);
         goto done;
     }
     gsl_matrix_memcpy(A, Gq);
     gsl_linalg_QRPT_decomp(A, tau, p, &signum, norm);   /* rank k: tangent_basis */
     unsigned char *is_solved = calloc(n, 1);
     if (!is_solved) {
-        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(err);
         goto done;
     }
     for (size_t j = 0; j < k; j++) {
@@ -562,11 +837,14 @@ done:
     return rc;
 }
 
-/* A = [0 I; -Mr^-1 Kr  -Mr^-1 Cr] into lin->A. */
-static void state_matrix(const reduced *r, hs_linear *lin)
+/* A = [0 I; -Mr^-1 Kr  -Mr^-1 Cr] into lin->A, in the model's time: the
+ * balanced blocks times w0^2 and w0.  -1 when an entry is beyond the
+ * range of doubles. */
+static int state_matrix(const reduced *r, hs_linear *lin)
 {
     size_t m = r->m, m2 = 2 * m;
     double *A = lin->A;
+    int bad = 0;
     memset(A, 0, m2 * m2 * sizeof *A);
     gsl_vector *col = gsl_vector_alloc(m);
     for (size_t i = 0; i < m; i++)
@@ -577,14 +855,21 @@ static void state_matrix(const reduced *r, hs_linear *lin)
             for (size_t i = 0; i < m; i++)
                 gsl_vector_set(col, i, gsl_matrix_get(X, i, j));
             gsl_linalg_cholesky_svx(r->L, col);
-            for (size_t i = 0; i < m; i++)
-                A[(m + i) * m2 + (which ? m : 0) + j] = 0.0 - gsl_vector_get(col, i);
+            for (size_t i = 0; i < m; i++) {
+                double v = 0.0 - gsl_vector_get(col, i);
+                v = which ? v * r->w0 : v * r->w0 * r->w0;
+                A[(m + i) * m2 + (which ? m : 0) + j] = v;
+                bad |= !isfinite(v);
+            }
         }
     }
+    if (!col)
+        return -1;
     gsl_vector_free(col);
+    return -bad;
 }
 
-int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
+static int linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
 {
     size_t n = a->n, k = a->k;
     memset(lin, 0, sizeof *lin);
@@ -598,7 +883,7 @@ int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
     lin->solved = calloc(k + 1, sizeof *lin->solved);
     lin->A = calloc(4 * m * m + 1, sizeof *lin->A);
     if (!lin->state || !lin->solved || !lin->A)
-        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(err);
     gsl_matrix *T;
     size_t rank;      /* the linearized state needs full rank: redundancy refused */
     int rc = tangent_basis(a, eq, &T, 0, &rank, err);   /* the rank check, naming a constraint */
@@ -611,7 +896,7 @@ int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
         return 0;
     }
     if (!(T = gsl_matrix_alloc(n, m)))
-        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(err);
     if (k) {
         rc = state_basis(a, eq, lin, T, err);
     } else {
@@ -623,11 +908,22 @@ int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
     memset(&r, 0, sizeof r);
     if (!rc)
         rc = reduce(a, eq, T, &r, err);
-    if (!rc)
-        state_matrix(&r, lin);
+    if (!rc && state_matrix(&r, lin)) {
+        rc = hs_error_set(err, HS_EXIT_INCONSISTENT, "an entry of the state-space matrix is "
+                          "beyond the range of doubles (rate scale %.3g per time unit)", r.w0);
+        snprintf(err->file, sizeof err->file, "%s", a->m->file);
+    }
     reduced_free(&r);
     gsl_matrix_free(T);
     return rc;
+}
+
+int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int r = linearize(a, eq, lin, err);
+    hs_la_restore(h);
+    return r;
 }
 
 void hs_an_linear_free(hs_linear *lin)

@@ -157,9 +157,10 @@ static int check_output(const opts *o, const char *csv)
     const char *d = !slash ? "." : slash == dir ? "/" : dir;
     int ok = dir && access(d, W_OK | X_OK) == 0;
     int e = errno;
+    if (!dir)
+        return hs_cli_nomem();
     if (!ok)
-        fprintf(stderr, "holosim: cannot write '%s': %s\n", out, dir ? strerror(e) :
-                "out of memory");
+        fprintf(stderr, "holosim: cannot write '%s': %s\n", out, strerror(e));
     free(dir);
     return ok ? 0 : HS_EXIT_USAGE;
 }
@@ -291,7 +292,7 @@ static int read_rows(reader *R, hs_anim *A, evalctx *E, const char *const *plots
     if (!hdr || !cols) {
         free(hdr);
         free(cols);
-        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(err);
     }
     for (char *s = hdr, *tok; (tok = strsep(&s, ","));) {
         while (*tok == ' ' || *tok == '"')
@@ -308,7 +309,7 @@ static int read_rows(reader *R, hs_anim *A, evalctx *E, const char *const *plots
     size_t nmiss[3] = { 0, 0, 0 };
     int rc = 0;
     if (!R->want || !R->row)
-        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(err);
     for (size_t w = 0; !rc && w < R->nwant; w++) {
         const char *name = w == 0 ? "t" : w <= m->n ? m->qname[w - 1] : plots[w - 1 - m->n];
         int needed = w == 0 || w > m->n || hs_draw_reads(m, w - 1);
@@ -381,13 +382,13 @@ static int read_rows(reader *R, hs_anim *A, evalctx *E, const char *const *plots
         if (parse_row(R, R->line, lineno, err))
             return err->code;
         if (add_frame(A, R, E))
-            return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(err);
     }
     if (R->has_pend) {                     /* the last row is always a frame */
         if (parse_row(R, R->pend, R->pend_no, err))
             return err->code;
         if (add_frame(A, R, E))
-            return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(err);
     }
     if (!A->nframe) {
         hs_error_at(err, HS_EXIT_MODEL, R->name, 2, 1, "", "the CSV has a header and no rows");
@@ -641,7 +642,7 @@ static int animate(opts *o, const aopts *ao, const char *csv)
     if (rc) {
         hs_model_free(m);
         free_list(plots, nplot);
-        return hs_cli_fail(&(hs_error){ .code = 1, .msg = "out of memory" });
+        return hs_cli_nomem();
     }
     A.speed = ao->speed;
     A.fps = ao->fps;
@@ -702,7 +703,7 @@ static int animate(opts *o, const aopts *ao, const char *csv)
         E.val = calloc(m->draw->nout + 1, sizeof *E.val);
         E.qcol = calloc(m->n + 1, sizeof *E.qcol);
         if (!E.in || !E.regs || !E.q || !E.val || !E.qcol) {
-            rc = hs_error_set(&err, 1, "out of memory");
+            rc = hs_error_nomem(&err);
         } else {
             hs_model_inputs(m, E.in);
             rc = read_rows(&R, &A, &E, (const char *const *)A.plotname, A.nplot, &err);
@@ -731,11 +732,9 @@ static int animate(opts *o, const aopts *ao, const char *csv)
 int hs_cli_animate(int argc, char **argv)
 {
     opts o;
-    int rc = hs_cli_parse_opts(argc, argv, hs_usage_animate, CMD_ANIMATE, &o);
-    if (rc) {
-        hs_cli_free_opts(&o);
-        return rc < 0 ? 0 : rc;
-    }
+    int rc;
+    if (hs_cli_begin(argc, argv, hs_usage_animate, CMD_ANIMATE, &o, &rc))
+        return rc;
     aopts ao = { 0 };
     const char *csv = o.npos ? o.pos[0] : NULL;
     if (!o.model)

@@ -246,8 +246,9 @@ static int run_point(batch *B, const char *name, char **val)
     int rc;
     hs_model *m = point_model(B, val, &rc, &err);
     if (m) {
-        hs_run_opts ro = { NULL, part, o->columns, o->precision, NULL, HS_PROGRESS_OFF,
-                           &hs_cli_interrupted, NULL, NULL, NULL, 0 };
+        hs_run_opts ro = { .out_path = part, .columns = o->columns,
+                           .precision = o->precision, .progress = HS_PROGRESS_OFF,
+                           .stop = &hs_cli_interrupted };
         /* the same programs at every point: one native build serves all */
         if (m != B->base || !B->native_tried) {
             hs_native *nat = hs_cli_native(m, o, (double)(B->npts > 1 ? B->npts : 1));
@@ -338,7 +339,7 @@ static int read_points(batch *B, char *pts, char ***rows)
         free(f);
         free(slot);
         free(lineof);
-        return hs_cli_usage_error("", "%s", "out of memory");
+        return hs_cli_nomem();
     }
     memset(slot, 0xff, nslot * sizeof *slot);     /* -1: empty */
     size_t len0 = strlen(line);
@@ -420,7 +421,7 @@ static int work_forked(batch *B, char **rows, long jobs)
     pid_t *pid = calloc((size_t)jobs, sizeof *pid);
     if (next == MAP_FAILED || !pid) {
         free(pid);
-        return hs_cli_usage_error("", "%s", "batch: out of memory");
+        return hs_cli_nomem();
     }
     atomic_init(next, 0);
     fflush(NULL);
@@ -506,7 +507,7 @@ int hs_cli_batch(int argc, char **argv)
     char **rows = NULL;
     rc = read_points(&B, pts, &rows);
     if (!rc && !(B.x = calloc(B.np + 1, sizeof *B.x)))
-        rc = hs_cli_usage_error("", "%s", "batch: out of memory");
+        rc = hs_cli_nomem();
     if (!rc) {
         atomic_size_t next;
         atomic_init(&next, 0);

@@ -14,14 +14,10 @@ int hs_cli_check(int argc, char **argv)
 {
     int rc;
     hs_model *m = hs_cli_model(argc, argv, hs_usage_check, CMD_CHECK, "check", &rc);
-    if (!m)
+    if (!m || hs_cli_check_method(m, &rc))
         return rc;
     hs_error err;
     hs_error_init(&err);
-    if (hs_stepper_check(m, &err)) {
-        hs_model_free(m);
-        return hs_cli_fail(&err);
-    }
     static const char *const masses[] = { "constant diagonal", "diagonal", "full" };
     char sizes[96];
     printf("model: %s%s%s\n", m->file, m->name[0] ? " -- " : "", m->name);
@@ -46,8 +42,7 @@ int hs_cli_check(int argc, char **argv)
     double *q = malloc(m->n * sizeof *q), *v = malloc(m->n * sizeof *v);
     double *G = calloc(m->k + 1, sizeof *G), *Gt = calloc(m->k + 1, sizeof *Gt);
     if (!w || !q || !v || !G || !Gt) {
-        rc = HS_EXIT_MODEL;
-        fprintf(stderr, "holosim: out of memory\n");
+        rc = hs_cli_nomem();
         goto out;
     }
     memcpy(q, m->q0, m->n * sizeof *q);

@@ -69,6 +69,8 @@ void hs_cli_free_opts(opts *o);
  *   hs_cli_open       the three: the model with *o filled (free both), or
  *                     NULL with *rc the exit code
  *   hs_cli_model      the same for a command that needs only the model
+ *   hs_cli_check_method  the model's method can run it (run, check): 0;
+ *                     else -1 with the error printed, m freed, *rc its code
  * On failure o is freed. */
 int hs_cli_begin(int argc, char **argv, const char *usage, unsigned cmd, opts *o, int *rc);
 int hs_cli_one_model(opts *o, const char *usage, const char *name, int *rc);
@@ -77,9 +79,12 @@ hs_model *hs_cli_open(int argc, char **argv, const char *usage, unsigned cmd, co
                       opts *o, int *rc);
 hs_model *hs_cli_model(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
                        int *rc);
+int hs_cli_check_method(hs_model *m, int *rc);
 
 /* Print an error (the position and caret when it has one); its exit code. */
 int hs_cli_fail(const hs_error *e);
+/* "holosim: error: out of memory"; HS_EXIT_NOMEM. */
+int hs_cli_nomem(void);
 /* One line saying what is wrong, one saying where help is; exit code 1. */
 int hs_cli_usage_error(const char *cmd_usage, const char *fmt, const char *arg);
 /* A finite number and nothing else; 0 or -1. */

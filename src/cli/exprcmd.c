@@ -56,9 +56,9 @@ static int cmd_derive_wrt(const char *wrt, const char *text)
 {
     hs_dag *d = hs_dag_new();
     if (!d)
-        return HS_EXIT_MODEL;
+        return hs_cli_nomem();
     freesyms fs = { 0, 0, NULL };
-    hs_resolver r = { free_lookup, &fs, NULL };
+    hs_resolver r = { .lookup = free_lookup, .ctx = &fs, .locate = NULL };
     hs_error err;
     hs_error_init(&err);
     const hs_node *e = hs_parse(d, text, strlen(text), 0, &r, &err);
@@ -70,8 +70,8 @@ static int cmd_derive_wrt(const char *wrt, const char *text)
         const hs_node *de = sym < 0 ? hs_num(d, 0) : hs_diff(d, e, sym);
         if (hs_dag_failed(d)) {
             rc = expr_error(hs_dag_error(d), text);
-        } else {
-            hs_fprint_shared(stdout, d, &de, NULL, 1);
+        } else if (hs_fprint_shared(stdout, d, &de, NULL, 1)) {
+            rc = hs_cli_nomem();
         }
     }
     hs_dag_free(d);
@@ -97,9 +97,9 @@ int hs_cli_derive(int argc, char **argv)
     if (hs_cli_one_model(&o, hs_usage_derive, "derive", &rc) || !(m = hs_cli_load(&o, &rc)))
         return rc;
     hs_cli_free_opts(&o);
-    hs_model_print_derivation(m, stdout);
+    rc = hs_model_print_derivation(m, stdout);
     hs_model_free(m);
-    return 0;
+    return rc ? hs_cli_nomem() : 0;
 }
 
 /* The operands of eval: -h/--help anywhere, -- ends the options, and an
@@ -136,7 +136,7 @@ int hs_cli_eval(int argc, char **argv)
     char **ops = calloc((size_t)argc + 1, sizeof *ops);
     int nops = 0;
     if (!ops)
-        return HS_EXIT_USAGE;
+        return hs_cli_nomem();
     int rc = eval_operands(argc, argv, ops, &nops);
     if (!rc)
         rc = eval_expr(nops, ops);
@@ -149,12 +149,14 @@ int hs_cli_eval(int argc, char **argv)
 static int check_binding(hs_dag *d, const char *name)
 {
     freesyms any = { 0, 0, NULL };
-    hs_resolver r = { free_lookup, &any, NULL };
+    hs_resolver r = { .lookup = free_lookup, .ctx = &any, .locate = NULL };
     hs_error e;
     hs_error_init(&e);
     const hs_node *b = hs_parse(d, name, strlen(name), 0, &r, &e);
     if (b && b->kind == HS_SYM)
         return 0;
+    if (e.code == HS_EXIT_NOMEM)
+        return hs_cli_fail(&e);
     char msg[400];
     if (b && b->kind == HS_NUM)
         snprintf(msg, sizeof msg, "eval: '%.60s' cannot be bound: it is the constant %.17g, "
@@ -175,7 +177,7 @@ static int eval_expr(int argc, char **argv)
     if (!d || !vals) {
         free(vals);
         hs_dag_free(d);
-        return HS_EXIT_MODEL;
+        return hs_cli_nomem();
     }
     for (int i = 1; i < argc; i++) {
         const char *eq = strchr(argv[i], '=');
@@ -189,11 +191,14 @@ static int eval_expr(int argc, char **argv)
         name[len] = '\0';
         if ((rc = check_binding(d, name)))
             goto out;
-        hs_dag_symbol(d, name);            /* the name becomes a known symbol */
+        if (hs_dag_symbol(d, name) < 0) {  /* the name becomes a known symbol */
+            rc = hs_cli_fail(hs_dag_error(d));
+            goto out;
+        }
     }
     {
         freesyms fs = { 1, 0, NULL };
-        hs_resolver r = { free_lookup, &fs, NULL };
+        hs_resolver r = { .lookup = free_lookup, .ctx = &fs, .locate = NULL };
         hs_error err;
         hs_error_init(&err);
         const hs_node *e = hs_parse(d, text, strlen(text), 0, &r, &err);
@@ -204,7 +209,7 @@ static int eval_expr(int argc, char **argv)
         int ns = hs_dag_nsymbols(d);
         double *in = calloc((size_t)ns + 1, sizeof *in);
         if (!in) {
-            rc = HS_EXIT_MODEL;
+            rc = hs_cli_nomem();
             goto out;
         }
         for (int i = 1; i < argc; i++) {
@@ -233,6 +238,8 @@ static int eval_expr(int argc, char **argv)
             } else {
                 printf("%.17g\n", val);
             }
+        } else {
+            rc = hs_cli_nomem();
         }
         free(regs);
         free(in);

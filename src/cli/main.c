@@ -1,13 +1,13 @@
-/* holosim: the command line.  main alone prints errors and picks the exit
- * code (0 ok, 1 usage, 2 model error, 3 inconsistent initial data, 4
- * numerical failure, 128 + signal when interrupted); the commands live in their own
- * files (cli.h). */
+/* holosim: the command line.  main alone prints errors and returns the exit
+ * code the error carries (0 ok, 1 usage or output, 2 model error, 3
+ * inconsistent initial data, 4 numerical failure, 5 out of memory, 128 +
+ * signal when interrupted); the commands live in their own files (cli.h). */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <gsl/gsl_errno.h>
 
 #include "../integrate/integrate.h"
 #include "../util/suggest.h"
@@ -43,8 +43,8 @@ const char hs_usage_main[] =
     "  -V, --version             print the version\n"
     "\n"
     "exit status: 0 success, 1 usage or output error, 2 model error,\n"
-    "3 inconsistent initial data, 4 numerical failure, 130/143/129 interrupted\n"
-    "by SIGINT/SIGTERM/SIGHUP (complete rows kept).\n"
+    "3 inconsistent initial data, 4 numerical failure, 5 out of memory,\n"
+    "130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP (complete rows kept).\n"
     "See holosim(1), and holosim-model(5) for the model format.\n";
 
 const char hs_usage_run[] =
@@ -159,6 +159,14 @@ int hs_cli_fail(const hs_error *e)
     return e->code ? e->code : 1;
 }
 
+int hs_cli_nomem(void)
+{
+    hs_error e;
+    hs_error_init(&e);
+    hs_error_nomem(&e);
+    return hs_cli_fail(&e);
+}
+
 /* One line saying what is wrong, one saying where help is. */
 int hs_cli_usage_error(const char *cmd_usage, const char *fmt, const char *arg)
 {
@@ -208,10 +216,10 @@ static int find_command(const char *s)
                     strcmp(s + j + 2, names[i] + j + 2) == 0 &&
                     strncmp(s, names[i], j) == 0)
                     near = names[i];
-    char msg[300];
+    char msg[400];
     if (near) {
         snprintf(msg, sizeof msg, "unknown command '%.100s' (did you mean '%s'?)", s, near);
-    } else {                                 /* every command, from the table */
+    } else {                               /* every command, from the table */
         size_t len = (size_t)snprintf(msg, sizeof msg, "unknown command '%.100s'; the "
                                       "commands are", s);
         for (int i = 0; i <= NCOMMANDS && len + 1 < sizeof msg; i++)
@@ -242,9 +250,33 @@ static int main_option(const char *a)
     return hs_cli_usage_error(hs_usage_main, "%s", msg);
 }
 
+/* The standard output written out and closed: a full disk, a full device
+ * or a closed pipe is an error (exit 1), never a silent success. */
+static int close_stdout(int rc)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad || rc)                      /* a failed command has said why */
+        return rc;
+    fprintf(stderr, "holosim: error: cannot write the standard output: %s\n",
+            e ? strerror(e) : "write error");
+    return HS_EXIT_USAGE;
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
-    gsl_set_error_handler_off();
+    return close_stdout(dispatch(argc, argv));
+}
+
+static int dispatch(int argc, char **argv)
+{
     if (argc < 2) {
         fputs(hs_usage_main, stderr);
         return HS_EXIT_USAGE;

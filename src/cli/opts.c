@@ -110,7 +110,7 @@ static int opt_set(const optdef *d, opts *o, const char *val, const char *usage)
         hs_error err;
         hs_error_init(&err);
         if (!text)
-            return hs_cli_usage_error(usage, "%s", "out of memory");
+            return hs_cli_nomem();
         memcpy(text, e, tl);
         text[tl] = '\0';
         int rc = hs_params_add(&o->params, name, len, text, &err);
@@ -176,10 +176,13 @@ static int opt_number(const optdef *d, opts *o, const char *val, const char *usa
     return 0;
 }
 
-/* --wrt, -o, --columns, --summary: the text itself. */
+/* --wrt, -o, --columns, --summary: the text itself (a file name of an
+ * output is not empty: refused here, before anything runs). */
 static int opt_text(const optdef *d, opts *o, const char *val, const char *usage)
 {
-    (void)usage;
+    if (!val[0] && (strcmp(d->name, "--output") == 0 || strcmp(d->name, "--summary") == 0
+                    || strcmp(d->name, "--events") == 0))
+        return hs_cli_usage_error(usage, "%s needs a file name, got ''", d->name);
     const char **dst = strcmp(d->name, "--wrt") == 0 ? &o->wrt
                      : strcmp(d->name, "--output") == 0 ? &o->output
                      : strcmp(d->name, "--columns") == 0 ? &o->columns
@@ -455,7 +458,7 @@ int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd
     o->pos = calloc((size_t)argc + 1, sizeof *o->pos);
     o->stop_when = calloc((size_t)argc + 1, sizeof *o->stop_when);
     if (!o->pos || !o->stop_when)
-        return hs_cli_usage_error("", "%s", "out of memory");
+        return hs_cli_nomem();
     int no_more_opts = 0, rc = 0;
     for (int i = 0; i < argc && !rc; i++) {
         char *a = argv[i];
@@ -519,6 +522,17 @@ hs_model *hs_cli_open(int argc, char **argv, const char *usage, unsigned cmd, co
     if (hs_cli_begin(argc, argv, usage, cmd, o, rc) || hs_cli_one_model(o, usage, name, rc))
         return NULL;
     return hs_cli_load(o, rc);
+}
+
+int hs_cli_check_method(hs_model *m, int *rc)
+{
+    hs_error err;
+    hs_error_init(&err);
+    if (!hs_stepper_check(m, &err))
+        return 0;
+    hs_model_free(m);
+    *rc = hs_cli_fail(&err);
+    return -1;
 }
 
 hs_model *hs_cli_model(int argc, char **argv, const char *usage, unsigned cmd, const char *name,

@@ -80,11 +80,13 @@ typedef struct fileid {
     ino_t ino;
     mode_t mode;
     char *canon;               /* absolute path with every link resolved, or NULL */
+    int nomem;                 /* canon not found for want of memory */
 } fileid;
 
 /* The canonical form of a path that may not exist yet: its directory
  * resolved, then its name; a dangling symbolic link is followed to where
- * a write would create the file. */
+ * a write would create the file.  NULL with errno ENOMEM when out of
+ * memory. */
 static char *canon_path(const char *path, int depth)
 {
     char *r = realpath(path, NULL);
@@ -137,8 +139,11 @@ static void identify(fileid *f, const char *what, const char *path, int fd)
         f->ino = st.st_ino;
         f->mode = st.st_mode;
     }
-    if (fd < 0)
+    if (fd < 0) {
+        errno = 0;
         f->canon = canon_path(path, 0);
+        f->nomem = !f->canon && errno == ENOMEM;
+    }
 }
 
 /* Same file, and one that writing would clobber (a regular file, or one
@@ -150,7 +155,9 @@ static int clobbers(const fileid *a, const fileid *b)
     return !a->exists && !b->exists && a->canon && b->canon && strcmp(a->canon, b->canon) == 0;
 }
 
-/* The model (input) and the outputs: no two of them the same file. */
+/* The inputs (the model, every --params file) and the outputs: no output
+ * is an input or another output (by device and inode when they exist, by
+ * their resolved names when they do not yet). */
 static int check_coincide(const opts *o)
 {
     int use_stdout = !o->output || strcmp(o->output, "-") == 0;
@@ -159,26 +166,38 @@ static int check_coincide(const opts *o)
                 "output: give the trajectory a file with -o, or the events one\n");
         return HS_EXIT_USAGE;
     }
-    fileid f[4];
-    identify(&f[0], "the model file", o->model, strcmp(o->model, "-") == 0 ? 0 : -1);
-    identify(&f[1], use_stdout ? "standard output (the CSV)" : "-o", use_stdout ? "-" : o->output,
+    size_t cap = 4 + o->params.nfiles, nin = 0, nf = 0;
+    fileid *f = calloc(cap, sizeof *f);
+    if (!f)
+        return hs_cli_nomem();
+    identify(&f[nf++], "the model file", o->model, strcmp(o->model, "-") == 0 ? 0 : -1);
+    for (size_t i = 0; i < o->params.nfiles; i++) {
+        const char *pf = o->params.files[i]->file;
+        identify(&f[nf++], "the --params file", pf, strcmp(pf, "-") == 0 ? 0 : -1);
+    }
+    nin = nf;
+    identify(&f[nf++], use_stdout ? "standard output (the CSV)" : "-o", use_stdout ? "-" : o->output,
              use_stdout ? 1 : -1);
-    size_t nf = 2;
     if (o->summary)
         identify(&f[nf++], "--summary", o->summary, -1);
     if (o->events && strcmp(o->events, "-") != 0)
         identify(&f[nf++], "--events", o->events, -1);
     int rc = 0;
     for (size_t i = 0; i < nf && !rc; i++)
-        for (size_t j = i + 1; j < nf && !rc; j++)
+        if (f[i].nomem)
+            rc = hs_cli_nomem();
+    for (size_t j = nin; j < nf && !rc; j++)
+        for (size_t i = 0; i < j && !rc; i++)
             if (clobbers(&f[i], &f[j])) {
                 fprintf(stderr, "holosim: %s '%s' and %s '%s' are the same file: refusing "
-                        "to %s it\n", f[j].what, f[j].path, f[i].what, f[i].path,
-                        i == 0 ? "overwrite the model with" : "write two outputs into");
+                        "to %s\n", f[j].what, f[j].path, f[i].what, f[i].path,
+                        i == 0 ? "overwrite the model with it"
+                        : i < nin ? "overwrite an input with it" : "write two outputs into it");
                 rc = HS_EXIT_USAGE;
             }
     for (size_t i = 0; i < nf; i++)
         free(f[i].canon);
+    free(f);
     return rc;
 }
 
@@ -196,7 +215,10 @@ static int check_writable(const char *opt, const char *path)
     if (e == ENXIO)             /* a FIFO with no reader yet: nothing to check */
         return 0;
     if (e == ENOENT) {
+        errno = 0;
         char *c = canon_path(path, 0), *slash = c ? strrchr(c, '/') : NULL;
+        if (!c && errno == ENOMEM)
+            return hs_cli_nomem();
         if (slash) {
             *slash = '\0';
             e = access(c[0] ? c : "/", W_OK | X_OK) == 0 ? 0 : errno;
@@ -321,12 +343,19 @@ int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
     hs_error_init(&err);
     catch_signals();
     int ev_stdout = o->events && strcmp(o->events, "-") == 0;
-    hs_run_opts ro = { out, path, columns, o->precision,
-                       o->quiet_projection ? NULL : stderr,
-                       o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
-                                                               : HS_PROGRESS_AUTO,
-                       &hs_cli_interrupted, NULL, ev_stdout ? stdout : NULL,
-                       ev_stdout ? NULL : o->events, o->quiet && !o->summary };
+    hs_run_opts ro = {
+        .out = out,
+        .out_path = path,
+        .columns = columns,
+        .precision = o->precision,
+        .report = o->quiet_projection ? NULL : stderr,
+        .progress = o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
+                                                            : HS_PROGRESS_AUTO,
+        .stop = &hs_cli_interrupted,
+        .events = ev_stdout ? stdout : NULL,
+        .events_path = ev_stdout ? NULL : o->events,
+        .no_residuals = o->quiet && !o->summary,
+    };
     hs_native *nat = hs_cli_native(m, o, 1);
     ro.native = nat;
     hs_summary sum;
@@ -334,9 +363,8 @@ int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
     hs_native_free(nat);
     int sig = hs_cli_interrupted;
     if (rc == 130 && sig) {                 /* 128 + the signal's number */
-        size_t len = strlen(err.msg);
-        snprintf(err.msg + len, sizeof err.msg - len, " (%s)", signal_name(sig));
-        rc = err.code = 128 + sig;
+        hs_error_append(&err, " (%s)", signal_name(sig));
+        rc = hs_error_recode(&err, 128 + sig);
     }
     int src = write_summary(o->summary, m, &sum, rc, &err, o->quiet || rc);
     if (rc)
@@ -358,12 +386,9 @@ int hs_cli_run(int argc, char **argv)
     hs_model *m = hs_cli_load(&o, &rc);
     if (!m)
         return rc;
-    hs_error err;
-    hs_error_init(&err);
-    if (hs_stepper_check(m, &err)) {
-        hs_model_free(m);
+    if (hs_cli_check_method(m, &rc)) {
         hs_cli_free_opts(&o);
-        return hs_cli_fail(&err);
+        return rc;
     }
     /* -o and --summary writable before anything runs; neither is created
      * or truncated here (the CSV at its first row, the summary at the end) */

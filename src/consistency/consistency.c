@@ -1,5 +1,6 @@
 /* Projection onto the constraint manifold and rank diagnosis. */
 #include "consistency.h"
+#include "../linalg/linalg.h"
 
 #include <float.h>
 #include <math.h>
@@ -45,7 +46,7 @@ struct hs_proj {
     double *rBt, *rmu, *ry;         /* [k*n] rows L^-1 G_q,i^T; [k]; [n] */
 };
 
-hs_proj *hs_proj_new(const hs_model *m)
+static hs_proj *proj_new(const hs_model *m)
 {
     hs_proj *p = calloc(1, sizeof *p);
     if (!p)
@@ -76,6 +77,14 @@ hs_proj *hs_proj_new(const hs_model *m)
         return NULL;
     }
     return p;
+}
+
+hs_proj *hs_proj_new(const hs_model *m)
+{
+    hs_la_handler h = hs_la_quiet();
+    hs_proj *r = proj_new(m);
+    hs_la_restore(h);
+    return r;
 }
 
 void hs_proj_free(hs_proj *p)
@@ -689,8 +698,8 @@ static int project_velocities(hs_proj *p, hs_work *w, double t, const double *q,
     return 0;
 }
 
-int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
-                  const unsigned char *lock, double tol, int min_steps, hs_error *err)
+static int proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
+                      const unsigned char *lock, double tol, int min_steps, hs_error *err)
 {
     const hs_model *m = p->m;
     size_t n = m->n, k = m->k;
@@ -700,7 +709,7 @@ int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
     if (min_steps == 0) {      /* the start of a run: remember the user's point */
         q0 = malloc(n * sizeof *q0);
         if (!q0)
-            return hs_error_set(err, HS_EXIT_INCONSISTENT, "out of memory");
+            return hs_error_nomem(err);
         memcpy(q0, q, n * sizeof *q0);
     }
     p->a_valid = 0;
@@ -714,8 +723,17 @@ int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
     return project_velocities(p, w, t, q, v, lock, err);
 }
 
-int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
-                  FILE *report, hs_error *err)
+int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
+                  const unsigned char *lock, double tol, int min_steps, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int r = proj_apply(p, w, t, q, v, lock, tol, min_steps, err);
+    hs_la_restore(h);
+    return r;
+}
+
+static int cons_start(const hs_model *m, hs_work *w, double *q, double *v,
+                      FILE *report, hs_error *err)
 {
     size_t n = m->n, k = m->k;
     double t = m->t0;
@@ -754,14 +772,13 @@ int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
     hs_proj *p = hs_proj_new(m);
     int rc = 0;
     if (!G || !Gd || !Gt || !q_old || !v_old || !p) {
-        rc = hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(err);
         goto out;
     }
     if (hs_dyn_constraints_sparse(m, w, t, q, G, Gt)) {
         /* a domain error in the model at the initial data: a model error,
          * positioned in the file */
-        *err = w->err;
-        err->code = rc = HS_EXIT_MODEL;
+        rc = hs_error_adopt(err, &w->err, HS_EXIT_MODEL);
         goto out;
     }
     for (size_t i = 0; i < k; i++)
@@ -803,10 +820,7 @@ int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
         any_lock |= m->lock[i];
     rc = hs_proj_apply(p, w, t, q, v, any_lock ? m->lock : NULL, tol, 0, err);
     if (rc) {
-        if (rc != HS_EXIT_INCONSISTENT) {
-            err->code = HS_EXIT_INCONSISTENT;
-            rc = err->code;
-        }
+        rc = hs_error_recode(err, HS_EXIT_INCONSISTENT);
         goto out;
     }
     if (report) {
@@ -837,4 +851,13 @@ out:
     free(v_old);
     hs_proj_free(p);
     return rc;
+}
+
+int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
+                  FILE *report, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int r = cons_start(m, w, q, v, report, err);
+    hs_la_restore(h);
+    return r;
 }

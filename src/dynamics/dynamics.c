@@ -2,6 +2,7 @@
  * it.  G_q is kept sparse by rows (model->gq_start/gq_col); C is assembled
  * from those rows and factored by a dense or band Cholesky (src/linalg). */
 #include "dynamics.h"
+#include "../linalg/linalg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -73,7 +74,7 @@ out:
     return rc;
 }
 
-hs_work *hs_work_new(const hs_model *m)
+static hs_work *work_new(const hs_model *m)
 {
     hs_work *w = calloc(1, sizeof *w);
     if (!w)
@@ -121,6 +122,14 @@ hs_work *hs_work_new(const hs_model *m)
         return NULL;
     }
     return w;
+}
+
+hs_work *hs_work_new(const hs_model *m)
+{
+    hs_la_handler h = hs_la_quiet();
+    hs_work *r = work_new(m);
+    hs_la_restore(h);
+    return r;
 }
 
 void hs_work_free(hs_work *w)
@@ -420,7 +429,7 @@ static void fill_g(const hs_model *m, hs_work *w, const double *dyn)
     }
 }
 
-int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
+static int accel(const hs_model *m, hs_work *w, double t, const double *q,
                  const double *v, double *a, double *Lambda)
 {
     size_t n = m->n, k = m->k;
@@ -568,6 +577,15 @@ done:
     if (Lambda)
         memcpy(Lambda, w->Lambda, k * sizeof *Lambda);
     return 0;
+}
+
+int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
+                 const double *v, double *a, double *Lambda)
+{
+    hs_la_handler h = hs_la_quiet();
+    int r = accel(m, w, t, q, v, a, Lambda);
+    hs_la_restore(h);
+    return r;
 }
 
 int hs_dyn_aux(const hs_model *m, hs_work *w, double t, const double *q,

@@ -203,6 +203,53 @@ static inline double hs_dyn_jacobi(const hs_model *m, const hs_work *w)
     return w->T - w->aux[m->off_T0] + w->aux[m->off_U];
 }
 
+/* The run's monitors and the reactions (holosim(1), OUTPUT), computed here
+ * and nowhere else: for the rows, the summary and the step control alike.
+ * aux is prog_aux's outputs at the state (hs_dyn_aux), Lambda the
+ * multipliers there (hs_dyn_accel), Gz the non-zeros of G_q (w->dyn +
+ * m->off_Gq).  The order of the operations is part of the contract: the
+ * CSV prints these to the last bit. */
+
+/* energy_balance = E - E0 - W_R - W_nc - W_t, E = T + U; W = (W_R, W_nc,
+ * W_t).  0 along the exact motion (W_R integrates the exact rate of E). */
+static inline double hs_dyn_balance(double T, double U, double E0, const double *W)
+{
+    return T + U - E0 - W[0] - W[1] - W[2];
+}
+
+/* power_residual = R.v + Lambda . G_t = Lambda . Gdot (the power identity
+ * R.v = -Lambda . G_t, checked). */
+static inline double hs_dyn_power_residual(const hs_model *m, const double *Lambda,
+                                           const double *aux)
+{
+    double s = 0;
+    for (size_t j = 0; j < m->k; j++)
+        s += Lambda[j] * aux[m->off_Gdot + j];
+    return s;
+}
+
+/* P_R = R.v = Lambda . (G_q v) = Lambda . (Gdot - G_t). */
+static inline double hs_dyn_reaction_power(const hs_model *m, const double *Lambda,
+                                           const double *aux)
+{
+    double s = 0;
+    for (size_t j = 0; j < m->k; j++)
+        s += Lambda[j] * (aux[m->off_Gdot + j] - aux[m->off_Gt + j]);
+    return s;
+}
+
+/* R_i = (G_q^T Lambda)_i, the generalized reaction on coordinate i. */
+static inline double hs_dyn_reaction(const hs_model *m, const double *Gz, const double *Lambda,
+                                     size_t i)
+{
+    double s = 0;
+    for (size_t j = 0; j < m->k; j++)
+        for (int z = m->gq_start[j]; z < m->gq_start[j + 1]; z++)
+            if ((size_t)m->gq_col[z] == i)
+                s += Gz[z] * Lambda[j];
+    return s;
+}
+
 /* Fill the VM input vector from a state. */
 void hs_dyn_set_state(const hs_model *m, hs_work *w, double t, const double *q,
                       const double *v);

@@ -86,6 +86,13 @@ typedef struct compiler {
     int failed;
 } compiler;
 
+static int nomem(compiler *c)
+{
+    hs_error_nomem(c->err);
+    c->failed = 1;
+    return -1;
+}
+
 static int fail(compiler *c, const char *msg)
 {
     if (!c->failed)
@@ -150,7 +157,7 @@ static uint32_t vget(compiler *c, int op, const hs_node *n, uint32_t b, uint32_t
     int comm = op == HS_OP_ADD || op == HS_OP_MUL;
     uint32_t kb = comm && b > cc ? cc : b, kc = comm && b > cc ? b : cc;
     if (2 * (c->nv + 1) > c->htcap && grow_table(c) < 0) {
-        fail(c, "out of memory");
+        nomem(c);
         return 0;
     }
     vnode key = {.op = (uint8_t)op, .sym = sym, .value = value};
@@ -167,7 +174,7 @@ static uint32_t vget(compiler *c, int op, const hs_node *n, uint32_t b, uint32_t
         size_t cap = c->capv ? 2 * c->capv : 256;
         vnode *nvv = cap < NONE ? realloc(c->v, cap * sizeof *nvv) : NULL;
         if (!nvv) {
-            fail(c, "out of memory");
+            nomem(c);
             return 0;
         }
         c->v = nvv;
@@ -528,7 +535,7 @@ static int walk_and_lower(compiler *c, const hs_node *const *roots, size_t nroot
     free(scratch);
     goto out;
 oom:
-    fail(c, "out of memory");
+    nomem(c);
 out:
     free(st);
     free(state);
@@ -550,7 +557,7 @@ static int count_uses(compiler *c, const uint32_t *rootv, size_t nroots)
     if (!st || !seen) {
         free(st);
         free(seen);
-        return fail(c, "out of memory");
+        return nomem(c);
     }
     for (size_t i = 0; i < c->nv; i++)
         c->v[i].nuse = 0;
@@ -739,7 +746,7 @@ toolarge:
     fail(c, "program too large (more than 2^24 registers)");
     goto fail;
 oom:
-    fail(c, "out of memory");
+    nomem(c);
 fail:
     hs_prog_free(p);
     p = NULL;
@@ -777,7 +784,7 @@ hs_prog *hs_prog_compile(const hs_dag *d, const hs_node *const *roots,
     rootv = malloc((nroots ? nroots : 1) * sizeof *rootv);
     rootneg = malloc(nroots ? nroots : 1);
     if (!c.val || !c.negv || !c.neg || !c.uses || !rootv || !rootneg) {
-        fail(&c, "out of memory");
+        nomem(&c);
         goto out;
     }
     memset(c.negv, 0xff, c.nid * sizeof *c.negv);

@@ -136,6 +136,13 @@ void hs_dag_fail(hs_dag *d, hs_srcpos p, const char *fmt, ...)
     d->errpos = p;
 }
 
+void hs_dag_nomem(hs_dag *d)
+{
+    if (!d->err.code)
+        d->errpos = d->pos;
+    hs_error_nomem(&d->err);
+}
+
 const hs_error *hs_dag_error(const hs_dag *d) { return &d->err; }
 int hs_dag_failed(const hs_dag *d) { return d->err.code != 0; }
 hs_srcpos hs_dag_error_pos(const hs_dag *d) { return d->errpos; }
@@ -302,7 +309,7 @@ const struct hs_symset *hs_dag_intern_ints(hs_dag *d, const int32_t *s, size_t n
     d->sets[j] = x;
     return x;
 oom:
-    hs_dag_fail(d, d->pos, "out of memory");
+    hs_dag_nomem(d);
     return NULL;
 }
 
@@ -376,7 +383,7 @@ static const struct hs_symset *node_symset(hs_dag *d, hs_kind k, const hs_node *
             return NULL;
         int32_t *b = realloc(d->sbuf, cap * sizeof *b);
         if (!b) {
-            hs_dag_fail(d, d->pos, "out of memory");
+            hs_dag_nomem(d);
             return NULL;
         }
         d->bytes += (cap - d->sbufcap) * sizeof *b;
@@ -394,7 +401,7 @@ static const struct hs_symset *node_symset(hs_dag *d, hs_kind k, const hs_node *
                 return NULL;
             uint32_t *mk = realloc(d->mark, d->nsyms * sizeof *mk);
             if (!mk) {
-                hs_dag_fail(d, d->pos, "out of memory");
+                hs_dag_nomem(d);
                 return NULL;
             }
             memset(mk + d->markcap, 0, (d->nsyms - d->markcap) * sizeof *mk);
@@ -474,7 +481,7 @@ void hs_dag_cache_put(hs_dag *d, uint32_t tag, uint32_t id, const hs_node *v)
         if (!budget(d, more))
             return;
         if (hs_idmap_reserve(&d->cache, 512) != 0) {
-            hs_dag_fail(d, d->pos, "out of memory");
+            hs_dag_nomem(d);
             return;
         }
     } else if (more) {
@@ -489,7 +496,7 @@ void hs_dag_cache_put(hs_dag *d, uint32_t tag, uint32_t id, const hs_node *v)
     }
     const hs_node **slot = HS_IDMAP_PUT(&d->cache, (uint64_t)tag << 32 | id, const hs_node *);
     if (!slot) {
-        hs_dag_fail(d, d->pos, "out of memory");
+        hs_dag_nomem(d);
         return;
     }
     d->bytes += more;
@@ -570,7 +577,7 @@ static const hs_node *intern(hs_dag *d, hs_kind k, const hs_node *const *args,
     d->nnodes++;
     return n;
 oom:
-    hs_dag_fail(d, d->pos, "out of memory");
+    hs_dag_nomem(d);
     return d->fallback;
 }
 
@@ -678,7 +685,7 @@ int hs_dag_symbol(hs_dag *d, const char *name)
     d->names[d->nsyms++] = copy;
     return s;
 oom:
-    hs_dag_fail(d, d->pos, "out of memory");
+    hs_dag_nomem(d);
     return -1;
 }
 

@@ -164,7 +164,7 @@ static const hs_node *d_product(dctx *x, const hs_node *e, const hs_node *const 
     size_t n = e->nargs, m = 0, k = 0;
     const hs_node *local[4 * 8], **g = n <= 8 ? local : malloc(4 * n * sizeof *g);
     if (!g) {
-        hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+        hs_dag_nomem(d);
         return x->zero;
     }
     const hs_node **dg = g + n, **kf = g + 2 * n, **t = g + 3 * n;
@@ -303,7 +303,7 @@ static const hs_node *d_rule(dctx *x, const hs_node *e, const hs_node *const *de
     case HS_NKINDS:
         break;
     }
-    hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+    hs_dag_nomem(d);
     return zero;
 }
 
@@ -417,7 +417,7 @@ static const hs_node *derive(dctx *x, const hs_node *root)
     }
     goto out;
 oom:
-    hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+    hs_dag_nomem(d);
     r = x->zero;
 out:
     hs_dag_set_pos(d, saved);
@@ -480,7 +480,7 @@ static const struct hs_symset *seed_array(hs_dag *d, int tsym, size_t n, const i
     int32_t *w = malloc((2 * n + 3) * sizeof *w);
     const struct hs_symset *r = NULL;
     if (!p || !w) {
-        hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+        hs_dag_nomem(d);
         goto out;
     }
     /* the seed of t is 1, of q_i its velocity; a later entry overrides */
@@ -639,7 +639,7 @@ void hs_subst_many(hs_dag *d, const hs_node *const *roots, size_t n,
             hs_dag_fail(d, e->pos, "expression nested too deeply");
             out[i] = hs_num(d, 0);
         } else if (!(out[i] = subst_walk(d, e, map, nmap, &m))) {
-            hs_dag_fail(d, e->pos, "out of memory");
+            hs_dag_nomem(d);
             out[i] = hs_num(d, 0);
         }
     }

@@ -96,13 +96,21 @@ static double apply(const hs_node *e, const vmemo *m, const double *in)
 
 double hs_eval_tree(const hs_node *e, const double *in)
 {
-    if (e->nargs == 0)
-        return e->kind == HS_NUM ? e->value : in[e->sym];
+    double v;
+    return hs_eval_node(e, in, &v) ? (double)NAN : v;
+}
+
+int hs_eval_node(const hs_node *e, const double *in, double *value)
+{
+    if (e->nargs == 0) {
+        *value = e->kind == HS_NUM ? e->value : in[e->sym];
+        return 0;
+    }
     typedef struct { const hs_node *n; uint32_t i; } frame;
     vmemo m = HS_IDMAP_INIT(double);
     size_t cap = 64, top = 0;
     frame *st = malloc(cap * sizeof *st);
-    double r = NAN;
+    int rc = -1;
     if (!st)
         goto out;
     st[top++] = (frame){e, 0};
@@ -121,9 +129,10 @@ double hs_eval_tree(const hs_node *e, const double *in)
             goto out;
         top--;
     }
-    r = vget(&m, e, in);
+    *value = vget(&m, e, in);
+    rc = 0;
 out:
     free(st);
     hs_idmap_free(&m);
-    return r;
+    return rc;
 }

@@ -78,6 +78,8 @@ void hs_dag_free(hs_dag *d);                  /* NULL is fine */
 
 /* The error recorded in the dag (code 0 = none). */
 const hs_error *hs_dag_error(const hs_dag *d);
+/* Record out of memory in the dag (HS_EXIT_NOMEM, first error kept). */
+void hs_dag_nomem(hs_dag *d);
 int hs_dag_failed(const hs_dag *d);
 /* Record an error at position p (first one kept). */
 void hs_dag_fail(hs_dag *d, hs_srcpos p, const char *fmt, ...)
@@ -198,7 +200,9 @@ const hs_node *hs_parse_cond(hs_dag *d, const char *text, size_t len, int src,
  * parentheses, %.17g numbers trimmed (`0.5`, `2`).  The text re-parses to
  * the same node.  Returns the length it needed (like snprintf). */
 size_t hs_format(const hs_dag *d, const hs_node *e, char *buf, size_t cap);
-void hs_fprint(FILE *f, const hs_dag *d, const hs_node *e);
+/* The same to f; 0, or -1 when out of memory (then a sum may print in its
+ * stored term order). */
+int hs_fprint(FILE *f, const hs_dag *d, const hs_node *e);
 
 /* Printing with shared subexpressions named once.  hs_printer_new looks
  * at every root (and what they share) first; when the roots printed as
@@ -220,12 +224,16 @@ void hs_printer_free(hs_printer *p);               /* NULL is fine */
  * them); another node prints as a tree. */
 void hs_printer_line(hs_printer *p, FILE *f, const char *indent, const char *label,
                      const hs_node *e);
+/* 1 when an allocation failed in a line printed so far (the lines stay
+ * valid, printed as trees or in stored term order). */
+int hs_printer_failed(const hs_printer *p);
 /* How many subexpressions become temporaries (0: plain tree printing). */
 size_t hs_printer_ntemps(const hs_printer *p);
 /* All at once: each root as a line "labels[i] = ..." (labels may be NULL),
- * with the temporaries before the lines that use them. */
-void hs_fprint_shared(FILE *f, const hs_dag *d, const hs_node *const *roots,
-                      const char *const *labels, size_t n);
+ * with the temporaries before the lines that use them.  0, or -1 when an
+ * allocation failed (every line printed still). */
+int hs_fprint_shared(FILE *f, const hs_dag *d, const hs_node *const *roots,
+                     const char *const *labels, size_t n);
 
 /* ---- analysis, rewriting (diff.c) ---- */
 
@@ -284,7 +292,10 @@ int hs_depends_on(const hs_node *e, int sym);
 
 /* Reference evaluation (eval.c; for tests and one-off values, slower than
  * a program): each distinct node computed once, iteratively.  in[s] is the
- * value of symbol s.  NaN propagates as in the VM; NaN when out of memory. */
+ * value of symbol s; *value receives e's value (NaN propagates as in the
+ * VM).  0, or -1 when out of memory. */
+int hs_eval_node(const hs_node *e, const double *in, double *value);
+/* The same, for tests: the value, NaN when out of memory. */
 double hs_eval_tree(const hs_node *e, const double *in);
 
 /* ---- bytecode (compile.c, vm.c, ops.def) ---- */

@@ -94,6 +94,11 @@ static void perr(parser *p, size_t off, const char *fmt, ...)
     hs_error_locate(&p->err, p->text, p->len, off);
 }
 
+static void pnomem(parser *p)
+{
+    hs_error_nomem(&p->err);
+}
+
 /* "'tok'" for messages, cut short when long. */
 static void tok_text(const parser *p, const token *t, char *buf, size_t cap)
 {
@@ -199,7 +204,7 @@ end:
     }
     char stack[64], *buf = i - start < sizeof stack ? stack : malloc(i - start + 1);
     if (!buf) {
-        perr(p, start, "out of memory");
+        pnomem(p);
         return -1;
     }
     memcpy(buf, s + start, i - start);
@@ -597,7 +602,7 @@ static int chain_push(parser *p, chain *c, const hs_node *e)
         size_t cap = 2 * c->cap;
         const hs_node **a = malloc(cap * sizeof *a);
         if (!a) {
-            perr(p, p->tok.off, "out of memory");
+            pnomem(p);
             return -1;
         }
         memcpy(a, c->a, c->n * sizeof *a);
@@ -719,15 +724,13 @@ static const hs_node *parse_top(hs_dag *d, const char *text, size_t len, int src
     if (!p.err.code && !failed_before && hs_dag_failed(d)) {
         const hs_error *de = hs_dag_error(d);
         hs_srcpos at = hs_dag_error_pos(d);
-        hs_error_init(&p.err);
-        p.err.code = de->code;
-        snprintf(p.err.msg, sizeof p.err.msg, "%s", de->msg);
-        if (at.src == src && at.off >= 0)
+        hs_error_set(&p.err, de->code, "%s", de->msg);
+        if (de->code != HS_EXIT_NOMEM && at.src == src && at.off >= 0)
             hs_error_locate(&p.err, text, len, (size_t)at.off);
     }
     if (p.err.code) {
-        if (err && !err->code)
-            *err = p.err;
+        if (err)
+            hs_error_adopt(err, &p.err, 0);
         return NULL;
     }
     return e;

@@ -32,6 +32,7 @@ struct hs_printer {
     uint32_t *seen;         /* [n] line stamp of the last walk that met it */
     uint8_t *candidate;     /* [n] will be a temporary when first printed */
     uint32_t ntemps, stamp;
+    int failed;             /* an allocation failed while printing */
     char prefix[8];         /* "_", or more '_' when a symbol looks like _1 */
 };
 
@@ -44,6 +45,7 @@ typedef struct out {
     FILE *f;
     const hs_printer *pr;  /* names of temporaries, or NULL */
     const hs_node *self;   /* the temporary being defined (printed in full) */
+    int failed;            /* an allocation failed: a sum in its stored order */
 } out;
 
 static uint32_t temp_of(const hs_printer *pr, const hs_node *e);
@@ -173,9 +175,10 @@ __attribute__((noinline)) static void emit_sum(out *o, const hs_dag *d, const hs
      * positive: `x - y + 1`, `2.5 - x` */
     size_t n = e->nargs, k = 0;
     const hs_node **t = malloc(n * sizeof *t);
-    if (!t)
+    if (!t) {
         t = (const hs_node **)e->args; /* out of memory: stored order */
-    else {
+        o->failed = 1;
+    } else {
         const hs_node *num = e->args[0]->kind == HS_NUM ? e->args[0] : NULL;
         size_t lead = n;
         for (size_t i = 0; i < n && lead == n; i++)
@@ -300,17 +303,18 @@ static void emit(out *o, const hs_dag *d, const hs_node *e, int ctx)
 
 size_t hs_format(const hs_dag *d, const hs_node *e, char *buf, size_t cap)
 {
-    out o = {buf, cap, 0, NULL, NULL, NULL};
+    out o = {buf, cap, 0, NULL, NULL, NULL, 0};
     emit(&o, d, e, P_CMP);
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';
     return o.len;
 }
 
-void hs_fprint(FILE *f, const hs_dag *d, const hs_node *e)
+int hs_fprint(FILE *f, const hs_dag *d, const hs_node *e)
 {
-    out o = {NULL, 0, 0, f, NULL, NULL};
+    out o = {NULL, 0, 0, f, NULL, NULL, 0};
     emit(&o, d, e, P_CMP);
+    return o.failed ? -1 : 0;
 }
 
 /* ---- printing with named shared subexpressions ---- */
@@ -471,12 +475,13 @@ size_t hs_printer_ntemps(const hs_printer *p)
 static void print_def(hs_printer *p, FILE *f, const char *indent, const char *label,
                       const hs_node *e, const hs_node *self)
 {
-    out o = {NULL, 0, 0, f, p, self};
+    out o = {NULL, 0, 0, f, p, self, 0};
     fputs(indent ? indent : "", f);
     if (label)
         fprintf(f, "%s = ", label);
     emit(&o, p->d, e, P_CMP);
     fputc('\n', f);
+    p->failed |= o.failed;
 }
 
 /* Print, children first, the temporaries under e not printed yet. */
@@ -521,22 +526,27 @@ static int print_temps(hs_printer *p, FILE *f, const char *indent, const hs_node
 void hs_printer_line(hs_printer *p, FILE *f, const char *indent, const char *label,
                      const hs_node *e)
 {
-    if (find(p, e) < 0 || print_temps(p, f, indent, e) != 0) {
+    int found = find(p, e) >= 0;
+    if (!found || print_temps(p, f, indent, e) != 0) {
         /* not among the roots (or out of memory): as a tree */
+        p->failed |= found;
         fputs(indent ? indent : "", f);
         if (label)
             fprintf(f, "%s = ", label);
-        hs_fprint(f, p->d, e);
+        p->failed |= hs_fprint(f, p->d, e) != 0;
         fputc('\n', f);
         return;
     }
     print_def(p, f, indent, label, e, NULL);
 }
 
-void hs_fprint_shared(FILE *f, const hs_dag *d, const hs_node *const *roots,
-                      const char *const *labels, size_t n)
+int hs_printer_failed(const hs_printer *p) { return p->failed; }
+
+int hs_fprint_shared(FILE *f, const hs_dag *d, const hs_node *const *roots,
+                     const char *const *labels, size_t n)
 {
     hs_printer *p = hs_printer_new(d, roots, n);
+    int failed = !p;
     for (size_t i = 0; i < n; i++) {
         const char *label = labels ? labels[i] : NULL;
         if (p) {
@@ -544,9 +554,11 @@ void hs_fprint_shared(FILE *f, const hs_dag *d, const hs_node *const *roots,
         } else {
             if (label)
                 fprintf(f, "%s = ", label);
-            hs_fprint(f, d, roots[i]);
+            failed |= hs_fprint(f, d, roots[i]) != 0;
             fputc('\n', f);
         }
     }
+    failed |= p && p->failed;
     hs_printer_free(p);
+    return failed ? -1 : 0;
 }

@@ -47,7 +47,7 @@ static void *scratch_get(hs_dag *d, scratch *s, void *stack, size_t n, size_t si
         return s->p = stack;
     s->heap = s->p = malloc(n * size);
     if (!s->p)
-        hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+        hs_dag_nomem(d);
     return s->p;
 }
 
@@ -303,7 +303,7 @@ static const hs_node *add_pass(hs_dag *d, const hs_node *const *in, size_t n, in
             out[k++] = hs_num(d, c);
         *next = malloc((k ? k : 1) * sizeof **next);
         if (!*next)
-            hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+            hs_dag_nomem(d);
         else
             memcpy(*next, out, k * sizeof *out);
         *nnext = k;
@@ -480,7 +480,7 @@ static const hs_node *mul_pass(hs_dag *d, const hs_node *const *in, size_t n,
         a[k++] = hs_num(d, c);
         *next = malloc(k * sizeof **next);
         if (!*next)
-            hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+            hs_dag_nomem(d);
         else
             memcpy(*next, a, k * sizeof *a);
         *nnext = k;

@@ -49,7 +49,7 @@ static int tindex_build(hs_dag *d, tindex *x, const hs_node *const *out, size_t 
     x->e = malloc((m ? m : 1) * sizeof *x->e);
     x->n = 0;
     if (!x->e) {
-        hs_dag_fail(d, hs_dag_pos(d), "out of memory");
+        hs_dag_nomem(d);
         return -1;
     }
     for (size_t i = 0; i < k; i++) {

@@ -29,7 +29,15 @@
  * constraints go, and restarts the stepper from there: a stepper's
  * history, the cached rates and every event's sign belong to the old
  * dynamics (a multiplier jumps to 0: no crossing), and crossings later in
- * the cut step are found again under the new one. */
+ * the cut step are found again under the new one.
+ *
+ * Cost: every function is evaluated (one program, prog_ev) at each step's
+ * end, and at three inner points when one may dip; the root finder of a
+ * crossing evaluates only the functions of the events located (their own
+ * program, compiled from the folded expressions prog_ev is built from,
+ * once per step that first sees them cross: the same operations, so the
+ * same doubles), so locating all crossings of a run is linear in the
+ * number of events, not quadratic. */
 #include "internal.h"
 
 #include <float.h>
@@ -52,11 +60,12 @@ int hs_int_events_setup(hs_int_run *R)
     R->ev.n = m->nev;
     if (o->events || o->events_path) {
         /* like the trajectory: nothing written, no file, before a first row */
-        if (hs_out_init(&R->ev.out, o->events, o->precision) ||
-            hs_out_start_at_first_row(&R->ev.out, o->events_path))
-            return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
-        R->ev.out_ok = 1;
-        hs_columns_header_events(&R->rows.cols, &R->ev.out);
+        int unknown;       /* (the trajectory's sink has checked the format) */
+        R->ev.out = hs_sink_open(o->format, o->events, o->events_path, o->precision, 1,
+                                 &unknown);
+        if (!R->ev.out)
+            return hs_error_nomem(R->err);
+        hs_sink_header(R->ev.out, &R->rows.cols);
     }
     if (!R->ev.n)
         return 0;
@@ -71,15 +80,17 @@ int hs_int_events_setup(hs_int_run *R)
     R->ev.y_trial = calloc(dim, sizeof *R->ev.y_trial);
     R->ev.f_trial = calloc(dim, sizeof *R->ev.f_trial);
     R->ev.err_trial = calloc(dim, sizeof *R->ev.err_trial);
+    R->ev.g1_at = calloc(ne, sizeof *R->ev.g1_at);
+    R->ev.g1_out = calloc(ne, sizeof *R->ev.g1_out);
     hs_int_events *E = &R->ev;
     if (!E->sign || !E->g_start || !E->g_end || !E->g_inside || !E->fired || !E->y_start ||
-        !E->f_start || !E->y_trial || !E->f_trial || !E->err_trial)
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        !E->f_start || !E->y_trial || !E->f_trial || !E->err_trial || !E->g1_at || !E->g1_out)
+        return hs_error_nomem(R->err);
     if (!R->step.type->gsl)                /* it steps from any state itself */
         return 0;
     R->ev.trial_drv = hs_int_driver_new(R, hs_int_helper(R->step.type));
     if (!R->ev.trial_drv)
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "cannot set up the stepper of events");
+        return hs_error_nomem(R->err);     /* only an allocation fails there */
     return 0;
 }
 
@@ -93,6 +104,91 @@ static int eval_g(hs_int_run *R, double t, const double *y, double *f)
     if (hs_dyn_events(m, R->w, t, y, y + m->n, NULL))
         return hs_int_fail(R, t, y);
     return 0;
+}
+
+/* A program of the functions of the events in list[0..cnt) that have
+ * none yet (one compilation per step, not per event: compiling reads
+ * arrays as large as the model's dag).  0 or an exit code. */
+static int compile_g1(hs_int_run *R, const hs_int_fired *list, size_t cnt)
+{
+    const hs_model *m = R->m;
+    hs_int_events *E = &R->ev;
+    const hs_node **roots = malloc((cnt ? cnt : 1) * sizeof *roots);
+    size_t nr = 0;
+    if (!roots)
+        return hs_error_nomem(R->err);
+    for (size_t f = 0; f < cnt; f++) {
+        size_t e = list[f].e;
+        if (E->g1_at[e])
+            continue;
+        E->g1_at[e] = E->ng1 + 1;           /* (a duplicate in list: marked once) */
+        E->g1_out[e] = nr;
+        roots[nr++] = m->ev_root[e];
+    }
+    int rc = 0;
+    hs_prog **g1 = nr ? realloc(E->g1, (E->ng1 + 1) * sizeof *g1) : E->g1;
+    if (nr && g1) {
+        E->g1 = g1;
+        hs_error err;
+        hs_error_init(&err);
+        hs_prog *p = hs_prog_compile(m->dag, roots, nr, &err);
+        size_t nreg = p ? hs_prog_nregs(p) : 0;
+        double *regs = E->g1_regs, *val = E->g1_val;
+        if (nreg > E->g1_nregs && (regs = realloc(E->g1_regs, nreg * sizeof *regs))) {
+            E->g1_regs = regs;
+            E->g1_nregs = nreg;
+        }
+        if (nr > E->g1_nval && (val = realloc(E->g1_val, nr * sizeof *val))) {
+            E->g1_val = val;
+            E->g1_nval = nr;
+        }
+        if (p && regs && val) {
+            E->g1[E->ng1++] = p;
+        } else {
+            rc = -1;
+            hs_prog_free(p);
+        }
+    } else if (nr) {
+        rc = -1;
+    }
+    if (rc)                               /* none of them compiled: the full evaluation */
+        for (size_t f = 0; f < cnt; f++)
+            if (E->g1_at[list[f].e] == E->ng1 + 1)
+                E->g1_at[list[f].e] = 0;
+    free(roots);
+    return rc ? hs_error_nomem(R->err) : 0;
+}
+
+/* Event e's function at state y, model time t, into *g (f: rates
+ * scratch): its own program when it has one (the inputs as hs_dyn_events
+ * sets them), else every function.  A non-finite value goes through
+ * eval_g, which says where it arose.  0 or an exit code. */
+static int eval_g1(hs_int_run *R, size_t e, double t, const double *y, double *f, double *g)
+{
+    const hs_model *m = R->m;
+    hs_int_events *E = &R->ev;
+    hs_work *w = R->w;
+    if (!E->g1_at[e]) {
+        int rc = eval_g(R, t, y, f);
+        *g = w->ev[e];
+        return rc;
+    }
+    if (m->ev_dyn && hs_int_eval(&R->c, t, y, f) != GSL_SUCCESS)
+        return hs_int_fail(R, t, y);
+    hs_dyn_set_state(m, w, t, y, y + m->n);
+    for (size_t i = 0; m->ev_dyn && m->sym_a && i < m->n; i++)
+        if (m->sym_a[i] >= 0)
+            w->in[m->sym_a[i]] = w->a[i];
+    for (size_t j = 0; m->ev_dyn && m->sym_lam && j < m->k; j++)
+        if (m->sym_lam[j] >= 0)
+            w->in[m->sym_lam[j]] = w->Lambda[j];
+    hs_prog_eval(E->g1[E->g1_at[e] - 1], w->in, E->g1_regs, E->g1_val);
+    *g = E->g1_val[E->g1_out[e]];
+    if (isfinite(*g))
+        return 0;
+    int rc = eval_g(R, t, y, f);
+    return rc ? rc : hs_error_set(R->err, HS_EXIT_NUMERIC, "non-finite value of the function "
+                                  "of event '%.80s' at t=%.17g", m->ev[e].name, t);
 }
 
 /* Every event's function and sign at the state y (the start, or the
@@ -120,17 +216,15 @@ int hs_int_events_start(hs_int_run *R)
     if (hs_dyn_events(m, R->w, R->t0, R->y, R->y + m->n, &bad)) {
         /* a model error: the condition cannot be watched from the start */
         const hs_event *ev = &m->ev[bad];
-        *R->err = R->w->err;
-        R->err->code = HS_EXIT_MODEL;
-        if (ev->pos.src < 0) {
-            char msg[sizeof R->err->msg];
-            snprintf(msg, sizeof msg, "--stop-when '%.200s': not finite at the start: %.700s",
-                     ev->text, R->w->err.msg);
-            snprintf(R->err->msg, sizeof R->err->msg, "%s", msg);
-        } else if (!R->err->line) {
+        if (R->err->code)
+            return R->err->code;
+        if (ev->pos.src < 0)
+            return hs_error_set(R->err, HS_EXIT_MODEL, "--stop-when '%.200s': not finite at "
+                                "the start: %.700s", ev->text, R->w->err.msg);
+        hs_error_adopt(R->err, &R->w->err, HS_EXIT_MODEL);
+        if (!R->err->line)
             hs_model_place(m, ev->pos, R->err);
-        }
-        return HS_EXIT_MODEL;
+        return R->err->code;
     }
     R->t = R->t0;
     return reset_signs(R);
@@ -193,14 +287,15 @@ static double g_at(double s, void *p)
         return R->ev.g_start[F->e];
     if (s == F->h && !isnan(F->gh))
         return F->gh;
+    double g = NAN;
     int rc = trial(R, s, R->ev.y_trial);
     if (!rc)
-        rc = eval_g(R, R->t0 + (R->ev.tau_start + s), R->ev.y_trial, R->ev.f_trial);
+        rc = eval_g1(R, F->e, R->t0 + (R->ev.tau_start + s), R->ev.y_trial, R->ev.f_trial, &g);
     if (rc) {
         F->rc = rc;
         return NAN;
     }
-    return R->w->ev[F->e];
+    return g;
 }
 
 /* Brent on [lo0, hi] (g_e(lo0) of the old sign `so`, g_e(hi) not): the
@@ -392,10 +487,10 @@ static long find_crossings(hs_int_run *R, double h)
     }
     gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     if (!solver) {
-        hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        hs_error_nomem(R->err);
         return -1;
     }
-    int rc = 0;
+    int rc = compile_g1(R, R->ev.fired, nf);
     for (size_t f = 0; f < nf && !rc; f++)
         rc = locate(R, solver, R->ev.fired[f].e, h, &R->ev.fired[f].s);
     for (size_t e = 0; e < R->ev.n && may && !rc; e++) {
@@ -444,7 +539,7 @@ static int release(hs_int_run *R, const hs_event *ev)
 {
     for (size_t r = 0; r < ev->nrel; r++)
         if (hs_dyn_release(R->m, R->w, ev->rel[r]))
-            return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+            return hs_error_nomem(R->err);
     R->c.last_ok = 0;
     if (R->step.drv) {
         gsl_odeiv2_evolve_reset(R->step.drv->e);
@@ -516,15 +611,16 @@ int hs_int_events_step(hs_int_run *R, double taup, long *i, hs_int_step_fate *fa
 
 int hs_int_events_finish(hs_int_run *R, int rc)
 {
-    if (R->ev.out_ok) {
-        if (!rc && !R->ev.out.rows)     /* a run without events: the header alone */
-            hs_out_ungate(&R->ev.out);
-        rc = hs_int_close_output(R, &R->ev.out, "the events CSV", rc);
-    }
+    /* a run without events: the header alone */
+    if (R->ev.out)
+        rc = hs_int_close_output(R, R->ev.out, "the events CSV", !rc, rc);
     hs_int_driver_free(R->ev.trial_drv);
     hs_int_events *E = &R->ev;
+    for (size_t i = 0; i < E->ng1; i++)
+        hs_prog_free(E->g1[i]);
     void *v[] = { E->sign, E->g_start, E->g_end, E->g_inside, E->fired, E->y_start, E->f_start,
-                  E->y_trial, E->f_trial, E->err_trial };
+                  E->y_trial, E->f_trial, E->err_trial, E->g1, E->g1_at, E->g1_out,
+                  E->g1_regs, E->g1_val };
     for (size_t k = 0; k < sizeof v / sizeof *v; k++)
         free(v[k]);
     return rc;

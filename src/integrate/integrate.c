@@ -8,6 +8,7 @@
  * well the computed trajectory keeps the energy identity: the stepper's
  * local errors, and the jumps of projection stabilization. */
 #include "internal.h"
+#include "../linalg/linalg.h"
 
 #include <errno.h>
 #include <math.h>
@@ -142,7 +143,7 @@ static int setup(hs_int_run *R)
           (R->rows.y_right = vec(nd)) && (R->rows.f_right = vec(nd)) &&
           (R->rows.acc_poly = vec(n));
     if (!ok)
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        return hs_error_nomem(R->err);
     R->c.m = m;
     R->c.w = R->w;
     R->c.dim = dim;
@@ -155,10 +156,13 @@ static int setup(hs_int_run *R)
     if (R->bal.w)
         hs_dyn_set_rank0(R->bal.w, R->w->rank0);
     /* nothing written (an -o file not even created) before the first row */
-    if (hs_out_init(&R->rows.out, o->out, o->precision) ||
-        hs_out_start_at_first_row(&R->rows.out, o->out_path))
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
-    R->rows.out_ok = 1;
+    int unknown;
+    R->rows.out = hs_sink_open(o->format, o->out, o->out_path, o->precision, 0, &unknown);
+    if (unknown)
+        return hs_error_set(R->err, HS_EXIT_USAGE, "unknown output format '%s'", o->format);
+    R->rows.vals = vec(R->rows.cols.n + 1);
+    if (!R->rows.out || !R->rows.vals)
+        return hs_error_nomem(R->err);
     R->step.multistep = (type->flags & HS_STEP_MULTISTEP) != 0;
     /* dop853's own extension serves the rows unless they show the work
      * integrals (rows.c) */
@@ -176,8 +180,7 @@ static int setup(hs_int_run *R)
         R->rows.helper = hs_int_driver_new(R, helper);
     if ((type->gsl && !R->step.drv) ||
         (helped && (!R->rows.helper || hs_int_interp_init(R))))
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "cannot set up the stepper '%s'",
-                            m->set.method);
+        return hs_error_nomem(R->err);     /* only an allocation fails there */
     if (type->start && (rc = type->start(R)))
         return rc;
     if (R->bal.w)
@@ -195,7 +198,7 @@ static int step_loop(hs_int_run *R)
     const hs_run_opts *o = R->o;
     int interp = m->set.interpolate, rc;
     int reuse = R->step.drv && R->step.drv->s->type->can_use_dydt_in;
-    hs_columns_header(&R->rows.cols, &R->rows.out);
+    hs_sink_header(R->rows.out, &R->rows.cols);
     R->t = R->t0;
     R->tau = 0;
     if ((rc = hs_int_events_start(R)) || (rc = hs_int_emit(R, R->t, R->y, 1)))
@@ -228,24 +231,23 @@ static int step_loop(hs_int_run *R)
             }
             i++;
         }
-        if (R->rows.out.failed)
+        if (R->rows.out->failed)
             break;
         hs_int_progress(R, i - 1, 0);
     }
     return 0;
 }
 
-int hs_int_close_output(hs_int_run *R, hs_out *o, const char *what, int rc)
+int hs_int_close_output(hs_int_run *R, hs_sink *s, const char *what, int publish, int rc)
 {
-    if (hs_out_flush(o) && !(rc && R->err->code == HS_EXIT_USAGE)) {
+    int e = hs_sink_close(s, publish);
+    if (e && !(rc && R->err->code == HS_EXIT_USAGE)) {
         if (!rc) {
             hs_error_init(R->err);
-            hs_error_set(R->err, HS_EXIT_USAGE, "cannot write %s: %s", what,
-                         strerror(o->err_no));
+            hs_error_set(R->err, HS_EXIT_USAGE, "cannot write %s: %s", what, strerror(e));
         }
         rc = rc ? rc : HS_EXIT_USAGE;
     }
-    hs_out_free(o);
     return rc;
 }
 
@@ -254,8 +256,8 @@ int hs_int_close_output(hs_int_run *R, hs_out *o, const char *what, int rc)
 static int finish(hs_int_run *R, int rc)
 {
     hs_int_progress(R, 0, 1);
-    if (R->rows.out_ok)
-        rc = hs_int_close_output(R, &R->rows.out, "the CSV", rc);
+    if (R->rows.out)
+        rc = hs_int_close_output(R, R->rows.out, "the CSV", 0, rc);
     rc = hs_int_events_finish(R, rc);
     if (R->step.type && R->step.type->finish)
         R->step.type->finish(R);
@@ -280,7 +282,7 @@ static int finish(hs_int_run *R, int rc)
     hs_work_free(R->w);
     hs_work_free(R->bal.w);
     hs_proj_free(R->proj);
-    double *v[] = { R->y, R->rows.y_start, R->rows.y_mid, R->rows.y_at, R->rows.f_start,
+    double *v[] = { R->rows.vals, R->y, R->rows.y_start, R->rows.y_mid, R->rows.y_at, R->rows.f_start,
                     R->rows.f_mid, R->rows.f_end, R->rows.f_at, R->rows.helper_err,
                     R->rows.acc_poly, R->bal.y_less_err, R->rows.y_unprojected,
                     R->rows.f_unprojected, R->rows.y_right, R->rows.f_right,
@@ -290,7 +292,7 @@ static int finish(hs_int_run *R, int rc)
     return rc;
 }
 
-int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *err)
+static int run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *err)
 {
     memset(sum, 0, sizeof *sum);
     hs_int_run R;
@@ -310,4 +312,12 @@ int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *e
     rc = finish(&R, rc);
     sum->wall = now() - R.wall0;
     return rc;
+}
+
+int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int r = run(m, o, sum, err);
+    hs_la_restore(h);
+    return r;
 }

@@ -30,6 +30,7 @@ typedef struct hs_run_opts {
     FILE *events;                  /* --events: the events CSV, or NULL: */
     const char *events_path;       /* opened at its first row (or at the end of
                                     * a run with none: the header alone) */
+    const char *format;            /* output format (io/sink.c), NULL: "csv" */
     int no_residuals;              /* the caller shows none of the summary's
                                     * max_G, max_Gdot, max_ebal, max_pres (they
                                     * stay 0): a row whose columns show only t,

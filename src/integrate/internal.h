@@ -26,6 +26,7 @@
 #include "../consistency/consistency.h"
 #include "../dynamics/dynamics.h"
 #include "../io/columns.h"
+#include "../io/sink.h"
 #include "integrate.h"
 
 /* The parameters of the right-hand side.  GSL steps in tau = t - t0, so
@@ -66,8 +67,8 @@ typedef struct hs_int_fired {   /* an event located in a step (events.c) */
 typedef struct hs_int_rows {
     hs_columns cols;
     int cols_ok;
-    hs_out out;
-    int out_ok;
+    hs_sink *out;               /* the trajectory, NULL before set-up */
+    double *vals;               /* [cols.n + 1] a row's values */
     double E0;                  /* the energy at the first row */
     int need_w;                 /* a column shows W_R, W_nc, W_t or energy_balance */
     int lean;                   /* rows show t, q, v only and no residual is asked
@@ -106,10 +107,17 @@ typedef struct hs_int_events {
     double *y_trial, *f_trial;  /* [dim] a trial step: state, rates, */
     double *err_trial;          /* error estimate */
     hs_int_fired *fired;        /* [2 n] the events of a step, in time order */
+    hs_prog **g1;               /* [ng1] programs of the functions of the events
+                                 * located so far, one per step that first saw
+                                 * them cross: locating evaluates those alone */
+    size_t ng1;
+    size_t *g1_at;              /* [n] 1 + the program of event e's function (0: none) */
+    size_t *g1_out;             /* [n] its output there */
+    double *g1_regs, *g1_val;   /* scratch of the largest of them: registers, outputs */
+    size_t g1_nregs, g1_nval;
     gsl_odeiv2_driver *trial_drv; /* the stepper of the trial steps (NULL: the
                                  * stepper's dense output locates them) */
-    hs_out out;                 /* --events */
-    int out_ok;
+    hs_sink *out;               /* --events, or NULL */
 } hs_int_events;
 
 /* What happened to a step after its events (hs_int_events_step). */
@@ -210,10 +218,10 @@ extern const hs_stepper hs_int_step_dop853;
 extern const hs_stepper hs_int_step_rattle, hs_int_step_rattle4, hs_int_step_rattle6,
     hs_int_step_rattle8;
 
-/* integrate.c: flush and free an output; a write error becomes the run's
- * error ("cannot write WHAT: ...", exit 1) unless it already failed.
- * Returns rc or that exit code. */
-int hs_int_close_output(hs_int_run *R, hs_out *o, const char *what, int rc);
+/* integrate.c: close a sink (publish: see hs_sink_type.close); a write
+ * error becomes the run's error ("cannot write WHAT: ...", exit 1) unless
+ * it already failed.  Returns rc or that exit code. */
+int hs_int_close_output(hs_int_run *R, hs_sink *s, const char *what, int publish, int rc);
 
 /* rows.c */
 /* Write the row at state y (time t); first = 1 for the first row (sets

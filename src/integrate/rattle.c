@@ -346,7 +346,7 @@ static int choose_step(hs_int_run *R, rattle *S)
     if (!a || !b) {
         free(a);
         free(b);
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        return hs_error_nomem(R->err);
     }
     int rc = 0, found = 0, have_prev = 0;
     double *prev = a, *cur = b;
@@ -424,7 +424,7 @@ static int rattle_start(hs_int_run *R, const double *gamma, size_t ns)
     }
     rattle *S = calloc(1, sizeof *S);
     if (!S)
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        return hs_error_nomem(R->err);
     R->step.own = S;
     S->gamma = gamma;
     S->ns = ns;
@@ -440,7 +440,7 @@ static int rattle_start(hs_int_run *R, const double *gamma, size_t ns)
     S->y_start = calloc(dim, sizeof *S->y_start);
     if (!S->Minv || !S->Q0 || !S->Gq0 || !S->x || !S->r || !S->qf || !S->vh || !S->f0 ||
         !S->f1 || !S->y_start)
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "out of memory");
+        return hs_error_nomem(R->err);
     for (size_t i = 0; i < n; i++)
         S->Minv[i] = 1 / m->Mconst[i];
     if (isnan(h))

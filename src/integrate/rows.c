@@ -71,19 +71,17 @@ double hs_grid_time(double t0, long i, double dt)
 
 /* ---- rows ---- */
 
-/* The summary's energy balance at a state whose E is T + U (w and w->aux
- * at that state) and whose work integrals are y's. */
-static void note_balance(hs_int_run *R, double E, const double *y)
+/* The summary's energy balance, from the monitor computed by dynamics. */
+static void note_balance(hs_int_run *R, double B)
 {
-    size_t n = R->m->n;
-    double ebal = E - R->rows.E0 - y[2 * n] - y[2 * n + 1] - y[2 * n + 2];
-    if (!(fabs(ebal) <= R->sum->max_ebal))
-        R->sum->max_ebal = fabs(ebal);
+    if (!(fabs(B) <= R->sum->max_ebal))
+        R->sum->max_ebal = fabs(B);
 }
 
 /* Everything a row shows at state y, time t, into *r (w holds the
- * evaluations it points into).  0 or an exit code. */
-static int row_values(hs_int_run *R, double t, const double *y, hs_row *r)
+ * evaluations it points into), the monitors included; first: the first
+ * row, whose energy is E0.  0 or an exit code. */
+static int row_values(hs_int_run *R, double t, const double *y, hs_row *r, int first)
 {
     const hs_model *m = R->m;
     hs_work *w = R->w;
@@ -91,9 +89,29 @@ static int row_values(hs_int_run *R, double t, const double *y, hs_row *r)
     if (hs_int_eval(&R->c, t, y, R->rows.f_at) != GSL_SUCCESS || hs_dyn_aux(m, w, t, y, y + n) ||
         hs_dyn_outputs(m, w, t, y, y + n))
         return hs_int_fail(R, t, y);
-    *r = (hs_row){ t, y, y + n, w->a, w->Lambda, w->aux, w->out, w->dyn + m->off_Gq,
-                   hs_dyn_kinetic(m, w), hs_dyn_jacobi(m, w), y[2 * n], y[2 * n + 1],
-                   y[2 * n + 2], R->rows.E0, 0 };
+    double T = hs_dyn_kinetic(m, w), U = w->aux[m->off_U];
+    if (first)
+        R->rows.E0 = T + U;
+    *r = (hs_row){ .t = t, .q = y, .v = y + n, .a = w->a, .Lambda = w->Lambda,
+                   .aux = w->aux, .out = w->out, .Gz = w->dyn + m->off_Gq, .W = y + 2 * n,
+                   .T = T, .E = T + U, .H = hs_dyn_jacobi(m, w),
+                   .ebal = hs_dyn_balance(T, U, R->rows.E0, y + 2 * n),
+                   .pres = hs_dyn_power_residual(m, w->Lambda, w->aux) };
+    return 0;
+}
+
+/* The row's values, written to sink s; 0 or an exit code (a value not
+ * finite: nothing written). */
+static int put(hs_int_run *R, hs_sink *s, const char *event, const hs_row *r, const double *y)
+{
+    if (hs_columns_values(R->m, &R->rows.cols, r, s->rows == 0, R->rows.vals, &R->w->err)) {
+        R->w->fail_kind = HS_FAIL_NONFINITE;
+        return hs_int_fail(R, r->t, y);
+    }
+    if (event)
+        hs_sink_event_row(s, event, R->rows.vals, R->rows.cols.n);
+    else
+        hs_sink_row(s, R->rows.vals, R->rows.cols.n);
     return 0;
 }
 
@@ -106,33 +124,22 @@ static int row(hs_int_run *R, double t, const double *y, int first, int w_known)
     hs_work *w = R->w;
     size_t k = m->k;
     hs_row r;
+    int rc;
     if (R->rows.lean && !first) {               /* t, q, v and nothing else to show */
         r = (hs_row){ .t = t, .q = y, .v = y + m->n, .bare = 1 };
-        if (hs_columns_row(m, &R->rows.cols, &r, &R->rows.out, &w->err)) {
-            w->fail_kind = HS_FAIL_NONFINITE;
-            return hs_int_fail(R, t, y);
-        }
+        if ((rc = put(R, R->rows.out, NULL, &r, y)))
+            return rc;
         R->sum->rows++;
         R->sum->t_reached = t;
         return 0;
     }
-    int rc = row_values(R, t, y, &r);
-    if (rc)
+    if ((rc = row_values(R, t, y, &r, first)) || (rc = put(R, R->rows.out, NULL, &r, y)))
         return rc;
     const double *aux = w->aux;
-    double U = aux[m->off_U], T = r.T;
-    if (first)
-        R->rows.E0 = r.E0 = T + U;
-    if (hs_columns_row(m, &R->rows.cols, &r, &R->rows.out, &w->err)) {
-        w->fail_kind = HS_FAIL_NONFINITE;
-        return hs_int_fail(R, t, y);
-    }
     hs_summary *sum = R->sum;
     sum->rows++;
-    double pres = 0;                       /* R.v + Lambda . G_t = Lambda . Gdot */
     for (size_t i = 0; i < k; i++) {
         double G = aux[m->off_G + i], Gd = aux[m->off_Gdot + i];
-        pres += w->Lambda[i] * Gd;
         if (hs_dyn_is_released(w, i))     /* let go: its G is no residual */
             continue;
         if (!(fabs(G) <= sum->max_G))
@@ -140,10 +147,10 @@ static int row(hs_int_run *R, double t, const double *y, int first, int w_known)
         if (!(fabs(Gd) <= sum->max_Gdot))
             sum->max_Gdot = fabs(Gd);
     }
-    if (w_known)
-        note_balance(R, T + U, y);
-    if (!(fabs(pres) <= sum->max_pres))
-        sum->max_pres = fabs(pres);
+    if (w_known)                           /* the summary's monitors */
+        note_balance(R, r.ebal);
+    if (!(fabs(r.pres) <= sum->max_pres))
+        sum->max_pres = fabs(r.pres);
     sum->t_reached = t;
     return 0;
 }
@@ -157,16 +164,10 @@ int hs_int_event_row(hs_int_run *R, const char *name, double t, const double *y)
 {
     hs_row r;
     R->sum->events++;
-    if (!R->ev.out_ok)                     /* no events file: nothing to compute */
+    if (!R->ev.out)                        /* no events file: nothing to compute */
         return 0;
-    int rc = row_values(R, t, y, &r);
-    if (rc)
-        return rc;
-    if (hs_columns_event_row(R->m, &R->rows.cols, &r, name, &R->ev.out, &R->w->err)) {
-        R->w->fail_kind = HS_FAIL_NONFINITE;
-        return hs_int_fail(R, t, y);
-    }
-    return 0;
+    int rc = row_values(R, t, y, &r, 0);
+    return rc ? rc : put(R, R->ev.out, name, &r, y);
 }
 
 /* ---- rows inside a step ---- */
@@ -175,19 +176,16 @@ int hs_int_event_row(hs_int_run *R, const char *name, double t, const double *y)
  * degree 8 that matches q, v and a at the ends and the midpoint of a
  * segment (error O(h^9)), and v from its derivative.  The midpoint is one
  * extra step of h/2 with the helper stepper, so the segment's nodes are as
- * accurate as the step's ends (a polynomial through the ends alone, the
- * quintic Hermite used before, left errors of 1e-5 in v on a bead on a
- * rotating wire at rtol 1e-8).  The polynomial is checked against the
+ * accurate as the step's ends (a polynomial through the ends alone is
+ * not: bench/README.md).  The polynomial is checked against the
  * equations of motion at u = +-1/2: its acceleration minus a at its state,
- * d, estimates its errors as d H^2/16 in q and d H/4 in v (measured on a
- * pendulum); where they pass the tolerance (atol + rtol |value|, as asked),
- * the segment is halved, the midpoint serving as an end (bsimp takes steps
- * of a quarter period, where one polynomial was off by 7e-5), at most
+ * d, estimates its errors as d H^2/16 in q and d H/4 in v; where they pass
+ * the tolerance (atol + rtol |value|, as asked), the segment is halved,
+ * the midpoint serving as an end (bsimp's long steps need it), at most
  * HS_INT_DEPTH times (to 1/100 of the tolerance when a column shows a
  * work integral or energy_balance: E and W then agree inside a step about
- * as well as at its ends, where the stepper's errors in both are the same;
- * on the hoop of models/hoop_angle.yaml at rtol 1e-8, 1.45e-7 became
- * 9.6e-9); the right half then ends where the helper, stepping
+ * as well as at its ends, where the stepper's errors in both are the
+ * same); the right half then ends where the helper, stepping
  * on from the midpoint, puts the step's end (the step's own end differs by
  * its local error, which a short segment would turn into a large error in
  * v).  Inside a step the polynomials follow the stepper's own trajectory,
@@ -195,7 +193,7 @@ int hs_int_event_row(hs_int_run *R, const char *name, double t, const double *y)
  * that matches W at the segment's ends and midpoint and its rate P at the
  * seven Chebyshev-Lobatto points (two more evaluations), when a column
  * shows it; otherwise the summary's energy balance is taken at the step
- * ends.  (With W and P at three points only, degree 5, W was off by 1e-6.)
+ * ends (three points only, degree 5, are not enough: bench/README.md).
  *
  * In the centred variable u in [-1, 1], H = h/2, the coefficients c0..c2
  * of the degree-8 polynomial are the midpoint's data and the rest come
@@ -492,7 +490,8 @@ int hs_int_emit_inside(hs_int_run *R, double taup, long *i)
     if (!R->rows.need_w) {                               /* the summary's balance, here */
         if (hs_dyn_aux(m, R->w, R->t, R->y, R->y + n))
             return hs_int_fail(R, R->t, R->y);
-        note_balance(R, hs_dyn_kinetic(m, R->w) + R->w->aux[m->off_U], R->y);
+        note_balance(R, hs_dyn_balance(hs_dyn_kinetic(m, R->w), R->w->aux[m->off_U],
+                                       R->rows.E0, R->y + 2 * n));
     }
     /* inside the step, the stepper's own trajectory: its end before any
      * projection (which moved it by the drift) */

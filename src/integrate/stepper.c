@@ -6,9 +6,8 @@
  * W_R, W_nc, W_t beside (q, v).  Under the standard control W_R ~ 0 held
  * to the absolute tolerance chose the step (its rate Lambda . G_q v is 0 on
  * the constraints but not at the stages).  Here the error ratio covers
- * (q, v) only (measured, rk8pd at 1e-10 over 20 s with rows every second:
- * 1.34x fewer right-hand sides on the double pendulum and a 32-link
- * chain, 1.46x on 8 links, 1.19x on 128); the work integrals are still
+ * (q, v) only (fewer right-hand sides: bench/README.md, "Measurements
+ * behind integrate's choices"); the work integrals are still
  * integrated by the same stages, so they are as accurate as the steps
  * (q, v) asked for make them.
  *
@@ -78,8 +77,8 @@ int hs_int_rhs(double tau, const double y[], double f[], void *params)
 }
 
 /* Forward-difference Jacobian for the implicit steppers (h = sqrt(eps)
- * scaled).  Measured: central differences made bsimp take 14x more steps
- * on the pendulum, so the cheaper forward form stays.  Nothing depends on
+ * scaled); central differences cost bsimp more steps, not fewer
+ * (bench/README.md).  Nothing depends on
  * the work integrals: their columns are 0 without an evaluation. */
 int hs_int_jacobian(double tau, const double y[], double *dfdy, double dfdt[], void *params)
 {
@@ -141,24 +140,18 @@ typedef struct ctl_state {
 /* The energy balance B = E - E0 - W_R - W_nc - W_t is 0 along the exact
  * motion, on the constraints or off (W_R integrates the exact rate of E
  * along the vector field), and a stepper's errors in the state and in the
- * work integrals move it: at rtol = atol = 1e-8, 38 steps of rk8pd on the
- * bead on a spinning hoop (models/rotating_hoop.yaml, t in [0, 2],
- * interpolate mode) left it at 2.9e-8, with every component within its
- * tolerance.  In interpolate mode (in exact mode steps end on every row,
- * and the balance stayed below 1e-12 there) a step is accepted only when
- * the stepper's error estimate also keeps B within atol/4 + rtol S/400,
- * S = |T| + |U| + |W_R| + |W_nc| + |W_t| its scale (and above its
- * round-off, 64 eps S): B at the step's end against B at the end minus
- * the error estimate (the energy there, without the accelerations, in a
- * work of its own, so the stepper's last evaluation stays remembered).
- * Measured there: 49 steps and 1.7e-9 (dop853 3.8e-9; with atol alone as
- * the bound 5.6e-9 and 1.4e-8).  The relative part keeps large energies
- * from asking for round-off: a 32-link chain (S ~ 5000) at 1e-10 took
- * 3454 dop853 steps with atol/4 alone, 2605 with it (2508 without the
- * control); 0-20% more evaluations on the shipped models.  It does not
- * depend on what the rows or the summary show, so -q or --columns never
- * change the numbers.  An evaluation that fails there leaves the decision
- * to the state's error. */
+ * work integrals move it, each component within its tolerance while B is
+ * not.  In interpolate mode (in exact mode steps end on every row) a step
+ * is accepted only when the stepper's error estimate also keeps B within
+ * atol/4 + rtol S/400, S = |T| + |U| + |W_R| + |W_nc| + |W_t| its scale
+ * (and above its round-off, 64 eps S): B at the step's end against B at
+ * the end minus the error estimate (the energy there, without the
+ * accelerations, in a work of its own, so the stepper's last evaluation
+ * stays remembered).  The relative part keeps large energies from asking
+ * for round-off; what the control costs and gains: bench/README.md.  It
+ * does not depend on what the rows or the summary show, so -q or
+ * --columns never change the numbers.  An evaluation that fails there
+ * leaves the decision to the state's error. */
 
 /* B + E0 at state y, time t, evaluated with w (R->w: through the
  * remembered evaluation; otherwise the energy alone, no accelerations);
@@ -184,7 +177,7 @@ static int balance_at(hs_int_run *R, hs_work *w, double t, const double *y, doub
     }
     double T = hs_dyn_kinetic(m, w), U = w->aux[m->off_U];
     const double *W = y + 2 * n;
-    *B = T + U - W[0] - W[1] - W[2];
+    *B = hs_dyn_balance(T, U, 0, W);       /* B + E0: E0 drops out of differences */
     *scale = fabs(T) + fabs(U) + fabs(W[0]) + fabs(W[1]) + fabs(W[2]);
     return 0;
 }
@@ -452,26 +445,23 @@ static void near_singular(const hs_model *m, hs_work *w, double t, const double 
     w->full_rcond = 0;
     if (bad || !(w->rcond < 1e-6))
         return;
-    size_t len = strlen(err->msg);
-    len += (size_t)snprintf(err->msg + len, sizeof err->msg - len, "; the configuration is "
-                            "nearly singular (reciprocal condition of C %.2g), multipliers",
-                            w->rcond);
-    for (int pass = 0; pass < 3 && len + 1 < sizeof err->msg; pass++) {
+    hs_error_append(err, "; the configuration is nearly singular (reciprocal condition of C "
+                    "%.2g), multipliers", w->rcond);
+    for (int pass = 0; pass < 3; pass++) {
         size_t best = k;                   /* the largest |Lambda| not yet named */
         for (size_t i = 0; i < k; i++)
             if (best == k || fabs(w->Lambda[i]) > fabs(w->Lambda[best]))
                 best = i;
         if (best == k)
             break;
-        len += (size_t)snprintf(err->msg + len, sizeof err->msg - len, "%s %s = %.3g",
-                                pass ? "," : "", m->cname[best], w->Lambda[best]);
+        hs_error_append(err, "%s %s = %.3g", pass ? "," : "", m->cname[best],
+                        w->Lambda[best]);
         w->Lambda[best] = 0;               /* scratch: next pass names the next */
         if (pass + 1 >= (int)k)
             break;
     }
-    for (size_t i = 0; i < n && len + 1 < sizeof err->msg; i++)
-        len += (size_t)snprintf(err->msg + len, sizeof err->msg - len, "%s%s=%.6g",
-                                i ? ", " : "; at ", m->qname[i], y[i]);
+    for (size_t i = 0; i < n; i++)
+        hs_error_append(err, "%s%s=%.6g", i ? ", " : "; at ", m->qname[i], y[i]);
 }
 
 int hs_int_fail(hs_int_run *R, double t, const double *y)
@@ -481,19 +471,17 @@ int hs_int_fail(hs_int_run *R, double t, const double *y)
     hs_error *err = R->err;
     R->c.last_ok = 0;
     if (w->err.code) {
-        *err = w->err;
-        err->code = HS_EXIT_NUMERIC;
+        if (err->code)
+            return err->code;
+        hs_error_adopt(err, &w->err, HS_EXIT_NUMERIC);
         if (w->fail_kind == HS_FAIL_SINGULAR_C && m->k) {
             char msg[600];
             size_t rank = hs_cons_rank(m, w, t, y, msg, sizeof msg, NULL);
-            size_t len = strlen(err->msg);
             if (rank < m->k)
-                snprintf(err->msg + len, sizeof err->msg - len, "; dependent constraints: %s",
-                         msg);
-            len = strlen(err->msg);
-            for (size_t i = 0; i < m->n && len + 1 < sizeof err->msg; i++)
-                len += (size_t)snprintf(err->msg + len, sizeof err->msg - len, "%s%s=%.6g",
-                                        i ? ", " : "; configuration ", m->qname[i], y[i]);
+                hs_error_append(err, "; dependent constraints: %s", msg);
+            for (size_t i = 0; i < m->n; i++)
+                hs_error_append(err, "%s%s=%.6g", i ? ", " : "; configuration ", m->qname[i],
+                                y[i]);
         }
         return err->code;
     }
@@ -587,11 +575,8 @@ static int stabilize(hs_int_run *R)
     R->c.last_ok = 0;                      /* the projection evaluates with w */
     if (hs_proj_apply(R->proj, R->w, R->t, R->y, R->y + m->n, NULL, fmin(m->set.tol, 1e-12),
                       1, &pe)) {
-        *R->err = pe;
-        R->err->code = HS_EXIT_NUMERIC;
-        size_t len = strlen(R->err->msg);
-        snprintf(R->err->msg + len, sizeof R->err->msg - len, " (projection stabilization)");
-        return HS_EXIT_NUMERIC;
+        hs_error_append(&pe, " (projection stabilization)");
+        return hs_error_adopt(R->err, &pe, HS_EXIT_NUMERIC);
     }
     if (R->step.multistep) {
         gsl_odeiv2_evolve_reset(R->step.drv->e);

@@ -1,5 +1,6 @@
-/* CSV columns of a run. */
+/* The columns of a run (columns.h). */
 #include "columns.h"
+#include "../dynamics/dynamics.h"
 #include "../util/vec.h"
 
 #include <fnmatch.h>
@@ -64,7 +65,7 @@ static int append_set(hs_columns *dst, size_t *cap, const hs_columns *src)
 
 static int oom(hs_error *err)
 {
-    return hs_error_set(err, HS_EXIT_USAGE, "out of memory");
+    return hs_error_nomem(err);
 }
 
 static int find_col(const hs_columns *cs, const char *name)
@@ -187,20 +188,9 @@ int hs_columns_catalog(const hs_model *m, hs_columns *out, size_t *ndefault,
     return 0;
 }
 
-void hs_columns_header(const hs_columns *c, hs_out *o)
-{
-    for (size_t i = 0; i < c->n; i++) {
-        if (i)
-            hs_out_char(o, ',');
-        hs_out_str(o, c->c[i].name);
-    }
-    hs_out_char(o, '\n');
-}
-
 double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
 {
-    size_t k = m->k, i = c->idx;
-    double s = 0;
+    size_t i = c->idx;
     switch (c->kind) {
     case HS_QTY_T: return r->t;
     case HS_QTY_Q: return r->q[i];
@@ -209,28 +199,17 @@ double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
     case HS_QTY_LAMBDA: return r->Lambda[i];
     case HS_QTY_G: return r->aux[m->off_G + i];
     case HS_QTY_GDOT: return r->aux[m->off_Gdot + i];
-    case HS_QTY_E: return r->T + r->aux[m->off_U];
+    case HS_QTY_E: return r->E;
     case HS_QTY_TKIN: return r->T;
     case HS_QTY_U: return r->aux[m->off_U];
     case HS_QTY_H: return r->H;
-    case HS_QTY_R:                       /* R = G_q^T Lambda */
-        for (size_t j = 0; j < k; j++)
-            for (int z = m->gq_start[j]; z < m->gq_start[j + 1]; z++)
-                if ((size_t)m->gq_col[z] == i)
-                    s += r->Gz[z] * r->Lambda[j];
-        return s;
-    case HS_QTY_PR:                      /* R.v = Lambda . (G_q v) = Lambda . (Gdot - G_t) */
-        for (size_t j = 0; j < k; j++)
-            s += r->Lambda[j] * (r->aux[m->off_Gdot + j] - r->aux[m->off_Gt + j]);
-        return s;
-    case HS_QTY_PRES:                    /* R.v + Lambda . G_t = Lambda . Gdot */
-        for (size_t j = 0; j < k; j++)
-            s += r->Lambda[j] * r->aux[m->off_Gdot + j];
-        return s;
-    case HS_QTY_WR: return r->W_R;
-    case HS_QTY_WNC: return r->W_nc;
-    case HS_QTY_WT: return r->W_t;
-    case HS_QTY_EBAL: return r->T + r->aux[m->off_U] - r->E0 - r->W_R - r->W_nc - r->W_t;
+    case HS_QTY_R: return hs_dyn_reaction(m, r->Gz, r->Lambda, i);
+    case HS_QTY_PR: return hs_dyn_reaction_power(m, r->Lambda, r->aux);
+    case HS_QTY_PRES: return r->pres;
+    case HS_QTY_WR: return r->W[0];
+    case HS_QTY_WNC: return r->W[1];
+    case HS_QTY_WT: return r->W[2];
+    case HS_QTY_EBAL: return r->ebal;
     case HS_QTY_OUT: return r->out[i];
     case HS_QTY_AMB: return r->aux[m->off_amb + i];
     case HS_QTY_AMBV: return r->aux[m->off_ambv + i];
@@ -239,15 +218,14 @@ double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
     return 0;
 }
 
-/* A non-finite value of column `name`: the row is dropped and err says
- * which, when and (for the energies) T and U. */
-static int nonfinite(const hs_model *m, const hs_row *r, hs_out *o, const char *name,
+/* A non-finite value of column `name`: err says which, when and (for the
+ * energies) T and U. */
+static int nonfinite(const hs_model *m, const hs_row *r, int first, const char *name,
                      int energy, double x, hs_error *err)
 {
-    hs_out_row_cancel(o);
     hs_error_init(err);
     const char *val = isnan(x) ? "nan" : x > 0 ? "inf" : "-inf";
-    const char *after = o->rows ? "; the rows before it are written" : "; no row is written";
+    const char *after = first ? "; no row is written" : "; the rows before it are written";
     if (energy)
         return hs_error_set(err, HS_EXIT_NUMERIC, "%s is %s at t=%.17g (T = %g, U = %g: "
                             "beyond the range of a double)%s", name, val, r->t, r->T,
@@ -256,81 +234,24 @@ static int nonfinite(const hs_model *m, const hs_row *r, hs_out *o, const char *
                         "double)%s", name, val, r->t, after);
 }
 
-void hs_columns_header_events(const hs_columns *c, hs_out *o)
+int hs_columns_values(const hs_model *m, const hs_columns *c, const hs_row *r, int first,
+                      double *x, hs_error *err)
 {
-    hs_out_str(o, "event");
     for (size_t i = 0; i < c->n; i++) {
-        hs_out_char(o, ',');
-        hs_out_str(o, c->c[i].name);
-    }
-    hs_out_char(o, '\n');
-}
-
-/* A field of text: as it is, or in double quotes (a quote doubled) when it
- * holds a comma, a quote or a line break. */
-static void text_field(hs_out *o, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        hs_out_str(o, s);
-        return;
-    }
-    hs_out_char(o, '"');
-    for (; *s; s++) {
-        if (*s == '"')
-            hs_out_char(o, '"');
-        hs_out_char(o, *s);
-    }
-    hs_out_char(o, '"');
-}
-
-static int row_named(const hs_model *m, const hs_columns *c, const hs_row *r,
-                     const char *name, hs_out *o, hs_error *err);
-
-int hs_columns_row(const hs_model *m, const hs_columns *c, const hs_row *r, hs_out *o,
-                   hs_error *err)
-{
-    return row_named(m, c, r, NULL, o, err);
-}
-
-int hs_columns_event_row(const hs_model *m, const hs_columns *c, const hs_row *r,
-                         const char *name, hs_out *o, hs_error *err)
-{
-    return row_named(m, c, r, name, o, err);
-}
-
-static int row_named(const hs_model *m, const hs_columns *c, const hs_row *r,
-                     const char *name, hs_out *o, hs_error *err)
-{
-    char what[300];
-    hs_out_row_begin(o);
-    if (name) {
-        text_field(o, name);
-        if (c->n)
-            hs_out_char(o, ',');
-    }
-    for (size_t i = 0; i < c->n; i++) {
-        double x = hs_column_value(m, &c->c[i], r);
-        if (!isfinite(x)) {     /* never inf or nan in the CSV */
+        x[i] = hs_column_value(m, &c->c[i], r);
+        if (!isfinite(x[i])) {     /* never inf or nan in an output */
+            char what[300];
             hs_col_kind k = c->c[i].kind;
             snprintf(what, sizeof what, "column '%s'", c->c[i].name);
-            return nonfinite(m, r, o, what, k == HS_QTY_E || k == HS_QTY_TKIN ||
-                             k == HS_QTY_EBAL, x, err);
+            return nonfinite(m, r, first, what, k == HS_QTY_E || k == HS_QTY_TKIN ||
+                             k == HS_QTY_EBAL, x[i], err);
         }
-        if (i)
-            hs_out_char(o, ',');
-        hs_out_num(o, x);
     }
-    /* the run's monitors (the summary's maxima), shown or not */
-    if (r->bare)
-        goto done;
-    hs_col eb = { HS_QTY_EBAL, 0, NULL }, pres = { HS_QTY_PRES, 0, NULL };
-    double x = hs_column_value(m, &eb, r);
-    if (!isfinite(x))
-        return nonfinite(m, r, o, "energy_balance", 1, x, err);
-    if (!isfinite(x = hs_column_value(m, &pres, r)))
-        return nonfinite(m, r, o, "power_residual", 0, x, err);
-done:
-    hs_out_char(o, '\n');
-    hs_out_row_end(o);
+    if (r->bare)                   /* the run's monitors, shown or not */
+        return 0;
+    if (!isfinite(r->ebal))
+        return nonfinite(m, r, first, "energy_balance", 1, r->ebal, err);
+    if (!isfinite(r->pres))
+        return nonfinite(m, r, first, "power_residual", 0, r->pres, err);
     return 0;
 }

@@ -1,11 +1,12 @@
-/* The CSV columns: which exist for a model (holosim(1), OUTPUT), the
- * default set, `--columns` selection, header and row writing. */
+/* The columns of a run: which exist for a model (holosim(1), OUTPUT), the
+ * default set, `--columns` selection, and a row's values picked from what
+ * the integrator and dynamics computed (the policy every output format
+ * shares: never inf or nan).  Writing them is a sink's job (sink.h). */
 #ifndef HS_COLUMNS_H
 #define HS_COLUMNS_H
 
 #include "../model/model.h"
 #include "../util/error.h"
-#include "out.h"
 
 typedef hs_qty hs_col_kind;    /* the quantity of model.h a column shows */
 
@@ -20,17 +21,23 @@ typedef struct hs_columns {
     hs_col *c;
 } hs_columns;
 
-/* Everything one row can show, filled by the integrator. */
+/* Everything one row can show, filled by the integrator from dynamics'
+ * evaluations at the row's state (the monitors computed there, by
+ * hs_dyn_balance and hs_dyn_power_residual).  Fill it with designated
+ * initializers: a field left out is 0 or NULL. */
 typedef struct hs_row {
     double t;
     const double *q, *v, *a, *Lambda;   /* [n], [n], [n], [k] */
     const double *aux;                  /* model->prog_aux outputs */
     const double *out;                  /* [nout] the model's `outputs` (prog_out) */
     const double *Gz;                   /* [nnz] G_q non-zeros (model->gq_*) */
+    const double *W;                    /* [3] W_R, W_nc, W_t */
     double T;                           /* kinetic energy in the frame of the
-                                         * model's mass (model.h): E = T + U */
+                                         * model's mass (model.h) */
+    double E;                           /* T + U */
     double H;                           /* Jacobi integral q'.dL/dq' - L */
-    double W_R, W_nc, W_t, E0;
+    double ebal, pres;                  /* the monitors: energy_balance,
+                                         * power_residual */
     int bare;                           /* only t, q, v are set (the columns
                                          * show nothing else; no monitors) */
 } hs_row;
@@ -49,20 +56,14 @@ int hs_columns_select(const hs_model *m, const char *list, hs_columns *out,
 int hs_columns_catalog(const hs_model *m, hs_columns *out, size_t *ndefault,
                        hs_error *err);
 void hs_columns_free(hs_columns *c);
-void hs_columns_header(const hs_columns *c, hs_out *o);
-/* Write one row.  Every value must be finite, and so must energy_balance
- * and power_residual (the run's monitors, shown or not): otherwise nothing
- * of the row is written and the error (HS_EXIT_NUMERIC) names the column,
- * its value and the time. */
-int hs_columns_row(const hs_model *m, const hs_columns *c, const hs_row *r, hs_out *o,
-                   hs_error *err);
-/* The events file (--events): the header with a first column `event`,
- * and a row that starts with the event's name (an identifier, or
- * quoted as RFC 4180 says when it is not). */
-void hs_columns_header_events(const hs_columns *c, hs_out *o);
-int hs_columns_event_row(const hs_model *m, const hs_columns *c, const hs_row *r,
-                         const char *name, hs_out *o, hs_error *err);
-/* Value of one column (energy_balance, power residual ...). */
+/* The row's values, one per column, into x[c->n].  Every value must be
+ * finite, and so must energy_balance and power_residual (the run's
+ * monitors, shown or not; not checked in a bare row): otherwise the error
+ * (HS_EXIT_NUMERIC) names the column, its value and the time, and says
+ * whether rows were written before (first: this is the first row). */
+int hs_columns_values(const hs_model *m, const hs_columns *c, const hs_row *r, int first,
+                      double *x, hs_error *err);
+/* Value of one column. */
 double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r);
 
 #endif

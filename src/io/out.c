@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define OUT_CAP (1 << 16)
 
@@ -12,6 +14,8 @@ int hs_out_init(hs_out *o, FILE *f, int precision)
 {
     memset(o, 0, sizeof *o);
     o->f = f;
+    o->fd = -2;                   /* not looked at yet */
+    o->good = -1;
     o->precision = precision < 1 ? 1 : precision > 17 ? 17 : precision;
     o->cap = OUT_CAP;
     o->buf = malloc(o->cap);
@@ -57,6 +61,54 @@ static FILE *dest(hs_out *o)
     return o->f;
 }
 
+/* The first write: f's descriptor, and where its rows start when it is a
+ * regular file (for the cut after a failed write). */
+static void attach(hs_out *o, FILE *f)
+{
+    errno = 0;
+    if (fflush(f) != 0) {         /* what others wrote through f goes first */
+        fail(o, errno);
+        return;
+    }
+    o->fd = fileno(f);
+    struct stat st;
+    if (o->fd >= 0 && fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        off_t at = lseek(o->fd, 0, SEEK_CUR);
+        o->good = at < 0 ? -1 : (long long)at;
+    }
+}
+
+/* n bytes of complete rows to the destination; after a failed write a
+ * regular file is cut back to its last complete row. */
+static void put(hs_out *o, FILE *f, const char *p, size_t n)
+{
+    if (o->fd == -2)
+        attach(o, f);
+    if (o->failed)
+        return;
+    if (o->fd < 0) {              /* a stream without a descriptor */
+        errno = 0;
+        if (fwrite(p, 1, n, f) != n)
+            fail(o, errno);
+        return;
+    }
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(o->fd, p + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            fail(o, w < 0 ? errno : EIO);
+            if (o->good >= 0 && ftruncate(o->fd, (off_t)o->good) == 0)
+                lseek(o->fd, (off_t)o->good, SEEK_SET);
+            return;
+        }
+        done += (size_t)w;
+    }
+    if (o->good >= 0)
+        o->good += (long long)n;
+}
+
 /* Write out everything before the row in progress and keep that row. */
 static void drain(hs_out *o)
 {
@@ -66,11 +118,8 @@ static void drain(hs_out *o)
     FILE *f = dest(o);
     if (!f && !o->failed)
         return;                   /* not yet: kept until the first row */
-    if (f && !o->failed) {
-        errno = 0;
-        if (fwrite(o->buf, 1, n, f) != n)
-            fail(o, errno);
-    }
+    if (f && !o->failed)
+        put(o, f, o->buf, n);
     memmove(o->buf, o->buf + n, o->len - n);
     o->len -= n;
     o->mark = 0;

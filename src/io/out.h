@@ -9,7 +9,13 @@
  * is written before the first row is complete (not even the header), and a
  * file to write is created (or truncated) only then: a run that fails
  * before it leaves an existing file as it was, and a file being tailed
- * keeps its inode (truncated in place, never replaced by a rename). */
+ * keeps its inode (truncated in place, never replaced by a rename).
+ *
+ * A write that fails (a full disk, the file size limit) ends the output:
+ * a regular file is cut back to the end of its last complete row, so a
+ * reader never finds half a row.  Rows go to the file descriptor itself
+ * (write(2), stdio's buffer flushed first and left empty), so nothing of
+ * theirs is left in a buffer to be written after the cut. */
 #ifndef HS_OUT_H
 #define HS_OUT_H
 
@@ -29,6 +35,9 @@ typedef struct hs_out {
     int precision;         /* significant digits, 1..17 */
     int failed;            /* a write failed (errno kept in err_no) */
     int err_no;
+    int fd;                /* f's descriptor (-1: none, as a memory stream) */
+    long long good;        /* fd's offset after the last complete row written,
+                            * -1 when not a seekable file (or not known yet) */
 } hs_out;
 
 int hs_out_init(hs_out *o, FILE *f, int precision);   /* 0 or -1 (memory) */

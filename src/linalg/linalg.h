@@ -15,7 +15,18 @@
 #ifndef HS_LINALG_H
 #define HS_LINALG_H
 
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_matrix.h>
+
+/* GSL reports errors through a process-wide handler whose default aborts.
+ * The library never relies on its caller having switched it off and never
+ * leaves a caller's handler replaced: each exported entry point that
+ * reaches GSL runs between hs_la_quiet() (handler off, the caller's
+ * returned) and hs_la_restore() (the caller's put back), and reads GSL's
+ * status codes.  Nested entry points nest. */
+typedef gsl_error_handler_t *hs_la_handler;
+static inline hs_la_handler hs_la_quiet(void) { return gsl_set_error_handler_off(); }
+static inline void hs_la_restore(hs_la_handler h) { gsl_set_error_handler(h); }
 
 /* Cholesky factorization in place of a band matrix (bandwidth B->size2 - 1);
  * also stores the 1-norm of A where GSL keeps it (the unused last slot of

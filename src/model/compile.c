@@ -6,6 +6,7 @@
 #include "loader.h"
 
 #include <math.h>
+#include <string.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
@@ -279,11 +280,11 @@ static int compile_dyn(cbuild *C)
     size_t n = m->n, k = m->k;
     C->nr = 0;
     if (mass_outputs(C))
-        return hs_error_set(C->L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(C->L->err);
     m->off_Q = C->nr;
     push(C, m->Q, n);
     if (jacobian_structure(C))
-        return hs_error_set(C->L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(C->L->err);
     m->off_Gq = C->nr;
     push_gq(C);
     m->off_gamma = C->nr;
@@ -384,6 +385,9 @@ static int compile_out_ev(cbuild *C)
         return C->L->err->code;
     C->nr = 0;
     push(C, m->evf, m->nev);
+    if (!(m->ev_root = xcalloc(m->nev ? m->nev : 1, sizeof *m->ev_root)))
+        return hs_error_nomem(C->L->err);
+    memcpy(m->ev_root, C->r, m->nev * sizeof *m->ev_root);
     m->ev_dyn = reads_dynamics(C);
     if (hs_ld_dag_check(C->L) || !(m->prog_ev = hs_prog_compile(m->dag, C->r, C->nr,
                                                                C->L->err)))
@@ -398,7 +402,7 @@ static int fold_map(cbuild *C)
     hs_model *m = C->L->m;
     const hs_overrides *ov = C->L->ov;
     if (!(m->par_kept = xcalloc(m->npar, 1)))
-        return hs_error_set(C->L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(C->L->err);
     for (size_t o = 0; o < m->npar_done; o++) {
         size_t j = m->par_order[o];
         int keep = 0;
@@ -435,7 +439,7 @@ int hs_ld_compile(loader *L)
     C.r = xcalloc(cap, sizeof *C.r);
     int rc = 0;
     if (!C.is_par || !C.any_par || !C.map || !C.r)
-        rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(L->err);
     if (!rc)
         rc = fold_map(&C);
     if (!rc)
@@ -447,10 +451,10 @@ int hs_ld_compile(loader *L)
     if (!rc)
         rc = compile_out_ev(&C);
     if (!rc && C.oom)
-        rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(L->err);
     m->nin = (size_t)hs_dag_nsymbols(m->dag);
     if (!rc && !(m->hoist_val = xcalloc(m->nhoist, sizeof *m->hoist_val)))
-        rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(L->err);
     if (!rc)
         rc = hs_model_eval_constants(m, L->err);
     free(C.is_par);
@@ -504,7 +508,7 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
     gsl_matrix *M = gsl_matrix_alloc(n, n);
     int rc = 0;
     if (!in || !regs || !out || !M) {
-        rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(L->err);
         goto done;
     }
     in[m->sym_t] = m->t0;

@@ -224,6 +224,9 @@ static int rewrite_D(sctx *S, const char *t, size_t len, size_t off0, buf *out, 
             if (!e)
                 return F->err->code ? F->err->code : HS_EXIT_MODEL;
             const hs_node *de = D_of(S, e);
+            if ((!de || hs_dag_failed(S->d)) &&
+                (!hs_dag_failed(S->d) || hs_dag_error(S->d)->code == HS_EXIT_NOMEM))
+                return hs_error_nomem(F->err);
             if (!de || hs_dag_failed(S->d))
                 return hs_ytree_error_in(F->y, F->err, NODEP(F, S->node), off0 + i,
                                          "D(...): %s", hs_dag_failed(S->d)
@@ -370,6 +373,9 @@ static int dissipation_forces(fam *F, sctx *S, int root, const char *R, int tmpl
         return F->err->code;
     for (size_t i = 0; i < S->n; i++) {
         const hs_node *g = hs_diff(S->d, e, S->v[i]);
+        if ((!g || hs_dag_failed(S->d)) &&
+            (!hs_dag_failed(S->d) || hs_dag_error(S->d)->code == HS_EXIT_NOMEM))
+            return hs_error_nomem(F->err);
         if (!g || hs_dag_failed(S->d))
             return hs_ytree_error(F->y, F->err, NODEP(F, tmpl), "dissipation: %s",
                                   hs_dag_failed(S->d) ? hs_dag_error(S->d)->msg : "out of memory");

@@ -89,7 +89,7 @@ typedef struct dbuild {
 
 static int oom(loader *L)
 {
-    return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    return hs_error_nomem(L->err);
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -361,7 +361,9 @@ static int axis_of(const char *s)
 }
 
 typedef struct cand {
-    const char *suffix;
+    const char *suffix;        /* xN: N; a define P_x: P (named) */
+    size_t slen;
+    int named;                 /* the point of defines P_x, P_y[, P_z] */
     const hs_node *c[3];
     long q[3];                 /* the coordinate of each axis, or -1 (ambient) */
     const char *names[3];
@@ -534,12 +536,100 @@ static int of_t_q(const hs_model *m, const hs_node *e)
     return r;
 }
 
+/* A body B (a define B_R11) draws as its points joined: the point B (its
+ * centre) to each point B_P of defines B_P_x, B_P_y[, B_P_z]. */
+static int body_segments(dbuild *B, const cand *cd, const long *pidx, size_t nc,
+                         size_t *nseg)
+{
+    loader *L = B->L;
+    hs_drawing *d = B->d;
+    for (size_t b = 0; b < nc; b++) {
+        if (!cd[b].named || pidx[b] < 0)
+            continue;
+        char r11[200];
+        snprintf(r11, sizeof r11, "%.*s_R11", (int)cd[b].slen, cd[b].suffix);
+        if (hs_ld_find_named(L, NAME_DEF, r11, strlen(r11)) < 0)
+            continue;
+        for (size_t j = 0; j < nc; j++) {
+            if (!cd[j].named || pidx[j] < 0 || cd[j].slen <= cd[b].slen + 1 ||
+                strncmp(cd[j].suffix, cd[b].suffix, cd[b].slen) != 0 ||
+                cd[j].suffix[cd[b].slen] != '_')
+                continue;
+            hs_draw_item *it = add_item(B, HS_DRAW_LINE, 2, LINE_RGB);
+            if (!it)
+                return L->err->code;
+            it->pt[0] = (size_t)pidx[b];
+            it->pt[1] = (size_t)pidx[j];
+            if (*nseg < NOTE_MAX) {
+                append(d->note, sizeof d->note, "%s segment %s-%s", *nseg ? "," : ";",
+                       d->ptname[pidx[b]], d->ptname[pidx[j]]);
+                append(d->note, sizeof d->note, " (a body)%s%s%s", "", "", "");
+            } else if (*nseg == NOTE_MAX) {
+                append(d->note, sizeof d->note, ", ...%s%s%s", "", "", "");
+            }
+            (*nseg)++;
+        }
+    }
+    return 0;
+}
+
+/* The candidate points: names grouped by suffix (xN, yN, zN) or by
+ * prefix (defines P_x, P_y, P_z) into cd[*nc]. */
+static int group_names(dbuild *B, cand *cd, size_t ncand, size_t *pnc)
+{
+    /* group the names by suffix: coordinates first, then ambient names,
+     * then outputs that are positions (expressions of t and q alone) */
+    loader *L = B->L;
+    hs_model *m = L->m;
+    size_t nc = 0;
+    int rc = 0;
+    for (size_t i = 0; i < ncand && !rc; i++) {
+        int amb = i >= m->n;
+        int def = i >= m->n + m->namb + m->nout;
+        int out = i >= m->n + m->namb && !def;
+        size_t o = out || def ? i - m->n - m->namb : 0, df = def ? o - m->nout : 0;
+        const char *s = def ? L->def[df].name : out ? m->outname[o]
+                      : amb ? m->ambname[i - m->n] : m->qname[i];
+        size_t len = strlen(s);
+        /* a define P_x, P_y, P_z (named points and bodies write them) */
+        int ax = !def ? axis_of(s) : len > 2 && s[len - 2] == '_' ? axis_of(s + len - 1) : -1;
+        const hs_node *e = NULL;
+        if (ax >= 0 && def) {
+            if (hs_ld_settle(L, NAME_DEF, df) || !L->def[df].expr) {
+                rc = L->err->code ? L->err->code : oom(L);
+                break;
+            }
+            e = L->def[df].expr;
+        }
+        if (ax < 0 || (out && !of_t_q(m, m->out[o])) || (def && !of_t_q(m, e)))
+            continue;
+        const char *suf = def ? s : s + 1;
+        size_t slen = def ? len - 2 : len - 1;
+        size_t j = 0;
+        while (j < nc && !(cd[j].named == def && cd[j].slen == slen &&
+                           strncmp(cd[j].suffix, suf, slen) == 0))
+            j++;
+        if (j == nc) {
+            cd[nc] = (cand){ .suffix = suf, .slen = slen, .named = def, .q = { -1, -1, -1 } };
+            nc++;
+        }
+        if (cd[j].c[ax])
+            continue;
+        cd[j].c[ax] = def ? e : out ? m->out[o] : amb ? m->amb[i - m->n]
+                    : hs_sym(m->dag, m->sym_q[i]);
+        cd[j].q[ax] = amb ? -1 : (long)i;
+        cd[j].names[ax] = s;
+    }
+    *pnc = nc;
+    return rc;
+}
+
 static int infer(dbuild *B, yaml_node_t *root)
 {
     loader *L = B->L;
     hs_model *m = L->m;
     hs_drawing *d = B->d;
-    size_t ncand = m->n + m->namb + m->nout;
+    size_t ncand = m->n + m->namb + m->nout + L->ndef;
     cand *cd = xcalloc(ncand, sizeof *cd);
     long *qpoint = xcalloc(m->n, sizeof *qpoint);   /* point of coordinate i, or -1 */
     long *pidx = xcalloc(ncand, sizeof *pidx);      /* cand -> point index */
@@ -552,30 +642,7 @@ static int infer(dbuild *B, yaml_node_t *root)
     size_t nc = 0;
     for (size_t i = 0; i < m->n; i++)
         qpoint[i] = -1;
-    /* group the names by suffix: coordinates first, then ambient names,
-     * then outputs that are positions (expressions of t and q alone) */
-    for (size_t i = 0; i < ncand; i++) {
-        int amb = i >= m->n;
-        int out = i >= m->n + m->namb;
-        size_t o = out ? i - m->n - m->namb : 0;
-        const char *s = out ? m->outname[o] : amb ? m->ambname[i - m->n] : m->qname[i];
-        int ax = axis_of(s);
-        if (ax < 0 || (out && !of_t_q(m, m->out[o])))
-            continue;
-        size_t j = 0;
-        while (j < nc && strcmp(cd[j].suffix, s + 1) != 0)
-            j++;
-        if (j == nc) {
-            cd[nc] = (cand){ .suffix = s + 1, .q = { -1, -1, -1 } };
-            nc++;
-        }
-        if (cd[j].c[ax])
-            continue;
-        cd[j].c[ax] = out ? m->out[o] : amb ? m->amb[i - m->n] : hs_sym(m->dag, m->sym_q[i]);
-        cd[j].q[ax] = amb ? -1 : (long)i;
-        cd[j].names[ax] = s;
-    }
-    int rc = 0;
+    int rc = group_names(B, cd, ncand, &nc);
     char *note = d->note;
     size_t cap = sizeof d->note;
     snprintf(note, cap, "no 'draw' in the model: drawing");
@@ -585,7 +652,8 @@ static int infer(dbuild *B, yaml_node_t *root)
         if (!cd[j].c[0] || !cd[j].c[1])
             continue;
         char name[80];
-        snprintf(name, sizeof name, "P%s", cd[j].suffix);
+        snprintf(name, sizeof name, "%s%.*s", cd[j].named ? "" : "P", (int)cd[j].slen,
+                 cd[j].suffix);
         long p = add_point(B, name, cd[j].c[0], cd[j].c[1], cd[j].c[2]);
         if (p < 0) {
             rc = L->err->code;
@@ -662,6 +730,8 @@ static int infer(dbuild *B, yaml_node_t *root)
         }
         nseg++;
     }
+    if (!rc)
+        rc = body_segments(B, cd, pidx, nc, &nseg);
     if (!rc && nambp)
         rc = embedded_segments(B, ambp, nambp, &nseg);
     if (!rc && (npoints > NOTE_MAX || nseg > NOTE_MAX)) {

@@ -29,14 +29,14 @@ static int ensure_syms(loader *L)
     if (!m->sym_a) {
         m->sym_a = xcalloc(m->n, sizeof *m->sym_a);
         if (!m->sym_a)
-            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(L->err);
         for (size_t i = 0; i < m->n; i++)
             m->sym_a[i] = -1;
     }
     if (!m->sym_lam) {
         m->sym_lam = xcalloc(m->k, sizeof *m->sym_lam);
         if (!m->sym_lam)
-            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(L->err);
         for (size_t i = 0; i < m->k; i++)
             m->sym_lam[i] = -1;
     }
@@ -63,7 +63,7 @@ static const hs_node *coord_accel(loader *L, size_t i)
     if (ensure_syms(L))
         return NULL;
     if (m->sym_a[i] < 0 && (m->sym_a[i] = make_sym(L, "", m->qname[i], "''")) < 0) {
-        hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        hs_error_nomem(L->err);
         return NULL;
     }
     return hs_sym(m->dag, m->sym_a[i]);
@@ -115,7 +115,7 @@ static const hs_node *multiplier(loader *L, size_t j)
     if (ensure_syms(L))
         return NULL;
     if (m->sym_lam[j] < 0 && (m->sym_lam[j] = make_sym(L, "lambda_", m->cname[j], "")) < 0) {
-        hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        hs_error_nomem(L->err);
         return NULL;
     }
     return hs_sym(m->dag, m->sym_lam[j]);
@@ -218,7 +218,7 @@ static int read_action(loader *L, yaml_node_t *an, hs_event *ev)
     }
     ev->rel = xcalloc(m->k, sizeof *ev->rel);
     if (!ev->rel)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     for (size_t p = e + strspn(s + e, " \t"); s[p]; p += strspn(s + p, " \t")) {
         size_t q = p + strcspn(s + p, " \t");
         long jc = hs_ld_find_constraint(L, s + p, q - p);
@@ -290,7 +290,7 @@ static int read_event(loader *L, yaml_node_t *key, yaml_node_t *val, hs_event *e
                               hs_ytree_kind(val));
     }
     if (!ev->name || (dn && read_direction(L, dn, ev)) || (an && read_action(L, an, ev)))
-        return L->err->code ? L->err->code : hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return L->err->code ? L->err->code : hs_error_nomem(L->err);
     ev->pos = (hs_srcpos){ (int32_t)L->si->nsrc, 0 };
     L->cond = 1;
     const hs_node *e = hs_ld_parse(L, wn, SCOPE_OUTPUT, "an event's 'when'");
@@ -309,7 +309,7 @@ static int read_event(loader *L, yaml_node_t *key, yaml_node_t *val, hs_event *e
                               "becomes true; leave out 'direction' (or give the difference "
                               "of its sides with a direction)", name);
     ev->dir = dir;
-    return ev->text ? 0 : hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+    return ev->text ? 0 : hs_error_nomem(L->err);
 }
 
 /* --stop-when i: parsed like `when`, an error shown on the option's text
@@ -328,7 +328,7 @@ static int read_stop_when(loader *L, size_t i, hs_event *ev, const hs_node **g)
     ev->action = HS_EV_STOP;
     ev->pos = (hs_srcpos){ -1, 0 };
     if (!ev->name || !ev->text)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     hs_error pe;
     hs_error_init(&pe);
     L->cond = 1;
@@ -364,7 +364,7 @@ static int check_constant(loader *L)
     size_t ns = (size_t)hs_dag_nsymbols(m->dag);
     const hs_node **map = xcalloc(ns, sizeof *map);
     if (!map)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     for (size_t j = 0; j < m->npar; j++)
         map[m->sym_p[j]] = hs_num(m->dag, m->pval[j]);
     for (size_t e = 0; e < m->nev && !L->err->code; e++) {
@@ -399,7 +399,7 @@ int hs_ld_read_events(loader *L, yaml_node_t *root)
     m->ev = xcalloc(nfile + nstop, sizeof *m->ev);
     m->evf = xcalloc(nfile + nstop, sizeof *m->evf);
     if (!m->ev || !m->evf)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     if (evs) {
         FOR_PAIRS(evs, p) {
             size_t i = m->nev++;

@@ -19,7 +19,7 @@
 
 int hs_fm_oom(fam *F)
 {
-    return hs_error_set(F->err, HS_EXIT_MODEL, "out of memory");
+    return hs_error_nomem(F->err);
 }
 
 int hs_fm_tmpl(fam *F, int id)

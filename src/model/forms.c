@@ -63,7 +63,7 @@ static int lagrangian_kernels(loader *L, const hs_node *Lg, const hs_node *const
     unsigned char *is_v = xcalloc((size_t)hs_dag_nsymbols(d), 1);
     int rc = 0;
     if (!dpq || !terms || !is_v) {
-        rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        rc = hs_error_nomem(L->err);
         goto out;
     }
     for (size_t i = 0; i < n; i++)
@@ -88,7 +88,7 @@ static int lagrangian_kernels(loader *L, const hs_node *Lg, const hs_node *const
         }
         m->Q[i] = generalized_force(m, Lg, p[i], F[i], i, dpq, &terms, &tcap);
         if (!m->Q[i]) {
-            rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            rc = hs_error_nomem(L->err);
             goto out;
         }
     }
@@ -174,7 +174,7 @@ static int cartesian_form(kbuild *B)
     for (size_t i = 0; i < n; i++)
         m->Q[i] = hs_sub(d, B->F[i], hs_diff(d, m->U, m->sym_q[i]));
     if (!(m->P_nc = force_power(L, B->F, NULL, n)))
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     m->has_nc_forces = B->frc != NULL;
     return 0;
 }
@@ -208,17 +208,17 @@ static int lagrangian_form(kbuild *B)
             return L->err->code;
         const hs_node *L0 = velocity_free(L, Lg);
         if (!L0)
-            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(L->err);
         m->U = hs_neg(d, L0);                      /* U = -L(t, q, 0) */
         m->has_potential = 1;
     }
     B->Lsym = Lg;
     if (!B->T0)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     if (lagrangian_kernels(L, Lg, B->F, kin ? kin : lag, B->p))
         return L->err->code;
     if (!(m->P_nc = force_power(L, B->F, NULL, n)))
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     m->has_nc_forces = B->frc != NULL;
     return 0;
 }
@@ -410,7 +410,7 @@ static int embscratch_init(loader *L, embscratch *S)
     S->P.count = xcalloc(na, sizeof *S->P.count);
     if (!S->Ma || !S->Fa || !S->buf || !S->grad || !S->qidx || !S->syms || !S->P.slot ||
         !S->P.x || !S->P.count)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     S->P.y = S->P.x + na;
     S->P.terms = S->P.x + 2 * na;
     for (size_t s = 0; s < ns; s++)
@@ -449,7 +449,7 @@ static int embedding_form(kbuild *B)
         embedding_mass_times(L, &E, S.Ma, S.syms, S.grad);
         T = metric_kinetic(L, &E, &S.P, &B->T0);
         if (!T)
-            bad = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            bad = hs_error_nomem(L->err);
     }
     for (size_t i = 0; !bad && i < n; i++) {
         size_t nt = 0;
@@ -466,7 +466,7 @@ static int embedding_form(kbuild *B)
         B->FXt = hs_addn(d, S.grad, nt);
         m->ambv = xcalloc(na, sizeof *m->ambv);
         if (!m->ambv || !m->P_nc || !B->T0)
-            bad = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            bad = hs_error_nomem(L->err);
         for (size_t a = 0; !bad && a < na; a++)
             m->ambv[a] = L->ambV[a];
         B->Lsym = hs_sub(d, T, m->U);
@@ -528,7 +528,7 @@ static int time_power(kbuild *B)
         if (B->Tamb) {
             const hs_node *T1 = linear_part(B);
             if (!T1)
-                return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+                return hs_error_nomem(L->err);
             moving = hs_add(d, T1, hs_mul(d, hs_num(d, 2.0), B->T0));
             Pt = hs_sub(d, Pt, B->FXt);
         }
@@ -540,7 +540,7 @@ static int time_power(kbuild *B)
      * and M a = Q + R along solutions */
     const hs_node **terms = xcalloc(n * n + 2 * n, sizeof *terms);
     if (!terms)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     size_t nt = 0;
     const hs_node *zero = hs_num(d, 0);          /* the one 0 node: no visit */
     for (size_t i = 0; i < n; i++)
@@ -585,7 +585,7 @@ static int constraint_kernels(loader *L, yaml_node_t *root)
     m->Gdot = xcalloc(k, sizeof *m->Gdot);
     m->gamma = xcalloc(k, sizeof *m->gamma);
     if (!m->G_q || !m->G_t || !m->Gdot || !m->gamma)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     /* row i: only the coordinates G_i uses (k * n derivative calls would
      * cost k * n even when each is 0 at once), in coordinate order */
     size_t nsym = (size_t)hs_dag_nsymbols(d);
@@ -593,7 +593,7 @@ static int constraint_kernels(loader *L, yaml_node_t *root)
     if (!col || !qidx) {
         free(col);
         free(qidx);
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     }
     for (size_t s = 0; s < nsym; s++)
         qidx[s] = -1;
@@ -633,7 +633,7 @@ int hs_ld_build_kernels(loader *L, yaml_node_t *root)
     if (!m->M || !m->Q || !B.F || !B.p) {
         free(B.F);
         free(B.p);
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     }
     m->has_potential = B.pot != NULL;
     m->U = scalar_zero(L);

@@ -1,6 +1,7 @@
 /* Loading a model (model.h): the jobs of loader.h in order; and the
  * model object itself: free, source positions, the derivation printout. */
 #include "loader.h"
+#include "../linalg/linalg.h"
 
 #include <math.h>
 #include <string.h>
@@ -52,7 +53,7 @@ static int read_names(loader *L, yaml_node_t *root)
     m->q0 = xcalloc(m->n, sizeof *m->q0);
     m->v0 = xcalloc(m->n, sizeof *m->v0);
     if (!m->lock || !m->q0 || !m->v0)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     if (hs_ld_read_names_map(L, hs_ld_get(L, root, "parameters"), &L->par, &L->npar,
                              "'parameters'") ||
         hs_ld_read_names_map(L, hs_ld_get(L, root, "define"), &L->def, &L->ndef, "'define'"))
@@ -66,10 +67,10 @@ static int read_names(loader *L, yaml_node_t *root)
                                   "'embedding' is empty: map ambient names to X(t, q)");
         m->ambname = xcalloc(L->namb, sizeof *m->ambname);
         if (!m->ambname)
-            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(L->err);
         for (; m->namb < L->namb; m->namb++)
             if (!(m->ambname[m->namb] = hs_ld_strdup(L->amb[m->namb].name)))
-                return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+                return hs_error_nomem(L->err);
     }
     if (hs_ld_read_constraint_names(L, hs_ld_get(L, root, "constraints")) ||
         hs_ld_read_output_names(L, hs_ld_get(L, root, "outputs")) ||
@@ -94,7 +95,7 @@ static int make_symbols(loader *L)
     m->sym_p = xcalloc(L->npar, sizeof *m->sym_p);
     if (!m->sym_q || !m->sym_v || !m->pname || !m->pval || !m->sym_p || !m->par_expr ||
         !m->par_order)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     for (size_t i = 0; i < m->n; i++)
         m->sym_q[i] = hs_dag_symbol(d, m->qname[i]);
     for (size_t i = 0; i < m->n; i++)
@@ -184,7 +185,7 @@ static hs_model *start(loader *L, hs_error *err, const hs_overrides *ov)
     if (!m || !si) {
         free(m);
         free(si);
-        hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        hs_error_nomem(err);
         return NULL;
     }
     m->src = si;
@@ -196,19 +197,27 @@ static hs_model *start(loader *L, hs_error *err, const hs_overrides *ov)
     return m;
 }
 
-hs_model *hs_model_load(const char *path, const hs_overrides *ov, hs_error *err)
+static hs_model *model_load(const char *path, const hs_overrides *ov, hs_error *err)
 {
     loader L;
     hs_model *m = start(&L, err, ov);
     if (!m)
         return NULL;
-    int rc = m->dag ? hs_ytree_load(L.y, path, err) : hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+    int rc = m->dag ? hs_ytree_load(L.y, path, err) : hs_error_nomem(err);
     m->file = hs_ld_strdup(L.y->file ? L.y->file : path);
     return load_common(&L, rc);
 }
 
-hs_model *hs_model_load_string(const char *name, const char *text,
-                               const hs_overrides *ov, hs_error *err)
+hs_model *hs_model_load(const char *path, const hs_overrides *ov, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    hs_model *r = model_load(path, ov, err);
+    hs_la_restore(h);
+    return r;
+}
+
+static hs_model *model_load_string(const char *name, const char *text,
+                                   const hs_overrides *ov, hs_error *err)
 {
     loader L;
     hs_model *m = start(&L, err, ov);
@@ -216,8 +225,17 @@ hs_model *hs_model_load_string(const char *name, const char *text,
         return NULL;
     m->file = hs_ld_strdup(name);
     int rc = m->dag ? hs_ytree_load_string(L.y, m->file, text, strlen(text), err)
-                    : hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+                    : hs_error_nomem(err);
     return load_common(&L, rc);
+}
+
+hs_model *hs_model_load_string(const char *name, const char *text,
+                               const hs_overrides *ov, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    hs_model *r = model_load_string(name, text, ov, err);
+    hs_la_restore(h);
+    return r;
 }
 
 static void free_strv(char **v, size_t n)
@@ -275,6 +293,7 @@ void hs_model_free(hs_model *m)
     }
     free(m->ev);
     free(m->evf);
+    free(m->ev_root);
     free(m->sym_a);
     free(m->sym_lam);
     free(m->amb);
@@ -312,17 +331,22 @@ int hs_model_eval_constants(hs_model *m, hs_error *err)
 {
     double *in = calloc(m->nin ? m->nin : 1, sizeof *in);
     if (!in)
-        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(err);
     for (size_t j = 0; j < m->npar; j++)
         in[m->sym_p[j]] = m->pval[j];
     const hs_node *bad = NULL;
-    for (size_t h = 0; h < m->nhoist && !bad; h++)
-        if (!isfinite(m->hoist_val[h] = hs_eval_tree(m->hoist_expr[h], in)))
+    int oom = 0;
+    for (size_t h = 0; h < m->nhoist && !bad && !oom; h++)
+        if (!(oom = hs_eval_node(m->hoist_expr[h], in, &m->hoist_val[h])) &&
+            !isfinite(m->hoist_val[h]))
             bad = m->hoist_expr[h];
-    for (size_t i = 0; m->mass_kind == HS_MASS_CONST_DIAG && i < m->n && !bad; i++)
-        if (!isfinite(m->Mconst[i] = hs_eval_tree(m->M[i * m->n + i], in)))
+    for (size_t i = 0; m->mass_kind == HS_MASS_CONST_DIAG && i < m->n && !bad && !oom; i++)
+        if (!(oom = hs_eval_node(m->M[i * m->n + i], in, &m->Mconst[i])) &&
+            !isfinite(m->Mconst[i]))
             bad = m->M[i * m->n + i];
     free(in);
+    if (oom)
+        return hs_error_nomem(err);
     if (!bad)
         return 0;
     hs_error_set(err, HS_EXIT_MODEL, "an expression of the parameters evaluates to %s",
@@ -382,7 +406,7 @@ const char *hs_model_sizes(const hs_model *m, char *buf, size_t size)
     return buf;
 }
 
-void hs_model_print_derivation(const hs_model *m, FILE *f)
+int hs_model_print_derivation(const hs_model *m, FILE *f)
 {
     size_t n = m->n, k = m->k;
     char lab[256], sizes[96];
@@ -396,10 +420,8 @@ void hs_model_print_derivation(const hs_model *m, FILE *f)
         P = hs_printer_new(m->dag, r, nr);
         free(r);
     }
-    if (!P) {
-        fprintf(f, "# out of memory\n");
-        return;
-    }
+    if (!P)
+        return HS_EXIT_NOMEM;
     fprintf(f, "# %s%s%s form, %s\n", m->name[0] ? m->name : "", m->name[0] ? ": " : "",
             hs_model_form_name(m), hs_model_sizes(m, sizes, sizeof sizes));
     const srcinfo *si = m->src;
@@ -444,5 +466,7 @@ void hs_model_print_derivation(const hs_model *m, FILE *f)
         for (size_t i = 0; i < k; i++)
             hs_printer_line(P, f, "  ", m->cname[i], m->gamma[i]);
     }
+    int failed = hs_printer_failed(P);
     hs_printer_free(P);
+    return failed ? HS_EXIT_NOMEM : 0;
 }

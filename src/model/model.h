@@ -184,6 +184,9 @@ typedef struct hs_model {
     size_t nev;
     hs_event *ev;          /* [nev] events: the file's, then --stop-when */
     const hs_node **evf;   /* [nev] their functions g */
+    const hs_node **ev_root; /* [nev] g as compiled into prog_ev (parameters folded,
+                              * kept ones hoisted): the root of one event's own
+                              * program (locating one crossing evaluates one g) */
     /* What outputs and events read beyond (t, q, v) and parameters: the
      * accelerations x'' and the multipliers lambda_NAME are VM inputs of
      * their own (filled from the dynamics at the state, dynamics.h);
@@ -317,8 +320,9 @@ int hs_draw_reads(const hs_model *m, size_t i);
  * (used for run-time domain errors).  Leaves err's message alone. */
 void hs_model_place(const hs_model *m, hs_srcpos p, hs_error *err);
 
-/* Print the symbolic kernels (`holosim derive MODEL`). */
-void hs_model_print_derivation(const hs_model *m, FILE *f);
+/* Print the symbolic kernels (`holosim derive MODEL`).  0, or
+ * HS_EXIT_NOMEM when out of memory (nothing or not all printed). */
+int hs_model_print_derivation(const hs_model *m, FILE *f);
 /* "Cartesian", "Lagrangian" or "embedding"; and "n = 2 coordinates, k = 1
  * constraint" (singular where the count is 1) into buf[size]. */
 const char *hs_model_form_name(const hs_model *m);

@@ -66,7 +66,7 @@ int hs_ld_check_clashes(loader *L)
             long old;
             int r = hs_strmap_put(&L->names, s, strlen(s), (long)i * NAME_KINDS + g, &old);
             if (r < 0)
-                return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+                return hs_error_nomem(L->err);
             if (r > 0) {
                 int og = (int)(old % NAME_KINDS);
                 return hs_ytree_error(L->y, L->err, a[g][i].key,
@@ -88,7 +88,7 @@ int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
     int rc = 0;
     for (size_t i = 0; i < nallowed && !rc; i++)
         if (hs_strmap_put(&ok, allowed[i], strlen(allowed[i]), (long)i, NULL) < 0)
-            rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            rc = hs_error_nomem(L->err);
     FOR_PAIRS(map, p) {
         if (rc)
             break;
@@ -100,7 +100,7 @@ int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
         }
         int r = hs_strmap_put(&seen, ks, strlen(ks), 0, NULL);
         if (r) {
-            rc = r < 0 ? hs_error_set(L->err, HS_EXIT_MODEL, "out of memory")
+            rc = r < 0 ? hs_error_nomem(L->err)
                        : hs_ytree_error(L->y, L->err, k, "duplicate key '%s' in %s", ks, where);
             break;
         }
@@ -179,13 +179,13 @@ static int name_add(namecheck *C, const char *name, taken who)
     loader *L = C->L;
     char *str = NULL;
     if (HS_VEC_RESERVE(C->e, C->cap, C->n + 1) || !(str = hs_ld_strdup(name)))
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     size_t i = C->n++;
     C->e[i] = (struct made){ str, who };
     long old;
     int r = hs_strmap_put(&C->tab, str, strlen(str), (long)i, &old);
     if (r <= 0)
-        return r < 0 ? hs_error_set(L->err, HS_EXIT_MODEL, "out of memory") : 0;
+        return r < 0 ? hs_error_nomem(L->err) : 0;
     const taken *o = &C->e[old].who, *t = &C->e[i].who;
     char was[200], at[64] = "";
     describe(o, name, was, sizeof was);
@@ -305,7 +305,7 @@ static int mentions(loader *L, int kind, const char *s, size_t len, size_t **dep
         if (e < 0)
             continue;
         if (HS_VEC_RESERVE(*dep, *cap, *ndep + 1))
-            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(L->err);
         (*dep)[(*ndep)++] = (size_t)e;
     }
 #undef ALNUM
@@ -348,7 +348,7 @@ int hs_ld_settle(loader *L, int kind, size_t i)
                               a[i].name);
     frame *st = NULL;
     size_t top = 0, cap = 0;
-    int rc = HS_VEC_RESERVE(st, cap, 1) ? hs_error_set(L->err, HS_EXIT_MODEL, "out of memory")
+    int rc = HS_VEC_RESERVE(st, cap, 1) ? hs_error_nomem(L->err)
                                         : 0;
     size_t len;
     const char *txt;
@@ -373,7 +373,7 @@ int hs_ld_settle(loader *L, int kind, size_t i)
                 break;
             }
             if (HS_VEC_RESERVE(st, cap, top + 1)) {
-                rc = hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+                rc = hs_error_nomem(L->err);
                 break;
             }
             st[top++] = (frame){ j, 0, 0, 0, NULL };

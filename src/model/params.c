@@ -72,12 +72,12 @@ static int add_entry(hs_params *p, const char *name, size_t len, const char *tex
                      hs_param_src src, hs_error *err)
 {
     if (grow(p))
-        return hs_error_set(err, HS_EXIT_USAGE, "out of memory");
+        return hs_error_nomem(err);
     char *nm = malloc(len + 1), *tx = malloc(strlen(text) + 1);
     if (!nm || !tx) {
         free(nm);
         free(tx);
-        return hs_error_set(err, HS_EXIT_USAGE, "out of memory");
+        return hs_error_nomem(err);
     }
     memcpy(nm, name, len);
     nm[len] = '\0';
@@ -141,9 +141,9 @@ static int check_syntax(hs_ytree *y, const hs_param_src *s, hs_error *err)
 {
     hs_dag *d = hs_dag_new();
     if (!d)
-        return hs_error_set(err, HS_EXIT_USAGE, "out of memory");
+        return hs_error_nomem(err);
     at_value a = { y, s->val };
-    hs_resolver r = { free_name, &a, locate };
+    hs_resolver r = { .lookup = free_name, .ctx = &a, .locate = locate };
     hs_error pe;
     hs_error_init(&pe);
     const char *text = (const char *)s->val->data.scalar.value;
@@ -151,8 +151,10 @@ static int check_syntax(hs_ytree *y, const hs_param_src *s, hs_error *err)
     hs_dag_free(d);
     if (e)
         return 0;
+    if (pe.code == HS_EXIT_NOMEM)
+        return hs_error_adopt(err, &pe, 0);
     hs_ytree_error_in(y, err, s->val, pe.offset >= 0 ? (size_t)pe.offset : 0, "%s", pe.msg);
-    return err->code = HS_EXIT_USAGE;
+    return hs_error_recode(err, HS_EXIT_USAGE);
 }
 
 /* The entries of a loaded file: a mapping of names to scalars. */
@@ -163,7 +165,7 @@ static int read_entries(hs_params *p, int fi, hs_error *err)
     if (root->type != YAML_MAPPING_NODE) {
         hs_ytree_error(y, err, root, "a parameter file must be a mapping NAME: VALUE "
                        "(e.g. l: 2), found %s", hs_ytree_kind(root));
-        return err->code = HS_EXIT_USAGE;
+        return hs_error_recode(err, HS_EXIT_USAGE);
     }
     for (yaml_node_pair_t *q = root->data.mapping.pairs.start;
          q < root->data.mapping.pairs.top; q++) {
@@ -185,7 +187,7 @@ static int read_entries(hs_params *p, int fi, hs_error *err)
                                k, (int)hs_ytree_node(y, o->key)->start_mark.line + 1);
         }
         if (err->code || check_syntax(y, &s, err))
-            return err->code = HS_EXIT_USAGE;
+            return hs_error_recode(err, HS_EXIT_USAGE);
         if (add_entry(p, k, strlen(k), (const char *)s.val->data.scalar.value, s, err))
             return err->code;
     }
@@ -207,10 +209,13 @@ static char *slurp(const char *path, size_t *len, hs_error *err)
     int bad = !buf || ferror(f);
     if (!is_stdin)
         fclose(f);
+    if (!buf) {
+        hs_error_nomem(err);
+        return NULL;
+    }
     if (bad || n > MAX_PARAMS_BYTES || memchr(buf, '\0', n)) {
-        hs_error_set(err, HS_EXIT_USAGE, "--params: %s '%s'", !buf ? "out of memory for"
-                     : bad ? "cannot read" : n > MAX_PARAMS_BYTES ? "larger than 1 MiB:"
-                     : "a NUL byte (a binary file?) in", path);
+        hs_error_set(err, HS_EXIT_USAGE, "--params: %s '%s'", bad ? "cannot read"
+                     : n > MAX_PARAMS_BYTES ? "larger than 1 MiB:" : "a NUL byte (a binary file?) in", path);
         free(buf);
         return NULL;
     }
@@ -232,7 +237,7 @@ int hs_params_read(hs_params *p, const char *path, hs_error *err)
     if (!files || !y) {
         free(text);
         free(y);
-        return hs_error_set(err, HS_EXIT_USAGE, "out of memory");
+        return hs_error_nomem(err);
     }
     p->files[p->nfiles++] = y;
     const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
@@ -248,7 +253,7 @@ int hs_params_read(hs_params *p, const char *path, hs_error *err)
             memmove(mf + 9, mf + 5, strlen(mf + 5) + 1);
             memcpy(mf, "parameter", 9);
         }
-        return err->code = HS_EXIT_USAGE;
+        return hs_error_recode(err, HS_EXIT_USAGE);
     }
     return read_entries(p, (int)p->nfiles - 1, err);
 }

@@ -2,6 +2,7 @@
  * the kept parameters take new values, everything computed from them is
  * computed again; the programs (parameters as inputs) stay. */
 #include "loader.h"
+#include "../linalg/linalg.h"
 
 #include <math.h>
 #include <string.h>
@@ -32,10 +33,11 @@ static int eval_params(hs_model *m, const char *const *name, const double *value
     int rc = 0;
     for (size_t o = 0; o < m->npar_done && !rc; o++) {
         size_t j = m->par_order[o];
-        if (!given[j] && m->par_kept[j] && m->par_expr[j])
-            m->pval[j] = hs_eval_tree(m->par_expr[j], in);
+        if (!given[j] && m->par_kept[j] && m->par_expr[j] &&
+            hs_eval_node(m->par_expr[j], in, &m->pval[j]))
+            rc = -1;
         in[m->sym_p[j]] = m->pval[j];
-        rc = isfinite(m->pval[j]) ? 0 : -1;
+        rc = rc || !isfinite(m->pval[j]) ? -1 : 0;
     }
     free(given);
     return rc;
@@ -45,11 +47,15 @@ static int eval_params(hs_model *m, const char *const *name, const double *value
 static int eval_initial(hs_model *m, const double *in)
 {
     size_t n = m->n;
-    m->t0 = m->init_expr[2 * n] ? hs_eval_tree(m->init_expr[2 * n], in) : 0;
+    m->t0 = 0;
+    if (m->init_expr[2 * n] && hs_eval_node(m->init_expr[2 * n], in, &m->t0))
+        return -1;
     if (!isfinite(m->t0))
         return -1;
     for (size_t i = 0; i < 2 * n; i++) {
-        double x = m->init_expr[i] ? hs_eval_tree(m->init_expr[i], in) : 0;
+        double x = 0;
+        if (m->init_expr[i] && hs_eval_node(m->init_expr[i], in, &x))
+            return -1;
         if (!isfinite(x))
             return -1;
         (i < n ? m->q0 : m->v0)[i % n] = x;
@@ -99,7 +105,7 @@ static int mass_ok(const hs_model *m, double *in)
     return ok;
 }
 
-int hs_model_repoint(hs_model *m, const char *const *name, const double *value, size_t n)
+static int repoint(hs_model *m, const char *const *name, const double *value, size_t n)
 {
     double *in = xcalloc(m->nin, sizeof *in);
     if (!in)
@@ -117,4 +123,12 @@ int hs_model_repoint(hs_model *m, const char *const *name, const double *value, 
         rc = -1;
     free(in);
     return rc;
+}
+
+int hs_model_repoint(hs_model *m, const char *const *name, const double *value, size_t n)
+{
+    hs_la_handler h = hs_la_quiet();
+    int r = repoint(m, name, value, n);
+    hs_la_restore(h);
+    return r;
 }

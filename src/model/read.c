@@ -270,10 +270,10 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
     L->scope = scope;
     int src = hs_ld_add_src(L, n);
     if (src < 0) {
-        hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        hs_error_nomem(L->err);
         return NULL;
     }
-    hs_resolver r = { lookup, L, locate };
+    hs_resolver r = { .lookup = lookup, .ctx = L, .locate = locate };
     hs_error pe;
     hs_error_init(&pe);
     yaml_node_t *saved_cur = L->cur;
@@ -285,7 +285,8 @@ const hs_node *hs_ld_parse(loader *L, yaml_node_t *n, int scope, const char *wha
     L->depth--;
     L->cur = saved_cur;
     L->scope = saved_scope;
-    if (L->err->code)       /* an error inside a define or parameter */
+    /* an error inside a define or parameter; out of memory stays that */
+    if (L->err->code || (!e && pe.code == HS_EXIT_NOMEM && hs_error_nomem(L->err)))
         return NULL;
     if (!e) {
         char hint[200];
@@ -301,18 +302,19 @@ const hs_node *hs_ld_parse_text(loader *L, const char *text, int scope, hs_error
 {
     int saved_scope = L->scope;
     L->scope = scope;
-    hs_resolver r = { lookup, L, NULL };
+    hs_resolver r = { .lookup = lookup, .ctx = L, .locate = NULL };
     hs_error_init(pe);
     int cond = L->cond;
     L->cond = 0;
     const hs_node *e = (cond ? hs_parse_cond : hs_parse)(L->m->dag, text, strlen(text), -1,
                                                         &r, pe);
     L->scope = saved_scope;
+    if (!e && pe->code == HS_EXIT_NOMEM)
+        hs_error_nomem(L->err);
     if (!e && !L->err->code) {
         char hint[200];
         hs_ld_name_hint(L, pe, scope, text, hint, sizeof hint);
-        size_t len = strlen(pe->msg);
-        snprintf(pe->msg + len, sizeof pe->msg - len, "%s", hint);
+        hs_error_append(pe, "%s", hint);
     }
     return L->err->code || hs_ld_dag_check(L) ? NULL : e;
 }
@@ -326,6 +328,8 @@ int hs_ld_dag_check(loader *L)
         return 0;
     const hs_error *de = hs_dag_error(L->m->dag);
     hs_srcpos p = hs_dag_error_pos(L->m->dag);
+    if (de->code == HS_EXIT_NOMEM)
+        return hs_error_nomem(L->err);
     hs_error_set(L->err, HS_EXIT_MODEL, "%s", de->msg);
     if (p.src >= 0 && (size_t)p.src < L->si->nsrc) {
         int line, col;
@@ -351,12 +355,14 @@ static const hs_node *parse_override(loader *L, size_t s, const char *name, cons
 {
     int saved_scope = L->scope;
     L->scope = SCOPE_PARAM;
-    hs_resolver r = { lookup, L, NULL };
+    hs_resolver r = { .lookup = lookup, .ctx = L, .locate = NULL };
     hs_error pe;
     hs_error_init(&pe);
     const hs_node *e = hs_parse(L->m->dag, text, strlen(text), -1, &r, &pe);
     L->scope = saved_scope;
     if (L->err->code)       /* an error in a parameter it refers to */
+        return NULL;
+    if (!e && pe.code == HS_EXIT_NOMEM && hs_error_nomem(L->err))
         return NULL;
     if (!e) {
         char hint[200];
@@ -395,7 +401,9 @@ int hs_ld_eval_param(loader *L, size_t i)
                             : hs_ld_parse(L, p->val, SCOPE_PARAM, "a parameter");
     if (!e || hs_ld_dag_check(L))
         return L->err->code ? L->err->code : HS_EXIT_MODEL;
-    double v = hs_eval_tree(e, L->pin);
+    double v;
+    if (hs_eval_node(e, L->pin, &v))
+        return hs_error_nomem(L->err);
     if (!isfinite(v) && text) {
         hs_error_set(L->err, HS_EXIT_USAGE, "parameter '%s' evaluates to %g", p->name, v);
         if (!override_placed(L, (size_t)ov, 0))
@@ -404,8 +412,7 @@ int hs_ld_eval_param(loader *L, size_t i)
         return L->err->code;
     }
     if (!isfinite(v))
-        return hs_ytree_error(L->y, L->err, p->val,
-                              "parameter '%s' evaluates to %g", p->name, v);
+        return hs_ytree_error(L->y, L->err, p->val, "parameter '%s' evaluates to %g", p->name, v);
     m->pval[i] = L->pin[m->sym_p[i]] = v;
     m->par_expr[i] = e;
     p->state = ST_DONE;
@@ -436,7 +443,7 @@ int hs_ld_read_names_map(loader *L, yaml_node_t *map, named **out, size_t *nout,
     size_t n = map_len(map);
     named *a = xcalloc(n, sizeof *a);
     if (!a)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     *out = a;
     FOR_PAIRS(map, p) {
         named *e = &a[*nout];
@@ -455,7 +462,7 @@ int hs_ld_read_names_map(loader *L, yaml_node_t *map, named **out, size_t *nout,
                                   why);
         e->name = hs_ld_strdup(s);
         if (!e->name)
-            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(L->err);
         (*nout)++;
     }
     return 0;
@@ -481,7 +488,7 @@ int hs_ld_read_coordinates(loader *L, yaml_node_t *root)
     m->qname = xcalloc(n, sizeof *m->qname);
     m->vname = xcalloc(n, sizeof *m->vname);
     if (!m->qname || !m->vname)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     size_t i = 0;
     FOR_ITEMS(c, it) {
         yaml_node_t *e = NODE(L, *it);
@@ -499,11 +506,12 @@ int hs_ld_read_coordinates(loader *L, yaml_node_t *root)
             return hs_ytree_error(L->y, L->err, e, "duplicate coordinate '%s'", s);
         m->qname[i] = hs_ld_strdup(s);
         m->vname[i] = malloc(strlen(s) + 2);
+        m->n = i + 1;                      /* freed with the model from here on */
         if (!m->qname[i] || !m->vname[i] ||
             hs_strmap_put(&L->si->coords, m->qname[i], strlen(s), (long)i, NULL) < 0)
-            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(L->err);
         sprintf(m->vname[i], "%s'", s);
-        m->n = ++i;
+        i++;
     }
     return 0;
 }
@@ -535,7 +543,7 @@ int hs_ld_read_per_coord(loader *L, yaml_node_t *n, const char *what, int scope,
         return L->err->code;
     yaml_node_t **val = xcalloc(m->n, sizeof *val);    /* the value of each coordinate */
     if (!val)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     FOR_PAIRS(n, p) {
         const char *ks = hs_ytree_str(NODE(L, p->key));
         val[hs_ld_find_coord(m, ks, strlen(ks))] = NODE(L, p->value);
@@ -673,7 +681,7 @@ int hs_ld_read_constraint_names(loader *L, yaml_node_t *c)
                               k, MAX_CONSTRAINTS);
     m->cname = xcalloc(k, sizeof *m->cname);
     if (!m->cname)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     for (size_t i = 0; i < k; i++) {
         char buf[32];
         const char *name = buf;
@@ -688,7 +696,7 @@ int hs_ld_read_constraint_names(loader *L, yaml_node_t *c)
         }
         if (!(m->cname[i] = hs_ld_strdup(name)) ||
             hs_strmap_put(&L->cons, m->cname[i], strlen(name), (long)i, NULL) < 0)
-            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(L->err);
         m->k = i + 1;
     }
     return 0;
@@ -703,7 +711,7 @@ int hs_ld_read_constraints(loader *L, yaml_node_t *c)
     m->G = xcalloc(k, sizeof *m->G);
     m->cpos = xcalloc(k, sizeof *m->cpos);
     if (!m->G || !m->cpos)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     for (size_t i = 0; i < k; i++) {
         yaml_node_t *val = c->type == YAML_MAPPING_NODE
                                ? NODE(L, c->data.mapping.pairs.start[i].value)
@@ -736,7 +744,7 @@ int hs_ld_read_initial(loader *L, yaml_node_t *root)
     if (!e || !in || !m->init_expr) {
         free(e);
         free(in);
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     }
     for (int s = 0; s < hs_dag_nsymbols(d); s++)
         in[s] = NAN;
@@ -748,7 +756,8 @@ int hs_ld_read_initial(loader *L, yaml_node_t *root)
         const hs_node *te = hs_ld_parse(L, tn, SCOPE_INITIAL, "initial.t");
         if (!te || hs_ld_dag_check(L))
             goto out;
-        m->t0 = hs_eval_tree(m->init_expr[2 * m->n] = te, in);
+        if (hs_eval_node(m->init_expr[2 * m->n] = te, in, &m->t0) && hs_error_nomem(L->err))
+            goto out;
         if (!isfinite(m->t0)) {
             hs_ytree_error(L->y, L->err, tn, "initial.t is not finite");
             goto out;
@@ -768,7 +777,9 @@ int hs_ld_read_initial(loader *L, yaml_node_t *root)
                            pass == 0 ? NULL : scalar_zero(L), e) || hs_ld_dag_check(L))
             goto out;
         for (size_t i = 0; i < m->n; i++) {
-            dst[i] = hs_eval_tree(m->init_expr[(size_t)pass * m->n + i] = e[i], in);
+            if (hs_eval_node(m->init_expr[(size_t)pass * m->n + i] = e[i], in, &dst[i]) &&
+                hs_error_nomem(L->err))
+                goto out;
             if (!isfinite(dst[i])) {
                 yaml_node_t *at = src->type == YAML_MAPPING_NODE ? hs_ld_get(L, src, m->qname[i])
                                                                  : src;
@@ -793,10 +804,10 @@ int hs_ld_read_output_names(loader *L, yaml_node_t *o)
         return L->err->code;
     m->outname = xcalloc(L->nout, sizeof *m->outname);
     if (!m->outname)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     for (size_t i = 0; i < L->nout; i++)
         if (!(m->outname[m->nout++] = hs_ld_strdup(L->out[i].name)))
-            return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+            return hs_error_nomem(L->err);
     return 0;
 }
 
@@ -805,7 +816,7 @@ int hs_ld_read_outputs(loader *L)
     hs_model *m = L->m;
     m->out = xcalloc(m->nout, sizeof *m->out);
     if (!m->out)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     for (size_t i = 0; i < m->nout; i++)
         if (!(m->out[i] = hs_ld_parse(L, L->out[i].val, SCOPE_OUTPUT, "an output")))
             return L->err->code;
@@ -820,7 +831,7 @@ int hs_ld_eval_params(loader *L)
     size_t ns = (size_t)hs_dag_nsymbols(m->dag);
     L->pin = xcalloc(ns, sizeof *L->pin);
     if (!L->pin)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     for (size_t s = 0; s < ns; s++)
         L->pin[s] = NAN;
     for (size_t s = 0; L->ov && s < L->ov->nset; s++) {
@@ -866,7 +877,7 @@ int hs_ld_read_embedding(loader *L)
     L->ambX = xcalloc(L->namb, sizeof *L->ambX);
     L->ambV = xcalloc(L->namb, sizeof *L->ambV);
     if (!m->amb || !L->ambX || !L->ambV)
-        return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(L->err);
     for (size_t a = 0; a < L->namb; a++) {
         const hs_node *X = hs_ld_parse(L, L->amb[a].val, SCOPE_MODEL, "an embedding");
         if (!X)

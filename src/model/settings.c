@@ -121,7 +121,7 @@ int hs_ld_read_settings(loader *L, yaml_node_t *root)
         if ((v = hs_ld_get(L, sim, "step"))) {      /* src/integrate checks it fits dt */
             int src = hs_ld_add_src(L, v);
             if (src < 0)
-                return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+                return hs_error_nomem(L->err);
             s->step_pos = (hs_srcpos){ src, 0 };
         }
         if ((v = hs_ld_get(L, sim, "method"))) {
@@ -132,7 +132,7 @@ int hs_ld_read_settings(loader *L, yaml_node_t *root)
             snprintf(s->method, sizeof s->method, "%s", ms);
             int src = hs_ld_add_src(L, v);
             if (src < 0)
-                return hs_error_set(L->err, HS_EXIT_MODEL, "out of memory");
+                return hs_error_nomem(L->err);
             s->method_pos = (hs_srcpos){ src, 0 };
         }
         if ((v = hs_ld_get(L, sim, "output"))) {

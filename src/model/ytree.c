@@ -284,7 +284,7 @@ static int parser_error(const hs_ytree *y, const yaml_parser_t *p, hs_error *err
     const char *problem = p->problem ? p->problem : "syntax error";
     const char *context = p->context;
     if (p->error == YAML_MEMORY_ERROR)
-        return hs_error_set(err, HS_EXIT_MODEL, "out of memory while reading YAML");
+        return hs_error_nomem(err);
     if (p->error == YAML_READER_ERROR) {     /* not after check_text; kept for safety */
         hs_error_set(err, HS_EXIT_MODEL, "YAML: %s at byte offset %zu", problem,
                      p->problem_offset);
@@ -359,7 +359,7 @@ static int prescan(const hs_ytree *y, hs_error *err)
 {
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p))
-        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(err);
     yaml_parser_set_input_string(&p, (const unsigned char *)y->text, y->len);
     long depth = 0, nodes = 0, anchors = 0, aliases = 0, docs = 0;
     for (int done = 0; !done && !err->code;) {
@@ -385,7 +385,7 @@ static int load_parser(hs_ytree *y, hs_error *err)
         return err->code;
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p))
-        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(err);
     yaml_parser_set_input_string(&p, (const unsigned char *)y->text, y->len);
     int rc = 0;
     if (!yaml_parser_load(&p, &y->doc)) {
@@ -422,7 +422,7 @@ int hs_ytree_load_string(hs_ytree *y, const char *name, const char *text,
     y->file = name;
     y->text = malloc(len + 1);
     if (!y->text)
-        return hs_error_set(err, HS_EXIT_MODEL, "out of memory");
+        return hs_error_nomem(err);
     memcpy(y->text, text, len);
     y->text[len] = '\0';
     y->len = len;
@@ -444,6 +444,8 @@ int hs_ytree_load(hs_ytree *y, const char *path, hs_error *err)
     if (rc == -2)
         return hs_error_set(err, HS_EXIT_MODEL, "%s: model file larger than %zu MiB",
                             y->file, MAX_FILE_BYTES >> 20);
+    if (rc == -1)
+        return hs_error_nomem(err);
     if (rc)
         return hs_error_set(err, HS_EXIT_MODEL, "cannot read model file '%s'", path);
     return load_parser(y, err);

@@ -21,6 +21,8 @@ const char *const hs_native_policy_names[3] = {"never", "auto", "always"};
 
 struct hs_native {
     void *dl;              /* dlopen handle */
+    int fd;                /* the verified entry, loaded as /proc/self/fd/<fd>: held
+                            * open while loaded, so no other file takes its name */
     size_t n;
     hs_kernel_fn *fn;      /* [n] */
     char path[4400];       /* as loaded; "" when built in a temporary directory */
@@ -44,7 +46,8 @@ typedef struct attempt {
     hs_nat_buf src;        /* the C source */
     hs_nat_cc cc;
     char key[33];
-    char dir[4096];        /* the cache's native/ directory */
+    char dir[4096];        /* the cache's native/ directory (for messages) */
+    int dfd;               /* ... held open: every step works relative to it */
     int dir_state;         /* hs_nat_cache_dir: 0 rw, 1 ro, -1 unusable */
     int unloadable;        /* the cached entry is intact but does not load */
     char why[1024];        /* the last reason something did not work */
@@ -84,18 +87,30 @@ static void make_key(attempt *a)
     free(h.p);
 }
 
-/* dlopen path and find every kernel; NULL with a->why set on failure. */
-static hs_native *open_entry(attempt *a, const char *path)
+/* dlopen the verified entry fd (taken over) and find every kernel; NULL
+ * with a->why set on failure. */
+static hs_native *open_entry(attempt *a, int fd, const char *path)
 {
     hs_native *h = calloc(1, sizeof *h);
-    if (h)
+    if (h) {
+        h->fd = fd;
         h->fn = calloc(a->nprogs, sizeof *h->fn);
+    } else {
+        close(fd);
+    }
     if (!h || !h->fn) {
         snprintf(a->why, sizeof a->why, "out of memory");
         goto fail;
     }
     h->n = a->nprogs;
-    h->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    char self[64];
+    if (hs_nat_fd_path(fd, self, sizeof self)) {
+        snprintf(a->why, sizeof a->why, "/proc/self/fd is not available to load the kernels");
+        goto fail;
+    }
+    if (hs_nat_test_hook)
+        hs_nat_test_hook("loading", self);
+    h->dl = dlopen(self, RTLD_NOW | RTLD_LOCAL);
     if (!h->dl) {
         const char *e = dlerror();
         snprintf(a->why, sizeof a->why, "dlopen: %s", e ? e : "failed");
@@ -130,11 +145,14 @@ static void entry_path(const attempt *a, char *path, size_t cap)
  * is intact but dlopen refuses it). */
 static hs_native *from_cache(attempt *a)
 {
+    if (a->dfd < 0)
+        return NULL;
+    int fd = hs_nat_entry_open(a->dfd, a->key);
+    if (fd < 0)
+        return NULL;
     char path[4400];
     entry_path(a, path, sizeof path);
-    if (!hs_nat_entry_ok(path, a->key))
-        return NULL;
-    hs_native *h = open_entry(a, path);
+    hs_native *h = open_entry(a, fd, path);
     a->unloadable = !h;
     return h;
 }
@@ -144,14 +162,14 @@ static hs_native *from_cache(attempt *a)
 /* Close every descriptor above 2 (the run's output files and pipes: a
  * reader of the run's output must see end-of-file when the run ends, not
  * when the build does). */
-static void close_inherited(void)
+static void close_inherited(int keep)
 {
     DIR *d = opendir("/proc/self/fd");
     if (d) {
         int self = dirfd(d);
         for (struct dirent *e; (e = readdir(d));) {
             int fd = atoi(e->d_name);
-            if (fd > 2 && fd != self)
+            if (fd > 2 && fd != self && fd != keep)
                 close(fd);
         }
         closedir(d);
@@ -159,7 +177,8 @@ static void close_inherited(void)
     }
     long max = sysconf(_SC_OPEN_MAX);
     for (long fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
-        close((int)fd);
+        if (fd != keep)
+            close((int)fd);
 }
 
 /* The detached process: its own session, low priority, no terminal, no
@@ -175,7 +194,7 @@ static void background_worker(attempt *a)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    close_inherited();
+    close_inherited(a->dfd);          /* the held cache directory stays */
     int nul = open("/dev/null", O_RDWR);
     if (nul >= 0) {
         dup2(nul, 0);
@@ -187,12 +206,13 @@ static void background_worker(attempt *a)
     errno = 0;
     if (nice(10) == -1 && errno)
         errno = 0;                /* a build at normal priority is fine too */
-    int lock = hs_nat_lock(a->dir, a->key, 0);
+    int lock = hs_nat_lock(a->dfd, a->key, 0);
     if (lock != -2) {
-        char path[4400];
-        entry_path(a, path, sizeof path);
-        if (!hs_nat_entry_ok(path, a->key))
-            hs_nat_build(&a->cc, a->o.opt, a->src.p, a->src.n, a->dir, a->key, 1, a->why,
+        int fd = hs_nat_entry_open(a->dfd, a->key);
+        if (fd >= 0)
+            close(fd);
+        else
+            hs_nat_build(&a->cc, a->o.opt, a->src.p, a->src.n, a->dfd, a->key, 1, a->why,
                          sizeof a->why);
         hs_nat_unlock(lock);
     }
@@ -219,21 +239,6 @@ static int start_background(attempt *a)
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-/* Why an earlier build of this key failed ("" if none did). */
-static int earlier_failure(attempt *a)
-{
-    char path[4400];
-    snprintf(path, sizeof path, "%s/k%s.fail", a->dir, a->key);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    if (!fgets(a->why, sizeof a->why, f))
-        a->why[0] = '\0';
-    a->why[strcspn(a->why, "\n")] = '\0';
-    fclose(f);
-    return 1;
-}
-
 static hs_native *load_auto(attempt *a)
 {
     if (a->unloadable)
@@ -243,10 +248,10 @@ static hs_native *load_auto(attempt *a)
         return give_up(a, HS_NATIVE_SHORT, NULL);
     if (a->dir_state != 0)
         return give_up(a, HS_NATIVE_FAILED, "native: %s; using the VM", a->why);
-    if (earlier_failure(a))
+    if (hs_nat_earlier_failure(a->dfd, a->key, a->why, sizeof a->why))
         return give_up(a, HS_NATIVE_FAILED, "native: an earlier build of these kernels "
                        "failed (%s); using the VM (--native=always retries)", a->why);
-    if (hs_nat_locked(a->dir, a->key))
+    if (hs_nat_locked(a->dfd, a->key))
         return give_up(a, HS_NATIVE_PENDING, "native: kernels being built by another "
                        "process; using the VM for this run");
     if (start_background(a))
@@ -266,17 +271,26 @@ static hs_native *build_in_tmp(attempt *a)
     char cachewhy[1024];
     snprintf(cachewhy, sizeof cachewhy, "%s", a->why);
     snprintf(a->dir, sizeof a->dir, "%s/holosim-native-XXXXXX", t && *t ? t : "/tmp");
+    if (a->dfd >= 0)
+        close(a->dfd);
+    a->dfd = -1;
     if (!mkdtemp(a->dir))
         return give_up(a, HS_NATIVE_FAILED, "native: %s, and no temporary directory (%s); "
                        "using the VM", cachewhy, strerror(errno));
+    a->dfd = hs_nat_hold_dir(a->dir, a->why, sizeof a->why);
+    if (a->dfd < 0) {
+        rmdir(a->dir);
+        return give_up(a, HS_NATIVE_FAILED, "native: %s, and %s; using the VM", cachewhy,
+                       a->why);
+    }
     hs_native *h = NULL;
-    if (hs_nat_build(&a->cc, a->o.opt, a->src.p, a->src.n, a->dir, a->key, 0, a->why,
+    if (hs_nat_build(&a->cc, a->o.opt, a->src.p, a->src.n, a->dfd, a->key, 0, a->why,
                      sizeof a->why) == 0)
         h = from_cache(a);
-    char path[4400];
-    entry_path(a, path, sizeof path);
-    unlink(path);
-    rmdir(a->dir);
+    char name[64];
+    snprintf(name, sizeof name, "k%s.so", a->key);
+    unlinkat(a->dfd, name, 0);
+    rmdir(a->dir);           /* by name: at worst another empty directory stays */
     if (!h)
         return give_up(a, HS_NATIVE_FAILED, "native: build failed: %s; using the VM", a->why);
     h->path[0] = '\0';
@@ -290,14 +304,14 @@ static hs_native *load_always(attempt *a)
     if (a->dir_state != 0)
         return build_in_tmp(a);
     /* one builder per key: the others wait for it and load its entry */
-    int lock = hs_nat_lock(a->dir, a->key, 1);
+    int lock = hs_nat_lock(a->dfd, a->key, 1);
     hs_native *h = from_cache(a);
     if (h) {
         hs_nat_unlock(lock);
         a->status = HS_NATIVE_CACHED;
         return h;
     }
-    int r = hs_nat_build(&a->cc, a->o.opt, a->src.p, a->src.n, a->dir, a->key, 1, a->why,
+    int r = hs_nat_build(&a->cc, a->o.opt, a->src.p, a->src.n, a->dfd, a->key, 1, a->why,
                          sizeof a->why);
     hs_nat_unlock(lock);
     if (r)
@@ -327,8 +341,8 @@ static hs_native *load(attempt *a)
     make_key(a);
     /* a short run only looks: it creates no directory */
     int create = a->o.policy == HS_NATIVE_ALWAYS || a->o.work >= a->o.auto_work;
-    a->dir_state = hs_nat_cache_dir(a->o.cache_dir, create, a->dir, sizeof a->dir, a->why,
-                                    sizeof a->why);
+    a->dir_state = hs_nat_cache_dir(a->o.cache_dir, create, a->dir, sizeof a->dir, &a->dfd,
+                                    a->why, sizeof a->why);
     if (a->dir_state >= 0) {
         hs_native *h = from_cache(a);
         if (h) {
@@ -368,6 +382,7 @@ hs_native *hs_native_load(const hs_prog *const *progs, size_t nprogs,
         a->o.auto_work = HS_NATIVE_AUTO_WORK;
     a->progs = progs;
     a->nprogs = nprogs;
+    a->dfd = -1;
     a->note = notecap ? note : nonote;
     a->notecap = notecap ? notecap : sizeof nonote;
     hs_native *h = load(a);
@@ -375,6 +390,8 @@ hs_native *hs_native_load(const hs_prog *const *progs, size_t nprogs,
         *status = a->status;
     free(a->src.p);
     hs_nat_cc_free(&a->cc);
+    if (a->dfd >= 0)
+        close(a->dfd);
     free(a);
     return h;
 }
@@ -395,6 +412,8 @@ void hs_native_free(hs_native *h)
         return;
     if (h->dl)
         dlclose(h->dl);
+    if (h->fd >= 0)
+        close(h->fd);
     free(h->fn);
     free(h);
 }

@@ -41,7 +41,11 @@
  * entry into place, so concurrent builders never leave a partial entry.  A
  * directory that cannot be created or written, or that others may write,
  * is not used: `always` builds in a fresh temporary directory instead,
- * `auto` runs the VM. */
+ * `auto` runs the VM.  The directory is opened once and used through that
+ * descriptor only (cache.c); an entry is loaded as /proc/self/fd/N of the
+ * descriptor that was checked.  Words of $CC that change the object's
+ * run-time (sanitizers, profiling) are dropped, and each build is loaded in
+ * a child process before it becomes an entry. */
 #ifndef HS_NATIVE_H
 #define HS_NATIVE_H
 

@@ -9,17 +9,6 @@ void hs_error_init(hs_error *e)
     e->offset = -1;
 }
 
-static void copy_line(char *dst, size_t cap, const char *src)
-{
-    size_t n = 0;
-    if (src)
-        while (src[n] && src[n] != '\n' && src[n] != '\r' && n + 1 < cap)
-            n++;
-    if (src)
-        memcpy(dst, src, n);
-    dst[n] = '\0';
-}
-
 int hs_error_set(hs_error *e, int code, const char *fmt, ...)
 {
     if (e->code)
@@ -44,12 +33,51 @@ int hs_error_at(hs_error *e, int code, const char *file, int line, int column,
         snprintf(e->file, sizeof e->file, "%s", file);
     e->line = line;
     e->column = column;
-    copy_line(e->source, sizeof e->source, source_line);
+    size_t n = 0;
+    if (source_line)
+        while (source_line[n] && source_line[n] != '\n' && source_line[n] != '\r' &&
+               n + 1 < sizeof e->source)
+            n++;
+    if (source_line)
+        memcpy(e->source, source_line, n);
+    e->source[n] = '\0';
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
     return code;
+}
+
+int hs_error_nomem(hs_error *e)
+{
+    return hs_error_set(e, HS_EXIT_NOMEM, "out of memory");
+}
+
+int hs_error_append(hs_error *e, const char *fmt, ...)
+{
+    if (!e->code)
+        return 0;
+    size_t len = strlen(e->msg);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg + len, sizeof e->msg - len, fmt, ap);
+    va_end(ap);
+    return e->code;
+}
+
+int hs_error_recode(hs_error *e, int code)
+{
+    if (e->code && e->code != HS_EXIT_NOMEM)
+        e->code = code;
+    return e->code;
+}
+
+int hs_error_adopt(hs_error *e, const hs_error *from, int code)
+{
+    if (e->code || !from->code)
+        return e->code;
+    *e = *from;
+    return code ? hs_error_recode(e, code) : e->code;
 }
 
 void hs_error_locate(hs_error *e, const char *text, size_t len, size_t offset)

@@ -18,7 +18,8 @@ enum {
     HS_EXIT_USAGE = 1,     /* bad command line, unwritable output */
     HS_EXIT_MODEL = 2,     /* model or expression error */
     HS_EXIT_INCONSISTENT = 3, /* initial data rejected / projection failed */
-    HS_EXIT_NUMERIC = 4    /* numerical failure during a run */
+    HS_EXIT_NUMERIC = 4,   /* numerical failure during a run */
+    HS_EXIT_NOMEM = 5      /* out of memory, whatever the layer */
 };
 
 typedef struct hs_error {
@@ -44,6 +45,25 @@ int hs_error_set(hs_error *e, int code, const char *fmt, ...)
 int hs_error_at(hs_error *e, int code, const char *file, int line, int column,
                 const char *source_line, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
+
+/* The one out-of-memory path: records "out of memory" with HS_EXIT_NOMEM
+ * (unless an error is already recorded); returns e->code. */
+int hs_error_nomem(hs_error *e);
+
+/* Add context to the recorded error: fmt's text appended to the message
+ * (cut at the message's capacity).  No-op without a recorded error.
+ * Returns e->code. */
+int hs_error_append(hs_error *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Change the exit code of a recorded error (message and position kept);
+ * out of memory stays out of memory.  Returns e->code. */
+int hs_error_recode(hs_error *e, int code);
+
+/* Carry an error recorded in another context (a work area, a nested
+ * parse) into e: unless e already holds one (first kept, left as it is),
+ * from is copied and recoded to code when code != 0.  Returns e->code. */
+int hs_error_adopt(hs_error *e, const hs_error *from, int code);
 
 /* Store the source line of `text` that contains byte `offset`, and set
  * line/column of e relative to text (1-based), plus e->offset. */

@@ -1,0 +1,88 @@
+/* Where rows go.  A sink is one struct of function pointers and the state
+ * behind it, as SQLite's VFS: the integrator computes a row into a vector
+ * of doubles (columns.h) and hands it to whichever sink the run opened.
+ * CSV (csv.c) is the first implementation; a new output format is a new
+ * file with its own hs_sink_type and constructor, and one entry in the
+ * table of formats (sink.c) that hs_sink_open reads.
+ *
+ * Contract of every implementation:
+ *   - rows are all or nothing: a reader never finds half a row, whatever
+ *     stops the run (a failed write cuts a file back to its last complete
+ *     row);
+ *   - nothing is written, no file created, before the first row (or
+ *     before close with publish set): a run that fails early leaves an
+ *     existing file as it was;
+ *   - the first failed write sets `failed` and `err_no` and ends the
+ *     output (later calls write nothing); close reports it. */
+#ifndef HS_SINK_H
+#define HS_SINK_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "columns.h"
+
+typedef struct hs_sink hs_sink;
+
+typedef struct hs_sink_type {
+    const char *name;
+    /* The column names, once, before any row (an events sink: preceded by
+     * a column `event`). */
+    void (*header)(hs_sink *s, const hs_columns *c);
+    /* One row: x[n] (n = the number of columns), all finite. */
+    void (*row)(hs_sink *s, const double *x, size_t n);
+    /* One row of an events sink: the event's name, then x[n]. */
+    void (*event_row)(hs_sink *s, const char *event, const double *x, size_t n);
+    /* Write everything out and free the sink (closing what it opened).
+     * publish: write what is held even without a row (the header of an
+     * events file of a run that had no event).  0, or the errno value of
+     * the first failed write. */
+    int (*close)(hs_sink *s, int publish);
+} hs_sink_type;
+
+struct hs_sink {
+    const hs_sink_type *type;
+    long rows;             /* complete rows written */
+    int failed;            /* a write failed: the output has ended */
+    int err_no;            /* errno of that write */
+};
+
+static inline void hs_sink_header(hs_sink *s, const hs_columns *c) { s->type->header(s, c); }
+static inline void hs_sink_row(hs_sink *s, const double *x, size_t n) { s->type->row(s, x, n); }
+static inline void hs_sink_event_row(hs_sink *s, const char *event, const double *x, size_t n)
+{
+    s->type->event_row(s, event, x, n);
+}
+/* NULL is fine (0). */
+static inline int hs_sink_close(hs_sink *s, int publish)
+{
+    return s ? s->type->close(s, publish) : 0;
+}
+
+/* A sink's constructor: writes to f, or (f NULL, path set) to path opened
+ * at the first row (or at close with publish); precision: significant
+ * digits (17: the shortest that reads back exactly); events: rows carry an
+ * event's name first.  NULL when out of memory. */
+typedef hs_sink *(*hs_sink_open_fn)(FILE *f, const char *path, int precision, int events);
+
+/* The formats (sink.c), NULL-terminated: name and constructor. */
+typedef struct hs_sink_format {
+    const char *name;
+    hs_sink_open_fn open;
+} hs_sink_format;
+extern const hs_sink_format hs_sink_formats[];
+
+/* Open a sink of the format named (NULL: "csv").  NULL with *unknown = 1
+ * when no format has that name, with *unknown = 0 when out of memory. */
+hs_sink *hs_sink_open(const char *format, FILE *f, const char *path, int precision,
+                      int events, int *unknown);
+
+/* ---- csv.c ---- */
+
+/* A CSV sink (RFC 4180: a header line, comma-separated fields, a text
+ * field quoted when it holds a comma, a quote or a line break; numbers in
+ * the shortest of 15-17 significant digits that reads back exactly, or
+ * `precision` digits); the file opened "w".  An hs_sink_open_fn. */
+hs_sink *hs_csv_open(FILE *f, const char *path, int precision, int events);
+
+#endif
