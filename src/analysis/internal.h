@@ -58,4 +58,9 @@ const char *hs_ak_num(char *buf, double x);
 /* "x = 1, y = -2" of the point q (truncated to cap). */
 void hs_ak_point(const hs_an *a, const double *q, char *buf, size_t cap);
 
+/* T (n x (n - k)) = an orthonormal basis of ker G_q by the blocked QR of
+ * G_q^T (Gq k x n): 0, 1 when a pivot falls below rank_tol of the largest
+ * column (rank deficient: use the pivoted QR), -1 out of memory. */
+int hs_ak_tangent_blocked(const gsl_matrix *Gq, gsl_matrix *T, double rank_tol);
+
 #endif

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_linalg.h>
+
 #include "../io/fmt.h"
 #include "../linalg/linalg.h"
 
@@ -528,4 +531,53 @@ void hs_ak_point(const hs_an *a, const double *q, char *buf, size_t cap)
         }
         len += (size_t)w;
     }
+}
+
+/* The tangent basis (modes.c) for large n, by the blocked (level 3) QR
+ * G_q^T = Q R, Q = I - V W V^T (gsl_linalg_QR_decomp_r: V unit lower
+ * trapezoidal in A, W k x k upper triangular): the last n - k columns of Q
+ * are Q [0; I] = [-V1 W V2^T; I - V2 W V2^T], two products instead of the
+ * n x n Q applied reflector by reflector (which took most of the time near
+ * n + k = 2000).  1 when some |R_jj| falls below rank_tol of the largest
+ * column of G_q^T (then the pivoted QR names the dependent constraint), 0
+ * with T filled, -1 out of memory. */
+int hs_ak_tangent_blocked(const gsl_matrix *Gq, gsl_matrix *T, double rank_tol)
+{
+    size_t k = Gq->size1, n = Gq->size2, m = n - k;
+    gsl_matrix *A = gsl_matrix_alloc(n, k), *W = gsl_matrix_alloc(k, k);
+    gsl_matrix *Y = gsl_matrix_alloc(k, m ? m : 1);
+    int rc = -1;
+    if (!A || !W || !Y)
+        goto done;
+    gsl_matrix_transpose_memcpy(A, Gq);
+    double r0 = 0;
+    for (size_t j = 0; j < k; j++) {
+        gsl_vector_const_view c = gsl_matrix_const_column(A, j);
+        r0 = fmax(r0, gsl_blas_dnrm2(&c.vector));
+    }
+    if (gsl_linalg_QR_decomp_r(A, W)) {
+        rc = 1;
+        goto done;
+    }
+    rc = 0;
+    for (size_t j = 0; j < k && !rc; j++)
+        rc = !(fabs(gsl_matrix_get(A, j, j)) > rank_tol * r0);
+    if (rc || !m)
+        goto done;
+    gsl_matrix_const_view V1 = gsl_matrix_const_submatrix(A, 0, 0, k, k);
+    gsl_matrix_const_view V2 = gsl_matrix_const_submatrix(A, k, 0, m, k);
+    gsl_matrix_view T1 = gsl_matrix_submatrix(T, 0, 0, k, m);
+    gsl_matrix_view T2 = gsl_matrix_submatrix(T, k, 0, m, m);
+    gsl_matrix_transpose_memcpy(Y, &V2.matrix);                         /* V2^T */
+    gsl_blas_dtrmm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, 1.0, W, Y);
+    gsl_matrix_memcpy(&T1.matrix, Y);
+    gsl_blas_dtrmm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, -1.0, &V1.matrix,
+                   &T1.matrix);                                         /* -V1 W V2^T */
+    gsl_matrix_set_identity(&T2.matrix);
+    gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, -1.0, &V2.matrix, Y, 1.0, &T2.matrix);
+done:
+    gsl_matrix_free(A);              /* (GSL's _free takes NULL) */
+    gsl_matrix_free(W);
+    gsl_matrix_free(Y);
+    return rc;
 }
