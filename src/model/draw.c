@@ -113,9 +113,13 @@ static long add_point(dbuild *B, const char *name, const hs_node *x, const hs_no
 {
     hs_drawing *d = B->d;
     size_t np = d->npt;
-    if (grow((void **)&d->ptname, &B->ptcap, np + 1, sizeof *d->ptname) ||
-        !(d->ptrgb = realloc(d->ptrgb, B->ptcap * sizeof *d->ptrgb)) ||
-        !(d->ptdot = realloc(d->ptdot, B->ptcap * sizeof *d->ptdot)) ||
+    size_t had = B->ptcap;      /* the three point arrays grow together */
+    if (grow((void **)&d->ptname, &B->ptcap, np + 1, sizeof *d->ptname))
+        return oom(B->L), -1;
+    size_t cap = B->ptcap;
+    B->ptcap = had;
+    if (grow((void **)&d->ptrgb, &B->ptcap, cap, sizeof *d->ptrgb) ||
+        (B->ptcap = had, grow((void **)&d->ptdot, &B->ptcap, cap, sizeof *d->ptdot)) ||
         grow((void **)&B->expr, &B->cap, 3 * (np + 1), sizeof *B->expr) ||
         !(d->ptname[np] = hs_ld_strdup(name)))
         return oom(B->L), -1;

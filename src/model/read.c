@@ -694,10 +694,11 @@ int hs_ld_read_constraint_names(loader *L, yaml_node_t *c)
         } else {
             snprintf(buf, sizeof buf, "%zu", i + 1);
         }
-        if (!(m->cname[i] = hs_ld_strdup(name)) ||
-            hs_strmap_put(&L->cons, m->cname[i], strlen(name), (long)i, NULL) < 0)
+        if (!(m->cname[i] = hs_ld_strdup(name)))
             return hs_error_nomem(L->err);
-        m->k = i + 1;
+        m->k = i + 1;           /* the name is the model's now (freed with it) */
+        if (hs_strmap_put(&L->cons, m->cname[i], strlen(name), (long)i, NULL) < 0)
+            return hs_error_nomem(L->err);
     }
     return 0;
 }
