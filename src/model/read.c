@@ -8,7 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-
 char *hs_ld_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
