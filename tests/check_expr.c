@@ -258,7 +258,9 @@ START_TEST(test_deep_nesting)
         hs_error_init(&err);
         ck_assert_ptr_null(hs_parse(dag, text, strlen(text), 0, &RES, &err));
         ck_assert_int_eq(err.code, HS_EXIT_MODEL);
-        ck_assert_str_eq(err.msg, "expression nested too deeply");
+        ck_assert_str_eq(err.msg, "expression nested too deeply (more than 1000 levels of "
+                         "parentheses, signs and powers: give parts of it names under "
+                         "'define')");
         ck_assert_int_eq(err.line, 1);
         ck_assert_int_gt(err.column, 100);
         free(text);

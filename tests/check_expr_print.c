@@ -285,13 +285,20 @@ static const struct {
     const char *text, *msg;
     int column;
 } hex_bad[] = {
-    {"0x", "malformed number '0x'", 1},
-    {"1 + 0xg", "malformed number '0xg'", 5},
-    {"0x1p", "malformed number '0x1p'", 1},
-    {"2*0x1p+", "malformed number '0x1p+'", 3},
-    {"0x10y", "malformed number '0x10y'", 1},
-    {"0x1.2.3", "malformed number '0x1.2.3'", 1},
-    {"0x1p99999", "number out of range '0x1p99999'", 1},
+    {"0x", "malformed number '0x' (numbers are written 12, 1.5, 2e-3 or "
+     "0x1.8p3; a product is 2*x)", 1},
+    {"1 + 0xg", "malformed number '0xg' (numbers are written 12, 1.5, 2e-3 or "
+     "0x1.8p3; a product is 2*x)", 5},
+    {"0x1p", "malformed number '0x1p' (numbers are written 12, 1.5, 2e-3 or "
+     "0x1.8p3; a product is 2*x)", 1},
+    {"2*0x1p+", "malformed number '0x1p+' (numbers are written 12, 1.5, 2e-3 or "
+     "0x1.8p3; a product is 2*x)", 3},
+    {"0x10y", "malformed number '0x10y' (numbers are written 12, 1.5, 2e-3 or "
+     "0x1.8p3; a product is 2*x)", 1},
+    {"0x1.2.3", "malformed number '0x1.2.3' (numbers are written 12, 1.5, 2e-3 or "
+     "0x1.8p3; a product is 2*x)", 1},
+    {"0x1p99999", "number out of range '0x1p99999' (the largest finite number is about "
+     "1.8e308)", 1},
 };
 
 START_TEST(test_hex_errors)

@@ -509,7 +509,8 @@ static const bad_case bad[] = {
     { "range_in_expression", FAM_BASE FAM_INIT "potential: x[i=1..2]\n", 2, 10, 14,
       "a range 'i=1..2' declares a family" },
     { "unknown_in_template", FAM_BASE FAM_INIT "constraints:\n  c[i=1..N]: x[i] - zz\n",
-      2, 11, 21, "unknown name 'zz' (at i = 1)" },
+      2, 11, 21, "unknown name 'zz' (no coordinate, parameter or define has that name: give "
+      "it a value under 'parameters' or an expression under 'define') (at i = 1)" },
     { "nan_at_index", FAM_BASE FAM_INIT "constraints:\n  c[i=1..N]: x[i] - log(i - 2)\n",
       2, 11, 21, "(at i = 1)" },
     { "bad_range", FAM_BASE FAM_INIT "constraints:\n  c[i=1:N]: x[i]\n", 2, 11, 7,

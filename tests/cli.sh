@@ -686,7 +686,7 @@ end
 begin eval_error_caret
 hs eval 'x + foo' x=1
 rc_is 2; out_empty
-[ "$(sed -n 1p "$T/err")" = "1:5: error: unknown name 'foo'" ] || no "line 1: $(sed -n 1p "$T/err")"
+[ "$(sed -n 1p "$T/err")" = "1:5: error: unknown name 'foo' (give its value after the expression: holosim eval EXPR NAME=VALUE; a velocity as x'=VALUE)" ] || no "line 1: $(sed -n 1p "$T/err")"
 [ "$(sed -n 2p "$T/err")" = "    x + foo" ] || no "line 2: $(sed -n 2p "$T/err")"
 [ "$(sed -n 3p "$T/err")" = "        ^" ] || no "line 3: '$(sed -n 3p "$T/err")'"
 end

@@ -249,7 +249,7 @@ end
 begin set_bad_expression_caret
 hs run "$PEND" --set 'l=2*'
 rc_is 1; out_empty
-err_line 1 "holosim: error: --set l=2*: expression expected at end of input"
+err_line 1 "holosim: error: --set l=2*: expression expected at end of input (an operand is missing here: a number, a name or a parenthesis)"
 err_line 2 "    --set l=2*"
 err_line 3 "              ^"
 end

@@ -203,6 +203,9 @@ static int eval_expr(int argc, char **argv)
         hs_error_init(&err);
         const hs_node *e = hs_parse(d, text, strlen(text), 0, &r, &err);
         if (!e) {
+            if (!strncmp(err.msg, "unknown name '", 14))     /* the value is missing */
+                hs_error_append(&err, " (give its value after the expression: holosim "
+                                "eval EXPR NAME=VALUE; a velocity as x\'=VALUE)");
             rc = expr_error(&err, text);
             goto out;
         }

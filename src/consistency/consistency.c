@@ -779,6 +779,9 @@ static int cons_start(const hs_model *m, hs_work *w, double *q, double *v,
         /* a domain error in the model at the initial data: a model error,
          * positioned in the file */
         rc = hs_error_adopt(err, &w->err, HS_EXIT_MODEL);
+        if (rc != HS_EXIT_NOMEM)
+            hs_error_append(err, ", the initial position: the expression must be finite "
+                            "there (change 'initial', or the expression)");
         goto out;
     }
     for (size_t i = 0; i < k; i++)

@@ -198,7 +198,8 @@ end:
     if (bad || (i < p->len && (is_alnum(s[i]) || s[i] == '.'))) {
         while (i < p->len && (is_alnum(s[i]) || s[i] == '.'))
             i++;
-        perr(p, start, "malformed number '%.*s'", (int)(i - start > 40 ? 40 : i - start),
+        perr(p, start, "malformed number '%.*s' (numbers are written 12, 1.5, 2e-3 or "
+             "0x1.8p3; a product is 2*x)", (int)(i - start > 40 ? 40 : i - start),
              s + start);
         return -1;
     }
@@ -213,8 +214,8 @@ end:
     if (buf != stack)
         free(buf);
     if (isinf(v)) {
-        perr(p, start, "number out of range '%.*s'", (int)(i - start > 40 ? 40 : i - start),
-             s + start);
+        perr(p, start, "number out of range '%.*s' (the largest finite number is about "
+             "1.8e308)", (int)(i - start > 40 ? 40 : i - start), s + start);
         return -1;
     }
     p->tok = (token){T_NUM, start, i - start, v, 0};
@@ -294,7 +295,8 @@ bad:
              "constraint G = 0 is written G: drop '= 0', or move the right side over "
              "with '-'; if() compares with '==')");
     else if (c > 0x20 && c < 0x7f)
-        perr(p, i, "unexpected character '%c'", c);
+        perr(p, i, "unexpected character '%c' (expressions are made of numbers, names, "
+             "+ - * / ^, parentheses, commas and comparisons in if())", c);
     else
         perr(p, i, "unexpected character '\\x%02X'", (unsigned)c);
     return -1;
@@ -384,7 +386,8 @@ static void unexpected(parser *p, const char *what)
         return;
     }
     tok_near(p, near, sizeof near);
-    perr(p, p->tok.off, "%s %s", what, near);
+    perr(p, p->tok.off, "%s %s%s", what, near, strcmp(what, "expression expected") ? "" :
+         " (an operand is missing here: a number, a name or a parenthesis)");
 }
 
 /* Expect ')' closing the '(' at offset open. */
@@ -473,7 +476,9 @@ static const hs_node *parse_name(parser *p)
         if (f < 0 || name.primed) {
             const char *near = name.primed ? NULL : func_hint(s, n);
             perr(p, name.off, "unknown function '%.*s'%s%s%s", (int)name.len, s,
-                 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+                 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" :
+                 " (the functions: sin cos tan asin acos atan sinh cosh tanh exp log sqrt "
+                 "abs sign atan2 min max hypot pow if, D(e) and sum(i=a..b, e))");
             return NULL;
         }
         return parse_call(p, &name, f);
@@ -572,7 +577,9 @@ static const hs_node *parse_unary(parser *p)
 {
     /* every nesting level passes here: parentheses, arguments, signs, exponents */
     if (++p->nest > MAX_NEST) {
-        perr(p, p->tok.off, "expression nested too deeply");
+        perr(p, p->tok.off, "expression nested too deeply (more than %d levels of "
+             "parentheses, signs and powers: give parts of it names under 'define')",
+             (int)MAX_NEST);
         return NULL;
     }
     const hs_node *e;
@@ -702,7 +709,8 @@ static const hs_node *parse_top(hs_dag *d, const char *text, size_t len, int src
 
     if (next(&p) == 0) {
         if (p.tok.kind == T_END)
-            perr(&p, p.tok.off, "empty expression");
+            perr(&p, p.tok.off, "empty expression (write an expression here, or leave "
+                 "the entry out)");
         else if ((e = parse_sum(&p)) != NULL && cond && is_cmp(p.tok.kind)) {
             token op = p.tok;              /* hs_parse_cond: a OP b */
             const hs_node *b = next(&p) == 0 ? parse_sum(&p) : NULL;

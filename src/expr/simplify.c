@@ -78,23 +78,25 @@ static int is_int(double v) { return v == floor(v) && fabs(v) < 9007199254740992
 static const hs_node *fold(hs_dag *d, double v, hs_kind k, const hs_node *a,
                            const hs_node *b)
 {
+#define FIX "; check the numbers and parameter values it uses"
     if (isfinite(v))
         return hs_num(d, v);
     if (k == HS_POW && b->value == -1 && a->value == 0)
         hs_dag_fail(d, hs_dag_pos(d), "constant expression evaluates to NaN/Inf: "
-                    "division by zero");
+                    "division by zero" FIX);
     else if (k == HS_POW)
         hs_dag_fail(d, hs_dag_pos(d),
-                    "constant expression evaluates to NaN/Inf: (%.15g)^(%.15g)",
+                    "constant expression evaluates to NaN/Inf: (%.15g)^(%.15g)" FIX,
                     a->value, b->value);
     else if (b)
         hs_dag_fail(d, hs_dag_pos(d),
-                    "constant expression evaluates to NaN/Inf: %s(%.15g, %.15g)",
+                    "constant expression evaluates to NaN/Inf: %s(%.15g, %.15g)" FIX,
                     hs_kind_name(k), a->value, b->value);
     else
         hs_dag_fail(d, hs_dag_pos(d),
-                    "constant expression evaluates to NaN/Inf: %s(%.15g)",
+                    "constant expression evaluates to NaN/Inf: %s(%.15g)" FIX,
                     hs_kind_name(k), a->value);
+#undef FIX
     return hs_num(d, 0);
 }
 

@@ -499,7 +499,11 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
                                                                    : "metric d2T/dv2",
                                       i + 1, m->qname[i], m->Mconst[i],
                                       m->Mconst[i] == 0 ? ", and no constraint involves it "
-                                      "(it carries neither mass nor a constraint)" : "");
+                                      "(it carries neither mass nor a constraint: give it a "
+                                      "mass > 0 or drop it)" : m->form == HS_FORM_CARTESIAN ?
+                                      ": give it a mass > 0 (0 only on a coordinate a "
+                                      "constraint involves)" : ": the kinetic energy must "
+                                      "have a positive coefficient of its velocity squared");
         return 0;
     }
     double *in = xcalloc(m->nin, sizeof *in);
@@ -526,7 +530,9 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
                                     "the initial state: entry %zu (%s) is %g%s", what, i + 1,
                                     m->qname[i], out[m->off_M + i], out[m->off_M + i] == 0 ?
                                     ", and no constraint involves it (it carries neither "
-                                    "mass nor a constraint)" : "");
+                                    "mass nor a constraint: give it a mass > 0 or drop it)"
+                                    : ": a mass must be > 0 there (0 only on a constrained "
+                                    "coordinate)");
                 goto done;
             }
     } else {
@@ -554,8 +560,10 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
         else if (bad || gsl_linalg_cholesky_decomp1(M) != GSL_SUCCESS)
             rc = hs_ytree_error(L->y, L->err, where, "%s is not positive definite at the "
                                 "initial state (t=%g)%s", what, m->t0,
-                                m->form == HS_FORM_CARTESIAN ? "" :
-                                ": the coordinates are singular there");
+                                m->form == HS_FORM_CARTESIAN ? ": every eigenvalue must be > "
+                                "0 (or 0 along constrained coordinates); check its entries" :
+                                ": the coordinates are singular there; start where they are "
+                                "regular, or choose other coordinates");
     }
 done:
     free(in);

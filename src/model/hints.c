@@ -15,6 +15,16 @@ static int known(const named *a, size_t n, const char *s)
     return 0;
 }
 
+const char *hs_ld_velocity_hint(const char *what)
+{
+    if (!strncmp(what, "a holonomic constraint", 22))
+        return ": constraints are holonomic, G(t, q) = 0 (a velocity constraint is not)";
+    if (!strncmp(what, "the potential", 13))
+        return ": a velocity-dependent potential goes in a 'lagrangian', or its force under "
+               "'forces'";
+    return ": a velocity-dependent force belongs under 'forces'";
+}
+
 const char *hs_ld_nearest_param(loader *L, const char *s)
 {
     const named *a = L->par;
@@ -145,6 +155,13 @@ void hs_ld_name_hint(loader *L, const hs_error *pe, int scope, const char *text,
                  s);
     else if (near)
         snprintf(hint, cap, " (did you mean '%s'?)", near);
+    else if (!strcmp(s, "inf") || !strcmp(s, "nan") || !strcmp(s, "Inf") || !strcmp(s, "NaN"))
+        snprintf(hint, cap, " (infinite and NaN values are not allowed: give a finite "
+                 "number)");
+    else
+        snprintf(hint, cap, " (no %s has that name: give it a value under 'parameters'%s)",
+                 scope >= SCOPE_MODEL ? "coordinate, parameter or define" : "parameter",
+                 scope >= SCOPE_MODEL ? " or an expression under 'define'" : "");
     for (size_t i = 0; i < nmade; i++)
         free(made[i]);
     free(made);

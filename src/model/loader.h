@@ -222,6 +222,9 @@ void hs_ld_name_hint(loader *L, const hs_error *pe, int scope, const char *text,
                      char *hint, size_t cap);
 /* The parameter nearest to a misspelt name, or NULL. */
 const char *hs_ld_nearest_param(loader *L, const char *s);
+/* What to do about an expression `what` ("the potential", ...) that reads a
+ * velocity where it must not: a ": ..." suffix for the message. */
+const char *hs_ld_velocity_hint(const char *what);
 
 /* ---- settings.c ---- */
 

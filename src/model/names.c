@@ -62,7 +62,8 @@ int hs_ld_check_clashes(loader *L)
             const char *s = a[g][i].name;
             if (hs_ld_find_coord(L->m, s, strlen(s)) >= 0)
                 return hs_ytree_error(L->y, L->err, a[g][i].key,
-                                      "%s '%s' has the name of a coordinate", what[g], s);
+                                      "%s '%s' has the name of a coordinate; rename one of "
+                                      "them", what[g], s);
             long old;
             int r = hs_strmap_put(&L->names, s, strlen(s), (long)i * NAME_KINDS + g, &old);
             if (r < 0)
@@ -70,8 +71,8 @@ int hs_ld_check_clashes(loader *L)
             if (r > 0) {
                 int og = (int)(old % NAME_KINDS);
                 return hs_ytree_error(L->y, L->err, a[g][i].key,
-                                      "%s '%s' clashes with %s '%s' at line %d", what[g], s,
-                                      what[og], s,
+                                      "%s '%s' clashes with %s '%s' at line %d; rename one "
+                                      "of them", what[g], s, what[og], s,
                                       (int)a[og][old / NAME_KINDS].key->start_mark.line + 1);
             }
         }
@@ -95,13 +96,15 @@ int hs_ld_check_keys(loader *L, yaml_node_t *map, const char *const *allowed,
         yaml_node_t *k = NODE(L, p->key);
         const char *ks = hs_ytree_str(k);
         if (!ks) {
-            rc = hs_ytree_error(L->y, L->err, k, "keys in %s must be scalars", where);
+            rc = hs_ytree_error(L->y, L->err, k, "keys in %s must be scalars (NAME: VALUE)",
+                                where);
             break;
         }
         int r = hs_strmap_put(&seen, ks, strlen(ks), 0, NULL);
         if (r) {
             rc = r < 0 ? hs_error_nomem(L->err)
-                       : hs_ytree_error(L->y, L->err, k, "duplicate key '%s' in %s", ks, where);
+                       : hs_ytree_error(L->y, L->err, k, "duplicate key '%s' in %s: give each "
+                                        "key once", ks, where);
             break;
         }
         if (!allowed || hs_strmap_get(&ok, ks, strlen(ks)) >= 0)
@@ -333,6 +336,28 @@ typedef struct frame {
     size_t *dep;
 } frame;
 
+/* Entry j met again while its turn is under way (st[0..top) the entries
+ * being settled): the cycle, named in full, at j's key. */
+static int cycle_error(loader *L, int kind, const frame *st, size_t top, size_t j)
+{
+    named *a = kind == NAME_PAR ? L->par : L->def;
+    char path[400];
+    size_t len = 0, f = 0;
+    path[0] = '\0';
+    while (f < top && st[f].idx != j)
+        f++;
+    for (; f < top && len + 80 < sizeof path; f++)
+        len += (size_t)snprintf(path + len, sizeof path - len, "%.60s -> ", a[st[f].idx].name);
+    snprintf(path + len, sizeof path - len, "%.60s", a[j].name);
+    int alone = top && st[top - 1].idx == j;
+    return hs_ytree_error(L->y, L->err, a[j].key, "%s '%s' %s itself (a cycle among %s): "
+                          "%s; give %s a value that does not use %s",
+                          kind == NAME_PAR ? "parameter" : "define", a[j].name,
+                          kind == NAME_PAR ? "depends on" : "refers to",
+                          kind == NAME_PAR ? "parameters" : "defines", path,
+                          alone ? "it" : "one of them", alone ? "itself" : "the others");
+}
+
 /* Settle entry i of `kind` (NAME_PAR: evaluate, NAME_DEF: parse) after the
  * entries it mentions, depth first with an explicit stack; a mention of an
  * entry still on the stack is a cycle, reported at that entry. */
@@ -365,11 +390,7 @@ int hs_ld_settle(loader *L, int kind, size_t i)
             if (a[j].state == ST_DONE)
                 continue;
             if (a[j].state == ST_BUSY) {
-                rc = hs_ytree_error(L->y, L->err, a[j].key, kind == NAME_PAR
-                                    ? "parameter '%s' depends on itself (a cycle among "
-                                      "parameters)"
-                                    : "define '%s' refers to itself (a cycle among defines)",
-                                    a[j].name);
+                rc = cycle_error(L, kind, st, top, j);
                 break;
             }
             if (HS_VEC_RESERVE(st, cap, top + 1)) {

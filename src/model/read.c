@@ -32,9 +32,8 @@ static int is_ident(const char *s)
     return strlen(s) <= 64;
 }
 
-/* Names no entry may take: the language's words (functions, pi), lambda,
- * and the model's own quantities (model.h: t, E, H, ...); why, into
- * why[size] ("" for the language's words). */
+/* Names no entry may take: the language's words (functions, pi), lambda, the
+ * model's own quantities (model.h: t, E, H...); why into why[size] ("": words). */
 static int is_reserved(const char *s, char *why, size_t size)
 {
     size_t len = strlen(s);
@@ -54,8 +53,9 @@ int hs_ld_expect(loader *L, yaml_node_t *n, yaml_node_type_t type, const char *w
         return 0;
     const char *want = type == YAML_MAPPING_NODE ? "a mapping"
                      : type == YAML_SEQUENCE_NODE ? "a list" : "a scalar";
-    return hs_ytree_error(L->y, L->err, n, "%s must be %s, found %s", what, want,
-                          hs_ytree_kind(n));
+    return hs_ytree_error(L->y, L->err, n, "%s must be %s, found %s%s", what, want,
+                          hs_ytree_kind(n), type == YAML_MAPPING_NODE ? " (KEY: VALUE entries, "
+                          "or {K: V})" : type == YAML_SEQUENCE_NODE ? " ([a, b], or - items)" : "");
 }
 
 /* The pair of a mapping with this key, or NULL. */
@@ -196,8 +196,7 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len,
     }
     if (L->scope >= SCOPE_MODEL && len == 1 && s[0] == 't')
         return hs_sym(d, m->sym_t);
-    /* a parameter or define not yet settled (met before its turn in the
-     * dependency order) is settled now, with its own mentions first */
+    /* one met before its turn in the dependency order: settled now, mentions first */
     if ((i = hs_ld_find_named(L, NAME_PAR, s, len)) >= 0) {
         if (L->scope == SCOPE_PARAM && L->par[i].state != ST_DONE &&
             hs_ld_settle(L, NAME_PAR, (size_t)i)) {
@@ -496,13 +495,15 @@ int hs_ld_read_coordinates(loader *L, yaml_node_t *root)
             return hs_ytree_error(L->y, L->err, e, "a coordinate must be a name, found %s",
                                   hs_ytree_kind(e));
         if (!is_ident(s))
-            return hs_ytree_error(L->y, L->err, e, "'%s' is not a valid coordinate name", s);
+            return hs_ytree_error(L->y, L->err, e, "'%s' is not a valid coordinate name "
+                                  "(letters, digits, _; not starting with a digit)", s);
         char why[160];
         if (is_reserved(s, why, sizeof why))
             return hs_ytree_error(L->y, L->err, e, "'%s' is reserved and cannot be a "
                                   "coordinate%s", s, why);
         if (hs_ld_find_coord(m, s, strlen(s)) >= 0)
-            return hs_ytree_error(L->y, L->err, e, "duplicate coordinate '%s'", s);
+            return hs_ytree_error(L->y, L->err, e, "duplicate coordinate '%s': name each "
+                                  "coordinate once", s);
         m->qname[i] = hs_ld_strdup(s);
         m->vname[i] = malloc(strlen(s) + 2);
         m->n = i + 1;                      /* freed with the model from here on */
@@ -631,8 +632,8 @@ int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M)
                 hs_format(d, M[i * dim + j], a, sizeof a);
                 hs_format(d, M[j * dim + i], b, sizeof b);
                 return hs_ytree_error(L->y, L->err, e, "mass matrix is not symmetric: entry "
-                                      "(%zu,%zu) is %s but (%zu,%zu) is %s", i + 1, j + 1, a,
-                                      j + 1, i + 1, b);
+                                      "(%zu,%zu) is %s but (%zu,%zu) is %s; give both the "
+                                      "same value", i + 1, j + 1, a, j + 1, i + 1, b);
             }
     return 0;
 }
@@ -643,9 +644,8 @@ int hs_ld_forbid_velocity(loader *L, const hs_node *e, yaml_node_t *where, const
     hs_model *m = L->m;
     if (e->kind == HS_NUM || !m->sym_v)
         return 0;
-    /* e's own symbols (a check per velocity costs n for each of the n^2
-     * entries of a mass matrix); a velocity is named after its coordinate
-     * with a prime */
+    /* e's own symbols (a check per velocity costs n for each of the n^2 entries
+     * of a mass matrix); a velocity is named after its coordinate, primed */
     size_t ns;
     const int32_t *sy = hs_node_symbols(e, &ns);
     for (size_t z = 0; z < ns; z++) {
@@ -654,7 +654,7 @@ int hs_ld_forbid_velocity(loader *L, const hs_node *e, yaml_node_t *where, const
         long i = len > 1 && nm[len - 1] == '\'' ? hs_ld_find_coord(m, nm, len - 1) : -1;
         if (i >= 0 && m->sym_v[i] == sy[z])
             return hs_ytree_error(L->y, L->err, where, "%s may not depend on velocities "
-                                  "(it uses %s')", what, m->qname[i]);
+                                  "(it uses %s')%s", what, m->qname[i], hs_ld_velocity_hint(what));
     }
     return 0;
 }

@@ -278,6 +278,31 @@ static int check_text(const hs_ytree *y, hs_error *err)
 
 /* ---------- parsing ---------- */
 
+/* What to do about libyaml's most common complaints ("" when unknown). */
+static const char *yaml_hint(const char *problem, const char *context)
+{
+    static const struct { const char *problem, *context, *hint; } h[] = {
+        { "did not find expected key", "block mapping", " (the keys of one mapping must "
+          "be indented alike, with spaces: line this one up with its siblings)" },
+        { "did not find expected ',' or ']'", NULL, " (close the list with ']', separate "
+          "its items with commas, and quote an item holding ',', ':' or brackets)" },
+        { "did not find expected ',' or '}'", NULL, " (close the mapping with '}', "
+          "separate its entries with commas, and quote a value holding ',' or ':')" },
+        { "", "while scanning a quoted scalar", " (close the quote)" },
+        { "found undefined alias", NULL, " (an alias *NAME needs an anchor &NAME earlier "
+          "in the file)" },
+        { "mapping values are not allowed", NULL, " (a value holding ': ' must be quoted)" },
+        { "cannot start any token", NULL, " (quote the value)" },
+        { "could not find expected ':'", NULL, " (a key is followed by ': ' and its "
+          "value)" },
+    };
+    for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
+        if (strstr(problem, h[i].problem) &&
+            (!h[i].context || (context && strstr(context, h[i].context))))
+            return h[i].hint;
+    return "";
+}
+
 /* libyaml's error in parser p, positioned. */
 static int parser_error(const hs_ytree *y, const yaml_parser_t *p, hs_error *err)
 {
@@ -305,7 +330,8 @@ static int parser_error(const hs_ytree *y, const yaml_parser_t *p, hs_error *err
     int tab = at.off < y->len && y->text[at.off] == '\t';   /* what libyaml stops at */
     hs_error_set(err, HS_EXIT_MODEL, "YAML: %s%s%s%s", problem, context ? " " : "",
                  context ? context : "",
-                 tab ? " (tabs are not allowed for indentation in YAML; use spaces)" : "");
+                 tab ? " (tabs are not allowed for indentation in YAML; use spaces)"
+                     : yaml_hint(problem, context));
     place_pos(y, err, at);
     return err->code;
 }
