@@ -530,6 +530,39 @@ static int iterate(newton *w, hs_equil *eq, hs_error *err)
     }
 }
 
+/* Round-off shown as 0 (analysis.h): the coordinates of q* below
+ * HS_AN_Q_ROUNDOFF of the size of the point (its largest coordinate or the
+ * start's), the multipliers whose reaction max_i |G_q,ji lambda_j| is below
+ * it of the largest force term (no -8.8e-52 for a coordinate that is 0);
+ * F at the point so cleaned, or the point as it was when F is not finite
+ * there. */
+static void flush_roundoff(newton *w, const double *q_start)
+{
+    size_t n = w->n, k = w->k, N = w->N;
+    hs_an *a = w->a;
+    double *z = w->z->data, *keep = w->zt->data;
+    if (residual(w, w->z, w->F))
+        return;
+    memcpy(keep, z, N * sizeof *z);
+    double qs = HS_AN_Q_ROUNDOFF * fmax(max_abs(q_start, n), max_abs(z, n));
+    double fs = HS_AN_Q_ROUNDOFF * w->fscale_Q, *react = w->work->data;
+    memset(react, 0, k * sizeof *react);
+    for (size_t e = 0; e < a->gq.cnt; e++) {
+        size_t j = (size_t)a->gq.r[e];
+        react[j] = fmax(react[j], fabs(a->out_eq[a->off_Gq + e] * z[n + j]));
+    }
+    int changed = 0;
+    for (size_t i = 0; i < N; i++)
+        if (z[i] != 0 && (i < n ? fabs(z[i]) <= qs : react[i - n] <= fs)) {
+            z[i] = 0;
+            changed = 1;
+        }
+    if (changed && residual(w, w->z, w->F)) {
+        memcpy(z, keep, N * sizeof *z);
+        residual(w, w->z, w->F);
+    }
+}
+
 static int equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *err)
 {
     size_t n = a->n, k = a->k;
@@ -570,6 +603,7 @@ static int equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *
             if (eq->rank < k)
                 residual(&w, w.z, w.F);
         }
+        flush_roundoff(&w, q_start);
         memcpy(eq->q, w.z->data, n * sizeof *eq->q);
         memcpy(eq->lambda, w.z->data + n, k * sizeof *eq->lambda);
         residual_norms(&w, w.F, eq);

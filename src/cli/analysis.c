@@ -99,7 +99,10 @@ static int start(int argc, char **argv, const char *usage, unsigned cmd, const c
                  opts *o, session *s, int *rc)
 {
     memset(s, 0, sizeof *s);
-    if (!(s->m = hs_cli_open(argc, argv, usage, cmd, name, o, rc)))
+    if (hs_cli_begin(argc, argv, usage, cmd, o, rc) || hs_cli_one_model(o, usage, name, rc))
+        return -1;
+    o->ov.statics = 1;              /* no outputs, events or drawing: M, Q, G alone */
+    if (!(s->m = hs_cli_load(o, rc)))
         return -1;
     *rc = session_start(s);
     return *rc ? -1 : 0;
@@ -117,12 +120,23 @@ static void print_header(const hs_model *m, const hs_equil *eq)
 static void print_verdict(const hs_modes *md)
 {
     char b[32];
-    if (md->stable)
-        printf("stability: stable (every eigenvalue of the linearization has sigma <= 0: "
-               "linear, spectral stability)\n");
-    else
+    if (md->verdict == HS_AN_UNSTABLE)
         printf("stability: unstable (an eigenvalue has sigma = %s > 0)\n",
                num(b, md->sigma_max));
+    else if (md->nzero)
+        printf("stability: marginal (%zu eigenvalue%s s = 0: a neutral direction, a family "
+               "of equilibria or a zero-frequency mode; no sigma > 0, but the linearization "
+               "cannot decide: the nonlinear terms do)\n", md->nzero,
+               md->nzero == 1 ? "" : "s");
+    else if (md->verdict == HS_AN_MARGINAL)
+        printf("stability: marginal (the eigenvalue s = i*%.6g is repeated without "
+               "independent mode shapes, a Jordan block: the linear motion grows like t; no "
+               "sigma > 0, but the linearization cannot decide: the nonlinear terms do)\n",
+               md->jordan_omega);
+    else
+        printf("stability: stable (every eigenvalue of the linearization has sigma <= 0, none "
+               "is 0 and those on the imaginary axis have independent mode shapes: linear, "
+               "spectral stability)\n");
 }
 
 static void print_equilibrium(const hs_model *m, const hs_equil *eq)
@@ -161,12 +175,12 @@ int hs_cli_equilibrium(int argc, char **argv)
             printf("%s,", m->qname[i]);
         for (size_t j = 0; j < m->k; j++)
             printf("lambda_%s,", m->cname[j]);
-        printf("stable\n");
+        printf("stable,verdict\n");
         for (size_t i = 0; i < m->n; i++)
             printf("%s,", num(b, s.eq.q[i]));
         for (size_t j = 0; j < m->k; j++)
             printf("%s,", num(b, s.eq.lambda[j]));
-        printf("%d\n", s.md.stable);
+        printf("%d,%s\n", s.md.stable, hs_an_verdict_names[s.md.verdict]);
     } else {
         print_header(m, &s.eq);
         print_equilibrium(m, &s.eq);
@@ -183,21 +197,51 @@ static void modes_csv(const hs_model *m, const hs_modes *md)
     printf("mode,sigma,omega");
     for (size_t i = 0; i < m->n; i++)
         printf(",d_%s", m->qname[i]);
+    for (size_t i = 0; i < m->n; i++)
+        printf(",im_d_%s", m->qname[i]);
     putchar('\n');
     for (size_t r = 0; r < md->count; r++) {
         printf("%zu,%s", r + 1, num(b, md->sigma[r]));
         printf(",%s", num(b, md->omega[r]));
         for (size_t i = 0; i < m->n; i++)
             printf(",%s", num(b, md->shape[r * m->n + i]));
+        for (size_t i = 0; i < m->n; i++)
+            printf(",%s", num(b, md->shape_im[r * m->n + i]));
         putchar('\n');
     }
 }
 
-/* The width of the text column d_NAME. */
-static int shape_width(const hs_model *m, size_t i)
+/* The width of a text column headed `pre` NAME. */
+static int col_width(const char *pre, const char *name)
 {
-    int w = (int)strlen(m->qname[i]) + 2;
+    int w = (int)(strlen(pre) + strlen(name)) + 1;
     return w < 12 ? 12 : w;
+}
+
+/* Any shape with an imaginary part: the table shows magnitude and phase. */
+static int complex_shapes(const hs_modes *md)
+{
+    for (size_t e = 0; e < md->count * md->n; e++)
+        if (md->shape_im[e] != 0)
+            return 1;
+    return 0;
+}
+
+static void shape_cells(const hs_model *m, const hs_modes *md, size_t r, int cplx)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        double re = md->shape[r * m->n + i], im = md->shape_im[r * m->n + i];
+        if (!cplx) {
+            printf(" %*.6g", col_width("d_", m->qname[i]), re + 0.0);
+            continue;
+        }
+        printf(" %*.6g", col_width("|d_|", m->qname[i]), hypot(re, im));
+        if (re == 0 && im == 0)
+            printf(" %*s", col_width("arg_", m->qname[i]), "-");
+        else        /* (-180, 180]: atan2 of a +0 imaginary part */
+            printf(" %*.6g", col_width("arg_", m->qname[i]),
+                   atan2(im + 0.0, re) * (360 / TWO_PI));
+    }
 }
 
 static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md)
@@ -212,9 +256,17 @@ static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md
     printf("linearization on the tangent space ker G_q: %s\n", md->conservative
            ? "conservative and undamped, solved as K phi = omega^2 M phi"
            : "damping, gyroscopic or circulatory terms, solved in first-order form");
+    int cplx = complex_shapes(md);
     printf("%4s %13s %13s %13s %13s ", "mode", "sigma", "omega", "freq", "period");
-    for (size_t i = 0; i < m->n; i++)
-        printf(" %*s%s", shape_width(m, i) - (int)strlen(m->qname[i]), "d_", m->qname[i]);
+    char h[300];
+    for (size_t i = 0; i < m->n; i++) {
+        snprintf(h, sizeof h, "%s%s%s", cplx ? "|d_" : "d_", m->qname[i], cplx ? "|" : "");
+        printf(" %*s", col_width(cplx ? "|d_|" : "d_", m->qname[i]), h);
+        if (cplx) {
+            snprintf(h, sizeof h, "arg_%s", m->qname[i]);
+            printf(" %*s", col_width("arg_", m->qname[i]), h);
+        }
+    }
     putchar('\n');
     for (size_t r = 0; r < md->count; r++) {
         double w = md->omega[r];
@@ -223,12 +275,16 @@ static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md
             printf("%13.6g ", TWO_PI / w);
         else
             printf("%13s ", "-");
-        for (size_t i = 0; i < m->n; i++)
-            printf(" %*.6g", shape_width(m, i), md->shape[r * m->n + i] + 0.0);
+        shape_cells(m, md, r, cplx);
         putchar('\n');
     }
-    printf("(sigma, omega in 1/time; freq = omega/2pi; period = 2pi/omega; d_: mode shape, "
-           "real part, largest component 1)\n");
+    if (cplx)
+        printf("(sigma, omega in 1/time; freq = omega/2pi; period = 2pi/omega; mode shape d, "
+               "complex: |d_| its magnitude, arg_ its phase in degrees, largest component 1 "
+               "at phase 0: q - q* ~ |d| e^(sigma t) cos(omega t + arg))\n");
+    else
+        printf("(sigma, omega in 1/time; freq = omega/2pi; period = 2pi/omega; d_: mode shape, "
+               "real, largest component 1)\n");
     print_verdict(md);
 }
 
