@@ -535,10 +535,12 @@ end
 begin help_texts
 hs help equilibrium
 rc_is 0
-out_has "usage: holosim equilibrium MODEL [--set NAME=VALUE]... [--csv]"
+out_has "usage: holosim equilibrium MODEL [--set NAME=VALUE]... [--params FILE] [--csv]"
+out_has "  marginal   no sigma > 0, but an eigenvalue s = 0"
 hs help modes
 rc_is 0
-out_has "usage: holosim modes MODEL [--set NAME=VALUE]... [--csv] [--linearize]"
+out_has "usage: holosim modes MODEL [--set NAME=VALUE]... [--params FILE] [--csv] [--linearize]"
+out_has "header mode,sigma,omega,d_NAME...,im_d_NAME... and"
 hs modes --help
 rc_is 0
 out_has "--linearize"
