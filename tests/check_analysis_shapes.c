@@ -178,6 +178,17 @@ static const char hoop[] =
     "potential: m*g*z\n"
     "initial: {q: {theta: 0}}\n";
 
+static const char hoop_from[] =
+    "parameters: {m: 0.7, R: 1.0, g: 9.0, w: 3.0, th0: 1.0}\n"
+    "coordinates: [theta]\n"
+    "embedding:\n"
+    "  x: R*sin(theta)*cos(w*t)\n"
+    "  y: R*sin(theta)*sin(w*t)\n"
+    "  z: -R*cos(theta)\n"
+    "mass: [m, m, m]\n"
+    "potential: m*g*z\n"
+    "initial: {q: {theta: th0}}\n";
+
 START_TEST(critical_speed)
 {
     static const char *const nm[] = { "w" };
@@ -187,6 +198,16 @@ START_TEST(critical_speed)
     ck_assert_uint_eq(c.md.count, 2);
     ck_assert(c.md.sigma[0] == 0 && c.md.omega[0] == 0 && c.md.sigma[1] == 0 &&
               c.md.omega[1] == 0);
+    ck_assert_uint_eq(c.md.nzero, 2);
+    ck_assert_int_eq(c.md.verdict, HS_AN_MARGINAL);
+    ck_assert(c.eq.floor == 0);
+    case_free(&c);
+    /* from theta = 1: Newton linear on the cubic force, down to round-off;
+     * K there cancels below round-off of the stiffness met on the way */
+    static const char *const nm2[] = { "w", "th0" };
+    const double val2[] = { 3.0, 1.0 };
+    analyse(&c, hoop_from, 2, nm2, val2);
+    ck_assert_msg(fabs(c.eq.q[0]) < 1e-7, "theta* = %g", c.eq.q[0]);
     ck_assert_uint_eq(c.md.nzero, 2);
     ck_assert_int_eq(c.md.verdict, HS_AN_MARGINAL);
     case_free(&c);

@@ -413,6 +413,25 @@ out_has "stability: marginal (2 eigenvalues s = 0: a neutral direction, a family
 out_has "the linearization cannot decide"
 end
 
+# from theta0 = 1 Newton converges linearly (the force is cubic in theta
+# there) down to where the round-off of Q stops it: theta* at the cube root
+# of round-off, K there below round-off of the stiffness met on the way:
+# still marginal; at g = 9.81 the line search ends at the round-off floor,
+# and says so
+begin marginal_critical_speed_from_afar
+hs equilibrium "$MODELS/hoop_equilibrium.yaml" --set g=9 --set omega=3 --csv
+rc_is 0
+near_abs "$(field 2 1)" 0 1e-7 "theta*"
+[ "$(field 2 2),$(field 2 3)" = 0,marginal ] || no "verdict '$(field 2 2),$(field 2 3)'"
+hs equilibrium "$MODELS/hoop_equilibrium.yaml" --set 'omega=sqrt(g/R)'
+rc_is 0
+out_has "; stopped where the residual cannot decrease any more, at "
+out_has "of the start's: a flat equilibrium, q* known less well than round-off):"
+out_has "stability: marginal (2 eigenvalues s = 0"
+theta=$(sed -n 's/^  theta = //p' "$T/out")
+near_abs "$theta" 0 1e-7 "theta*"
+end
+
 # the turning spring at w = w0: the centrifugal force balances the spring
 # everywhere, a family of equilibria (Newton stays at the start)
 begin marginal_family

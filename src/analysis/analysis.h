@@ -50,6 +50,14 @@ typedef struct hs_equil {
     double res_Q;          /* max_i |Q_i(q, 0) + (G_q^T lambda)_i| */
     double res_G;          /* max_j |G_j(q)| */
     int iterations;        /* Newton steps taken */
+    double sscale;         /* max |S_ij| met on the way (S the stiffness block of
+                            * the Jacobian): the size of the stiffness terms, for
+                            * a K at q* that cancels to round-off (a critical
+                            * speed) to count as 0 */
+    double floor;          /* 0, or stopped where the line search could not reduce
+                            * the residual any more, at this fraction (<= 64 eps)
+                            * of the start's: a flat (degenerate) equilibrium,
+                            * q* known to less than round-off */
     size_t rank;           /* rank of G_q there; below k (redundant constraints)
                             * lambda is the least Euclidean-norm multiplier */
 } hs_equil;

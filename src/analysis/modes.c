@@ -46,6 +46,9 @@ typedef struct reduced {
                                  * tau = w0 t, each eigenvalue s = w0 s_tau */
     gsl_matrix *Mr, *Kr, *Cr;   /* m x m, scaled (balance) */
     gsl_matrix *L;              /* Cholesky factor of Mr (lower) */
+    double kratio;              /* >= 1: the stiffness met by Newton over max |S(q*)|;
+                                 * K phi = mu M phi counts mu as 0 below 64 eps of
+                                 * kratio max |mu| (a K that cancels to round-off) */
 } reduced;
 
 static void reduced_free(reduced *r)
@@ -161,6 +164,10 @@ static int reduce(hs_an *a, const hs_equil *eq, const gsl_matrix *T, reduced *r,
         goto done;
     }
     hs_ak_fill_S(a, eq->lambda, S);
+    double sS = 0;
+    for (size_t i = 0; i < n * n; i++)
+        sS = fmax(sS, fabs(S->data[i / n * S->tda + i % n]));
+    r->kratio = sS > 0 && eq->sscale > sS ? eq->sscale / sS : 1;
     if (!hs_ak_eval_lin(a, eq->q)) {
         rc = hs_ak_nonfinite(a, 1, eq->q, HS_EXIT_INCONSISTENT, "in the mass matrix or "
                              "the damping at the equilibrium", err);
@@ -323,7 +330,8 @@ static void to_model(const gsl_matrix *T, const double *y, double *dq)
 
 /* The rows of a mode of K phi = mu M phi, shape dq in the model's
  * coordinates: mu = omega^2 > 0 gives s = +-i omega (one row), mu < 0 the
- * real pair s = +-sqrt(-mu) (two rows), mu = 0 (to round-off of mumax)
+ * real pair s = +-sqrt(-mu) (two rows), mu = 0 (to round-off of mumax,
+ * the largest |mu| times reduced.kratio)
  * s = 0 twice. */
 static void add_sym_mode(hs_ak_rows *R, double u, double mumax, const double *dq)
 {
@@ -382,7 +390,7 @@ static int solve_syevd(const reduced *r, const gsl_matrix *Kt, const gsl_matrix 
         gsl_blas_dgemm(CblasNoTrans, CblasTrans, 1.0, &Z.matrix, T, 0.0, DQ);
     }
     for (size_t i = 0; !rc && i < m; i++)
-        add_sym_mode(R, mu[i], mumax, DQ->data + i * DQ->tda);
+        add_sym_mode(R, mu[i], mumax * r->kratio, DQ->data + i * DQ->tda);
     void *v[] = { A, mu, work, iwork };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         free(v[i]);
@@ -472,7 +480,7 @@ static int solve_gensymm(const reduced *r, const gsl_matrix *T, hs_ak_rows *R)
         for (size_t j = 0; j < m; j++)
             y[j] = gsl_matrix_get(phi, j, i);
         to_model(T, y, dq);
-        add_sym_mode(R, gsl_vector_get(mu, i), mumax, dq);
+        add_sym_mode(R, gsl_vector_get(mu, i), mumax * r->kratio, dq);
     }
     gsl_matrix_free(K);
     gsl_matrix_free(Mc);

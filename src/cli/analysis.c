@@ -161,8 +161,12 @@ static void print_verdict(const hs_modes *md)
 static void print_equilibrium(const hs_model *m, const hs_equil *eq)
 {
     char b[32], b2[32];
-    printf("equilibrium (Newton from the initial position: %d step%s):\n", eq->iterations,
+    printf("equilibrium (Newton from the initial position: %d step%s", eq->iterations,
            eq->iterations == 1 ? "" : "s");
+    if (eq->floor > 0)      /* a flat equilibrium: Q ~ dq^3 there, q* to about eps^(1/3) */
+        printf("; stopped where the residual cannot decrease any more, at %.2g of the "
+               "start's: a flat equilibrium, q* known less well than round-off", eq->floor);
+    printf("):\n");
     for (size_t i = 0; i < m->n; i++)
         printf("  %s = %s\n", m->qname[i], num(b, eq->q[i]));
     if (m->k && eq->rank < m->k)
