@@ -575,7 +575,7 @@ START_TEST(no_degrees_of_freedom)
 END_TEST
 
 /* A free particle: every point is an equilibrium; s = 0 twice, a neutral
- * direction, counted as (spectrally) stable. */
+ * direction: marginal, not stable (the linearization cannot decide). */
 START_TEST(neutral_direction)
 {
     an_case c;
@@ -584,7 +584,8 @@ START_TEST(neutral_direction)
     ck_assert_uint_eq(c.md.count, 2);
     for (int r = 0; r < 2; r++)
         ck_assert(c.md.sigma[r] == 0 && !signbit(c.md.sigma[r]) && c.md.omega[r] == 0);
-    ck_assert_int_eq(c.md.stable, 1);
+    ck_assert_int_eq(c.md.verdict, HS_AN_MARGINAL);
+    ck_assert_int_eq(c.md.stable, 0);
     case_free(&c);
 }
 END_TEST

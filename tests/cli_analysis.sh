@@ -92,10 +92,10 @@ begin equilibrium_csv_pendulum
 hs equilibrium "$MODELS/pendulum.yaml" --csv
 rc_is 0
 out_lines 2
-out_line 1 "x,y,lambda_rod,stable"
+out_line 1 "x,y,lambda_rod,stable,verdict"
 near_rel "$(field 2 2)" -1 1e-12 "y*"
 near_rel "$(field 2 3)" -4.905 1e-12 "lambda_rod"
-[ "$(field 2 4)" = 1 ] || no "stable is '$(field 2 4)'"
+[ "$(field 2 4),$(field 2 5)" = 1,stable ] || no "stable is '$(field 2 4),$(field 2 5)'"
 err_empty
 end
 
@@ -114,10 +114,10 @@ end
 begin equilibrium_hoop_closed_form
 hs equilibrium "$MODELS/hoop_equilibrium.yaml" --csv
 rc_is 0
-out_line 1 "theta,stable"
+out_line 1 "theta,stable,verdict"
 want=$(awk 'BEGIN { c = 9.81/25; printf "%.17g", atan2(sqrt(1 - c*c), c) }')
 near_rel "$(field 2 1)" "$want" 1e-10 "theta*"
-[ "$(field 2 2)" = 1 ] || no "stable is '$(field 2 2)'"
+[ "$(field 2 2),$(field 2 3)" = 1,stable ] || no "stable is '$(field 2 2),$(field 2 3)'"
 end
 
 # the bottom of the spinning hoop is an equilibrium, and unstable
@@ -125,21 +125,21 @@ begin equilibrium_hoop_bottom_unstable
 hs equilibrium "$MODELS/hoop_equilibrium.yaml" --set theta0=0.05 --csv
 rc_is 0
 near_abs "$(field 2 1)" 0 1e-10 "theta* (the bottom)"
-[ "$(field 2 2)" = 0 ] || no "stable is '$(field 2 2)', want 0"
+[ "$(field 2 2),$(field 2 3)" = 0,unstable ] || no "stable is '$(field 2 2),$(field 2 3)', want 0,unstable"
 end
 
 begin equilibrium_stdin
 hs equilibrium - --csv <"$MODELS/pendulum_angle.yaml"
 rc_is 0
-out_line 1 "theta,stable"
-out_line 2 "0,1"
+out_line 1 "theta,stable,verdict"
+out_line 2 "0,1,stable"
 end
 
 begin equilibrium_held_point
 hs equilibrium "$T/held.yaml" --csv
 rc_is 0
-out_line 1 "x,y,lambda_cx,lambda_cy,stable"
-out_line 2 "1,2,0,19.62,1"
+out_line 1 "x,y,lambda_cx,lambda_cy,stable,verdict"
+out_line 2 "1,2,0,19.62,1,stable"
 end
 
 # ---- modes ------------------------------------------------------------------
@@ -148,7 +148,7 @@ begin modes_csv_double_pendulum
 hs modes "$MODELS/double_pendulum_modes.yaml" --csv
 rc_is 0
 out_lines 3
-out_line 1 "mode,sigma,omega,d_theta1,d_theta2"
+out_line 1 "mode,sigma,omega,d_theta1,d_theta2,im_d_theta1,im_d_theta2"
 [ "$(field 2 1),$(field 2 2)" = "1,0" ] || no "row 1 starts '$(field 2 1),$(field 2 2)'"
 w1=$(awk 'BEGIN { printf "%.17g", sqrt((2 - sqrt(2))*9.81) }')
 w2=$(awk 'BEGIN { printf "%.17g", sqrt((2 + sqrt(2))*9.81) }')
@@ -164,7 +164,7 @@ end
 begin modes_csv_cartesian
 hs modes "$MODELS/double_pendulum.yaml" --csv
 rc_is 0
-out_line 1 "mode,sigma,omega,d_x1,d_y1,d_x2,d_y2"
+out_line 1 "mode,sigma,omega,d_x1,d_y1,d_x2,d_y2,im_d_x1,im_d_y1,im_d_x2,im_d_y2"
 near_rel "$(field 2 3)" "$w1" 1e-9 "slow omega"
 near_rel "$(field 3 3)" "$w2" 1e-9 "fast omega"
 end
@@ -191,7 +191,7 @@ end
 begin modes_damped
 hs modes "$T/damped.yaml" --csv
 rc_is 0
-out_line 1 "mode,sigma,omega,d_theta"
+out_line 1 "mode,sigma,omega,d_theta,im_d_theta"
 near_rel "$(field 2 2)" -0.1875 1e-9 "sigma = -c/(2m)"
 hs modes "$T/damped.yaml"
 out_has "solved in first-order form"
@@ -201,7 +201,7 @@ begin modes_no_dof
 hs modes "$T/held.yaml" --csv
 rc_is 0
 out_lines 1
-out_line 1 "mode,sigma,omega,d_x,d_y"
+out_line 1 "mode,sigma,omega,d_x,d_y,im_d_x,im_d_y"
 hs modes "$T/held.yaml"
 rc_is 0
 out_has "no degrees of freedom left (n = k): no modes"
@@ -224,6 +224,259 @@ rc_is 0
 out_has "state-space form dx/dt = A x, x = deviations from (q*, 0) of (x1, x2, x1', x2')"
 out_has "solved from them through the linearized constraints: y1 y2"
 out_has "mode"
+end
+
+# ---- outputs, events and the drawing are not part of the analysis ---------
+
+# an output NaN at these parameters (above the critical speed): equilibrium
+# and modes work, run refuses it where it is written (the CSV never holds NaN)
+cat >"$T/nan_out.yaml" <<'EOF'
+coordinates: [x, y]
+mass: [1, 1]
+parameters: {g: 9.81, a: 1, omega: 10}
+potential: 0.5*x^2 + 0.5*y^2
+outputs:
+  w_small: sqrt(2*g*a - omega^2)
+initial:
+  q: {x: 0.1, y: 0}
+EOF
+
+begin nan_output_analysed
+hs equilibrium "$T/nan_out.yaml" --csv
+rc_is 0
+out_line 1 "x,y,stable,verdict"
+out_line 2 "0,0,1,stable"
+err_empty
+hs modes "$T/nan_out.yaml" --csv
+rc_is 0
+out_line 2 "1,0,1,1,0,0,0"
+out_line 3 "2,0,1,0,1,0,0"
+err_empty
+hs modes "$T/nan_out.yaml"
+rc_is 0
+out_has "stability: stable"
+end
+
+begin nan_output_run_refused
+hs run "$T/nan_out.yaml" --t-end 1
+rc_is 2
+out_empty
+placed "$T/nan_out.yaml" 6 12
+err_has "constant expression evaluates to NaN/Inf: sqrt(-80.38)"
+hs check "$T/nan_out.yaml"
+rc_is 2
+placed "$T/nan_out.yaml" 6 12
+end
+
+# NaN only at some states (it reads x): never evaluated by the analysis;
+# run stops at t = 0, at the output
+sed 's/sqrt(2\*g\*a - omega^2)/sqrt(-1 - x^2)/' "$T/nan_out.yaml" >"$T/nan_out_q.yaml"
+begin nan_output_of_q
+hs modes "$T/nan_out_q.yaml" --csv
+rc_is 0
+out_line 2 "1,0,1,1,0,0,0"
+hs equilibrium "$T/nan_out_q.yaml"
+rc_is 0
+out_has "  x = 0"
+hs run "$T/nan_out_q.yaml" --t-end 1
+rc_is 4
+placed "$T/nan_out_q.yaml" 6 12
+err_has "sqrt of a negative number in output 'w_small' at t=0"
+end
+
+# a define only an output reads, an event and a drawing that cannot be
+# evaluated at these parameters: not read by the analysis
+cat >"$T/nan_rest.yaml" <<'EOF'
+coordinates: [x, y]
+mass: [1, 1]
+parameters: {g: 9.81, a: 1, omega: 10}
+define:
+  w: sqrt(2*g*a - omega^2)
+potential: 0.5*x^2 + 0.5*y^2
+outputs:
+  w_small: w
+events:
+  hit: {when: x > log(a - 1), action: stop}
+draw:
+  points: {p: [x, y + sqrt(-a)]}
+initial:
+  q: {x: 0.1, y: 0}
+EOF
+
+begin nan_define_event_draw
+hs modes "$T/nan_rest.yaml" --csv
+rc_is 0
+out_line 2 "1,0,1,1,0,0,0"
+hs run "$T/nan_rest.yaml" --t-end 1
+rc_is 2
+out_empty
+placed "$T/nan_rest.yaml" 10 19
+err_has "constant expression evaluates to NaN/Inf: log(0)"
+end
+
+# a define the potential reads is part of the analysis: refused at it
+cat >"$T/nan_def_used.yaml" <<'EOF'
+coordinates: [x, y]
+mass: [1, 1]
+parameters: {g: 9.81, a: 1, omega: 10}
+define:
+  w: sqrt(2*g*a - omega^2)
+potential: 0.5*x^2 + 0.5*y^2 + w*x
+initial:
+  q: {x: 0.1, y: 0}
+EOF
+begin nan_define_in_potential
+hs modes "$T/nan_def_used.yaml"
+rc_is 2
+out_empty
+placed "$T/nan_def_used.yaml" 5 6
+err_has "constant expression evaluates to NaN/Inf: sqrt(-80.38)"
+end
+
+# the shipped hoop below the critical speed: its output theta_star =
+# acos(g/(omega^2 R)) has no value; the bottom is stable at sqrt(g/R - omega^2)
+begin hoop_below_critical
+hs modes "$MODELS/hoop_equilibrium.yaml" --set omega=2 --csv
+rc_is 0
+[ "$(field 2 2)" = 0 ] || no "sigma is '$(field 2 2)'"
+near_rel "$(field 2 3)" "$(awk 'BEGIN { printf "%.17g", sqrt(9.81 - 4) }')" 1e-12 "omega"
+hs run "$MODELS/hoop_equilibrium.yaml" --set omega=2
+rc_is 2
+placed "$MODELS/hoop_equilibrium.yaml" 36 15
+err_has "acos(2.4525)"
+end
+
+# ---- complex mode shapes: an isotropic spring seen from a turning frame -----
+
+# the inertial circular modes at w0 = sqrt(k/m) = 2 appear at |w0 - w| and
+# w0 + w, circular: |d_a| = |d_b| = 1, d_b = -+i (phase -+90 degrees) below
+# w0, +i for both above it
+cat >"$T/turning.yaml" <<'EOF'
+name: isotropic spring in a turning frame
+parameters: {m: 1.5, k: 6.0, w: 0.5}
+coordinates: [a, b]
+embedding:
+  x: a*cos(w*t) - b*sin(w*t)
+  y: a*sin(w*t) + b*cos(w*t)
+mass: [m, m]
+potential: 0.5*k*(x^2 + y^2)
+initial: {q: {a: 0.1, b: -0.2}}
+EOF
+
+begin gyroscopic_shapes_csv
+hs modes "$T/turning.yaml" --csv
+rc_is 0
+out_lines 3
+out_line 1 "mode,sigma,omega,d_a,d_b,im_d_a,im_d_b"
+near_rel "$(field 2 3)" 1.5 1e-12 "omega = w0 - w"
+near_rel "$(field 3 3)" 2.5 1e-12 "omega = w0 + w"
+[ "$(field 2 2),$(field 2 4),$(field 2 5),$(field 2 6)" = "0,1,0,0" ] ||
+    no "slow mode: sigma, d_a, d_b, im_d_a = $(field 2 2),$(field 2 4),$(field 2 5),$(field 2 6)"
+near_rel "$(field 2 7)" -1 1e-12 "slow mode: im_d_b"
+[ "$(field 3 2),$(field 3 4),$(field 3 5),$(field 3 6)" = "0,1,0,0" ] ||
+    no "fast mode: sigma, d_a, d_b, im_d_a = $(field 3 2),$(field 3 4),$(field 3 5),$(field 3 6)"
+near_rel "$(field 3 7)" 1 1e-12 "fast mode: im_d_b"
+hs modes "$T/turning.yaml" --set w=3 --csv
+near_rel "$(field 2 3)" 1 1e-12 "omega = w - w0"
+near_rel "$(field 2 7)" 1 1e-12 "above w0: im_d_b of the slow mode"
+near_rel "$(field 3 7)" 1 1e-12 "above w0: im_d_b of the fast mode"
+end
+
+begin gyroscopic_shapes_text
+hs modes "$T/turning.yaml"
+rc_is 0
+out_has "|d_a|        arg_a        |d_b|        arg_b"
+row1=$(sed -n '/^   1 /p' "$T/out")
+row2=$(sed -n '/^   2 /p' "$T/out")
+echo "$row1" | grep -q ' 1  *0  *1  *-90$' || no "slow row: $row1"
+echo "$row2" | grep -q ' 1  *0  *1  *90$' || no "fast row: $row2"
+out_has "mode shape d, complex: |d_| its magnitude, arg_ its phase in degrees, largest component 1 at phase 0"
+out_has "stability: stable (every eigenvalue"
+hs modes "$MODELS/double_pendulum.yaml"
+out_has "d_: mode shape, real, largest component 1"
+out_lacks "arg_"
+end
+
+# ---- the verdict: stable, marginal, unstable --------------------------------
+
+# the hoop at its critical speed omega^2 = g/R (g = 9, omega = 3: exact):
+# K = 0 at the bottom, s = 0 twice; the quartic term decides
+begin marginal_critical_speed
+hs modes "$MODELS/hoop_equilibrium.yaml" --set g=9 --set omega=3 --set theta0=0 --csv
+rc_is 0
+out_line 2 "1,0,0,1,0"
+out_line 3 "2,0,0,1,0"
+hs equilibrium "$MODELS/hoop_equilibrium.yaml" --set g=9 --set omega=3 --set theta0=0 --csv
+out_line 2 "0,0,marginal"
+hs equilibrium "$MODELS/hoop_equilibrium.yaml" --set g=9 --set omega=3 --set theta0=0
+out_has "stability: marginal (2 eigenvalues s = 0: a neutral direction, a family of equilibria or a zero-frequency mode"
+out_has "the linearization cannot decide"
+end
+
+# from theta0 = 1 Newton converges linearly (the force is cubic in theta
+# there) down to where the round-off of Q stops it: theta* at the cube root
+# of round-off, K there below round-off of the stiffness met on the way:
+# still marginal; at g = 9.81 the line search ends at the round-off floor,
+# and says so
+begin marginal_critical_speed_from_afar
+hs equilibrium "$MODELS/hoop_equilibrium.yaml" --set g=9 --set omega=3 --csv
+rc_is 0
+near_abs "$(field 2 1)" 0 1e-7 "theta*"
+[ "$(field 2 2),$(field 2 3)" = 0,marginal ] || no "verdict '$(field 2 2),$(field 2 3)'"
+hs equilibrium "$MODELS/hoop_equilibrium.yaml" --set 'omega=sqrt(g/R)'
+rc_is 0
+out_has "; stopped where the residual cannot decrease any more, at "
+out_has "of the start's: a flat equilibrium, q* known less well than round-off):"
+out_has "stability: marginal (2 eigenvalues s = 0"
+theta=$(sed -n 's/^  theta = //p' "$T/out")
+near_abs "$theta" 0 1e-7 "theta*"
+end
+
+# the turning spring at w = w0: the centrifugal force balances the spring
+# everywhere, a family of equilibria (Newton stays at the start)
+begin marginal_family
+hs equilibrium "$T/turning.yaml" --set w=2
+rc_is 0
+out_has "  a = 0.1"
+out_has "  b = -0.2"
+out_has "stability: marginal (2 eigenvalues s = 0"
+hs modes "$T/turning.yaml" --set w=2 --csv
+near_rel "$(field 4 3)" 4 1e-12 "omega = 2 w"
+end
+
+# a free particle seen from a turning frame: s = i w twice with one shape,
+# a Jordan block (the straight inertial line is t e^(-i w t) there)
+begin marginal_jordan
+hs modes "$T/turning.yaml" --set k=0 --set w=1.5
+rc_is 0
+out_has "stability: marginal (the eigenvalue s = i*1.5 is repeated without independent mode shapes, a Jordan block: the linear motion grows like t"
+hs equilibrium "$T/turning.yaml" --set k=0 --set w=1.5 --csv
+out_line 2 "0,0,0,marginal"
+end
+
+# ---- round-off shown as 0 ---------------------------------------------------
+
+# the Cartesian double pendulum: x1* = x2* = 0 and no vertical motion in
+# the modes, exactly (no 1e-29 or 1e-16 of Newton's and the eigensolver's)
+begin roundoff_zero
+hs equilibrium "$MODELS/double_pendulum.yaml" --csv
+rc_is 0
+out_line 2 "0,-1,0,-2,-9.81,-4.905,1,stable"
+hs modes "$MODELS/double_pendulum.yaml" --csv
+for r in 2 3; do
+    got="$(field $r 5),$(field $r 7),$(field $r 8),$(field $r 9),$(field $r 10),$(field $r 11)"
+    [ "$got" = 0,0,0,0,0,0 ] || no "row $r: d_y1, d_y2, im_d_* = $got"
+done
+near_rel "$(field 2 4)" 0.41421356237309505 1e-12 "slow d_x1 = sqrt 2 - 1"
+# the hanging chain of 8 links: x_i* = 0 exactly, y_i* = -i, link j
+# carrying the 9 - j masses below it: lambda_j = -(9 - j) m g / (2 l)
+hs equilibrium "$MODELS/hanging_chain.yaml" --csv
+for i in 1 2 3 4 5 6 7 8; do
+    [ "$(field 2 $((2 * i - 1)))" = 0 ] || no "x$i* is '$(field 2 $((2 * i - 1)))'"
+    near_rel "$(field 2 $((2 * i)))" "-$i" 1e-12 "y$i*"
+    near_rel "$(field 2 $((16 + i)))" "$(awk -v j=$i 'BEGIN { print -(9 - j) * 4.905 }')" 1e-12 \
+        "lambda_$i"
+done
 end
 
 # ---- failures ---------------------------------------------------------------
@@ -251,7 +504,7 @@ end
 begin moving_chart_accepted
 hs modes "$MODELS/hoop_angle.yaml" --csv
 rc_is 0
-out_line 1 "mode,sigma,omega,d_theta"
+out_line 1 "mode,sigma,omega,d_theta,im_d_theta"
 end
 
 begin singular_exit3
@@ -301,10 +554,12 @@ end
 begin help_texts
 hs help equilibrium
 rc_is 0
-out_has "usage: holosim equilibrium MODEL [--set NAME=VALUE]... [--csv]"
+out_has "usage: holosim equilibrium MODEL [--set NAME=VALUE]... [--params FILE] [--csv]"
+out_has "  marginal   no sigma > 0, but an eigenvalue s = 0"
 hs help modes
 rc_is 0
-out_has "usage: holosim modes MODEL [--set NAME=VALUE]... [--csv] [--linearize]"
+out_has "usage: holosim modes MODEL [--set NAME=VALUE]... [--params FILE] [--csv] [--linearize]"
+out_has "header mode,sigma,omega,d_NAME...,im_d_NAME... and"
 hs modes --help
 rc_is 0
 out_has "--linearize"

@@ -50,6 +50,14 @@ typedef struct hs_equil {
     double res_Q;          /* max_i |Q_i(q, 0) + (G_q^T lambda)_i| */
     double res_G;          /* max_j |G_j(q)| */
     int iterations;        /* Newton steps taken */
+    double sscale;         /* max |S_ij| met on the way (S the stiffness block of
+                            * the Jacobian): the size of the stiffness terms, for
+                            * a K at q* that cancels to round-off (a critical
+                            * speed) to count as 0 */
+    double floor;          /* 0, or stopped where the line search could not reduce
+                            * the residual any more, at this fraction (<= 64 eps)
+                            * of the start's: a flat (degenerate) equilibrium,
+                            * q* known to less than round-off */
     size_t rank;           /* rank of G_q there; below k (redundant constraints)
                             * lambda is the least Euclidean-norm multiplier */
 } hs_equil;
@@ -63,6 +71,19 @@ typedef struct hs_equil {
 int hs_an_equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *err);
 void hs_an_equil_free(hs_equil *eq);
 
+/* The verdict of the linearization (holosim(1), modes): */
+typedef enum {
+    HS_AN_UNSTABLE,        /* an eigenvalue with sigma > 0 (beyond round-off) */
+    HS_AN_MARGINAL,        /* none, but an eigenvalue s = 0 (a neutral direction:
+                            * a family of equilibria or a zero-frequency mode)
+                            * or a repeated s = i omega without independent mode
+                            * shapes (a Jordan block: the linear motion grows
+                            * like t); the linearization cannot decide */
+    HS_AN_STABLE           /* every sigma <= 0, s = 0 nowhere, every s = i omega
+                            * with independent shapes: spectral stability */
+} hs_an_verdict;
+extern const char *const hs_an_verdict_names[3];   /* "unstable", "marginal", "stable" */
+
 /* The eigenvalues of the linearization at an equilibrium, one row per
  * eigenvalue with omega >= 0 (a complex pair once, each real eigenvalue
  * once), sorted by omega, then by sigma descending. */
@@ -71,13 +92,27 @@ typedef struct hs_modes {
     size_t count;          /* rows (0 when dof = 0) */
     double *sigma;         /* [count] real parts: growth (> 0) or decay rates */
     double *omega;         /* [count] imaginary parts >= 0, rad per time unit */
-    double *shape;         /* [count * n] mode shape in the model's
-                            * coordinates: real part after scaling the
-                            * component of largest modulus to 1 */
+    /* [count * n] each: the mode shape d in the model's coordinates, real
+     * and imaginary parts, scaled so that the component of largest modulus
+     * is 1 (phase 0): q_i - q*_i ~ |d_i| e^(sigma t) cos(omega t + arg d_i);
+     * parts below HS_AN_SHAPE_ROUNDOFF are 0 */
+    double *shape, *shape_im;
     int conservative;      /* solved as K phi = omega^2 M phi */
-    int stable;            /* every sigma <= round-off (spectral stability) */
+    hs_an_verdict verdict;
+    int stable;            /* verdict == HS_AN_STABLE */
+    size_t nzero;          /* eigenvalues s = 0 (|s| <= 1e-7 max |s|) */
+    double jordan_omega;   /* a repeated s = i omega (omega > 0) without independent
+                            * shapes, else 0 */
     double sigma_max;      /* the largest sigma (0 when count = 0) */
 } hs_modes;
+
+/* Round-off, shown as 0: a part of a mode shape below HS_AN_SHAPE_ROUNDOFF
+ * (the largest component being 1); a coordinate of q* below
+ * HS_AN_Q_ROUNDOFF of the size of the point (the largest coordinate of the
+ * start and of q*), and a multiplier whose reaction is below
+ * HS_AN_Q_ROUNDOFF of the largest force term. */
+#define HS_AN_SHAPE_ROUNDOFF 1e-13
+#define HS_AN_Q_ROUNDOFF 1.4210854715202004e-14     /* 64 DBL_EPSILON */
 
 /* Linearize at eq (from hs_an_equilibrium) and solve the eigenproblem.
  * Returns 0, or 3 with err set (dependent constraints at eq, a mass

@@ -45,6 +45,7 @@ typedef struct newton {
     double *best;          /* [N] the point of least merit so far */
     double best_phi;
     double fscale_Q, fscale_G;  /* sizes of the terms of F (residual) */
+    double sscale;              /* max |S_ij| met (hs_equil.sscale) */
     int have_best;
 } newton;
 
@@ -145,8 +146,11 @@ static void jacobian(newton *w, const gsl_vector *z)
     hs_ak_fill_S(w->a, z->data + n, w->S);
     gsl_matrix_set_zero(w->J);
     for (size_t i = 0; i < n; i++)
-        for (size_t c = 0; c < n; c++)
-            gsl_matrix_set(w->J, i, c, gsl_matrix_get(w->S, i, c));
+        for (size_t c = 0; c < n; c++) {
+            double sv = gsl_matrix_get(w->S, i, c);
+            gsl_matrix_set(w->J, i, c, sv);
+            w->sscale = fmax(w->sscale, fabs(sv));
+        }
     if (!k)
         return;
     hs_ak_fill_Gq(w->a, w->Gq);
@@ -481,6 +485,7 @@ static int iterate(newton *w, hs_equil *eq, hs_error *err)
 {
     size_t n = w->n, k = w->k;
     double phi = merit(w, w->F), qref = max_abs(w->z->data, n), lref = max_abs(w->z->data + n, k);
+    double phi0 = phi;
     int small = 0;
     char why[160];
     for (int it = 0;; it++) {
@@ -523,10 +528,50 @@ static int iterate(newton *w, hs_equil *eq, hs_error *err)
         if (len > cap)
             gsl_vector_scale(w->dz, cap / len);
         if (line_search(w, &phi)) {
+            if (phi0 > 0 && sqrt(phi / phi0) <= 64 * DBL_EPSILON) {
+                /* the residual at round-off of the start's: a flat equilibrium
+                 * (a critical speed, a cubic force: Newton linear), where the
+                 * round-off of Q stops the descent */
+                eq->floor = sqrt(phi / phi0);
+                return 0;
+            }
             snprintf(why, sizeof why, "the line search cannot reduce the residual after %d "
                      "Newton steps (a local minimum of |F| that is not an equilibrium)", it);
             return fail(w, eq, why, residual_block(w, w->F), err);
         }
+    }
+}
+
+/* Round-off shown as 0 (analysis.h): the coordinates of q* below
+ * HS_AN_Q_ROUNDOFF of the size of the point (its largest coordinate or the
+ * start's), the multipliers whose reaction max_i |G_q,ji lambda_j| is below
+ * it of the largest force term (no -8.8e-52 for a coordinate that is 0);
+ * F at the point so cleaned, or the point as it was when F is not finite
+ * there. */
+static void flush_roundoff(newton *w, const double *q_start)
+{
+    size_t n = w->n, k = w->k, N = w->N;
+    hs_an *a = w->a;
+    double *z = w->z->data, *keep = w->zt->data;
+    if (residual(w, w->z, w->F))
+        return;
+    memcpy(keep, z, N * sizeof *z);
+    double qs = HS_AN_Q_ROUNDOFF * fmax(max_abs(q_start, n), max_abs(z, n));
+    double fs = HS_AN_Q_ROUNDOFF * w->fscale_Q, *react = w->work->data;
+    memset(react, 0, k * sizeof *react);
+    for (size_t e = 0; e < a->gq.cnt; e++) {
+        size_t j = (size_t)a->gq.r[e];
+        react[j] = fmax(react[j], fabs(a->out_eq[a->off_Gq + e] * z[n + j]));
+    }
+    int changed = 0;
+    for (size_t i = 0; i < N; i++)
+        if (z[i] != 0 && (i < n ? fabs(z[i]) <= qs : react[i - n] <= fs)) {
+            z[i] = 0;
+            changed = 1;
+        }
+    if (changed && residual(w, w->z, w->F)) {
+        memcpy(z, keep, N * sizeof *z);
+        residual(w, w->z, w->F);
     }
 }
 
@@ -570,6 +615,8 @@ static int equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *
             if (eq->rank < k)
                 residual(&w, w.z, w.F);
         }
+        flush_roundoff(&w, q_start);
+        eq->sscale = w.sscale;
         memcpy(eq->q, w.z->data, n * sizeof *eq->q);
         memcpy(eq->lambda, w.z->data + n, k * sizeof *eq->lambda);
         residual_norms(&w, w.F, eq);

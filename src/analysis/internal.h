@@ -4,7 +4,9 @@
  *                  programs, evaluation into dense matrices
  *   equilibrium.c  Newton on the equilibrium conditions
  *   modes.c        the linearization on the tangent space, eigenvalues,
- *                  mode shapes, the state-space matrix */
+ *                  mode shapes, the state-space matrix
+ *   shapes.c       the eigensolvers' rows into hs_modes: sorted, complex
+ *                  shapes normalized, round-off flushed, the verdict */
 #ifndef HS_AN_INTERNAL_H
 #define HS_AN_INTERNAL_H
 
@@ -52,6 +54,17 @@ void hs_ak_fill_D(const hs_an *a, gsl_matrix *D);
  * err (code) with the operation and its source position; returns code. */
 int hs_ak_nonfinite(hs_an *a, int lin, const double *q, int code, const char *when,
                     hs_error *err);
+
+/* The rows an eigensolver collects: s = sigma + i omega, the shape dq
+ * (re, im) in the model's coordinates, unscaled. */
+typedef struct hs_ak_rows {
+    size_t n, cnt;
+    double *sigma, *omega, *re, *im;   /* [cap], [cap * n] */
+} hs_ak_rows;
+
+/* The rows sorted (by omega, then sigma descending) into md (allocated
+ * here), the shapes normalized, the verdict; 0, or -1 out of memory. */
+int hs_ak_finish(const hs_ak_rows *R, hs_modes *md);
 
 /* Format x into buf (32 bytes): the shortest exact form. */
 const char *hs_ak_num(char *buf, double x);

@@ -38,7 +38,6 @@
 
 #define RANK_TOL 1e-12      /* |R_kk| / |R_11| of G_q^T below this: dependent */
 #define ROUNDOFF 1e-11      /* damping, gyroscopic terms, asymmetry of K: relative */
-#define STABLE_TOL 1e-7     /* sigma <= STABLE_TOL * max |s|: round-off */
 
 /* The reduced matrices of one linearization (m = dof). */
 typedef struct reduced {
@@ -47,6 +46,9 @@ typedef struct reduced {
                                  * tau = w0 t, each eigenvalue s = w0 s_tau */
     gsl_matrix *Mr, *Kr, *Cr;   /* m x m, scaled (balance) */
     gsl_matrix *L;              /* Cholesky factor of Mr (lower) */
+    double kratio;              /* >= 1: the stiffness met by Newton over max |S(q*)|;
+                                 * K phi = mu M phi counts mu as 0 below 64 eps of
+                                 * kratio max |mu| (a K that cancels to round-off) */
 } reduced;
 
 static void reduced_free(reduced *r)
@@ -162,6 +164,10 @@ static int reduce(hs_an *a, const hs_equil *eq, const gsl_matrix *T, reduced *r,
         goto done;
     }
     hs_ak_fill_S(a, eq->lambda, S);
+    double sS = 0;
+    for (size_t i = 0; i < n * n; i++)
+        sS = fmax(sS, fabs(S->data[i / n * S->tda + i % n]));
+    r->kratio = sS > 0 && eq->sscale > sS ? eq->sscale / sS : 1;
     if (!hs_ak_eval_lin(a, eq->q)) {
         rc = hs_ak_nonfinite(a, 1, eq->q, HS_EXIT_INCONSISTENT, "in the mass matrix or "
                              "the damping at the equilibrium", err);
@@ -302,28 +308,7 @@ done:
 
 /* ---------- eigenvalues ---------- */
 
-/* Rows being collected: s = sigma + i omega, the shape dq (re, im). */
-typedef struct rows {
-    size_t n, cnt;
-    double *sigma, *omega, *re, *im;   /* [cap], [cap * n] */
-} rows;
-
-/* Scale dq so that its component of largest modulus is 1 (the first of
- * those within 1e-9 of the largest) and keep the real part. */
-static void normalize(const double *re, const double *im, size_t n, double *out)
-{
-    double mx = 0;
-    for (size_t i = 0; i < n; i++)
-        mx = fmax(mx, hypot(re[i], im[i]));
-    size_t p = 0;
-    while (p + 1 < n && hypot(re[p], im[p]) < mx * (1 - 1e-9))
-        p++;
-    double cr = re[p], ci = im[p], c2 = cr * cr + ci * ci;
-    for (size_t i = 0; i < n; i++)
-        out[i] = c2 > 0 ? (re[i] * cr + im[i] * ci) / c2 : 0;
-}
-
-static void add_row(rows *R, double sigma, double omega, const double *re, const double *im)
+static void add_row(hs_ak_rows *R, double sigma, double omega, const double *re, const double *im)
 {
     R->sigma[R->cnt] = sigma;
     R->omega[R->cnt] = omega;
@@ -345,9 +330,10 @@ static void to_model(const gsl_matrix *T, const double *y, double *dq)
 
 /* The rows of a mode of K phi = mu M phi, shape dq in the model's
  * coordinates: mu = omega^2 > 0 gives s = +-i omega (one row), mu < 0 the
- * real pair s = +-sqrt(-mu) (two rows), mu = 0 (to round-off of mumax)
+ * real pair s = +-sqrt(-mu) (two rows), mu = 0 (to round-off of mumax,
+ * the largest |mu| times reduced.kratio)
  * s = 0 twice. */
-static void add_sym_mode(rows *R, double u, double mumax, const double *dq)
+static void add_sym_mode(hs_ak_rows *R, double u, double mumax, const double *dq)
 {
     if (fabs(u) <= 64 * DBL_EPSILON * mumax)
         u = 0;
@@ -372,7 +358,7 @@ void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const 
 
 /* Conservative, large: Kt z = mu z (Kt = L^-1 Kr L^-T, symmetrized), y =
  * L^-T z.  0, -1 out of memory, -2 no convergence. */
-static int solve_syevd(const reduced *r, const gsl_matrix *Kt, const gsl_matrix *T, rows *R)
+static int solve_syevd(const reduced *r, const gsl_matrix *Kt, const gsl_matrix *T, hs_ak_rows *R)
 {
     size_t m = r->m, n = r->n;
     int mi = (int)m, lwork = -1, liwork = -1, info = 0, iw0 = 0;
@@ -404,7 +390,7 @@ static int solve_syevd(const reduced *r, const gsl_matrix *Kt, const gsl_matrix 
         gsl_blas_dgemm(CblasNoTrans, CblasTrans, 1.0, &Z.matrix, T, 0.0, DQ);
     }
     for (size_t i = 0; !rc && i < m; i++)
-        add_sym_mode(R, mu[i], mumax, DQ->data + i * DQ->tda);
+        add_sym_mode(R, mu[i], mumax * r->kratio, DQ->data + i * DQ->tda);
     void *v[] = { A, mu, work, iwork };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         free(v[i]);
@@ -421,7 +407,7 @@ void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const
  * LAPACK's dgeev (blocked Hessenberg reduction and multishift QR, where
  * GSL's Francis QR works a rotation at a time).  0, -1, -2 as there. */
 static int solve_geev(const reduced *r, const gsl_matrix *Kt, const gsl_matrix *Ct,
-                      const gsl_matrix *T, rows *R)
+                      const gsl_matrix *T, hs_ak_rows *R)
 {
     size_t m = r->m, n = r->n, m2 = 2 * m;
     int ni = (int)m2, one = 1, lwork = -1, info = 0;
@@ -470,7 +456,7 @@ static int solve_geev(const reduced *r, const gsl_matrix *Kt, const gsl_matrix *
 
 /* Conservative and undamped: K phi = omega^2 M phi (gsl_eigen_gensymmv),
  * the rows of add_sym_mode. */
-static int solve_gensymm(const reduced *r, const gsl_matrix *T, rows *R)
+static int solve_gensymm(const reduced *r, const gsl_matrix *T, hs_ak_rows *R)
 {
     size_t m = r->m, n = r->n;
     gsl_matrix *K = gsl_matrix_alloc(m, m), *Mc = gsl_matrix_alloc(m, m);
@@ -494,7 +480,7 @@ static int solve_gensymm(const reduced *r, const gsl_matrix *T, rows *R)
         for (size_t j = 0; j < m; j++)
             y[j] = gsl_matrix_get(phi, j, i);
         to_model(T, y, dq);
-        add_sym_mode(R, gsl_vector_get(mu, i), mumax, dq);
+        add_sym_mode(R, gsl_vector_get(mu, i), mumax * r->kratio, dq);
     }
     gsl_matrix_free(K);
     gsl_matrix_free(Mc);
@@ -518,7 +504,7 @@ static void whiten(const gsl_matrix *L, gsl_matrix *X)
  * Kt = L^-1 Kr L^-T, Ct = L^-1 Cr L^-T (gsl_eigen_nonsymmv).  Each real
  * eigenvalue and each pair (omega > 0) gives one row; y = L^-T z. */
 static int solve_nonsymm(const reduced *r, const gsl_matrix *Kt, const gsl_matrix *Ct,
-                         const gsl_matrix *T, rows *R)
+                         const gsl_matrix *T, hs_ak_rows *R)
 {
     size_t m = r->m, n = r->n, m2 = 2 * m;
     gsl_matrix *A = gsl_matrix_calloc(m2, m2);
@@ -578,56 +564,7 @@ static int is_conservative(const gsl_matrix *Kt, const gsl_matrix *Ct)
     return cmax <= ROUNDOFF * sqrt(kmax) && asym <= ROUNDOFF * kmax;
 }
 
-/* ---------- the modes ---------- */
-
-typedef struct order {
-    double sigma, omega;
-    size_t i;
-} order;
-
-/* By omega ascending, then sigma descending (then as found). */
-static int order_cmp(const void *pa, const void *pb)
-{
-    const order *x = pa, *y = pb;
-    if (x->omega != y->omega)
-        return x->omega < y->omega ? -1 : 1;
-    if (x->sigma != y->sigma)
-        return x->sigma > y->sigma ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* The sorted rows into md, shapes normalized; the verdict. */
-static int finish(const rows *R, hs_modes *md)
-{
-    size_t n = R->n, c = R->cnt;
-    order *o = malloc((c ? c : 1) * sizeof *o);
-    md->sigma = malloc((c ? c : 1) * sizeof *md->sigma);
-    md->omega = malloc((c ? c : 1) * sizeof *md->omega);
-    md->shape = malloc((c ? c : 1) * n * sizeof *md->shape);
-    if (!o || !md->sigma || !md->omega || !md->shape) {
-        free(o);
-        return -1;
-    }
-    for (size_t i = 0; i < c; i++)
-        o[i] = (order){ R->sigma[i], R->omega[i], i };
-    qsort(o, c, sizeof *o, order_cmp);
-    double rho = 0;
-    md->sigma_max = c ? -INFINITY : 0;
-    for (size_t r = 0; r < c; r++) {
-        size_t i = o[r].i;
-        md->sigma[r] = R->sigma[i];
-        md->omega[r] = R->omega[i];
-        normalize(R->re + i * n, R->im + i * n, n, md->shape + r * n);
-        rho = fmax(rho, hypot(R->sigma[i], R->omega[i]));
-        md->sigma_max = fmax(md->sigma_max, R->sigma[i]);
-    }
-    md->count = c;
-    md->stable = md->sigma_max <= STABLE_TOL * rho;
-    free(o);
-    return 0;
-}
-
-static void rows_free(rows *R)
+static void rows_free(hs_ak_rows *R)
 {
     free(R->sigma);
     free(R->omega);
@@ -640,7 +577,7 @@ static int eigen(const reduced *r, const gsl_matrix *T, const char *file, hs_mod
                  hs_error *err)
 {
     size_t m = r->m, n = r->n, cap = 2 * m;
-    rows R = { n, 0, malloc(cap * sizeof(double)), malloc(cap * sizeof(double)),
+    hs_ak_rows R = { n, 0, malloc(cap * sizeof(double)), malloc(cap * sizeof(double)),
                malloc(cap * n * sizeof(double)), malloc(cap * n * sizeof(double)) };
     gsl_matrix *Kt = gsl_matrix_alloc(m, m), *Ct = gsl_matrix_alloc(m, m);
     int rc = !R.sigma || !R.omega || !R.re || !R.im || !Kt || !Ct ? -1 : 0;
@@ -665,7 +602,7 @@ static int eigen(const reduced *r, const gsl_matrix *T, const char *file, hs_mod
             rc = -3;
     }
     if (!rc)
-        rc = finish(&R, md);
+        rc = hs_ak_finish(&R, md);
     gsl_matrix_free(Kt);
     gsl_matrix_free(Ct);
     rows_free(&R);
@@ -684,6 +621,7 @@ static int modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err)
 {
     memset(md, 0, sizeof *md);
     md->n = a->n;
+    md->verdict = HS_AN_STABLE;
     md->stable = 1;
     gsl_matrix *T;
     size_t rank;
@@ -719,7 +657,8 @@ void hs_an_modes_free(hs_modes *md)
     free(md->sigma);
     free(md->omega);
     free(md->shape);
-    md->sigma = md->omega = md->shape = NULL;
+    free(md->shape_im);
+    md->sigma = md->omega = md->shape = md->shape_im = NULL;
 }
 
 /* ---------- the state-space matrix ---------- */

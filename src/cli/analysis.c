@@ -14,33 +14,52 @@
 #define TWO_PI 6.283185307179586
 
 const char hs_usage_equilibrium[] =
-    "usage: holosim equilibrium MODEL [--set NAME=VALUE]... [--csv]\n"
+    "usage: holosim equilibrium MODEL [--set NAME=VALUE]... [--params FILE] [--csv]\n"
     "\n"
     "Find the equilibrium nearest the model's initial position: Newton's method\n"
     "(exact symbolic Jacobian, line search) on Q(q, 0) + G_q^T lambda = 0,\n"
     "G(q) = 0.  Report q*, the multipliers lambda* (the reaction G_q^T lambda*\n"
-    "holds the system there), the residual and the stability verdict: stable\n"
-    "when every eigenvalue of the linearization has sigma <= 0 (to round-off).\n"
+    "holds the system there), the residual and the stability verdict of the\n"
+    "linearization (holosim help modes):\n"
+    "  stable     every eigenvalue has sigma <= 0 (to round-off), none is 0, and\n"
+    "             a repeated one on the imaginary axis has independent shapes\n"
+    "  marginal   no sigma > 0, but an eigenvalue s = 0 (a neutral direction: a\n"
+    "             family of equilibria, a critical speed) or a repeated s = i omega\n"
+    "             without independent shapes (a Jordan block): the linearization\n"
+    "             cannot decide, the nonlinear terms do\n"
+    "  unstable   an eigenvalue has sigma > 0\n"
+    "Only M, Q and G are read: the outputs, events and drawing are not (a value\n"
+    "they cannot take at these parameters does not stop the analysis).  Values\n"
+    "at round-off (below 64 eps of the point's size, of the largest force for a\n"
+    "multiplier) are shown as 0.\n"
     "\n"
     "  --set NAME=VALUE          override a parameter (repeatable)\n"
+    "  --params FILE             parameters from a YAML file\n"
     "  --csv                     a header (the coordinates, lambda_NAME for each\n"
-    "                            constraint, stable) and one row\n"
+    "                            constraint, stable, verdict) and one row; stable\n"
+    "                            is 1 for the verdict stable, else 0\n"
     "\n"
     "exit status: 2 when M, Q or G depend on time, 3 when no equilibrium is found.\n";
 
 const char hs_usage_modes[] =
-    "usage: holosim modes MODEL [--set NAME=VALUE]... [--csv] [--linearize]\n"
+    "usage: holosim modes MODEL [--set NAME=VALUE]... [--params FILE] [--csv] [--linearize]\n"
     "\n"
     "Linearize at the equilibrium nearest the initial position (on the tangent\n"
     "space of the constraints) and list each eigenvalue s = sigma + i omega with\n"
     "omega >= 0 (a complex pair once), sorted by omega, then by sigma descending:\n"
-    "frequency, period and mode shape in the model's coordinates (largest\n"
-    "component 1).  Conservative and undamped: K phi = omega^2 M phi; otherwise\n"
-    "the first-order form.\n"
+    "frequency, period and mode shape d in the model's coordinates, complex,\n"
+    "scaled so that its largest component is 1 at phase 0:\n"
+    "q_i - q*_i ~ |d_i| e^(sigma t) cos(omega t + arg d_i).  The table shows d_NAME\n"
+    "when every shape is real, else |d_NAME| and arg_NAME (degrees).\n"
+    "Conservative and undamped: K phi = omega^2 M phi; otherwise the first-order\n"
+    "form.  The verdict (stable, marginal, unstable) is that of\n"
+    "holosim help equilibrium; parts of a shape below 1e-13 are shown as 0.\n"
     "\n"
     "  --set NAME=VALUE          override a parameter (repeatable)\n"
-    "  --csv                     header mode,sigma,omega,d_NAME... and one row\n"
-    "                            per eigenvalue\n"
+    "  --params FILE             parameters from a YAML file\n"
+    "  --csv                     header mode,sigma,omega,d_NAME...,im_d_NAME... and\n"
+    "                            one row per eigenvalue: d_ the real, im_d_ the\n"
+    "                            imaginary parts of the shape\n"
     "  --linearize               the state-space matrix A (dx/dt = A x) in n - k of\n"
     "                            the model's coordinates and their velocities\n"
     "                            (with --csv: A alone, one row per state)\n"
@@ -99,7 +118,10 @@ static int start(int argc, char **argv, const char *usage, unsigned cmd, const c
                  opts *o, session *s, int *rc)
 {
     memset(s, 0, sizeof *s);
-    if (!(s->m = hs_cli_open(argc, argv, usage, cmd, name, o, rc)))
+    if (hs_cli_begin(argc, argv, usage, cmd, o, rc) || hs_cli_one_model(o, usage, name, rc))
+        return -1;
+    o->ov.statics = 1;              /* no outputs, events or drawing: M, Q, G alone */
+    if (!(s->m = hs_cli_load(o, rc)))
         return -1;
     *rc = session_start(s);
     return *rc ? -1 : 0;
@@ -117,19 +139,34 @@ static void print_header(const hs_model *m, const hs_equil *eq)
 static void print_verdict(const hs_modes *md)
 {
     char b[32];
-    if (md->stable)
-        printf("stability: stable (every eigenvalue of the linearization has sigma <= 0: "
-               "linear, spectral stability)\n");
-    else
+    if (md->verdict == HS_AN_UNSTABLE)
         printf("stability: unstable (an eigenvalue has sigma = %s > 0)\n",
                num(b, md->sigma_max));
+    else if (md->nzero)
+        printf("stability: marginal (%zu eigenvalue%s s = 0: a neutral direction, a family "
+               "of equilibria or a zero-frequency mode; no sigma > 0, but the linearization "
+               "cannot decide: the nonlinear terms do)\n", md->nzero,
+               md->nzero == 1 ? "" : "s");
+    else if (md->verdict == HS_AN_MARGINAL)
+        printf("stability: marginal (the eigenvalue s = i*%.6g is repeated without "
+               "independent mode shapes, a Jordan block: the linear motion grows like t; no "
+               "sigma > 0, but the linearization cannot decide: the nonlinear terms do)\n",
+               md->jordan_omega);
+    else
+        printf("stability: stable (every eigenvalue of the linearization has sigma <= 0, none "
+               "is 0 and those on the imaginary axis have independent mode shapes: linear, "
+               "spectral stability)\n");
 }
 
 static void print_equilibrium(const hs_model *m, const hs_equil *eq)
 {
     char b[32], b2[32];
-    printf("equilibrium (Newton from the initial position: %d step%s):\n", eq->iterations,
+    printf("equilibrium (Newton from the initial position: %d step%s", eq->iterations,
            eq->iterations == 1 ? "" : "s");
+    if (eq->floor > 0)      /* a flat equilibrium: Q ~ dq^3 there, q* to about eps^(1/3) */
+        printf("; stopped where the residual cannot decrease any more, at %.2g of the "
+               "start's: a flat equilibrium, q* known less well than round-off", eq->floor);
+    printf("):\n");
     for (size_t i = 0; i < m->n; i++)
         printf("  %s = %s\n", m->qname[i], num(b, eq->q[i]));
     if (m->k && eq->rank < m->k)
@@ -161,12 +198,12 @@ int hs_cli_equilibrium(int argc, char **argv)
             printf("%s,", m->qname[i]);
         for (size_t j = 0; j < m->k; j++)
             printf("lambda_%s,", m->cname[j]);
-        printf("stable\n");
+        printf("stable,verdict\n");
         for (size_t i = 0; i < m->n; i++)
             printf("%s,", num(b, s.eq.q[i]));
         for (size_t j = 0; j < m->k; j++)
             printf("%s,", num(b, s.eq.lambda[j]));
-        printf("%d\n", s.md.stable);
+        printf("%d,%s\n", s.md.stable, hs_an_verdict_names[s.md.verdict]);
     } else {
         print_header(m, &s.eq);
         print_equilibrium(m, &s.eq);
@@ -183,21 +220,51 @@ static void modes_csv(const hs_model *m, const hs_modes *md)
     printf("mode,sigma,omega");
     for (size_t i = 0; i < m->n; i++)
         printf(",d_%s", m->qname[i]);
+    for (size_t i = 0; i < m->n; i++)
+        printf(",im_d_%s", m->qname[i]);
     putchar('\n');
     for (size_t r = 0; r < md->count; r++) {
         printf("%zu,%s", r + 1, num(b, md->sigma[r]));
         printf(",%s", num(b, md->omega[r]));
         for (size_t i = 0; i < m->n; i++)
             printf(",%s", num(b, md->shape[r * m->n + i]));
+        for (size_t i = 0; i < m->n; i++)
+            printf(",%s", num(b, md->shape_im[r * m->n + i]));
         putchar('\n');
     }
 }
 
-/* The width of the text column d_NAME. */
-static int shape_width(const hs_model *m, size_t i)
+/* The width of a text column headed `pre` NAME. */
+static int col_width(const char *pre, const char *name)
 {
-    int w = (int)strlen(m->qname[i]) + 2;
+    int w = (int)(strlen(pre) + strlen(name)) + 1;
     return w < 12 ? 12 : w;
+}
+
+/* Any shape with an imaginary part: the table shows magnitude and phase. */
+static int complex_shapes(const hs_modes *md)
+{
+    for (size_t e = 0; e < md->count * md->n; e++)
+        if (md->shape_im[e] != 0)
+            return 1;
+    return 0;
+}
+
+static void shape_cells(const hs_model *m, const hs_modes *md, size_t r, int cplx)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        double re = md->shape[r * m->n + i], im = md->shape_im[r * m->n + i];
+        if (!cplx) {
+            printf(" %*.6g", col_width("d_", m->qname[i]), re + 0.0);
+            continue;
+        }
+        printf(" %*.6g", col_width("|d_|", m->qname[i]), hypot(re, im));
+        if (re == 0 && im == 0)
+            printf(" %*s", col_width("arg_", m->qname[i]), "-");
+        else        /* (-180, 180]: atan2 of a +0 imaginary part */
+            printf(" %*.6g", col_width("arg_", m->qname[i]),
+                   atan2(im + 0.0, re) * (360 / TWO_PI));
+    }
 }
 
 static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md)
@@ -212,9 +279,17 @@ static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md
     printf("linearization on the tangent space ker G_q: %s\n", md->conservative
            ? "conservative and undamped, solved as K phi = omega^2 M phi"
            : "damping, gyroscopic or circulatory terms, solved in first-order form");
+    int cplx = complex_shapes(md);
     printf("%4s %13s %13s %13s %13s ", "mode", "sigma", "omega", "freq", "period");
-    for (size_t i = 0; i < m->n; i++)
-        printf(" %*s%s", shape_width(m, i) - (int)strlen(m->qname[i]), "d_", m->qname[i]);
+    char h[300];
+    for (size_t i = 0; i < m->n; i++) {
+        snprintf(h, sizeof h, "%s%s%s", cplx ? "|d_" : "d_", m->qname[i], cplx ? "|" : "");
+        printf(" %*s", col_width(cplx ? "|d_|" : "d_", m->qname[i]), h);
+        if (cplx) {
+            snprintf(h, sizeof h, "arg_%s", m->qname[i]);
+            printf(" %*s", col_width("arg_", m->qname[i]), h);
+        }
+    }
     putchar('\n');
     for (size_t r = 0; r < md->count; r++) {
         double w = md->omega[r];
@@ -223,12 +298,16 @@ static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md
             printf("%13.6g ", TWO_PI / w);
         else
             printf("%13s ", "-");
-        for (size_t i = 0; i < m->n; i++)
-            printf(" %*.6g", shape_width(m, i), md->shape[r * m->n + i] + 0.0);
+        shape_cells(m, md, r, cplx);
         putchar('\n');
     }
-    printf("(sigma, omega in 1/time; freq = omega/2pi; period = 2pi/omega; d_: mode shape, "
-           "real part, largest component 1)\n");
+    if (cplx)
+        printf("(sigma, omega in 1/time; freq = omega/2pi; period = 2pi/omega; mode shape d, "
+               "complex: |d_| its magnitude, arg_ its phase in degrees, largest component 1 "
+               "at phase 0: q - q* ~ |d| e^(sigma t) cos(omega t + arg))\n");
+    else
+        printf("(sigma, omega in 1/time; freq = omega/2pi; period = 2pi/omega; d_: mode shape, "
+               "real, largest component 1)\n");
     print_verdict(md);
 }
 

@@ -123,6 +123,20 @@ static const char *const top_keys[] = {
     "kinetic", "lagrangian", "embedding", "events", "draw",
 };
 
+/* After the kernels: the outputs, events, drawing and the defines nothing
+ * has read yet; for hs_overrides.statics none of them (the names of the
+ * outputs, checked, are dropped). */
+static int read_rest(loader *L, yaml_node_t *root)
+{
+    hs_model *m = L->m;
+    if (!L->ov || !L->ov->statics)
+        return hs_ld_read_outputs(L) || hs_ld_read_events(L, root) ||
+               hs_ld_read_draw(L, root) || hs_ld_check_defines(L);
+    while (m->nout)
+        free(m->outname[--m->nout]);
+    return 0;
+}
+
 /* The jobs of loader.h in order: read the description, build the kernels
  * of the form, compile the programs. */
 static int load_tree(loader *L)
@@ -138,8 +152,7 @@ static int load_tree(loader *L)
         hs_ld_check_flow_cuts(L, root) || read_header(L, root) || read_names(L, root) || make_symbols(L) ||
         hs_ld_eval_params(L) || hs_ld_read_embedding(L) ||
         hs_ld_read_settings(L, root) || hs_ld_read_initial(L, root) ||
-        hs_ld_build_kernels(L, root) || hs_ld_read_outputs(L) ||
-        hs_ld_read_events(L, root) || hs_ld_read_draw(L, root) || hs_ld_check_defines(L) ||
+        hs_ld_build_kernels(L, root) || read_rest(L, root) ||
         hs_ld_apply_overrides(L) || hs_ld_compile(L))
         return L->err->code;
     return hs_ld_check_mass_at_start(L, mass_source(L, root));

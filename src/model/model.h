@@ -88,6 +88,12 @@ typedef struct hs_overrides {
     const char *const *keep;
     size_t nstop;                  /* --stop-when COND, in order: events named */
     const char *const *stop_when;  /* stop_when (stop_when_1, _2, ... when several) */
+    /* equilibrium, modes: the kernels M, Q, G alone.  The outputs, events,
+     * drawing and the defines none of M, Q, G reads are not parsed (the
+     * names are still checked), so a value they cannot take at these
+     * parameters (an output NaN above a critical speed) does not stop the
+     * analysis; the model has no outputs, events or drawing then. */
+    int statics;
 } hs_overrides;
 
 void hs_overrides_init(hs_overrides *o);
@@ -229,7 +235,7 @@ typedef struct hs_model {
     /* prog_pos: G (k) | G_q non-zeros (nnz) | G_t (k): projection */
     hs_prog *prog_pos;
 
-    hs_drawing *draw;      /* the drawing (never NULL after a load) */
+    hs_drawing *draw;      /* the drawing (never NULL after a load but a statics one) */
     const hs_node **draw_expr;    /* [draw->nout] what draw->prog computes */
 
     void *src;             /* private: source texts for positioned messages */
