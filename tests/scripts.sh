@@ -416,70 +416,6 @@ check "--points-per-task 2: 5 points in 3 tasks" grep -qx '#SBATCH --array=0-2' 
 "$sweep" --collect "$work/nonexistent" 2>/dev/null
 check "--collect of a directory without a sweep exits 1" [ $? -eq 1 ]
 
-# ------------------------------- sweep: hosts without a shared file system
-# First GNU parallel alone through the stand-in ssh, as the sweep calls it
-# (transfer, a job in its own directory, return, cleanup): where that does
-# not work (it failed on one CI machine, for a cause not seen from here) the
-# remote tests are skipped, saying so and what parallel said, instead of
-# failing on the environment; they run wherever parallel can do its part.
-p=$work/probe
-mkdir -p "$p/hosts" "$p/run"
-echo probe >"$p/run/in.txt"
-(cd "$p/run" && FAKE_SSH_ROOT=$p/hosts parallel --will-cite --ssh "$fakessh" -S 1/hostP \
-    --workdir ... --transferfile in.txt --return 'out{}.txt' --cleanup \
-    'cat in.txt > out{}.txt' ::: 1 >"$p/out" 2>"$p/err")
-if [ $? -eq 0 ] && [ "$(cat "$p/run/out1.txt" 2>/dev/null)" = probe ]; then
-    remote=1
-else
-    remote=0
-    printf 'SKIP: remote sweeps: GNU parallel cannot run a job through tests/scripts/fake-ssh here: %s\n' \
-        "$(cat "$p/err" "$p/out" | head -n 5 | tr '\n' ' ')"
-    rm -rf "${TMPDIR:?}"/* "${TMPDIR:?}"/.[!.]* 2>/dev/null   # what parallel left
-fi
-
-if [ "$remote" = 1 ]; then
-# Two stand-in hosts (fake-ssh) that see only what GNU parallel copies to
-# them; the command must not name the local output directory or model path.
-r=$work/remote
-mkdir -p "$r/hosts" "$r/bin" "$r/run"
-ln -s "$HOLOSIM" "$r/bin/holosim"
-cp "$model" "$r/run/pendulum.yaml"
-(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin \
-    FAKE_SSH_FORBID="$r/run/out:$r/run/pendulum.yaml" FAKE_SSH_MISSING=$HOLOSIM \
-    "$sweep" --ssh "$fakessh" --sshlogin 1/hostA --sshlogin 1/hostB -o out \
-        pendulum.yaml l=1:6:1 -- --t-end 0.2 2>"$work/err")
-rc=$?
-check "a sweep on two stand-in hosts exits 0" [ $rc -eq 0 ]
-[ $rc -eq 0 ] || printf 'sweep said: %s\n' "$(head -n 5 "$work/err" | tr '\n' ' ')"
-check "  ... every CSV came back" [ "$(ncsv "$r/run/out")" -eq 6 ] && [ "$(lines "$r/run/out/l=6.csv")" -eq 22 ]
-check "  ... the summary is complete" \
-    [ "$(awk -F, 'NR > 1 && $2 == 0 && $NF != ""' "$r/run/out/summary.csv" | wc -l)" -eq 6 ]
-check "  ... both hosts ran jobs" grep -q hostA "$r/hosts/log" && grep -q hostB "$r/hosts/log"
-check "  ... and were cleaned up" [ -z "$(find "$r/hosts" -type f ! -name log)" ]
-check "  ... nothing left to merge" [ ! -e "$r/run/out/.sweep/ret" ]
-check "fake-ssh itself refuses a forbidden path (exit 255)" sh -c \
-    "FAKE_SSH_ROOT='$r/hosts' FAKE_SSH_FORBID='$r/run/out' '$fakessh' hostA -- echo '$r/run/out' 2>/dev/null; [ \$? -eq 255 ]"
-(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin FAKE_SSH_FORBID=".sweep/in/sweep" \
-    "$sweep" --ssh "$fakessh" -S 1/hostA -o out2 pendulum.yaml l=1 -- --t-end 0.2 >/dev/null 2>&1)
-check "a host refusing every job: the sweep exits 1" [ $? -eq 1 ]
-check "  ... and its summary says the point did not run" grep -q '"not run"' "$r/run/out2/summary.csv"
-
-(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_MISSING=$HOLOSIM \
-    "$sweep" --ssh "$fakessh" -S 1/hostA -o out3 pendulum.yaml l=1 -- --t-end 0.2 >/dev/null 2>&1)
-check "a host without holosim: the sweep exits 1" [ $? -eq 1 ]
-check "  ... and the point's message says so" grep -q '"holosim not found on .*: put it on PATH or set HOLOSIM"' "$r/run/out3/summary.csv"
-
-# equilibrium and modes through the same machinery: the chunks go to the hosts
-cp "$root/tests/scripts/hoop.yaml" "$r/run/hoop.yaml"
-(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin \
-    FAKE_SSH_FORBID="$r/run/outm:$r/run/hoop.yaml" FAKE_SSH_MISSING=$HOLOSIM \
-    "$sweep" --command modes --ssh "$fakessh" -S 1/hostA -S 2/hostB --chunk 4 -o outm \
-        hoop.yaml omega=0:6:1 theta0=0,1 2>"$work/err")
-check "a modes sweep on two stand-in hosts exits 0" [ $? -eq 0 ]
-check "  ... with the summary of the local sweep" cmp -s "$work/modes/summary.csv" "$r/run/outm/summary.csv"
-check "  ... and the hosts cleaned up" [ -z "$(find "$r/hosts" -type f ! -name log)" ]
-fi
-
 # ------------------------------------------ sweep: equilibrium and modes
 hoop=$root/tests/scripts/hoop.yaml
 torque=$root/tests/scripts/torque.yaml
@@ -667,6 +603,70 @@ check "--resume with another command: exit 1, says which" \
 check "  ... run too" [ $? -eq 1 ] && has "$work/err" "not of holosim run"
 check "sweep --help: --command and the summary of equilibrium and modes" \
     sh -c "'$sweep' --help | grep -q -- '--command CMD' && '$sweep' --help | grep -q 'one row per point and eigenvalue'"
+
+# ------------------------------- sweep: hosts without a shared file system
+# First GNU parallel alone through the stand-in ssh, as the sweep calls it
+# (transfer, a job in its own directory, return, cleanup): where that does
+# not work (it failed on one CI machine, for a cause not seen from here) the
+# remote tests are skipped, saying so and what parallel said, instead of
+# failing on the environment; they run wherever parallel can do its part.
+p=$work/probe
+mkdir -p "$p/hosts" "$p/run"
+echo probe >"$p/run/in.txt"
+(cd "$p/run" && FAKE_SSH_ROOT=$p/hosts parallel --will-cite --ssh "$fakessh" -S 1/hostP \
+    --workdir ... --transferfile in.txt --return 'out{}.txt' --cleanup \
+    'cat in.txt > out{}.txt' ::: 1 >"$p/out" 2>"$p/err")
+if [ $? -eq 0 ] && [ "$(cat "$p/run/out1.txt" 2>/dev/null)" = probe ]; then
+    remote=1
+else
+    remote=0
+    printf 'SKIP: remote sweeps: GNU parallel cannot run a job through tests/scripts/fake-ssh here: %s\n' \
+        "$(cat "$p/err" "$p/out" | head -n 5 | tr '\n' ' ')"
+    rm -rf "${TMPDIR:?}"/* "${TMPDIR:?}"/.[!.]* 2>/dev/null   # what parallel left
+fi
+
+if [ "$remote" = 1 ]; then
+# Two stand-in hosts (fake-ssh) that see only what GNU parallel copies to
+# them; the command must not name the local output directory or model path.
+r=$work/remote
+mkdir -p "$r/hosts" "$r/bin" "$r/run"
+ln -s "$HOLOSIM" "$r/bin/holosim"
+cp "$model" "$r/run/pendulum.yaml"
+(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin \
+    FAKE_SSH_FORBID="$r/run/out:$r/run/pendulum.yaml" FAKE_SSH_MISSING=$HOLOSIM \
+    "$sweep" --ssh "$fakessh" --sshlogin 1/hostA --sshlogin 1/hostB -o out \
+        pendulum.yaml l=1:6:1 -- --t-end 0.2 2>"$work/err")
+rc=$?
+check "a sweep on two stand-in hosts exits 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || printf 'sweep said: %s\n' "$(head -n 5 "$work/err" | tr '\n' ' ')"
+check "  ... every CSV came back" [ "$(ncsv "$r/run/out")" -eq 6 ] && [ "$(lines "$r/run/out/l=6.csv")" -eq 22 ]
+check "  ... the summary is complete" \
+    [ "$(awk -F, 'NR > 1 && $2 == 0 && $NF != ""' "$r/run/out/summary.csv" | wc -l)" -eq 6 ]
+check "  ... both hosts ran jobs" grep -q hostA "$r/hosts/log" && grep -q hostB "$r/hosts/log"
+check "  ... and were cleaned up" [ -z "$(find "$r/hosts" -type f ! -name log)" ]
+check "  ... nothing left to merge" [ ! -e "$r/run/out/.sweep/ret" ]
+check "fake-ssh itself refuses a forbidden path (exit 255)" sh -c \
+    "FAKE_SSH_ROOT='$r/hosts' FAKE_SSH_FORBID='$r/run/out' '$fakessh' hostA -- echo '$r/run/out' 2>/dev/null; [ \$? -eq 255 ]"
+(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin FAKE_SSH_FORBID=".sweep/in/sweep" \
+    "$sweep" --ssh "$fakessh" -S 1/hostA -o out2 pendulum.yaml l=1 -- --t-end 0.2 >/dev/null 2>&1)
+check "a host refusing every job: the sweep exits 1" [ $? -eq 1 ]
+check "  ... and its summary says the point did not run" grep -q '"not run"' "$r/run/out2/summary.csv"
+
+(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_MISSING=$HOLOSIM \
+    "$sweep" --ssh "$fakessh" -S 1/hostA -o out3 pendulum.yaml l=1 -- --t-end 0.2 >/dev/null 2>&1)
+check "a host without holosim: the sweep exits 1" [ $? -eq 1 ]
+check "  ... and the point's message says so" grep -q '"holosim not found on .*: put it on PATH or set HOLOSIM"' "$r/run/out3/summary.csv"
+
+# equilibrium and modes through the same machinery: the chunks go to the hosts
+cp "$root/tests/scripts/hoop.yaml" "$r/run/hoop.yaml"
+(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin \
+    FAKE_SSH_FORBID="$r/run/outm:$r/run/hoop.yaml" FAKE_SSH_MISSING=$HOLOSIM \
+    "$sweep" --command modes --ssh "$fakessh" -S 1/hostA -S 2/hostB --chunk 4 -o outm \
+        hoop.yaml omega=0:6:1 theta0=0,1 2>"$work/err")
+check "a modes sweep on two stand-in hosts exits 0" [ $? -eq 0 ]
+check "  ... with the summary of the local sweep" cmp -s "$work/modes/summary.csv" "$r/run/outm/summary.csv"
+check "  ... and the hosts cleaned up" [ -z "$(find "$r/hosts" -type f ! -name log)" ]
+fi
 
 # --------------------------------------------- sweep: installed as holosim-sweep
 # bin/holosim-sweep finds bin/holosim beside it, without HOLOSIM or PATH.
