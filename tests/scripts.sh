@@ -569,6 +569,25 @@ else
 fi
 check "no temporary files left by the equilibrium and modes sweeps" no_scratch_left
 
+# a point without modes (n = k: header only): one row, empty mode columns
+printf 'parameters: {a: 1.0}\ncoordinates: [x]\nmass: [1]\nconstraints: {pin: x - a}\ninitial: {q: {x: a}, v: {x: 0}}\n' \
+    >"$work/pinned.yaml"
+"$sweep" --command modes -o "$work/pinned" "$work/pinned.yaml" a=1,2 2>/dev/null
+check "modes of a point without degrees of freedom: exit 0, one row each, empty mode columns" \
+    [ $? -eq 0 ] && [ "$(sed -n 3p "$work/pinned/summary.csv")" = "2,,,,,0,,a=2.csv" ]
+# --grid: the points from a file, in its order
+printf 'omega,theta0\n5,1\n2,0\n' >"$work/hoopgrid.csv"
+"$sweep" --command equilibrium --grid "$work/hoopgrid.csv" -o "$work/eqgrid" "$hoop" 2>/dev/null
+check "equilibrium with --grid: the grid's rows in its order" \
+    [ $? -eq 0 ] && [ "$(cut -d, -f1,2,4 "$work/eqgrid/summary.csv" | tr '\n' ' ')" = "omega,theta0,stable 5,1,1 2,0,1 " ] &&
+    colcheck "$work/eqgrid/summary.csv" 'near(c["theta"], c["omega"] == 5 ? acos(9.81 / 25) : 0, 1e-10)'
+"$sweep" --collect "$work/eqgrid" 2>/dev/null
+check "--collect of an equilibrium sweep: the same summary" \
+    [ $? -eq 0 ] && [ "$(cut -d, -f1,2,4 "$work/eqgrid/summary.csv" | tr '\n' ' ')" = "omega,theta0,stable 5,1,1 2,0,1 " ]
+"$sweep" --collect "$work/eqgrid" --command modes 2>"$work/err"
+check "--collect with --command: exit 1, the directory says which" \
+    [ $? -eq 1 ] && has "$work/err" "--collect DIR takes no --command"
+
 # errors: what, why, and what to do; exit 1, nothing run
 "$sweep" --command equlibrium -o "$work/x1" "$torque" tau=1 2>"$work/err"
 check "an unknown command: exit 1, the commands a sweep runs, did you mean" \
