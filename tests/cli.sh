@@ -697,6 +697,23 @@ begin reject_names_constraint
 hs run "$T/off_reject.yaml"
 rc_is 3; out_empty
 err_has "inconsistent initial data"; err_has "rod: position residual"
+# at the violated constraint, with what to do
+[ "$(sed -n 1p "$T/err" | cut -d: -f1-3)" = "$T/off_reject.yaml:5:8" ] ||
+    no "position: $(sed -n 1p "$T/err")"
+[ "$(sed -n 2p "$T/err")" = "      rod: x^2 + y^2 - 1" ] || no "line 2: $(sed -n 2p "$T/err")"
+[ "$(sed -n 3p "$T/err")" = "           ^" ] || no "caret: '$(sed -n 3p "$T/err")'"
+err_has "give 'initial' data on the constraints"
+err_has "the default consistency mode, project"
+end
+
+begin reject_velocity_only
+sed 's/q: {x: 0.7, y: -0.8}/q: {x: 0.6, y: -0.8}\n  v: {x: 1, y: 0}/' "$T/off_reject.yaml" \
+    >"$T/off_reject_v.yaml"
+hs run "$T/off_reject_v.yaml"
+rc_is 3; out_empty
+err_has "$T/off_reject_v.yaml:5:8: error: inconsistent initial data"
+err_has "rod: velocity residual G_t + G_q v = 1.2"
+grep -q "position residual" "$T/err" && no "position reported off"
 end
 
 begin consistency_option_reject_overrides_file

@@ -73,6 +73,30 @@ near "$(tail -n 1 "$T/out" | cut -d, -f2)" 2 1e-11 "r at the stop"
 err_has "stopped by event 'stop_when' (x^2 + y^2 > 4) at t=2.99322284612638"
 end
 
+begin stop_when_true_at_start_warns
+# z > 0 holds at the start (theta0 = 0.1 from the top): said, not silently
+# waited for; the run goes on to the ground event
+hs run "$SPHERE" --stop-when 'z > 0' --columns t,z -o "$T/w.csv"
+rc_is 0
+err_has "holosim: warning: --stop-when 'z > 0' is already true at the start (t = 0): it stops the run only where it becomes true, after it has been false"
+err_has "change the initial data"
+err_has "stopped by event 'ground'"
+end
+
+begin event_true_at_start_positioned
+sed 's/^events:$/events:\n  up: {when: "z > 0", action: stop}/' "$SPHERE" >"$T/up.yaml"
+hs run "$T/up.yaml" --columns t,z -o "$T/up.csv"
+rc_is 0
+line=$(grep -n 'up: {when' "$T/up.yaml" | cut -d: -f1)
+err_has "$T/up.yaml:$line:15: warning: event 'up': 'z > 0' is already true at the start"
+[ "$(grep -A2 ': warning:' "$T/err" | sed -n 3p)" = "                  ^" ] ||
+    no "caret: $(grep -A2 ': warning:' "$T/err" | sed -n 3p)"
+hs run "$T/up.yaml" --columns t,z -o "$T/up.csv" --quiet-projection -q
+rc_is 0; grep -q warning "$T/err" && no "warning despite --quiet-projection"
+hs run "$WIRE" --stop-when 'x^2 + y^2 > 4' --t-end 4 --columns t,r -o "$T/w2.csv"
+rc_is 0; grep -q warning "$T/err" && no "warning for a condition false at the start"
+end
+
 begin stop_when_first_of_several
 hs run "$WIRE" --stop-when 'r > 1.5' --stop-when 't > 0.5' --t-end 4 --columns t,r \
     --events "$T/sw.csv"

@@ -96,7 +96,8 @@ const char hs_usage_run[] =
     "                            output when -o names a file\n"
     "  -q, --quiet               no summary on stderr (moved initial data are still\n"
     "                            reported)\n"
-    "  --quiet-projection        no report of the consistency projection\n"
+    "  --quiet-projection        no report of the consistency projection, nor the\n"
+    "                            warning that a condition is true at the start\n"
     "\n"
     "Every valued option also takes the form --option=VALUE; short flags bundle\n"
     "(-qo FILE, -oFILE).\n";

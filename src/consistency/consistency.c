@@ -798,9 +798,11 @@ static int cons_start(const hs_model *m, hs_work *w, double *q, double *v,
         goto out;                                   /* consistent: untouched */
     if (m->set.mode == HS_CONS_REJECT) {
         char buf[900];
-        size_t len = 0;
+        size_t len = 0, first = k;
         buf[0] = '\0';
         for (size_t i = 0; i < k && len + 1 < sizeof buf; i++) {
+            if (first == k && (fabs(G[i]) > tol || fabs(Gd[i]) > tol))
+                first = i;
             if (fabs(G[i]) > tol)
                 len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s: position "
                                         "residual G = %.6g", len ? "; " : "", m->cname[i], G[i]);
@@ -810,7 +812,12 @@ static int cons_start(const hs_model *m, hs_work *w, double *q, double *v,
                                         m->cname[i], Gd[i]);
         }
         rc = hs_error_set(err, HS_EXIT_INCONSISTENT, "inconsistent initial data "
-                          "(consistency mode reject, tolerance %g): %s", tol, buf);
+                          "(consistency mode reject, tolerance %g): %s; give 'initial' data on "
+                          "the constraints (G = 0, and a tangent velocity: G_t + G_q v = 0), "
+                          "or use the default consistency mode, project, which moves them "
+                          "there and reports the change", tol, buf);
+        if (first < k)
+            hs_model_place(m, m->cpos[first], err);     /* at the first violated one */
         goto out;
     }
     memcpy(q_old, q, n * sizeof *q);

@@ -205,6 +205,31 @@ static int reset_signs(hs_int_run *R)
     return 0;
 }
 
+/* A comparison already true at the start fires only after it has been
+ * false (a crossing): said on the report stream, at the event's `when`. */
+static void warn_true_at_start(hs_int_run *R)
+{
+    const hs_model *m = R->m;
+    for (size_t e = 0; e < R->ev.n; e++) {
+        const hs_event *ev = &m->ev[e];
+        if (!ev->cmp || R->ev.sign[e] != ev->dir)
+            continue;
+        hs_error w;
+        hs_error_init(&w);
+        hs_error_set(&w, HS_EXIT_MODEL, "%s%.200s%s '%.200s' is already true at the start "
+                     "(t = %g): it %s only where it becomes true, after it has been false%s",
+                     ev->pos.src < 0 ? "--stop-when" : "event '", ev->pos.src < 0 ? "" :
+                     ev->name, ev->pos.src < 0 ? "" : "':", ev->text, R->t0,
+                     ev->action == HS_EV_STOP ? "stops the run" : "fires",
+                     ev->action == HS_EV_STOP ? "; if the run should not start there, "
+                     "change the initial data" : "");
+        hs_model_place(m, ev->pos, &w);
+        if (ev->pos.src < 0)
+            fputs("holosim: ", R->o->report);
+        hs_error_print_as(&w, R->o->report, "warning");
+    }
+}
+
 int hs_int_events_start(hs_int_run *R)
 {
     const hs_model *m = R->m;
@@ -227,7 +252,10 @@ int hs_int_events_start(hs_int_run *R)
         return R->err->code;
     }
     R->t = R->t0;
-    return reset_signs(R);
+    int rc = reset_signs(R);
+    if (!rc && R->o->report)
+        warn_true_at_start(R);
+    return rc;
 }
 
 void hs_int_events_mark(hs_int_run *R)

@@ -309,6 +309,7 @@ static int read_event(loader *L, yaml_node_t *key, yaml_node_t *val, hs_event *e
                               "becomes true; leave out 'direction' (or give the difference "
                               "of its sides with a direction)", name);
     ev->dir = dir;
+    ev->cmp = cmp;
     return ev->text ? 0 : hs_error_nomem(L->err);
 }
 
@@ -345,6 +346,7 @@ static int read_stop_when(loader *L, size_t i, hs_event *ev, const hs_node **g)
     }
     if (*g) {
         ev->dir = dir;
+        ev->cmp = cmp;
         return 0;
     }
     char opt[600];

@@ -100,6 +100,7 @@ typedef struct hs_event {
     char *name;            /* the key, or stop_when[_N] for --stop-when */
     char *text;            /* the condition as written (messages) */
     int dir;               /* +1 up (- to +), -1 down, 0 both */
+    int cmp;               /* 1: a comparison (a < b...): true on the dir side */
     hs_ev_action action;
     size_t nrel;
     size_t *rel;           /* [nrel] the constraints a release lets go */

@@ -104,11 +104,16 @@ void hs_error_locate(hs_error *e, const char *text, size_t len, size_t offset)
 
 void hs_error_print(const hs_error *e, FILE *f)
 {
+    hs_error_print_as(e, f, "error");
+}
+
+void hs_error_print_as(const hs_error *e, FILE *f, const char *kind)
+{
     if (e->file[0])
         fprintf(f, "%s:", e->file);
     if (e->line > 0)
         fprintf(f, "%d:%d:", e->line, e->column);
-    fprintf(f, "%serror: %s\n", (e->file[0] || e->line > 0) ? " " : "", e->msg);
+    fprintf(f, "%s%s: %s\n", (e->file[0] || e->line > 0) ? " " : "", kind, e->msg);
     if (e->source[0] && e->column > 0) {   /* a file line, or a command-line text */
         fprintf(f, "    %s\n    ", e->source);
         /* keep tabs so the caret lines up under tab-indented text; one

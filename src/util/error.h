@@ -72,4 +72,7 @@ void hs_error_locate(hs_error *e, const char *text, size_t len, size_t offset);
 /* Print as described above. */
 void hs_error_print(const hs_error *e, FILE *f);
 
+/* The same with another word than "error" (a warning: the run goes on). */
+void hs_error_print_as(const hs_error *e, FILE *f, const char *kind);
+
 #endif
