@@ -416,6 +416,213 @@ check "--points-per-task 2: 5 points in 3 tasks" grep -qx '#SBATCH --array=0-2' 
 "$sweep" --collect "$work/nonexistent" 2>/dev/null
 check "--collect of a directory without a sweep exits 1" [ $? -eq 1 ]
 
+# ------------------------------------------ sweep: equilibrium and modes
+hoop=$root/tests/scripts/hoop.yaml
+torque=$root/tests/scripts/torque.yaml
+# colcheck FILE AWK-CONDITION: every data row of the summary FILE satisfies
+# the condition, written with c["NAME"] for the value of column NAME (ok:
+# rows passed; the count must be > 0); prints the first row that fails
+# and with the functions acos(x), asin(x) and near(a, b, tol): |a - b| <= tol
+colcheck() {
+    awk -F, '
+        function acos(x) { return atan2(sqrt(1 - x * x), x) }
+        function asin(x) { return atan2(x, sqrt(1 - x * x)) }
+        function near(a, b, tol) { return a - b <= tol && b - a <= tol }
+        NR == 1 { for (i = 1; i <= NF; i++) ix[$i] = i; next }
+        { for (k in ix) c[k] = $(ix[k]) }
+        '"$2"' { n++; next }
+        { print "row " NR ": " $0; bad = 1; exit }
+        END { if (bad || !n) exit 1 }' "$1"
+}
+# g = 9.81, R = 1: omega^2 > g/R past omega = 3.13
+d=$work/bif
+"$sweep" --command equilibrium -j 3 -o "$d" "$hoop" omega=0:6:0.5 theta0=0,1 2>"$work/err"
+check "equilibrium sweep of the hoop: exit 0" [ $? -eq 0 ]
+check "  ... summary: the parameters, equilibrium's columns, exit, message, file" \
+    [ "$(head -n 1 "$d/summary.csv")" = "omega,theta0,theta,stable,exit,message,file" ]
+check "  ... one row per point (26) in grid order" \
+    [ "$(awk -F, 'NR > 1 { printf "%s/%s ", $1, $2 }' "$d/summary.csv" | cut -d' ' -f1-5)" = "0/0 0/1 0.5/0 0.5/1 1/0" ] &&
+    [ "$(lines "$d/summary.csv")" -eq 27 ]
+check "  ... theta* = acos(g/(omega^2 R)) past omega^2 = g/R, else 0 (from theta0 = 1; to 1e-10)" \
+    colcheck "$d/summary.csv" 'c["exit"] == 0 && (c["theta0"] == 0 && c["theta"] == 0 ||
+        c["theta0"] == 1 && near(c["theta"], c["omega"]^2 > 9.81 ? acos(9.81 / c["omega"]^2) : 0, 1e-10))'
+check "  ... the bottom is stable below omega^2 = g/R, unstable above; theta* stable" \
+    colcheck "$d/summary.csv" 'c["stable"] == (c["theta0"] == 1 || c["omega"]^2 < 9.81)'
+check "  ... each point's CSV is holosim equilibrium --csv at that point" \
+    [ "$("$HOLOSIM" equilibrium "$hoop" --set omega=4.5 --set theta0=1 --csv)" = "$(cat "$d/omega=4.5_theta0=1.csv")" ]
+check "  ... the summary names it" grep -q '^4.5,1,.*,0,,omega=4.5_theta0=1.csv$' "$d/summary.csv"
+check "  ... the report" has "$work/err" "sweep: 26 points, 26 succeeded, 0 failed; summary in $d/summary.csv"
+check "  ... no temporary files left" no_scratch_left
+check "  ... and no partial file" no_part_left "$d"
+
+# modes: a row per point and eigenvalue; modes' omega beside the parameter
+d=$work/modes
+"$sweep" --command modes -o "$d" "$hoop" omega=0:6:1 theta0=0,1 2>"$work/err"
+check "modes sweep of the hoop: exit 0" [ $? -eq 0 ]
+h=$(head -n 1 "$d/summary.csv")
+check "  ... summary header: the parameters, modes' columns (its omega as modes_omega), exit, message, file" \
+    sh -c "case '$h' in omega,theta0,mode,sigma,modes_omega,*,exit,message,file) exit 0 ;; esac; exit 1"
+check "  ... the bottom past omega^2 = g/R has two rows (s = +-sqrt(omega^2 - g/R)), every other point one" \
+    [ "$(lines "$d/summary.csv")" -eq 18 ] &&
+    colcheck "$d/summary.csv" 'c["theta0"] == 0 && c["omega"] >= 4 &&
+        near(c["sigma"]^2, c["omega"]^2 - 9.81, 1e-9) && c["modes_omega"] == 0 ||
+        !(c["theta0"] == 0 && c["omega"] >= 4) && c["mode"] == 1'
+check "  ... the frequency sqrt(g/R - omega^2) below, sqrt(omega^2 - g^2/(omega^2 R^2)) at theta* above (to 1e-10)" \
+    colcheck "$d/summary.csv" 'c["omega"]^2 > 9.81 && c["theta0"] == 0 ||
+        c["omega"]^2 < 9.81 && c["sigma"] == 0 && near(c["modes_omega"] / sqrt(9.81 - c["omega"]^2), 1, 1e-10) ||
+        c["omega"]^2 > 9.81 && c["sigma"] == 0 && near(c["modes_omega"] / sqrt(c["omega"]^2 - 9.81^2 / c["omega"]^2), 1, 1e-10)'
+check "  ... the rows of a point are its CSV's rows" \
+    [ "$(grep -c ',omega=5_theta0=0.csv$' "$d/summary.csv")" -eq "$(($(lines "$d/omega=5_theta0=0.csv") - 1))" ]
+
+# the model as shipped, above the critical speed; the multiplier columns of a
+# constrained model: lambda_rod = -m g/(2 l) at the bottom of the pendulum
+"$sweep" --command equilibrium -o "$work/hoopm" "$root/models/hoop_equilibrium.yaml" omega=4:6:1 2>/dev/null
+check "models/hoop_equilibrium.yaml: theta* = acos(g/(omega^2 R))" \
+    colcheck "$work/hoopm/summary.csv" 'near(c["theta"], acos(9.81 / c["omega"]^2), 1e-10)'
+"$sweep" --command equilibrium -o "$work/pend" "$model" l=0.5,1,2 2>/dev/null
+check "pendulum: y = -l and lambda_rod = -m g/(2 l)" \
+    colcheck "$work/pend/summary.csv" 'c["y"] == -c["l"] && near(c["lambda_rod"], -9.81 / (2 * c["l"]), 1e-12)'
+
+# no equilibrium (exit 3) is a result, not a failure
+d=$work/torque
+(cd "$root/tests/scripts" && "$sweep" --command equilibrium -o "$d" torque.yaml tau=0:12:3 2>"$work/err")
+check "exit 3 (no equilibrium past tau = m g l) is a result: the sweep exits 0" [ $? -eq 0 ]
+check "  ... theta* = asin(tau/(m g l)) where there is one" \
+    colcheck "$d/summary.csv" 'c["tau"] == 12 || c["exit"] == 0 && near(c["theta"], asin(c["tau"] / 9.81), 1e-12)'
+check "  ... the point without: exit 3, empty values, the message with the path as typed, no file" \
+    grep -q '^12,,,3,"torque.yaml: error: no equilibrium found: .*",$' "$d/summary.csv"
+check "  ... and no CSV for it" [ ! -e "$d/tau=12.csv" ]
+check "  ... the report counts it apart" \
+    has "$work/err" "sweep: 5 points, 4 succeeded, 1 with no equilibrium (exit 3: see their message), 0 failed"
+HOLOSIM_REAL=$HOLOSIM FAKE_LOG=$work/noeq.log HOLOSIM=$fakehs \
+    "$sweep" --command equilibrium --resume -o "$d" "$torque" tau=0:15:3 2>/dev/null
+check "  ... --resume runs only the new point (not the one without equilibrium)" \
+    [ $? -eq 0 ] && [ "$(lines "$work/noeq.log")" -eq 1 ] && [ "$(lines "$d/summary.csv")" -eq 7 ]
+
+# a failed point: its exit and message, empty values; the others go on
+d=$work/eqfail
+(cd "$root/tests/scripts" && "$sweep" --command equilibrium -o "$d" torque.yaml m=0,1 tau=3 2>"$work/err")
+check "equilibrium with a failed point: the sweep exits 1" [ $? -eq 1 ]
+ln=$(grep -n '^kinetic:' "$torque" | cut -d: -f1)
+check "  ... its row: empty values, exit 2, the first line of the message at FILE:LINE:COLUMN" \
+    grep -q "^0,3,,,2,\"torque.yaml:$ln:10: error: metric d2T/dv2 is not positive definite: .*\",\$" "$d/summary.csv"
+check "  ... reported on stderr" has "$work/err" "sweep: m=0_tau=3: exit 2: torque.yaml:$ln:10: error: metric"
+check "  ... the other point has its result" grep -q '^1,3,0.31078948834970[0-9]*,1,0,,m=1_tau=3.csv$' "$d/summary.csv"
+(cd "$root/tests/scripts" && "$sweep" --command modes -o "$d-m" torque.yaml m=0,1 tau=3 2>/dev/null)
+check "modes with a failed point: one row with empty mode columns" \
+    [ "$(awk -F, '$1 == 0 && $2 == 3' "$d-m/summary.csv" | grep -c "^0,3,,*2,\"torque.yaml:$ln:10: ")" -eq 1 ]
+HOLOSIM_REAL=$HOLOSIM FAIL_AT=tau=6 HOLOSIM=$fakehs \
+    "$sweep" --command modes -o "$work/inj" "$torque" tau=3,6 2>/dev/null
+check "a point that fails with exit 4: recorded as failed, no CSV" \
+    [ $? -eq 1 ] && grep -q '^6,,*4,"holosim: error: injected failure at t=0.1",$' "$work/inj/summary.csv" &&
+    [ ! -e "$work/inj/tau=6.csv" ] && [ -s "$work/inj/tau=3.csv" ]
+
+# options after --: --set and --params (copied); the point's value wins
+"$sweep" --command equilibrium -o "$work/eqset" "$torque" tau=3 -- --set m=2 --set tau=9 2>/dev/null
+check "-- --set m=2 reaches every point, the swept tau wins over -- --set tau=9" \
+    colcheck "$work/eqset/summary.csv" 'near(c["theta"], asin(3 / 19.62), 1e-12)'
+printf 'l: 2\n' >"$work/l2.yaml"
+(cd "$work" && "$sweep" --command equilibrium -o eqpar "$torque" tau=3 -- --params l2.yaml 2>/dev/null)
+check "-- --params FILE: copied with the model, read at every point" \
+    colcheck "$work/eqpar/summary.csv" 'near(c["theta"], asin(3 / 19.62), 1e-12)' &&
+    [ -s "$work/eqpar/.sweep/in/params-1.yaml" ]
+
+# the same grid through GNU parallel (--chunk), a Slurm array, and one worker
+"$sweep" --command modes --chunk 2 -o "$work/modes-chunk" "$hoop" omega=0:6:1 theta0=0,1 2>/dev/null
+check "modes with --chunk 2 (GNU parallel): the same summary" cmp -s "$work/modes/summary.csv" "$work/modes-chunk/summary.csv"
+"$sweep" --command modes -j 1 -o "$work/modes-j1" "$hoop" omega=0:6:1 theta0=0,1 2>/dev/null
+check "modes with -j 1: the same summary" cmp -s "$work/modes/summary.csv" "$work/modes-j1/summary.csv"
+d="$work/modes slurm"
+"$sweep" --command modes --slurm -o "$d" "$hoop" omega=0:6:1 theta0=0,1 2>/dev/null
+check "modes with --slurm: the job script (exit 0)" [ $? -eq 0 ] && [ -s "$d/sweep.sbatch" ]
+check "  ... having run up to 10 points to measure them" [ "$(ncsv "$d")" -ge 1 ] && [ "$(ncsv "$d")" -le 10 ]
+n=$(sed -n 's/^#SBATCH --array=0-//p' "$d/sweep.sbatch")
+k=0
+while [ "$k" -le "${n:-0}" ]; do
+    (cd "$work" && SLURM_ARRAY_TASK_ID=$k bash "$d/sweep.sbatch" >/dev/null 2>&1)
+    k=$((k + 1))
+done
+"$sweep" --collect "$d" 2>/dev/null
+check "  ... its tasks and --collect: the same summary" [ $? -eq 0 ] && cmp -s "$work/modes/summary.csv" "$d/summary.csv"
+
+# interrupted: no file of the point cut short, --resume finishes
+d=$work/eqintr
+rm -f "$work/stalled"
+HOLOSIM_REAL=$HOLOSIM STALL_AT=tau=6 STALL_FLAG=$work/stalled HOLOSIM=$fakehs \
+    "$sweep" --command equilibrium -j 2 -o "$d" "$torque" tau=3,6,9 2>"$work/err" &
+spid=$!
+if wait_for "$work/stalled"; then
+    kill -TERM $spid
+    wait $spid
+    check "an equilibrium sweep killed with SIGTERM exits 143" [ $? -eq 143 ]
+    check "  ... the point cut short has no CSV, no status, no partial file" \
+        [ ! -e "$d/tau=6.csv" ] && [ ! -e "$d/.sweep/status/tau=6.status" ] && no_part_left "$d" &&
+        [ -z "$(find "$d" -name '*.part')" ]
+    check "  ... the holosim it ran is gone" sh -c "! kill -0 $(cat "$work/stalled") 2>/dev/null"
+    HOLOSIM_REAL=$HOLOSIM FAKE_LOG=$work/eqintr.log HOLOSIM=$fakehs \
+        "$sweep" --command equilibrium -o "$d" --resume "$torque" tau=3,6,9 2>/dev/null
+    check "  ... --resume runs the rest" [ $? -eq 0 ] && [ "$(ncsv "$d")" -eq 3 ] &&
+        [ "$(lines "$work/eqintr.log")" -le 2 ]
+else
+    kill -KILL $spid 2>/dev/null
+    fail "the stalled equilibrium point never started"
+fi
+check "no temporary files left by the equilibrium and modes sweeps" no_scratch_left
+
+# a point without modes (n = k: header only): one row, empty mode columns
+printf 'parameters: {a: 1.0}\ncoordinates: [x]\nmass: [1]\nconstraints: {pin: x - a}\ninitial: {q: {x: a}, v: {x: 0}}\n' \
+    >"$work/pinned.yaml"
+"$sweep" --command modes -o "$work/pinned" "$work/pinned.yaml" a=1,2 2>/dev/null
+check "modes of a point without degrees of freedom: exit 0, one row each, empty mode columns" \
+    [ $? -eq 0 ] && [ "$(sed -n 3p "$work/pinned/summary.csv")" = "2,,,,,0,,a=2.csv" ]
+# --grid: the points from a file, in its order
+printf 'omega,theta0\n5,1\n2,0\n' >"$work/hoopgrid.csv"
+"$sweep" --command equilibrium --grid "$work/hoopgrid.csv" -o "$work/eqgrid" "$hoop" 2>/dev/null
+check "equilibrium with --grid: the grid's rows in its order" \
+    [ $? -eq 0 ] && [ "$(cut -d, -f1,2,4 "$work/eqgrid/summary.csv" | tr '\n' ' ')" = "omega,theta0,stable 5,1,1 2,0,1 " ] &&
+    colcheck "$work/eqgrid/summary.csv" 'near(c["theta"], c["omega"] == 5 ? acos(9.81 / 25) : 0, 1e-10)'
+"$sweep" --collect "$work/eqgrid" 2>/dev/null
+check "--collect of an equilibrium sweep: the same summary" \
+    [ $? -eq 0 ] && [ "$(cut -d, -f1,2,4 "$work/eqgrid/summary.csv" | tr '\n' ' ')" = "omega,theta0,stable 5,1,1 2,0,1 " ]
+"$sweep" --collect "$work/eqgrid" --command modes 2>"$work/err"
+check "--collect with --command: exit 1, the directory says which" \
+    [ $? -eq 1 ] && has "$work/err" "--collect DIR takes no --command"
+
+# errors: what, why, and what to do; exit 1, nothing run
+"$sweep" --command equlibrium -o "$work/x1" "$torque" tau=1 2>"$work/err"
+check "an unknown command: exit 1, the commands a sweep runs, did you mean" \
+    [ $? -eq 1 ] && [ "$(head -n 1 "$work/err")" = \
+    "sweep: --command 'equlibrium': a sweep runs one of: run, equilibrium, modes (did you mean 'equilibrium'?)" ] &&
+    [ ! -e "$work/x1" ]
+"$sweep" --command equilibrium -o "$work/x1" "$torque" tau=1 -- --t-end 5 2>"$work/err"
+check "an option of run after -- for equilibrium: exit 1, says whose option it is" \
+    [ $? -eq 1 ] && has "$work/err" \
+    "sweep: '--t-end' after '--' is an option of holosim run, not of holosim equilibrium (which takes --set NAME=VALUE and --params FILE there)" &&
+    [ ! -e "$work/x1" ]
+"$sweep" --command modes -o "$work/x1" "$torque" tau=1 --method rk4 2>"$work/err"
+check "an option of run before -- for modes: exit 1, says so" \
+    [ $? -eq 1 ] && has "$work/err" "sweep: unknown option '--method': an option of holosim run, not of holosim modes"
+"$sweep" -o "$work/x1" "$torque" tau=1 --command=modes --set m=2 2>"$work/err"
+check "--set before --: exit 1, shows where it goes" \
+    [ $? -eq 1 ] && has "$work/err" \
+    "sweep: unknown option '--set' (options for holosim modes go after '--': sweep --command modes MODEL PARAM=SPEC... -- --set m=2)"
+"$sweep" --command modes -o "$work/x1" "$torque" tau=1 -- --linearize 2>"$work/err"
+check "-- --linearize: exit 1, why not" [ $? -eq 1 ] && has "$work/err" "'--linearize' after '--': not in a sweep"
+"$sweep" --command modes -o "$work/x1" "$torque" tau=1 -- --st m=2 2>"$work/err"
+check "a misspelt option after --: did you mean" [ $? -eq 1 ] && has "$work/err" "(did you mean '--set'?)"
+"$sweep" --command equilibrium -o "$work/x1" "$torque" tau=1 -- extra 2>"$work/err"
+check "an argument after -- that is no option: exit 1" \
+    [ $? -eq 1 ] && has "$work/err" "'extra' after '--': holosim equilibrium takes --set NAME=VALUE and --params FILE there, no other argument"
+"$sweep" --command equilibrium -o "$work/x1" "$torque" tau=1 -- -o other 2>"$work/err"
+check "-o after --: put it before" [ $? -eq 1 ] && has "$work/err" "(put -o DIR before the --)"
+"$sweep" --command modes --resume -o "$work/torque" "$torque" tau=0:15:3 2>"$work/err"
+check "--resume with another command: exit 1, says which" \
+    [ $? -eq 1 ] && has "$work/err" "holds a sweep of holosim equilibrium, not of holosim modes; --force to start over"
+"$sweep" --resume -o "$work/torque" "$torque" tau=0:15:3 2>"$work/err"
+check "  ... run too" [ $? -eq 1 ] && has "$work/err" "not of holosim run"
+check "sweep --help: --command and the summary of equilibrium and modes" \
+    sh -c "'$sweep' --help | grep -q -- '--command CMD' && '$sweep' --help | grep -q 'one row per point and eigenvalue'"
+
 # ------------------------------- sweep: hosts without a shared file system
 # First GNU parallel alone through the stand-in ssh, as the sweep calls it
 # (transfer, a job in its own directory, return, cleanup): where that does
@@ -468,6 +675,16 @@ check "  ... and its summary says the point did not run" grep -q '"not run"' "$r
     "$sweep" --ssh "$fakessh" -S 1/hostA -o out3 pendulum.yaml l=1 -- --t-end 0.2 >/dev/null 2>&1)
 check "a host without holosim: the sweep exits 1" [ $? -eq 1 ]
 check "  ... and the point's message says so" grep -q '"holosim not found on .*: put it on PATH or set HOLOSIM"' "$r/run/out3/summary.csv"
+
+# equilibrium and modes through the same machinery: the chunks go to the hosts
+cp "$root/tests/scripts/hoop.yaml" "$r/run/hoop.yaml"
+(cd "$r/run" && FAKE_SSH_ROOT=$r/hosts FAKE_SSH_PATH=$r/bin \
+    FAKE_SSH_FORBID="$r/run/outm:$r/run/hoop.yaml" FAKE_SSH_MISSING=$HOLOSIM \
+    "$sweep" --command modes --ssh "$fakessh" -S 1/hostA -S 2/hostB --chunk 4 -o outm \
+        hoop.yaml omega=0:6:1 theta0=0,1 2>"$work/err")
+check "a modes sweep on two stand-in hosts exits 0" [ $? -eq 0 ]
+check "  ... with the summary of the local sweep" cmp -s "$work/modes/summary.csv" "$r/run/outm/summary.csv"
+check "  ... and the hosts cleaned up" [ -z "$(find "$r/hosts" -type f ! -name log)" ]
 fi
 
 # --------------------------------------------- sweep: installed as holosim-sweep
