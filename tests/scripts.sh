@@ -439,7 +439,7 @@ d=$work/bif
 "$sweep" --command equilibrium -j 3 -o "$d" "$hoop" omega=0:6:0.5 theta0=0,1 2>"$work/err"
 check "equilibrium sweep of the hoop: exit 0" [ $? -eq 0 ]
 check "  ... summary: the parameters, equilibrium's columns, exit, message, file" \
-    [ "$(head -n 1 "$d/summary.csv")" = "omega,theta0,theta,stable,exit,message,file" ]
+    [ "$(head -n 1 "$d/summary.csv")" = "omega,theta0,theta,stable,verdict,exit,message,file" ]
 check "  ... one row per point (26) in grid order" \
     [ "$(awk -F, 'NR > 1 { printf "%s/%s ", $1, $2 }' "$d/summary.csv" | cut -d' ' -f1-5)" = "0/0 0/1 0.5/0 0.5/1 1/0" ] &&
     [ "$(lines "$d/summary.csv")" -eq 27 ]
@@ -490,7 +490,7 @@ check "exit 3 (no equilibrium past tau = m g l) is a result: the sweep exits 0" 
 check "  ... theta* = asin(tau/(m g l)) where there is one" \
     colcheck "$d/summary.csv" 'c["tau"] == 12 || c["exit"] == 0 && near(c["theta"], asin(c["tau"] / 9.81), 1e-12)'
 check "  ... the point without: exit 3, empty values, the message with the path as typed, no file" \
-    grep -q '^12,,,3,"torque.yaml: error: no equilibrium found: .*",$' "$d/summary.csv"
+    grep -q '^12,,,,3,"torque.yaml: error: no equilibrium found: .*",$' "$d/summary.csv"
 check "  ... and no CSV for it" [ ! -e "$d/tau=12.csv" ]
 check "  ... the report counts it apart" \
     has "$work/err" "sweep: 5 points, 4 succeeded, 1 with no equilibrium (exit 3: see their message), 0 failed"
@@ -505,9 +505,9 @@ d=$work/eqfail
 check "equilibrium with a failed point: the sweep exits 1" [ $? -eq 1 ]
 ln=$(grep -n '^kinetic:' "$torque" | cut -d: -f1)
 check "  ... its row: empty values, exit 2, the first line of the message at FILE:LINE:COLUMN" \
-    grep -q "^0,3,,,2,\"torque.yaml:$ln:10: error: metric d2T/dv2 is not positive definite: .*\",\$" "$d/summary.csv"
+    grep -q "^0,3,,,,2,\"torque.yaml:$ln:10: error: metric d2T/dv2 is not positive definite: .*\",\$" "$d/summary.csv"
 check "  ... reported on stderr" has "$work/err" "sweep: m=0_tau=3: exit 2: torque.yaml:$ln:10: error: metric"
-check "  ... the other point has its result" grep -q '^1,3,0.31078948834970[0-9]*,1,0,,m=1_tau=3.csv$' "$d/summary.csv"
+check "  ... the other point has its result" grep -q '^1,3,0.31078948834970[0-9]*,1,stable,0,,m=1_tau=3.csv$' "$d/summary.csv"
 (cd "$root/tests/scripts" && "$sweep" --command modes -o "$d-m" torque.yaml m=0,1 tau=3 2>/dev/null)
 check "modes with a failed point: one row with empty mode columns" \
     [ "$(awk -F, '$1 == 0 && $2 == 3' "$d-m/summary.csv" | grep -c "^0,3,,*2,\"torque.yaml:$ln:10: ")" -eq 1 ]
