@@ -23,7 +23,9 @@ opts_of() { sed 's/\\-/-/g; s/\\f[A-Z]//g' | grep -o -e '--[a-z][a-z-]*[a-z]' | 
 
 grep -o '"--[a-z][a-z-]*"' "$ROOT/src/cli/opts.c" | tr -d '"' |
     { cat; printf '%s\n' --help --version; } | sort -u >"$T/prog"
-opts_of <"$MAN" | grep -v -x -e '--option' >"$T/man"
+# --coverage there is a compiler flag holosim drops from HOLOSIM_CC
+# (ENVIRONMENT; src/native/cache.c), not an option of holosim
+opts_of <"$MAN" | grep -v -x -e '--option' -e '--coverage' >"$T/man"
 cmds=$("$H" help | sed -n '/^commands:/,/^$/p' | awk '/^  [a-z]/ { print $1 }' | sort -u)
 { "$H" --help; for c in $cmds; do "$H" help "$c"; done; } 2>&1 | opts_of |
     grep -v -x -e '--option' >"$T/help"
