@@ -211,6 +211,17 @@ static int constraints(const hs_proj *p, hs_work *w, double t, const double *q, 
  * densely through WGt = W G_q^T.  A constraint that touches only locked
  * coordinates cannot be moved: it is marked fixed and its row and column
  * replaced by the identity (its multiplier is 0). */
+/* Constraint i is held fixed in the projection: every coordinate of its
+ * row is locked (structurally), or it has been released by an event. */
+static unsigned char row_fixed(const hs_proj *p, const hs_model *m, const hs_work *w,
+                                size_t i)
+{
+    int fixed = p->lock != NULL;
+    for (int z = m->gq_start[i]; fixed && z < m->gq_start[i + 1]; z++)
+        fixed = p->lock[m->gq_col[z]];
+    return (unsigned char)(fixed | hs_dyn_is_released(w, i));
+}
+
 static void set_A(hs_proj *p, hs_work *w, size_t i, size_t j, double v)
 {
     if (w->banded)
@@ -267,12 +278,7 @@ static int build_A(hs_proj *p, hs_work *w)
             }
     }
     for (size_t i = 0; i < k; i++) {
-        /* structurally: every coordinate of the row is locked */
-        int fixed = p->lock != NULL;
-        for (int z = m->gq_start[i]; fixed && z < m->gq_start[i + 1]; z++)
-            fixed = p->lock[m->gq_col[z]];
-        fixed |= hs_dyn_is_released(w, i);
-        p->fixed[i] = (unsigned char)fixed;
+        int fixed = p->fixed[i] = row_fixed(p, m, w, i);
         if (!fixed)
             continue;
         size_t lo = w->banded && i > w->bw ? i - w->bw : 0;
@@ -350,12 +356,7 @@ static int robust_build(hs_proj *p, hs_work *w)
     double *G = p->rBt;
     memset(G, 0, k * nf * sizeof *G);
     for (size_t i = 0; i < k; i++) {
-        int fixed = p->lock != NULL;
-        for (int z = m->gq_start[i]; fixed && z < m->gq_start[i + 1]; z++)
-            fixed = p->lock[m->gq_col[z]];
-        fixed |= hs_dyn_is_released(w, i);
-        p->fixed[i] = (unsigned char)fixed;
-        if (fixed)
+        if ((p->fixed[i] = row_fixed(p, m, w, i)))
             continue;
         for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
             for (size_t a = 0; a < nf; a++)

@@ -115,25 +115,40 @@ int hs_la_small_cholesky(gsl_matrix *C)
     return hs_la_small_cholesky_piv(C, 0, &weak);
 }
 
+/* Column j of a Cholesky factor in place (lower triangle, row stride tda):
+ * the pivot d = C_jj - sum_p L_jp^2, and the column below it given d > 0.
+ * One helper for the plain and the skipping factorizations, so both do
+ * the same operations in the same order. */
+static double chol_pivot(const double *a, size_t tda, size_t j)
+{
+    double d = a[j * tda + j];
+    for (size_t p = 0; p < j; p++)
+        d -= a[j * tda + p] * a[j * tda + p];
+    return d;
+}
+
+static void chol_column(double *a, size_t tda, size_t k, size_t j, double d)
+{
+    double ljj = sqrt(d);
+    a[j * tda + j] = ljj;
+    for (size_t i = j + 1; i < k; i++) {
+        double s = a[i * tda + j];
+        for (size_t p = 0; p < j; p++)
+            s -= a[i * tda + p] * a[j * tda + p];
+        a[i * tda + j] = s / ljj;
+    }
+}
+
 int hs_la_small_cholesky_piv(gsl_matrix *C, double tau, int *weak)
 {
     size_t k = C->size1, tda = C->tda;
     double *a = C->data;
     for (size_t j = 0; j < k; j++) {
-        double d = a[j * tda + j], ajj = d;
-        for (size_t p = 0; p < j; p++)
-            d -= a[j * tda + p] * a[j * tda + p];
+        double ajj = a[j * tda + j], d = chol_pivot(a, tda, j);
         if (!(d > 0))
             return -1;
         *weak |= d < tau * ajj;
-        double ljj = sqrt(d);
-        a[j * tda + j] = ljj;
-        for (size_t i = j + 1; i < k; i++) {
-            double s = a[i * tda + j];
-            for (size_t p = 0; p < j; p++)
-                s -= a[i * tda + p] * a[j * tda + p];
-            a[i * tda + j] = s / ljj;
-        }
+        chol_column(a, tda, k, j, d);
     }
     return 0;
 }
@@ -164,9 +179,7 @@ int hs_la_small_cholesky_skip(gsl_matrix *C, double tau_skip, double tau_weak, i
     int nskip = 0;
     *rmin = 1;
     for (size_t j = 0; j < k; j++) {
-        double d = a[j * tda + j], ajj = d;
-        for (size_t p = 0; p < j; p++)
-            d -= a[j * tda + p] * a[j * tda + p];
+        double ajj = a[j * tda + j], d = chol_pivot(a, tda, j);
         if (!(d - d == 0))
             return -1;                       /* inf or NaN: left in place */
         double ratio = ajj > 0 ? d / ajj : 0;
@@ -185,14 +198,7 @@ int hs_la_small_cholesky_skip(gsl_matrix *C, double tau_skip, double tau_weak, i
             continue;
         }
         *weak |= d < tau_weak * ajj;
-        double ljj = sqrt(d);
-        a[j * tda + j] = ljj;
-        for (size_t i = j + 1; i < k; i++) {
-            double s = a[i * tda + j];
-            for (size_t p = 0; p < j; p++)
-                s -= a[i * tda + p] * a[j * tda + p];
-            a[i * tda + j] = s / ljj;
-        }
+        chol_column(a, tda, k, j, d);
     }
     return nskip;
 }
