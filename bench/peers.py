@@ -229,11 +229,11 @@ def make_tools(ctx, which):
         "simbody-pins": lambda: External(
             ctx, "Simbody pins (RK Merson)",
             lambda n, k: [os.path.join(b, "peers_simbody"), "pins", str(n), t, repr(k), th0],
-            [1e-2] + tol_ladder, "accuracy", "realizations"),
+            tol_ladder, "accuracy", "realizations"),
         "simbody-rods": lambda: External(
             ctx, "Simbody rods (RK Merson)",
             lambda n, k: [os.path.join(b, "peers_simbody"), "rods", str(n), t, repr(k), th0],
-            [1e-2] + tol_ladder, "accuracy", "realizations"),
+            tol_ladder, "accuracy", "realizations"),
         "mujoco-rk4": lambda: External(
             ctx, "MuJoCo hinges (RK4)",
             lambda n, k: [os.path.join(b, "peers_mujoco"), "rk4", str(n), t, str(k), th0],
@@ -316,6 +316,26 @@ def to_target(rungs, target, key):
     return None, "not reached" + ("" if best is None else " (best %.0e)" % best)
 
 
+def machine(load0, load1):
+    model, cpus = "?", os.cpu_count()
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for ln in out.splitlines():
+            if ln.startswith("Model name:"):
+                model = ln.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    try:
+        rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True).stdout.strip() or "?"
+    except OSError:
+        rev = "?"
+    return ("Machine: %s, %s CPUs (lscpu); %s UTC; holosim at %s; load average "
+            "(1 min) %.2f at the start, %.2f at the end." % (
+                model, cpus, time.strftime("%Y-%m-%d %H:%M", time.gmtime()), rev,
+                load0[0], load1[0]))
+
+
 def ratio_of(v, base):
     return "%.2gx" % (v / base) if v and base else "-"
 
@@ -343,6 +363,9 @@ def main():
                     help="CPU seconds per timed run (default 60; quick 10)")
     ap.add_argument("--load-timeout", type=float, default=None,
                     help="CPU seconds for holosim's untimed warm-up/load (default 120; quick 20)")
+    ap.add_argument("--budget", type=float, default=None,
+                    help="CPU seconds of one tool's first ladder at one N; past it the "
+                    "ladder stops (default 120; quick 20)")
     ap.add_argument("--long", type=float, default=5.0,
                     help="a rung whose first run takes more CPU seconds than this is not repeated")
     ap.add_argument("--bindir", default=os.path.join(ROOT, "build", "bench"))
@@ -351,9 +374,11 @@ def main():
     rounds = a.rounds or (1 if a.quick else 3)
     a.timeout = a.timeout or (10.0 if a.quick else 60.0)
     a.load_timeout = a.load_timeout or (20.0 if a.quick else 120.0)
+    a.budget = a.budget or (20.0 if a.quick else 120.0)
     ctx = Ctx(a)
     tools = make_tools(ctx, [t for t in a.tools.split(",") if t])
     t_start = time.process_time()
+    load0 = os.getloadavg()
     refs = {}
     for n in ns:
         log("reference N = %d" % n)
@@ -363,7 +388,8 @@ def main():
     state = {}
     for key, tool in tools:
         for n in ns:
-            state[(key, n)] = {"fail": tool.prepare(n), "rungs": [], "stop": False}
+            state[(key, n)] = {"fail": tool.prepare(n), "rungs": [], "stop": False,
+                               "spent": 0.0}
     for rnd in range(rounds):
         log("round %d of %d" % (rnd + 1, rounds))
         for n in ns:
@@ -385,6 +411,10 @@ def main():
                             s["rungs"].append({"knob": tool.ladder[k], "fail": r})
                             s["stop"] = True
                             continue
+                        s["spent"] += r["proc"]
+                        if s["spent"] > a.budget and k + 1 < len(tool.ladder):
+                            s["stop"] = True
+                            s["budget"] = tool.ladder[k + 1]
                         e = max_err(r["th"], refs[n][0])
                         s["rungs"].append({"knob": tool.ladder[k], "err": e, "work": r["work"],
                                            "integ_l": [r["integ"]], "proc_l": [r["proc"]]})
@@ -411,19 +441,22 @@ def main():
                 r["integ"] = statistics.median(r["integ_l"])
                 r["proc"] = statistics.median(r["proc_l"])
     used = time.process_time() - t_start
+    load1 = os.getloadavg()
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     # ---------- report ----------
     print("Chains of N unit point masses on rigid links (l = 1, g = 9.81), every absolute "
           "angle %g rad from the downward vertical, at rest, to t_end = %g s. Error: max over "
           "links of |th_i(t_end) - th_ref_i|; reference: holosim's Cartesian form, dop853 at "
           "rtol = atol = 1e-13. Times are medians of %d interleaved round(s) "
-          "(rungs over %g s CPU run once); the time to a target is interpolated log-log "
+          "(rungs over %g s CPU run once; a timed run is stopped past %g s CPU, a tool's ladder "
+          "at one N past %g s CPU in all); the time to a target is interpolated log-log "
           "between the two ladder runs that bracket it (\"<=\": the loosest run already "
           "meets it). Integration alone: holosim's own timer (wall clock, monotonic, around "
           "the integration), the peers' CPU time around their integration; whole process: "
           "CPU time (user + system) of the process. holosim: --method %s, native kernels "
           "from a warm cache (default --native=auto after one --native=always run).\n"
-          % (TH0, a.t_end, rounds, a.long, a.method))
+          % (TH0, a.t_end, rounds, a.long, a.timeout, a.budget, a.method))
+    print(machine(load0, load1) + "\n")
     print("| N | tool, form | integration to 1e-6 | whole process to 1e-6 | integration to "
           "1e-9 | whole process to 1e-9 | / holosim Cartesian, integration 1e-6, 1e-9 | "
           "/ holosim angles, integration 1e-6, 1e-9 |")
@@ -441,8 +474,13 @@ def main():
                 vp, _ = to_target(s["rungs"], tg, "proc")
                 if vi is None:
                     last = s["rungs"][-1] if s["rungs"] else {}
-                    cells += [note if "fail" not in last else "%s (%s %g)" % (
-                        note, last["fail"], last["knob"]), ""]
+                    if "fail" in last:
+                        note = "%s (%s at %s %g)" % (note, last["fail"], tool.knob_name,
+                                                    last["knob"])
+                    elif "budget" in s:
+                        note = "%s (ladder stopped before %s %g: %.3g s CPU spent)" % (
+                            note, tool.knob_name, s["budget"], s["spent"])
+                    cells += [note, ""]
                 else:
                     cells += [(note + " " if note else "") + fmt_t(vi),
                               (note + " " if note else "") + fmt_t(vp)]
@@ -458,8 +496,10 @@ def main():
     for n in ns:
         print("- N = %d: %s" % (n, refs[n][1]))
     print("\nLadders (round 1 error; median times):\n")
-    print("| N | tool, form | knob | error | work | integration | whole process | runs |")
-    print("|---:|---|---|---:|---:|---:|---:|---:|")
+    print("| N | tool, form | knob | error | work | integration | whole process | runs | "
+          "spread |")
+    print("|---:|---|---|---:|---:|---:|---:|---:|---:|")
+    spreads = []
     for n in ns:
         for key, tool in tools:
             s = state[(key, n)]
@@ -470,9 +510,19 @@ def main():
                     print("| %d | %s | %s %g | %s | | | | |" % (n, tool.name, tool.knob_name,
                                                               r["knob"], r["fail"]))
                 else:
-                    print("| %d | %s | %s %g | %.1e | %s | %s | %s | %d |" % (
+                    sp = ""
+                    if len(r["integ_l"]) > 1 and r["integ"] > 0:
+                        v = (max(r["integ_l"]) - min(r["integ_l"])) / r["integ"]
+                        spreads.append(v)
+                        sp = "%.0f%%" % (100 * v)
+                    print("| %d | %s | %s %g | %.1e | %s | %s | %s | %d | %s |" % (
                         n, tool.name, tool.knob_name, r["knob"], r["err"], r["work"],
-                        fmt_t(r["integ"]), fmt_t(r["proc"]), len(r["integ_l"])))
+                        fmt_t(r["integ"]), fmt_t(r["proc"]), len(r["integ_l"]), sp))
+    if spreads:
+        spreads.sort()
+        print("\nSpread (max - min) / median of the integration times of the repeated runs: "
+              "median %.0f%%, worst %.0f%% (%d rungs)." % (
+                  100 * statistics.median(spreads), 100 * spreads[-1], len(spreads)))
     print("\nCPU of this run: %.0f s (the driver %.0f s, the runs %.0f s)." % (
         used + children.ru_utime + children.ru_stime, used,
         children.ru_utime + children.ru_stime))

@@ -6,7 +6,7 @@
 //         far end of its link (Simbody's O(N) recursion, N angles);
 //   rods: N free particles (MobilizedBody::Translation) held by N
 //         Constraint::Rod (multipliers, like holosim's Cartesian form).
-//   peers_simbody pins|rods N T_END ACCURACY [TH0]
+//   peers_simbody pins|rods N T_END ACCURACY [TH0 [merson|feldberg|rk3|cpodes]]
 // Prints one line: "nreal K cpu_s S" then the N final absolute angles, from
 // the positions of the masses by atan2.  cpu_s: CLOCK_PROCESS_CPUTIME_ID
 // around the integrator's initialize and stepTo only.
@@ -30,7 +30,8 @@ static double cpu_now()
 int main(int argc, char **argv)
 {
     if (argc < 5 || (std::strcmp(argv[1], "pins") && std::strcmp(argv[1], "rods"))) {
-        std::fprintf(stderr, "usage: peers_simbody pins|rods N T_END ACCURACY [TH0]\n");
+        std::fprintf(stderr, "usage: peers_simbody pins|rods N T_END ACCURACY "
+                             "[TH0 [merson|feldberg|rk3|cpodes]]\n");
         return 2;
     }
     const bool pins = !std::strcmp(argv[1], "pins");
@@ -82,7 +83,17 @@ int main(int argc, char **argv)
                     .setQToFitTranslation(s, Vec3((i + 1) * l * std::sin(th0),
                                                   -(i + 1) * l * std::cos(th0), 0));
         }
-        RungeKuttaMersonIntegrator integ(system);
+        const char *which = argc > 6 ? argv[6] : "merson";
+        Integrator *ip;
+        if (!std::strcmp(which, "feldberg"))
+            ip = new RungeKuttaFeldbergIntegrator(system);
+        else if (!std::strcmp(which, "rk3"))
+            ip = new RungeKutta3Integrator(system);
+        else if (!std::strcmp(which, "cpodes"))
+            ip = new CPodesIntegrator(system, CPodes::BDF, CPodes::Newton);
+        else
+            ip = new RungeKuttaMersonIntegrator(system);
+        Integrator &integ = *ip;
         integ.setAccuracy(acc);
         double c0 = cpu_now();
         integ.initialize(s);
@@ -103,6 +114,7 @@ int main(int argc, char **argv)
             py = p[1];
         }
         std::printf("\n");
+        delete ip;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "peers_simbody: %s\n", e.what());
         return 4;
