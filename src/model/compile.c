@@ -313,6 +313,34 @@ static int compile_dyn(cbuild *C)
     return m->prog_dyn ? 0 : C->L->err->code;
 }
 
+/* The structured embedding's program (model.h: hs_chain), or none: it
+ * serves only a model without constraints whose chart does not move
+ * (T1 = 0) and whose masses do not depend on the state. */
+static int compile_chain(cbuild *C)
+{
+    hs_model *m = C->L->m;
+    hs_chain *c = m->chain;
+    int ok = c && m->k == 0 && m->nbT == 0;
+    for (size_t j = 0; ok && j < c->nz; j++)
+        ok = state_free(C, c->root[c->off_mass + j]);
+    if (!ok) {
+        hs_chain_free(c);
+        m->chain = NULL;
+        return 0;
+    }
+    C->nr = 0;
+    push(C, c->root, c->nroot);
+    c->off_Pnc = C->nr;
+    push(C, &m->P_nc, 1);
+    c->off_Pt = C->nr;
+    push(C, &m->P_t, 1);
+    c->nout = C->nr;
+    if (hs_ld_dag_check(C->L))
+        return C->L->err->code;
+    c->prog = hs_prog_compile(m->dag, C->r, C->nr, C->L->err);
+    return c->prog ? 0 : C->L->err->code;
+}
+
 /* prog_pos: G | G_q non-zeros | G_t (projection, rank). */
 static int compile_pos(cbuild *C)
 {
@@ -433,6 +461,8 @@ int hs_ld_compile(loader *L)
     C.L = L;
     C.nsym0 = (size_t)hs_dag_nsymbols(m->dag);
     size_t cap = n * n + 5 * n + 6 * k + k * n + m->nout + m->nev + 2 * m->namb + 10;
+    if (m->chain && m->chain->nroot + 2 > cap)
+        cap = m->chain->nroot + 2;
     C.is_par = xcalloc(C.nsym0, 1);
     C.any_par = xcalloc(C.nsym0, 1);
     C.map = xcalloc(C.nsym0, sizeof *C.map);
@@ -444,6 +474,8 @@ int hs_ld_compile(loader *L)
         rc = fold_map(&C);
     if (!rc)
         rc = compile_dyn(&C);
+    if (!rc)
+        rc = compile_chain(&C);
     if (!rc)
         rc = compile_pos(&C);
     if (!rc)

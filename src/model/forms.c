@@ -473,6 +473,8 @@ static int embedding_form(kbuild *B)
         B->Tamb = T;
     }
     m->has_nc_forces = B->frc != NULL;
+    if (!bad && !L->err->code && (!L->ov || !L->ov->statics))
+        bad = hs_ld_build_chain(L, S.Ma, S.Fa);
     embscratch_free(&S);
     if (bad || L->err->code)
         return L->err->code ? L->err->code : HS_EXIT_MODEL;
