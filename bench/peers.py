@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -45,34 +46,38 @@ def proc_cpu(pid):
 
 def run_timed(cmd, out_path, timeout, env=None):
     """Run CMD, stdout to OUT_PATH, stderr captured; killed past TIMEOUT s of
-    CPU or 3 TIMEOUT s of wall clock.  Returns (status, cpu_s, stderr) with
-    status 'ok', 'timeout' or 'exit N'; cpu_s from wait4 (user + system).
-    (No RLIMIT_CPU: with it set, Linux keeps the process CPU clock in ticks.)"""
+    CPU or 3 TIMEOUT s of wall clock.  Returns (status, cpu_s, stderr, wall_s)
+    with status 'ok', 'timeout' or 'exit N'; cpu_s from wait4 (user +
+    system).  (No RLIMIT_CPU: with it set, Linux keeps the process CPU clock
+    in ticks.)"""
     with open(out_path, "wb") as out, tempfile.TemporaryFile() as err:
-        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
         t0 = time.monotonic()
-        nap, killed = 0.001, False
-        while True:
-            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() - t0 > 3 * timeout or proc_cpu(p.pid) > timeout:
-                p.kill()
-                killed = True
-                _, status, ru = os.wait4(p.pid, 0)
-                break
-            time.sleep(nap)
-            nap = min(2 * nap, 0.05)
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        done = threading.Event()
+        killed = []
+
+        def watchdog():
+            while not done.wait(0.05):
+                if time.monotonic() - t0 > 3 * timeout or proc_cpu(p.pid) > timeout:
+                    killed.append(True)
+                    p.kill()
+                    return
+        w = threading.Thread(target=watchdog, daemon=True)
+        w.start()
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.monotonic() - t0
+        done.set()
+        w.join()
         p.returncode = os.waitstatus_to_exitcode(status)
         cpu = ru.ru_utime + ru.ru_stime
         err.seek(0)
         text = err.read().decode("utf-8", "replace")
     rc = p.returncode
     if rc == 0:
-        return "ok", cpu, text
+        return "ok", cpu, text, wall
     if killed:
-        return "timeout", cpu, text
-    return "exit %d" % rc, cpu, text
+        return "timeout", cpu, text, wall
+    return "exit %d" % rc, cpu, text, wall
 
 
 def wrap(d):
@@ -155,8 +160,8 @@ class Holosim:
         c = self.ctx
         summ = os.path.join(c.tmp, "warm.csv")
         out = os.path.join(c.tmp, "warm.out")
-        st, cpu, err = run_timed(self.cmd(n, 1e-3, summ, "always"), out, c.a.load_timeout,
-                                 c.env)
+        st, cpu, err, _ = run_timed(self.cmd(n, 1e-3, summ, "always"), out,
+                                    c.a.load_timeout, c.env)
         if st == "ok":
             r = None
         elif st == "timeout":
@@ -173,7 +178,7 @@ class Holosim:
         out = os.path.join(c.tmp, "out.csv")
         if os.path.exists(summ):
             os.unlink(summ)
-        st, cpu, err = run_timed(self.cmd(n, tol, summ), out, c.a.timeout, c.env)
+        st, cpu, err, wall = run_timed(self.cmd(n, tol, summ), out, c.a.timeout, c.env)
         if st != "ok":
             return st
         row = last_csv_row(out)          # the columns asked for, no t
@@ -184,11 +189,12 @@ class Holosim:
         vals = lines[1].split(",")
         integ = float(vals[hdr.index("wall_s")])
         nfev = int(vals[hdr.index("rhs_evals")])
-        return {"th": th, "integ": integ, "proc": cpu, "work": "%d f" % nfev}
+        return {"th": th, "integ": integ, "iwall": integ, "proc": cpu, "pwall": wall,
+                "work": "%d f" % nfev}
 
 
 class External:
-    """A peer program printing 'WORD K cpu_s S th_1 ... th_N'."""
+    """A peer program printing 'WORD K cpu_s S wall_s W th_1 ... th_N'."""
 
     def __init__(self, ctx, name, argv, ladder, knob_name, unit):
         self.ctx, self.name, self.argv = ctx, name, argv
@@ -201,7 +207,7 @@ class External:
         c = self.ctx
         out = os.path.join(c.tmp, "peer.out")
         cmd = self.argv(n, knob)
-        st, cpu, err = run_timed(cmd, out, c.a.timeout, c.env)
+        st, cpu, err, wall = run_timed(cmd, out, c.a.timeout, c.env)
         if st != "ok":
             if st.startswith("exit"):
                 msg = err.strip().splitlines()
@@ -209,8 +215,9 @@ class External:
             return st
         with open(out) as f:
             w = f.read().split()
-        th = [float(v) for v in w[4:]]
-        return {"th": th, "integ": float(w[3]), "proc": cpu, "work": "%s %s" % (w[1], self.unit)}
+        th = [float(v) for v in w[6:]]
+        return {"th": th, "integ": float(w[3]), "iwall": float(w[5]), "proc": cpu, "pwall": wall,
+                "work": "%s %s" % (w[1], self.unit)}
 
 
 def make_tools(ctx, which):
@@ -274,7 +281,7 @@ def reference(ctx, n):
     notes = ["rk8pd %.1e" % max_err(res["rk8pd"], ref)]
     out = os.path.join(ctx.tmp, "sc.csv")
     t = repr(a.t_end)
-    st, _, _ = run_timed([ctx.py, os.path.join(HERE, "scipy_chain.py"), "-n", str(n), "-T", t,
+    st, _, _, _ = run_timed([ctx.py, os.path.join(HERE, "scipy_chain.py"), "-n", str(n), "-T", t,
                           "-d", t, "--tol", repr(tol), "-o", out], os.devnull, 1200, ctx.env)
     if st == "ok":
         notes.append("SciPy Cartesian %.1e" % max_err(angles_from_xy(last_csv_row(out)[1:2 * n + 1]),
@@ -282,11 +289,11 @@ def reference(ctx, n):
     else:
         notes.append("SciPy Cartesian: " + st)
     if n <= 128:
-        st, _, _ = run_timed([ctx.py, os.path.join(HERE, "peers_scipy.py"), str(n), t,
+        st, _, _, _ = run_timed([ctx.py, os.path.join(HERE, "peers_scipy.py"), str(n), t,
                               repr(tol), repr(TH0)], out, 1200, ctx.env)
         if st == "ok":
             with open(out) as f:
-                th = [float(v) for v in f.read().split()[4:]]
+                th = [float(v) for v in f.read().split()[6:]]
             notes.append("SciPy angles %.1e" % max_err(th, ref))
     with open(path, "w") as f:
         f.write(" ".join("%.17g" % v for v in ref) + "\n" + ", ".join(notes) + "\n")
@@ -350,6 +357,45 @@ def fmt_t(v):
     return "%.2f s" % v
 
 
+def table(ns, tools, state, ki, kp):
+    """The time to each target, integration (KI) and whole process (KP)."""
+    print("| N | tool, form | integration to 1e-6 | whole process to 1e-6 | integration to "
+          "1e-9 | whole process to 1e-9 | / holosim Cartesian, integration 1e-6, 1e-9 | "
+          "/ holosim angles, integration 1e-6, 1e-9 |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|")
+    for n in ns:
+        base = {}
+        for key, tool in tools:
+            s = state[(key, n)]
+            cells, ratio, ratio_a = [], [], []
+            for tg in TARGETS:
+                if s["fail"]:
+                    cells += [s["fail"] if tg == TARGETS[0] else "", ""]
+                    continue
+                vi, note = to_target(s["rungs"], tg, ki)
+                vp, _ = to_target(s["rungs"], tg, kp)
+                if vi is None:
+                    last = s["rungs"][-1] if s["rungs"] else {}
+                    if "fail" in last:
+                        note = "%s (%s at %s %g)" % (note, last["fail"], tool.knob_name,
+                                                    last["knob"])
+                    elif "budget" in s:
+                        note = "%s (ladder stopped before %s %g: %.3g s CPU spent)" % (
+                            note, tool.knob_name, s["budget"], s["spent"])
+                    cells += [note, ""]
+                else:
+                    cells += [(note + " " if note else "") + fmt_t(vi),
+                              (note + " " if note else "") + fmt_t(vp)]
+                if key in ("holosim-cart", "holosim-angles"):
+                    base[(key, tg)] = vi
+                ratio.append(ratio_of(vi, base.get(("holosim-cart", tg))))
+                ratio_a.append(ratio_of(vi, base.get(("holosim-angles", tg))))
+            print("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                n, tool.name, cells[0], cells[1], cells[2], cells[3],
+                ", ".join(ratio) if key != "holosim-cart" else "",
+                ", ".join(ratio_a) if key != "holosim-angles" else ""))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="N = 8, 32; one round")
@@ -368,6 +414,10 @@ def main():
                     "ladder stops (default 120; quick 20)")
     ap.add_argument("--long", type=float, default=5.0,
                     help="a rung whose first run takes more CPU seconds than this is not repeated")
+    ap.add_argument("--reps", type=int, default=3,
+                    help="runs per round, after the first, of a rung under --short s CPU "
+                    "(default 3)")
+    ap.add_argument("--short", type=float, default=1.0)
     ap.add_argument("--bindir", default=os.path.join(ROOT, "build", "bench"))
     a = ap.parse_args()
     ns = [int(v) for v in (a.n or ("8,32" if a.quick else "8,32,128,512")).split(",")]
@@ -390,40 +440,44 @@ def main():
         for n in ns:
             state[(key, n)] = {"fail": tool.prepare(n), "rungs": [], "stop": False,
                                "spent": 0.0}
+    keys = ("integ", "iwall", "proc", "pwall")
     for rnd in range(rounds):
         log("round %d of %d" % (rnd + 1, rounds))
         for n in ns:
             depth = max(len(t.ladder) for _, t in tools)
             for k in range(depth):              # rung k of every tool in turn: ABCABC...
-                for key, tool in tools:
-                    s = state[(key, n)]
-                    if s["fail"] or k >= len(tool.ladder):
-                        continue
-                    if rnd == 0:
-                        if s["stop"]:
+                for rep in range(1 if rnd == 0 else a.reps):
+                    for key, tool in tools:
+                        s = state[(key, n)]
+                        if s["fail"] or k >= len(tool.ladder):
                             continue
-                    else:
-                        if k >= len(s["rungs"]) or not s["rungs"][k].get("repeat"):
+                        if rnd == 0:
+                            if s["stop"]:
+                                continue
+                        elif k >= len(s["rungs"]) or rep >= s["rungs"][k].get("repeat", 0):
                             continue
-                    r = tool.run(n, tool.ladder[k])
-                    if rnd == 0:
-                        if isinstance(r, str):
-                            s["rungs"].append({"knob": tool.ladder[k], "fail": r})
-                            s["stop"] = True
-                            continue
-                        s["spent"] += r["proc"]
-                        if s["spent"] > a.budget and k + 1 < len(tool.ladder):
-                            s["stop"] = True
-                            s["budget"] = tool.ladder[k + 1]
-                        e = max_err(r["th"], refs[n][0])
-                        s["rungs"].append({"knob": tool.ladder[k], "err": e, "work": r["work"],
-                                           "integ_l": [r["integ"]], "proc_l": [r["proc"]]})
-                        if e <= min(TARGETS):
-                            s["stop"] = True
-                    elif not isinstance(r, str):
-                        s["rungs"][k]["integ_l"].append(r["integ"])
-                        s["rungs"][k]["proc_l"].append(r["proc"])
-            # after round 1: repeat only the rungs that bracket a target and are short
+                        r = tool.run(n, tool.ladder[k])
+                        if rnd == 0:
+                            if isinstance(r, str):
+                                s["rungs"].append({"knob": tool.ladder[k], "fail": r})
+                                s["stop"] = True
+                                continue
+                            s["spent"] += r["proc"]
+                            if s["spent"] > a.budget and k + 1 < len(tool.ladder):
+                                s["stop"] = True
+                                s["budget"] = tool.ladder[k + 1]
+                            e = max_err(r["th"], refs[n][0])
+                            rung = {"knob": tool.ladder[k], "err": e, "work": r["work"]}
+                            for kk in keys:
+                                rung[kk + "_l"] = [r[kk]]
+                            s["rungs"].append(rung)
+                            if e <= min(TARGETS):
+                                s["stop"] = True
+                        elif not isinstance(r, str):
+                            for kk in keys:
+                                s["rungs"][k][kk + "_l"].append(r[kk])
+            # after round 1: repeat only the rungs that bracket a target and
+            # are not long; the short ones --reps times a round
             if rnd == 0:
                 for key, tool in tools:
                     rs = state[(key, n)]["rungs"]
@@ -433,13 +487,14 @@ def main():
                                 for j in (i - 1, i):
                                     if j >= 0 and "err" in rs[j] and \
                                             rs[j]["proc_l"][0] <= a.long:
-                                        rs[j]["repeat"] = True
+                                        rs[j]["repeat"] = a.reps if \
+                                            rs[j]["proc_l"][0] <= a.short else 1
                                 break
     for s in state.values():
         for r in s["rungs"]:
             if "integ_l" in r:
-                r["integ"] = statistics.median(r["integ_l"])
-                r["proc"] = statistics.median(r["proc_l"])
+                for kk in keys:
+                    r[kk] = statistics.median(r[kk + "_l"])
     used = time.process_time() - t_start
     load1 = os.getloadavg()
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -448,76 +503,49 @@ def main():
           "angle %g rad from the downward vertical, at rest, to t_end = %g s. Error: max over "
           "links of |th_i(t_end) - th_ref_i|; reference: holosim's Cartesian form, dop853 at "
           "rtol = atol = 1e-13. Times are medians of %d interleaved round(s) "
-          "(rungs over %g s CPU run once; a timed run is stopped past %g s CPU, a tool's ladder "
+          "(rungs over %g s CPU run once, rungs under %g s %d times a round after the first; a timed run is stopped past %g s CPU, a tool's ladder "
           "at one N past %g s CPU in all); the time to a target is interpolated log-log "
           "between the two ladder runs that bracket it (\"<=\": the loosest run already "
           "meets it). Integration alone: holosim's own timer (wall clock, monotonic, around "
           "the integration), the peers' CPU time around their integration; whole process: "
           "CPU time (user + system) of the process. holosim: --method %s, native kernels "
           "from a warm cache (default --native=auto after one --native=always run).\n"
-          % (TH0, a.t_end, rounds, a.long, a.timeout, a.budget, a.method))
+          % (TH0, a.t_end, rounds, a.long, a.short, a.reps, a.timeout, a.budget, a.method))
     print(machine(load0, load1) + "\n")
-    print("| N | tool, form | integration to 1e-6 | whole process to 1e-6 | integration to "
-          "1e-9 | whole process to 1e-9 | / holosim Cartesian, integration 1e-6, 1e-9 | "
-          "/ holosim angles, integration 1e-6, 1e-9 |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|")
-    for n in ns:
-        base = {}
-        for key, tool in tools:
-            s = state[(key, n)]
-            cells, ratio, ratio_a = [], [], []
-            for tg in TARGETS:
-                if s["fail"]:
-                    cells += [s["fail"], ""]
-                    continue
-                vi, note = to_target(s["rungs"], tg, "integ")
-                vp, _ = to_target(s["rungs"], tg, "proc")
-                if vi is None:
-                    last = s["rungs"][-1] if s["rungs"] else {}
-                    if "fail" in last:
-                        note = "%s (%s at %s %g)" % (note, last["fail"], tool.knob_name,
-                                                    last["knob"])
-                    elif "budget" in s:
-                        note = "%s (ladder stopped before %s %g: %.3g s CPU spent)" % (
-                            note, tool.knob_name, s["budget"], s["spent"])
-                    cells += [note, ""]
-                else:
-                    cells += [(note + " " if note else "") + fmt_t(vi),
-                              (note + " " if note else "") + fmt_t(vp)]
-                if key in ("holosim-cart", "holosim-angles"):
-                    base[(key, tg)] = vi
-                ratio.append(ratio_of(vi, base.get(("holosim-cart", tg))))
-                ratio_a.append(ratio_of(vi, base.get(("holosim-angles", tg))))
-            print("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
-                n, tool.name, cells[0], cells[1], cells[2], cells[3],
-                ", ".join(ratio) if key != "holosim-cart" else "",
-                ", ".join(ratio_a) if key != "holosim-angles" else ""))
+    table(ns, tools, state, "integ", "proc")
+    print("\nThe same runs, integration alone on one clock for every tool (monotonic wall "
+          "clock around the integration: holosim's timer, the peers' own), whole process in "
+          "wall clock:\n")
+    table(ns, tools, state, "iwall", "pwall")
     print("\nReference cross-checks (max angle difference from the reference at t_end):\n")
     for n in ns:
         print("- N = %d: %s" % (n, refs[n][1]))
     print("\nLadders (round 1 error; median times):\n")
-    print("| N | tool, form | knob | error | work | integration | whole process | runs | "
-          "spread |")
-    print("|---:|---|---|---:|---:|---:|---:|---:|---:|")
+    print("| N | tool, form | knob | error | work | integration | whole process | "
+          "integration, wall | process CPU / wall | runs | spread |")
+    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     spreads = []
     for n in ns:
         for key, tool in tools:
             s = state[(key, n)]
             if s["fail"]:
-                print("| %d | %s | | %s | | | | |" % (n, tool.name, s["fail"]))
+                print("| %d | %s | | %s | | | | | | | |" % (n, tool.name, s["fail"]))
             for r in s["rungs"]:
                 if "fail" in r:
-                    print("| %d | %s | %s %g | %s | | | | |" % (n, tool.name, tool.knob_name,
-                                                              r["knob"], r["fail"]))
+                    print("| %d | %s | %s %g | %s | | | | | | | |" % (
+                        n, tool.name, tool.knob_name, r["knob"], r["fail"]))
                 else:
                     sp = ""
                     if len(r["integ_l"]) > 1 and r["integ"] > 0:
                         v = (max(r["integ_l"]) - min(r["integ_l"])) / r["integ"]
                         spreads.append(v)
                         sp = "%.0f%%" % (100 * v)
-                    print("| %d | %s | %s %g | %.1e | %s | %s | %s | %d | %s |" % (
+                    share = statistics.median(c / w for c, w in zip(r["proc_l"], r["pwall_l"])
+                                              if w > 0)
+                    print("| %d | %s | %s %g | %.1e | %s | %s | %s | %s | %.2f | %d | %s |" % (
                         n, tool.name, tool.knob_name, r["knob"], r["err"], r["work"],
-                        fmt_t(r["integ"]), fmt_t(r["proc"]), len(r["integ_l"]), sp))
+                        fmt_t(r["integ"]), fmt_t(r["proc"]), fmt_t(r["iwall"]), share,
+                        len(r["integ_l"]), sp))
     if spreads:
         spreads.sort()
         print("\nSpread (max - min) / median of the integration times of the repeated runs: "
