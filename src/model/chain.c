@@ -189,6 +189,8 @@ static int collect(chainb *B, const hs_node **Xloc, const hs_node *const *Ma,
         for (size_t b = 0; b < na; b++)
             if (b != a && !hs_is_num(Ma[a * na + b], 0))
                 return 1;                       /* a full ambient mass */
+        if (reads_any(Ma[a * na + a], B->state, B->nstate))
+            return 1;                           /* a mass that moves */
         long j = -1;
         if (Xloc[a]->kind == HS_SYM)
             for (size_t w = 0; w < B->nmet && j < 0; w++)

@@ -313,21 +313,22 @@ static int compile_dyn(cbuild *C)
     return m->prog_dyn ? 0 : C->L->err->code;
 }
 
-/* The structured embedding's program (model.h: hs_chain), or none: it
- * serves only a model without constraints whose chart does not move
- * (T1 = 0) and whose masses do not depend on the state. */
+/* The structured embedding's program (model.h: hs_chain), if the model
+ * has one: without constraints, a chart that does not move (T1 = 0) and
+ * masses that do not depend on the state (chain.c and forms.c check). */
 static int compile_chain(cbuild *C)
 {
     hs_model *m = C->L->m;
     hs_chain *c = m->chain;
-    int ok = c && m->k == 0 && m->nbT == 0;
+    if (!c)
+        return 0;
+    /* chain.c built it for these only (Q was not derived: no way back) */
+    int ok = m->k == 0 && m->nbT == 0;
     for (size_t j = 0; ok && j < c->nz; j++)
         ok = state_free(C, c->root[c->off_mass + j]);
-    if (!ok) {
-        hs_chain_free(c);
-        m->chain = NULL;
-        return 0;
-    }
+    if (!ok)
+        return hs_error_set(C->L->err, HS_EXIT_MODEL, "internal error: a structured "
+                            "embedding with constraints, a moving chart or a moving mass");
     C->nr = 0;
     push(C, c->root, c->nroot);
     c->off_Pnc = C->nr;

@@ -95,6 +95,10 @@ typedef struct hs_overrides {
      * parameters (an output NaN above a critical speed) does not stop the
      * analysis; the model has no outputs, events or drawing then. */
     int statics;
+    /* derive: the dense kernels complete (M, Q) for every model; without it
+     * a structured embedding (hs_chain) leaves Q at 0, as its
+     * accelerations do not use it */
+    int dense;
 } hs_overrides;
 
 void hs_overrides_init(hs_overrides *o);
@@ -151,7 +155,9 @@ typedef struct hs_drawing {
  * entries; the dynamics solve the sparse saddle-point system instead of
  * the dense metric.  Built for an embedding model with no constraints, a
  * constant diagonal ambient mass, a chart that does not move, and at
- * least one define read by the embedding; NULL otherwise.
+ * least one define read by the embedding; NULL otherwise (and for the
+ * loads of statics and hs_overrides.dense).  With it, Q is not derived
+ * (all 0): the accelerations come from the structure alone.
  * prog: B entries (nb) | gamma (nz) | mass (nz) | force (nz) | Q (n) |
  * z' (nz) | P_nc | P_t, inputs as prog_dyn's. */
 typedef struct hs_chain {
