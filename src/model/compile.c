@@ -24,8 +24,8 @@ typedef struct cbuild {
     size_t nsym0;
     hs_idmap memo;              /* node id -> its hoisted form (const hs_node *) */
     size_t nkept;               /* parameters kept: nothing to hoist when 0 */
-    const hs_node **r;          /* roots of the program being built */
-    size_t nr;
+    const hs_node **r;          /* [rcap] roots of the program being built */
+    size_t nr, rcap;
     const hs_node **Gq;         /* [nnz] folded structural non-zeros of G_q, by rows */
     unsigned char *any_par;     /* [nsym at start] every parameter symbol */
     int oom;
@@ -145,6 +145,24 @@ static int state_free(const cbuild *C, const hs_node *e)
     return 1;
 }
 
+/* Room for cnt more roots (-1 when out of memory). */
+static int reserve(cbuild *C, size_t cnt)
+{
+    if (C->nr + cnt <= C->rcap)
+        return 0;
+    size_t cap = C->rcap ? C->rcap : 64;
+    while (cap < C->nr + cnt)
+        cap *= 2;
+    const hs_node **r = realloc(C->r, cap * sizeof *r);
+    if (!r) {
+        C->oom = 1;
+        return -1;
+    }
+    C->r = r;
+    C->rcap = cap;
+    return 0;
+}
+
 /* A folded non-zero entry of M (index i * n + j). */
 typedef struct mentry {
     size_t at;
@@ -167,8 +185,8 @@ static int mass_outputs(cbuild *C)
     int diag = 1, constant = 1;
     const hs_node *zero = hs_num(m->dag, 0);   /* the one 0 node: no visit of the entry */
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < n; j++) {
-            const hs_node *f = m->M[i * n + j];
+        for (size_t j = m->M ? 0 : i; j < (m->M ? n : i + 1); j++) {    /* M_diag: i */
+            const hs_node *f = hs_model_M(m, i, j);
             if (f == zero)
                 continue;
             if (i == j && !state_free(C, f))
@@ -190,6 +208,10 @@ static int mass_outputs(cbuild *C)
         }
     m->mass_kind = !diag ? HS_MASS_FULL : constant ? HS_MASS_CONST_DIAG : HS_MASS_DIAG;
     m->off_M = C->nr;
+    if (reserve(C, m->mass_kind == HS_MASS_FULL ? n * (n + 1) / 2 : n)) {
+        free(Mf);
+        return -1;
+    }
     size_t z = 0;               /* next non-zero entry, in row order */
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         m->Mconst = xcalloc(n, sizeof *m->Mconst);
@@ -221,7 +243,7 @@ static int mass_outputs(cbuild *C)
 static int jacobian_structure(cbuild *C)
 {
     hs_model *m = C->L->m;
-    size_t n = m->n, k = m->k, cap = k + 1;
+    size_t k = m->k, cap = k + 1;
     const hs_node *zero = hs_num(m->dag, 0);
     C->Gq = xcalloc(cap, sizeof *C->Gq);
     m->gq_col = xcalloc(cap, sizeof *m->gq_col);
@@ -231,8 +253,9 @@ static int jacobian_structure(cbuild *C)
     m->nnz = 0;
     for (size_t i = 0; i < k; i++) {
         m->gq_start[i] = (int)m->nnz;
-        for (size_t j = 0; j < n; j++) {
-            const hs_node *e = m->G_q[i * n + j];
+        for (size_t z = m->G_q_start[i]; z < m->G_q_start[i + 1]; z++) {
+            const hs_node *e = m->G_q_nz[z];
+            size_t j = m->G_q_col[z];
             if (e == zero || hs_is_num(e = fold(C, e), 0))
                 continue;
             if (m->nnz == cap) {
@@ -258,6 +281,8 @@ static int jacobian_structure(cbuild *C)
  * what they share is folded once). */
 static void push(cbuild *C, const hs_node *const *e, size_t cnt)
 {
+    if (reserve(C, cnt))
+        return;
     const hs_node **r = C->r + C->nr;
     hs_subst_many(C->L->m->dag, e, cnt, C->map, C->nsym0, r);
     for (size_t i = 0; C->nkept && i < cnt; i++)
@@ -269,6 +294,8 @@ static void push(cbuild *C, const hs_node *const *e, size_t cnt)
 static void push_gq(cbuild *C)
 {
     const hs_model *m = C->L->m;
+    if (reserve(C, m->nnz))
+        return;
     for (size_t z = 0; z < m->nnz; z++)
         C->r[C->nr++] = C->Gq[z];
 }
@@ -307,6 +334,8 @@ static int compile_dyn(cbuild *C)
         push(C, m->Gdot, k);
     }
     m->ndyn = C->nr;
+    if (C->oom)
+        return hs_error_nomem(C->L->err);
     if (hs_ld_dag_check(C->L))
         return C->L->err->code;
     m->prog_dyn = hs_prog_compile(m->dag, C->r, C->nr, C->L->err);
@@ -321,6 +350,8 @@ static int compile_pos(cbuild *C)
     push(C, m->G, m->k);
     push_gq(C);
     push(C, m->G_t, m->k);
+    if (C->oom)
+        return hs_error_nomem(C->L->err);
     m->prog_pos = hs_prog_compile(m->dag, C->r, C->nr, C->L->err);
     return m->prog_pos ? 0 : C->L->err->code;
 }
@@ -352,6 +383,8 @@ static int compile_aux(cbuild *C)
     if (m->ambv)
         push(C, m->ambv, m->namb);
     m->naux = C->nr;
+    if (C->oom)
+        return hs_error_nomem(C->L->err);
     if (hs_ld_dag_check(C->L))
         return C->L->err->code;
     m->prog_aux = hs_prog_compile(m->dag, C->r, C->nr, C->L->err);
@@ -379,12 +412,16 @@ static int compile_out_ev(cbuild *C)
     hs_model *m = C->L->m;
     C->nr = 0;
     push(C, m->out, m->nout);
+    if (C->oom)
+        return hs_error_nomem(C->L->err);
     m->out_dyn = reads_dynamics(C);
     if (hs_ld_dag_check(C->L) || !(m->prog_out = hs_prog_compile(m->dag, C->r, C->nr,
                                                                  C->L->err)))
         return C->L->err->code;
     C->nr = 0;
     push(C, m->evf, m->nev);
+    if (C->oom)
+        return hs_error_nomem(C->L->err);
     if (!(m->ev_root = xcalloc(m->nev ? m->nev : 1, sizeof *m->ev_root)))
         return hs_error_nomem(C->L->err);
     memcpy(m->ev_root, C->r, m->nev * sizeof *m->ev_root);
@@ -432,13 +469,11 @@ int hs_ld_compile(loader *L)
     hs_idmap_init(&C.memo, sizeof(const hs_node *));
     C.L = L;
     C.nsym0 = (size_t)hs_dag_nsymbols(m->dag);
-    size_t cap = n * n + 5 * n + 6 * k + k * n + m->nout + m->nev + 2 * m->namb + 10;
     C.is_par = xcalloc(C.nsym0, 1);
     C.any_par = xcalloc(C.nsym0, 1);
     C.map = xcalloc(C.nsym0, sizeof *C.map);
-    C.r = xcalloc(cap, sizeof *C.r);
     int rc = 0;
-    if (!C.is_par || !C.any_par || !C.map || !C.r)
+    if (!C.is_par || !C.any_par || !C.map || reserve(&C, 5 * n + 6 * k + 10))
         rc = hs_error_nomem(L->err);
     if (!rc)
         rc = fold_map(&C);

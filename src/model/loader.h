@@ -179,6 +179,10 @@ int hs_ld_read_per_coord(loader *L, yaml_node_t *n, const char *what, int scope,
 /* `mass`: a diagonal list of dim entries or a symmetric dim x dim matrix,
  * into M[dim*dim]. */
 int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M);
+/* The Cartesian form's `mass` into the model: a diagonal list into
+ * m->M_diag[n] (m->M stays NULL), a matrix into m->M[n*n] (allocated
+ * here). */
+int hs_ld_read_model_mass(loader *L, yaml_node_t *n);
 int hs_ld_read_names_map(loader *L, yaml_node_t *map, named **out, size_t *nout,
                          const char *what);
 int hs_ld_read_coordinates(loader *L, yaml_node_t *root);

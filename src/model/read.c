@@ -566,8 +566,10 @@ int hs_ld_read_per_coord(loader *L, yaml_node_t *n, const char *what, int scope,
 }
 
 /* Mass: a diagonal list (n entries) or a symmetric n x n list of lists,
- * stored in M[n*n]. */
-int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M)
+ * stored in M[n*n]; a diagonal list into Mdiag[n] alone when Mdiag is not
+ * NULL (M is not touched then). */
+static int read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M,
+                     const hs_node **Mdiag)
 {
     hs_dag *d = L->m->dag;
     if (n && n->type == YAML_SCALAR_NODE && dim <= 8) {
@@ -590,10 +592,10 @@ int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M)
         return hs_ytree_error(L->y, L->err, n, "'mass' has %zu entr%s; expected %zu (a "
                               "diagonal) or %zu row%s", seq_len(n),
                               seq_len(n) == 1 ? "y" : "ies", dim, dim, plural(dim));
-    const hs_node *zero = scalar_zero(L);        /* one lookup, not dim^2 */
-    for (size_t i = 0; i < dim * dim; i++)
-        M[i] = zero;
     yaml_node_t *first = NODE(L, *n->data.sequence.items.start);
+    const hs_node *zero = scalar_zero(L);        /* one lookup, not dim^2 */
+    for (size_t i = 0; (!Mdiag || first->type == YAML_SEQUENCE_NODE) && i < dim * dim; i++)
+        M[i] = zero;
     if (first->type != YAML_SEQUENCE_NODE) {
         size_t i = 0;
         FOR_ITEMS(n, it) {
@@ -601,8 +603,8 @@ int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M)
             if (e->type != YAML_SCALAR_NODE)
                 return hs_ytree_error(L->y, L->err, e, "'mass' mixes a diagonal list and "
                                       "matrix rows");
-            M[i * dim + i] = hs_ld_parse(L, e, SCOPE_MODEL, "a mass entry");
-            if (!M[i * dim + i])
+            const hs_node **at = Mdiag ? &Mdiag[i] : &M[i * dim + i];
+            if (!(*at = hs_ld_parse(L, e, SCOPE_MODEL, "a mass entry")))
                 return L->err->code;
             i++;
         }
@@ -636,6 +638,24 @@ int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M)
                                       "same value", i + 1, j + 1, a, j + 1, i + 1, b);
             }
     return 0;
+}
+
+int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M)
+{
+    return read_mass(L, n, dim, M, NULL);
+}
+
+int hs_ld_read_model_mass(loader *L, yaml_node_t *n)
+{
+    hs_model *m = L->m;
+    size_t dim = m->n;
+    /* rows: the matrix; anything else a diagonal list or an error */
+    int diag = !(n && n->type == YAML_SEQUENCE_NODE && seq_len(n) > 0 &&
+                 NODE(L, *n->data.sequence.items.start)->type == YAML_SEQUENCE_NODE);
+    if (diag ? !(m->M_diag = xcalloc(dim, sizeof *m->M_diag))
+             : !(m->M = xcalloc(dim * dim, sizeof *m->M)))
+        return hs_error_nomem(L->err);
+    return read_mass(L, n, dim, m->M, m->M_diag);
 }
 
 /* Error when an expression depends on a velocity (or on t) where it must not. */
