@@ -501,10 +501,17 @@ int hs_ld_compile(loader *L)
     return rc;
 }
 
-/* Does a constraint involve coordinate c (a non-zero entry of G_q)? */
-static int constrained(const hs_model *m, size_t c)
+/* Does a constraint involve coordinate c (a non-zero entry of G_q)?  The
+ * set of such coordinates is made at the first call into *set (the caller
+ * frees it): one pass over G_q, not one per massless coordinate. */
+static int constrained(const hs_model *m, size_t c, unsigned char **set)
 {
-    for (size_t z = 0; z < m->nnz; z++)
+    if (!*set && (*set = xcalloc(m->n ? m->n : 1, 1)))
+        for (size_t z = 0; z < m->nnz; z++)
+            (*set)[m->gq_col[z]] = 1;
+    if (*set)
+        return (*set)[c];
+    for (size_t z = 0; z < m->nnz; z++)       /* out of memory: the scan */
         if ((size_t)m->gq_col[z] == c)
             return 1;
     return 0;
@@ -514,9 +521,9 @@ static int constrained(const hs_model *m, size_t c)
  * coordinate (massless coordinates of natural-coordinate models: the
  * dynamics solves through [M G_q^T; G_q 0] then); a negative one, or a
  * coordinate with neither mass nor a constraint, is an error. */
-static int massless_ok(const hs_model *m, size_t c, double Mi)
+static int massless_ok(const hs_model *m, size_t c, double Mi, unsigned char **set)
 {
-    return Mi == 0 && constrained(m, c);
+    return Mi == 0 && constrained(m, c, set);
 }
 
 /* Mass positive definite at the initial state, or positive semidefinite
@@ -525,26 +532,30 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
 {
     hs_model *m = L->m;
     size_t n = m->n;
+    unsigned char *cset = NULL;           /* constrained(): made at its first use */
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
-        for (size_t i = 0; i < n; i++)
-            if (!(m->Mconst[i] > 0) && !massless_ok(m, i, m->Mconst[i]))
-                return hs_ytree_error(L->y, L->err, where, "%s is not positive definite: "
-                                      "diagonal entry %zu (%s) is %g%s",
-                                      m->form == HS_FORM_CARTESIAN ? "mass matrix"
-                                                                   : "metric d2T/dv2",
-                                      i + 1, m->qname[i], m->Mconst[i],
-                                      m->Mconst[i] == 0 ? ", and no constraint involves it "
-                                      "(it carries neither mass nor a constraint: give it a "
-                                      "mass > 0 or drop it)" : m->form == HS_FORM_CARTESIAN ?
-                                      ": give it a mass > 0 (0 only on a coordinate a "
-                                      "constraint involves)" : ": the kinetic energy must "
-                                      "have a positive coefficient of its velocity squared");
-        return 0;
+        int rc = 0;
+        for (size_t i = 0; i < n && !rc; i++)
+            if (!(m->Mconst[i] > 0) && !massless_ok(m, i, m->Mconst[i], &cset))
+                rc = hs_ytree_error(L->y, L->err, where, "%s is not positive definite: "
+                                    "diagonal entry %zu (%s) is %g%s",
+                                    m->form == HS_FORM_CARTESIAN ? "mass matrix"
+                                                                 : "metric d2T/dv2",
+                                    i + 1, m->qname[i], m->Mconst[i],
+                                    m->Mconst[i] == 0 ? ", and no constraint involves it "
+                                    "(it carries neither mass nor a constraint: give it a "
+                                    "mass > 0 or drop it)" : m->form == HS_FORM_CARTESIAN ?
+                                    ": give it a mass > 0 (0 only on a coordinate a "
+                                    "constraint involves)" : ": the kinetic energy must "
+                                    "have a positive coefficient of its velocity squared");
+        free(cset);
+        return rc;
     }
     double *in = xcalloc(m->nin, sizeof *in);
     double *regs = xcalloc(hs_prog_nregs(m->prog_dyn), sizeof *regs);
     double *out = xcalloc(m->ndyn, sizeof *out);
-    gsl_matrix *M = gsl_matrix_alloc(n, n);
+    gsl_matrix *M = gsl_matrix_alloc(m->mass_kind == HS_MASS_FULL ? n : 1,
+                                     m->mass_kind == HS_MASS_FULL ? n : 1);  /* n x n: full M */
     int rc = 0;
     if (!in || !regs || !out || !M) {
         rc = hs_error_nomem(L->err);
@@ -560,7 +571,7 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
     const char *what = m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2";
     if (m->mass_kind == HS_MASS_DIAG) {
         for (size_t i = 0; i < n; i++)
-            if (!(out[m->off_M + i] > 0) && !massless_ok(m, i, out[m->off_M + i])) {
+            if (!(out[m->off_M + i] > 0) && !massless_ok(m, i, out[m->off_M + i], &cset)) {
                 rc = hs_ytree_error(L->y, L->err, where, "%s is not positive definite at "
                                     "the initial state: entry %zu (%s) is %g%s", what, i + 1,
                                     m->qname[i], out[m->off_M + i], out[m->off_M + i] == 0 ?
@@ -587,7 +598,7 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
             int zero = 1;
             for (size_t j = 0; j < n; j++)
                 zero &= gsl_matrix_get(M, i, j) == 0;
-            psd = gsl_matrix_get(M, i, i) > 0 || (zero && constrained(m, i));
+            psd = gsl_matrix_get(M, i, i) > 0 || (zero && constrained(m, i, &cset));
             zero_rows += zero;
         }
         if (!bad && psd && zero_rows)
@@ -601,6 +612,7 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
                                 "regular, or choose other coordinates");
     }
 done:
+    free(cset);
     free(in);
     free(regs);
     free(out);
