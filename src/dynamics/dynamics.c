@@ -85,7 +85,7 @@ static hs_work *work_new(const hs_model *m)
              ALLOC(w->raux, hs_prog_nregs(m->prog_aux)) &&
              ALLOC(w->rpos, hs_prog_nregs(m->prog_pos)) && ALLOC(w->dyn, m->ndyn) &&
              ALLOC(w->aux, m->naux) && ALLOC(w->pos, 2 * k + m->nnz) && ALLOC(w->Minv, n) &&
-             ALLOC(w->Gqd, k * n) && ALLOC(w->Lambda, k) && ALLOC(w->a, n) && ALLOC(w->Cdiag, k) &&
+             ALLOC(w->Lambda, k) && ALLOC(w->a, n) && ALLOC(w->Cdiag, k) &&
              ALLOC(w->skip, k) && ALLOC(w->mnwork, k <= HS_SMALL_K ? 2 * k * k + k : 0) &&
              ALLOC(w->rout, m->prog_out ? hs_prog_nregs(m->prog_out) : 0) &&
              ALLOC(w->out, m->nout) && ALLOC(w->ev, m->nev) &&
@@ -672,6 +672,10 @@ int hs_dyn_constraints(const hs_model *m, hs_work *w, double t, const double *q,
     int rc = hs_dyn_constraints_sparse(m, w, t, q, G, G_t);
     if (rc)
         return rc;
+    /* the dense copy at its first use: the rank diagnosis past the band
+     * certificate, a full mass's projection (never for a chain) */
+    if (!w->Gqd && !(w->Gqd = malloc((k * n > 0 ? k * n : 1) * sizeof *w->Gqd)))
+        return hs_error_nomem(&w->err);
     memset(w->Gqd, 0, k * n * sizeof *w->Gqd);
     for (size_t i = 0; i < k; i++)
         for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++)

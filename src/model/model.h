@@ -7,7 +7,10 @@
  * Kernels (symbolic, parameters as symbols; compiled with parameter values
  * folded in):
  *   M [n*n]   mass matrix / metric       Q [n]     generalized force
- *   G [k]     constraints                G_q [k*n] Jacobian (row-major)
+ *             (or M_diag [n] alone: a diagonal `mass` list; hs_model_M)
+ *   G [k]     constraints                G_q       Jacobian, sparse by rows:
+ *             the entries G_q_nz of row i at columns G_q_col[G_q_start[i] ..
+ *             G_q_start[i+1]-1], increasing (hs_model_G_q); no k x n array
  *   G_t [k]   dG/dt                      Gdot [k]  D G = G_t + G_q v
  *   gamma [k] D(D G)                     U         potential (0 if none)
  *   P_nc      F_nc . v, power of the forces not derived from the potential
@@ -207,7 +210,13 @@ typedef struct hs_model {
     int sym_t;
     int *sym_q, *sym_v;    /* [n] */
     int *sym_p;            /* [npar] */
-    const hs_node **M, **Q, **G, **G_q, **G_t, **Gdot, **gamma;
+    const hs_node **M;     /* [n*n] row-major, or NULL when M_diag holds M */
+    const hs_node **M_diag;        /* [n] the diagonal of a mass given as a diagonal
+                                    * list (every other entry 0), or NULL */
+    const hs_node **Q, **G, **G_t, **Gdot, **gamma;
+    size_t *G_q_start;     /* [k+1] the symbolic Jacobian by rows: the columns */
+    size_t *G_q_col;       /* [G_q_start[k]] a constraint's expression uses ... */
+    const hs_node **G_q_nz;        /* [G_q_start[k]] ... and dG_i/dq_col there */
     const hs_node *U, *P_nc, *P_t;
     const hs_node *T0;     /* velocity-free part of T (H = v^T M v/2 - T0 + U) */
     const hs_node *Tx;     /* T - v^T M v/2: T1 + T0 of an embedding, else 0 */
@@ -311,6 +320,12 @@ size_t hs_quantity_name(const hs_model *m, const hs_quantity *q, size_t i, char 
                         size_t size);
 /* The per-model entry named s, or NULL. */
 const hs_quantity *hs_quantity_model(const char *s, size_t len);
+
+/* Entry (i, j) of the symbolic M and of the symbolic G_q: NULL where the
+ * entry is structurally 0 (off the diagonal of M_diag, a coordinate the
+ * constraint does not use); G_q's by a binary search of row i. */
+const hs_node *hs_model_M(const hs_model *m, size_t i, size_t j);
+const hs_node *hs_model_G_q(const hs_model *m, size_t i, size_t j);
 
 /* Load, validate and compile a model file ("-" = standard input).
  * Returns NULL with err set (exit code 2 for model errors, 1 for a --set of
