@@ -226,6 +226,37 @@ START_TEST(singular_coordinates_stop)
 }
 END_TEST
 
+/* A sweep's next point on the loaded model (hs_model_repoint) checks the
+ * structure at its initial state: a singular start needs the full load
+ * (which says where; tests/bad/structured_singular_start.yaml). */
+START_TEST(repoint_checks_the_start)
+{
+    const char *keep[] = { "r0" };
+    hs_overrides ov;
+    hs_overrides_init(&ov);
+    ov.keep = keep;
+    ov.nkeep = 1;
+    hs_error err;
+    hs_error_init(&err);
+    hs_model *m = hs_model_load_string("p.yaml",
+        "parameters: {r0: 1.0}\n"
+        "coordinates:\n  - r\n  - th[i=1..15]\n"
+        "define:\n  X[1]: r*cos(th[1])\n  Y[1]: r*sin(th[1])\n"
+        "  X[i=2..15]: X[i-1] + sin(th[i])\n  Y[i=2..15]: Y[i-1] - cos(th[i])\n"
+        "embedding:\n  x[i=1..15]: X[i]\n  y[i=1..15]: Y[i]\n"
+        "mass:\n  x[i=1..15]: 1\n  y[i=1..15]: 1\n"
+        "initial:\n  q:\n    r: r0\n    th[i=1..15]: 0.1*i\n", &ov, &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    ck_assert_ptr_nonnull(m->chain);
+    const char *name[] = { "r0" };
+    double zero = 0, half = 0.5;
+    ck_assert_int_eq(hs_model_repoint(m, name, &half, 1), 0);
+    ck_assert_double_eq(m->q0[0], 0.5);
+    ck_assert_int_eq(hs_model_repoint(m, name, &zero, 1), -1);
+    hs_model_free(m);
+}
+END_TEST
+
 /* The shipped 16-link chain in angles against the same chain in
  * Cartesian coordinates (16 link constraints), positions of every point
  * at every row to t = 5, per stepper. */
@@ -291,6 +322,7 @@ static Suite *suite(void)
     tcase_add_test(tc, tree_matches_dense);
     tcase_add_test(tc, structure_only_where_it_holds);
     tcase_add_test(tc, singular_coordinates_stop);
+    tcase_add_test(tc, repoint_checks_the_start);
     tcase_add_loop_test(tc, angle_chain_matches_cartesian, 0, 3);
     suite_add_tcase(s, tc);
     return s;
