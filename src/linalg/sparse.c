@@ -1,8 +1,11 @@
 /* A square sparse system of fixed pattern, factored by KLU (SuiteSparse):
- * the pattern ordered once (AMD, in klu_analyze), the values factored with
+ * the pattern ordered once (in klu_analyze), the values factored with
  * partial pivoting at the first call and refactored in the same pivot
  * order after that (O(entries of the factors) each), afresh when the
- * pivots have degraded; solutions refined once (linalg.h). */
+ * pivots have degraded; solutions refined once (linalg.h).  The ordering is
+ * COLAMD's (callgrind, a 128-link chain in angles, per evaluation: 453k
+ * instructions with AMD, 396k with COLAMD, 463k without the block
+ * triangular form). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -89,6 +92,8 @@ hs_la_sparse *hs_la_sparse_new(size_t N, size_t nt, const int *row, const int *c
         for (size_t j = 0; j < N; j++)
             S->Ap[j + 1] += S->Ap[j];
         klu_defaults(&S->common);
+        S->common.ordering = 1;          /* COLAMD: 13% fewer instructions per
+                                          * evaluation than AMD on a 128-link chain */
         S->sym = klu_analyze((int)N, S->Ap, S->Ai, &S->common);
         ok = S->sym != NULL;
     }
