@@ -46,7 +46,9 @@ for n in $sizes; do
         if [ "$n" -le 256 ]; then
             "$RB" -d "$T/c$n.yaml" | awk '{ print $2 / 1000 }' >> "$T/d"
         fi
-        "$RB" "$T/c$n.yaml" | awk '{ print $2 / 1000 }' >> "$T/s"
+        "$RB" "$T/c$n.yaml" > "$T/line"
+        awk '{ print $2 / 1000 }' "$T/line" >> "$T/s"
+        grep -q structured "$T/line" && kind="" || kind=" (dense: under 16)"
         t0=$(now); "$H" check "$T/c$n.yaml" > /dev/null; t1=$(now)
         awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' >> "$T/c"
     done
@@ -54,6 +56,7 @@ for n in $sizes; do
     s=$(median < "$T/s")
     c=$(median < "$T/c")
     ratio=$( [ "$d" = "-" ] && echo "-" || awk -v a="$d" -v b="$s" 'BEGIN { print a / b }')
-    printf "| %s | %s | %.1f | %s | %.3f |\n" "$n" "$d" "$s" \
-        "$( [ "$ratio" = "-" ] && echo "-" || printf "%.1f" "$ratio")" "$c"
+    printf "| %s | %s | %.1f%s | %s | %.3f |\n" "$n" \
+        "$( [ "$d" = "-" ] && echo "-" || printf "%.1f" "$d")" "$s" "$kind" \
+        "$( [ "$ratio" = "-" ] && echo "-" || printf "%.2f" "$ratio")" "$c"
 done

@@ -36,10 +36,11 @@
 
 #include "../linalg/linalg.h"
 
-/* Below this many coordinates the dense metric is cheaper (measured with
- * bench/rhs_bench.c [-d] on chains in absolute angles, VM: 8 links 1.3 us dense
- * against 1.9 us sparse, 16 links 4.0 against 3.8, 24 links 7.8 against 6.7). */
-#define HS_CHAIN_MIN_N 16
+/* Below this many coordinates the dense metric is cheaper (bench/structure.sh:
+ * chains in absolute angles, the VM, us per right-hand side, dense against
+ * structured, medians of 5: 16 links 2.7 / 4.6, 24 links 6.1 / 7.1, 32
+ * links 12.1 / 9.1, 48 links 28.2 / 14.1). */
+#define HS_CHAIN_MIN_N 32
 
 typedef struct chainb {
     loader *L;
