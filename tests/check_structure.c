@@ -298,7 +298,7 @@ START_TEST(angle_chain_matches_cartesian)
     pu_run_ok(&b, &rb);
     ck_assert_uint_eq(ra.tab.nrow, rb.tab.nrow);
     double worst = 0;
-    char ca[8], cb[8];
+    char ca[16], cb[16];
     for (int i = 1; i <= 32; i++)
         for (int xy = 0; xy < 2; xy++) {
             snprintf(ca, sizeof ca, "%c_%d", xy ? 'y' : 'x', i);
