@@ -556,7 +556,7 @@ START_TEST(test_defines_in_constraints)
     double q[] = {0.6, -0.8}, q2[] = {1, 1};
     ck_assert(fabs(eval_at(m, m->G[0], 0, q, NULL)) < 1e-15);
     ck_assert_double_eq(eval_at(m, m->G[0], 0, q2, NULL), 1);
-    ck_assert_double_eq(eval_at(m, m->G_q[0], 0, q2, NULL), 2);   /* d/dx */
+    ck_assert_double_eq(eval_at(m, hs_model_G_q(m, 0, 0), 0, q2, NULL), 2);   /* d/dx */
     ck_assert_uint_eq(m->nout, 1);
     ck_assert_double_eq(eval_at(m, m->out[0], 0, q2, NULL), sqrt(2));
     hs_model_free(m);
@@ -613,6 +613,8 @@ START_TEST(test_mass_forms)
     ck_assert_double_eq(eval_at(m, m->M[1], 0, NULL, NULL), 0.5);
     ck_assert_double_eq(eval_at(m, m->M[2], 0, NULL, NULL), 0.5);
     ck_assert_double_eq(eval_at(m, m->M[3], 0, NULL, NULL), 1);
+    ck_assert_ptr_null(m->M_diag);
+    ck_assert_ptr_eq(hs_model_M(m, 1, 0), m->M[2]);
     hs_model_free(m);
     m = load_ok("coordinates: [x, y]\nmass: [[1, 0], [0, 2]]\ninitial: {q: {x: 0, y: 0}}\n", NULL);
     ck_assert_int_eq(m->mass_kind, HS_MASS_CONST_DIAG);   /* a diagonal matrix */
@@ -620,7 +622,40 @@ START_TEST(test_mass_forms)
     m = load_ok("coordinates: [x, y]\nmass: [1, 1 + x^2]\ninitial: {q: {x: 0, y: 0}}\n", NULL);
     ck_assert_int_eq(m->mass_kind, HS_MASS_DIAG);
     double q[] = {2, 0};
-    ck_assert_double_eq(eval_at(m, m->M[3], 0, q, NULL), 5);
+    ck_assert_double_eq(eval_at(m, hs_model_M(m, 1, 1), 0, q, NULL), 5);
+    /* a diagonal list keeps its n entries alone (no n x n array) */
+    ck_assert_ptr_null(m->M);
+    ck_assert_ptr_nonnull(m->M_diag);
+    ck_assert_ptr_null(hs_model_M(m, 0, 1));
+    ck_assert_ptr_eq(hs_model_M(m, 1, 1), m->M_diag[1]);
+    hs_model_free(m);
+}
+END_TEST
+
+START_TEST(test_jacobian_sparse_rows)
+{
+    /* G_q by rows: the columns each constraint uses, increasing; nothing
+     * stored for the others */
+    hs_model *m = load_ok("coordinates: [a, b, c, d]\nmass: [1, 1, 1, 1]\n"
+                          "constraints:\n  r1: d*b - 1\n  r2: c - t\n  r3: a^2 + d^2 - 2\n"
+                          "initial: {q: {a: 1, b: 1, c: 0, d: 1}, v: {c: 1}}\n", NULL);
+    ck_assert_uint_eq(m->k, 3);
+    static const size_t start[] = { 0, 2, 3, 5 }, col[] = { 1, 3, 2, 0, 3 };
+    for (size_t i = 0; i <= 3; i++)
+        ck_assert_uint_eq(m->G_q_start[i], start[i]);
+    for (size_t z = 0; z < 5; z++)
+        ck_assert_uint_eq(m->G_q_col[z], col[z]);
+    double q[] = {3, 5, 7, 11};
+    ck_assert_double_eq(eval_at(m, hs_model_G_q(m, 0, 1), 0, q, NULL), 11);   /* d(db)/db */
+    ck_assert_double_eq(eval_at(m, hs_model_G_q(m, 0, 3), 0, q, NULL), 5);
+    ck_assert_double_eq(eval_at(m, hs_model_G_q(m, 1, 2), 0, q, NULL), 1);
+    ck_assert_double_eq(eval_at(m, hs_model_G_q(m, 2, 0), 0, q, NULL), 6);
+    ck_assert_double_eq(eval_at(m, hs_model_G_q(m, 2, 3), 0, q, NULL), 22);
+    for (size_t j = 0; j < 4; j++)      /* the others: structurally 0 */
+        ck_assert(hs_model_G_q(m, 1, j) == NULL || j == 2);
+    ck_assert_ptr_null(hs_model_G_q(m, 0, 0));
+    ck_assert_ptr_null(hs_model_G_q(m, 0, 2));
+    ck_assert_ptr_null(hs_model_G_q(m, 2, 1));
     hs_model_free(m);
 }
 END_TEST
@@ -917,6 +952,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, test_list_constraints);
     tcase_add_test(tc, test_forces_map_missing_zero);
     tcase_add_test(tc, test_mass_forms);
+    tcase_add_test(tc, test_jacobian_sparse_rows);
     tcase_add_test(tc, test_lagrangian_and_embedding);
     tcase_add_test(tc, test_initial_values);
     tcase_add_test(tc, test_models_load);

@@ -155,5 +155,38 @@ awk -v a="$ex" -v b="$cx" -v c="$ey" -v d="$cy" \
     no "last bob: angles ($e), Cartesian ($c)"
 end
 
+# Memory linear in the model: `check` and a short run of a 2048-link chain
+# (4096 coordinates, 2048 constraints) keep no n x n mass matrix and no
+# k x n Jacobian, symbolic or numeric; their peak resident set stays under
+# 60 MB (a dense n x n array of node pointers alone is 134 MB; 230 MB
+# before).  The peak is the kernel's count (wait4), not a time: no flakiness
+# from other jobs.  Under ASan (shadow memory) only the results are checked.
+case $H in */build/san/*) SAN=1 ;; *) SAN=0 ;; esac
+maxrss_kb() {       # maxrss_kb ARGS...: holosim's peak RSS in KB (out, err in $T)
+    (cd "$T" && $TO python3 -c 'import os, sys
+pid = os.fork()
+if pid == 0:
+    os.dup2(os.open("out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 1)
+    os.dup2(os.open("err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 2)
+    os.execv(sys.argv[1], sys.argv[1:])
+_, st, ru = os.wait4(pid, 0)
+print(ru.ru_maxrss)
+sys.exit(os.waitstatus_to_exitcode(st))' "$H" "$@")
+}
+begin chain2048_memory
+chain big.yaml 2048
+kb=$(maxrss_kb check big.yaml); rc=$?
+rc_is 0
+out_has "n = 4096 coordinates, k = 2048 constraints"
+out_has "initial data: consistent"
+echo "chain2048_memory: check peak RSS ${kb} KB"
+[ "$SAN" = 1 ] || [ "${kb:-999999}" -lt 61440 ] || no "check of 2048 links: peak RSS ${kb} KB (want < 60 MB)"
+kb=$(maxrss_kb run big.yaml --t-end 0.01 --no-native -q --columns t,y2048); rc=$?
+rc_is 0
+[ "$(wc -l < "$T/out")" = 3 ] || no "not a header and 2 rows"
+echo "chain2048_memory: run peak RSS ${kb} KB"
+[ "$SAN" = 1 ] || [ "${kb:-999999}" -lt 61440 ] || no "run of 2048 links: peak RSS ${kb} KB (want < 60 MB)"
+end
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -214,10 +214,10 @@ static int time_check(build *b)
     b->nroots = 0;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
-        for (size_t j = 0; j <= i && !rc; j++) {
-            const hs_node *f = hs_subst(b->d, m->M[i * n + j], b->fold, b->nsym);
+        for (size_t j = m->M ? 0 : i; j <= i && !rc; j++) {     /* M_diag: its diagonal */
+            const hs_node *f = hs_subst(b->d, hs_model_M(m, i, j), b->fold, b->nsym);
             if (hs_depends_on(f, m->sym_t)) {
-                td[nt++] = (tdep){ TK_M, i, j, m->M[i * n + j] };
+                td[nt++] = (tdep){ TK_M, i, j, hs_model_M(m, i, j) };
                 rc = push(b, f);
             }
         }
@@ -256,9 +256,13 @@ static int build_eq(build *b)
     for (size_t j = 0; j < k && !rc; j++)
         rc = push(b, hs_subst(d, m->G[j], b->fold, b->nsym));
     a->off_Gq = b->nroots;
+    const hs_node *zero = hs_num(d, 0);
+    for (size_t j = 0; j < k * n; j++)
+        Gq[j] = zero;
     for (size_t j = 0; j < k && !rc; j++)
-        for (size_t c = 0; c < n && !rc; c++) {
-            Gq[j * n + c] = hs_subst(d, m->G_q[j * n + c], b->fold, b->nsym);
+        for (size_t z = m->G_q_start[j]; z < m->G_q_start[j + 1] && !rc; z++) {
+            size_t c = m->G_q_col[z];
+            Gq[j * n + c] = hs_subst(d, m->G_q_nz[z], b->fold, b->nsym);
             rc = entry(b, &a->gq, &cgq, Gq[j * n + c], (int)j, (int)c, 0);
         }
     a->off_Qq = b->nroots;
@@ -299,8 +303,8 @@ static int build_lin(build *b)
     int rc = !used;
     b->nroots = 0;
     for (size_t i = 0; i < n && !rc; i++)
-        for (size_t j = 0; j <= i && !rc; j++)
-            rc = entry(b, &a->mm, &cmm, hs_subst(d, m->M[i * n + j], b->rest, b->nsym),
+        for (size_t j = m->M ? 0 : i; j <= i && !rc; j++)
+            rc = entry(b, &a->mm, &cmm, hs_subst(d, hs_model_M(m, i, j), b->rest, b->nsym),
                        (int)i, (int)j, 0);
     a->off_Qv = b->nroots;
     for (size_t i = 0; i < n && !rc; i++) {

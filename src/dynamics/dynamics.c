@@ -85,13 +85,14 @@ static hs_work *work_new(const hs_model *m)
              ALLOC(w->raux, hs_prog_nregs(m->prog_aux)) &&
              ALLOC(w->rpos, hs_prog_nregs(m->prog_pos)) && ALLOC(w->dyn, m->ndyn) &&
              ALLOC(w->aux, m->naux) && ALLOC(w->pos, 2 * k + m->nnz) && ALLOC(w->Minv, n) &&
-             ALLOC(w->Gqd, k * n) && ALLOC(w->Lambda, k) && ALLOC(w->a, n) && ALLOC(w->Cdiag, k) &&
+             ALLOC(w->Lambda, k) && ALLOC(w->a, n) && ALLOC(w->Cdiag, k) &&
              ALLOC(w->skip, k) && ALLOC(w->mnwork, k <= HS_SMALL_K ? 2 * k * k + k : 0) &&
              ALLOC(w->rout, m->prog_out ? hs_prog_nregs(m->prog_out) : 0) &&
              ALLOC(w->out, m->nout) && ALLOC(w->ev, m->nev) &&
              ALLOC(w->rev, m->prog_ev ? hs_prog_nregs(m->prog_ev) : 0);
 #undef ALLOC
-    w->M = gsl_matrix_alloc(m->mass_kind == HS_MASS_FULL ? n : 1, m->mass_kind == HS_MASS_FULL ? n : 1);
+    size_t nM = m->mass_kind == HS_MASS_FULL && !m->chain ? n : 1;   /* a dense metric */
+    w->M = gsl_matrix_alloc(nM, nM);
     w->z = gsl_vector_alloc(n);
     w->tmpn = gsl_vector_alloc(n);
     if (k) {
@@ -653,6 +654,11 @@ int hs_dyn_mass_diag(const hs_model *m, hs_work *w, double t, const double *q,
                      const double *v, double *d)
 {
     size_t n = m->n;
+    if (m->chain) {                 /* no metric formed (model.h: hs_chain) */
+        hs_error_init(&w->err);
+        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "the metric of a structured "
+                            "embedding is not formed");
+    }
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         memcpy(d, m->Mconst, n * sizeof *d);
         return 0;
@@ -672,6 +678,10 @@ int hs_dyn_constraints(const hs_model *m, hs_work *w, double t, const double *q,
     int rc = hs_dyn_constraints_sparse(m, w, t, q, G, G_t);
     if (rc)
         return rc;
+    /* the dense copy at its first use: the rank diagnosis past the band
+     * certificate, a full mass's projection (never for a chain) */
+    if (!w->Gqd && !(w->Gqd = malloc((k * n > 0 ? k * n : 1) * sizeof *w->Gqd)))
+        return hs_error_nomem(&w->err);
     memset(w->Gqd, 0, k * n * sizeof *w->Gqd);
     for (size_t i = 0; i < k; i++)
         for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++)
@@ -683,6 +693,11 @@ int hs_dyn_mass(const hs_model *m, hs_work *w, double t, const double *q,
                 const double *v, double *Mout)
 {
     size_t n = m->n;
+    if (m->chain) {                 /* no metric formed (model.h: hs_chain) */
+        hs_error_init(&w->err);
+        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "the metric of a structured "
+                            "embedding is not formed");
+    }
     memset(Mout, 0, n * n * sizeof *Mout);
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         for (size_t i = 0; i < n; i++)

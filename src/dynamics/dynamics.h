@@ -79,7 +79,8 @@ typedef struct hs_work {
     size_t npair;          /* pairs of G_q entries sharing a column (i >= j) */
     uint32_t *pair_i, *pair_j, *pair_pi, *pair_pj; /* [npair] rows, entries */
     gsl_matrix *Y;         /* k x n: row i = (M^-1 G_q^T)_i (full kind) */
-    double *Gqd;           /* [k*n] dense G_q (projection, rank) */
+    double *Gqd;           /* [k*n] dense G_q (projection, rank), allocated by the
+                            * first hs_dyn_constraints (NULL until then) */
     gsl_vector *z;         /* n: M^-1 Q */
     gsl_vector *rhs;       /* k */
     gsl_vector *work3k;    /* 3k: rcond */
@@ -161,9 +162,9 @@ int hs_dyn_energy(const hs_model *m, hs_work *w, double t, const double *q, cons
 int hs_dyn_aux(const hs_model *m, hs_work *w, double t, const double *q,
                const double *v);
 
-/* G (k), dense G_q (k*n, into w->Gqd) and G_t (k) at (t, q); G and G_t go
- * to the caller's arrays (either may be NULL). Returns 0 or
- * HS_EXIT_NUMERIC. */
+/* G (k), dense G_q (k*n, into w->Gqd, allocated at the first call) and G_t
+ * (k) at (t, q); G and G_t go to the caller's arrays (either may be NULL).
+ * Returns 0, HS_EXIT_NUMERIC or HS_EXIT_NOMEM (w->err set). */
 int hs_dyn_constraints(const hs_model *m, hs_work *w, double t, const double *q,
                        double *G, double *G_t);
 

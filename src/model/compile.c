@@ -24,8 +24,8 @@ typedef struct cbuild {
     size_t nsym0;
     hs_idmap memo;              /* node id -> its hoisted form (const hs_node *) */
     size_t nkept;               /* parameters kept: nothing to hoist when 0 */
-    const hs_node **r;          /* roots of the program being built */
-    size_t nr;
+    const hs_node **r;          /* [rcap] roots of the program being built */
+    size_t nr, rcap;
     const hs_node **Gq;         /* [nnz] folded structural non-zeros of G_q, by rows */
     unsigned char *any_par;     /* [nsym at start] every parameter symbol */
     int oom;
@@ -145,6 +145,24 @@ static int state_free(const cbuild *C, const hs_node *e)
     return 1;
 }
 
+/* Room for cnt more roots (-1 when out of memory). */
+static int reserve(cbuild *C, size_t cnt)
+{
+    if (C->nr + cnt <= C->rcap)
+        return 0;
+    size_t cap = C->rcap ? C->rcap : 64;
+    while (cap < C->nr + cnt)
+        cap *= 2;
+    const hs_node **r = realloc(C->r, cap * sizeof *r);
+    if (!r) {
+        C->oom = 1;
+        return -1;
+    }
+    C->r = r;
+    C->rcap = cap;
+    return 0;
+}
+
 /* A folded non-zero entry of M (index i * n + j). */
 typedef struct mentry {
     size_t at;
@@ -160,6 +178,11 @@ typedef struct mentry {
 static int mass_outputs(cbuild *C)
 {
     hs_model *m = C->L->m;
+    if (m->chain) {             /* a structured embedding: no metric formed */
+        m->mass_kind = HS_MASS_FULL;
+        m->off_M = C->nr;
+        return 0;
+    }
     size_t n = m->n, nz = 0, cap = 2 * n;
     mentry *Mf = xcalloc(cap, sizeof *Mf);
     if (!Mf)
@@ -167,8 +190,8 @@ static int mass_outputs(cbuild *C)
     int diag = 1, constant = 1;
     const hs_node *zero = hs_num(m->dag, 0);   /* the one 0 node: no visit of the entry */
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < n; j++) {
-            const hs_node *f = m->M[i * n + j];
+        for (size_t j = m->M ? 0 : i; j < (m->M ? n : i + 1); j++) {    /* M_diag: i */
+            const hs_node *f = hs_model_M(m, i, j);
             if (f == zero)
                 continue;
             if (i == j && !state_free(C, f))
@@ -190,6 +213,10 @@ static int mass_outputs(cbuild *C)
         }
     m->mass_kind = !diag ? HS_MASS_FULL : constant ? HS_MASS_CONST_DIAG : HS_MASS_DIAG;
     m->off_M = C->nr;
+    if (reserve(C, m->mass_kind == HS_MASS_FULL ? n * (n + 1) / 2 : n)) {
+        free(Mf);
+        return -1;
+    }
     size_t z = 0;               /* next non-zero entry, in row order */
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         m->Mconst = xcalloc(n, sizeof *m->Mconst);
@@ -221,7 +248,7 @@ static int mass_outputs(cbuild *C)
 static int jacobian_structure(cbuild *C)
 {
     hs_model *m = C->L->m;
-    size_t n = m->n, k = m->k, cap = k + 1;
+    size_t k = m->k, cap = k + 1;
     const hs_node *zero = hs_num(m->dag, 0);
     C->Gq = xcalloc(cap, sizeof *C->Gq);
     m->gq_col = xcalloc(cap, sizeof *m->gq_col);
@@ -231,8 +258,9 @@ static int jacobian_structure(cbuild *C)
     m->nnz = 0;
     for (size_t i = 0; i < k; i++) {
         m->gq_start[i] = (int)m->nnz;
-        for (size_t j = 0; j < n; j++) {
-            const hs_node *e = m->G_q[i * n + j];
+        for (size_t z = m->G_q_start[i]; z < m->G_q_start[i + 1]; z++) {
+            const hs_node *e = m->G_q_nz[z];
+            size_t j = m->G_q_col[z];
             if (e == zero || hs_is_num(e = fold(C, e), 0))
                 continue;
             if (m->nnz == cap) {
@@ -258,6 +286,8 @@ static int jacobian_structure(cbuild *C)
  * what they share is folded once). */
 static void push(cbuild *C, const hs_node *const *e, size_t cnt)
 {
+    if (reserve(C, cnt))
+        return;
     const hs_node **r = C->r + C->nr;
     hs_subst_many(C->L->m->dag, e, cnt, C->map, C->nsym0, r);
     for (size_t i = 0; C->nkept && i < cnt; i++)
@@ -269,6 +299,8 @@ static void push(cbuild *C, const hs_node *const *e, size_t cnt)
 static void push_gq(cbuild *C)
 {
     const hs_model *m = C->L->m;
+    if (reserve(C, m->nnz))
+        return;
     for (size_t z = 0; z < m->nnz; z++)
         C->r[C->nr++] = C->Gq[z];
 }
@@ -307,27 +339,30 @@ static int compile_dyn(cbuild *C)
         push(C, m->Gdot, k);
     }
     m->ndyn = C->nr;
+    if (C->oom)
+        return hs_error_nomem(C->L->err);
     if (hs_ld_dag_check(C->L))
         return C->L->err->code;
     m->prog_dyn = hs_prog_compile(m->dag, C->r, C->nr, C->L->err);
     return m->prog_dyn ? 0 : C->L->err->code;
 }
 
-/* The structured embedding's program (model.h: hs_chain), or none: it
- * serves only a model without constraints whose chart does not move
- * (T1 = 0) and whose masses do not depend on the state. */
+/* The structured embedding's program (model.h: hs_chain), if the model
+ * has one: without constraints, a chart that does not move (T1 = 0) and
+ * masses that do not depend on the state (chain.c and forms.c check). */
 static int compile_chain(cbuild *C)
 {
     hs_model *m = C->L->m;
     hs_chain *c = m->chain;
-    int ok = c && m->k == 0 && m->nbT == 0;
+    if (!c)
+        return 0;
+    /* chain.c built it for these only (Q was not derived: no way back) */
+    int ok = m->k == 0 && m->nbT == 0;
     for (size_t j = 0; ok && j < c->nz; j++)
         ok = state_free(C, c->root[c->off_mass + j]);
-    if (!ok) {
-        hs_chain_free(c);
-        m->chain = NULL;
-        return 0;
-    }
+    if (!ok)
+        return hs_error_set(C->L->err, HS_EXIT_MODEL, "internal error: a structured "
+                            "embedding with constraints, a moving chart or a moving mass");
     C->nr = 0;
     push(C, c->root, c->nroot);
     c->off_Pnc = C->nr;
@@ -349,6 +384,8 @@ static int compile_pos(cbuild *C)
     push(C, m->G, m->k);
     push_gq(C);
     push(C, m->G_t, m->k);
+    if (C->oom)
+        return hs_error_nomem(C->L->err);
     m->prog_pos = hs_prog_compile(m->dag, C->r, C->nr, C->L->err);
     return m->prog_pos ? 0 : C->L->err->code;
 }
@@ -380,6 +417,8 @@ static int compile_aux(cbuild *C)
     if (m->ambv)
         push(C, m->ambv, m->namb);
     m->naux = C->nr;
+    if (C->oom)
+        return hs_error_nomem(C->L->err);
     if (hs_ld_dag_check(C->L))
         return C->L->err->code;
     m->prog_aux = hs_prog_compile(m->dag, C->r, C->nr, C->L->err);
@@ -407,12 +446,16 @@ static int compile_out_ev(cbuild *C)
     hs_model *m = C->L->m;
     C->nr = 0;
     push(C, m->out, m->nout);
+    if (C->oom)
+        return hs_error_nomem(C->L->err);
     m->out_dyn = reads_dynamics(C);
     if (hs_ld_dag_check(C->L) || !(m->prog_out = hs_prog_compile(m->dag, C->r, C->nr,
                                                                  C->L->err)))
         return C->L->err->code;
     C->nr = 0;
     push(C, m->evf, m->nev);
+    if (C->oom)
+        return hs_error_nomem(C->L->err);
     if (!(m->ev_root = xcalloc(m->nev ? m->nev : 1, sizeof *m->ev_root)))
         return hs_error_nomem(C->L->err);
     memcpy(m->ev_root, C->r, m->nev * sizeof *m->ev_root);
@@ -460,15 +503,11 @@ int hs_ld_compile(loader *L)
     hs_idmap_init(&C.memo, sizeof(const hs_node *));
     C.L = L;
     C.nsym0 = (size_t)hs_dag_nsymbols(m->dag);
-    size_t cap = n * n + 5 * n + 6 * k + k * n + m->nout + m->nev + 2 * m->namb + 10;
-    if (m->chain && m->chain->nroot + 2 > cap)
-        cap = m->chain->nroot + 2;
     C.is_par = xcalloc(C.nsym0, 1);
     C.any_par = xcalloc(C.nsym0, 1);
     C.map = xcalloc(C.nsym0, sizeof *C.map);
-    C.r = xcalloc(cap, sizeof *C.r);
     int rc = 0;
-    if (!C.is_par || !C.any_par || !C.map || !C.r)
+    if (!C.is_par || !C.any_par || !C.map || reserve(&C, 5 * n + 6 * k + 10))
         rc = hs_error_nomem(L->err);
     if (!rc)
         rc = fold_map(&C);
@@ -498,10 +537,17 @@ int hs_ld_compile(loader *L)
     return rc;
 }
 
-/* Does a constraint involve coordinate c (a non-zero entry of G_q)? */
-static int constrained(const hs_model *m, size_t c)
+/* Does a constraint involve coordinate c (a non-zero entry of G_q)?  The
+ * set of such coordinates is made at the first call into *set (the caller
+ * frees it): one pass over G_q, not one per massless coordinate. */
+static int constrained(const hs_model *m, size_t c, unsigned char **set)
 {
-    for (size_t z = 0; z < m->nnz; z++)
+    if (!*set && (*set = xcalloc(m->n ? m->n : 1, 1)))
+        for (size_t z = 0; z < m->nnz; z++)
+            (*set)[m->gq_col[z]] = 1;
+    if (*set)
+        return (*set)[c];
+    for (size_t z = 0; z < m->nnz; z++)       /* out of memory: the scan */
         if ((size_t)m->gq_col[z] == c)
             return 1;
     return 0;
@@ -511,9 +557,9 @@ static int constrained(const hs_model *m, size_t c)
  * coordinate (massless coordinates of natural-coordinate models: the
  * dynamics solves through [M G_q^T; G_q 0] then); a negative one, or a
  * coordinate with neither mass nor a constraint, is an error. */
-static int massless_ok(const hs_model *m, size_t c, double Mi)
+static int massless_ok(const hs_model *m, size_t c, double Mi, unsigned char **set)
 {
-    return Mi == 0 && constrained(m, c);
+    return Mi == 0 && constrained(m, c, set);
 }
 
 /* Mass positive definite at the initial state, or positive semidefinite
@@ -522,26 +568,37 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
 {
     hs_model *m = L->m;
     size_t n = m->n;
+    if (m->chain) {             /* its saddle-point system regular: the metric is */
+        int r = hs_chain_regular(m, m->t0, m->q0, m->v0);
+        return r < 0 ? hs_error_nomem(L->err) : r ? 0
+               : hs_ytree_error(L->y, L->err, where, "metric d2T/dv2 is not positive definite "
+                                "at the initial state (the coordinates are singular there: "
+                                "start elsewhere, or choose other coordinates)");
+    }
+    unsigned char *cset = NULL;           /* constrained(): made at its first use */
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
-        for (size_t i = 0; i < n; i++)
-            if (!(m->Mconst[i] > 0) && !massless_ok(m, i, m->Mconst[i]))
-                return hs_ytree_error(L->y, L->err, where, "%s is not positive definite: "
-                                      "diagonal entry %zu (%s) is %g%s",
-                                      m->form == HS_FORM_CARTESIAN ? "mass matrix"
-                                                                   : "metric d2T/dv2",
-                                      i + 1, m->qname[i], m->Mconst[i],
-                                      m->Mconst[i] == 0 ? ", and no constraint involves it "
-                                      "(it carries neither mass nor a constraint: give it a "
-                                      "mass > 0 or drop it)" : m->form == HS_FORM_CARTESIAN ?
-                                      ": give it a mass > 0 (0 only on a coordinate a "
-                                      "constraint involves)" : ": the kinetic energy must "
-                                      "have a positive coefficient of its velocity squared");
-        return 0;
+        int rc = 0;
+        for (size_t i = 0; i < n && !rc; i++)
+            if (!(m->Mconst[i] > 0) && !massless_ok(m, i, m->Mconst[i], &cset))
+                rc = hs_ytree_error(L->y, L->err, where, "%s is not positive definite: "
+                                    "diagonal entry %zu (%s) is %g%s",
+                                    m->form == HS_FORM_CARTESIAN ? "mass matrix"
+                                                                 : "metric d2T/dv2",
+                                    i + 1, m->qname[i], m->Mconst[i],
+                                    m->Mconst[i] == 0 ? ", and no constraint involves it "
+                                    "(it carries neither mass nor a constraint: give it a "
+                                    "mass > 0 or drop it)" : m->form == HS_FORM_CARTESIAN ?
+                                    ": give it a mass > 0 (0 only on a coordinate a "
+                                    "constraint involves)" : ": the kinetic energy must "
+                                    "have a positive coefficient of its velocity squared");
+        free(cset);
+        return rc;
     }
     double *in = xcalloc(m->nin, sizeof *in);
     double *regs = xcalloc(hs_prog_nregs(m->prog_dyn), sizeof *regs);
     double *out = xcalloc(m->ndyn, sizeof *out);
-    gsl_matrix *M = gsl_matrix_alloc(n, n);
+    gsl_matrix *M = gsl_matrix_alloc(m->mass_kind == HS_MASS_FULL ? n : 1,
+                                     m->mass_kind == HS_MASS_FULL ? n : 1);  /* n x n: full M */
     int rc = 0;
     if (!in || !regs || !out || !M) {
         rc = hs_error_nomem(L->err);
@@ -557,7 +614,7 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
     const char *what = m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2";
     if (m->mass_kind == HS_MASS_DIAG) {
         for (size_t i = 0; i < n; i++)
-            if (!(out[m->off_M + i] > 0) && !massless_ok(m, i, out[m->off_M + i])) {
+            if (!(out[m->off_M + i] > 0) && !massless_ok(m, i, out[m->off_M + i], &cset)) {
                 rc = hs_ytree_error(L->y, L->err, where, "%s is not positive definite at "
                                     "the initial state: entry %zu (%s) is %g%s", what, i + 1,
                                     m->qname[i], out[m->off_M + i], out[m->off_M + i] == 0 ?
@@ -584,7 +641,7 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
             int zero = 1;
             for (size_t j = 0; j < n; j++)
                 zero &= gsl_matrix_get(M, i, j) == 0;
-            psd = gsl_matrix_get(M, i, i) > 0 || (zero && constrained(m, i));
+            psd = gsl_matrix_get(M, i, i) > 0 || (zero && constrained(m, i, &cset));
             zero_rows += zero;
         }
         if (!bad && psd && zero_rows)
@@ -598,6 +655,7 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
                                 "regular, or choose other coordinates");
     }
 done:
+    free(cset);
     free(in);
     free(regs);
     free(out);

@@ -24,6 +24,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../util/map.h"
 #include "../util/suggest.h"
 
 /* ---------- colours ---------- */
@@ -86,6 +87,12 @@ typedef struct dbuild {
     const hs_node **rad;       /* [nrad] circle radii */
     size_t nrad, radcap;
 } dbuild;
+
+static int long_cmp(const void *pa, const void *pb)
+{
+    long a = *(const long *)pa, b = *(const long *)pb;
+    return (a > b) - (a < b);
+}
 
 static int oom(loader *L)
 {
@@ -587,6 +594,7 @@ static int group_names(dbuild *B, cand *cd, size_t ncand, size_t *pnc)
     hs_model *m = L->m;
     size_t nc = 0;
     int rc = 0;
+    hs_strmap group[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };    /* suffix -> cd index: xN, P_x */
     for (size_t i = 0; i < ncand && !rc; i++) {
         int amb = i >= m->n;
         int def = i >= m->n + m->namb + m->nout;
@@ -609,10 +617,13 @@ static int group_names(dbuild *B, cand *cd, size_t ncand, size_t *pnc)
             continue;
         const char *suf = def ? s : s + 1;
         size_t slen = def ? len - 2 : len - 1;
-        size_t j = 0;
-        while (j < nc && !(cd[j].named == def && cd[j].slen == slen &&
-                           strncmp(cd[j].suffix, suf, slen) == 0))
-            j++;
+        long old;                        /* the suffix's group: one lookup, not nc */
+        int put = hs_strmap_put(&group[def != 0], suf, slen, (long)nc, &old);
+        if (put < 0) {
+            rc = oom(L);
+            break;
+        }
+        size_t j = put ? (size_t)old : nc;
         if (j == nc) {
             cd[nc] = (cand){ .suffix = suf, .slen = slen, .named = def, .q = { -1, -1, -1 } };
             nc++;
@@ -624,6 +635,8 @@ static int group_names(dbuild *B, cand *cd, size_t ncand, size_t *pnc)
         cd[j].q[ax] = amb ? -1 : (long)i;
         cd[j].names[ax] = s;
     }
+    hs_strmap_free(&group[0]);
+    hs_strmap_free(&group[1]);
     *pnc = nc;
     return rc;
 }
@@ -686,15 +699,29 @@ static int infer(dbuild *B, yaml_node_t *root)
         d->none.code = HS_EXIT_MODEL;
         note[0] = '\0';
     }
-    /* the constraints: segments between points, and to anchors */
-    size_t nseg = 0;
+    /* the constraints: segments between points, and to anchors; the
+     * coordinates each one uses from its symbols (not k x n tests) */
+    size_t nseg = 0, nsym = (size_t)hs_dag_nsymbols(m->dag);
+    long *qof = m->k && npoints ? xcalloc(nsym + m->n, sizeof *qof) : NULL;
+    long *used = qof ? qof + nsym : NULL;    /* [n] the coordinates of one constraint */
+    if (m->k && npoints && !qof)
+        rc = oom(L);
+    for (size_t s = 0; qof && s < nsym; s++)
+        qof[s] = -1;
+    for (size_t i = 0; qof && i < m->n; i++)
+        qof[m->sym_q[i]] = (long)i;
     for (size_t c = 0; c < m->k && !rc && npoints; c++) {
         const hs_node *G = m->G[c];
         long p1 = -1, p2 = -1;
         int other = 0;
-        for (size_t i = 0; i < m->n && !other; i++) {
-            if (!hs_depends_on(G, m->sym_q[i]))
-                continue;
+        size_t ns, nu = 0;
+        const int32_t *sy = hs_node_symbols(G, &ns);
+        for (size_t z = 0; z < ns; z++)
+            if ((size_t)sy[z] < nsym && qof[sy[z]] >= 0)
+                used[nu++] = qof[sy[z]];
+        qsort(used, nu, sizeof *used, long_cmp);     /* in coordinate order */
+        for (size_t u = 0; u < nu && !other; u++) {
+            size_t i = (size_t)used[u];
             long p = qpoint[i];
             if (p < 0)
                 other = 1;
@@ -748,6 +775,7 @@ static int infer(dbuild *B, yaml_node_t *root)
                "", "", "");
     free(cd);
     free(qpoint);
+    free(qof);
     free(pidx);
     free(ambp);
     return rc;

@@ -97,8 +97,8 @@ static const hs_node *half_vMv(loader *L)
         return L->vMv2;
     const hs_node *s = hs_num(d, 0);
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j <= i; j++) {
-            const hs_node *Mij = m->M[i * n + j];
+        for (size_t j = m->M ? 0 : i; j <= i; j++) {         /* M_diag: its diagonal */
+            const hs_node *Mij = hs_model_M(m, i, j);
             if (hs_is_num(Mij, 0))
                 continue;
             const hs_node *vv = hs_mul(d, hs_sym(d, m->sym_v[i]), hs_sym(d, m->sym_v[j]));
@@ -125,7 +125,7 @@ const hs_node *hs_ld_derived(loader *L, const char *s, size_t len)
 {
     hs_model *m = L->m;
     hs_dag *d = m->dag;
-    size_t n = m->n, i;
+    size_t i;
     const hs_quantity *q = hs_ld_quantity(L, s, len, &i);
     if (!q || !(q->flags & HS_QTY_DERIVED))
         return NULL;
@@ -143,8 +143,8 @@ const hs_node *hs_ld_derived(loader *L, const char *s, size_t len)
     case HS_QTY_R: {
         const hs_node *R = hs_num(d, 0);
         for (size_t j = 0; j < m->k && R; j++) {
-            const hs_node *g = m->G_q[j * n + i];
-            if (hs_is_num(g, 0))
+            const hs_node *g = hs_model_G_q(m, j, i);
+            if (!g || hs_is_num(g, 0))
                 continue;
             const hs_node *lam = multiplier(L, j);
             R = lam ? hs_add(d, R, hs_mul(d, g, lam)) : NULL;

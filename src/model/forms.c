@@ -159,14 +159,14 @@ static int cartesian_form(kbuild *B)
     size_t n = m->n;
     const hs_node *zero = scalar_zero(L);
     yaml_node_t *mass = hs_ld_get(L, B->root, "mass");
-    if (hs_ld_read_mass(L, mass, n, m->M))
+    if (hs_ld_read_model_mass(L, mass))
         return L->err->code;
-    /* a diagonal list (read_mass succeeded: a list of n >= 1 items) leaves
-     * the rest 0: n entries to check, not n^2 */
-    size_t step = NODE(L, *mass->data.sequence.items.start)->type == YAML_SEQUENCE_NODE ? 1 : n + 1;
-    for (size_t i = 0; i < n * n; i += step)
-        if (m->M[i] != zero && hs_ld_forbid_velocity(L, m->M[i], mass, "the mass matrix"))
+    /* a diagonal list is M_diag alone: n entries to check, not n^2 */
+    for (size_t i = 0; i < (m->M ? n * n : n); i++) {
+        const hs_node *Mi = m->M ? m->M[i] : m->M_diag[i];
+        if (Mi != zero && hs_ld_forbid_velocity(L, Mi, mass, "the mass matrix"))
             return L->err->code;
+    }
     for (size_t i = 0; i < n; i++)
         B->F[i] = zero;
     if (B->frc && hs_ld_read_per_coord(L, B->frc, "'forces'", SCOPE_MODEL, zero, B->F))
@@ -420,6 +420,44 @@ static int embscratch_init(loader *L, embscratch *S)
     return 0;
 }
 
+/* A structured embedding (chain.c: a chart that does not move, a diagonal
+ * ambient mass): T = 1/2 sum_a m_a x_a'^2 over the ambient velocities
+ * (outputs and events read it as v^T M v / 2: T1 = T0 = 0), the powers;
+ * no metric (M NULL) and no Q (0): the accelerations come from the
+ * structure. */
+static int structured_kinetic(kbuild *B, const hs_node *const *Ma, const hs_node *const *Fa)
+{
+    loader *L = B->L;
+    hs_model *m = L->m;
+    hs_dag *d = m->dag;
+    size_t n = m->n, na = L->namb;
+    const hs_node *zero = scalar_zero(L);
+    const hs_node **terms = xcalloc(na, sizeof *terms);
+    m->ambv = xcalloc(na, sizeof *m->ambv);
+    if (!terms || !m->ambv) {
+        free(terms);
+        return hs_error_nomem(L->err);
+    }
+    for (size_t a = 0; a < na; a++) {
+        m->ambv[a] = L->ambV[a];
+        terms[a] = hs_mul(d, Ma[a * na + a], hs_pow(d, L->ambV[a], hs_num(d, 2)));
+    }
+    const hs_node *T = hs_mul(d, hs_num(d, 0.5), hs_addn(d, terms, na));
+    free(terms);
+    free(m->M);
+    m->M = NULL;                        /* not formed: hs_model_M is not called */
+    for (size_t i = 0; i < n; i++)
+        m->Q[i] = B->F[i] = B->p[i] = zero;
+    m->P_nc = force_power(L, Fa, L->ambV, na);
+    m->has_nc_forces = B->frc != NULL;
+    B->FXt = zero;
+    B->T0 = zero;
+    B->Tamb = T;
+    B->Lsym = hs_sub(d, T, m->U);
+    L->vMv2 = T;
+    return m->P_nc ? 0 : hs_error_nomem(L->err);
+}
+
 /* Embedding: x = X(t, q) and x' = J v + Xt (J = dX/dq, Xt = dX/dt) in the
  * ambient T = 1/2 x'^T M_a x'; generalized forces J^T F; then the
  * Lagrangian form.  T is written through its metric J^T M_a J (the same
@@ -444,6 +482,15 @@ static int embedding_form(kbuild *B)
         S.Fa[j] = zero;
     if (!bad && B->frc)
         bad = embedding_forces(L, B->frc, S.Fa);
+    /* the structured embedding (chain.c) needs neither the metric nor Q */
+    if (!bad && !L->err->code && (!L->ov || (!L->ov->statics && !L->ov->dense)) &&
+        !hs_ld_get(L, B->root, "constraints"))
+        bad = hs_ld_build_chain(L, S.Ma, S.Fa);
+    if (!bad && m->chain) {
+        bad = structured_kinetic(B, S.Ma, S.Fa);
+        embscratch_free(&S);
+        return bad ? bad : hs_ld_dag_check(L);
+    }
     if (!bad) {
         embedding_jacobian(L, &E, S.qidx, S.syms, S.grad);
         embedding_mass_times(L, &E, S.Ma, S.syms, S.grad);
@@ -473,8 +520,6 @@ static int embedding_form(kbuild *B)
         B->Tamb = T;
     }
     m->has_nc_forces = B->frc != NULL;
-    if (!bad && !L->err->code && (!L->ov || !L->ov->statics))
-        bad = hs_ld_build_chain(L, S.Ma, S.Fa);
     embscratch_free(&S);
     if (bad || L->err->code)
         return L->err->code ? L->err->code : HS_EXIT_MODEL;
@@ -540,15 +585,15 @@ static int time_power(kbuild *B)
     /* Cartesian: P_t = D(T + U) + v.Q - P_nc, with T = v^T M v / 2 and D
      * the total derivative at fixed velocities: dE/dt = D(T + U) + v.M a
      * and M a = Q + R along solutions */
-    const hs_node **terms = xcalloc(n * n + 2 * n, sizeof *terms);
+    const hs_node **terms = xcalloc((m->M ? n * n : n) + 2 * n, sizeof *terms);
     if (!terms)
         return hs_error_nomem(L->err);
     size_t nt = 0;
     const hs_node *zero = hs_num(d, 0);          /* the one 0 node: no visit */
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < n; j++)
-            if (m->M[i * n + j] != zero)
-                terms[nt++] = hs_mul(d, m->M[i * n + j],
+        for (size_t j = m->M ? 0 : i; j < (m->M ? n : i + 1); j++)     /* M_diag: i alone */
+            if (hs_model_M(m, i, j) != zero)
+                terms[nt++] = hs_mul(d, hs_model_M(m, i, j),
                                      hs_mul(d, hs_sym(d, m->sym_v[i]), hs_sym(d, m->sym_v[j])));
     const hs_node *E = hs_add(d, hs_mul(d, hs_num(d, 0.5), hs_addn(d, terms, nt)), m->U);
     nt = 0;
@@ -582,11 +627,14 @@ static int constraint_kernels(loader *L, yaml_node_t *root)
         return hs_error_set(L->err, HS_EXIT_MODEL, "%s: model too large: %zu coordinates "
                             "and %zu constraints (holosim keeps a dense k x n Jacobian; the "
                             "limit is k*n <= %.0f)", L->y->file, n, k, MAX_DENSE);
-    m->G_q = xcalloc(k * n, sizeof *m->G_q);
+    size_t cap = 2 * k + 1;                /* G_q by rows: grows with the entries */
+    m->G_q_start = xcalloc(k + 1, sizeof *m->G_q_start);
+    m->G_q_col = xcalloc(cap, sizeof *m->G_q_col);
+    m->G_q_nz = xcalloc(cap, sizeof *m->G_q_nz);
     m->G_t = xcalloc(k, sizeof *m->G_t);
     m->Gdot = xcalloc(k, sizeof *m->Gdot);
     m->gamma = xcalloc(k, sizeof *m->gamma);
-    if (!m->G_q || !m->G_t || !m->Gdot || !m->gamma)
+    if (!m->G_q_start || !m->G_q_col || !m->G_q_nz || !m->G_t || !m->Gdot || !m->gamma)
         return hs_error_nomem(L->err);
     /* row i: only the coordinates G_i uses (k * n derivative calls would
      * cost k * n even when each is 0 at once), in coordinate order */
@@ -601,7 +649,7 @@ static int constraint_kernels(loader *L, yaml_node_t *root)
         qidx[s] = -1;
     for (size_t j = 0; j < n; j++)
         qidx[m->sym_q[j]] = (long)j;
-    const hs_node *zero = scalar_zero(L);
+    size_t nz = 0;
     for (size_t i = 0; i < k && !hs_dag_failed(d); i++) {
         size_t ns, nc = 0;
         const int32_t *sy = hs_node_symbols(m->G[i], &ns);
@@ -609,10 +657,27 @@ static int constraint_kernels(loader *L, yaml_node_t *root)
             if (qidx[sy[z]] >= 0)
                 col[nc++] = qidx[sy[z]];
         qsort(col, nc, sizeof *col, long_cmp);
-        for (size_t j = 0; j < n; j++)
-            m->G_q[i * n + j] = zero;
-        for (size_t c = 0; c < nc; c++)
-            m->G_q[i * n + (size_t)col[c]] = hs_diff(d, m->G[i], m->sym_q[col[c]]);
+        if (nz + nc > cap) {
+            while (nz + nc > cap)
+                cap *= 2;
+            size_t *c2 = realloc(m->G_q_col, cap * sizeof *c2);
+            if (c2)
+                m->G_q_col = c2;
+            const hs_node **g2 = realloc(m->G_q_nz, cap * sizeof *g2);
+            if (g2)
+                m->G_q_nz = g2;
+            if (!c2 || !g2) {
+                free(col);
+                free(qidx);
+                return hs_error_nomem(L->err);
+            }
+        }
+        m->G_q_start[i] = nz;
+        for (size_t c = 0; c < nc; c++, nz++) {
+            m->G_q_col[nz] = (size_t)col[c];
+            m->G_q_nz[nz] = hs_diff(d, m->G[i], m->sym_q[col[c]]);
+        }
+        m->G_q_start[i + 1] = nz;
         m->G_t[i] = hs_diff(d, m->G[i], m->sym_t);
         m->Gdot[i] = hs_total_diff(d, m->G[i], m->sym_t, n, m->sym_q, m->sym_v);
         m->gamma[i] = hs_total_diff(d, m->Gdot[i], m->sym_t, n, m->sym_q, m->sym_v);
@@ -628,11 +693,13 @@ int hs_ld_build_kernels(loader *L, yaml_node_t *root)
     size_t n = m->n;
     kbuild B = { L, root, hs_ld_get(L, root, "potential"), hs_ld_get(L, root, "forces"),
                  NULL, NULL, scalar_zero(L), NULL, NULL, NULL };
-    m->M = xcalloc(n * n, sizeof *m->M);
+    /* the Cartesian form's M: its `mass` says dense or diagonal (cartesian_form) */
+    if (m->form != HS_FORM_CARTESIAN)
+        m->M = xcalloc(n * n, sizeof *m->M);
     m->Q = xcalloc(n, sizeof *m->Q);
     B.F = xcalloc(n, sizeof *B.F);
     B.p = xcalloc(n, sizeof *B.p);
-    if (!m->M || !m->Q || !B.F || !B.p) {
+    if ((m->form != HS_FORM_CARTESIAN && !m->M) || !m->Q || !B.F || !B.p) {
         free(B.F);
         free(B.p);
         return hs_error_nomem(L->err);

@@ -180,9 +180,6 @@ int hs_ld_forbid_velocity(loader *L, const hs_node *e, yaml_node_t *where, const
  * entries get dflt (NULL: every coordinate required). */
 int hs_ld_read_per_coord(loader *L, yaml_node_t *n, const char *what, int scope,
                          const hs_node *dflt, const hs_node **out);
-/* `mass`: a diagonal list of dim entries or a symmetric dim x dim matrix,
- * into M[dim*dim]. */
-int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M);
 int hs_ld_read_names_map(loader *L, yaml_node_t *map, named **out, size_t *nout,
                          const char *what);
 int hs_ld_read_coordinates(loader *L, yaml_node_t *root);
@@ -199,6 +196,16 @@ int hs_ld_read_output_names(loader *L, yaml_node_t *o);
 int hs_ld_read_constraints(loader *L, yaml_node_t *c);
 int hs_ld_read_outputs(loader *L);
 int hs_ld_read_initial(loader *L, yaml_node_t *root);
+
+/* ---- mass.c ---- */
+
+/* `mass`: a diagonal list of dim entries or a symmetric dim x dim matrix,
+ * into M[dim*dim]. */
+int hs_ld_read_mass(loader *L, yaml_node_t *n, size_t dim, const hs_node **M);
+/* The Cartesian form's `mass` into the model: a diagonal list into
+ * m->M_diag[n] (m->M stays NULL), a matrix into m->M[n*n] (allocated
+ * here). */
+int hs_ld_read_model_mass(loader *L, yaml_node_t *n);
 
 /* ---- events.c ---- */
 

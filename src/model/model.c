@@ -291,10 +291,13 @@ void hs_model_free(hs_model *m)
     free(m->sym_v);
     free(m->sym_p);
     free(m->M);
+    free(m->M_diag);
     free(m->Q);
     free(m->G);
     free(m->cpos);
-    free(m->G_q);
+    free(m->G_q_start);
+    free(m->G_q_col);
+    free(m->G_q_nz);
     free(m->G_t);
     free(m->Gdot);
     free(m->gamma);
@@ -333,6 +336,26 @@ void hs_model_free(hs_model *m)
     free(m);
 }
 
+const hs_node *hs_model_M(const hs_model *m, size_t i, size_t j)
+{
+    if (m->M)
+        return m->M[i * m->n + j];
+    return i == j ? m->M_diag[i] : NULL;
+}
+
+const hs_node *hs_model_G_q(const hs_model *m, size_t i, size_t j)
+{
+    size_t lo = m->G_q_start[i], hi = m->G_q_start[i + 1];
+    while (lo < hi) {                 /* the first column >= j */
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->G_q_col[mid] < j)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->G_q_start[i + 1] && m->G_q_col[lo] == j ? m->G_q_nz[lo] : NULL;
+}
+
 void hs_model_inputs(const hs_model *m, double *in)
 {
     for (size_t j = 0; j < m->npar; j++)
@@ -355,9 +378,9 @@ int hs_model_eval_constants(hs_model *m, hs_error *err)
             !isfinite(m->hoist_val[h]))
             bad = m->hoist_expr[h];
     for (size_t i = 0; m->mass_kind == HS_MASS_CONST_DIAG && i < m->n && !bad && !oom; i++)
-        if (!(oom = hs_eval_node(m->M[i * m->n + i], in, &m->Mconst[i])) &&
+        if (!(oom = hs_eval_node(hs_model_M(m, i, i), in, &m->Mconst[i])) &&
             !isfinite(m->Mconst[i]))
-            bad = m->M[i * m->n + i];
+            bad = hs_model_M(m, i, i);
     free(in);
     if (oom)
         return hs_error_nomem(err);
@@ -385,9 +408,9 @@ static size_t derivation_roots(const hs_model *m, const hs_node **r)
     size_t n = m->n, k = m->k, nr = 0;
 #define PUT(e) do { if (r) r[nr] = (e); nr++; } while (0)
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j <= i; j++)
-            if (!hs_is_num(m->M[i * n + j], 0) || i == j)
-                PUT(m->M[i * n + j]);
+        for (size_t j = m->M ? 0 : i; j <= i; j++)       /* M_diag: its diagonal */
+            if (!hs_is_num(hs_model_M(m, i, j), 0) || i == j)
+                PUT(hs_model_M(m, i, j));
     for (size_t i = 0; i < n; i++)
         PUT(m->Q[i]);
     if (m->has_potential)
@@ -396,9 +419,9 @@ static size_t derivation_roots(const hs_model *m, const hs_node **r)
         PUT(m->amb[a]);
     for (size_t i = 0; i < k; i++)
         PUT(m->G[i]);
-    for (size_t i = 0; i < k * n; i++)
-        if (!hs_is_num(m->G_q[i], 0))
-            PUT(m->G_q[i]);
+    for (size_t z = 0; z < m->G_q_start[k]; z++)
+        if (!hs_is_num(m->G_q_nz[z], 0))
+            PUT(m->G_q_nz[z]);
     for (size_t i = 0; i < k; i++)
         PUT(m->Gdot[i]);
     for (size_t i = 0; i < k; i++)
@@ -443,10 +466,10 @@ int hs_model_print_derivation(const hs_model *m, FILE *f)
         fprintf(f, "%s", si->families);
     fprintf(f, "M (%s):\n", m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2");
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j <= i; j++)
-            if (!hs_is_num(m->M[i * n + j], 0) || i == j) {
+        for (size_t j = m->M ? 0 : i; j <= i; j++)
+            if (!hs_is_num(hs_model_M(m, i, j), 0) || i == j) {
                 snprintf(lab, sizeof lab, "M[%s,%s]", m->qname[i], m->qname[j]);
-                hs_printer_line(P, f, "  ", lab, m->M[i * n + j]);
+                hs_printer_line(P, f, "  ", lab, hs_model_M(m, i, j));
             }
     fprintf(f, "Q (generalized force):\n");
     for (size_t i = 0; i < n; i++) {
@@ -468,10 +491,10 @@ int hs_model_print_derivation(const hs_model *m, FILE *f)
             hs_printer_line(P, f, "  ", m->cname[i], m->G[i]);
         fprintf(f, "G_q (Jacobian, non-zero entries):\n");
         for (size_t i = 0; i < k; i++)
-            for (size_t j = 0; j < n; j++)
-                if (!hs_is_num(m->G_q[i * n + j], 0)) {
-                    snprintf(lab, sizeof lab, "d%s/d%s", m->cname[i], m->qname[j]);
-                    hs_printer_line(P, f, "  ", lab, m->G_q[i * n + j]);
+            for (size_t z = m->G_q_start[i]; z < m->G_q_start[i + 1]; z++)
+                if (!hs_is_num(m->G_q_nz[z], 0)) {
+                    snprintf(lab, sizeof lab, "d%s/d%s", m->cname[i], m->qname[m->G_q_col[z]]);
+                    hs_printer_line(P, f, "  ", lab, m->G_q_nz[z]);
                 }
         fprintf(f, "Gdot = G_t + G_q v:\n");
         for (size_t i = 0; i < k; i++)
