@@ -35,7 +35,7 @@ OPENBLAS_LIBS = -L$(OPENBLAS_DIR) -Wl,-rpath,$(OPENBLAS_DIR) -lopenblas
 BLAS_LIBS  = $(if $(wildcard $(OPENBLAS_DIR)/libopenblas.so),$(OPENBLAS_LIBS),-lgslcblas)
 # ... and its LAPACK (src/analysis/modes.c: the symmetric eigensolver)
 BLAS_CFLAGS = $(if $(wildcard $(OPENBLAS_DIR)/libopenblas.so),-DHS_HAVE_LAPACK)
-DEP_LIBS   = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS))) $(BLAS_LIBS) -lm
+DEP_LIBS   = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS))) -lklu $(BLAS_LIBS) -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS   = $(shell pkg-config --libs check)
 

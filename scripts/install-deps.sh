@@ -13,6 +13,8 @@ pkgconf_ok check      || need="$need check"
 command -v cc >/dev/null 2>&1 || need="$need gcc"
 # the BLAS behind GSL (Makefile: BLAS_LIBS): single-threaded OpenBLAS
 ls /usr/lib/*/openblas-serial/libopenblas.so >/dev/null 2>&1 || need="$need libopenblas-serial-dev"
+# KLU (SuiteSparse): the sparse saddle-point solve of structured embeddings
+[ -f /usr/include/suitesparse/klu.h ] || need="$need libsuitesparse-dev"
 command -v make >/dev/null 2>&1 || need="$need make"
 if [ "${HOLOSIM_FULL_DEPS:-0}" = 1 ]; then
     command -v gnuplot  >/dev/null 2>&1 || need="$need gnuplot-nox"

@@ -250,6 +250,61 @@ START_TEST(test_register_reuse_long_sum)
 }
 END_TEST
 
+/* ---- sines and cosines of angle differences (addition formulas) ---- */
+
+/* A chain's metric in NA absolute angles: cos(a_i - a_j) and sin(a_i - a_j)
+ * for every pair, and sums with both signs.  Compiled, the program calls
+ * sin and cos once per angle (2 NA library instructions, not one per
+ * pair), and agrees with the tree to round-off in absolute terms (the
+ * addition formulas trade the relative accuracy of a tiny difference for
+ * an absolute error of a few ulps of 1). */
+START_TEST(test_trig_pairs_addition_formulas)
+{
+    enum { NA = 8 };
+    hs_dag *d = hs_dag_new();
+    ck_assert_ptr_nonnull(d);
+    const hs_node *a[NA], *roots[4 * NA * NA];
+    char name[8];
+    size_t nr = 0;
+    for (int i = 0; i < NA; i++) {
+        snprintf(name, sizeof name, "a%d", i);
+        a[i] = hs_sym(d, hs_dag_symbol(d, name));
+    }
+    for (int i = 0; i < NA; i++)
+        for (int j = 0; j < i; j++) {
+            const hs_node *diff = hs_sub(d, a[i], a[j]), *sum = hs_add(d, a[i], a[j]);
+            const hs_node *nsum = hs_neg(d, sum);
+            roots[nr++] = hs_call1(d, HS_COS, diff);
+            roots[nr++] = hs_mul(d, hs_num(d, 3), hs_call1(d, HS_SIN, diff));
+            roots[nr++] = hs_call1(d, HS_SIN, (i + j) % 2 ? sum : nsum);
+            roots[nr++] = hs_call1(d, HS_COS, nsum);
+        }
+    hs_prog *p = compile_ok(d, roots, nr);
+    ck_assert_uint_eq(hs_prog_count_kind(p, HS_SIN) + hs_prog_count_kind(p, HS_COS), 2 * NA);
+    double in[NA], out[4 * NA * NA];
+    for (int i = 0; i < NA; i++)
+        in[i] = 0.7 * i - 2.1 + 1e-9 * (i == 3);   /* a3 - a2 = 0.7 + 1e-9 */
+    in[5] = in[4] + 1e-12;                        /* a nearly zero difference */
+    run(p, in, out);
+    for (size_t r = 0; r < nr; r++) {
+        double ref = hs_eval_tree(roots[r], in);
+        ck_assert_msg(fabs(out[r] - ref) <= 8e-16 * 3, "root %zu: %.17g vs %.17g", r,
+                      out[r], ref);
+    }
+    hs_prog_free(p);
+
+    /* a double pendulum's one cos(a1 - a0) and sin(a1 - a0): kept whole */
+    const hs_node *two[2] = { hs_call1(d, HS_COS, hs_sub(d, a[1], a[0])),
+                              hs_call1(d, HS_SIN, hs_sub(d, a[1], a[0])) };
+    p = compile_ok(d, two, 2);
+    ck_assert_uint_eq(hs_prog_count_kind(p, HS_SIN) + hs_prog_count_kind(p, HS_COS), 2);
+    run(p, in, out);
+    ck_assert(out[0] == cos(in[1] - in[0]) && out[1] == sin(in[1] - in[0]));
+    hs_prog_free(p);
+    hs_dag_free(d);
+}
+END_TEST
+
 /* ---- random expressions against the tree evaluator ---- */
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
@@ -566,6 +621,7 @@ static Suite *vm_suite(void)
     tcase_add_test(tc, test_roots_constant_symbol_duplicate);
     tcase_add_test(tc, test_eval_twice_no_leak);
     tcase_add_test(tc, test_register_reuse_long_sum);
+    tcase_add_test(tc, test_trig_pairs_addition_formulas);
     tcase_add_test(tc, test_random_vs_tree);
     tcase_add_test(tc, test_find_nonfinite);
     tcase_add_test(tc, test_nan_propagates);

@@ -34,9 +34,14 @@ int hs_cli_check(int argc, char **argv)
         printf("G_q: %zu structural non-zeros of %zu\n", m->nnz, m->n * m->k);
     else
         printf("constraints: none (an unconstrained system: no multipliers, no residuals)\n");
+    if (m->chain)
+        printf("dynamics: structured embedding, %zu internal unknowns (the defines the "
+               "embedding reads), %zu local derivatives: a sparse solve, not the dense metric\n",
+               m->chain->nz, m->chain->nb);
     printf("compiled: %zu expression nodes; %zu + %zu + %zu bytecode instructions "
            "(dynamics, output, projection)\n", hs_dag_nnodes(m->dag),
-           hs_prog_ninstr(m->prog_dyn), hs_prog_ninstr(m->prog_aux) +
+           hs_prog_ninstr(m->chain ? m->chain->prog : m->prog_dyn),
+           hs_prog_ninstr(m->prog_aux) +
            hs_prog_ninstr(m->prog_out) + hs_prog_ninstr(m->prog_ev), hs_prog_ninstr(m->prog_pos));
     hs_work *w = hs_work_new(m);
     double *q = malloc(m->n * sizeof *q), *v = malloc(m->n * sizeof *v);

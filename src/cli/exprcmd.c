@@ -94,6 +94,7 @@ int hs_cli_derive(int argc, char **argv)
         return cmd_derive_wrt(wrt, text);
     }
     hs_model *m = NULL;
+    o.ov.dense = 1;                      /* Q too, for a structured embedding */
     if (hs_cli_one_model(&o, hs_usage_derive, "derive", &rc) || !(m = hs_cli_load(&o, &rc)))
         return rc;
     hs_cli_free_opts(&o);

@@ -321,10 +321,12 @@ struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs)
     const hs_settings *s = &m->set;
     double rows = !isnan(s->dt) && s->dt > 0 && s->t_end > m->t0 ? (s->t_end - m->t0) / s->dt
                                                                  : 1000;
-    no.work = runs * rows * (13.0 * (double)hs_prog_ninstr(m->prog_dyn) +
+    /* a structured embedding's right-hand side is its own program: the
+     * dense metric's is not run then (integrate.c maps kernel 0) */
+    const hs_prog *rhs = m->chain ? m->chain->prog : m->prog_dyn;
+    no.work = runs * rows * (13.0 * (double)hs_prog_ninstr(rhs) +
                              (double)hs_prog_ninstr(m->prog_aux));
-    const hs_prog *progs[5] = { m->prog_dyn, m->prog_aux, m->prog_pos, m->prog_out,
-                                m->prog_ev };
+    const hs_prog *progs[5] = { rhs, m->prog_aux, m->prog_pos, m->prog_out, m->prog_ev };
     char note[512];
     hs_native_status st;
     hs_native *h = hs_native_load(progs, 5, &no, &st, note, sizeof note);

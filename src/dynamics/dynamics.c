@@ -117,6 +117,10 @@ static hs_work *work_new(const hs_model *m)
         hs_work_free(w);
         return NULL;
     }
+    if (m->chain && !(w->cw = hs_chain_work_new(m))) {
+        hs_work_free(w);
+        return NULL;
+    }
     if (k && !w->banded && !(w->C = gsl_matrix_alloc(k, k))) {  /* dense C only */
         hs_work_free(w);
         return NULL;
@@ -136,6 +140,7 @@ void hs_work_free(hs_work *w)
 {
     if (!w)
         return;
+    hs_chain_work_free(w->cw);
     free(w->in);
     free(w->rdyn);
     free(w->raux);
@@ -235,6 +240,16 @@ static int all_finite(const double *x, size_t n)
     return (s0 + s1) + (s2 + s3) == 0.0;
 }
 
+int hs_dyn_nonfinite(const hs_model *m, hs_work *w, const hs_prog *p, double *regs, double t)
+{
+    return nonfinite(m, w, p, regs, t);
+}
+
+int hs_dyn_all_finite(const double *x, size_t n)
+{
+    return all_finite(x, n);
+}
+
 /* Load and factor M from the dyn outputs: Minv (diagonal) or Cholesky.
  * Returns 0, 1 when M is singular but may be positive semidefinite (zero
  * diagonal entries, or a Cholesky that fails with none negative): the
@@ -267,14 +282,15 @@ static int factor_mass(const hs_model *m, hs_work *w, const double *dyn, double 
         }
         return zero;
     }
-    size_t z = m->off_M;
+    /* the lower triangle, row by row as the program writes it (the
+     * Cholesky reads no more) */
+    const double *src = dyn + m->off_M;
     int negative = 0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j <= i; j++) {
-            negative |= i == j && !(dyn[z] >= 0);
-            gsl_matrix_set(w->M, i, j, dyn[z]);
-            gsl_matrix_set(w->M, j, i, dyn[z++]);
-        }
+    for (size_t i = 0; i < n; i++) {
+        memcpy(w->M->data + i * w->M->tda, src, (i + 1) * sizeof *src);
+        src += i + 1;
+        negative |= !(src[-1] >= 0);
+    }
     if (negative || gsl_linalg_cholesky_decomp1(w->M) != GSL_SUCCESS) {
         if (!negative && m->k)
             return 1;
@@ -404,12 +420,17 @@ int hs_dyn_energy(const hs_model *m, hs_work *w, double t, const double *q, cons
                   double *E)
 {
     hs_dyn_set_state(m, w, t, q, v);
-    if (m->mass_kind != HS_MASS_CONST_DIAG) {
-        hs_dyn_run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
-        if (!all_finite(w->dyn, m->ndyn))
-            return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
+    if (m->chain) {
+        if (hs_chain_kinetic(m, w, t))
+            return HS_EXIT_NUMERIC;
+    } else {
+        if (m->mass_kind != HS_MASS_CONST_DIAG) {
+            hs_dyn_run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
+            if (!all_finite(w->dyn, m->ndyn))
+                return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
+        }
+        w->T = quadratic_T(m, w->dyn, v);
     }
-    w->T = quadratic_T(m, w->dyn, v);
     if (hs_dyn_aux(m, w, t, q, v))
         return HS_EXIT_NUMERIC;
     *E = hs_dyn_kinetic(m, w) + w->aux[m->off_U];
@@ -579,11 +600,26 @@ done:
     return 0;
 }
 
+/* The structured embedding (dynamics/chain.c): no constraints, no
+ * multipliers. */
+static int chain_accel(const hs_model *m, hs_work *w, double t, const double *q,
+                       const double *v, double *a)
+{
+    w->nrhs++;
+    w->robust = 0;
+    hs_dyn_set_state(m, w, t, q, v);
+    if (hs_chain_accel(m, w, t, w->a))
+        return HS_EXIT_NUMERIC;
+    if (a)
+        memcpy(a, w->a, m->n * sizeof *a);
+    return 0;
+}
+
 int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
                  const double *v, double *a, double *Lambda)
 {
     hs_la_handler h = hs_la_quiet();
-    int r = accel(m, w, t, q, v, a, Lambda);
+    int r = m->chain ? chain_accel(m, w, t, q, v, a) : accel(m, w, t, q, v, a, Lambda);
     hs_la_restore(h);
     return r;
 }

@@ -60,12 +60,15 @@
 #define HS_SV_RTOL 1e-5
 #define HS_LOCKUP_RTOL 1e-1
 
+typedef struct hs_chainwork hs_chainwork;   /* dynamics/chain.c */
+
 typedef struct hs_work {
     double *in;            /* [nin] VM inputs: t, q, q', parameters */
     double *rdyn, *raux, *rpos;  /* VM scratch registers */
     /* native kernels of prog_dyn, prog_aux, prog_pos, prog_out, prog_ev
      * (src/native; the same numbers as the VM, bit for bit), or NULL: the VM */
-    hs_kernel_fn kdyn, kaux, kpos, kout, kev;
+    hs_kernel_fn kdyn, kaux, kpos, kout, kev, kchain;
+    hs_chainwork *cw;      /* the structured embedding (model.h: hs_chain), or NULL */
     double *dyn, *aux, *pos;     /* program outputs */
     double *Minv;          /* [n] diagonal M^-1 (diagonal kinds) */
     gsl_matrix *M;         /* n x n, Cholesky factor (full kind) */
@@ -297,6 +300,18 @@ int hs_dyn_singular_C(hs_work *w, double t, int exact, double rcond);
 int hs_dyn_saddle_singular(const hs_model *m, hs_work *w, double t, const double *Md);
 
 /* A program through its native kernel when there is one, else the VM. */
+/* The structured embedding (dynamics/chain.c): its work space (NULL when
+ * out of memory), the accelerations a[n] at the state in w->in (also
+ * w->T and the powers the stepper reads), and w->T alone. */
+hs_chainwork *hs_chain_work_new(const hs_model *m);
+void hs_chain_work_free(hs_chainwork *cw);
+int hs_chain_accel(const hs_model *m, hs_work *w, double t, double *a);
+int hs_chain_kinetic(const hs_model *m, hs_work *w, double t);
+/* A non-finite output of program p: w->err placed at the instruction
+ * (HS_EXIT_NUMERIC); whether x[0..n-1] are all finite. */
+int hs_dyn_nonfinite(const hs_model *m, hs_work *w, const hs_prog *p, double *regs, double t);
+int hs_dyn_all_finite(const double *x, size_t n);
+
 static inline void hs_dyn_run_prog(const hs_prog *p, hs_kernel_fn k, const double *in,
                                    double *regs, double *out)
 {

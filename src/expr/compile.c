@@ -10,7 +10,11 @@
  *      materialised as NEG where a consumer needs the value itself;
  *      x * y^-1 -> DIV; x^2 -> SQR, x^3 -> CUBE, x^n -> POWI, x^-1 -> RECIP,
  *      x^0.5 -> SQRT, x^-0.5 -> RSQRT; c*a + c*b -> c*(a + b) when the
- *      products are read only there.
+ *      products are read only there.  In a program full of sines and
+ *      cosines of sums and differences of two symbols (a chain's metric in
+ *      absolute angles: cos(th_i - th_j) for every pair), those go through
+ *      the addition formulas: sin(a - b) = sin a cos b - cos a sin b, so
+ *      the program calls sin and cos once per symbol, not once per pair.
  *   3. fuse: a product (or square) used once, by a sum or a difference,
  *      becomes MULADD / MULSUB / NMULADD (derivative code is mostly sums of
  *      products).  Equal vnodes are shared by value numbering throughout,
@@ -24,6 +28,7 @@
 #include <string.h>
 #include <math.h>
 
+#include "internal.h"
 #include "prog.h"
 #include "../util/vec.h"
 
@@ -83,6 +88,7 @@ typedef struct compiler {
     uint32_t *uses;        /* [nid] references from reachable parents, roots */
     uint32_t *ht;          /* [htcap] vnode index + 1, 0 = empty: value numbering */
     size_t htcap;
+    int addform;           /* sin/cos of two-symbol sums by the addition formulas */
     int failed;
 } compiler;
 
@@ -424,6 +430,32 @@ static int kind_op(hs_kind k)
     }
 }
 
+/* sin(s1 x1 + s2 x2) or cos(...) of n (a two-symbol sum) from the sines
+ * and cosines of x1 and x2 (shared by every pair through value numbering):
+ *   sin(a + b) = sin a cos b + cos a sin b
+ *   cos(a + b) = cos a cos b - sin a sin b
+ * with sin(-x) = -sin x, cos(-x) = cos x. */
+static void lower_addform(compiler *c, const hs_node *n, const hs_node *const *x,
+                          const int *s)
+{
+    uint32_t x1 = c->val[x[0]->id], x2 = c->val[x[1]->id];
+    uint32_t S1 = v1(c, HS_OP_SIN, n, x1), C1 = v1(c, HS_OP_COS, n, x1);
+    uint32_t S2 = v1(c, HS_OP_SIN, n, x2), C2 = v1(c, HS_OP_COS, n, x2);
+    uint32_t id = n->id;
+    const hs_node *a = n->args[0];      /* the arithmetic's origin: the sum */
+    if (n->kind == HS_SIN) {
+        /* s1 S1 C2 + s2 C1 S2 = s1 (S1 C2 +- C1 S2) */
+        c->val[id] = v2(c, s[0] == s[1] ? HS_OP_ADD : HS_OP_SUB, a,
+                        v2(c, HS_OP_MUL, a, S1, C2), v2(c, HS_OP_MUL, a, C1, S2));
+        c->neg[id] = (uint8_t)s[0];
+    } else {
+        /* C1 C2 - s1 s2 S1 S2 */
+        c->val[id] = v2(c, s[0] == s[1] ? HS_OP_SUB : HS_OP_ADD, a,
+                        v2(c, HS_OP_MUL, a, C1, C2), v2(c, HS_OP_MUL, a, S1, S2));
+        c->neg[id] = 0;
+    }
+}
+
 /* Lower node n; its arguments are lowered already. */
 static void lower(compiler *c, const hs_node *n, uint32_t *scratch, size_t maxargs)
 {
@@ -454,6 +486,17 @@ static void lower(compiler *c, const hs_node *n, uint32_t *scratch, size_t maxar
         c->val[id] = vnew(c, HS_OP_SELECT, n, mat(c, n->args[0]),
                           mat(c, n->args[1]), mat(c, n->args[2]));
         return;
+    default:
+        break;
+    }
+    const hs_node *x[2];
+    int s[2];
+    if ((n->kind == HS_SIN || n->kind == HS_COS) && c->addform
+        && hs_trig_two_symbol_sum(n->args[0], x, s)) {
+        lower_addform(c, n, x, s);
+        return;
+    }
+    switch (n->kind) {
     /* odd functions pass the sign through: sin(-x) = -sin(x) */
     case HS_SIN: case HS_TAN: case HS_ASIN: case HS_ATAN: case HS_SINH: case HS_TANH:
         c->val[id] = v1(c, kind_op(n->kind), n, c->val[n->args[0]->id]);
@@ -527,6 +570,11 @@ static int walk_and_lower(compiler *c, const hs_node *const *roots, size_t nroot
         }
     }
     /* uses are complete only now: lower in post-order */
+    uint8_t *mark = calloc(c->nid, 1);
+    if (!mark)
+        goto oom;
+    c->addform = hs_trig_want_addform(order, norder, mark);
+    free(mark);
     uint32_t *scratch = malloc(4 * maxargs * sizeof *scratch);
     if (!scratch)
         goto oom;

@@ -37,6 +37,13 @@ const hs_node *hs_dag_lookup(const hs_dag *d, hs_kind k, const hs_node *const *a
 /* The dag's limit on the nodes one derivative may build. */
 size_t hs_dag_max_diff_nodes(const hs_dag *d);
 
+/* The compiler's addition formulas (trig.c): n's argument a is s1*x1 +
+ * s2*x2 or its negation (x symbols, s[i] = 1 for a minus sign); whether a
+ * program's sines and cosines of such sums (order: its post-order nodes,
+ * mark: [node ids] zeroed scratch) are worth taking apart. */
+int hs_trig_two_symbol_sum(const hs_node *a, const hs_node **x, int *s);
+int hs_trig_want_addform(const hs_node *const *order, size_t norder, uint8_t *mark);
+
 /* The identities sin^2 + cos^2 = 1, cos a cos b + sin a sin b = cos(a - b)
  * and sin a cos b - cos a sin b = sin(a - b) on the k merged terms out[]
  * of a sum (trig.c); a number they produce is added to *c.  Returns 1

@@ -252,3 +252,62 @@ int hs_trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c)
     }
     return changed;
 }
+
+/* ---- the compiler's addition formulas (compile.c) ---- */
+
+/* The symbol node of a term x or -x of a two-symbol sum (-1*x: *neg = 1),
+ * or NULL. */
+static const hs_node *signed_symbol(const hs_node *t, int *neg)
+{
+    *neg = 0;
+    if (t->kind == HS_SYM)
+        return t;
+    if (t->kind == HS_MUL && t->nargs == 2 && hs_is_num(t->args[0], -1.0)
+        && t->args[1]->kind == HS_SYM) {
+        *neg = 1;
+        return t->args[1];
+    }
+    return NULL;
+}
+
+/* a is s1*x1 + s2*x2 (two symbols, signs +-1), or -(that): the argument
+ * of a sine or cosine the addition formulas may take apart. */
+int hs_trig_two_symbol_sum(const hs_node *a, const hs_node **x, int *s)
+{
+    int flip = 0;
+    if (a->kind == HS_MUL && a->nargs == 2 && hs_is_num(a->args[0], -1.0)) {
+        flip = 1;
+        a = a->args[1];
+    }
+    if (a->kind != HS_ADD || a->nargs != 2 || !(x[0] = signed_symbol(a->args[0], &s[0]))
+        || !(x[1] = signed_symbol(a->args[1], &s[1])))
+        return 0;
+    s[0] ^= flip;
+    s[1] ^= flip;
+    return 1;
+}
+
+/* Whether the program's sines and cosines of two-symbol sums are worth
+ * the addition formulas: P distinct such arguments over S distinct
+ * symbols cost P or more library calls as they are, S sincos pairs and
+ * three flops per call taken apart.  Taken apart when P >= 2 S (a chain
+ * of 5 or more angles); a double pendulum's one cos(th1 - th2) stays. */
+int hs_trig_want_addform(const hs_node *const *order, size_t norder, uint8_t *mark)
+{
+    size_t P = 0, S = 0;
+    for (size_t i = 0; i < norder; i++) {
+        const hs_node *n = order[i], *x[2];
+        int s[2];
+        if ((n->kind != HS_SIN && n->kind != HS_COS) || !hs_trig_two_symbol_sum(n->args[0], x, s)
+            || mark[n->args[0]->id])
+            continue;
+        mark[n->args[0]->id] = 1;
+        P++;
+        for (int j = 0; j < 2; j++)
+            if (!mark[x[j]->id]) {
+                mark[x[j]->id] = 1;
+                S++;
+            }
+    }
+    return P >= 4 && P >= 2 * S;
+}

@@ -124,7 +124,7 @@ static int setup(hs_int_run *R)
     hs_work *ws[2] = { R->w, R->bal.w };
     for (int i = 0; i < 2; i++)
         if (ws[i] && o->native) {
-            ws[i]->kdyn = hs_native_fn(o->native, 0);
+            *(m->chain ? &ws[i]->kchain : &ws[i]->kdyn) = hs_native_fn(o->native, 0);
             ws[i]->kaux = hs_native_fn(o->native, 1);
             ws[i]->kpos = hs_native_fn(o->native, 2);
             ws[i]->kout = hs_native_fn(o->native, 3);

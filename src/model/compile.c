@@ -342,6 +342,37 @@ static int compile_dyn(cbuild *C)
     return m->prog_dyn ? 0 : C->L->err->code;
 }
 
+/* The structured embedding's program (model.h: hs_chain), if the model
+ * has one: without constraints, a chart that does not move (T1 = 0) and
+ * masses that do not depend on the state (chain.c and forms.c check). */
+static int compile_chain(cbuild *C)
+{
+    hs_model *m = C->L->m;
+    hs_chain *c = m->chain;
+    if (!c)
+        return 0;
+    /* chain.c built it for these only (Q was not derived: no way back) */
+    int ok = m->k == 0 && m->nbT == 0;
+    for (size_t j = 0; ok && j < c->nz; j++)
+        ok = state_free(C, c->root[c->off_mass + j]);
+    if (!ok)
+        return hs_error_set(C->L->err, HS_EXIT_MODEL, "internal error: a structured "
+                            "embedding with constraints, a moving chart or a moving mass");
+    C->nr = 0;
+    push(C, c->root, c->nroot);
+    c->off_Pnc = C->nr;
+    push(C, &m->P_nc, 1);
+    c->off_Pt = C->nr;
+    push(C, &m->P_t, 1);
+    c->nout = C->nr;
+    if (C->oom)
+        return hs_error_nomem(C->L->err);
+    if (hs_ld_dag_check(C->L))
+        return C->L->err->code;
+    c->prog = hs_prog_compile(m->dag, C->r, C->nr, C->L->err);
+    return c->prog ? 0 : C->L->err->code;
+}
+
 /* prog_pos: G | G_q non-zeros | G_t (projection, rank). */
 static int compile_pos(cbuild *C)
 {
@@ -479,6 +510,8 @@ int hs_ld_compile(loader *L)
         rc = fold_map(&C);
     if (!rc)
         rc = compile_dyn(&C);
+    if (!rc)
+        rc = compile_chain(&C);
     if (!rc)
         rc = compile_pos(&C);
     if (!rc)

@@ -86,7 +86,11 @@ static int lagrangian_kernels(loader *L, const hs_node *Lg, const hs_node *const
                     goto out;
                 }
         }
-        m->Q[i] = generalized_force(m, Lg, p[i], F[i], i, dpq, &terms, &tcap);
+        /* a structured embedding's accelerations come from its own
+         * system (chain.c): Q, of n^2 to n^3 nodes for a chain, is not
+         * derived (0; derive and the analyses load without the structure) */
+        m->Q[i] = m->chain ? hs_num(d, 0)
+                           : generalized_force(m, Lg, p[i], F[i], i, dpq, &terms, &tcap);
         if (!m->Q[i]) {
             rc = hs_error_nomem(L->err);
             goto out;
@@ -473,6 +477,9 @@ static int embedding_form(kbuild *B)
         B->Tamb = T;
     }
     m->has_nc_forces = B->frc != NULL;
+    if (!bad && !L->err->code && (!L->ov || (!L->ov->statics && !L->ov->dense)) &&
+        !hs_ld_get(L, B->root, "constraints"))
+        bad = hs_ld_build_chain(L, S.Ma, S.Fa);
     embscratch_free(&S);
     if (bad || L->err->code)
         return L->err->code ? L->err->code : HS_EXIT_MODEL;

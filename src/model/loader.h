@@ -85,6 +85,10 @@ typedef struct loader {
     const hs_node *vMv2;       /* v^T M v / 2, built when an output first needs it */
     int cond;                  /* the next hs_ld_parse* may be a comparison a OP b */
     yaml_node_t *t_end_node;   /* simulate.t_end, for its range check */
+    /* while chain.c reads a text: a define resolves to opaque(L, index),
+     * its own symbol, instead of its expansion */
+    const hs_node *(*opaque)(struct loader *L, size_t def);
+    void *opaque_ctx;
 } loader;
 
 #define NODE(L, id) hs_ytree_node((L)->y, (id))
@@ -244,6 +248,14 @@ int hs_ld_apply_overrides(loader *L);
 
 /* M, Q, U, P_nc, P_t of the file's form, then G, G_q, G_t, Gdot, gamma. */
 int hs_ld_build_kernels(loader *L, yaml_node_t *root);
+
+/* ---- chain.c ---- */
+
+/* The structured embedding (model.h: hs_chain) from the ambient mass
+ * Ma [namb*namb] and forces Fa [namb], into m->chain when the model is of
+ * that kind (else m->chain stays NULL).  0, or an error code. */
+int hs_ld_build_chain(loader *L, const hs_node *const *Ma, const hs_node *const *Fa);
+void hs_chain_free(hs_chain *c);
 
 /* ---- compile.c ---- */
 

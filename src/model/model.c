@@ -326,6 +326,7 @@ void hs_model_free(hs_model *m)
     free(m->gq_start);
     free(m->gq_col);
     hs_prog_free(m->prog_dyn);
+    hs_chain_free(m->chain);
     hs_prog_free(m->prog_aux);
     hs_prog_free(m->prog_pos);
     hs_prog_free(m->prog_out);

@@ -30,6 +30,7 @@
 #define HS_MODEL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../expr/expr.h"
 #include "../util/error.h"
@@ -97,6 +98,10 @@ typedef struct hs_overrides {
      * parameters (an output NaN above a critical speed) does not stop the
      * analysis; the model has no outputs, events or drawing then. */
     int statics;
+    /* derive: the dense kernels complete (M, Q) for every model; without it
+     * a structured embedding (hs_chain) leaves Q at 0, as its
+     * accelerations do not use it */
+    int dense;
 } hs_overrides;
 
 void hs_overrides_init(hs_overrides *o);
@@ -145,6 +150,28 @@ typedef struct hs_drawing {
     hs_error none;         /* code != 0: nothing to draw, and why (positioned) */
 } hs_drawing;
 
+
+/* The structured embedding (model/chain.c, dynamics/chain.c): the
+ * defines an embedding reads kept as internal unknowns z (nz of them, with
+ * the ambient masses and forces), each tied to the others by its defining
+ * equation z_j = Phi_j(q, z).  B = [dPhi/dq dPhi/dz] has nb structural
+ * entries; the dynamics solve the sparse saddle-point system instead of
+ * the dense metric.  Built for an embedding model with no constraints, a
+ * constant diagonal ambient mass, a chart that does not move, and at
+ * least one define read by the embedding; NULL otherwise (and for the
+ * loads of statics and hs_overrides.dense).  With it, Q is not derived
+ * (all 0): the accelerations come from the structure alone.
+ * prog: B entries (nb) | gamma (nz) | mass (nz) | force (nz) | Q (n) |
+ * z' (nz) | P_nc | P_t, inputs as prog_dyn's. */
+typedef struct hs_chain {
+    size_t nz, nb;
+    uint32_t *b_row;       /* [nb] the unknown j whose Phi_j the entry differentiates */
+    uint32_t *b_col;       /* [nb] with respect to q_r (r < n) or z_j (n + j) */
+    const hs_node **root;  /* [nroot] the symbolic outputs before P_nc, P_t */
+    size_t nroot;
+    size_t off_gamma, off_mass, off_F, off_Q, off_zdot, off_Pnc, off_Pt, nout;
+    hs_prog *prog;
+} hs_chain;
 
 typedef struct hs_model {
     char *file;            /* as given ("<stdin>" for -) */
@@ -243,6 +270,8 @@ typedef struct hs_model {
     int out_dyn, ev_dyn;
     /* prog_pos: G (k) | G_q non-zeros (nnz) | G_t (k): projection */
     hs_prog *prog_pos;
+
+    hs_chain *chain;       /* the structured embedding, or NULL (the dense path) */
 
     hs_drawing *draw;      /* the drawing (never NULL after a load but a statics one) */
     const hs_node **draw_expr;    /* [draw->nout] what draw->prog computes */

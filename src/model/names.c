@@ -416,3 +416,12 @@ int hs_ld_settle(loader *L, int kind, size_t i)
     free(st);
     return rc;
 }
+
+/* A define nothing uses is checked too. */
+int hs_ld_check_defines(loader *L)
+{
+    for (size_t i = 0; i < L->ndef; i++)
+        if (hs_ld_settle(L, NAME_DEF, i))
+            return L->err->code;
+    return 0;
+}

@@ -1,0 +1,386 @@
+/* The structured embedding (loader.h, model.h: hs_chain).
+ *
+ * An embedding written through defines, p_k = p_{k-1} + l*[sin(th_k),
+ * -cos(th_k)], is a sparse system: expanded, every point depends on every
+ * earlier coordinate (a dense metric, n^2 angle differences, an O(n^3)
+ * Cholesky per evaluation).  Here the defines the embedding reads become
+ * internal unknowns z_j, each tied to the others by its own defining
+ * equation z_j = Phi_j(q, z) (the define's text with the defines it reads
+ * kept as symbols), and the ambient coordinates that are not a define
+ * become unknowns of their own (x_a = X_a(q, z)).  The unknowns carry the
+ * ambient masses (0 for a pure intermediate); the dynamics solve the
+ * sparse saddle-point system of the Cartesian form with the coordinates
+ * massless (dynamics/chain.c):
+ *
+ *     M_z z'' = F + C_z^T lambda,    0 = Q + C_q^T lambda,
+ *     C_z z'' + C_q q'' = gamma,     C = z - Phi(q, z),
+ *
+ * gamma = D(D Phi) with the accelerations left out (two total
+ * derivatives, velocities of q and z independent symbols).  Only the
+ * local partial derivatives of each Phi_j are taken, so the work and the
+ * program are linear in the model for a chain or a tree.  The program
+ * evaluates them at the state: each unknown's symbol is replaced by the
+ * define's expansion and its velocity by the expansion's total
+ * derivative (the compiler's value numbering shares the prefixes of the
+ * expanded sums, so their evaluation stays linear).
+ *
+ * Built for an embedding whose pieces are all of this kind (model.h:
+ * hs_chain says which models); the dense kernels are still derived for
+ * everything else (energy at rows, analysis, derive). */
+#include "loader.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Below this many coordinates the dense metric is cheaper (measured with
+ * bench/rhs_bench.c on chains in absolute angles, VM: 8 links 1.3 us dense
+ * against 1.9 us sparse, 16 links 4.0 against 3.8, 24 links 7.8 against 6.7). */
+#define HS_CHAIN_MIN_N 16
+
+typedef struct chainb {
+    loader *L;
+    int *def_sym;              /* [ndef] the symbol of a define met, or -1 */
+    size_t *order;             /* [ndef] defines met, in the order met */
+    size_t nmet;
+    unsigned char *def_const;  /* [ndef] 1: reads no t, q or q' (inlined) */
+    unsigned char *state;      /* [nstate] t, q and q' symbols */
+    size_t nstate;
+    int oom;
+} chainb;
+
+static chainb *cur_builder(loader *L)
+{
+    return L->opaque_ctx;
+}
+
+/* The loader's lookup of a define while chain.c parses: its symbol (or its
+ * expansion, for a define of parameters only).  Never NULL: a failure is
+ * recorded (L->err, or B->oom) and seen by parse_local. */
+static const hs_node *opaque_def(loader *L, size_t i)
+{
+    chainb *B = cur_builder(L);
+    hs_dag *d = L->m->dag;
+    if (B->def_sym[i] < 0 && !B->def_const[i]) {
+        /* a define of parameters only stays what it is */
+        if (hs_ld_settle(L, NAME_DEF, i) || !L->def[i].expr) {
+            B->oom |= !L->err->code;         /* the error is recorded: parse_local sees it */
+            return scalar_zero(L);
+        }
+        size_t ns;
+        const int32_t *s = hs_node_symbols(L->def[i].expr, &ns);
+        B->def_const[i] = 1;
+        for (size_t z = 0; z < ns && B->def_const[i]; z++)
+            B->def_const[i] = !((size_t)s[z] < B->nstate && B->state[s[z]]);
+    }
+    if (B->def_const[i])
+        return L->def[i].expr;
+    if (B->def_sym[i] < 0) {
+        char name[300];
+        snprintf(name, sizeof name, "{%s}", L->def[i].name);
+        int s = hs_dag_symbol(d, name);
+        if (s < 0) {
+            B->oom = 1;
+            return scalar_zero(L);
+        }
+        B->def_sym[i] = s;
+        B->order[B->nmet++] = i;
+    }
+    return hs_sym(d, B->def_sym[i]);
+}
+
+/* Parse the scalar of a define or an ambient name with defines kept as
+ * symbols. */
+static const hs_node *parse_local(chainb *B, yaml_node_t *val, const char *what)
+{
+    loader *L = B->L;
+    L->opaque = opaque_def;
+    L->opaque_ctx = B;
+    const hs_node *e = hs_ld_parse(L, val, SCOPE_MODEL, what);
+    L->opaque = NULL;
+    L->opaque_ctx = NULL;
+    return e;
+}
+
+/* A symbol of name "{NAME}" plus suffix; -1 when out of memory. */
+static int aux_symbol(hs_dag *d, const char *name, const char *suffix)
+{
+    char buf[300];
+    snprintf(buf, sizeof buf, "{%s}%s", name, suffix);
+    return hs_dag_symbol(d, buf);
+}
+
+typedef struct unknowns {
+    size_t nz;
+    int *zsym, *zdsym;             /* [nz] symbols of z_j, z_j' */
+    const hs_node **phi;           /* [nz] local defining expressions */
+    const hs_node **full;          /* [nz] their expansions in (t, q) */
+    const hs_node **fullv;         /* [nz] D of the expansions */
+    const hs_node **mass, **force; /* [nz] */
+    long *amb_of;                  /* [namb] unknown of each ambient coordinate */
+} unknowns;
+
+static void unknowns_free(unknowns *U)
+{
+    free(U->zsym); free(U->zdsym); free(U->phi); free(U->full); free(U->fullv);
+    free(U->mass); free(U->force); free(U->amb_of);
+}
+
+/* Whether e reads a velocity or the time (flags by symbol). */
+static int reads_any(const hs_node *e, const unsigned char *flag, size_t nflag)
+{
+    size_t ns;
+    const int32_t *s = hs_node_symbols(e, &ns);
+    for (size_t z = 0; z < ns; z++)
+        if ((size_t)s[z] < nflag && flag[s[z]])
+            return 1;
+    return 0;
+}
+
+/* Sum of two entries (either may be NULL: none yet). */
+static const hs_node *plus(hs_dag *d, const hs_node *a, const hs_node *b)
+{
+    return a ? hs_add(d, a, b) : b;
+}
+
+/* The unknowns: the defines met (in the order met), then the ambient
+ * coordinates that are not one define.  0, 1 (not a structured model),
+ * or an error code. */
+static int collect(chainb *B, const hs_node **Xloc, const hs_node *const *Ma,
+                   const hs_node *const *Fa, unknowns *U)
+{
+    loader *L = B->L;
+    hs_model *m = L->m;
+    hs_dag *d = m->dag;
+    size_t na = L->namb;
+    /* the defines: each met define's own text, read the same way (more
+     * defines may be met: the list grows while it is walked) */
+    const hs_node **phi = xcalloc(L->ndef, sizeof *phi);
+    if (!phi)
+        return hs_error_nomem(L->err);
+    for (size_t w = 0; w < B->nmet; w++) {
+        size_t i = B->order[w];
+        if (!(phi[w] = parse_local(B, L->def[i].val, "a define")) || B->oom) {
+            free(phi);
+            return L->err->code ? L->err->code : hs_error_nomem(L->err);
+        }
+    }
+    size_t cap = B->nmet + na;
+    U->zsym = xcalloc(cap, sizeof *U->zsym);
+    U->zdsym = xcalloc(cap, sizeof *U->zdsym);
+    U->phi = phi;
+    U->full = xcalloc(cap, sizeof *U->full);
+    U->fullv = xcalloc(cap, sizeof *U->fullv);
+    U->mass = xcalloc(cap, sizeof *U->mass);
+    U->force = xcalloc(cap, sizeof *U->force);
+    U->amb_of = xcalloc(na, sizeof *U->amb_of);
+    if (!U->zsym || !U->zdsym || !U->full || !U->fullv || !U->mass || !U->force ||
+        !U->amb_of)
+        return hs_error_nomem(L->err);
+    if (cap > L->ndef) {                       /* room for the ambient unknowns */
+        const hs_node **grown = realloc(phi, cap * sizeof *grown);
+        if (!grown)
+            return hs_error_nomem(L->err);     /* phi is freed with U */
+        U->phi = grown;
+    }
+    for (size_t w = 0; w < B->nmet; w++) {
+        size_t i = B->order[w];
+        if (hs_ld_settle(L, NAME_DEF, i) || !L->def[i].expr)
+            return L->err->code ? L->err->code : 1;
+        U->zsym[w] = B->def_sym[i];
+        U->full[w] = L->def[i].expr;
+    }
+    U->nz = B->nmet;
+    for (size_t a = 0; a < na; a++) {
+        for (size_t b = 0; b < na; b++)
+            if (b != a && !hs_is_num(Ma[a * na + b], 0))
+                return 1;                       /* a full ambient mass */
+        if (reads_any(Ma[a * na + a], B->state, B->nstate))
+            return 1;                           /* a mass that moves */
+        long j = -1;
+        if (Xloc[a]->kind == HS_SYM)
+            for (size_t w = 0; w < B->nmet && j < 0; w++)
+                if (U->zsym[w] == Xloc[a]->sym)
+                    j = (long)w;
+        if (j < 0) {
+            j = (long)U->nz++;
+            U->zsym[j] = aux_symbol(d, L->amb[a].name, "");
+            U->phi[j] = Xloc[a];
+            U->full[j] = L->ambX[a];
+        }
+        U->amb_of[a] = j;
+        U->mass[j] = plus(d, U->mass[j], Ma[a * na + a]);
+        U->force[j] = plus(d, U->force[j], Fa[a]);
+    }
+    for (size_t j = 0; j < U->nz; j++) {
+        char nm[40];
+        snprintf(nm, sizeof nm, "%zu'", j);
+        U->zdsym[j] = aux_symbol(d, "z", nm);
+        if (U->zsym[j] < 0 || U->zdsym[j] < 0)
+            return hs_error_nomem(L->err);
+        if (!U->mass[j])
+            U->mass[j] = scalar_zero(L);
+        if (!U->force[j])
+            U->force[j] = scalar_zero(L);
+        U->fullv[j] = hs_total_diff(d, U->full[j], m->sym_t, m->n, m->sym_q, m->sym_v);
+    }
+    return 0;
+}
+
+/* The local derivatives, gamma and the other roots, in the local symbols
+ * (q, z, q', z'), into the hs_chain of m.  0, 1 (not structured), or an
+ * error code. */
+static int derive(loader *L, unknowns *U)
+{
+    hs_model *m = L->m;
+    hs_dag *d = m->dag;
+    size_t n = m->n, nz = U->nz, ns = (size_t)hs_dag_nsymbols(d);
+    long *col = xcalloc(ns, sizeof *col);
+    unsigned char *tv = xcalloc(ns, 1);
+    int *qs = xcalloc(n + nz, sizeof *qs), *vs = xcalloc(n + nz, sizeof *vs);
+    hs_chain *c = xcalloc(1, sizeof *c);
+    int rc = 0;
+    if (!col || !tv || !qs || !vs || !c) {
+        rc = hs_error_nomem(L->err);
+        goto out;
+    }
+    for (size_t s = 0; s < ns; s++)
+        col[s] = -1;
+    for (size_t r = 0; r < n; r++) {
+        col[m->sym_q[r]] = (long)r;
+        tv[m->sym_v[r]] = 1;
+        qs[r] = m->sym_q[r];
+        vs[r] = m->sym_v[r];
+    }
+    tv[m->sym_t] = 1;
+    for (size_t j = 0; j < nz; j++) {
+        col[U->zsym[j]] = (long)(n + j);
+        qs[n + j] = U->zsym[j];
+        vs[n + j] = U->zdsym[j];
+    }
+    size_t nb = 0;
+    for (size_t j = 0; j < nz; j++) {
+        if (reads_any(U->phi[j], tv, ns)) {      /* moving, or not a position */
+            rc = 1;
+            goto out;
+        }
+        size_t k;
+        const int32_t *s = hs_node_symbols(U->phi[j], &k);
+        for (size_t z = 0; z < k; z++)
+            nb += (size_t)s[z] < ns && col[s[z]] >= 0;
+    }
+    /* roots: B entries | gamma | mass | force | Q | z' */
+    c->nz = nz;
+    c->nb = nb;
+    c->nroot = nb + 4 * nz + n;
+    c->b_row = xcalloc(nb, sizeof *c->b_row);
+    c->b_col = xcalloc(nb, sizeof *c->b_col);
+    c->root = xcalloc(c->nroot, sizeof *c->root);
+    const hs_node **loc = xcalloc(nb + nz, sizeof *loc);
+    if (!c->b_row || !c->b_col || !c->root || !loc) {
+        free(loc);
+        rc = hs_error_nomem(L->err);
+        goto out;
+    }
+    size_t e = 0;
+    for (size_t j = 0; j < nz; j++) {
+        size_t k;
+        const int32_t *s = hs_node_symbols(U->phi[j], &k);
+        for (size_t z = 0; z < k; z++)
+            if ((size_t)s[z] < ns && col[s[z]] >= 0) {
+                c->b_row[e] = (uint32_t)j;
+                c->b_col[e] = (uint32_t)col[s[z]];
+                loc[e++] = hs_diff(d, U->phi[j], s[z]);
+            }
+        const hs_node *D1 = hs_total_diff(d, U->phi[j], -1, n + nz, qs, vs);
+        loc[nb + j] = hs_total_diff(d, D1, -1, n + nz, qs, vs);
+    }
+    /* back to (t, q, q'): z -> its expansion, z' -> the expansion's D */
+    const hs_node **map = xcalloc(ns, sizeof *map);
+    if (!map) {
+        free(loc);
+        rc = hs_error_nomem(L->err);
+        goto out;
+    }
+    for (size_t j = 0; j < nz; j++) {
+        map[U->zsym[j]] = U->full[j];
+        map[U->zdsym[j]] = U->fullv[j];
+    }
+    hs_subst_many(d, loc, nb + nz, map, ns, c->root);
+    free(map);
+    free(loc);
+    c->off_gamma = nb;
+    c->off_mass = nb + nz;
+    c->off_F = nb + 2 * nz;
+    c->off_Q = nb + 3 * nz;
+    c->off_zdot = nb + 3 * nz + n;
+    for (size_t j = 0; j < nz; j++) {
+        c->root[c->off_mass + j] = U->mass[j];
+        c->root[c->off_F + j] = U->force[j];
+        c->root[c->off_zdot + j] = U->fullv[j];
+    }
+    const hs_node **g = c->root + c->off_Q;
+    hs_gradient(d, m->U, m->sym_q, n, g);        /* Q = -grad U */
+    for (size_t r = 0; r < n; r++)
+        g[r] = hs_neg(d, g[r]);
+    if (hs_dag_failed(d)) {
+        rc = hs_ld_dag_check(L);
+        goto out;
+    }
+    m->chain = c;
+    c = NULL;
+out:
+    if (c) {
+        free(c->b_row); free(c->b_col); free(c->root); free(c);
+    }
+    free(col); free(tv); free(qs); free(vs);
+    return rc;
+}
+
+int hs_ld_build_chain(loader *L, const hs_node *const *Ma, const hs_node *const *Fa)
+{
+    if (L->m->n < HS_CHAIN_MIN_N)          /* the dense metric is cheaper */
+        return 0;
+    size_t na = L->namb;
+    hs_model *m = L->m;
+    size_t nst = (size_t)hs_dag_nsymbols(m->dag);
+    chainb B = { L, xcalloc(L->ndef, sizeof *B.def_sym), xcalloc(L->ndef, sizeof *B.order),
+                 0, xcalloc(L->ndef, 1), xcalloc(nst, 1), nst, 0 };
+    const hs_node **Xloc = xcalloc(na, sizeof *Xloc);
+    unknowns U;
+    memset(&U, 0, sizeof U);
+    int rc = 0;
+    if (!B.def_sym || !B.order || !B.def_const || !B.state || !Xloc)
+        rc = hs_error_nomem(L->err);
+    for (size_t r = 0; !rc && r < m->n; r++)
+        B.state[m->sym_q[r]] = B.state[m->sym_v[r]] = 1;
+    if (!rc)
+        B.state[m->sym_t] = 1;
+    for (size_t i = 0; !rc && i < L->ndef; i++)
+        B.def_sym[i] = -1;
+    for (size_t a = 0; !rc && a < na; a++)
+        if (!(Xloc[a] = parse_local(&B, L->amb[a].val, "an embedding")) || B.oom)
+            rc = L->err->code ? L->err->code : hs_error_nomem(L->err);
+    /* structure: at least one define read by another or by a point */
+    if (!rc && B.nmet)
+        rc = collect(&B, Xloc, Ma, Fa, &U);
+    if (!rc && B.nmet)
+        rc = derive(L, &U);
+    unknowns_free(&U);
+    free(B.def_sym);
+    free(B.order);
+    free(B.def_const);
+    free(B.state);
+    free(Xloc);
+    return rc == 1 ? 0 : rc;
+}
+
+void hs_chain_free(hs_chain *c)
+{
+    if (!c)
+        return;
+    free(c->b_row);
+    free(c->b_col);
+    free(c->root);
+    hs_prog_free(c->prog);
+    free(c);
+}
