@@ -14,7 +14,9 @@
  * rad from the downward vertical, at rest (bench/chain_model.sh writes the
  * same model for holosim).
  *
- *   baseline_chain -n N [-b|-t] [-T t_end] [-d dt] [-o FILE] [-p] [-w] [-r]
+ *   baseline_chain -n N [-b|-t] [-a TH0] [-T t_end] [-d dt] [-o FILE] [-p] [-w] [-r]
+ *     -a  the initial angle from the downward vertical (default 1; 1.5707963267948966:
+ *         released horizontally)
  *     -b  banded Cholesky (default dense)   -p  projection after every step
  *     -t  the tridiagonal Cholesky written out inline (no GSL call)
  *     -w  work integrals in the state (2n+2, as holosim)
@@ -32,7 +34,8 @@
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_odeiv2.h>
 
-static const double g = 9.81, len = 1.0, th0 = 1.0;
+static const double g = 9.81, len = 1.0;
+static double th0 = 1.0;            /* -a: the initial angle */
 
 typedef struct {
     size_t N;           /* links = masses = constraints (k); n = 2N */
@@ -372,9 +375,10 @@ int main(int argc, char **argv)
     const char *out = NULL;
     long N = 8;
     int banded = 0, proj = 0, with_work = 0, rhs_only = 0, opt;
-    while ((opt = getopt(argc, argv, "n:btT:d:o:pwr")) != -1) {
+    while ((opt = getopt(argc, argv, "n:btT:d:o:pwra:")) != -1) {
         switch (opt) {
         case 'n': N = atol(optarg); break;
+        case 'a': th0 = atof(optarg); break;
         case 'b': banded = 1; break;
         case 't': banded = 2; break;
         case 'T': t_end = atof(optarg); break;

@@ -3,10 +3,14 @@
  * initial state; the minimum of 7 rounds, in ns per evaluation.  The
  * counterpart of `baseline_dp -r` and `baseline_chain -r`.
  *
- *   rhs_bench MODEL.yaml */
+ *   rhs_bench [-d] MODEL.yaml
+ *
+ * -d: the dense metric even where the structured embedding would serve
+ * (hs_overrides.dense: derive's load), to compare the two. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "dynamics/dynamics.h"
@@ -21,14 +25,17 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: rhs_bench MODEL.yaml\n");
+    int dense = argc == 3 && strcmp(argv[1], "-d") == 0;
+    if (argc != 2 + dense) {
+        fprintf(stderr, "usage: rhs_bench [-d] MODEL.yaml\n");
         return 1;
     }
+    argv += dense;
     hs_error err;
     hs_error_init(&err);
     hs_overrides ov;
     hs_overrides_init(&ov);
+    ov.dense = dense;
     double t0 = now();
     hs_model *m = hs_model_load(argv[1], &ov, &err);
     double t_load = now() - t0;
@@ -61,8 +68,8 @@ int main(int argc, char **argv)
         }
         best = fmin(best, (now() - s) / (double)reps);
     }
-    printf("rhs_ns %.1f n %zu k %zu (min of 7 x %ld; load+compile %.3f s)%s\n", best * 1e9,
-           n, m->k, reps, t_load, isfinite(sink) ? "" : " !");
+    printf("rhs_ns %.1f n %zu k %zu%s (min of 7 x %ld; load+compile %.3f s)%s\n", best * 1e9,
+           n, m->k, m->chain ? " structured" : "", reps, t_load, isfinite(sink) ? "" : " !");
     free(v);
     free(a);
     hs_work_free(w);

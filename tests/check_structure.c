@@ -11,49 +11,49 @@
 
 #include "dynamics/dynamics.h"
 
-/* A chain of 16 links in absolute angles, points from the one before
- * (16 coordinates: the fewest the structure serves, chain.c). */
+/* A chain of 32 links in absolute angles, points from the one before
+ * (32 coordinates: the fewest the structure serves, chain.c). */
 static const char *abs_chain =
     "parameters: {m: 1.0, l: 0.7, g: 9.81}\n"
-    "coordinates:\n  - th[i=1..16]\n"
-    "define:\n  X[0]: 0\n  Y[0]: 0\n  X[i=1..16]: X[i-1] + l*sin(th[i])\n"
-    "  Y[i=1..16]: Y[i-1] - l*cos(th[i])\n"
-    "embedding:\n  x[i=1..16]: X[i]\n  y[i=1..16]: Y[i]\n"
-    "mass:\n  x[i=1..16]: m*(1 + i/10)\n  y[i=1..16]: m*(1 + i/10)\n"
-    "potential: m*g*sum(i=1..16, (1 + i/10)*y[i])\n"
-    "initial:\n  q:\n    th[i=1..16]: 0.3*i\n";
+    "coordinates:\n  - th[i=1..32]\n"
+    "define:\n  X[0]: 0\n  Y[0]: 0\n  X[i=1..32]: X[i-1] + l*sin(th[i])\n"
+    "  Y[i=1..32]: Y[i-1] - l*cos(th[i])\n"
+    "embedding:\n  x[i=1..32]: X[i]\n  y[i=1..32]: Y[i]\n"
+    "mass:\n  x[i=1..32]: m*(1 + i/10)\n  y[i=1..32]: m*(1 + i/10)\n"
+    "potential: m*g*sum(i=1..32, (1 + i/10)*y[i])\n"
+    "initial:\n  q:\n    th[i=1..32]: 0.3*i\n";
 
 /* Relative angles: the defines are nonlinear in one another (sin of a
  * define), and a damper acts on the tip through the ambient velocities. */
 static const char *rel_chain =
     "parameters: {m: 1.0, l: 0.5, g: 9.81, c: 0.3}\n"
-    "coordinates:\n  - a[i=1..16]\n"
-    "define:\n  A[0]: 0\n  X[0]: 0\n  Y[0]: 0\n  A[i=1..16]: A[i-1] + a[i]\n"
-    "  X[i=1..16]: X[i-1] + l*sin(A[i])\n  Y[i=1..16]: Y[i-1] - l*cos(A[i])\n"
-    "embedding:\n  x[i=1..16]: X[i]\n  y[i=1..16]: Y[i]\n"
-    "mass:\n  x[i=1..16]: m\n  y[i=1..16]: m\n"
-    "potential: m*g*sum(i=1..16, y[i])\n"
-    "forces: {x_16: -c*x_16', y_16: -c*y_16'}\n"
-    "initial:\n  q:\n    a[i=1..16]: 0.2\n";
+    "coordinates:\n  - a[i=1..32]\n"
+    "define:\n  A[0]: 0\n  X[0]: 0\n  Y[0]: 0\n  A[i=1..32]: A[i-1] + a[i]\n"
+    "  X[i=1..32]: X[i-1] + l*sin(A[i])\n  Y[i=1..32]: Y[i-1] - l*cos(A[i])\n"
+    "embedding:\n  x[i=1..32]: X[i]\n  y[i=1..32]: Y[i]\n"
+    "mass:\n  x[i=1..32]: m\n  y[i=1..32]: m\n"
+    "potential: m*g*sum(i=1..32, y[i])\n"
+    "forces: {x_32: -c*x_32', y_32: -c*y_32'}\n"
+    "initial:\n  q:\n    a[i=1..32]: 0.2\n";
 
-/* A tree: a trunk of four links, two branches of six from its end; an
+/* A tree: a trunk of four links, two branches of fourteen from its end; an
  * ambient coordinate that is not a define (the middle of a link). */
 static const char *tree =
     "parameters: {m: 1.0, l: 1.0, g: 9.81}\n"
-    "coordinates:\n  - t[i=1..4]\n  - u[i=1..6]\n  - w[i=1..6]\n"
+    "coordinates:\n  - t[i=1..4]\n  - u[i=1..14]\n  - w[i=1..14]\n"
     "define:\n  P[0]: 0\n  Q[0]: 0\n"
     "  P[i=1..4]: P[i-1] + l*sin(t[i])\n  Q[i=1..4]: Q[i-1] - l*cos(t[i])\n"
     "  U[0]: P_4\n  V[0]: Q_4\n  W[0]: P_4\n  Z[0]: Q_4\n"
-    "  U[i=1..6]: U[i-1] + l*sin(u[i])\n  V[i=1..6]: V[i-1] - l*cos(u[i])\n"
-    "  W[i=1..6]: W[i-1] + l*sin(w[i])\n  Z[i=1..6]: Z[i-1] - l*cos(w[i])\n"
-    "embedding:\n  x[i=1..4]: P[i]\n  y[i=1..4]: Q[i]\n  xu[i=1..6]: U[i]\n"
-    "  yu[i=1..6]: V[i]\n  xw[i=1..6]: W[i]\n  yw[i=1..6]: Z[i]\n"
+    "  U[i=1..14]: U[i-1] + l*sin(u[i])\n  V[i=1..14]: V[i-1] - l*cos(u[i])\n"
+    "  W[i=1..14]: W[i-1] + l*sin(w[i])\n  Z[i=1..14]: Z[i-1] - l*cos(w[i])\n"
+    "embedding:\n  x[i=1..4]: P[i]\n  y[i=1..4]: Q[i]\n  xu[i=1..14]: U[i]\n"
+    "  yu[i=1..14]: V[i]\n  xw[i=1..14]: W[i]\n  yw[i=1..14]: Z[i]\n"
     "  xm: (P_3 + P_4)/2\n  ym: (Q_3 + Q_4)/2\n"
-    "mass:\n  x[i=1..4]: m\n  y[i=1..4]: m\n  xu[i=1..6]: m\n  yu[i=1..6]: m\n"
-    "  xw[i=1..6]: m\n  yw[i=1..6]: m\n  xm: 2*m\n  ym: 2*m\n"
-    "potential: m*g*(sum(i=1..4, y[i]) + sum(i=1..6, yu[i] + yw[i]) + 2*ym)\n"
-    "initial:\n  q:\n    t[i=1..4]: 0.1*i\n    u[i=1..6]: 0.6 + 0.2*i\n"
-    "    w[i=1..6]: -0.3 - 0.2*i\n";
+    "mass:\n  x[i=1..4]: m\n  y[i=1..4]: m\n  xu[i=1..14]: m\n  yu[i=1..14]: m\n"
+    "  xw[i=1..14]: m\n  yw[i=1..14]: m\n  xm: 2*m\n  ym: 2*m\n"
+    "potential: m*g*(sum(i=1..4, y[i]) + sum(i=1..14, yu[i] + yw[i]) + 2*ym)\n"
+    "initial:\n  q:\n    t[i=1..4]: 0.1*i\n    u[i=1..14]: 0.6 + 0.1*i\n"
+    "    w[i=1..14]: -0.3 - 0.1*i\n";
 
 static double urand(unsigned long *s)
 {
@@ -65,7 +65,7 @@ static double urand(unsigned long *s)
 static double metric_cond(const hs_model *m, hs_work *w, const double *q, const double *v)
 {
     size_t n = m->n;
-    double M[1024];
+    double M[4096];
     ck_assert_int_eq(hs_dyn_mass(m, w, 0.3, q, v, M), 0);
     gsl_matrix_view A = gsl_matrix_view_array(M, n, n);
     gsl_vector *ev = gsl_vector_alloc(n);
@@ -106,8 +106,8 @@ static void compare_with_dense(const char *text)
     size_t n = m->n;
     hs_work *ws = hs_work_new(m), *wd = hs_work_new(md);
     ck_assert(ws && wd);
-    double q[32], v[32], as[32], ad[32], Es, Ed;
-    ck_assert_uint_le(n, 32);
+    double q[64], v[64], as[64], ad[64], Es, Ed;
+    ck_assert_uint_le(n, 64);
     unsigned long seed = 7;
     for (int trial = 0; trial < 20; trial++) {
         for (size_t i = 0; i < n; i++) {
@@ -171,16 +171,16 @@ static void variant(char *buf, size_t size, int N, const char *first, const char
 START_TEST(structure_only_where_it_holds)
 {
     static const struct { int N; const char *first, *extra; int structured; } c[] = {
-        { 16, "sin(th[1])", "mass:\n  x[i=1..16]: 1\n  y[i=1..16]: 1\n", 1 },
-        /* 15 coordinates: the dense path is cheaper */
-        { 15, "sin(th[1])", "mass:\n  x[i=1..15]: 1\n  y[i=1..15]: 1\n", 0 },
+        { 32, "sin(th[1])", "mass:\n  x[i=1..32]: 1\n  y[i=1..32]: 1\n", 1 },
+        /* 31 coordinates: the dense path is cheaper */
+        { 31, "sin(th[1])", "mass:\n  x[i=1..31]: 1\n  y[i=1..31]: 1\n", 0 },
         /* a moving chart */
-        { 16, "sin(th[1]) + 0.1*t", "mass:\n  x[i=1..16]: 1\n  y[i=1..16]: 1\n", 0 },
+        { 32, "sin(th[1]) + 0.1*t", "mass:\n  x[i=1..32]: 1\n  y[i=1..32]: 1\n", 0 },
         /* a constraint */
-        { 16, "sin(th[1])", "mass:\n  x[i=1..16]: 1\n  y[i=1..16]: 1\n"
+        { 32, "sin(th[1])", "mass:\n  x[i=1..32]: 1\n  y[i=1..32]: 1\n"
                             "constraints: {c: th_1 - 2*th_2 + 0.1}\n", 0 },
         /* a mass that moves */
-        { 16, "sin(th[1])", "mass:\n  x[i=1..16]: 1 + th_1^2\n  y[i=1..16]: 1\n", 0 },
+        { 32, "sin(th[1])", "mass:\n  x[i=1..32]: 1 + th_1^2\n  y[i=1..32]: 1\n", 0 },
     };
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         char text[2048];
@@ -203,17 +203,17 @@ START_TEST(singular_coordinates_stop)
     hs_error err;
     hs_error_init(&err);
     hs_model *m = hs_model_load_string("p.yaml",
-        "coordinates:\n  - r\n  - th[i=1..15]\n"
+        "coordinates:\n  - r\n  - th[i=1..31]\n"
         "define:\n  X[1]: r*cos(th[1])\n  Y[1]: r*sin(th[1])\n"
-        "  X[i=2..15]: X[i-1] + sin(th[i])\n  Y[i=2..15]: Y[i-1] - cos(th[i])\n"
-        "embedding:\n  x[i=1..15]: X[i]\n  y[i=1..15]: Y[i]\n"
-        "mass:\n  x[i=1..15]: 1\n  y[i=1..15]: 1\n"
-        "initial:\n  q:\n    r: 1\n    th[i=1..15]: 0.1*i\n", NULL, &err);
+        "  X[i=2..31]: X[i-1] + sin(th[i])\n  Y[i=2..31]: Y[i-1] - cos(th[i])\n"
+        "embedding:\n  x[i=1..31]: X[i]\n  y[i=1..31]: Y[i]\n"
+        "mass:\n  x[i=1..31]: 1\n  y[i=1..31]: 1\n"
+        "initial:\n  q:\n    r: 1\n    th[i=1..31]: 0.1*i\n", NULL, &err);
     ck_assert_msg(m != NULL, "%s", err.msg);
     ck_assert_ptr_nonnull(m->chain);
     hs_work *w = hs_work_new(m);
-    double q[16], v[16], a[16];
-    for (size_t i = 0; i < 16; i++) {
+    double q[32], v[32], a[32];
+    for (size_t i = 0; i < 32; i++) {
         q[i] = i ? 0.1 * (double)i : 1;
         v[i] = 0.05 * (double)i;
     }
@@ -226,30 +226,61 @@ START_TEST(singular_coordinates_stop)
 }
 END_TEST
 
-/* The shipped 16-link chain in angles against the same chain in
- * Cartesian coordinates (16 link constraints), positions of every point
+/* A sweep's next point on the loaded model (hs_model_repoint) checks the
+ * structure at its initial state: a singular start needs the full load
+ * (which says where; tests/bad/structured_singular_start.yaml). */
+START_TEST(repoint_checks_the_start)
+{
+    const char *keep[] = { "r0" };
+    hs_overrides ov;
+    hs_overrides_init(&ov);
+    ov.keep = keep;
+    ov.nkeep = 1;
+    hs_error err;
+    hs_error_init(&err);
+    hs_model *m = hs_model_load_string("p.yaml",
+        "parameters: {r0: 1.0}\n"
+        "coordinates:\n  - r\n  - th[i=1..31]\n"
+        "define:\n  X[1]: r*cos(th[1])\n  Y[1]: r*sin(th[1])\n"
+        "  X[i=2..31]: X[i-1] + sin(th[i])\n  Y[i=2..31]: Y[i-1] - cos(th[i])\n"
+        "embedding:\n  x[i=1..31]: X[i]\n  y[i=1..31]: Y[i]\n"
+        "mass:\n  x[i=1..31]: 1\n  y[i=1..31]: 1\n"
+        "initial:\n  q:\n    r: r0\n    th[i=1..31]: 0.1*i\n", &ov, &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    ck_assert_ptr_nonnull(m->chain);
+    const char *name[] = { "r0" };
+    double zero = 0, half = 0.5;
+    ck_assert_int_eq(hs_model_repoint(m, name, &half, 1), 0);
+    ck_assert_double_eq(m->q0[0], 0.5);
+    ck_assert_int_eq(hs_model_repoint(m, name, &zero, 1), -1);
+    hs_model_free(m);
+}
+END_TEST
+
+/* The shipped 32-link chain in angles against the same chain in
+ * Cartesian coordinates (32 link constraints), positions of every point
  * at every row to t = 5, per stepper. */
 static const char *const methods[] = { "rk8pd", "dop853", "rkf45" };
 
 START_TEST(angle_chain_matches_cartesian)
 {
-    static char cart[4096];
+    static char cart[16384];
     size_t len = 0;
 #define PUT(...) (len += (size_t)snprintf(cart + len, sizeof cart - len, __VA_ARGS__))
     PUT("parameters: {m: 1.0, l: 1.0, g: 9.81, th0: 1.0}\ncoordinates: [");
-    for (int i = 1; i <= 16; i++)
+    for (int i = 1; i <= 32; i++)
         PUT("%sx%d, y%d", i > 1 ? ", " : "", i, i);
     PUT("]\nmass: [");
-    for (int i = 1; i <= 32; i++)
+    for (int i = 1; i <= 64; i++)
         PUT("%sm", i > 1 ? ", " : "");
     PUT("]\npotential: m*g*(0");
-    for (int i = 1; i <= 16; i++)
+    for (int i = 1; i <= 32; i++)
         PUT(" + y%d", i);
     PUT(")\nconstraints:\n  c1: x1^2 + y1^2 - l^2\n");
-    for (int i = 2; i <= 16; i++)
+    for (int i = 2; i <= 32; i++)
         PUT("  c%d: (x%d - x%d)^2 + (y%d - y%d)^2 - l^2\n", i, i, i - 1, i, i - 1);
     PUT("initial: {q: {");
-    for (int i = 1; i <= 16; i++)
+    for (int i = 1; i <= 32; i++)
         PUT("%sx%d: %d*l*sin(th0), y%d: -%d*l*cos(th0)", i > 1 ? ", " : "", i, i, i, i);
     PUT("}}\n");
 #undef PUT
@@ -267,8 +298,8 @@ START_TEST(angle_chain_matches_cartesian)
     pu_run_ok(&b, &rb);
     ck_assert_uint_eq(ra.tab.nrow, rb.tab.nrow);
     double worst = 0;
-    char ca[8], cb[8];
-    for (int i = 1; i <= 16; i++)
+    char ca[16], cb[16];
+    for (int i = 1; i <= 32; i++)
         for (int xy = 0; xy < 2; xy++) {
             snprintf(ca, sizeof ca, "%c_%d", xy ? 'y' : 'x', i);
             snprintf(cb, sizeof cb, "%c%d", xy ? 'y' : 'x', i);
@@ -291,6 +322,7 @@ static Suite *suite(void)
     tcase_add_test(tc, tree_matches_dense);
     tcase_add_test(tc, structure_only_where_it_holds);
     tcase_add_test(tc, singular_coordinates_stop);
+    tcase_add_test(tc, repoint_checks_the_start);
     tcase_add_loop_test(tc, angle_chain_matches_cartesian, 0, 3);
     suite_add_tcase(s, tc);
     return s;

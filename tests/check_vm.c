@@ -264,7 +264,7 @@ START_TEST(test_trig_pairs_addition_formulas)
     hs_dag *d = hs_dag_new();
     ck_assert_ptr_nonnull(d);
     const hs_node *a[NA], *roots[4 * NA * NA];
-    char name[8];
+    char name[16];
     size_t nr = 0;
     for (int i = 0; i < NA; i++) {
         snprintf(name, sizeof name, "a%d", i);

@@ -86,7 +86,7 @@ sweep implicit 8 run "$M/double_pendulum.yaml" --t-end 0.2 --native=never --meth
 sweep balance 8 run "$M/slider_crank.yaml" --t-end 0.2 --native=never \
     --columns t,xp,E,energy_balance,power_residual
 # a structured embedding: the second parse, its unknowns, the sparse solve
-sweep structure 6 run "$M/chain_angles.yaml" --set N=3 --t-end 0.1 --dt 0.05 --native=never \
+sweep structure 12 run "$M/chain_angles.yaml" --t-end 0.1 --dt 0.05 --native=never \
     -o "$T/o.csv"
 
 summary

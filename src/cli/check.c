@@ -27,9 +27,13 @@ int hs_cli_check(int argc, char **argv)
     if (m->mass_kind == HS_MASS_CONST_DIAG)
         for (size_t i = 0; i < m->n; i++)
             semidef |= m->Mconst[i] == 0;
-    printf("mass matrix: %s, %s at t0\n", masses[m->mass_kind],
-           semidef ? "singular (massless coordinates held by the constraints)"
-                   : "positive definite");
+    if (m->chain)
+        printf("metric d2T/dv2: not formed (a structured embedding), positive definite "
+               "at t0\n");
+    else
+        printf("mass matrix: %s, %s at t0\n", masses[m->mass_kind],
+               semidef ? "singular (massless coordinates held by the constraints)"
+                       : "positive definite");
     if (m->k)
         printf("G_q: %zu structural non-zeros of %zu\n", m->nnz, m->n * m->k);
     else

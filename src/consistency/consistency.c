@@ -57,7 +57,7 @@ static hs_proj *proj_new(const hs_model *m)
     p->Gt = calloc(k, sizeof *p->Gt);
     p->Gnew = calloc(k, sizeof *p->Gnew);
     p->r = calloc(k, sizeof *p->r);
-    size_t nf = m->mass_kind == HS_MASS_FULL ? n : 1;   /* dense only when needed */
+    size_t nf = m->mass_kind == HS_MASS_FULL && !m->chain ? n : 1;   /* dense only when needed */
     p->W = calloc(nf * nf, sizeof *p->W);
     p->Mfull = calloc(nf * nf, sizeof *p->Mfull);
     p->WGt = calloc(nf * k, sizeof *p->WGt);

@@ -91,7 +91,8 @@ static hs_work *work_new(const hs_model *m)
              ALLOC(w->out, m->nout) && ALLOC(w->ev, m->nev) &&
              ALLOC(w->rev, m->prog_ev ? hs_prog_nregs(m->prog_ev) : 0);
 #undef ALLOC
-    w->M = gsl_matrix_alloc(m->mass_kind == HS_MASS_FULL ? n : 1, m->mass_kind == HS_MASS_FULL ? n : 1);
+    size_t nM = m->mass_kind == HS_MASS_FULL && !m->chain ? n : 1;   /* a dense metric */
+    w->M = gsl_matrix_alloc(nM, nM);
     w->z = gsl_vector_alloc(n);
     w->tmpn = gsl_vector_alloc(n);
     if (k) {
@@ -653,6 +654,11 @@ int hs_dyn_mass_diag(const hs_model *m, hs_work *w, double t, const double *q,
                      const double *v, double *d)
 {
     size_t n = m->n;
+    if (m->chain) {                 /* no metric formed (model.h: hs_chain) */
+        hs_error_init(&w->err);
+        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "the metric of a structured "
+                            "embedding is not formed");
+    }
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         memcpy(d, m->Mconst, n * sizeof *d);
         return 0;
@@ -687,6 +693,11 @@ int hs_dyn_mass(const hs_model *m, hs_work *w, double t, const double *q,
                 const double *v, double *Mout)
 {
     size_t n = m->n;
+    if (m->chain) {                 /* no metric formed (model.h: hs_chain) */
+        hs_error_init(&w->err);
+        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "the metric of a structured "
+                            "embedding is not formed");
+    }
     memset(Mout, 0, n * n * sizeof *Mout);
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         for (size_t i = 0; i < n; i++)

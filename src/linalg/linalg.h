@@ -62,4 +62,20 @@ void hs_la_small_minnorm(const gsl_matrix *C, const unsigned char *skip, double 
 /* x <- (L L^T)^-1 x with L in the lower triangle of C. */
 void hs_la_small_svx(const gsl_matrix *C, double *x);
 
+/* A square sparse system K x = b of fixed pattern (sparse.c, KLU):
+ * hs_la_sparse_new takes the pattern as nt contributions (row[t], col[t])
+ * (repeated positions add up), NULL when out of memory; each evaluation
+ * takes hs_la_sparse_values (the entries, zeroed) and adds contribution t
+ * at hs_la_sparse_slots(S)[t], then hs_la_sparse_factor (0, or -1 when K
+ * is singular) and hs_la_sparse_solve (x <- K^-1 x, refined once).  The
+ * pivots of the first factorization are kept while they stay sound (the
+ * same numbers for the same sequence of matrices). */
+typedef struct hs_la_sparse hs_la_sparse;
+hs_la_sparse *hs_la_sparse_new(size_t N, size_t nt, const int *row, const int *col);
+void hs_la_sparse_free(hs_la_sparse *S);            /* NULL is fine */
+double *hs_la_sparse_values(hs_la_sparse *S);
+const int *hs_la_sparse_slots(const hs_la_sparse *S);
+int hs_la_sparse_factor(hs_la_sparse *S);
+void hs_la_sparse_solve(hs_la_sparse *S, double *x);
+
 #endif

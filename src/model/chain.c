@@ -25,17 +25,22 @@
  * expanded sums, so their evaluation stays linear).
  *
  * Built for an embedding whose pieces are all of this kind (model.h:
- * hs_chain says which models); the dense kernels are still derived for
- * everything else (energy at rows, analysis, derive). */
+ * hs_chain says which models); such a model forms neither the metric nor
+ * the dense path's Q (forms.c, structured_kinetic), and the check at the
+ * initial state factors the same system (hs_chain_regular). */
 #include "loader.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Below this many coordinates the dense metric is cheaper (measured with
- * bench/rhs_bench.c on chains in absolute angles, VM: 8 links 1.3 us dense
- * against 1.9 us sparse, 16 links 4.0 against 3.8, 24 links 7.8 against 6.7). */
-#define HS_CHAIN_MIN_N 16
+#include "../linalg/linalg.h"
+
+/* Below this many coordinates the dense metric is cheaper (bench/structure.sh:
+ * chains in absolute angles, the VM, us per right-hand side, dense against
+ * structured, medians of 5: 16 links 2.7 / 4.6, 24 links 6.1 / 7.1, 32
+ * links 12.1 / 9.1, 48 links 28.2 / 14.1). */
+#define HS_CHAIN_MIN_N 32
 
 typedef struct chainb {
     loader *L;
@@ -383,4 +388,77 @@ void hs_chain_free(hs_chain *c)
     free(c->root);
     hs_prog_free(c->prog);
     free(c);
+}
+
+/* ---- the saddle-point system (model.h; the layout: dynamics/chain.c) ---- */
+
+size_t hs_chain_size(const hs_chain *c)
+{
+    return 2 * c->nb + 3 * c->nz;
+}
+
+void hs_chain_pattern(const hs_chain *c, size_t n, int *row, int *col, int *src, double *k)
+{
+    size_t nz = c->nz, lam = n + nz, t = 0;
+#define PUT(r_, c_, s_, k_) (row[t] = (r_), col[t] = (c_), src[t] = (s_), k[t++] = (k_))
+    for (size_t e = 0; e < c->nb; e++) {
+        int i = (int)(lam + c->b_row[e]), j = (int)c->b_col[e];
+        PUT(j, i, (int)e, 1.0);           /* j < n: a q row; else a z row */
+        PUT(i, j, (int)e, 1.0);
+    }
+    for (size_t z = 0; z < nz; z++) {
+        int zj = (int)(n + z), lj = (int)(lam + z);
+        PUT(zj, zj, (int)(c->off_mass + z), 1.0);
+        PUT(zj, lj, -1, -1.0);
+        PUT(lj, zj, -1, -1.0);
+    }
+#undef PUT
+}
+
+void hs_chain_rhs(const hs_chain *c, size_t n, const double *o, double *x)
+{
+    size_t nz = c->nz;
+    memcpy(x, o + c->off_Q, n * sizeof *x);
+    memcpy(x + n, o + c->off_F, nz * sizeof *x);
+    for (size_t j = 0; j < nz; j++)
+        x[n + nz + j] = -o[c->off_gamma + j];
+}
+
+int hs_chain_regular(const hs_model *m, double t, const double *q, const double *v)
+{
+    const hs_chain *c = m->chain;
+    size_t n = m->n, nt = hs_chain_size(c);
+    double *in = xcalloc(m->nin, sizeof *in), *o = xcalloc(c->nout, sizeof *o);
+    double *regs = xcalloc(hs_prog_nregs(c->prog), sizeof *regs), *k = xcalloc(nt, sizeof *k);
+    int *row = xcalloc(nt, sizeof *row), *col = xcalloc(nt, sizeof *col);
+    int *src = xcalloc(nt, sizeof *src);
+    hs_la_sparse *S = NULL;
+    int rc = -1;
+    if (in && o && regs && k && row && col && src) {
+        hs_chain_pattern(c, n, row, col, src, k);
+        S = hs_la_sparse_new(n + 2 * c->nz, nt, row, col);
+    }
+    if (S) {
+        hs_model_inputs(m, in);
+        in[m->sym_t] = t;
+        for (size_t i = 0; i < n; i++) {
+            in[m->sym_q[i]] = q[i];
+            in[m->sym_v[i]] = v[i];
+        }
+        hs_prog_eval(c->prog, in, regs, o);
+        double *Ax = hs_la_sparse_values(S);
+        const int *slot = hs_la_sparse_slots(S);
+        int finite = 1;
+        for (size_t z = 0; z < nt; z++) {
+            double val = src[z] >= 0 ? k[z] * o[src[z]] : k[z];
+            finite &= isfinite(val);
+            Ax[slot[z]] += val;
+        }
+        hs_la_handler h = hs_la_quiet();
+        rc = finite && hs_la_sparse_factor(S) == 0;
+        hs_la_restore(h);
+    }
+    hs_la_sparse_free(S);
+    free(in); free(o); free(regs); free(k); free(row); free(col); free(src);
+    return rc;
 }

@@ -178,6 +178,11 @@ typedef struct mentry {
 static int mass_outputs(cbuild *C)
 {
     hs_model *m = C->L->m;
+    if (m->chain) {             /* a structured embedding: no metric formed */
+        m->mass_kind = HS_MASS_FULL;
+        m->off_M = C->nr;
+        return 0;
+    }
     size_t n = m->n, nz = 0, cap = 2 * n;
     mentry *Mf = xcalloc(cap, sizeof *Mf);
     if (!Mf)
@@ -565,6 +570,13 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
 {
     hs_model *m = L->m;
     size_t n = m->n;
+    if (m->chain) {             /* its saddle-point system regular: the metric is */
+        int r = hs_chain_regular(m, m->t0, m->q0, m->v0);
+        return r < 0 ? hs_error_nomem(L->err) : r ? 0
+               : hs_ytree_error(L->y, L->err, where, "metric d2T/dv2 is not positive definite "
+                                "at the initial state (the coordinates are singular there: "
+                                "start elsewhere, or choose other coordinates)");
+    }
     unsigned char *cset = NULL;           /* constrained(): made at its first use */
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         int rc = 0;

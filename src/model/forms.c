@@ -86,11 +86,7 @@ static int lagrangian_kernels(loader *L, const hs_node *Lg, const hs_node *const
                     goto out;
                 }
         }
-        /* a structured embedding's accelerations come from its own
-         * system (chain.c): Q, of n^2 to n^3 nodes for a chain, is not
-         * derived (0; derive and the analyses load without the structure) */
-        m->Q[i] = m->chain ? hs_num(d, 0)
-                           : generalized_force(m, Lg, p[i], F[i], i, dpq, &terms, &tcap);
+        m->Q[i] = generalized_force(m, Lg, p[i], F[i], i, dpq, &terms, &tcap);
         if (!m->Q[i]) {
             rc = hs_error_nomem(L->err);
             goto out;
@@ -424,6 +420,44 @@ static int embscratch_init(loader *L, embscratch *S)
     return 0;
 }
 
+/* A structured embedding (chain.c: a chart that does not move, a diagonal
+ * ambient mass): T = 1/2 sum_a m_a x_a'^2 over the ambient velocities
+ * (outputs and events read it as v^T M v / 2: T1 = T0 = 0), the powers;
+ * no metric (M NULL) and no Q (0): the accelerations come from the
+ * structure. */
+static int structured_kinetic(kbuild *B, const hs_node *const *Ma, const hs_node *const *Fa)
+{
+    loader *L = B->L;
+    hs_model *m = L->m;
+    hs_dag *d = m->dag;
+    size_t n = m->n, na = L->namb;
+    const hs_node *zero = scalar_zero(L);
+    const hs_node **terms = xcalloc(na, sizeof *terms);
+    m->ambv = xcalloc(na, sizeof *m->ambv);
+    if (!terms || !m->ambv) {
+        free(terms);
+        return hs_error_nomem(L->err);
+    }
+    for (size_t a = 0; a < na; a++) {
+        m->ambv[a] = L->ambV[a];
+        terms[a] = hs_mul(d, Ma[a * na + a], hs_pow(d, L->ambV[a], hs_num(d, 2)));
+    }
+    const hs_node *T = hs_mul(d, hs_num(d, 0.5), hs_addn(d, terms, na));
+    free(terms);
+    free(m->M);
+    m->M = NULL;                        /* not formed: hs_model_M is not called */
+    for (size_t i = 0; i < n; i++)
+        m->Q[i] = B->F[i] = B->p[i] = zero;
+    m->P_nc = force_power(L, Fa, L->ambV, na);
+    m->has_nc_forces = B->frc != NULL;
+    B->FXt = zero;
+    B->T0 = zero;
+    B->Tamb = T;
+    B->Lsym = hs_sub(d, T, m->U);
+    L->vMv2 = T;
+    return m->P_nc ? 0 : hs_error_nomem(L->err);
+}
+
 /* Embedding: x = X(t, q) and x' = J v + Xt (J = dX/dq, Xt = dX/dt) in the
  * ambient T = 1/2 x'^T M_a x'; generalized forces J^T F; then the
  * Lagrangian form.  T is written through its metric J^T M_a J (the same
@@ -448,6 +482,15 @@ static int embedding_form(kbuild *B)
         S.Fa[j] = zero;
     if (!bad && B->frc)
         bad = embedding_forces(L, B->frc, S.Fa);
+    /* the structured embedding (chain.c) needs neither the metric nor Q */
+    if (!bad && !L->err->code && (!L->ov || (!L->ov->statics && !L->ov->dense)) &&
+        !hs_ld_get(L, B->root, "constraints"))
+        bad = hs_ld_build_chain(L, S.Ma, S.Fa);
+    if (!bad && m->chain) {
+        bad = structured_kinetic(B, S.Ma, S.Fa);
+        embscratch_free(&S);
+        return bad ? bad : hs_ld_dag_check(L);
+    }
     if (!bad) {
         embedding_jacobian(L, &E, S.qidx, S.syms, S.grad);
         embedding_mass_times(L, &E, S.Ma, S.syms, S.grad);
@@ -477,9 +520,6 @@ static int embedding_form(kbuild *B)
         B->Tamb = T;
     }
     m->has_nc_forces = B->frc != NULL;
-    if (!bad && !L->err->code && (!L->ov || (!L->ov->statics && !L->ov->dense)) &&
-        !hs_ld_get(L, B->root, "constraints"))
-        bad = hs_ld_build_chain(L, S.Ma, S.Fa);
     embscratch_free(&S);
     if (bad || L->err->code)
         return L->err->code ? L->err->code : HS_EXIT_MODEL;

@@ -7,7 +7,8 @@
  * Kernels (symbolic, parameters as symbols; compiled with parameter values
  * folded in):
  *   M [n*n]   mass matrix / metric       Q [n]     generalized force
- *             (or M_diag [n] alone: a diagonal `mass` list; hs_model_M)
+ *             (or M_diag [n] alone: a diagonal `mass` list; hs_model_M;
+ *             neither for a structured embedding: hs_chain, Q all 0)
  *   G [k]     constraints                G_q       Jacobian, sparse by rows:
  *             the entries G_q_nz of row i at columns G_q_col[G_q_start[i] ..
  *             G_q_start[i+1]-1], increasing (hs_model_G_q); no k x n array
@@ -159,8 +160,10 @@ typedef struct hs_drawing {
  * the dense metric.  Built for an embedding model with no constraints, a
  * constant diagonal ambient mass, a chart that does not move, and at
  * least one define read by the embedding; NULL otherwise (and for the
- * loads of statics and hs_overrides.dense).  With it, Q is not derived
- * (all 0): the accelerations come from the structure alone.
+ * loads of statics and hs_overrides.dense).  With it neither the metric
+ * (M and M_diag NULL, mass_kind HS_MASS_FULL without outputs) nor Q (all
+ * 0) is derived: the accelerations, T and the check at t0 come from the
+ * structure alone.
  * prog: B entries (nb) | gamma (nz) | mass (nz) | force (nz) | Q (n) |
  * z' (nz) | P_nc | P_t, inputs as prog_dyn's. */
 typedef struct hs_chain {
@@ -252,7 +255,8 @@ typedef struct hs_model {
     int *gq_start;         /* [k+1] row starts into gq_col */
     int *gq_col;           /* [nnz] */
 
-    /* prog_dyn: M (diag n, or lower triangle n(n+1)/2, or none) | Q (n) |
+    /* prog_dyn: M (diag n, or lower triangle n(n+1)/2, or none: a constant
+     * diagonal, or a structured embedding's, whose prog_dyn is not run) | Q (n) |
      * G_q non-zeros (nnz) | gamma (k) | P_nc | P_t | bT (nbT: n, or 0 when
      * T1 = 0) | [baumgarte: G (k) | Gdot (k)] */
     hs_prog *prog_dyn;
@@ -326,6 +330,17 @@ const hs_quantity *hs_quantity_model(const char *s, size_t len);
  * constraint does not use); G_q's by a binary search of row i. */
 const hs_node *hs_model_M(const hs_model *m, size_t i, size_t j);
 const hs_node *hs_model_G_q(const hs_model *m, size_t i, size_t j);
+
+/* The saddle-point system of a structured embedding (model/chain.c): the
+ * unknowns (q'' [n], z'' [nz], lambda [nz]), hs_chain_size(c) contributions
+ * to it, contribution t at (row[t], col[t]) worth k[t] times output src[t]
+ * of c->prog (src[t] < 0: the constant k[t]); the right-hand side x[n + 2
+ * nz] from the outputs o; and whether the system is regular at a state
+ * (the metric positive definite: 1, 0 singular, -1 out of memory). */
+size_t hs_chain_size(const hs_chain *c);
+void hs_chain_pattern(const hs_chain *c, size_t n, int *row, int *col, int *src, double *k);
+void hs_chain_rhs(const hs_chain *c, size_t n, const double *o, double *x);
+int hs_chain_regular(const hs_model *m, double t, const double *q, const double *v);
 
 /* Load, validate and compile a model file ("-" = standard input).
  * Returns NULL with err set (exit code 2 for model errors, 1 for a --set of
