@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """SciPy yardstick for holosim: the N-link planar chain of bench/baseline_chain.c
 and bench/chain_model.sh (unit masses, l = 1, g = 9.81, straight at 1 rad,
-at rest) with solve_ivp DOP853, rtol = atol = 1e-10, a vectorized NumPy
+at rest) with solve_ivp DOP853, rtol = atol = 1e-10 (--tol), a vectorized NumPy
 right-hand side with the tridiagonal C solved banded
 (scipy.linalg.solveh_banded), rows t, q, v every dt written with %.17g
 (solve_ivp's t_eval: dense-output interpolation).
 
-    /usr/bin/python3 bench/scipy_chain.py -n N [-T 10] [-d 0.01] [-o FILE]
+    /usr/bin/python3 bench/scipy_chain.py -n N [-T 10] [-d 0.01] [-o FILE] [--tol X]
 
 Prints "scipy_chain: nfev N wall_s S" to stderr."""
 import argparse
@@ -51,6 +51,7 @@ def main():
     ap.add_argument("-T", type=float, default=10.0)
     ap.add_argument("-d", type=float, default=0.01)
     ap.add_argument("-o", default="-")
+    ap.add_argument("--tol", type=float, default=1e-10, help="rtol = atol")
     a = ap.parse_args()
     N = a.n
     t0 = time.perf_counter()
@@ -61,7 +62,7 @@ def main():
     nrows = int(np.ceil(a.T / a.d - 1e-9))
     grid = np.minimum(np.arange(nrows + 1) * a.d, a.T)
     sol = solve_ivp(make_rhs(N), (0.0, a.T), y0, method="DOP853", t_eval=grid,
-                    rtol=1e-10, atol=1e-10)
+                    rtol=a.tol, atol=a.tol)
     if not sol.success:
         print("scipy_chain: " + sol.message, file=sys.stderr)
         return 4
