@@ -370,6 +370,8 @@ static int compile_chain(cbuild *C)
     c->off_Pt = C->nr;
     push(C, &m->P_t, 1);
     c->nout = C->nr;
+    if (C->oom)
+        return hs_error_nomem(C->L->err);
     if (hs_ld_dag_check(C->L))
         return C->L->err->code;
     c->prog = hs_prog_compile(m->dag, C->r, C->nr, C->L->err);
