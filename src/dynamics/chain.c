@@ -7,8 +7,9 @@
  *     lambda row i:  sum_r B_ir q''_r + sum_j (B_i,n+j - d_ij) z''_j = -gamma_i
  *
  * (B = [dPhi/dq dPhi/dz], the defining equations z = Phi(q, z);
- * hs_chain_pattern lays it out).  For a chain or a tree it has O(n)
- * entries; linalg/sparse.c factors it (KLU: ordered once, refactored per
+ * hs_chain_sys of model/chain.c lays it out and solves it, the check at
+ * the initial state too).  For a chain or a tree it has O(n) entries;
+ * linalg/sparse.c factors it (KLU: ordered once, refactored per
  * evaluation, refined once): O(n) per evaluation.  A matrix singular even
  * with fresh pivots means the coordinates are singular there (the metric
  * is not positive definite), as the dense path says. */
@@ -19,20 +20,17 @@
 #include "dynamics.h"
 
 struct hs_chainwork {
-    size_t N, nt;
-    int *src;                  /* [nt] the program output of each contribution, or -1 */
-    double *k;                 /* [nt] its factor (or the constant) */
-    double *x;                 /* [N] right-hand side, then the solution */
+    hs_chain_sys *sys;         /* the saddle-point system (model/chain.c) */
+    double *x;                 /* [n + 2 nz] the solution */
     double *out, *regs;        /* the program's outputs and registers */
-    hs_la_sparse *S;
 };
 
 void hs_chain_work_free(hs_chainwork *cw)
 {
     if (!cw)
         return;
-    hs_la_sparse_free(cw->S);
-    free(cw->src); free(cw->k); free(cw->x); free(cw->out); free(cw->regs);
+    hs_chain_sys_free(cw->sys);
+    free(cw->x); free(cw->out); free(cw->regs);
     free(cw);
 }
 
@@ -42,22 +40,12 @@ hs_chainwork *hs_chain_work_new(const hs_model *m)
     hs_chainwork *cw = calloc(1, sizeof *cw);
     if (!cw)
         return NULL;
-    size_t nt = hs_chain_size(c), N = m->n + 2 * c->nz;
-    cw->N = N;
-    cw->nt = nt;
-    int *row = calloc(nt ? nt : 1, sizeof *row), *col = calloc(nt ? nt : 1, sizeof *col);
-    cw->src = calloc(nt ? nt : 1, sizeof *cw->src);
-    cw->k = calloc(nt ? nt : 1, sizeof *cw->k);
-    cw->x = calloc(N, sizeof *cw->x);
+    cw->x = calloc(m->n + 2 * c->nz, sizeof *cw->x);
     cw->out = calloc(c->nout ? c->nout : 1, sizeof *cw->out);
     cw->regs = calloc(hs_prog_nregs(c->prog) ? hs_prog_nregs(c->prog) : 1, sizeof *cw->regs);
-    if (row && col && cw->src && cw->k && cw->x && cw->out && cw->regs) {
-        hs_chain_pattern(c, m->n, row, col, cw->src, cw->k);
-        cw->S = hs_la_sparse_new(N, nt, row, col);
-    }
-    free(row);
-    free(col);
-    if (!cw->S) {
+    if (cw->x && cw->out && cw->regs)
+        cw->sys = hs_chain_sys_new(m);
+    if (!cw->sys) {
         hs_chain_work_free(cw);
         return NULL;
     }
@@ -89,19 +77,13 @@ int hs_chain_accel(const hs_model *m, hs_work *w, double t, double *a)
     size_t n = m->n;
     if (chain_eval(m, w, t))
         return HS_EXIT_NUMERIC;
-    const double *o = cw->out;
-    double *Ax = hs_la_sparse_values(cw->S);
-    const int *slot = hs_la_sparse_slots(cw->S);
-    for (size_t i = 0; i < cw->nt; i++)
-        Ax[slot[i]] += cw->src[i] >= 0 ? cw->k[i] * o[cw->src[i]] : cw->k[i];
-    hs_chain_rhs(m->chain, n, o, cw->x);
-    if (hs_la_sparse_factor(cw->S)) {
+    if (hs_chain_sys_factor(cw->sys, cw->out)) {
         hs_error_init(&w->err);
         w->fail_kind = HS_FAIL_MASS;
         return hs_error_set(&w->err, HS_EXIT_NUMERIC, "metric d2T/dv2 is not positive "
                             "definite at t=%.17g (the coordinates are singular there)", t);
     }
-    hs_la_sparse_solve(cw->S, cw->x);
+    hs_chain_sys_solve(cw->sys, cw->out, cw->x);
     if (!hs_dyn_all_finite(cw->x, n)) {
         hs_error_init(&w->err);
         w->fail_kind = HS_FAIL_NONFINITE;

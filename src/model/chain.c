@@ -392,12 +392,17 @@ void hs_chain_free(hs_chain *c)
 
 /* ---- the saddle-point system (model.h; the layout: dynamics/chain.c) ---- */
 
-size_t hs_chain_size(const hs_chain *c)
-{
-    return 2 * c->nb + 3 * c->nz;
-}
+struct hs_chain_sys {
+    const hs_chain *c;
+    size_t n, nt;
+    int *src;                  /* [nt] the program output of each contribution, or -1 */
+    double *k;                 /* [nt] its factor (or the constant) */
+    hs_la_sparse *S;
+};
 
-void hs_chain_pattern(const hs_chain *c, size_t n, int *row, int *col, int *src, double *k)
+/* The contributions: contribution t at (row[t], col[t]) is k[t] times
+ * output src[t] (src[t] < 0: the constant k[t]). */
+static void pattern(const hs_chain *c, size_t n, int *row, int *col, int *src, double *k)
 {
     size_t nz = c->nz, lam = n + nz, t = 0;
 #define PUT(r_, c_, s_, k_) (row[t] = (r_), col[t] = (c_), src[t] = (s_), k[t++] = (k_))
@@ -415,30 +420,68 @@ void hs_chain_pattern(const hs_chain *c, size_t n, int *row, int *col, int *src,
 #undef PUT
 }
 
-void hs_chain_rhs(const hs_chain *c, size_t n, const double *o, double *x)
+void hs_chain_sys_free(hs_chain_sys *s)
 {
-    size_t nz = c->nz;
+    if (!s)
+        return;
+    hs_la_sparse_free(s->S);
+    free(s->src);
+    free(s->k);
+    free(s);
+}
+
+hs_chain_sys *hs_chain_sys_new(const hs_model *m)
+{
+    const hs_chain *c = m->chain;
+    hs_chain_sys *s = xcalloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    *s = (hs_chain_sys){ c, m->n, 2 * c->nb + 3 * c->nz, NULL, NULL, NULL };
+    int *row = xcalloc(s->nt, sizeof *row), *col = xcalloc(s->nt, sizeof *col);
+    s->src = xcalloc(s->nt, sizeof *s->src);
+    s->k = xcalloc(s->nt, sizeof *s->k);
+    if (row && col && s->src && s->k) {
+        pattern(c, s->n, row, col, s->src, s->k);
+        s->S = hs_la_sparse_new(s->n + 2 * c->nz, s->nt, row, col);
+    }
+    free(row);
+    free(col);
+    if (!s->S) {
+        hs_chain_sys_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int hs_chain_sys_factor(hs_chain_sys *s, const double *o)
+{
+    double *Ax = hs_la_sparse_values(s->S);
+    const int *slot = hs_la_sparse_slots(s->S);
+    for (size_t t = 0; t < s->nt; t++)
+        Ax[slot[t]] += s->src[t] >= 0 ? s->k[t] * o[s->src[t]] : s->k[t];
+    return hs_la_sparse_factor(s->S);
+}
+
+void hs_chain_sys_solve(hs_chain_sys *s, const double *o, double *x)
+{
+    const hs_chain *c = s->c;
+    size_t n = s->n, nz = c->nz;
     memcpy(x, o + c->off_Q, n * sizeof *x);
     memcpy(x + n, o + c->off_F, nz * sizeof *x);
     for (size_t j = 0; j < nz; j++)
         x[n + nz + j] = -o[c->off_gamma + j];
+    hs_la_sparse_solve(s->S, x);
 }
 
 int hs_chain_regular(const hs_model *m, double t, const double *q, const double *v)
 {
     const hs_chain *c = m->chain;
-    size_t n = m->n, nt = hs_chain_size(c);
+    size_t n = m->n;
     double *in = xcalloc(m->nin, sizeof *in), *o = xcalloc(c->nout, sizeof *o);
-    double *regs = xcalloc(hs_prog_nregs(c->prog), sizeof *regs), *k = xcalloc(nt, sizeof *k);
-    int *row = xcalloc(nt, sizeof *row), *col = xcalloc(nt, sizeof *col);
-    int *src = xcalloc(nt, sizeof *src);
-    hs_la_sparse *S = NULL;
+    double *regs = xcalloc(hs_prog_nregs(c->prog), sizeof *regs);
+    hs_chain_sys *s = in && o && regs ? hs_chain_sys_new(m) : NULL;
     int rc = -1;
-    if (in && o && regs && k && row && col && src) {
-        hs_chain_pattern(c, n, row, col, src, k);
-        S = hs_la_sparse_new(n + 2 * c->nz, nt, row, col);
-    }
-    if (S) {
+    if (s) {
         hs_model_inputs(m, in);
         in[m->sym_t] = t;
         for (size_t i = 0; i < n; i++) {
@@ -446,19 +489,12 @@ int hs_chain_regular(const hs_model *m, double t, const double *q, const double 
             in[m->sym_v[i]] = v[i];
         }
         hs_prog_eval(c->prog, in, regs, o);
-        double *Ax = hs_la_sparse_values(S);
-        const int *slot = hs_la_sparse_slots(S);
         int finite = 1;
-        for (size_t z = 0; z < nt; z++) {
-            double val = src[z] >= 0 ? k[z] * o[src[z]] : k[z];
-            finite &= isfinite(val);
-            Ax[slot[z]] += val;
-        }
-        hs_la_handler h = hs_la_quiet();
-        rc = finite && hs_la_sparse_factor(S) == 0;
-        hs_la_restore(h);
+        for (size_t i = 0; i < c->nout; i++)
+            finite &= isfinite(o[i]);
+        rc = finite && hs_chain_sys_factor(s, o) == 0;
     }
-    hs_la_sparse_free(S);
-    free(in); free(o); free(regs); free(k); free(row); free(col); free(src);
+    hs_chain_sys_free(s);
+    free(in); free(o); free(regs);
     return rc;
 }

@@ -331,15 +331,19 @@ const hs_quantity *hs_quantity_model(const char *s, size_t len);
 const hs_node *hs_model_M(const hs_model *m, size_t i, size_t j);
 const hs_node *hs_model_G_q(const hs_model *m, size_t i, size_t j);
 
-/* The saddle-point system of a structured embedding (model/chain.c): the
- * unknowns (q'' [n], z'' [nz], lambda [nz]), hs_chain_size(c) contributions
- * to it, contribution t at (row[t], col[t]) worth k[t] times output src[t]
- * of c->prog (src[t] < 0: the constant k[t]); the right-hand side x[n + 2
- * nz] from the outputs o; and whether the system is regular at a state
- * (the metric positive definite: 1, 0 singular, -1 out of memory). */
-size_t hs_chain_size(const hs_chain *c);
-void hs_chain_pattern(const hs_chain *c, size_t n, int *row, int *col, int *src, double *k);
-void hs_chain_rhs(const hs_chain *c, size_t n, const double *o, double *x);
+/* The saddle-point system of a structured embedding (model/chain.c; the
+ * layout: dynamics/chain.c), unknowns (q'' [n], z'' [nz], lambda [nz]):
+ * hs_chain_sys_new orders its pattern once (NULL when out of memory);
+ * hs_chain_sys_factor fills it from the outputs o of m->chain->prog and
+ * factors it (0, or -1 when it is singular: the metric is not positive
+ * definite there); hs_chain_sys_solve then puts (q'', z'', lambda) into
+ * x[n + 2 nz].  hs_chain_regular: the system at a state regular (1),
+ * singular or not finite (0), or out of memory (-1). */
+typedef struct hs_chain_sys hs_chain_sys;
+hs_chain_sys *hs_chain_sys_new(const hs_model *m);
+void hs_chain_sys_free(hs_chain_sys *s);                /* NULL is fine */
+int hs_chain_sys_factor(hs_chain_sys *s, const double *o);
+void hs_chain_sys_solve(hs_chain_sys *s, const double *o, double *x);
 int hs_chain_regular(const hs_model *m, double t, const double *q, const double *v);
 
 /* Load, validate and compile a model file ("-" = standard input).
