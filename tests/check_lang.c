@@ -1,4 +1,4 @@
-/* The model language at scale (src/model/family.c, src/model/body.c):
+/* The model language at scale (src/lang/family.c, src/lang/body.c):
  * indexed families, list parameters, sums, mass entries, named points,
  * rigid bodies, springs, dissipation and D(...).
  *

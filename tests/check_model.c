@@ -17,7 +17,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "model/model.h"
-#include "model/ytree.h"
+#include "lang/ytree.h"
 
 #define XFAIL 1
 

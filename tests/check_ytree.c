@@ -1,4 +1,4 @@
-/* Tests of src/model/ytree.c, the YAML layer under the model loader:
+/* Tests of src/lang/ytree.c, the YAML layer under the model loader:
  *
  *   - hs_ytree_mark_pos against libyaml's own marks (every token of texts
  *     with UTF-8, CR, CR LF, NEL, LS, PS, a BOM and tabs: same line, same
@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "check_main.h"
-#include "model/ytree.h"
+#include "lang/ytree.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define T(s) s, sizeof(s) - 1        /* a literal and its length (NULs kept) */

@@ -23,7 +23,7 @@
 #include <stdio.h>
 
 #include "../model/model.h"
-#include "../model/params.h"
+#include "params.h"
 #include "../native/native.h"
 #include "../util/error.h"
 

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 
 #include "model.h"
-#include "ytree.h"
+#include "../lang/lang.h"
 #include "../util/map.h"
 
 #define MAX_COORDS 5000     /* documented limit: n x n symbolic and dense arrays */
@@ -59,10 +59,7 @@ typedef struct srcinfo {       /* private part of hs_model */
     yaml_node_t **node;        /* [nsrc] scalar of each parsed expression */
     size_t nsrc, cap;
     hs_strmap coords;             /* coordinate name -> index (keys: qname) */
-    char **spar;               /* [nspar] parameters that size a family or give an
-                                * index (family.c): a new value needs a new load */
-    size_t nspar;
-    char *families;            /* "section: template (i = a..b)" lines for derive, or NULL */
+    hs_lang_info lang;         /* what the language's expansion learnt (lang.h) */
 } srcinfo;
 
 typedef struct loader {
@@ -120,11 +117,6 @@ static inline const hs_node *scalar_zero(loader *L)
 }
 
 /* ---- family.c, body.c (family.h) ---- */
-
-/* Indexed families, sums, list parameters, mass entries, force elements,
- * bodies and D(...) written out as format-1 nodes of L->y before anything
- * else reads the tree (nothing changes in a file that uses none). */
-int hs_ld_expand(loader *L);
 
 /* ---- read.c: YAML helpers ---- */
 

@@ -141,7 +141,10 @@ static int read_rest(loader *L, yaml_node_t *root)
  * of the form, compile the programs. */
 static int load_tree(loader *L)
 {
-    if (hs_ld_expand(L))
+    const hs_overrides *ov = L->ov;
+    hs_lang_sets sets = {ov ? ov->nset : 0, ov ? ov->set_name : NULL,
+                         ov ? ov->set_value : NULL, ov ? ov->set_text : NULL};
+    if (hs_lang_expand(L->y, &sets, &L->si->lang, L->err))
         return L->err->code;
     yaml_node_t *root = hs_ytree_root(L->y);
     if (root->type != YAML_MAPPING_NODE)
@@ -269,10 +272,7 @@ void hs_model_free(hs_model *m)
         hs_ytree_free(&si->y);
         hs_strmap_free(&si->coords);
         free(si->node);
-        for (size_t i = 0; i < si->nspar; i++)
-            free(si->spar[i]);
-        free(si->spar);
-        free(si->families);
+        hs_lang_info_free(&si->lang);
         free(si);
     }
     free(m->file);
@@ -462,8 +462,8 @@ int hs_model_print_derivation(const hs_model *m, FILE *f)
     fprintf(f, "# %s%s%s form, %s\n", m->name[0] ? m->name : "", m->name[0] ? ": " : "",
             hs_model_form_name(m), hs_model_sizes(m, sizes, sizeof sizes));
     const srcinfo *si = m->src;
-    if (si && si->families)               /* the templates, once, with their ranges */
-        fprintf(f, "%s", si->families);
+    if (si && si->lang.families)               /* the templates, once, with their ranges */
+        fprintf(f, "%s", si->lang.families);
     fprintf(f, "M (%s):\n", m->form == HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2");
     for (size_t i = 0; i < n; i++)
         for (size_t j = m->M ? 0 : i; j <= i; j++)
@@ -506,4 +506,10 @@ int hs_model_print_derivation(const hs_model *m, FILE *f)
     int failed = hs_printer_failed(P);
     hs_printer_free(P);
     return failed ? HS_EXIT_NOMEM : 0;
+}
+
+int hs_model_structural(const hs_model *m, const char *name)
+{
+    const srcinfo *si = m->src;
+    return si && hs_lang_structural(&si->lang, name);
 }

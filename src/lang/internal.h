@@ -1,6 +1,6 @@
-/* Private to src/model: the load-time expansion of the model language's
- * larger forms into plain format-1 nodes of the same YAML document, before
- * the loader reads it (loader.h):
+/* Private to src/lang: the expansion of the model language's larger forms
+ * into plain format-1 nodes of the same YAML document (lang.h), before the
+ * model layer reads it:
  *
  *   family.c  indexed families (`x[i=1..N]` keys and list items), list
  *             parameters, references `x[i-1]` checked against the ranges,
@@ -16,7 +16,12 @@
 #ifndef HS_FAMILY_H
 #define HS_FAMILY_H
 
-#include "loader.h"
+#include "lang.h"
+#include "../expr/expr.h"
+#include "../util/map.h"
+
+/* A node of the document by its id (1-based, libyaml's numbering). */
+#define NODEP(F, id) (&(F)->doc->nodes.start[(id) - 1])
 
 #define FM_MAX_ENV 16       /* nested indices (families, sums) */
 #define FM_MAX_DIM 4        /* indices of one name: x[i, j, k, l] */
@@ -44,7 +49,8 @@ typedef struct fm_ref {           /* a reference checked after the expansion */
 } fm_ref;
 
 typedef struct fam {
-    loader *L;
+    const hs_lang_sets *sets;     /* values from outside the file, or NULL */
+    hs_lang_info *info;           /* what the model keeps */
     hs_ytree *y;
     yaml_document_t *doc;
     hs_error *err;

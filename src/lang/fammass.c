@@ -1,14 +1,13 @@
 /* The mass matrix by entries (family.h): a mapping of coordinates (or
  * pairs of coordinates) to expressions, families of entries included, into
  * the format-1 list or matrix. */
-#include "family.h"
+#include "internal.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#define NODEP(F, id) (&(F)->doc->nodes.start[(id) - 1])
 
 /* ---------- mass by entries ---------- */
 

@@ -18,8 +18,8 @@
 
 #include <stddef.h>
 
-#include "model.h"
-#include "ytree.h"
+#include "../lang/ytree.h"
+#include "../model/model.h"
 
 typedef struct hs_param_src {
     int file;              /* index into files, or -1: a --set */

@@ -20,14 +20,13 @@
  * The symbolic work (D, dR/dv) happens in a scratch dag whose symbols
  * carry the names of the file, so the printed text reads back in the
  * loader as the same expression. */
-#include "family.h"
+#include "internal.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#define NODEP(F, id) (&(F)->doc->nodes.start[(id) - 1])
 
 static const char *const new_keys[] = { "points", "bodies", "springs", "dissipation" };
 enum { K_POINTS, K_BODIES, K_SPRINGS, K_DISS, NKEYS };

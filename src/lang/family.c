@@ -8,14 +8,13 @@
  * (`x[i=1..N]: m`, `"x[i=2..N], x[i-1]": m/6`) that adds up into the
  * format-1 matrix. The result is plain format 1: the loader reads it as if
  * written out by hand. */
-#include "family.h"
+#include "internal.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#define NODEP(F, id) (&(F)->doc->nodes.start[(id) - 1])
 
 int hs_fm_oom(fam *F)
 {
@@ -185,7 +184,7 @@ typedef int (*leaf_fn)(fam *F, void *ctx);
  * as written, its first range's values (the outermost family only). */
 static int record_family(fam *F, const char *t, const rng *r, int nr, long lo, long hi)
 {
-    srcinfo *si = F->L->si;
+    hs_lang_info *si = F->info;
     size_t old = si->families ? strlen(si->families) : 0;
     size_t tl = strlen(t) < 200 ? strlen(t) : 200;
     char *p = realloc(si->families, old + tl + strlen(F->section) + 128);
@@ -465,7 +464,7 @@ static int check_refs(fam *F)
  * (hs_model_repoint refuses it). */
 static int record_structural(fam *F)
 {
-    srcinfo *si = F->L->si;
+    hs_lang_info *si = F->info;
     for (size_t i = 0; i < F->npar; i++) {
         if (!F->pused[i])
             continue;
@@ -474,20 +473,30 @@ static int record_structural(fam *F)
             return hs_fm_oom(F);
         si->spar = sp;
         const char *nm = hs_ytree_str(NODEP(F, NODEP(F, F->params)->data.mapping.pairs.start[i].key));
-        if (!(si->spar[si->nspar] = hs_ld_strdup(nm ? nm : "")))
+        if (!(si->spar[si->nspar] = strdup(nm ? nm : "")))
             return hs_fm_oom(F);
         si->nspar++;
     }
     return 0;
 }
 
-int hs_model_structural(const hs_model *m, const char *name)
+int hs_lang_structural(const hs_lang_info *info, const char *name)
 {
-    const srcinfo *si = m->src;
-    for (size_t i = 0; si && i < si->nspar; i++)
-        if (strcmp(si->spar[i], name) == 0)
+    for (size_t i = 0; info && i < info->nspar; i++)
+        if (strcmp(info->spar[i], name) == 0)
             return 1;
     return 0;
+}
+
+void hs_lang_info_free(hs_lang_info *info)
+{
+    if (!info)
+        return;
+    for (size_t i = 0; i < info->nspar; i++)
+        free(info->spar[i]);
+    free(info->spar);
+    free(info->families);
+    memset(info, 0, sizeof *info);
 }
 
 /* The new root's content moves into node 1 (libyaml's root is the first
@@ -510,18 +519,18 @@ static int swap_root(fam *F, int nroot)
     return 0;
 }
 
-int hs_ld_expand(loader *L)
+int hs_lang_expand(hs_ytree *y, const hs_lang_sets *sets, hs_lang_info *info, hs_error *err)
 {
-    hs_ytree *y = L->y;
     yaml_node_t *root = hs_ytree_root(y);
     if (!root || root->type != YAML_MAPPING_NODE)
         return 0;
     fam F;
     memset(&F, 0, sizeof F);
-    F.L = L;
+    F.sets = sets;
+    F.info = info;
     F.y = y;
     F.doc = &y->doc;
-    F.err = L->err;
+    F.err = err;
     F.note = -1;
     int fams = uses_families(&F, 1), bodies = hs_bd_uses(&F, 1);
     if (!fams && !bodies)
@@ -576,8 +585,8 @@ int hs_ld_expand(loader *L)
     if (!rc && bodies)
         rc = hs_bd_expand(&F, 1);
     if (!rc && y->norigin + (size_t)y->norig > HS_YTREE_MAX_NODES)
-        rc = hs_ytree_error(y, L->err, hs_ytree_root(y), "the families expand to more than "
+        rc = hs_ytree_error(y, err, hs_ytree_root(y), "the families expand to more than "
                             "%d YAML nodes", HS_YTREE_MAX_NODES);
     fam_free(&F);
-    return rc ? (L->err->code ? L->err->code : HS_EXIT_MODEL) : 0;
+    return rc ? (err->code ? err->code : HS_EXIT_MODEL) : 0;
 }

@@ -3,14 +3,13 @@
  * dag whose symbols carry the file's names, so the printed text reads back
  * in the loader as the same expression; and the small edits of the root
  * that body.c shares. */
-#include "family.h"
+#include "internal.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#define NODEP(F, id) (&(F)->doc->nodes.start[(id) - 1])
 
 /* ---------- text ---------- */
 

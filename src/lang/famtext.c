@@ -2,14 +2,13 @@
  * indices bound now written out (x[i-1] -> x_3, sum(...) written out, i ->
  * 4), the map from the new text's bytes to the template's, the parameter
  * values the ranges and indices need, the declared names. */
-#include "family.h"
+#include "internal.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#define NODEP(F, id) (&(F)->doc->nodes.start[(id) - 1])
 
 /* ---------- text of the node being built ---------- */
 
@@ -149,17 +148,17 @@ static double param_value(fam *F, long i, int *ok)
         return NAN;
     }
     F->pstate[i] = 1;
-    const hs_overrides *ov = F->L->ov;
+    const hs_lang_sets *ov = F->sets;
     long s = -1;
-    for (size_t k = 0; ov && k < ov->nset; k++)
-        if (strcmp(ov->set_name[k], name) == 0)
+    for (size_t k = 0; ov && k < ov->n; k++)
+        if (strcmp(ov->name[k], name) == 0)
             s = (long)k;
     double v = NAN;
     hs_error pe;
-    if (s >= 0 && !(ov->set_text && ov->set_text[s])) {
-        v = ov->set_value[s];
+    if (s >= 0 && !(ov->text && ov->text[s])) {
+        v = ov->value[s];
     } else if (s >= 0) {
-        const char *text = ov->set_text[s];
+        const char *text = ov->text[s];
         if (eval_text(F, text, strlen(text), 1, &v, &pe)) {
             *ok = 0;
             if (!F->err->code)
