@@ -1,5 +1,5 @@
 /* Named points, rigid bodies, force elements, dissipation and the total
- * time derivative D(...) (family.h), written out as format-1 entries:
+ * time derivative D(...) (internal.h), written out as format-1 entries:
  *
  *   points: {P: [x, y]}        defines P_x, P_y (P_z)
  *   bodies: {B: {mass, inertia, position, orientation, points}}

@@ -1,4 +1,4 @@
-/* The symbolic work of body.c (family.h): D(...) written out in every
+/* The symbolic work of body.c (internal.h): D(...) written out in every
  * expression, the forces -dR/dq' of a dissipation function, in a scratch
  * dag whose symbols carry the file's names, so the printed text reads back
  * in the loader as the same expression; and the small edits of the root

@@ -1,4 +1,4 @@
-/* Indexed families (family.h): a mapping key or list item that holds a
+/* Indexed families (internal.h): a mapping key or list item that holds a
  * range `name[i=a..b]` is repeated for each i (bounds: expressions of
  * parameters and outer indices), everything under it rewritten with i
  * bound; `x[e]` in any expression is the name x_E (E the value of e), checked
@@ -16,106 +16,6 @@
 #include <string.h>
 
 
-int hs_fm_oom(fam *F)
-{
-    return hs_error_nomem(F->err);
-}
-
-int hs_fm_tmpl(fam *F, int id)
-{
-    hs_ytree *y = F->y;
-    if (y->norig && id > y->norig && (size_t)(id - y->norig - 1) < y->norigin)
-        return y->origin[id - y->norig - 1].tmpl;
-    return id;
-}
-
-int hs_fm_grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
-/* The origin of node id (just added): template tmpl, segments seg0..nseg
- * (none: the identity), the current note. */
-static int add_origin(fam *F, int id, int tmpl, int identity)
-{
-    hs_ytree *y = F->y;
-    if (y->norigin + (size_t)y->norig >= HS_YTREE_MAX_NODES)
-        return F->err->code ? F->err->code
-                            : hs_ytree_error(y, F->err, NODEP(F, hs_fm_tmpl(F, tmpl)),
-                                             "the families expand to more "
-                                             "than %d YAML nodes", HS_YTREE_MAX_NODES);
-    if ((size_t)(id - y->norig) != y->norigin + 1 ||
-        hs_fm_grow((void **)&y->origin, &F->capo, y->norigin + 1, sizeof *y->origin))
-        return hs_fm_oom(F);
-    tmpl = hs_fm_tmpl(F, tmpl);
-    y->origin[y->norigin++] = (hs_ytree_origin){
-        tmpl, F->note, identity ? 0 : F->seg0, identity ? 0 : y->nseg - F->seg0 };
-    yaml_node_t *n = NODEP(F, id), *t = NODEP(F, tmpl);
-    n->start_mark = t->start_mark;
-    n->end_mark = t->end_mark;
-    return 0;
-}
-
-int hs_fm_add_scalar(fam *F, const char *s, size_t len, int tmpl, int identity)
-{
-    int id = yaml_document_add_scalar(F->doc, NULL, (yaml_char_t *)(len ? s : ""),
-                                      (int)len, YAML_PLAIN_SCALAR_STYLE);
-    if (!id || add_origin(F, id, tmpl, identity))
-        return hs_fm_oom(F), 0;
-    return id;
-}
-
-int hs_fm_add_seq(fam *F, int tmpl)
-{
-    int id = yaml_document_add_sequence(F->doc, NULL, YAML_BLOCK_SEQUENCE_STYLE);
-    if (!id || add_origin(F, id, tmpl, 1))
-        return hs_fm_oom(F), 0;
-    return id;
-}
-
-int hs_fm_add_map(fam *F, int tmpl)
-{
-    int id = yaml_document_add_mapping(F->doc, NULL, YAML_BLOCK_MAPPING_STYLE);
-    if (!id || add_origin(F, id, tmpl, 1))
-        return hs_fm_oom(F), 0;
-    return id;
-}
-
-int hs_fm_append_item(fam *F, int seq, int item)
-{
-    return yaml_document_append_sequence_item(F->doc, seq, item) ? 0 : hs_fm_oom(F);
-}
-
-int hs_fm_append_pair(fam *F, int map, int key, int val)
-{
-    return yaml_document_append_mapping_pair(F->doc, map, key, val) ? 0 : hs_fm_oom(F);
-}
-
-int hs_fm_get(fam *F, int map, const char *key, int *keyid)
-{
-    yaml_node_t *m = NODEP(F, map);
-    if (m->type != YAML_MAPPING_NODE)
-        return 0;
-    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-        const char *ks = hs_ytree_str(NODEP(F, p->key));
-        if (ks && strcmp(ks, key) == 0) {
-            if (keyid)
-                *keyid = p->key;
-            return p->value;
-        }
-    }
-    return 0;
-}
 
 /* ---------- the tree ---------- */
 
@@ -378,7 +278,7 @@ static int in_list(const char *s, const char *const *l, size_t n)
 
 /* Whether the file uses families: a '[' or sum( / prod( in a scalar of a
  * section that is not verbatim, or a list parameter. */
-static int uses_families(fam *F, int root)
+int hs_fm_uses(fam *F, int root)
 {
     yaml_node_t *r = NODEP(F, root);
     for (yaml_node_pair_t *p = r->data.mapping.pairs.start; p < r->data.mapping.pairs.top; p++) {
@@ -403,7 +303,7 @@ static int uses_families(fam *F, int root)
     return 0;
 }
 
-static void fam_free(fam *F)
+void hs_fm_free(fam *F)
 {
     hs_strmap_free(&F->ptab);
     hs_strmap_free(&F->names);
@@ -480,25 +380,6 @@ static int record_structural(fam *F)
     return 0;
 }
 
-int hs_lang_structural(const hs_lang_info *info, const char *name)
-{
-    for (size_t i = 0; info && i < info->nspar; i++)
-        if (strcmp(info->spar[i], name) == 0)
-            return 1;
-    return 0;
-}
-
-void hs_lang_info_free(hs_lang_info *info)
-{
-    if (!info)
-        return;
-    for (size_t i = 0; i < info->nspar; i++)
-        free(info->spar[i]);
-    free(info->spar);
-    free(info->families);
-    memset(info, 0, sizeof *info);
-}
-
 /* The new root's content moves into node 1 (libyaml's root is the first
  * node); the copy keeps an empty scalar. */
 static int swap_root(fam *F, int nroot)
@@ -519,74 +400,59 @@ static int swap_root(fam *F, int nroot)
     return 0;
 }
 
-int hs_lang_expand(hs_ytree *y, const hs_lang_sets *sets, hs_lang_info *info, hs_error *err)
+/* The file's parameters as a table: name -> index (range bounds and indices
+ * are evaluated from them, hs_fm_eval_range). */
+int hs_fm_params(fam *F)
 {
-    yaml_node_t *root = hs_ytree_root(y);
-    if (!root || root->type != YAML_MAPPING_NODE)
-        return 0;
-    fam F;
-    memset(&F, 0, sizeof F);
-    F.sets = sets;
-    F.info = info;
-    F.y = y;
-    F.doc = &y->doc;
-    F.err = err;
-    F.note = -1;
-    int fams = uses_families(&F, 1), bodies = hs_bd_uses(&F, 1);
-    if (!fams && !bodies)
-        return 0;
-    y->norig = (int)(F.doc->nodes.top - F.doc->nodes.start);
     int rc = 0;
-    F.params = hs_fm_get(&F, 1, "parameters", NULL);
-    if (F.params && NODEP(&F, F.params)->type == YAML_MAPPING_NODE) {
-        yaml_node_t *pm = NODEP(&F, F.params);
-        F.npar = (size_t)(pm->data.mapping.pairs.top - pm->data.mapping.pairs.start);
-        F.pstate = calloc(F.npar + 1, 1);
-        F.pval = calloc(F.npar + 1, sizeof *F.pval);
-        F.pused = calloc(F.npar + 1, 1);
-        if (!F.pstate || !F.pval || !F.pused)
-            rc = hs_fm_oom(&F);
-        for (size_t i = 0; i < F.npar && !rc; i++) {
-            const char *ks = hs_ytree_str(NODEP(&F, NODEP(&F, F.params)->data.mapping.pairs.start[i].key));
-            if (ks && hs_strmap_put(&F.ptab, ks, strlen(ks), (long)i, NULL) < 0)
-                rc = hs_fm_oom(&F);
+    F->params = hs_fm_get(F, 1, "parameters", NULL);
+    if (F->params && NODEP(F, F->params)->type == YAML_MAPPING_NODE) {
+        yaml_node_t *pm = NODEP(F, F->params);
+        F->npar = (size_t)(pm->data.mapping.pairs.top - pm->data.mapping.pairs.start);
+        F->pstate = calloc(F->npar + 1, 1);
+        F->pval = calloc(F->npar + 1, sizeof *F->pval);
+        F->pused = calloc(F->npar + 1, 1);
+        if (!F->pstate || !F->pval || !F->pused)
+            rc = hs_fm_oom(F);
+        for (size_t i = 0; i < F->npar && !rc; i++) {
+            const char *ks = hs_ytree_str(NODEP(F, NODEP(F, F->params)->data.mapping.pairs.start[i].key));
+            if (ks && hs_strmap_put(&F->ptab, ks, strlen(ks), (long)i, NULL) < 0)
+                rc = hs_fm_oom(F);
         }
     } else {
-        F.params = 0;
+        F->params = 0;
     }
-    int nroot = 0;
-    if (!rc && fams) {
-        nroot = hs_fm_add_map(&F, 1);
-        size_t np = (size_t)(NODEP(&F, 1)->data.mapping.pairs.top -
-                             NODEP(&F, 1)->data.mapping.pairs.start);
-        for (size_t i = 0; i < np && !rc && nroot; i++) {
-            yaml_node_pair_t p = NODEP(&F, 1)->data.mapping.pairs.start[i];
-            const char *ks = hs_ytree_str(NODEP(&F, p.key));
-            int nv = p.value;
-            F.section = ks;
-            if (!in_list(ks, verbatim, 3)) {
-                int decl = !in_list(ks, declaring, 10) ? 0 : strcmp(ks, "parameters") == 0 ? 2
-                         : strcmp(ks, "coordinates") == 0 ? 3 : 1;
-                rc = copy(&F, p.value, decl, &nv);
-            }
-            if (!rc)
-                rc = hs_fm_append_pair(&F, nroot, p.key, nv);
+    return rc;
+}
+
+/* Every family, sum, list parameter and mass entry written out; the new
+ * root replaces the file's. */
+int hs_fm_expand(fam *F)
+{
+    int rc = 0, nroot = hs_fm_add_map(F, 1);
+    size_t np = (size_t)(NODEP(F, 1)->data.mapping.pairs.top -
+                         NODEP(F, 1)->data.mapping.pairs.start);
+    for (size_t i = 0; i < np && !rc && nroot; i++) {
+        yaml_node_pair_t p = NODEP(F, 1)->data.mapping.pairs.start[i];
+        const char *ks = hs_ytree_str(NODEP(F, p.key));
+        int nv = p.value;
+        F->section = ks;
+        if (!in_list(ks, verbatim, 3)) {
+            int decl = !in_list(ks, declaring, 10) ? 0 : strcmp(ks, "parameters") == 0 ? 2
+                     : strcmp(ks, "coordinates") == 0 ? 3 : 1;
+            rc = copy(F, p.value, decl, &nv);
         }
-        if (!nroot)
-            rc = F.err->code;
         if (!rc)
-            rc = check_refs(&F) || record_structural(&F);
-        if (!rc)
-            rc = swap_root(&F, nroot);
-        int mkey, mass = rc ? 0 : hs_fm_get(&F, 1, "mass", &mkey);
-        if (mass && NODEP(&F, mass)->type == YAML_MAPPING_NODE)
-            rc = hs_fm_mass_entries(&F, 1, mass, mkey);
+            rc = hs_fm_append_pair(F, nroot, p.key, nv);
     }
-    if (!rc && bodies)
-        rc = hs_bd_expand(&F, 1);
-    if (!rc && y->norigin + (size_t)y->norig > HS_YTREE_MAX_NODES)
-        rc = hs_ytree_error(y, err, hs_ytree_root(y), "the families expand to more than "
-                            "%d YAML nodes", HS_YTREE_MAX_NODES);
-    fam_free(&F);
-    return rc ? (err->code ? err->code : HS_EXIT_MODEL) : 0;
+    if (!nroot)
+        rc = F->err->code;
+    if (!rc)
+        rc = check_refs(F) || record_structural(F);
+    if (!rc)
+        rc = swap_root(F, nroot);
+    int mkey, mass = rc ? 0 : hs_fm_get(F, 1, "mass", &mkey);
+    if (mass && NODEP(F, mass)->type == YAML_MAPPING_NODE)
+        rc = hs_fm_mass_entries(F, 1, mass, mkey);
+    return rc;
 }

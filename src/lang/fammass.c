@@ -1,4 +1,4 @@
-/* The mass matrix by entries (family.h): a mapping of coordinates (or
+/* The mass matrix by entries (internal.h): a mapping of coordinates (or
  * pairs of coordinates) to expressions, families of entries included, into
  * the format-1 list or matrix. */
 #include "internal.h"

@@ -1,4 +1,4 @@
-/* Rewriting one text of a family (family.h): a template's scalar with the
+/* Rewriting one text of a family (internal.h): a template's scalar with the
  * indices bound now written out (x[i-1] -> x_3, sum(...) written out, i ->
  * 4), the map from the new text's bytes to the template's, the parameter
  * values the ranges and indices need, the declared names. */

@@ -81,6 +81,15 @@ typedef struct fam {
     const char *section;          /* the root key being expanded (derive's list) */
 } fam;
 
+/* family.c: does the document under root use families (a range, sum(,
+ * prod( or a list parameter outside the verbatim sections)?  The file's
+ * parameters as F's table; the families written out (the new root replaces
+ * node 1's content); F's memory. */
+int hs_fm_uses(fam *F, int root);
+int hs_fm_params(fam *F);
+int hs_fm_expand(fam *F);
+void hs_fm_free(fam *F);
+
 /* famtext.c: one text rewritten with the indices bound now */
 enum { RW_EXPR, RW_KEY, RW_DECL };  /* an expression; a key or item (ranges bound); declaring */
 /* A new scalar: template scalar id's bytes [a, b) rewritten, or id itself
@@ -105,7 +114,7 @@ static inline int hs_fm_is_id(int c) { return hs_fm_is_id0(c) || (c >= '0' && c 
 /* fammass.c: `mass` as a mapping of entries into the format-1 list. */
 int hs_fm_mass_entries(fam *F, int root, int mass, int mkey);
 
-/* family.c: node making (every new node gets an origin) */
+/* node.c: node making (every new node gets an origin) */
 int hs_fm_grow(void **p, size_t *cap, size_t need, size_t size);
 int hs_fm_add_scalar(fam *F, const char *s, size_t len, int tmpl, int identity);
 int hs_fm_add_seq(fam *F, int tmpl);
