@@ -840,6 +840,10 @@ START_TEST(method_table)
                      hs_steppers[n - 1]->name);
     ck_assert_ptr_null(hs_stepper_find("rk9"));
     ck_assert_ptr_null(hs_stepper_find(NULL));
+    /* no method named: the default, an entry of the table that says so */
+    ck_assert_ptr_eq(hs_stepper_find(""), hs_stepper_default);
+    ck_assert_ptr_eq(hs_stepper_find(hs_stepper_default->name), hs_stepper_default);
+    ck_assert_ptr_nonnull(strstr(hs_stepper_default->about, "the default"));
 }
 END_TEST
 

@@ -119,6 +119,8 @@ typedef struct hs_stepper {
 /* Every method, in the order `holosim help methods` lists them; NULL ends it. */
 extern const hs_stepper *const hs_steppers[];
 /* The method of that name, or NULL. */
+/* The method of that name; "" is the default method (hs_stepper_default). */
+extern const hs_stepper *const hs_stepper_default;
 const hs_stepper *hs_stepper_find(const char *name);
 /* "rk2 rk4 ..." (every name, one space apart) into buf[cap]; returns buf. */
 const char *hs_stepper_names(char *buf, size_t cap);

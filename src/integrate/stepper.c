@@ -607,7 +607,7 @@ int hs_int_advance(hs_int_run *R, double t_stop)
         if (st == GSL_FAILURE)             /* the control cannot shrink the step further */
             return underflow(R);
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "the stepper %s failed at t=%.17g: %s",
-                            m->set.method, R->t, gsl_strerror(st));
+                            R->step.type->name, R->t, gsl_strerror(st));
     }
     R->sum->steps++;
     if (R->step.h < hs_int_min_step(R->tau) && R->tau < tau_stop)

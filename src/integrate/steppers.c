@@ -60,8 +60,13 @@ const hs_stepper *const hs_steppers[] = {
     NULL,
 };
 
+/* The method a model that names none runs (its line in the table says so). */
+const hs_stepper *const hs_stepper_default = &rk8pd;
+
 const hs_stepper *hs_stepper_find(const char *name)
 {
+    if (name && !*name)
+        return hs_stepper_default;
     for (size_t i = 0; name && hs_steppers[i]; i++)
         if (strcmp(hs_steppers[i]->name, name) == 0)
             return hs_steppers[i];

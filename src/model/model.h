@@ -46,7 +46,8 @@ typedef enum { HS_CONS_PROJECT, HS_CONS_REJECT } hs_cons_mode;
 typedef struct hs_settings {
     double t_end;          /* NAN until given */
     double dt;             /* NAN = (t_end - t0)/1000 */
-    char method[16];       /* the stepper's name (src/integrate checks it) */
+    char method[16];       /* the stepper's name, "" for the default (src/integrate
+                            * checks it and owns the default) */
     hs_srcpos method_pos;  /* where the file names it (src < 0: the command line
                             * or the default) */
     double step;           /* the fixed-step methods' step (NAN: chosen by them) */

@@ -44,7 +44,7 @@ int hs_ld_read_settings(loader *L, yaml_node_t *root)
     hs_settings *s = &m->set;
     s->t_end = NAN;
     s->dt = NAN;
-    snprintf(s->method, sizeof s->method, "rk8pd");
+    s->method[0] = '\0';                  /* the stepper table's default */
     s->method_pos = (hs_srcpos){ -1, 0 };
     s->step = NAN;
     s->step_pos = (hs_srcpos){ -1, 0 };
