@@ -96,6 +96,43 @@ START_TEST(printed)
 }
 END_TEST
 
+/* The exit codes: one table, in increasing order, 0 to 5 and the
+ * interrupts among them; holosim(1)'s EXIT STATUS names every code. */
+START_TEST(exit_table)
+{
+    int prev = -1, n = 0, seen[6] = { 0 }, interrupt = 0;
+    for (const hs_exit_code *e = hs_exit_codes; e->text; e++, n++) {
+        ck_assert_int_gt(e->code, prev);
+        ck_assert_str_eq(hs_exit_text(e->code), e->text);
+        if (e->code <= HS_EXIT_NOMEM)
+            seen[e->code] = 1;
+        interrupt |= e->code == HS_EXIT_INTERRUPT;
+        prev = e->code;
+    }
+    for (int i = 0; i <= HS_EXIT_NOMEM; i++)
+        ck_assert_msg(seen[i], "exit code %d missing", i);
+    ck_assert(interrupt && HS_EXIT_INTERRUPT == 128 + 2);
+    ck_assert_str_eq(hs_exit_text(77), "unknown exit code");
+    FILE *f = fopen("man/holosim.1", "r");
+    ck_assert_msg(f != NULL, "run from the repository's root");
+    static char man[1 << 18];
+    size_t len = fread(man, 1, sizeof man - 1, f);
+    fclose(f);
+    man[len] = '\0';
+    const char *sec = strstr(man, ".SH EXIT STATUS"), *end = sec ? strstr(sec + 1, "\n.SH ") : NULL;
+    ck_assert(sec && end);
+    for (const hs_exit_code *e = hs_exit_codes; e->text; e++) {
+        char a[32], b[32], c[32];
+        snprintf(a, sizeof a, ".B %d\n", e->code);
+        snprintf(b, sizeof b, ".BR %d ", e->code);
+        snprintf(c, sizeof c, "\" %d", e->code);     /* .BR 130 ", " 143 */
+        const char *p = strstr(sec, a), *q = strstr(sec, b), *r = strstr(sec, c);
+        ck_assert_msg((p && p < end) || (q && q < end) || (r && r < end),
+                      "holosim(1) EXIT STATUS does not name %d (%s)", e->code, e->text);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("error");
@@ -105,6 +142,7 @@ static Suite *suite(void)
     tcase_add_test(tc, append);
     tcase_add_test(tc, recode_adopt);
     tcase_add_test(tc, printed);
+    tcase_add_test(tc, exit_table);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -209,7 +209,7 @@ static int step_loop(hs_int_run *R)
         double t_stop = interp ? R->t_end : t_target, taup = R->tau;
         hs_int_step_fate fate = HS_INT_STEP_STANDS;
         if (o->stop && *o->stop)
-            return hs_error_set(R->err, 130, "interrupted at t=%.17g; the rows so far are "
+            return hs_error_set(R->err, HS_EXIT_INTERRUPT, "interrupted at t=%.17g; the rows so far are "
                                 "written", R->t);
         if (interp)
             memcpy(R->rows.y_start, R->y, R->dim * sizeof *R->y);

@@ -125,3 +125,24 @@ void hs_error_print_as(const hs_error *e, FILE *f, const char *kind)
         fputs("^\n", f);
     }
 }
+
+const hs_exit_code hs_exit_codes[] = {
+    { HS_OK, "success" },
+    { HS_EXIT_USAGE, "usage or output error" },
+    { HS_EXIT_MODEL, "model error" },
+    { HS_EXIT_INCONSISTENT, "inconsistent initial data" },
+    { HS_EXIT_NUMERIC, "numerical failure" },
+    { HS_EXIT_NOMEM, "out of memory" },
+    { HS_EXIT_SIGHUP, "interrupted by SIGHUP" },
+    { HS_EXIT_INTERRUPT, "interrupted by SIGINT" },
+    { HS_EXIT_SIGTERM, "interrupted by SIGTERM" },
+    { -1, NULL },
+};
+
+const char *hs_exit_text(int code)
+{
+    for (const hs_exit_code *e = hs_exit_codes; e->text; e++)
+        if (e->code == code)
+            return e->text;
+    return "unknown exit code";
+}

@@ -12,15 +12,31 @@
 
 #include <stdio.h>
 
-/* Exit codes of the program (holosim(1), EXIT STATUS). */
+/* Exit codes of the program (holosim(1), EXIT STATUS), each with its text
+ * in hs_exit_codes: the one table; the help text and the manual are
+ * checked against it (tests/check_error.c, tests/cli_docs.sh). */
 enum {
     HS_OK = 0,
     HS_EXIT_USAGE = 1,     /* bad command line, unwritable output */
     HS_EXIT_MODEL = 2,     /* model or expression error */
     HS_EXIT_INCONSISTENT = 3, /* initial data rejected / projection failed */
     HS_EXIT_NUMERIC = 4,   /* numerical failure during a run */
-    HS_EXIT_NOMEM = 5      /* out of memory, whatever the layer */
+    HS_EXIT_NOMEM = 5,     /* out of memory, whatever the layer */
+    HS_EXIT_SIGHUP = 129,  /* 128 + the signal: a run stopped by the caller */
+    HS_EXIT_INTERRUPT = 130, /* SIGINT, or a library caller's stop flag */
+    HS_EXIT_SIGTERM = 143
 };
+
+typedef struct hs_exit_code {
+    int code;
+    const char *text;      /* "model error" */
+} hs_exit_code;
+
+/* Every exit code, in increasing order, ended by { -1, NULL }. */
+extern const hs_exit_code hs_exit_codes[];
+
+/* The text of an exit code ("unknown exit code" for one not in the table). */
+const char *hs_exit_text(int code);
 
 typedef struct hs_error {
     int code;              /* exit code; 0 while no error is recorded */
