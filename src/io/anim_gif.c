@@ -124,12 +124,17 @@ static void text(canvas *c, int x, int y, const char *s, int scale, int idx)
     }
 }
 
+typedef struct circ_key {
+    double depth;
+    size_t idx;                   /* into the drawing's items */
+} circ_key;
+
 typedef struct scene {
     const hs_anim *a;
     hs_anim_view v;
     double floor_z, floor_span;   /* 3D: hs_anim_floor */
     double *val, *px, *py, *pd;
-    size_t *order;
+    circ_key *order;              /* [nitem] circles by depth */
 } scene;
 
 static double *project_frame(scene *S, const double *val, double *px, double *py, double *pd)
@@ -143,13 +148,13 @@ static double *project_frame(scene *S, const double *val, double *px, double *py
     return px;
 }
 
-static const hs_draw_item *circ_sort_items;
-static const double *circ_sort_depth;
+/* Circles drawn far to near; equal depths in the drawing's order (no
+ * state outside the keys: two animations may be drawn at once). */
 static int by_depth(const void *x, const void *y)
 {
-    double a = circ_sort_depth[circ_sort_items[*(const size_t *)x].pt[0]],
-           b = circ_sort_depth[circ_sort_items[*(const size_t *)y].pt[0]];
-    return (a > b) - (a < b);
+    const circ_key *a = x, *b = y;
+    return a->depth != b->depth ? (a->depth > b->depth) - (a->depth < b->depth)
+                                : (a->idx > b->idx) - (a->idx < b->idx);
 }
 
 /* The page's floor grid and axes (anim_html.c, floor3d), thin lines. */
@@ -232,12 +237,10 @@ static void draw_frame(scene *S, canvas *c, double t)
     size_t nc = 0;
     for (size_t i = 0; i < d->nitem; i++)
         if (d->item[i].kind == HS_DRAW_CIRCLE)
-            S->order[nc++] = i;
-    circ_sort_items = d->item;
-    circ_sort_depth = S->pd;
+            S->order[nc++] = (circ_key){ S->pd[d->item[i].pt[0]], i };
     qsort(S->order, nc, sizeof *S->order, by_depth);
     for (size_t k = 0; k < nc; k++) {
-        const hs_draw_item *it = &d->item[S->order[k]];
+        const hs_draw_item *it = &d->item[S->order[k].idx];
         double x = S->px[it->pt[0]], y = S->py[it->pt[0]], R = fabs(S->val[it->rout]) * S->v.s;
         if (!isfinite(x) || !isfinite(y) || !isfinite(R))
             continue;

@@ -12,6 +12,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,10 @@
 #define P10_MIN (-350)
 #define P10_MAX 350
 
+/* Tables filled once per process (pthread_once: the only writes, so two
+ * threads formatting at once read the same finished tables). */
 static long double p10[P10_MAX - P10_MIN + 1];
-static int p10_ready;
+static pthread_once_t p10_once = PTHREAD_ONCE_INIT;
 
 static int ld_ok;   /* long double really carries 64 mantissa bits */
 
@@ -33,7 +36,6 @@ static void init_p10(void)
      * probe once and fall back to snprintf for everything */
     volatile long double one = 1.0L, tiny = 0x1p-60L;
     ld_ok = LDBL_MANT_DIG >= 64 && one + tiny != one;
-    p10_ready = 1;
 }
 
 static long double pow10l_(int k)
@@ -201,7 +203,7 @@ typedef unsigned __int128 u128;
 #define S_MAX 345
 static u128 p10m[S_MAX - S_MIN + 1];   /* 10^s = p10m 2^p10q, p10m in [2^127, 2^128) */
 static int p10q[S_MAX - S_MIN + 1];
-static int p10i_ready;
+static pthread_once_t p10i_once = PTHREAD_ONCE_INIT;
 
 /* Bit b of the little-endian number a[n] (0 outside). */
 static int bit_at(const uint64_t *a, int n, int b)
@@ -249,7 +251,6 @@ static void init_p10i(void)
         }
         record(a, NL, FRAC, s - S_MIN);
     }
-    p10i_ready = 1;
 }
 
 /* x (normal, not 0) as the extended path would write it, or 0 when this
@@ -262,8 +263,7 @@ static size_t fmt_int(char *buf, double x)
     uint64_t frac = bits & 0xFFFFFFFFFFFFFULL;
     if (be == 0 || be == 0x7FF)
         return 0;
-    if (!p10i_ready)
-        init_p10i();
+    pthread_once(&p10i_once, init_p10i);
     uint64_t m = frac | (1ULL << 52);
     int e = be - 1075, e2 = be - 1022;
     int pow2 = frac == 0 && be > 1;      /* the double below is half as far */
@@ -336,8 +336,7 @@ size_t hs_fmt_double(char *buf, double x)
     if (fast)
         return fast;
 #endif
-    if (!p10_ready)
-        init_p10();
+    pthread_once(&p10_once, init_p10);
     if (!ld_ok)
         goto exact;
     int neg = x < 0;
