@@ -13,6 +13,7 @@
 #include "consistency/consistency.h"
 #include "integrate/integrate.h"
 #include "model/model.h"
+#include "run_csv.h"
 
 static hs_model *load(const char *text, hs_error *err)
 {
@@ -301,10 +302,10 @@ START_TEST(singular_during_run)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    hs_run_opts o = { .out = f, .precision = 17 };
+    hs_run_opts o = { .precision = 17 };
     hs_summary s;
     hs_error_init(&err);
-    int rc = hs_run(m, &o, &s, &err);
+    int rc = run_csv(m, o, f, NULL, NULL, &s, &err);
     fclose(f);
     ck_assert_int_eq(rc, HS_EXIT_NUMERIC);
     ck_assert_msg(strstr(err.msg, "t=") != NULL, "%s", err.msg);

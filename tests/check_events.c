@@ -36,6 +36,7 @@
 
 #include "check_main.h"
 #include "physics_util.h"
+#include "run_csv.h"
 
 #define TOL 1e-12            /* rtol = atol of the runs */
 #define TIME_TOL 1e-11       /* event times against closed forms */
@@ -103,8 +104,8 @@ static void run_events(const pu_args *a, size_t nstop, const char *const *stop, 
     FILE *f = open_memstream(&x->r.csv, &x->r.csv_len);
     FILE *fe = open_memstream(&x->ev.text, &x->ev.len);
     ck_assert(f && fe);
-    hs_run_opts o = { .out = f, .columns = a->columns, .precision = 17, .events = fe };
-    x->r.rc = hs_run(m, &o, &x->r.sum, &x->r.err);
+    hs_run_opts o = { .columns = a->columns, .precision = 17 };
+    x->r.rc = run_csv(m, o, f, NULL, fe, &x->r.sum, &x->r.err);
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(fclose(fe), 0);
     x->m = m;
@@ -498,9 +499,9 @@ START_TEST(test_events_file)
     char *b1 = NULL, *b2 = NULL;
     size_t l1 = 0, l2 = 0;
     FILE *f = open_memstream(&b1, &l1), *fe = open_memstream(&b2, &l2);
-    hs_run_opts o = { .out = f, .precision = 17, .events = fe };
+    hs_run_opts o = { .precision = 17 };
     hs_summary sum;
-    int rc = hs_run(m, &o, &sum, &err);
+    int rc = run_csv(m, o, f, NULL, fe, &sum, &err);
     fclose(f);
     fclose(fe);
     ck_assert_int_eq(rc, 2);

@@ -33,6 +33,7 @@
 #include "io/columns.h"
 #include "io/out.h"
 #include "model/model.h"
+#include "run_csv.h"
 
 /* ---- a growing string ---- */
 
@@ -403,10 +404,10 @@ static int run_text(const char *text, const char *path, const char *columns, hs_
     hs_model *m = load(text, NULL, err);
     ck_assert_msg(m, "%s", err->msg);
     FILE *null = path ? NULL : fopen("/dev/null", "w");
-    hs_run_opts ro = { .out = null, .out_path = path, .columns = columns, .precision = 17 };
+    hs_run_opts ro = { .columns = columns, .precision = 17 };
     hs_summary sum;
     hs_error_init(err);
-    int rc = hs_run(m, &ro, &sum, err);
+    int rc = run_csv(m, ro, null, path, NULL, &sum, err);
     if (null)
         fclose(null);
     hs_model_free(m);

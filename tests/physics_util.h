@@ -29,6 +29,7 @@
 #include "integrate/integrate.h"
 #include "model/model.h"
 #include "util/error.h"
+#include "run_csv.h"
 
 /* Model files are found relative to the repository root (where `make
  * check` runs the tests); HOLOSIM_MODELS overrides the directory. */
@@ -235,8 +236,8 @@ static inline void pu_run_model(const hs_model *m, const char *columns, pu_resul
     hs_error_init(&r->err);
     FILE *f = open_memstream(&r->csv, &r->csv_len);
     ck_assert_ptr_nonnull(f);
-    hs_run_opts o = { .out = f, .columns = columns, .precision = 17 };  /* rest 0 / NULL */
-    r->rc = hs_run(m, &o, &r->sum, &r->err);
+    hs_run_opts o = { .columns = columns, .precision = 17 };  /* rest 0 / NULL */
+    r->rc = run_csv(m, o, f, NULL, NULL, &r->sum, &r->err);
     ck_assert_int_eq(fclose(f), 0);
     pu_parse_csv(r->csv, r->csv_len, &r->tab);
 }

@@ -246,7 +246,8 @@ static int run_point(batch *B, const char *name, char **val)
     int rc;
     hs_model *m = point_model(B, val, &rc, &err);
     if (m) {
-        hs_run_opts ro = { .out_path = part, .columns = o->columns,
+        hs_sink_args sa = { .path = part, .precision = o->precision, .model = m };
+        hs_run_opts ro = { .out = hs_sink_open(NULL, &sa, &err), .columns = o->columns,
                            .precision = o->precision, .progress = HS_PROGRESS_OFF,
                            .stop = &hs_cli_interrupted };
         /* the same programs at every point: one native build serves all */
@@ -261,7 +262,8 @@ static int run_point(batch *B, const char *name, char **val)
             }
         }
         ro.native = m == B->base ? B->native : B->own_native;
-        rc = hs_run(m, &ro, &sum, &err);
+        rc = ro.out ? hs_run(m, &ro, &sum, &err) : err.code;
+        rc = hs_sink_finish(ro.out, "the CSV", 0, rc, &err);
         if (m != B->base)
             hs_model_free(m);
     }

@@ -345,17 +345,26 @@ int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
     hs_error_init(&err);
     catch_signals();
     int ev_stdout = o->events && strcmp(o->events, "-") == 0;
+    /* the sinks create no file before their first row: a run that fails
+     * earlier leaves an existing file as it was */
+    hs_sink_args sa = { .f = out, .path = path, .precision = o->precision, .model = m };
+    hs_sink_args ea = { .f = ev_stdout ? stdout : NULL, .path = ev_stdout ? NULL : o->events,
+                        .precision = o->precision, .events = 1, .model = m };
+    hs_sink *sink = hs_sink_open(NULL, &sa, &err);
+    hs_sink *evs = sink && o->events ? hs_sink_open(NULL, &ea, &err) : NULL;
+    if (!sink || (o->events && !evs)) {
+        hs_sink_close(sink, 0);
+        return hs_cli_fail(&err);
+    }
     hs_run_opts ro = {
-        .out = out,
-        .out_path = path,
+        .out = sink,
         .columns = columns,
         .precision = o->precision,
         .report = o->quiet_projection ? NULL : stderr,
         .progress = o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
                                                             : HS_PROGRESS_AUTO,
         .stop = &hs_cli_interrupted,
-        .events = ev_stdout ? stdout : NULL,
-        .events_path = ev_stdout ? NULL : o->events,
+        .events = evs,
         .no_residuals = o->quiet && !o->summary,
     };
     hs_native *nat = hs_cli_native(m, o, 1);
@@ -363,6 +372,8 @@ int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
     hs_summary sum;
     int rc = hs_run(m, &ro, &sum, &err);
     hs_native_free(nat);
+    rc = hs_sink_finish(sink, "the CSV", 0, rc, &err);
+    rc = hs_sink_finish(evs, "the events CSV", !rc, rc, &err);   /* none: the header alone */
     int sig = hs_cli_interrupted;
     if (rc == 130 && sig) {                 /* 128 + the signal's number */
         hs_error_append(&err, " (%s)", signal_name(sig));

@@ -58,15 +58,8 @@ int hs_int_events_setup(hs_int_run *R)
     const hs_model *m = R->m;
     const hs_run_opts *o = R->o;
     R->ev.n = m->nev;
-    if (o->events || o->events_path) {
-        /* like the trajectory: nothing written, no file, before a first row */
-        int unknown;       /* (the trajectory's sink has checked the format) */
-        R->ev.out = hs_sink_open(o->format, o->events, o->events_path, o->precision, 1,
-                                 &unknown);
-        if (!R->ev.out)
-            return hs_error_nomem(R->err);
+    if ((R->ev.out = o->events))
         hs_sink_header(R->ev.out, &R->rows.cols);
-    }
     if (!R->ev.n)
         return 0;
     size_t ne = R->ev.n, dim = R->dim;
@@ -639,9 +632,6 @@ int hs_int_events_step(hs_int_run *R, double taup, long *i, hs_int_step_fate *fa
 
 int hs_int_events_finish(hs_int_run *R, int rc)
 {
-    /* a run without events: the header alone */
-    if (R->ev.out)
-        rc = hs_int_close_output(R, R->ev.out, "the events CSV", !rc, rc);
     hs_int_driver_free(R->ev.trial_drv);
     hs_int_events *E = &R->ev;
     for (size_t i = 0; i < E->ng1; i++)

@@ -82,13 +82,13 @@ static int plan_times(hs_int_run *R)
 }
 
 /* Should the progress line show (0 no, 1 after 2 s, 2 from the start)? */
-static int progress_mode(const hs_run_opts *o, FILE *csv)
+static int progress_mode(const hs_run_opts *o, const hs_sink *out)
 {
     if (o->progress < 0 || !isatty(STDERR_FILENO))
         return 0;
     if (o->progress > 0)
         return 2;
-    return o->report && !(csv && isatty(fileno(csv))) ? 1 : 0;
+    return o->report && !out->tty ? 1 : 0;
 }
 
 static double *vec(size_t n)
@@ -155,13 +155,9 @@ static int setup(hs_int_run *R)
         return rc;
     if (R->bal.w)
         hs_dyn_set_rank0(R->bal.w, R->w->rank0);
-    /* nothing written (an -o file not even created) before the first row */
-    int unknown;
-    R->rows.out = hs_sink_open(o->format, o->out, o->out_path, o->precision, 0, &unknown);
-    if (unknown)
-        return hs_error_set(R->err, HS_EXIT_USAGE, "unknown output format '%s'", o->format);
+    R->rows.out = o->out;
     R->rows.vals = vec(R->rows.cols.n + 1);
-    if (!R->rows.out || !R->rows.vals)
+    if (!R->rows.vals)
         return hs_error_nomem(R->err);
     R->step.multistep = (type->flags & HS_STEP_MULTISTEP) != 0;
     /* dop853's own extension serves the rows unless they show the work
@@ -238,26 +234,11 @@ static int step_loop(hs_int_run *R)
     return 0;
 }
 
-int hs_int_close_output(hs_int_run *R, hs_sink *s, const char *what, int publish, int rc)
-{
-    int e = hs_sink_close(s, publish);
-    if (e && !(rc && R->err->code == HS_EXIT_USAGE)) {
-        if (!rc) {
-            hs_error_init(R->err);
-            hs_error_set(R->err, HS_EXIT_USAGE, "cannot write %s: %s", what, strerror(e));
-        }
-        rc = rc ? rc : HS_EXIT_USAGE;
-    }
-    return rc;
-}
-
 /* Output: flush and close (a write error is exit 1 unless the run already
  * failed), then free everything. */
 static int finish(hs_int_run *R, int rc)
 {
     hs_int_progress(R, 0, 1);
-    if (R->rows.out)
-        rc = hs_int_close_output(R, R->rows.out, "the CSV", 0, rc);
     rc = hs_int_events_finish(R, rc);
     if (R->step.type && R->step.type->finish)
         R->step.type->finish(R);

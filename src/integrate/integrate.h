@@ -10,15 +10,15 @@
 
 #include <gsl/gsl_odeiv2.h>
 
+#include "../io/sink.h"
 #include "../model/model.h"
 #include "../native/native.h"
 #include "../util/error.h"
 
 typedef struct hs_run_opts {
-    FILE *out;                     /* CSV destination, or NULL: */
-    const char *out_path;          /* opened after the consistency step, so a
-                                    * model that fails before its first row
-                                    * leaves an existing file untouched */
+    hs_sink *out;                  /* the rows (io/sink.h), opened and closed
+                                    * by the caller (hs_sink_finish, publish
+                                    * 0); the run writes the header and rows */
     const char *columns;           /* --columns list or NULL */
     int precision;                 /* significant digits (17) */
     FILE *report;                  /* consistency report (stderr) or NULL (quiet) */
@@ -27,10 +27,9 @@ typedef struct hs_run_opts {
     const hs_native *native;       /* kernels of prog_dyn, prog_aux, prog_pos,
                                     * prog_out, prog_ev in that order
                                     * (hs_native_load), or NULL: VM */
-    FILE *events;                  /* --events: the events CSV, or NULL: */
-    const char *events_path;       /* opened at its first row (or at the end of
-                                    * a run with none: the header alone) */
-    const char *format;            /* output format (io/sink.c), NULL: "csv" */
+    hs_sink *events;               /* the events' rows, or NULL: none kept (the
+                                    * caller closes it with publish set when
+                                    * the run succeeded: the header alone) */
     int no_residuals;              /* the caller shows none of the summary's
                                     * max_G, max_Gdot, max_ebal, max_pres (they
                                     * stay 0): a row whose columns show only t,

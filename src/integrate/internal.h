@@ -218,11 +218,6 @@ extern const hs_stepper hs_int_step_dop853;
 extern const hs_stepper hs_int_step_rattle, hs_int_step_rattle4, hs_int_step_rattle6,
     hs_int_step_rattle8;
 
-/* integrate.c: close a sink (publish: see hs_sink_type.close); a write
- * error becomes the run's error ("cannot write WHAT: ...", exit 1) unless
- * it already failed.  Returns rc or that exit code. */
-int hs_int_close_output(hs_int_run *R, hs_sink *s, const char *what, int publish, int rc);
-
 /* rows.c */
 /* Write the row at state y (time t); first = 1 for the first row (sets
  * E0).  Returns 0 or an exit code with R->err set. */

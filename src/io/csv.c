@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct csv {
     hs_sink base;
@@ -94,17 +95,17 @@ static const hs_sink_type csv_type = {
     .close = close_csv,
 };
 
-hs_sink *hs_csv_open(FILE *f, const char *path, int precision, int events)
+hs_sink *hs_csv_open(const hs_sink_args *a, hs_error *err)
 {
     csv *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    if (hs_out_init(&c->o, f, precision)) {
+    if (!c || hs_out_init(&c->o, a->f, a->precision)) {
         free(c);
+        hs_error_nomem(err);
         return NULL;
     }
-    hs_out_start_at_first_row(&c->o, path);
+    hs_out_start_at_first_row(&c->o, a->path);
     c->base.type = &csv_type;
-    c->events = events;
+    c->base.tty = a->f && isatty(fileno(a->f));
+    c->events = a->events;
     return &c->base;
 }

@@ -1,9 +1,11 @@
 /* Where rows go.  A sink is one struct of function pointers and the state
  * behind it, as SQLite's VFS: the integrator computes a row into a vector
- * of doubles (columns.h) and hands it to whichever sink the run opened.
- * CSV (csv.c) is the first implementation; a new output format is a new
- * file with its own hs_sink_type and constructor, and one entry in the
- * table of formats (sink.c) that hs_sink_open reads.
+ * of doubles (columns.h) and hands it to the sink its caller opened; the
+ * caller owns the sink (opens it before the run, closes it after, with
+ * hs_sink_finish).  CSV (csv.c) is the first implementation; a new output
+ * format is a new file with its own hs_sink_type and constructor, and one
+ * entry in the table of formats (sink.c) that hs_sink_open reads
+ * (tests/check_io.c runs the contract below over every entry).
  *
  * Contract of every implementation:
  *   - rows are all or nothing: a reader never finds half a row, whatever
@@ -21,6 +23,7 @@
 #include <stdio.h>
 
 #include "columns.h"
+#include "../util/error.h"
 
 typedef struct hs_sink hs_sink;
 
@@ -45,6 +48,7 @@ struct hs_sink {
     long rows;             /* complete rows written */
     int failed;            /* a write failed: the output has ended */
     int err_no;            /* errno of that write */
+    int tty;               /* it writes to a terminal (no progress line then) */
 };
 
 static inline void hs_sink_header(hs_sink *s, const hs_columns *c) { s->type->header(s, c); }
@@ -59,11 +63,22 @@ static inline int hs_sink_close(hs_sink *s, int publish)
     return s ? s->type->close(s, publish) : 0;
 }
 
-/* A sink's constructor: writes to f, or (f NULL, path set) to path opened
- * at the first row (or at close with publish); precision: significant
- * digits (17: the shortest that reads back exactly); events: rows carry an
- * event's name first.  NULL when out of memory. */
-typedef hs_sink *(*hs_sink_open_fn)(FILE *f, const char *path, int precision, int events);
+/* What a sink is opened with: where (f, or f NULL and path: the file
+ * created at the first row, or at close with publish), the number format
+ * (precision: significant digits; 17 the shortest that reads back
+ * exactly), whether rows carry an event's name first, and what the rows
+ * come from (the model, NULL when unknown: a format that records metadata
+ * takes it from there; the column kinds come with header). */
+typedef struct hs_sink_args {
+    FILE *f;
+    const char *path;
+    int precision;
+    int events;
+    const hs_model *model;
+} hs_sink_args;
+
+/* A sink's constructor: NULL with err set (out of memory, a bad argument). */
+typedef hs_sink *(*hs_sink_open_fn)(const hs_sink_args *a, hs_error *err);
 
 /* The formats (sink.c), NULL-terminated: name and constructor. */
 typedef struct hs_sink_format {
@@ -72,10 +87,16 @@ typedef struct hs_sink_format {
 } hs_sink_format;
 extern const hs_sink_format hs_sink_formats[];
 
-/* Open a sink of the format named (NULL: "csv").  NULL with *unknown = 1
- * when no format has that name, with *unknown = 0 when out of memory. */
-hs_sink *hs_sink_open(const char *format, FILE *f, const char *path, int precision,
-                      int events, int *unknown);
+/* Open a sink of the format named (NULL: the first of the table, CSV);
+ * NULL with err set: an unknown format (a usage error naming the
+ * formats), or what the constructor reports. */
+hs_sink *hs_sink_open(const char *format, const hs_sink_args *a, hs_error *err);
+
+/* Close s (NULL: nothing) and report its first failed write as "cannot
+ * write WHAT: REASON" (exit 1) unless rc already says the call failed for
+ * another reason (a usage error stands; any other keeps its message).
+ * Returns the resulting exit code (rc, or 1). */
+int hs_sink_finish(hs_sink *s, const char *what, int publish, int rc, hs_error *err);
 
 /* ---- csv.c ---- */
 
@@ -83,6 +104,6 @@ hs_sink *hs_sink_open(const char *format, FILE *f, const char *path, int precisi
  * field quoted when it holds a comma, a quote or a line break; numbers in
  * the shortest of 15-17 significant digits that reads back exactly, or
  * `precision` digits); the file opened "w".  An hs_sink_open_fn. */
-hs_sink *hs_csv_open(FILE *f, const char *path, int precision, int events);
+hs_sink *hs_csv_open(const hs_sink_args *a, hs_error *err);
 
 #endif

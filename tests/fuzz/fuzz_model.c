@@ -23,6 +23,7 @@
 
 #include "integrate/integrate.h"
 #include "model/model.h"
+#include "../run_csv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -86,13 +87,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         hs_model run = *m;         /* shallow: only the settings differ */
         run.set.t_end = m->t0 + 0.01;
         run.set.dt = 0.005;
-        hs_run_opts ro = {.out = devnull, .precision = 17, .stop = &stop};
+        hs_run_opts ro = {.precision = 17, .stop = &stop};
         hs_summary sum;
         hs_error rerr;
         hs_error_init(&rerr);
         stop = 0;
         arm(RUN_CPU_SECONDS);
-        int rc = hs_run(&run, &ro, &sum, &rerr);
+        int rc = run_csv(&run, ro, devnull, NULL, NULL, &sum, &rerr);
         arm(0);
         if (rc && (!rerr.code || !rerr.msg[0])) {
             fprintf(stderr, "hs_run returned %d without an error message\n", rc);
