@@ -1,5 +1,6 @@
 /* Rank diagnosis of G_q (consistency.h: hs_cons_rank). */
 #include "consistency.h"
+#include "../linalg/linalg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,8 +30,8 @@ static int full_rank_certified(const hs_model *m, hs_work *w, double t, const do
     return ok;
 }
 
-size_t hs_cons_rank(const hs_model *m, hs_work *w, double t, const double *q,
-                    char *msg, size_t cap, size_t *first_dependent)
+static size_t rank_of(const hs_model *m, hs_work *w, double t, const double *q,
+                      char *msg, size_t cap, size_t *first_dependent)
 {
     size_t n = m->n, k = m->k;
     if (cap)
@@ -94,3 +95,11 @@ out:
     return rank;
 }
 
+size_t hs_cons_rank(const hs_model *m, hs_work *w, double t, const double *q,
+                    char *msg, size_t cap, size_t *first_dependent)
+{
+    hs_la_handler h = hs_la_quiet();     /* GSL's aborting handler off (linalg.h) */
+    size_t r = rank_of(m, w, t, q, msg, cap, first_dependent);
+    hs_la_restore(h);
+    return r;
+}
