@@ -233,7 +233,7 @@ static int lyap_row(double t, const double *lambda, size_t count, void *ctx)
 
 static int lyap_run(hs_model *m, hs_fl *f, const opts *o, double T, double dt)
 {
-    char b[32], b2[32];
+    char b[32], b2[32], b3[32];
     size_t dim = 2 * m->n, count = 0;
     if (o->spectrum && 2 * (m->n - m->k) > SPECTRUM_MAX) {
         hs_error err;
@@ -263,7 +263,7 @@ static int lyap_run(hs_model *m, hs_fl *f, const opts *o, double T, double dt)
     if (!rc && !o->csv) {
         header(m, f, 2 * (m->n - m->k));
         printf("interval: t0 = %s to %s, renormalized every %s\n", num(b, m->t0),
-               num(b2, m->t0 + T), num(b2, dt));
+               num(b2, m->t0 + T), num(b3, dt));
         double sum = 0;
         for (size_t j = 0; j < c.count; j++) {
             printf("  lambda_%zu = %s\n", j + 1, num(b, c.last[j]));
