@@ -12,6 +12,7 @@
  *   batch.c    `batch`: many points of a grid in one process (scripts/sweep)
  *   analysis.c `equilibrium` and `modes` (src/analysis)
  *   animate.c  `animate`: a page, GIF or video of the model's drawing
+ *   flow.c     `floquet` and `lyapunov`: stability of a motion (src/flow)
  *
  * Only main and the commands print; everything below returns hs_error
  * values. */
@@ -30,10 +31,12 @@
 extern const char hs_usage_main[], hs_usage_run[], hs_usage_check[], hs_usage_derive[],
     hs_usage_eval[], hs_usage_columns[], hs_usage_batch[], hs_usage_equilibrium[],
     hs_usage_modes[], hs_usage_animate[];
+extern const char hs_usage_floquet[], hs_usage_lyapunov[];
 
 /* Which commands accept an option. */
 enum { CMD_RUN = 1, CMD_CHECK = 2, CMD_DERIVE = 4, CMD_COLUMNS = 8, CMD_EVAL = 16,
-       CMD_BATCH = 32, CMD_EQUILIBRIUM = 64, CMD_MODES = 128, CMD_ANIMATE = 256 };
+       CMD_BATCH = 32, CMD_EQUILIBRIUM = 64, CMD_MODES = 128, CMD_ANIMATE = 256,
+       CMD_FLOQUET = 1 << 12, CMD_LYAPUNOV = 1 << 13 };
 
 typedef struct opts {
     hs_overrides ov;
@@ -47,6 +50,8 @@ typedef struct opts {
     int csv, linearize;      /* equilibrium, modes */
     hs_native_policy native; /* run, batch: --native (default auto) */
     const char *fps, *size, *frames, *speed, *trail, *plot;  /* animate */
+    const char *period, *every;  /* floquet --period, lyapunov --every (checked there) */
+    int spectrum;            /* lyapunov --spectrum */
     const char **pos;        /* positional arguments after the first */
     size_t npos;
 } opts;
@@ -114,5 +119,7 @@ int hs_cli_batch(int argc, char **argv);
 int hs_cli_equilibrium(int argc, char **argv);
 int hs_cli_modes(int argc, char **argv);
 int hs_cli_animate(int argc, char **argv);
+int hs_cli_floquet(int argc, char **argv);
+int hs_cli_lyapunov(int argc, char **argv);
 
 #endif

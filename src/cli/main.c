@@ -34,6 +34,8 @@ const char hs_usage_main[] =
     "  modes MODEL               eigenvalues and mode shapes at that equilibrium\n"
     "  animate MODEL [RUN.csv] -o OUT   the model's drawing moving: a page (.html),\n"
     "                            a GIF (.gif) or a video (.mp4, with ffmpeg)\n"
+    "  floquet MODEL --period T  Floquet multipliers of the motion over a period\n"
+    "  lyapunov MODEL            Lyapunov exponents of the motion (--spectrum: all)\n"
     "  help [COMMAND]            this text, or one command's options\n"
     "  help methods              the steppers: name, order, kind\n"
     "\n"
@@ -195,6 +197,8 @@ static const struct {
     { "equilibrium", hs_usage_equilibrium, hs_cli_equilibrium },
     { "modes", hs_usage_modes, hs_cli_modes },
     { "animate", hs_usage_animate, hs_cli_animate },
+    { "floquet", hs_usage_floquet, hs_cli_floquet },
+    { "lyapunov", hs_usage_lyapunov, hs_cli_lyapunov },
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 

@@ -54,6 +54,8 @@ static int opt_flag(const optdef *d, opts *o, const char *val, const char *usage
         o->linearize = 1;
     else if (strcmp(d->name, "--quiet-projection") == 0)
         o->quiet_projection = 1;
+    else if (strcmp(d->name, "--spectrum") == 0)
+        o->spectrum = 1;
     else
         o->quiet = 1;
     return 0;
@@ -190,6 +192,8 @@ static int opt_text(const optdef *d, opts *o, const char *val, const char *usage
                      : strcmp(d->name, "--outdir") == 0 ? &o->outdir
                      : strcmp(d->name, "--status-dir") == 0 ? &o->statusdir
                      : strcmp(d->name, "--events") == 0 ? &o->events
+                     : strcmp(d->name, "--period") == 0 ? &o->period
+                     : strcmp(d->name, "--every") == 0 ? &o->every
                      : strcmp(d->name, "--fps") == 0 ? &o->fps
                      : strcmp(d->name, "--size") == 0 ? &o->size
                      : strcmp(d->name, "--frames") == 0 ? &o->frames
@@ -286,6 +290,7 @@ static int opt_precision(const optdef *d, opts *o, const char *val, const char *
 
 #define ALL (CMD_RUN | CMD_CHECK | CMD_DERIVE | CMD_COLUMNS | CMD_BATCH | CMD_ANIMATE)
 #define RUNS (CMD_RUN | CMD_BATCH | CMD_ANIMATE)  /* run, batch (per point), animate */
+#define FLOW (CMD_FLOQUET | CMD_LYAPUNOV)
 #define NUM(name, field, pos) \
     { name, 0, RUNS, 1, opt_number, offsetof(hs_settings, field), pos }
 
@@ -293,20 +298,20 @@ static const optdef optdefs[] = {
     { "--progress", 0, CMD_RUN | CMD_ANIMATE, 0, opt_flag, 0, 0 },
     { "--quiet", 'q', RUNS, 0, opt_flag, 0, 0 },
     { "--quiet-projection", 0, RUNS, 0, opt_flag, 0, 0 },
-    { "--set", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES, 1, opt_set, 0, 0 },
-    { "--params", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES, 1, opt_params, 0, 0 },
+    { "--set", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES | FLOW, 1, opt_set, 0, 0 },
+    { "--params", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES | FLOW, 1, opt_params, 0, 0 },
     { "--consistency", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_consistency, 0, 0 },
     { "--tolerance", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_tolerance, 0, 0 },
     { "--dependent", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1,
       opt_dependent, 0, 0 },
     { "--wrt", 0, CMD_DERIVE, 1, opt_text, 0, 0 },
-    { "--csv", 0, CMD_EQUILIBRIUM | CMD_MODES, 0, opt_flag, 0, 0 },
+    { "--csv", 0, CMD_EQUILIBRIUM | CMD_MODES | FLOW, 0, opt_flag, 0, 0 },
     { "--linearize", 0, CMD_MODES, 0, opt_flag, 0, 0 },
-    NUM("--t-end", t_end, 0),
+    { "--t-end", 0, RUNS | CMD_LYAPUNOV, 1, opt_number, offsetof(hs_settings, t_end), 0 },
     NUM("--dt", dt, 1),
     NUM("--step", step, 1),
-    NUM("--rtol", rtol, 1),
-    NUM("--atol", atol, 1),
+    { "--rtol", 0, RUNS | FLOW, 1, opt_number, offsetof(hs_settings, rtol), 1 },
+    { "--atol", 0, RUNS | FLOW, 1, opt_number, offsetof(hs_settings, atol), 1 },
     NUM("--alpha", alpha, 1),
     NUM("--beta", beta, 1),
     { "--output", 'o', CMD_RUN | CMD_ANIMATE, 1, opt_text, 0, 0 },
@@ -314,7 +319,7 @@ static const optdef optdefs[] = {
     { "--summary", 0, CMD_RUN | CMD_ANIMATE, 1, opt_text, 0, 0 },
     { "--events", 0, CMD_RUN | CMD_ANIMATE, 1, opt_text, 0, 0 },
     { "--stop-when", 0, RUNS, 1, opt_stop_when, 0, 0 },
-    { "--method", 0, RUNS, 1, opt_method, 0, 0 },
+    { "--method", 0, RUNS | FLOW, 1, opt_method, 0, 0 },
     { "--stabilize", 0, RUNS, 1, opt_stabilize, 0, 0 },
     { "--precision", 0, RUNS, 1, opt_precision, 0, 0 },
     { "--output-mode", 0, RUNS, 1, opt_output_mode, 0, 0 },
@@ -330,6 +335,10 @@ static const optdef optdefs[] = {
     { "--speed", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
     { "--trail", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
     { "--plot", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
+    /* floquet, lyapunov (src/cli/flow.c) */
+    { "--period", 0, CMD_FLOQUET, 1, opt_text, 0, 0 },
+    { "--every", 0, CMD_LYAPUNOV, 1, opt_text, 0, 0 },
+    { "--spectrum", 0, CMD_LYAPUNOV, 0, opt_flag, 0, 0 },
 };
 enum { NOPTS = sizeof optdefs / sizeof *optdefs };
 
@@ -338,7 +347,8 @@ static const char *cmd_name(unsigned cmd)
     return cmd == CMD_RUN ? "run" : cmd == CMD_CHECK ? "check" : cmd == CMD_DERIVE ? "derive"
          : cmd == CMD_COLUMNS ? "columns" : cmd == CMD_BATCH ? "batch"
          : cmd == CMD_EQUILIBRIUM ? "equilibrium" : cmd == CMD_MODES ? "modes"
-         : cmd == CMD_ANIMATE ? "animate" : "eval";
+         : cmd == CMD_ANIMATE ? "animate" : cmd == CMD_FLOQUET ? "floquet"
+         : cmd == CMD_LYAPUNOV ? "lyapunov" : "eval";
 }
 
 /* An unknown long option: the nearest one the command takes, or the

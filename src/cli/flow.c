@@ -1,0 +1,296 @@
+/* `holosim floquet` and `holosim lyapunov`: the stability of a motion
+ * from the variational equations of the constrained flow (src/flow). */
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../flow/flow.h"
+#include "../io/fmt.h"
+
+const char hs_usage_floquet[] =
+    "usage: holosim floquet MODEL --period T [--set NAME=EXPR]... [--params FILE]\n"
+    "                       [--method NAME] [--rtol X] [--atol X] [--csv]\n"
+    "\n"
+    "Floquet multipliers of the motion from the model's initial state (projected\n"
+    "onto the constraints) over one period T: the monodromy matrix, the derivative\n"
+    "of the state after T with respect to the state at t0, on the tangent space\n"
+    "of the constraint manifold (2 (n - k) dimensions), and its eigenvalues mu,\n"
+    "largest |mu| first, with the exponents log|mu| / T.  The variational\n"
+    "equations come from exact symbolic Jacobians of the accelerations (the\n"
+    "multipliers' derivatives through the saddle-point system included) and are\n"
+    "integrated with the motion by the model's explicit method (else rk8pd) at\n"
+    "its rtol and atol: the multipliers are as accurate as that integration.\n"
+    "Verdict, with tolerance 1e-6: unstable when some |mu| > 1 + 1e-6; marginal\n"
+    "when none is, but some mu is within 1e-6 of 1 (a neutral direction: the\n"
+    "motion's own direction on an autonomous orbit); stable otherwise.\n"
+    "A warning when M, Q or G at the start differ at t0 and t0 + T (the model is\n"
+    "not periodic with T) and when the state after T is not the start's (the\n"
+    "motion is not periodic): the multipliers are then those of that stretch.\n"
+    "\n"
+    "  --period T                the period (positive, finite; exit 2 otherwise)\n"
+    "  --set NAME=EXPR           override a parameter (repeatable)\n"
+    "  --params FILE             parameters from a YAML file\n"
+    "  --method NAME, --rtol X, --atol X   the integration (as for run)\n"
+    "  --csv                     header mu,re,im,abs,arg,exponent and one row per\n"
+    "                            multiplier, largest |mu| first (arg in radians)\n"
+    "\n"
+    "exit status: 2 for a bad period or model, 3 for an inconsistent start or\n"
+    "dependent constraints, 4 when the integration fails.\n";
+
+const char hs_usage_lyapunov[] =
+    "usage: holosim lyapunov MODEL [--t-end T] [--every DT] [--spectrum] [--csv]\n"
+    "                        [--set NAME=EXPR]... [--params FILE] [--method NAME]\n"
+    "                        [--rtol X] [--atol X]\n"
+    "\n"
+    "Lyapunov exponents of the motion from the model's initial state, t0 to\n"
+    "t_end: tangent vectors carried by the variational equations (holosim help\n"
+    "floquet) on the tangent space of the constraint manifold, renormalized every\n"
+    "DT (Benettin's method); with --spectrum all 2 (n - k) of them, kept\n"
+    "orthonormal by Gram-Schmidt (QR), giving every exponent.  At each\n"
+    "renormalization the state is projected back onto the constraints and the\n"
+    "vectors onto the tangent space there.  A finite-time estimate: the\n"
+    "exponents of a chaotic motion converge slowly (like 1/T) and depend on the\n"
+    "start; the spectrum of a conservative system sums to 0 up to O(1/T).\n"
+    "\n"
+    "  --t-end T                 end time (default: the model's t_end)\n"
+    "  --every DT                renormalization interval (default (t_end - t0)/100)\n"
+    "  --spectrum                every exponent (2 (n - k) at most 128), else the\n"
+    "                            largest\n"
+    "  --csv                     header t,lambda_1[,lambda_2...] and a row of the\n"
+    "                            running estimates after each renormalization, the\n"
+    "                            last at t_end\n"
+    "  --set, --params, --method, --rtol, --atol   as for floquet\n"
+    "\n"
+    "exit status: 2 for a bad interval or model (or --spectrum on a model with\n"
+    "2 (n - k) > 128), 3 for an inconsistent start, 4 when the integration fails.\n";
+
+#define SPECTRUM_MAX 128
+
+static const char *num(char *buf, double x)
+{
+    hs_fmt_double(buf, x == 0 ? 0.0 : x);     /* no "-0" */
+    return buf;
+}
+
+static int bad_value(const char *what, const char *val)
+{
+    hs_error err;
+    hs_error_init(&err);
+    hs_error_set(&err, HS_EXIT_MODEL, "%s must be a positive, finite number, got '%.60s'",
+                 what, val);
+    return hs_cli_fail(&err);
+}
+
+/* Options, one MODEL, loaded with the dense kernels, the variational
+ * system: 0, or -1 with *rc the exit code (o freed, nothing else held). */
+static int open_flow(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
+                     opts *o, hs_model **m, hs_fl **f, int *rc)
+{
+    *m = NULL;
+    *f = NULL;
+    if (hs_cli_begin(argc, argv, usage, cmd, o, rc) || hs_cli_one_model(o, usage, name, rc))
+        return -1;
+    o->ov.dense = 1;
+    if (!(*m = hs_cli_load(o, rc)))
+        return -1;
+    hs_error err;
+    hs_error_init(&err);
+    if (!(*f = hs_fl_new(*m, &err))) {
+        *rc = hs_cli_fail(&err);
+        hs_model_free(*m);
+        hs_cli_free_opts(o);
+        return -1;
+    }
+    return 0;
+}
+
+static void header(const hs_model *m, const hs_fl *f, size_t dim)
+{
+    char sizes[96], r[32], a[32];
+    printf("model: %s%s%s\n", m->file, m->name[0] ? " -- " : "", m->name);
+    printf("form: %s; %s, %zu degree%s of freedom\n", hs_model_form_name(m),
+           hs_model_sizes(m, sizes, sizeof sizes), dim / 2, dim == 2 ? "" : "s");
+    printf("integration: %s, rtol %s, atol %s (the motion and its variational equations)\n",
+           hs_fl_method(f), num(r, m->set.rtol), num(a, m->set.atol));
+}
+
+/* The warnings of a Floquet analysis: the model or the motion not periodic. */
+static void periodicity(hs_fl *f, const hs_model *m, const hs_floquet *fl, int csv)
+{
+    char what[160], b[32], c[32];
+    if (!hs_fl_periodic_model(f, m->t0, fl->T, fl->x0, fl->x0 + m->n, what, sizeof what))
+        fprintf(stderr, "holosim: warning: %s: the model is not periodic with T = %s: at the "
+                "start state, %s between t0 and t0 + T (the multipliers are those of this "
+                "stretch of motion, not of a periodic one)\n", m->file, num(b, fl->T), what);
+    double scale = 1;
+    for (size_t i = 0; i < 2 * m->n; i++)
+        scale = fmax(scale, fabs(fl->x0[i]));
+    int periodic = fl->gap <= 1e-6 * scale;
+    if (!periodic)
+        fprintf(stderr, "holosim: warning: %s: the motion is not periodic with T = %s: max "
+                "|x(t0 + T) - x(t0)| = %s over q and v\n", m->file, num(b, fl->T),
+                num(c, fl->gap));
+    if (!csv)
+        printf("periodicity: max |x(t0 + T) - x(t0)| = %s over q and v (%s)\n",
+               num(b, fl->gap), periodic ? "periodic to 1e-6" : "not periodic");
+}
+
+static void print_floquet(const hs_model *m, const hs_floquet *fl, int csv)
+{
+    char b[5][32];
+    if (csv)
+        printf("mu,re,im,abs,arg,exponent\n");
+    else
+        printf("multipliers (eigenvalues of the monodromy on the tangent space, largest "
+               "|mu| first; exponent = log|mu| / T):\n");
+    for (size_t i = 0; i < fl->dim; i++) {
+        double re = fl->re[i], im = fl->im[i], ab = hypot(re, im), arg = atan2(im, re);
+        double ex = log(ab) / fl->T;
+        if (csv)
+            printf("%zu,%s,%s,%s,%s,%s\n", i + 1, num(b[0], re), num(b[1], im),
+                   num(b[2], ab), num(b[3], arg), num(b[4], ex));
+        else
+            printf("  mu_%zu = %s %s %si   |mu| = %s   arg = %s   exponent = %s\n", i + 1,
+                   num(b[0], re), im < 0 ? "-" : "+", num(b[1], fabs(im)), num(b[2], ab),
+                   num(b[3], arg), num(b[4], ex));
+    }
+    if (csv)
+        return;
+    (void)m;
+    const char *v = hs_fl_verdict_names[fl->verdict];
+    num(b[1], fl->tol);
+    if (fl->verdict == HS_FL_UNSTABLE)
+        printf("stability: %s (the largest |mu| = %s > 1 + %s)\n", v, num(b[0], fl->mu_max),
+               b[1]);
+    else if (fl->verdict == HS_FL_MARGINAL)
+        printf("stability: %s (no |mu| > 1 + %s, but a multiplier within %s of 1: a "
+               "neutral direction; the linearization cannot decide)\n", v, b[1], b[1]);
+    else
+        printf("stability: %s (every |mu| <= 1 + %s and none within %s of 1: linear, "
+               "spectral stability of the motion)\n", v, b[1], b[1]);
+}
+
+int hs_cli_floquet(int argc, char **argv)
+{
+    opts o;
+    hs_model *m;
+    hs_fl *f;
+    int rc;
+    if (open_flow(argc, argv, hs_usage_floquet, CMD_FLOQUET, "floquet", &o, &m, &f, &rc))
+        return rc;
+    double T;
+    if (!o.period) {
+        rc = hs_cli_usage_error(hs_usage_floquet, "%s", "floquet needs --period T");
+    } else if (hs_cli_parse_double(o.period, &T) || !(T > 0)) {
+        rc = bad_value("--period", o.period);
+    } else {
+        hs_floquet fl;
+        hs_error err;
+        hs_error_init(&err);
+        rc = hs_fl_floquet(f, T, &fl, &err);
+        if (rc) {
+            rc = hs_cli_fail(&err);
+        } else {
+            if (!o.csv) {
+                header(m, f, fl.dim);
+                char b[32], b2[32];
+                printf("period: T = %s from t0 = %s\n", num(b, T), num(b2, m->t0));
+            }
+            periodicity(f, m, &fl, o.csv);
+            print_floquet(m, &fl, o.csv);
+        }
+        hs_fl_floquet_free(&fl);
+    }
+    hs_fl_free(f);
+    hs_model_free(m);
+    hs_cli_free_opts(&o);
+    return rc;
+}
+
+typedef struct lyctx {
+    int csv;
+    double *last;
+    size_t count;
+} lyctx;
+
+static int lyap_row(double t, const double *lambda, size_t count, void *ctx)
+{
+    lyctx *c = ctx;
+    char b[32];
+    if (c->csv) {
+        fputs(num(b, t), stdout);
+        for (size_t j = 0; j < count; j++)
+            printf(",%s", num(b, lambda[j]));
+        putchar('\n');
+    }
+    memcpy(c->last, lambda, count * sizeof *lambda);
+    c->count = count;
+    return ferror(stdout) ? HS_EXIT_USAGE : 0;
+}
+
+static int lyap_run(hs_model *m, hs_fl *f, const opts *o, double T, double dt)
+{
+    char b[32], b2[32], b3[32];
+    size_t dim = 2 * m->n, count = 0;
+    if (o->spectrum && 2 * (m->n - m->k) > SPECTRUM_MAX) {
+        hs_error err;
+        hs_error_init(&err);
+        hs_error_set(&err, HS_EXIT_MODEL, "%s: --spectrum on a model with 2 (n - k) = %zu "
+                     "exponents: the limit is %d (without --spectrum, the largest exponent)",
+                     m->file, 2 * (m->n - m->k), SPECTRUM_MAX);
+        return hs_cli_fail(&err);
+    }
+    lyctx c = { o->csv, calloc(dim + 1, sizeof(double)), 0 };
+    if (!c.last)
+        return hs_cli_nomem();
+    if (o->csv) {
+        size_t cols = o->spectrum ? 2 * (m->n - m->k) : 1;
+        printf("t");
+        for (size_t j = 0; j < cols; j++)
+            printf(",lambda_%zu", j + 1);
+        putchar('\n');
+    }
+    hs_error err;
+    hs_error_init(&err);
+    int rc = hs_fl_lyapunov(f, T, dt, o->spectrum, lyap_row, &c, &count, &err);
+    if (rc == HS_EXIT_USAGE && !err.code)
+        fprintf(stderr, "holosim: cannot write the output\n");
+    else if (rc)
+        rc = hs_cli_fail(&err);
+    if (!rc && !o->csv) {
+        header(m, f, 2 * (m->n - m->k));
+        printf("interval: t0 = %s to %s, renormalized every %s\n", num(b, m->t0),
+               num(b2, m->t0 + T), num(b3, dt));
+        double sum = 0;
+        for (size_t j = 0; j < c.count; j++) {
+            printf("  lambda_%zu = %s\n", j + 1, num(b, c.last[j]));
+            sum += c.last[j];
+        }
+        if (o->spectrum)
+            printf("sum: %s (0 for a conservative system, up to O(1/T))\n", num(b, sum));
+    }
+    free(c.last);
+    return rc;
+}
+
+int hs_cli_lyapunov(int argc, char **argv)
+{
+    opts o;
+    hs_model *m;
+    hs_fl *f;
+    int rc;
+    if (open_flow(argc, argv, hs_usage_lyapunov, CMD_LYAPUNOV, "lyapunov", &o, &m, &f, &rc))
+        return rc;
+    double T = m->set.t_end - m->t0, dt = T / 100;
+    if (o.every && (hs_cli_parse_double(o.every, &dt) || !(dt > 0)))
+        rc = bad_value("--every", o.every);
+    else
+        rc = lyap_run(m, f, &o, T, dt);
+    hs_fl_free(f);
+    hs_model_free(m);
+    hs_cli_free_opts(&o);
+    return rc;
+}

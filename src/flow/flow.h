@@ -1,0 +1,107 @@
+/* Stability of motion (`holosim floquet`, `holosim lyapunov`): the
+ * variational equations of the constrained flow, integrated alongside the
+ * motion.
+ *
+ *   hs_fl_new        exact symbolic Jacobians of the accelerations: with
+ *                    the residuals r = M a - G_q^T Lambda - Q and
+ *                    s = G_q a + gamma (a, Lambda extra symbols), hs_diff
+ *                    gives dr/dq, dr/dv, ds/dq, ds/dv; then
+ *                        [M  -G_q^T] [da/dx     ]     [dr/dx]
+ *                        [G_q   0  ] [dLambda/dx] = - [ds/dx]
+ *                    (x = q or v): the derivative of the multipliers
+ *                    through the saddle-point system included
+ *   hs_fl_tangent    an orthonormal basis of the tangent space of the
+ *                    constraint manifold of the state space at (t, q, v):
+ *                    ker [G_q 0; dGdot/dq G_q], 2 (n - k) columns
+ *   hs_fl_propagate  the motion (q, v) and tangent vectors (dq, dv) carried
+ *                    by the linearized flow, one augmented ODE through a
+ *                    gsl_odeiv2 method under one error control
+ *   hs_fl_floquet    the monodromy matrix over a period, projected on the
+ *                    tangent space at the start; its eigenvalues
+ *   hs_fl_lyapunov   Benettin's estimate of the largest exponent, or the
+ *                    spectrum by Gram-Schmidt (QR), on that tangent space
+ *
+ * Everything is dense: the model is loaded with hs_overrides.dense (M and
+ * Q formed for a structured embedding too).  The motion is integrated
+ * without stabilization (the exact flow's accelerations, G_q a = -gamma):
+ * Baumgarte's terms vanish to first order on the tangent space. */
+#ifndef HS_FLOW_H
+#define HS_FLOW_H
+
+#include <stddef.h>
+
+#include "../model/model.h"
+#include "../util/error.h"
+
+/* Largest n + k the dense variational system takes (--spectrum and Floquet
+ * carry 2 (n - k) tangent vectors of 2 n components). */
+#define HS_FL_MAX 400
+
+typedef struct hs_fl hs_fl;
+
+/* The Jacobians of m's accelerations, compiled (t kept as an input).  NULL
+ * with err set: exit 2 for a model too large (n + k > HS_FL_MAX) or a
+ * derivative that cannot be formed (positioned).  The integration uses the
+ * model's method when it is an explicit gsl_odeiv2 one, else rk8pd
+ * (hs_fl_method says which), at the model's rtol and atol. */
+hs_fl *hs_fl_new(hs_model *m, hs_error *err);
+void hs_fl_free(hs_fl *f);                 /* NULL is fine */
+const char *hs_fl_method(const hs_fl *f);
+
+/* The accelerations a [n] and multipliers lam [k] at (t, q, v); with Aq,
+ * Av non-NULL also da/dq and da/dv (n x n, row-major).  0, or 4 (a
+ * singular saddle-point matrix, a non-finite value) with err set. */
+int hs_fl_accel(hs_fl *f, double t, const double *q, const double *v, double *a,
+                double *lam, double *Aq, double *Av, hs_error *err);
+
+/* B [2n x dim] row-major, orthonormal columns spanning the tangent space
+ * at (t, q, v); dim = 2 (n - rank).  Returns 0, or 3 (dependent
+ * constraints there: the rank is below k), with err set. */
+int hs_fl_tangent(hs_fl *f, double t, const double *q, const double *v, double *B,
+                  size_t *dim, hs_error *err);
+
+/* Integrate from t0 to t1 (> t0): x = (q, v) [2n] and the ncol tangent
+ * vectors P [2n x ncol] row-major, in place.  0, or 4 (the stepper failed)
+ * with err. */
+int hs_fl_propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
+                    hs_error *err);
+
+/* Whether the model's M, Q and G (at q0, v0) are the same at t0 and
+ * t0 + T (to 1e-9 of their size): 1 yes, 0 no (what differs first into
+ * what[cap]). */
+int hs_fl_periodic_model(hs_fl *f, double t0, double T, const double *q, const double *v,
+                         char *what, size_t cap);
+
+/* Floquet analysis over one period. */
+typedef enum { HS_FL_UNSTABLE, HS_FL_MARGINAL, HS_FL_STABLE } hs_fl_verdict;
+extern const char *const hs_fl_verdict_names[3];
+#define HS_FL_TOL 1e-6         /* |mu| beyond 1 + tol: unstable; |mu - 1| <= tol: marginal */
+
+typedef struct hs_floquet {
+    size_t n, dim;             /* coordinates; 2 (n - k) multipliers */
+    double T;
+    double *re, *im;           /* [dim] the multipliers, largest |mu| first */
+    double *mono;              /* [dim x dim] the monodromy on the tangent basis */
+    double *x0, *xT;           /* [2n] the state at the start and after T */
+    double gap;                /* max |xT - x0| */
+    double mu_max;             /* the largest |mu| */
+    hs_fl_verdict verdict;
+    double tol;                /* the tolerance of the verdict */
+} hs_floquet;
+
+/* The start state (q0, v0 of the model, projected onto the constraints at
+ * t0 by the consistency step), then the monodromy over T.  0, or an exit
+ * code with err (3 inconsistent start, 4 numerical failure).  Free fl with
+ * hs_fl_floquet_free in every case. */
+int hs_fl_floquet(hs_fl *f, double T, hs_floquet *fl, hs_error *err);
+void hs_fl_floquet_free(hs_floquet *fl);
+
+/* Lyapunov exponents over [t0, t0 + T], renormalized every dt; spectrum:
+ * every exponent (QR), else the largest.  row(t, lambda, count, ctx) is
+ * called after every renormalization (the last at t0 + T).  0, or an exit
+ * code with err. */
+typedef int (*hs_fl_row_fn)(double t, const double *lambda, size_t count, void *ctx);
+int hs_fl_lyapunov(hs_fl *f, double T, double dt, int spectrum, hs_fl_row_fn row, void *ctx,
+                   size_t *count, hs_error *err);
+
+#endif

@@ -1,0 +1,49 @@
+/* Private to src/flow: the variational system and what its files share.
+ *
+ *   variational.c  the programs (accelerations, their exact Jacobians, the
+ *                  tangent space), the augmented ODE
+ *   floquet.c      the monodromy and its multipliers; Lyapunov exponents */
+#ifndef HS_FL_INTERNAL_H
+#define HS_FL_INTERNAL_H
+
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_permutation.h>
+
+#include "flow.h"
+#include "../expr/expr.h"
+
+struct hs_stepper;
+
+/* The non-zero entries (r[e], c[e]) of a matrix, outputs off.. of a program. */
+typedef struct hs_fl_blk {
+    size_t off, cnt, cap;
+    int *r, *c;
+} hs_fl_blk;
+
+struct hs_fl {
+    hs_model *m;
+    size_t n, k;
+    const struct hs_stepper *step;
+    double rtol, atol;
+    int *sym_a, *sym_lam;          /* the symbols a_i and Lambda_j of the residuals */
+    /* prog_acc: M (lower) | Q | G_q | gamma | G | Gdot | dGdot/dq */
+    hs_prog *prog_acc;
+    hs_fl_blk bM, bQ, bGq, bgam, bG, bGd, bGdq;
+    /* prog_jac: dr/dq | dr/dv | ds/dq | ds/dv */
+    hs_prog *prog_jac;
+    hs_fl_blk bRq, bRv, bSq, bSv;
+    size_t nacc, njac, nin;
+    double *in, *regs, *out_acc, *out_jac;
+    gsl_matrix *K, *rhs;           /* the saddle-point matrix (LU), right-hand sides */
+    gsl_permutation *perm;
+    gsl_vector *col;
+    double *a, *lam, *Aq, *Av;     /* the last evaluation */
+};
+
+/* prog_acc at (t, q, v) into out_acc. */
+void hs_fl_eval_acc(hs_fl *f, double t, const double *q, const double *v);
+/* Add a block's entries to X (row-major, leading dimension ld); sym: also
+ * at (c, r). */
+void hs_fl_blk_fill(const hs_fl_blk *k, const double *out, double *X, size_t ld, int sym);
+
+#endif

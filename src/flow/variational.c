@@ -1,0 +1,649 @@
+/* The variational equations of the constrained flow (flow.h): the exact
+ * symbolic Jacobians of the accelerations, the tangent space of the
+ * constraint manifold, and the motion integrated with its tangent vectors
+ * as one ODE. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_odeiv2.h>
+
+#include "../integrate/integrate.h"
+#include "../linalg/linalg.h"
+
+/* ---------- building the programs ---------- */
+
+typedef struct build {
+    hs_fl *f;
+    hs_dag *d;
+    size_t nsym;
+    const hs_node **fold;       /* parameter -> its value */
+    const hs_node **roots;
+    size_t nroots, cap;
+} build;
+
+static int push(build *b, const hs_node *e)
+{
+    if (b->nroots == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 64;
+        const hs_node **r = realloc(b->roots, cap * sizeof *r);
+        if (!r)
+            return -1;
+        b->roots = r;
+        b->cap = cap;
+    }
+    b->roots[b->nroots++] = e;
+    return 0;
+}
+
+/* Entry (r, c) = e of a block, skipped when e is the constant 0. */
+static int blk_add(build *b, hs_fl_blk *k, const hs_node *e, size_t r, size_t c)
+{
+    if (hs_is_num(e, 0))
+        return 0;
+    if (k->cnt == k->cap) {
+        size_t cap = k->cap ? 2 * k->cap : 16;
+        int *nr = realloc(k->r, cap * sizeof *nr);
+        if (nr)
+            k->r = nr;
+        int *nc = nr ? realloc(k->c, cap * sizeof *nc) : NULL;
+        if (!nc)
+            return -1;
+        k->c = nc;
+        k->cap = cap;
+    }
+    if (k->cnt == 0)
+        k->off = b->nroots;
+    k->r[k->cnt] = (int)r;
+    k->c[k->cnt++] = (int)c;
+    return push(b, e);
+}
+
+static const hs_node *fold(build *b, const hs_node *e)
+{
+    return e ? hs_subst(b->d, e, b->fold, b->nsym) : hs_num(b->d, 0);
+}
+
+/* G_q (k x n) as folded expressions, zeros where a constraint does not
+ * read a coordinate. */
+static const hs_node **gq_dense(build *b)
+{
+    hs_model *m = b->f->m;
+    size_t n = m->n, k = m->k;
+    const hs_node **Gq = calloc(k * n + 1, sizeof *Gq), *zero = hs_num(b->d, 0);
+    if (!Gq)
+        return NULL;
+    for (size_t j = 0; j < k * n; j++)
+        Gq[j] = zero;
+    for (size_t j = 0; j < k; j++)
+        for (size_t z = m->G_q_start[j]; z < m->G_q_start[j + 1]; z++)
+            Gq[j * n + m->G_q_col[z]] = fold(b, m->G_q_nz[z]);
+    return Gq;
+}
+
+/* prog_acc: M (lower triangle) | Q | G_q | gamma | G | Gdot | dGdot/dq. */
+static int build_acc(build *b, const hs_node **Gq)
+{
+    hs_fl *f = b->f;
+    hs_model *m = f->m;
+    size_t n = m->n, k = m->k;
+    int rc = 0;
+    b->nroots = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        for (size_t j = 0; j <= i && !rc; j++)
+            rc = blk_add(b, &f->bM, fold(b, hs_model_M(m, i, j)), i, j);
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = blk_add(b, &f->bQ, fold(b, m->Q[i]), i, 0);
+    for (size_t j = 0; j < k * n && !rc; j++)
+        rc = blk_add(b, &f->bGq, Gq[j], j / n, j % n);
+    for (size_t j = 0; j < k && !rc; j++)
+        rc = blk_add(b, &f->bgam, fold(b, m->gamma[j]), j, 0);
+    for (size_t j = 0; j < k && !rc; j++)
+        rc = blk_add(b, &f->bG, fold(b, m->G[j]), j, 0);
+    for (size_t j = 0; j < k && !rc; j++)
+        rc = blk_add(b, &f->bGd, fold(b, m->Gdot[j]), j, 0);
+    for (size_t j = 0; j < k && !rc; j++) {
+        const hs_node *gd = fold(b, m->Gdot[j]);
+        for (size_t c = 0; c < n && !rc; c++)
+            if (hs_depends_on(gd, m->sym_q[c]))
+                rc = blk_add(b, &f->bGdq, hs_diff(b->d, gd, m->sym_q[c]), j, c);
+    }
+    return rc;
+}
+
+/* prog_jac: dr/dq | dr/dv | ds/dq | ds/dv, with
+ * r = M a - G_q^T Lambda - Q and s = G_q a + gamma. */
+static int build_jac(build *b, const hs_node **Gq)
+{
+    hs_fl *f = b->f;
+    hs_model *m = f->m;
+    hs_dag *d = b->d;
+    size_t n = m->n, k = m->k;
+    int rc = 0;
+    b->nroots = 0;
+    const hs_node **t = calloc(n + k + 1, sizeof *t), **r = calloc(n + k + 1, sizeof *r);
+    if (!t || !r) {
+        free(t);
+        free(r);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t c = 0;
+        for (size_t j = 0; j < n; j++) {
+            const hs_node *Mij = fold(b, hs_model_M(m, i, j));
+            if (!hs_is_num(Mij, 0))
+                t[c++] = hs_mul(d, Mij, hs_sym(d, f->sym_a[j]));
+        }
+        for (size_t j = 0; j < k; j++)
+            if (!hs_is_num(Gq[j * n + i], 0))
+                t[c++] = hs_neg(d, hs_mul(d, Gq[j * n + i], hs_sym(d, f->sym_lam[j])));
+        t[c++] = hs_neg(d, fold(b, m->Q[i]));
+        r[i] = hs_addn(d, t, c);
+    }
+    for (size_t j = 0; j < k; j++) {
+        size_t c = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!hs_is_num(Gq[j * n + i], 0))
+                t[c++] = hs_mul(d, Gq[j * n + i], hs_sym(d, f->sym_a[i]));
+        t[c++] = fold(b, m->gamma[j]);
+        r[n + j] = hs_addn(d, t, c);
+    }
+    hs_fl_blk *blk[4] = { &f->bRq, &f->bRv, &f->bSq, &f->bSv };
+    for (int part = 0; part < 4 && !rc; part++) {
+        size_t lo = part < 2 ? 0 : n, hi = part < 2 ? n : n + k;
+        const int *sym = part % 2 ? m->sym_v : m->sym_q;
+        for (size_t i = lo; i < hi && !rc; i++)
+            for (size_t c = 0; c < n && !rc; c++)
+                if (hs_depends_on(r[i], sym[c]))
+                    rc = blk_add(b, blk[part], hs_diff(d, r[i], sym[c]), i - lo, c);
+    }
+    free(t);
+    free(r);
+    return rc;
+}
+
+static int dag_check(hs_fl *f, hs_error *err)
+{
+    if (!hs_dag_failed(f->m->dag))
+        return 0;
+    const hs_error *de = hs_dag_error(f->m->dag);
+    if (de->code == HS_EXIT_NOMEM)
+        return hs_error_nomem(err);
+    hs_error_set(err, HS_EXIT_MODEL, "%s (while deriving the variational equations)",
+                 de->msg);
+    hs_srcpos p = hs_dag_error_pos(f->m->dag);
+    if (p.src >= 0)
+        hs_model_place(f->m, p, err);
+    return HS_EXIT_MODEL;
+}
+
+/* The stepper: the model's when it is an explicit gsl_odeiv2 method. */
+static void pick_method(hs_fl *f)
+{
+    const hs_stepper *s = hs_stepper_find(f->m->set.method);
+    if (!s || !s->gsl || (s->flags & HS_STEP_IMPLICIT) || s->tune)
+        s = hs_stepper_find("rk8pd");
+    f->step = s;
+    f->rtol = f->m->set.rtol * s->tol_factor;
+    f->atol = f->m->set.atol * s->tol_factor;
+}
+
+static int fl_build(hs_fl *f, hs_error *err)
+{
+    hs_model *m = f->m;
+    size_t n = m->n, k = m->k;
+    f->sym_a = calloc(n + 1, sizeof *f->sym_a);
+    f->sym_lam = calloc(k + 1, sizeof *f->sym_lam);
+    if (!f->sym_a || !f->sym_lam)
+        return hs_error_nomem(err);
+    for (size_t i = 0; i < n + k; i++) {        /* names no model can spell */
+        char nm[40];
+        snprintf(nm, sizeof nm, "#var %s %zu", i < n ? "a" : "lambda", i < n ? i : i - n);
+        int s = hs_dag_symbol(m->dag, nm);
+        if (s < 0)
+            return dag_check(f, err) ? err->code : hs_error_nomem(err);
+        if (i < n)
+            f->sym_a[i] = s;
+        else
+            f->sym_lam[i - n] = s;
+    }
+    build b = { f, m->dag, (size_t)hs_dag_nsymbols(m->dag), NULL, NULL, 0, 0 };
+    b.fold = calloc(b.nsym, sizeof *b.fold);
+    const hs_node **Gq = NULL;
+    int rc = !b.fold;
+    if (!rc) {
+        for (size_t j = 0; j < m->npar; j++)
+            b.fold[m->sym_p[j]] = hs_num(m->dag, m->pval[j]);
+        rc = !(Gq = gq_dense(&b));
+    }
+    if (!rc && !(rc = build_acc(&b, Gq)) && !(rc = dag_check(f, err)) &&
+        !(f->prog_acc = hs_prog_compile(m->dag, b.roots, b.nroots, err)))
+        rc = err->code;
+    f->nacc = b.nroots;
+    if (!rc && !(rc = build_jac(&b, Gq)) && !(rc = dag_check(f, err)) &&
+        !(f->prog_jac = hs_prog_compile(m->dag, b.roots, b.nroots, err)))
+        rc = err->code;
+    f->njac = b.nroots;
+    free(b.fold);
+    free(b.roots);
+    free(Gq);
+    if (rc < 0 || (rc && !err->code))
+        return hs_error_nomem(err);
+    return rc;
+}
+
+static int fl_alloc(hs_fl *f, hs_error *err)
+{
+    size_t n = f->n, k = f->k, nk = n + k;
+    size_t nregs = hs_prog_nregs(f->prog_acc);
+    if (hs_prog_nregs(f->prog_jac) > nregs)
+        nregs = hs_prog_nregs(f->prog_jac);
+    f->nin = (size_t)hs_dag_nsymbols(f->m->dag);
+    f->in = calloc(f->nin + 1, sizeof *f->in);
+    f->regs = calloc(nregs + 1, sizeof *f->regs);
+    f->out_acc = calloc(f->nacc + 1, sizeof *f->out_acc);
+    f->out_jac = calloc(f->njac + 1, sizeof *f->out_jac);
+    f->K = gsl_matrix_alloc(nk, nk);
+    f->perm = gsl_permutation_alloc(nk);
+    f->rhs = gsl_matrix_alloc(nk, 2 * n + 1);
+    f->col = gsl_vector_alloc(nk);
+    f->Aq = calloc(n * n + 1, sizeof *f->Aq);
+    f->Av = calloc(n * n + 1, sizeof *f->Av);
+    f->a = calloc(n + 1, sizeof *f->a);
+    f->lam = calloc(k + 1, sizeof *f->lam);
+    if (!f->in || !f->regs || !f->out_acc || !f->out_jac || !f->K || !f->perm || !f->rhs ||
+        !f->col || !f->Aq || !f->Av || !f->a || !f->lam)
+        return hs_error_nomem(err);
+    for (size_t j = 0; j < f->m->npar; j++)
+        f->in[f->m->sym_p[j]] = f->m->pval[j];
+    return 0;
+}
+
+static hs_fl *fl_new(hs_model *m, hs_error *err)
+{
+    if (m->n + m->k > HS_FL_MAX) {
+        hs_error_set(err, HS_EXIT_MODEL, "%s: model too large for the variational equations: "
+                     "n + k = %zu (they are dense; the limit is %d)", m->file, m->n + m->k,
+                     HS_FL_MAX);
+        return NULL;
+    }
+    hs_fl *f = calloc(1, sizeof *f);
+    if (!f) {
+        hs_error_nomem(err);
+        return NULL;
+    }
+    f->m = m;
+    f->n = m->n;
+    f->k = m->k;
+    pick_method(f);
+    if (fl_build(f, err) || fl_alloc(f, err)) {
+        hs_fl_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+hs_fl *hs_fl_new(hs_model *m, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    hs_fl *f = fl_new(m, err);
+    hs_la_restore(h);
+    return f;
+}
+
+static void blk_free(hs_fl_blk *k)
+{
+    free(k->r);
+    free(k->c);
+}
+
+void hs_fl_free(hs_fl *f)
+{
+    if (!f)
+        return;
+    hs_prog_free(f->prog_acc);
+    hs_prog_free(f->prog_jac);
+    hs_fl_blk *blks[] = { &f->bM, &f->bQ, &f->bGq, &f->bgam, &f->bG, &f->bGd, &f->bGdq,
+                          &f->bRq, &f->bRv, &f->bSq, &f->bSv };
+    for (size_t i = 0; i < sizeof blks / sizeof *blks; i++)
+        blk_free(blks[i]);
+    free(f->sym_a);
+    free(f->sym_lam);
+    free(f->in);
+    free(f->regs);
+    free(f->out_acc);
+    free(f->out_jac);
+    gsl_matrix_free(f->K);
+    gsl_permutation_free(f->perm);
+    gsl_matrix_free(f->rhs);
+    gsl_vector_free(f->col);
+    free(f->Aq);
+    free(f->Av);
+    free(f->a);
+    free(f->lam);
+    free(f);
+}
+
+const char *hs_fl_method(const hs_fl *f)
+{
+    return f->step->name;
+}
+
+/* ---------- evaluation ---------- */
+
+static int finite(const double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
+void hs_fl_eval_acc(hs_fl *f, double t, const double *q, const double *v)
+{
+    hs_model *m = f->m;
+    f->in[m->sym_t] = t;
+    for (size_t i = 0; i < f->n; i++) {
+        f->in[m->sym_q[i]] = q[i];
+        f->in[m->sym_v[i]] = v[i];
+    }
+    hs_prog_eval(f->prog_acc, f->in, f->regs, f->out_acc);
+}
+
+/* Block entries into X (rows x ld, row-major), added; sym: also (c, r). */
+void hs_fl_blk_fill(const hs_fl_blk *k, const double *out, double *X, size_t ld, int sym)
+{
+    for (size_t e = 0; e < k->cnt; e++) {
+        size_t r = (size_t)k->r[e], c = (size_t)k->c[e];
+        X[r * ld + c] += out[k->off + e];
+        if (sym && r != c)
+            X[c * ld + r] += out[k->off + e];
+    }
+}
+
+static int fail(hs_fl *f, double t, const char *what, hs_error *err)
+{
+    hs_error_set(err, HS_EXIT_NUMERIC, "%s: %s at t = %.17g (variational equations)",
+                 f->m->file, what, t);
+    return HS_EXIT_NUMERIC;
+}
+
+static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, hs_error *err)
+{
+    size_t n = f->n, k = f->k, nk = n + k;
+    hs_fl_eval_acc(f, t, q, v);
+    if (!finite(f->out_acc, f->nacc))
+        return fail(f, t, "a non-finite value of M, Q, G_q or gamma", err);
+    gsl_matrix_set_zero(f->K);
+    double *K = f->K->data;
+    size_t ld = f->K->tda;
+    for (size_t e = 0; e < f->bM.cnt; e++) {
+        size_t r = (size_t)f->bM.r[e], c = (size_t)f->bM.c[e];
+        K[r * ld + c] = K[c * ld + r] = f->out_acc[f->bM.off + e];
+    }
+    for (size_t e = 0; e < f->bGq.cnt; e++) {
+        size_t r = (size_t)f->bGq.r[e], c = (size_t)f->bGq.c[e];
+        double g = f->out_acc[f->bGq.off + e];
+        K[(n + r) * ld + c] = g;
+        K[c * ld + n + r] = -g;
+    }
+    gsl_vector_set_zero(f->col);
+    for (size_t e = 0; e < f->bQ.cnt; e++)
+        f->col->data[f->bQ.r[e]] = f->out_acc[f->bQ.off + e];
+    for (size_t e = 0; e < f->bgam.cnt; e++)
+        f->col->data[n + (size_t)f->bgam.r[e]] = -f->out_acc[f->bgam.off + e];
+    int sgn;
+    if (gsl_linalg_LU_decomp(f->K, f->perm, &sgn) || gsl_linalg_LU_svx(f->K, f->perm, f->col))
+        return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
+    for (size_t i = 0; i < nk; i++) {
+        double x = gsl_vector_get(f->col, i);
+        if (!isfinite(x))
+            return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
+        if (i < n)
+            f->a[i] = x;
+        else
+            f->lam[i - n] = x;
+    }
+    if (!jac)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        f->in[f->sym_a[i]] = f->a[i];
+    for (size_t j = 0; j < k; j++)
+        f->in[f->sym_lam[j]] = f->lam[j];
+    hs_prog_eval(f->prog_jac, f->in, f->regs, f->out_jac);
+    if (!finite(f->out_jac, f->njac))
+        return fail(f, t, "a non-finite derivative of the accelerations", err);
+    /* rhs = -[dr/dq dr/dv; ds/dq ds/dv], (n + k) x 2n */
+    gsl_matrix_set_zero(f->rhs);
+    double *R = f->rhs->data;
+    size_t lr = f->rhs->tda;
+    hs_fl_blk_fill(&f->bRq, f->out_jac, R, lr, 0);
+    hs_fl_blk_fill(&f->bRv, f->out_jac, R + n, lr, 0);
+    hs_fl_blk_fill(&f->bSq, f->out_jac, R + n * lr, lr, 0);
+    hs_fl_blk_fill(&f->bSv, f->out_jac, R + n * lr + n, lr, 0);
+    for (size_t c = 0; c < 2 * n; c++) {
+        gsl_vector_view col = gsl_matrix_column(f->rhs, c);
+        gsl_vector_scale(&col.vector, -1.0);
+        if (gsl_linalg_LU_svx(f->K, f->perm, &col.vector))
+            return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            f->Aq[i * n + j] = R[i * lr + j];
+            f->Av[i * n + j] = R[i * lr + n + j];
+        }
+    return 0;
+}
+
+int hs_fl_accel(hs_fl *f, double t, const double *q, const double *v, double *a,
+                double *lam, double *Aq, double *Av, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int rc = accel(f, t, q, v, Aq || Av, err);
+    hs_la_restore(h);
+    if (rc)
+        return rc;
+    size_t n = f->n;
+    memcpy(a, f->a, n * sizeof *a);
+    if (lam)
+        memcpy(lam, f->lam, f->k * sizeof *lam);
+    if (Aq)
+        memcpy(Aq, f->Aq, n * n * sizeof *Aq);
+    if (Av)
+        memcpy(Av, f->Av, n * n * sizeof *Av);
+    return 0;
+}
+
+/* ---------- the tangent space ---------- */
+
+static int tangent(hs_fl *f, double t, const double *q, const double *v, double *B,
+                   size_t *dim, hs_error *err)
+{
+    size_t n = f->n, k = f->k, nn = 2 * n, kk = 2 * k;
+    *dim = nn;
+    if (!k) {
+        memset(B, 0, nn * nn * sizeof *B);
+        for (size_t i = 0; i < nn; i++)
+            B[i * nn + i] = 1;
+        return 0;
+    }
+    hs_fl_eval_acc(f, t, q, v);
+    if (!finite(f->out_acc, f->nacc))
+        return fail(f, t, "a non-finite value of G_q or dGdot/dq", err);
+    /* A = J^T (2n x 2k), J = [G_q 0; dGdot/dq G_q] */
+    gsl_matrix *A = gsl_matrix_calloc(nn, kk), *Q = gsl_matrix_alloc(nn, nn);
+    gsl_matrix *R = gsl_matrix_alloc(nn, kk);
+    gsl_vector *tau = gsl_vector_alloc(kk), *norm = gsl_vector_alloc(kk);
+    gsl_permutation *p = gsl_permutation_alloc(kk);
+    int rc = 0, sgn;
+    if (!A || !Q || !R || !tau || !norm || !p) {
+        rc = hs_error_nomem(err);
+        goto done;
+    }
+    for (size_t e = 0; e < f->bGq.cnt; e++) {
+        size_t r = (size_t)f->bGq.r[e], c = (size_t)f->bGq.c[e];
+        double g = f->out_acc[f->bGq.off + e];
+        gsl_matrix_set(A, c, r, g);
+        gsl_matrix_set(A, n + c, k + r, g);
+    }
+    for (size_t e = 0; e < f->bGdq.cnt; e++)
+        gsl_matrix_set(A, (size_t)f->bGdq.c[e], k + (size_t)f->bGdq.r[e],
+                       f->out_acc[f->bGdq.off + e]);
+    gsl_linalg_QRPT_decomp2(A, Q, R, tau, p, &sgn, norm);
+    double r0 = fabs(gsl_matrix_get(R, 0, 0));
+    size_t rank = 0;
+    while (rank < kk && fabs(gsl_matrix_get(R, rank, rank)) > 1e-9 * r0)
+        rank++;
+    if (rank < kk) {
+        hs_error_set(err, HS_EXIT_INCONSISTENT, "%s: the constraints are dependent at t = "
+                     "%.17g (rank of [G_q 0; dGdot/dq G_q] %zu of %zu): no tangent space of "
+                     "dimension 2 (n - k)", f->m->file, t, rank, kk);
+        rc = HS_EXIT_INCONSISTENT;
+        goto done;
+    }
+    *dim = nn - kk;
+    for (size_t i = 0; i < nn; i++)
+        for (size_t j = 0; j < *dim; j++)
+            B[i * *dim + j] = gsl_matrix_get(Q, i, kk + j);
+done:
+    gsl_matrix_free(A);
+    gsl_matrix_free(Q);
+    gsl_matrix_free(R);
+    gsl_vector_free(tau);
+    gsl_vector_free(norm);
+    gsl_permutation_free(p);
+    return rc;
+}
+
+int hs_fl_tangent(hs_fl *f, double t, const double *q, const double *v, double *B,
+                  size_t *dim, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int rc = tangent(f, t, q, v, B, dim, err);
+    hs_la_restore(h);
+    return rc;
+}
+
+/* ---------- the augmented ODE ---------- */
+
+typedef struct odectx {
+    hs_fl *f;
+    size_t ncol;
+    double t0;
+    hs_error *err;
+    int rc;
+} odectx;
+
+/* y = (q, v, P) with P (2n x ncol) row-major: the rows dq, then dv. */
+static int ode_rhs(double tau, const double y[], double dy[], void *params)
+{
+    odectx *c = params;
+    hs_fl *f = c->f;
+    size_t n = f->n, nc = c->ncol;
+    const double *q = y, *v = y + n, *P = y + 2 * n;
+    if (!c->rc)
+        c->rc = accel(f, c->t0 + tau, q, v, nc > 0, c->err);
+    if (c->rc)
+        return GSL_EBADFUNC;
+    memcpy(dy, v, n * sizeof *dy);
+    memcpy(dy + n, f->a, n * sizeof *dy);
+    double *dP = dy + 2 * n;
+    memcpy(dP, P + n * nc, n * nc * sizeof *dP);         /* dq' = dv */
+    for (size_t i = 0; i < n; i++) {                      /* dv' = Aq dq + Av dv */
+        double *row = dP + (n + i) * nc;
+        for (size_t j = 0; j < nc; j++)
+            row[j] = 0;
+        for (size_t l = 0; l < n; l++) {
+            double aq = f->Aq[i * n + l], av = f->Av[i * n + l];
+            const double *pq = P + l * nc, *pv = P + (n + l) * nc;
+            if (aq != 0)
+                for (size_t j = 0; j < nc; j++)
+                    row[j] += aq * pq[j];
+            if (av != 0)
+                for (size_t j = 0; j < nc; j++)
+                    row[j] += av * pv[j];
+        }
+    }
+    return GSL_SUCCESS;
+}
+
+static int propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
+                     hs_error *err)
+{
+    size_t n = f->n, dim = 2 * n * (1 + ncol);
+    double *y = malloc(dim * sizeof *y);
+    if (!y)
+        return hs_error_nomem(err);
+    memcpy(y, x, 2 * n * sizeof *y);
+    memcpy(y + 2 * n, P, 2 * n * ncol * sizeof *y);
+    odectx c = { f, ncol, t0, err, 0 };
+    gsl_odeiv2_system sys = { ode_rhs, NULL, dim, &c };
+    double span = t1 - t0, h0 = fmin(1e-3, span / 16);
+    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_standard_new(&sys, *f->step->gsl, h0,
+                                                                f->atol, f->rtol, 1, 0);
+    if (!d) {
+        free(y);
+        return hs_error_nomem(err);
+    }
+    gsl_odeiv2_driver_set_nmax(d, 0);
+    double tau = 0;
+    int st = gsl_odeiv2_driver_apply(d, &tau, span, y);
+    int rc = c.rc;
+    if (!rc && st != GSL_SUCCESS) {
+        hs_error_set(err, HS_EXIT_NUMERIC, "%s: the stepper %s failed at t = %.17g with the "
+                     "variational equations (%s)", f->m->file, f->step->name, t0 + tau,
+                     gsl_strerror(st));
+        rc = HS_EXIT_NUMERIC;
+    }
+    if (!rc) {
+        memcpy(x, y, 2 * n * sizeof *y);
+        memcpy(P, y + 2 * n, 2 * n * ncol * sizeof *y);
+    }
+    gsl_odeiv2_driver_free(d);
+    free(y);
+    return rc;
+}
+
+int hs_fl_propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
+                    hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int rc = propagate(f, t0, t1, x, P, ncol, err);
+    hs_la_restore(h);
+    return rc;
+}
+
+/* M, Q, G at (t0, x) against (t0 + T, x). */
+int hs_fl_periodic_model(hs_fl *f, double t0, double T, const double *q, const double *v,
+                         char *what, size_t cap)
+{
+    double *o0 = malloc((f->nacc + 1) * sizeof *o0);
+    if (!o0)
+        return 1;
+    hs_fl_eval_acc(f, t0, q, v);
+    memcpy(o0, f->out_acc, f->nacc * sizeof *o0);
+    hs_fl_eval_acc(f, t0 + T, q, v);
+    const hs_fl_blk *blks[3] = { &f->bM, &f->bQ, &f->bG };
+    const char *names[3] = { "M", "Q", "G" };
+    int same = 1;
+    for (int b = 0; b < 3 && same; b++) {
+        double big = 0, diff = 0;
+        for (size_t e = 0; e < blks[b]->cnt; e++) {
+            size_t o = blks[b]->off + e;
+            big = fmax(big, fmax(fabs(o0[o]), fabs(f->out_acc[o])));
+            diff = fmax(diff, fabs(o0[o] - f->out_acc[o]));
+        }
+        if (!(diff <= 1e-9 * big + 1e-12)) {
+            same = 0;
+            snprintf(what, cap, "%s differs by %.3g (of %.3g)", names[b], diff, big);
+        }
+    }
+    free(o0);
+    return same;
+}

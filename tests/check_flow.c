@@ -1,0 +1,434 @@
+/* src/flow: the variational equations of the constrained flow against
+ * finite differences (of the accelerations and of the flow itself), and
+ * Floquet multipliers against closed forms and independent integrations
+ * (GSL directly, on the linearized equations written by hand here):
+ * a hanging pendulum (exp(+-i omega T)), the Mathieu equation (to 1e-8),
+ * Kapitza's pendulum in its Cartesian (moving constraint) and angle forms
+ * (the same multipliers to 1e-7, the stability threshold between 44.3 and
+ * 44.5).  Lyapunov exponents: a small oscillation gives ~0, the spectrum
+ * sums to 0. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
+
+#include "check_main.h"
+#include "flow/flow.h"
+#include "model/model.h"
+
+#define PI 3.14159265358979323846
+#define MAXSET 6
+typedef struct sets {
+    size_t n;
+    const char *name[MAXSET];
+    double value[MAXSET];
+} sets;
+
+static const char *model_path(const char *file)
+{
+    static char buf[1024];
+    const char *dir = getenv("HOLOSIM_MODELS");
+    if (!dir)
+        dir = access("models/pendulum.yaml", R_OK) == 0 ? "models" : "../../../models";
+    snprintf(buf, sizeof buf, "%s/%s", dir, file);
+    return buf;
+}
+
+typedef struct fcase {
+    hs_model *m;
+    hs_fl *f;
+    hs_error err;
+} fcase;
+
+/* Load a shipped model (file) or a text, with --set values, dense; the
+ * variational system. */
+static void open_case(fcase *c, const char *file, const char *text, const sets *s)
+{
+    memset(c, 0, sizeof *c);
+    hs_error_init(&c->err);
+    hs_overrides ov;
+    hs_overrides_init(&ov);
+    ov.dense = 1;
+    if (s) {
+        ov.nset = s->n;
+        ov.set_name = s->name;
+        ov.set_value = s->value;
+    }
+    c->m = text ? hs_model_load_string("<test>", text, &ov, &c->err)
+                : hs_model_load(model_path(file), &ov, &c->err);
+    ck_assert_msg(c->m, "load: %s", c->err.msg);
+    c->f = hs_fl_new(c->m, &c->err);
+    ck_assert_msg(c->f, "hs_fl_new: %s", c->err.msg);
+}
+
+static void close_case(fcase *c)
+{
+    hs_fl_free(c->f);
+    hs_model_free(c->m);
+}
+
+/* ---- the Jacobians of the accelerations against central differences ---- */
+
+static void jacobian_fd(const char *file, const char *text, double t, const double *q,
+                        const double *v)
+{
+    fcase c;
+    open_case(&c, file, text, NULL);
+    size_t n = c.m->n;
+    double *a = calloc(n, sizeof *a), *ap = calloc(n, sizeof *ap), *am = calloc(n, sizeof *am);
+    double *Aq = calloc(n * n, sizeof *Aq), *Av = calloc(n * n, sizeof *Av);
+    double *qq = calloc(n, sizeof *qq), *vv = calloc(n, sizeof *vv);
+    ck_assert_int_eq(hs_fl_accel(c.f, t, q, v, a, NULL, Aq, Av, &c.err), 0);
+    for (int wrt = 0; wrt < 2; wrt++)
+        for (size_t j = 0; j < n; j++) {
+            double h = 1e-6;
+            memcpy(qq, q, n * sizeof *qq);
+            memcpy(vv, v, n * sizeof *vv);
+            (wrt ? vv : qq)[j] += h;
+            ck_assert_int_eq(hs_fl_accel(c.f, t, qq, vv, ap, NULL, NULL, NULL, &c.err), 0);
+            (wrt ? vv : qq)[j] -= 2 * h;
+            ck_assert_int_eq(hs_fl_accel(c.f, t, qq, vv, am, NULL, NULL, NULL, &c.err), 0);
+            for (size_t i = 0; i < n; i++) {
+                double fd = (ap[i] - am[i]) / (2 * h), ex = (wrt ? Av : Aq)[i * n + j];
+                ck_assert_msg(fabs(fd - ex) <= 1e-6 * (1 + fabs(ex)),
+                              "%s: da_%zu/d%s_%zu = %.12g, finite differences %.12g", file ? file
+                              : "text", i, wrt ? "v" : "q", j, ex, fd);
+            }
+        }
+    free(a); free(ap); free(am); free(Aq); free(Av); free(qq); free(vv);
+    close_case(&c);
+}
+
+START_TEST(jacobian_double_pendulum)
+{
+    /* off the manifold too: a(t, q, v) is defined everywhere */
+    double q[4] = { 0.8, -0.55, 1.7, -0.2 }, v[4] = { 0.3, 0.45, -0.7, 1.1 };
+    jacobian_fd("double_pendulum.yaml", NULL, 0, q, v);
+    double qa[2] = { 1.0, 1.5 }, va[2] = { 0.4, -0.9 };
+    jacobian_fd("double_pendulum_angles.yaml", NULL, 0, qa, va);
+}
+END_TEST
+
+START_TEST(jacobian_moving_constraint)
+{
+    double q[2] = { 0.3, 1.05 }, v[2] = { -0.4, 0.8 };
+    jacobian_fd("kapitza.yaml", NULL, 0.37, q, v);
+    double qa[1] = { 0.3 }, va[1] = { -1.2 };
+    jacobian_fd("kapitza_angle.yaml", NULL, 0.37, qa, va);
+}
+END_TEST
+
+/* ---- the flow's derivative against central differences of the flow ---- */
+
+static void flow_fd(const char *file, double T)
+{
+    fcase c;
+    open_case(&c, file, NULL, NULL);
+    size_t n = c.m->n, nn = 2 * n, dim;
+    double *x0 = calloc(nn, sizeof *x0), *B = calloc(nn * nn, sizeof *B);
+    double *P = calloc(nn * nn, sizeof *P), *x = calloc(nn, sizeof *x);
+    double *xp = calloc(nn, sizeof *xp), *xm = calloc(nn, sizeof *xm);
+    memcpy(x0, c.m->q0, n * sizeof *x0);
+    memcpy(x0 + n, c.m->v0, n * sizeof *x0);
+    double t0 = c.m->t0;
+    ck_assert_int_eq(hs_fl_tangent(c.f, t0, x0, x0 + n, B, &dim, &c.err), 0);
+    ck_assert_uint_eq(dim, 2 * (n - c.m->k));
+    memcpy(P, B, nn * dim * sizeof *P);
+    memcpy(x, x0, nn * sizeof *x);
+    ck_assert_int_eq(hs_fl_propagate(c.f, t0, t0 + T, x, P, dim, &c.err), 0);
+    double eps = 1e-4;
+    for (size_t j = 0; j < dim; j++) {
+        for (size_t i = 0; i < nn; i++) {
+            xp[i] = x0[i] + eps * B[i * dim + j];
+            xm[i] = x0[i] - eps * B[i * dim + j];
+        }
+        ck_assert_int_eq(hs_fl_propagate(c.f, t0, t0 + T, xp, NULL, 0, &c.err), 0);
+        ck_assert_int_eq(hs_fl_propagate(c.f, t0, t0 + T, xm, NULL, 0, &c.err), 0);
+        double big = 0;
+        for (size_t i = 0; i < nn; i++)
+            big = fmax(big, fabs(P[i * dim + j]));
+        for (size_t i = 0; i < nn; i++) {
+            double fd = (xp[i] - xm[i]) / (2 * eps);
+            ck_assert_msg(fabs(fd - P[i * dim + j]) <= 1e-6 * big, "%s: dx_%zu/db_%zu = %.12g, "
+                          "finite differences %.12g", file, i, j, P[i * dim + j], fd);
+        }
+    }
+    free(x0); free(B); free(P); free(x); free(xp); free(xm);
+    close_case(&c);
+}
+
+START_TEST(flow_double_pendulum)
+{
+    flow_fd("double_pendulum.yaml", 1.0);
+    flow_fd("double_pendulum_angles.yaml", 1.0);
+}
+END_TEST
+
+START_TEST(flow_kapitza)
+{
+    sets s = { 1, { "theta0" }, { 0.3 } };
+    (void)s;
+    flow_fd("kapitza.yaml", 0.5);
+    flow_fd("kapitza_angle.yaml", 0.5);
+}
+END_TEST
+
+/* ---- Floquet multipliers ---- */
+
+/* The multipliers of fcase c over T (sorted by |mu| descending). */
+static hs_floquet floquet(fcase *c, double T)
+{
+    hs_floquet fl;
+    int rc = hs_fl_floquet(c->f, T, &fl, &c->err);
+    ck_assert_msg(rc == 0, "floquet: %s", c->err.msg);
+    return fl;
+}
+
+/* A 2 x 2 monodromy of y'' = -k(t) y from an integration of its own, and
+ * its eigenvalues (re, im) with im >= 0 first. */
+typedef struct hill { double delta, eps, w; int kapitza; double a, l, g; } hill;
+
+static int hill_rhs(double t, const double y[], double dy[], void *p)
+{
+    const hill *h = p;
+    double k = h->kapitza ? -(h->g - h->a * h->w * h->w * cos(h->w * t)) / h->l
+                          : h->delta + h->eps * cos(h->w * t);
+    for (int c = 0; c < 2; c++) {
+        dy[2 * c] = y[2 * c + 1];
+        dy[2 * c + 1] = -k * y[2 * c];
+    }
+    return GSL_SUCCESS;
+}
+
+static void hill_multipliers(hill *h, double T, double re[2], double im[2])
+{
+    gsl_odeiv2_system sys = { hill_rhs, NULL, 4, h };
+    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1e-4,
+                                                         1e-14, 1e-14);
+    double y[4] = { 1, 0, 0, 1 }, t = 0;         /* columns (y, y') of two solutions */
+    ck_assert_int_eq(gsl_odeiv2_driver_apply(d, &t, T, y), GSL_SUCCESS);
+    gsl_odeiv2_driver_free(d);
+    /* M = [y1 y2; y1' y2'], det 1: mu = tr/2 +- sqrt(tr^2/4 - 1) */
+    double tr = y[0] + y[3], det = y[0] * y[3] - y[2] * y[1], disc = tr * tr / 4 - det;
+    if (disc >= 0) {
+        re[0] = tr / 2 + sqrt(disc) * (tr >= 0 ? 1 : -1);
+        re[1] = det / re[0];
+        im[0] = im[1] = 0;
+        if (fabs(re[1]) > fabs(re[0])) {
+            double x = re[0]; re[0] = re[1]; re[1] = x;
+        }
+    } else {
+        re[0] = re[1] = tr / 2;
+        im[0] = sqrt(-disc);
+        im[1] = -im[0];
+    }
+}
+
+static void same_multipliers(const hs_floquet *fl, const double re[2], const double im[2],
+                             double tol, const char *what)
+{
+    ck_assert_uint_eq(fl->dim, 2);
+    for (int i = 0; i < 2; i++)
+        ck_assert_msg(fabs(fl->re[i] - re[i]) <= tol && fabs(fl->im[i] - im[i]) <= tol,
+                      "%s: mu_%d = %.15g%+.15gi, want %.15g%+.15gi", what, i + 1, fl->re[i],
+                      fl->im[i], re[i], im[i]);
+}
+
+START_TEST(hanging_pendulum)
+{
+    static const char *const files[] = { "pendulum.yaml", "pendulum_angle.yaml" };
+    static const double Ts[] = { 1.0, 2.5, 0.3 };
+    for (int f = 0; f < 2; f++)
+        for (int i = 0; i < 3; i++) {
+            sets s = { 1, { "theta0" }, { 0 } };
+            fcase c;
+            open_case(&c, files[f], NULL, &s);
+            hs_floquet fl = floquet(&c, Ts[i]);
+            double w = sqrt(9.81), re[2] = { cos(w * Ts[i]), cos(w * Ts[i]) };
+            double im[2] = { fabs(sin(w * Ts[i])), -fabs(sin(w * Ts[i])) };
+            same_multipliers(&fl, re, im, 1e-8, files[f]);
+            ck_assert_int_eq(fl.verdict, HS_FL_STABLE);
+            ck_assert(fl.gap < 1e-12);
+            hs_fl_floquet_free(&fl);
+            close_case(&c);
+        }
+}
+END_TEST
+
+START_TEST(mathieu)
+{
+    static const double pts[][2] = { { 0.25, 0.1 }, { 0.5, 0.1 }, { 1.0, 0.3 }, { 0.9, 0.3 },
+                                     { 0.1, 0.4 }, { 2.3, 0.8 } };
+    for (size_t p = 0; p < sizeof pts / sizeof *pts; p++) {
+        sets s = { 2, { "delta", "eps" }, { pts[p][0], pts[p][1] } };
+        fcase c;
+        open_case(&c, "mathieu.yaml", NULL, &s);
+        double T = 2 * PI, re[2], im[2];
+        hs_floquet fl = floquet(&c, T);
+        hill h = { pts[p][0], pts[p][1], 1, 0, 0, 0, 0 };
+        hill_multipliers(&h, T, re, im);
+        same_multipliers(&fl, re, im, 1e-8, "mathieu");
+        ck_assert_int_eq(fl.verdict, hypot(re[0], im[0]) > 1 + 1e-6 ? HS_FL_UNSTABLE
+                         : HS_FL_STABLE);
+        hs_fl_floquet_free(&fl);
+        close_case(&c);
+    }
+}
+END_TEST
+
+/* Kapitza's upright pendulum at w: both forms, the same multipliers, and
+ * those of theta'' = (g - a w^2 cos w t) theta / l integrated here. */
+static hs_fl_verdict kapitza(double w)
+{
+    hs_floquet fl[2];
+    static const char *const files[] = { "kapitza.yaml", "kapitza_angle.yaml" };
+    double T = 2 * PI / w, re[2], im[2];
+    hill h = { 0, 0, w, 1, 0.1, 1, 9.81 };
+    hill_multipliers(&h, T, re, im);
+    for (int f = 0; f < 2; f++) {
+        sets s = { 1, { "w" }, { w } };
+        fcase c;
+        open_case(&c, files[f], NULL, &s);
+        fl[f] = floquet(&c, T);
+        ck_assert_msg(fl[f].gap < 1e-9, "%s at w = %g: not periodic (%g)", files[f], w,
+                      fl[f].gap);
+        same_multipliers(&fl[f], re, im, 1e-8, files[f]);
+        close_case(&c);
+    }
+    same_multipliers(&fl[0], fl[1].re, fl[1].im, 1e-7, "Cartesian against angle form");
+    hs_fl_verdict v = fl[0].verdict;
+    ck_assert_int_eq(fl[1].verdict, v);
+    hs_fl_floquet_free(&fl[0]);
+    hs_fl_floquet_free(&fl[1]);
+    return v;
+}
+
+START_TEST(kapitza_forms)
+{
+    ck_assert_int_eq(kapitza(30), HS_FL_UNSTABLE);
+    ck_assert_int_eq(kapitza(60), HS_FL_STABLE);
+}
+END_TEST
+
+START_TEST(kapitza_threshold)
+{
+    ck_assert_int_eq(kapitza(44.0), HS_FL_UNSTABLE);
+    ck_assert_int_eq(kapitza(44.3), HS_FL_UNSTABLE);
+    ck_assert_int_eq(kapitza(44.5), HS_FL_STABLE);
+    ck_assert_int_eq(kapitza(45.0), HS_FL_STABLE);
+}
+END_TEST
+
+/* ---- Lyapunov exponents ---- */
+
+typedef struct lyrows { double t, lam[8]; size_t count, rows; } lyrows;
+
+static int keep_row(double t, const double *lambda, size_t count, void *ctx)
+{
+    lyrows *r = ctx;
+    r->t = t;
+    r->count = count;
+    memcpy(r->lam, lambda, count * sizeof *lambda);
+    r->rows++;
+    return 0;
+}
+
+START_TEST(lyapunov_small_oscillation)
+{
+    static const char *const files[] = { "pendulum.yaml", "pendulum_angle.yaml" };
+    for (int f = 0; f < 2; f++) {
+        sets s = { 1, { "theta0" }, { 0.05 } };
+        fcase c;
+        open_case(&c, files[f], NULL, &s);
+        lyrows r = { 0 };
+        size_t count;
+        ck_assert_int_eq(hs_fl_lyapunov(c.f, 100, 1, 1, keep_row, &r, &count, &c.err), 0);
+        ck_assert_uint_eq(count, 2);
+        ck_assert_uint_eq(r.rows, 100);
+        ck_assert(fabs(r.t - (c.m->t0 + 100)) < 1e-12);
+        ck_assert_msg(fabs(r.lam[0]) < 0.02, "%s: lambda_1 = %g", files[f], r.lam[0]);
+        ck_assert_msg(fabs(r.lam[0] + r.lam[1]) < 1e-3, "%s: sum %g", files[f],
+                      r.lam[0] + r.lam[1]);
+        close_case(&c);
+    }
+}
+END_TEST
+
+/* Liouville: the spectrum sums to 0 up to (1/T) log of the ratio of the
+ * Euclidean to the symplectic volume at the ends, a bounded quantity: its
+ * running sum times t stays bounded (below 4 here, to t = 200). */
+static int sum_row(double t, const double *lambda, size_t count, void *ctx)
+{
+    double *worst = ctx, s = 0;
+    for (size_t j = 0; j < count; j++)
+        s += lambda[j];
+    if (t >= 20)
+        *worst = fmax(*worst, fabs(s) * t);
+    return 0;
+}
+
+START_TEST(lyapunov_spectrum_sums_to_zero)
+{
+    static const char *const files[] = { "double_pendulum.yaml", "double_pendulum_angles.yaml" };
+    for (int f = 0; f < 2; f++) {
+        fcase c;
+        open_case(&c, files[f], NULL, NULL);
+        double worst = 0;
+        size_t count;
+        ck_assert_int_eq(hs_fl_lyapunov(c.f, 200, 1, 1, sum_row, &worst, &count, &c.err), 0);
+        ck_assert_uint_eq(count, 4);
+        ck_assert_msg(worst < 4, "%s: |sum of the exponents| t up to %g", files[f], worst);
+        close_case(&c);
+    }
+}
+END_TEST
+
+/* The double pendulum released horizontally, T = 200: chaotic, a largest
+ * exponent near 0.85-0.95 in both forms (a finite-time estimate: the
+ * trajectories of the two forms part after t ~ 30, so the estimates
+ * agree only statistically). */
+START_TEST(lyapunov_double_pendulum)
+{
+    static const char *const files[] = { "double_pendulum.yaml", "double_pendulum_angles.yaml" };
+    for (int f = 0; f < 2; f++) {
+        sets s = { 2, { "th1", "th2" }, { PI / 2, PI / 2 } };
+        fcase c;
+        open_case(&c, files[f], NULL, &s);
+        lyrows r = { 0 };
+        size_t count;
+        ck_assert_int_eq(hs_fl_lyapunov(c.f, 200, 1, 0, keep_row, &r, &count, &c.err), 0);
+        ck_assert_uint_eq(count, 1);
+        ck_assert_msg(r.lam[0] > 0.78 && r.lam[0] < 1.05, "%s: lambda_1 = %g", files[f],
+                      r.lam[0]);
+        close_case(&c);
+    }
+}
+END_TEST
+
+static Suite *flow_suite(void)
+{
+    Suite *s = suite_create("flow");
+    TCase *t = tcase_create("variational");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, jacobian_double_pendulum);
+    tcase_add_test(t, jacobian_moving_constraint);
+    tcase_add_test(t, flow_double_pendulum);
+    tcase_add_test(t, flow_kapitza);
+    tcase_add_test(t, hanging_pendulum);
+    tcase_add_test(t, mathieu);
+    tcase_add_test(t, kapitza_forms);
+    tcase_add_test(t, kapitza_threshold);
+    tcase_add_test(t, lyapunov_small_oscillation);
+    tcase_add_test(t, lyapunov_spectrum_sums_to_zero);
+    tcase_add_test(t, lyapunov_double_pendulum);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+HS_CHECK_MAIN(flow_suite)
