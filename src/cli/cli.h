@@ -47,6 +47,8 @@ typedef struct opts {
     int csv, linearize;      /* equilibrium, modes */
     hs_native_policy native; /* run, batch: --native (default auto) */
     const char *fps, *size, *frames, *speed, *trail, *plot;  /* animate */
+    char **input_name, **input_text;  /* [argc] --input NAME=SRC (o->ov points here) */
+    size_t ninput;
     const char **pos;        /* positional arguments after the first */
     size_t npos;
 } opts;
