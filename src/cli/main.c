@@ -32,6 +32,7 @@ const char hs_usage_main[] =
     "  batch MODEL --points F ... many points of a grid in one process (for sweeps)\n"
     "  equilibrium MODEL         nearest equilibrium, multipliers, stability\n"
     "  modes MODEL               eigenvalues and mode shapes at that equilibrium\n"
+    "  linearize MODEL           A, B, C, D at an equilibrium, poles, zeros, Bode\n"
     "  animate MODEL [RUN.csv] -o OUT   the model's drawing moving: a page (.html),\n"
     "                            a GIF (.gif) or a video (.mp4, with ffmpeg)\n"
     "  help [COMMAND]            this text, or one command's options\n"
@@ -195,6 +196,7 @@ static const struct {
     { "equilibrium", hs_usage_equilibrium, hs_cli_equilibrium },
     { "modes", hs_usage_modes, hs_cli_modes },
     { "animate", hs_usage_animate, hs_cli_animate },
+    { "linearize", hs_usage_linearize, hs_cli_linearize },
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 

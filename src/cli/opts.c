@@ -222,7 +222,11 @@ static int opt_text(const optdef *d, opts *o, const char *val, const char *usage
                      : strcmp(d->name, "--frames") == 0 ? &o->frames
                      : strcmp(d->name, "--speed") == 0 ? &o->speed
                      : strcmp(d->name, "--trail") == 0 ? &o->trail
-                     : strcmp(d->name, "--plot") == 0 ? &o->plot : &o->summary;
+                     : strcmp(d->name, "--plot") == 0 ? &o->plot
+                     : strcmp(d->name, "--inputs") == 0 ? &o->lin_inputs
+                     : strcmp(d->name, "--outputs") == 0 ? &o->lin_outputs
+                     : strcmp(d->name, "--at") == 0 ? &o->lin_at
+                     : strcmp(d->name, "--bode") == 0 ? &o->bode : &o->summary;
     *dst = val;
     return 0;
 }
@@ -358,6 +362,15 @@ static const optdef optdefs[] = {
     { "--speed", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
     { "--trail", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
     { "--plot", 0, CMD_ANIMATE, 1, opt_text, 0, 0 },
+    /* linearize */
+    { "--inputs", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
+    { "--outputs", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
+    { "--at", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
+    { "--bode", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
+    { "--output", 'o', CMD_LINEARIZE, 1, opt_text, 0, 0 },
+    { "--set", 0, CMD_LINEARIZE, 1, opt_set, 0, 0 },
+    { "--params", 0, CMD_LINEARIZE, 1, opt_params, 0, 0 },
+    { "--input", 0, CMD_LINEARIZE, 1, opt_input, 0, 0 },
 };
 enum { NOPTS = sizeof optdefs / sizeof *optdefs };
 
@@ -366,7 +379,7 @@ static const char *cmd_name(unsigned cmd)
     return cmd == CMD_RUN ? "run" : cmd == CMD_CHECK ? "check" : cmd == CMD_DERIVE ? "derive"
          : cmd == CMD_COLUMNS ? "columns" : cmd == CMD_BATCH ? "batch"
          : cmd == CMD_EQUILIBRIUM ? "equilibrium" : cmd == CMD_MODES ? "modes"
-         : cmd == CMD_ANIMATE ? "animate" : "eval";
+         : cmd == CMD_ANIMATE ? "animate" : cmd == CMD_LINEARIZE ? "linearize" : "eval";
 }
 
 /* An unknown long option: the nearest one the command takes, or the

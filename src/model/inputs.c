@@ -110,7 +110,7 @@ const hs_node *hs_ld_input_node(loader *L, size_t par, int *status, hs_error *pe
 static int option_error(loader *L, const char *name, const char *text, long off,
                         const char *fmt, const char *arg)
 {
-    char opt[600], msg[700];
+    char opt[600], msg[1100];
     snprintf(opt, sizeof opt, "--input %s=%s", name, text);
     snprintf(msg, sizeof msg, fmt, arg);
     hs_error_set(L->err, HS_EXIT_MODEL, "%s: %s", opt, msg);
@@ -440,6 +440,31 @@ static int not_an_input(loader *L, const char *nm)
                         nm, nm, hint);
 }
 
+int hs_ld_input_values(loader *L)
+{
+    hs_model *m = L->m;
+    size_t n0 = L->npar - L->ninput;
+    if (!L->ov || !L->ov->input_symbols || !L->insrc)
+        return 0;
+    double t = isnan(L->ov->input_t) ? m->t0 : L->ov->input_t, saved = L->pin[m->sym_t];
+    L->pin[m->sym_t] = t;
+    int rc = 0;
+    for (size_t j = 0; j < L->ninput && !rc; j++) {
+        double v;
+        if (!L->insrc[j])
+            continue;
+        if (hs_eval_node(L->insrc[j], L->pin, &v))
+            rc = hs_error_nomem(L->err);
+        else if (!isfinite(v))
+            rc = hs_error_set(L->err, HS_EXIT_MODEL, "--input %s: the value at t = %g is %g",
+                              L->par[n0 + j].name, t, v);
+        else
+            m->pval[n0 + j] = L->pin[m->sym_p[n0 + j]] = v;
+    }
+    L->pin[m->sym_t] = saved;
+    return rc;
+}
+
 int hs_ld_read_input_sources(loader *L)
 {
     hs_model *m = L->m;
@@ -480,17 +505,6 @@ int hs_ld_read_input_sources(loader *L)
                 rc = hs_error_nomem(L->err);
                 break;
             }
-        }
-        if (ov->input_symbols) {       /* linearize: the value at input_t */
-            double saved = L->pin[m->sym_t], v;
-            L->pin[m->sym_t] = ov->input_t;
-            if (hs_eval_node(e, L->pin, &v))
-                rc = hs_error_nomem(L->err);
-            L->pin[m->sym_t] = saved;
-            if (!rc && !isfinite(v))
-                rc = option_error(L, nm, text, -1, "the value at t = %s is not finite", "t0");
-            if (!rc)
-                m->pval[n0 + j] = L->pin[m->sym_p[n0 + j]] = v;
         }
     }
     free(last);

@@ -212,6 +212,9 @@ const hs_node *hs_ld_input_node(loader *L, size_t par, int *status, hs_error *pe
 /* After the parameters: every --input checked and its source parsed (an
  * expression) or read (a table, into m->brk). */
 int hs_ld_read_input_sources(loader *L);
+/* hs_overrides.input_symbols: each input's value, its source at input_t
+ * (NaN: t0), after the initial data. */
+int hs_ld_input_values(loader *L);
 
 /* ---- mass.c ---- */
 

@@ -133,6 +133,8 @@ static int read_rest(loader *L, yaml_node_t *root)
     if (!L->ov || !L->ov->statics)
         return hs_ld_read_outputs(L) || hs_ld_read_events(L, root) ||
                hs_ld_read_draw(L, root) || hs_ld_check_defines(L);
+    if (L->ov->keep_outputs)
+        return hs_ld_read_outputs(L);
     while (m->nout)
         free(m->outname[--m->nout]);
     return 0;
@@ -152,7 +154,7 @@ static int load_tree(loader *L)
     if (hs_ld_check_keys(L, root, top_keys, sizeof top_keys / sizeof *top_keys, "the model") ||
         hs_ld_check_flow_cuts(L, root) || read_header(L, root) || read_names(L, root) || make_symbols(L) ||
         hs_ld_eval_params(L) || hs_ld_read_input_sources(L) || hs_ld_read_embedding(L) ||
-        hs_ld_read_settings(L, root) || hs_ld_read_initial(L, root) ||
+        hs_ld_read_settings(L, root) || hs_ld_read_initial(L, root) || hs_ld_input_values(L) ||
         hs_ld_build_kernels(L, root) || read_rest(L, root) ||
         hs_ld_apply_overrides(L) || hs_ld_compile(L))
         return L->err->code;

@@ -110,9 +110,12 @@ typedef struct hs_overrides {
     const char *const *input_name;
     const char *const *input_text;
     /* linearize: each input stays a symbol of its own, at the value of its
-     * source at t = input_t (0 without one), so that d/du can be taken */
+     * source at t = input_t (NaN: at t0; 0 without a source), so that d/du
+     * can be taken */
     int input_symbols;
     double input_t;
+    /* with statics: the outputs parsed all the same (linearize reads them) */
+    int keep_outputs;
 } hs_overrides;
 
 void hs_overrides_init(hs_overrides *o);
