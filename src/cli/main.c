@@ -60,6 +60,11 @@ const char hs_usage_run[] =
     "                            parameters derived from them are recomputed\n"
     "  --params FILE.yaml        overrides from a file (NAME: EXPR per line), applied\n"
     "                            in command-line order with the --set options\n"
+    "  --input NAME=SRC          give input NAME (the model's `inputs`; repeatable,\n"
+    "                            the last of a name wins): an expression of t and\n"
+    "                            parameters, or FILE.csv (columns t and NAME: linear\n"
+    "                            between rows, held outside them; the run steps to\n"
+    "                            every row's time)\n"
     "  --t-end T                 end time (overrides simulate.t_end)\n"
     "  --dt H                    output interval (default (t_end - t0)/1000)\n"
     "  --method NAME             stepper ('holosim help methods'): rk2 rk4 rkf45\n"
@@ -105,12 +110,13 @@ const char hs_usage_run[] =
 
 const char hs_usage_check[] =
     "usage: holosim check MODEL [--set NAME=EXPR]... [--params FILE.yaml]\n"
-    "                           [--consistency MODE] [--tolerance X] [--dependent MODE]\n"
+    "                           [--input NAME=SRC]... [--consistency MODE]\n"
+    "                           [--tolerance X] [--dependent MODE]\n"
     "\n"
     "Load and compile the model and report: n, k, each constraint's residual\n"
     "at t0 (position and velocity), the rank of G_q, whether the mass matrix is\n"
-    "positive definite, and what the consistency step would change.  No\n"
-    "integration.\n";
+    "positive definite, what the consistency step would change, and the inputs\n"
+    "with their sources.  No integration.\n";
 
 const char hs_usage_columns[] =
     "usage: holosim columns MODEL [--set NAME=EXPR]... [--params FILE.yaml]\n"

@@ -339,6 +339,17 @@ static const hs_node *pieces(hs_dag *d, const hs_node *t, const table *T, long l
     return hs_if(d, c, pieces(d, t, T, lo, mid), pieces(d, t, T, mid + 1, hi));
 }
 
+/* x in the fewest of 15, 16, 17 digits that read back as x. */
+static const char *short_num(char *buf, double x)
+{
+    for (int p = 15; p <= 17; p++) {
+        snprintf(buf, 32, "%.*g", p, x);
+        if (strtod(buf, NULL) == x)
+            break;
+    }
+    return buf;
+}
+
 static char *slurp(loader *L, const char *name, const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -387,10 +398,10 @@ static const hs_node *read_table(loader *L, const char *name, const char *path)
             m->nbrk += T.n;
         }
     }
-    char desc[700];
+    char desc[700], t0[32], t1[32];
     if (e) {
-        snprintf(desc, sizeof desc, "table %s: %zu row%s, t from %.17g to %.17g", path, T.n,
-                 T.n == 1 ? "" : "s", T.t[0], T.t[T.n - 1]);
+        snprintf(desc, sizeof desc, "table %s: %zu row%s, t from %s to %s", path, T.n,
+                 T.n == 1 ? "" : "s", short_num(t0, T.t[0]), short_num(t1, T.t[T.n - 1]));
         size_t j = (size_t)hs_ld_find_named(L, NAME_PAR, name, strlen(name)) - m->input0;
         free(m->input_desc[j]);
         if (!(m->input_desc[j] = hs_ld_strdup(desc))) {
