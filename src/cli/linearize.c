@@ -103,12 +103,13 @@ static int cmp_re(const void *pa, const void *pb)
     return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1];
 }
 
-/* Sorted by real part, then imaginary (pairs (re, im) in z[2n]). */
-static void sort_pairs(double *re, double *im, size_t n)
+/* Sorted by real part, then imaginary (pairs (re, im) in z[2n]); -1 out
+ * of memory. */
+static int sort_pairs(double *re, double *im, size_t n)
 {
     double *z = malloc(2 * n * sizeof *z + 1);
     if (!z)
-        return;
+        return -1;
     for (size_t i = 0; i < n; i++) {
         z[2 * i] = re[i];
         z[2 * i + 1] = im[i];
@@ -119,6 +120,7 @@ static void sort_pairs(double *re, double *im, size_t n)
         im[i] = z[2 * i + 1];
     }
     free(z);
+    return 0;
 }
 
 static int report(const hs_model *m, const hs_equil *eq, const char *at,
@@ -151,8 +153,7 @@ static int report(const hs_model *m, const hs_equil *eq, const char *at,
     print_matrix("C", ss->C, ss->ny, N, ss->yname, ss->xname);
     print_matrix("D", ss->D, ss->ny, ss->nu, ss->yname, ss->uname);
     int rc = hs_ss_poles(ss, re, im);
-    if (!rc) {
-        sort_pairs(re, im, N);
+    if (!rc && !(rc = sort_pairs(re, im, N))) {
         printf("poles (eigenvalues of A):\n");
         print_complex_list(re, im, N);
     }
@@ -166,9 +167,8 @@ static int report(const hs_model *m, const hs_equil *eq, const char *at,
                 rc = 0;
                 continue;
             }
-            if (rc)
+            if (rc || (rc = sort_pairs(re, im, nz)))
                 break;
-            sort_pairs(re, im, nz);
             printf("zeros of %s/%s:%s\n", ss->yname[i], ss->uname[j], nz ? "" : " none");
             print_complex_list(re, im, nz);
         }

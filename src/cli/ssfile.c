@@ -147,7 +147,7 @@ static int write_mat(FILE *f, const hs_statespace *ss, const char *model)
     mat_cell(&b, "states", ss->xname, ss->nx);
     mat_cell(&b, "inputs", ss->uname, ss->nu);
     mat_cell(&b, "outputs", ss->yname, ss->ny);
-    int rc = b.bad ? -1 : fwrite(b.p, 1, b.n, f) == b.n ? 0 : -1;
+    int rc = b.bad ? -2 : fwrite(b.p, 1, b.n, f) == b.n ? 0 : -1;
     free(b.p);
     return rc;
 }
@@ -230,9 +230,12 @@ int hs_cli_ss_write(const char *path, const hs_statespace *ss, const char *model
         return HS_EXIT_USAGE;
     }
     int bad = 0;
-    if (kind == 'M') {
-        bad = write_mat(f, ss, model);
-    } else if (kind == 'p') {
+    if (kind == 'M' && (bad = write_mat(f, ss, model)) == -2) {
+        fclose(f);
+        remove(path);
+        return hs_cli_nomem();
+    }
+    if (kind == 'p') {
         fprintf(f, "# holosim linearize %s: dx/dt = A x + B u, y = C x + D u\n"
                 "import numpy as np\n", model);
         names_list(f, "states = [", "]\n", ss->xname, ss->nx, 0);
@@ -251,7 +254,7 @@ int hs_cli_ss_write(const char *path, const hs_statespace *ss, const char *model
         m_matrix(f, "B", ss->B, ss->nx, ss->nu);
         m_matrix(f, "C", ss->C, ss->ny, ss->nx);
         m_matrix(f, "D", ss->D, ss->ny, ss->nu);
-    } else {
+    } else if (kind == 'c') {
         fputs("matrix,row,column,value\n", f);
         csv_matrix(f, "A", ss->A, ss->nx, ss->nx, ss->xname, ss->xname);
         csv_matrix(f, "B", ss->B, ss->nx, ss->nu, ss->xname, ss->uname);
