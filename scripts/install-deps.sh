@@ -33,6 +33,8 @@ if [ "${HOLOSIM_FULL_DEPS:-0}" = 1 ]; then
     # through the DevTools protocol (tests/cli_animate.sh, tests/anim_browser.js)
     command -v chromium >/dev/null 2>&1 || need="$need chromium"
     command -v node     >/dev/null 2>&1 || need="$need nodejs"
+    # tests/cli_linearize.sh reads linearize's .mat back with SciPy's loadmat
+    [ -d /usr/lib/python3/dist-packages/scipy ] || need="$need python3-scipy"
 fi
 # Fuzzing and memory checking (tests/fuzz/fuzz.mk): clang with its libFuzzer
 # and sanitizer runtimes (libclang-rt-dev follows Debian's default clang),

@@ -88,5 +88,11 @@ sweep balance 8 run "$M/slider_crank.yaml" --t-end 0.2 --native=never \
 # a structured embedding: the second parse, its unknowns, the sparse solve
 sweep structure 12 run "$M/chain_angles.yaml" --t-end 0.1 --dt 0.05 --native=never \
     -o "$T/o.csv"
+# inputs (a table read into the model, its breakpoints) and linearize (the
+# state-space matrices, poles and zeros, a MAT file)
+sweep inputs 6 run "$M/cart_pole.yaml" --t-end 0.4 --dt 0.1 --native=never \
+    --input F="$M/cart_push.csv" -o "$T/o.csv"
+sweep linearize 6 linearize "$M/cart_pole.yaml" --outputs x,th,th\'\'
+sweep linearize-mat 6 linearize "$M/cart_pole.yaml" -o "$T/o.mat"
 
 summary

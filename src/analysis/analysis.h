@@ -136,4 +136,39 @@ typedef struct hs_linear {
 int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err);
 void hs_an_linear_free(hs_linear *lin);
 
+/* The state-space model (statespace.c; holosim(1), LINEARIZE) at eq:
+ * dx/dt = A x + B u, y = C x + D u, x = (y_s, y_s') the coordinates of
+ * hs_an_linearize and their velocities (A is its A), u the inputs named
+ * u[0..nu-1] (the model's `inputs`, which must enter Q alone, not G), y
+ * the columns named y[0..ny-1]: a coordinate x, a velocity x', an
+ * acceleration x'', an output (a model loaded with
+ * hs_overrides.keep_outputs), a multiplier lambda_NAME.  Exact symbolic
+ * derivatives throughout.  Row-major matrices; 0, or 2 (a name that is no
+ * input or column; an input in a constraint) or 3 with err set. */
+typedef struct hs_statespace {
+    size_t nx, nu, ny;
+    char **xname, **uname, **yname;     /* [nx] "x", ..., "x'", ...; [nu]; [ny] */
+    double *A, *B, *C, *D;              /* nx x nx, nx x nu, ny x nx, ny x nu */
+} hs_statespace;
+int hs_an_statespace(hs_an *a, const hs_equil *eq, const char *const *u, size_t nu,
+                     const char *const *y, size_t ny, hs_statespace *ss, hs_error *err);
+void hs_statespace_free(hs_statespace *ss);      /* NULL is fine */
+/* The operating point q as it is (not an equilibrium unless it is one):
+ * eq with the least-squares multipliers of Q(q, 0) + G_q^T lambda = 0 and
+ * the residuals res_Q, res_G.  Free with hs_an_equil_free. */
+int hs_an_point(hs_an *a, const double *q, hs_equil *eq, hs_error *err);
+
+/* Poles, zeros and the frequency response of a state-space model
+ * (ssmath.c): the eigenvalues of A into re, im [nx]; the finite
+ * transmission zeros of the pair (output i, input j) into re, im [nx]
+ * (*nz of them: the finite generalized eigenvalues of the Rosenbrock
+ * pencil [A B_j; C_i D_ij] - s [I 0; 0 0]); G(j w) = C (j w I - A)^-1 B
+ * + D into re, im [ny x nu].  0, -1 out of memory, -2 no convergence
+ * (a singular j w I - A for the response); hs_ss_zeros returns 1 (no
+ * zeros to speak of) when the pair's transfer function is 0. */
+int hs_ss_poles(const hs_statespace *ss, double *re, double *im);
+int hs_ss_zeros(const hs_statespace *ss, size_t i, size_t j, double *re, double *im,
+                size_t *nz);
+int hs_ss_response(const hs_statespace *ss, double w, double *re, double *im);
+
 #endif

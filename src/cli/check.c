@@ -22,7 +22,11 @@ int hs_cli_check(int argc, char **argv)
     char sizes[96];
     printf("model: %s%s%s\n", m->file, m->name[0] ? " -- " : "", m->name);
     printf("form: %s; %s, %zu parameter%s\n", hs_model_form_name(m),
-           hs_model_sizes(m, sizes, sizeof sizes), m->npar, m->npar == 1 ? "" : "s");
+           hs_model_sizes(m, sizes, sizeof sizes), m->npar - m->ninput,
+           m->npar - m->ninput == 1 ? "" : "s");
+    for (size_t j = 0; j < m->ninput; j++)      /* `inputs`: each with its source */
+        printf("%s %s = %s\n", j ? "      " : "inputs:", m->pname[m->input0 + j],
+               m->input_desc[j]);
     int semidef = 0;             /* massless coordinates (the load allowed them) */
     if (m->mass_kind == HS_MASS_CONST_DIAG)
         for (size_t i = 0; i < m->n; i++)

@@ -31,12 +31,12 @@
 extern const char hs_usage_main[], hs_usage_run[], hs_usage_check[], hs_usage_derive[],
     hs_usage_eval[], hs_usage_columns[], hs_usage_batch[], hs_usage_equilibrium[],
     hs_usage_modes[], hs_usage_animate[];
-extern const char hs_usage_floquet[], hs_usage_lyapunov[];
+extern const char hs_usage_floquet[], hs_usage_lyapunov[], hs_usage_linearize[];
 
 /* Which commands accept an option. */
 enum { CMD_RUN = 1, CMD_CHECK = 2, CMD_DERIVE = 4, CMD_COLUMNS = 8, CMD_EVAL = 16,
        CMD_BATCH = 32, CMD_EQUILIBRIUM = 64, CMD_MODES = 128, CMD_ANIMATE = 256,
-       CMD_FLOQUET = 1 << 12, CMD_LYAPUNOV = 1 << 13 };
+       CMD_FLOQUET = 1 << 12, CMD_LYAPUNOV = 1 << 13, CMD_LINEARIZE = 1 << 14 };
 
 typedef struct opts {
     hs_overrides ov;
@@ -52,6 +52,9 @@ typedef struct opts {
     const char *fps, *size, *frames, *speed, *trail, *plot;  /* animate */
     const char *period, *every;  /* floquet --period, lyapunov --every (checked there) */
     int spectrum;            /* lyapunov --spectrum */
+    char **input_name, **input_text;  /* [argc] --input NAME=SRC (o->ov points here) */
+    size_t ninput;
+    const char *lin_inputs, *lin_outputs, *lin_at, *bode;   /* linearize */
     const char **pos;        /* positional arguments after the first */
     size_t npos;
 } opts;
@@ -121,5 +124,13 @@ int hs_cli_modes(int argc, char **argv);
 int hs_cli_animate(int argc, char **argv);
 int hs_cli_floquet(int argc, char **argv);
 int hs_cli_lyapunov(int argc, char **argv);
+int hs_cli_linearize(int argc, char **argv);
+
+/* linearize's files (ssfile.c): the kind of -o FILE by its extension ('M'
+ * .mat, 'p' .py, 'm' .m, 'c' .csv; 0 none of them), and the file written
+ * (0, or 1 after printing why it could not be). */
+struct hs_statespace;
+int hs_cli_ss_kind(const char *path);
+int hs_cli_ss_write(const char *path, const struct hs_statespace *ss, const char *model);
 
 #endif

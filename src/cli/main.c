@@ -32,6 +32,7 @@ const char hs_usage_main[] =
     "  batch MODEL --points F ... many points of a grid in one process (for sweeps)\n"
     "  equilibrium MODEL         nearest equilibrium, multipliers, stability\n"
     "  modes MODEL               eigenvalues and mode shapes at that equilibrium\n"
+    "  linearize MODEL           A, B, C, D at an equilibrium, poles, zeros, Bode\n"
     "  animate MODEL [RUN.csv] -o OUT   the model's drawing moving: a page (.html),\n"
     "                            a GIF (.gif) or a video (.mp4, with ffmpeg)\n"
     "  floquet MODEL --period T  Floquet multipliers of the motion over a period\n"
@@ -61,6 +62,11 @@ const char hs_usage_run[] =
     "                            parameters derived from them are recomputed\n"
     "  --params FILE.yaml        overrides from a file (NAME: EXPR per line), applied\n"
     "                            in command-line order with the --set options\n"
+    "  --input NAME=SRC          give input NAME (the model's `inputs`; repeatable,\n"
+    "                            the last of a name wins): an expression of t and\n"
+    "                            parameters, or FILE.csv (columns t and NAME: linear\n"
+    "                            between rows, held outside them; the run steps to\n"
+    "                            every row's time)\n"
     "  --t-end T                 end time (overrides simulate.t_end)\n"
     "  --dt H                    output interval (default (t_end - t0)/1000)\n"
     "  --method NAME             stepper ('holosim help methods'): rk2 rk4 rkf45\n"
@@ -106,12 +112,13 @@ const char hs_usage_run[] =
 
 const char hs_usage_check[] =
     "usage: holosim check MODEL [--set NAME=EXPR]... [--params FILE.yaml]\n"
-    "                           [--consistency MODE] [--tolerance X] [--dependent MODE]\n"
+    "                           [--input NAME=SRC]... [--consistency MODE]\n"
+    "                           [--tolerance X] [--dependent MODE]\n"
     "\n"
     "Load and compile the model and report: n, k, each constraint's residual\n"
     "at t0 (position and velocity), the rank of G_q, whether the mass matrix is\n"
-    "positive definite, and what the consistency step would change.  No\n"
-    "integration.\n";
+    "positive definite, what the consistency step would change, and the inputs\n"
+    "with their sources.  No integration.\n";
 
 const char hs_usage_columns[] =
     "usage: holosim columns MODEL [--set NAME=EXPR]... [--params FILE.yaml]\n"
@@ -199,6 +206,7 @@ static const struct {
     { "animate", hs_usage_animate, hs_cli_animate },
     { "floquet", hs_usage_floquet, hs_cli_floquet },
     { "lyapunov", hs_usage_lyapunov, hs_cli_lyapunov },
+    { "linearize", hs_usage_linearize, hs_cli_linearize },
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 

@@ -125,6 +125,33 @@ static int opt_set(const optdef *d, opts *o, const char *val, const char *usage)
     }
 }
 
+/* --input NAME=SRC: a table (FILE.csv) or an expression of t; the model
+ * checks both. */
+static int opt_input(const optdef *d, opts *o, const char *val, const char *usage)
+{
+    (void)d;
+    const char *name;
+    size_t len, skip = name_eq(val, &name, &len);
+    if (!skip || !val[skip])
+        return hs_cli_usage_error(usage, "--input wants NAME=EXPR or NAME=FILE.csv, got "
+                                  "'%s'", val);
+    char *nm = malloc(len + 1), *tx = malloc(strlen(val + skip) + 1);
+    if (!nm || !tx) {
+        free(nm);
+        free(tx);
+        return hs_cli_nomem();
+    }
+    memcpy(nm, name, len);
+    nm[len] = '\0';
+    strcpy(tx, val + skip);
+    o->input_name[o->ninput] = nm;
+    o->input_text[o->ninput++] = tx;
+    o->ov.ninput = o->ninput;
+    o->ov.input_name = (const char *const *)o->input_name;
+    o->ov.input_text = (const char *const *)o->input_text;
+    return 0;
+}
+
 static int opt_params(const optdef *d, opts *o, const char *val, const char *usage)
 {
     (void)d;
@@ -199,7 +226,11 @@ static int opt_text(const optdef *d, opts *o, const char *val, const char *usage
                      : strcmp(d->name, "--frames") == 0 ? &o->frames
                      : strcmp(d->name, "--speed") == 0 ? &o->speed
                      : strcmp(d->name, "--trail") == 0 ? &o->trail
-                     : strcmp(d->name, "--plot") == 0 ? &o->plot : &o->summary;
+                     : strcmp(d->name, "--plot") == 0 ? &o->plot
+                     : strcmp(d->name, "--inputs") == 0 ? &o->lin_inputs
+                     : strcmp(d->name, "--outputs") == 0 ? &o->lin_outputs
+                     : strcmp(d->name, "--at") == 0 ? &o->lin_at
+                     : strcmp(d->name, "--bode") == 0 ? &o->bode : &o->summary;
     *dst = val;
     return 0;
 }
@@ -300,6 +331,7 @@ static const optdef optdefs[] = {
     { "--quiet-projection", 0, RUNS, 0, opt_flag, 0, 0 },
     { "--set", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES | FLOW, 1, opt_set, 0, 0 },
     { "--params", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES | FLOW, 1, opt_params, 0, 0 },
+    { "--input", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES, 1, opt_input, 0, 0 },
     { "--consistency", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_consistency, 0, 0 },
     { "--tolerance", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_tolerance, 0, 0 },
     { "--dependent", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1,
@@ -339,6 +371,15 @@ static const optdef optdefs[] = {
     { "--period", 0, CMD_FLOQUET, 1, opt_text, 0, 0 },
     { "--every", 0, CMD_LYAPUNOV, 1, opt_text, 0, 0 },
     { "--spectrum", 0, CMD_LYAPUNOV, 0, opt_flag, 0, 0 },
+    /* linearize */
+    { "--inputs", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
+    { "--outputs", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
+    { "--at", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
+    { "--bode", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
+    { "--output", 'o', CMD_LINEARIZE, 1, opt_text, 0, 0 },
+    { "--set", 0, CMD_LINEARIZE, 1, opt_set, 0, 0 },
+    { "--params", 0, CMD_LINEARIZE, 1, opt_params, 0, 0 },
+    { "--input", 0, CMD_LINEARIZE, 1, opt_input, 0, 0 },
 };
 enum { NOPTS = sizeof optdefs / sizeof *optdefs };
 
@@ -348,7 +389,7 @@ static const char *cmd_name(unsigned cmd)
          : cmd == CMD_COLUMNS ? "columns" : cmd == CMD_BATCH ? "batch"
          : cmd == CMD_EQUILIBRIUM ? "equilibrium" : cmd == CMD_MODES ? "modes"
          : cmd == CMD_ANIMATE ? "animate" : cmd == CMD_FLOQUET ? "floquet"
-         : cmd == CMD_LYAPUNOV ? "lyapunov" : "eval";
+         : cmd == CMD_LYAPUNOV ? "lyapunov" : cmd == CMD_LINEARIZE ? "linearize" : "eval";
 }
 
 /* An unknown long option: the nearest one the command takes, or the
@@ -467,7 +508,9 @@ int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd
     o->precision = 17;
     o->pos = calloc((size_t)argc + 1, sizeof *o->pos);
     o->stop_when = calloc((size_t)argc + 1, sizeof *o->stop_when);
-    if (!o->pos || !o->stop_when)
+    o->input_name = calloc((size_t)argc + 1, sizeof *o->input_name);
+    o->input_text = calloc((size_t)argc + 1, sizeof *o->input_text);
+    if (!o->pos || !o->stop_when || !o->input_name || !o->input_text)
         return hs_cli_nomem();
     int no_more_opts = 0, rc = 0;
     for (int i = 0; i < argc && !rc; i++) {
@@ -562,6 +605,14 @@ void hs_cli_free_opts(opts *o)
     o->pos = NULL;
     free(o->stop_when);
     o->stop_when = NULL;
+    for (size_t i = 0; i < o->ninput; i++) {
+        free(o->input_name[i]);
+        free(o->input_text[i]);
+    }
+    free(o->input_name);
+    free(o->input_text);
+    o->input_name = o->input_text = NULL;
+    o->ninput = o->ov.ninput = 0;
     o->ov.stop_when = NULL;
     o->ov.nstop = 0;
 }

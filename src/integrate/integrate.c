@@ -187,6 +187,21 @@ static int setup(hs_int_run *R)
     return hs_int_events_setup(R);
 }
 
+/* The first time of an input table (model.h: brk) after t, when it comes
+ * before t_stop: steps end there, as at a row, so none crosses a kink. */
+static double next_break(const hs_model *m, double t, double t_stop)
+{
+    size_t lo = 0, hi = m->nbrk;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->brk[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->nbrk && m->brk[lo] < t_stop ? m->brk[lo] : t_stop;
+}
+
 /* The stepping loop: the first row, then steps until every row is out. */
 static int step_loop(hs_int_run *R)
 {
@@ -203,6 +218,8 @@ static int step_loop(hs_int_run *R)
     for (long i = 1; i <= R->N;) {
         double t_target = i == R->N ? R->t_end : hs_grid_time(R->t0, i, R->dt);
         double t_stop = interp ? R->t_end : t_target, taup = R->tau;
+        if (m->nbrk)
+            t_stop = next_break(m, R->t, t_stop);
         hs_int_step_fate fate = HS_INT_STEP_STANDS;
         if (o->stop && *o->stop)
             return hs_error_set(R->err, HS_EXIT_INTERRUPT, "interrupted at t=%.17g; the rows so far are "

@@ -57,6 +57,7 @@ static int read_names(loader *L, yaml_node_t *root)
         return hs_error_nomem(L->err);
     if (hs_ld_read_names_map(L, hs_ld_get(L, root, "parameters"), &L->par, &L->npar,
                              "'parameters'") ||
+        hs_ld_read_inputs(L, root) ||
         hs_ld_read_names_map(L, hs_ld_get(L, root, "define"), &L->def, &L->ndef, "'define'"))
         return L->err->code;
     if (m->form == HS_FORM_EMBEDDING) {
@@ -121,7 +122,7 @@ static yaml_node_t *mass_source(loader *L, yaml_node_t *root)
 static const char *const top_keys[] = {
     "format", "name", "parameters", "coordinates", "define", "mass", "potential",
     "forces", "constraints", "initial", "consistency", "simulate", "outputs",
-    "kinetic", "lagrangian", "embedding", "events", "draw",
+    "kinetic", "lagrangian", "embedding", "events", "draw", "inputs",
 };
 
 /* After the kernels: the outputs, events, drawing and the defines nothing
@@ -133,6 +134,8 @@ static int read_rest(loader *L, yaml_node_t *root)
     if (!L->ov || !L->ov->statics)
         return hs_ld_read_outputs(L) || hs_ld_read_events(L, root) ||
                hs_ld_read_draw(L, root) || hs_ld_check_defines(L);
+    if (L->ov->keep_outputs)
+        return hs_ld_read_outputs(L);
     while (m->nout)
         free(m->outname[--m->nout]);
     return 0;
@@ -154,8 +157,8 @@ static int load_tree(loader *L)
                               hs_ytree_kind(root));
     if (hs_ld_check_keys(L, root, top_keys, sizeof top_keys / sizeof *top_keys, "the model") ||
         hs_ld_check_flow_cuts(L, root) || read_header(L, root) || read_names(L, root) || make_symbols(L) ||
-        hs_ld_eval_params(L) || hs_ld_read_embedding(L) ||
-        hs_ld_read_settings(L, root) || hs_ld_read_initial(L, root) ||
+        hs_ld_eval_params(L) || hs_ld_read_input_sources(L) || hs_ld_read_embedding(L) ||
+        hs_ld_read_settings(L, root) || hs_ld_read_initial(L, root) || hs_ld_input_values(L) ||
         hs_ld_build_kernels(L, root) || read_rest(L, root) ||
         hs_ld_apply_overrides(L) || hs_ld_compile(L))
         return L->err->code;
@@ -183,6 +186,7 @@ static hs_model *load_common(loader *L, int rc)
     free(L->pin);
     free(L->ambX);
     free(L->ambV);
+    free(L->insrc);
     if (rc) {
         if (!L->err->code)
             hs_error_set(L->err, rc, "model error");
@@ -285,6 +289,8 @@ void hs_model_free(hs_model *m)
     free_strv(m->outname, m->nout);
     free_strv(m->ambname, m->namb);
     free(m->pval);
+    free(m->brk);
+    free_strv(m->input_desc, m->ninput);
     free(m->q0);
     free(m->v0);
     free(m->lock);

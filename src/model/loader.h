@@ -86,6 +86,9 @@ typedef struct loader {
      * its own symbol, instead of its expansion */
     const hs_node *(*opaque)(struct loader *L, size_t def);
     void *opaque_ctx;
+    size_t ninput;             /* inputs: the last ninput entries of par */
+    const hs_node **insrc;     /* [ninput] each input's source (NULL: none) */
+    int in_source;             /* parsing an input's source: inputs not visible */
 } loader;
 
 #define NODE(L, id) hs_ytree_node((L)->y, (id))
@@ -188,6 +191,22 @@ int hs_ld_read_output_names(loader *L, yaml_node_t *o);
 int hs_ld_read_constraints(loader *L, yaml_node_t *c);
 int hs_ld_read_outputs(loader *L);
 int hs_ld_read_initial(loader *L, yaml_node_t *root);
+
+/* ---- inputs.c ---- */
+
+/* `inputs: [F, ...]`: appended to L->par (val NULL), after `parameters`. */
+int hs_ld_read_inputs(loader *L, yaml_node_t *root);
+int hs_ld_is_input(const loader *L, size_t par);
+/* What input `par` reads as in an expression of scope `scope` (lookup):
+ * its source, or its symbol; NULL with *status/perr set when it cannot be
+ * read there (parameters, initial data). */
+const hs_node *hs_ld_input_node(loader *L, size_t par, int *status, hs_error *perr);
+/* After the parameters: every --input checked and its source parsed (an
+ * expression) or read (a table, into m->brk). */
+int hs_ld_read_input_sources(loader *L);
+/* hs_overrides.input_symbols: each input's value, its source at input_t
+ * (NaN: t0), after the initial data. */
+int hs_ld_input_values(loader *L);
 
 /* ---- mass.c ---- */
 

@@ -104,6 +104,19 @@ typedef struct hs_overrides {
      * a structured embedding (hs_chain) leaves Q at 0, as its
      * accelerations do not use it */
     int dense;
+    /* --input NAME=SRC (model/inputs.c), in command-line order, the last of
+     * a name winning: SRC a table (a text ending in .csv: columns t and
+     * NAME, or t and one other) or an expression of t and parameters */
+    size_t ninput;
+    const char *const *input_name;
+    const char *const *input_text;
+    /* linearize: each input stays a symbol of its own, at the value of its
+     * source at t = input_t (NaN: at t0; 0 without a source), so that d/du
+     * can be taken */
+    int input_symbols;
+    double input_t;
+    /* with statics: the outputs parsed all the same (linearize reads them) */
+    int keep_outputs;
 } hs_overrides;
 
 void hs_overrides_init(hs_overrides *o);
@@ -196,6 +209,15 @@ typedef struct hs_model {
     size_t *par_order;     /* [npar] the order they were evaluated in (each
                             * after those it mentions) */
     size_t npar_done;
+    /* inputs (`inputs`, model/inputs.c): the parameters input0 .. npar - 1,
+     * 0 unless a --input gives them a source, which replaces them in every
+     * expression (a table: piecewise linear in t, held before and after) */
+    size_t ninput, input0;
+    char **input_desc;     /* [ninput] its source in words (check): "0 (no --input)",
+                            * "table FILE: N rows, t from A to B", "t/2" */
+    double *brk;           /* [nbrk] the input tables' times, increasing: a run's
+                            * steps end there (no step across a kink) */
+    size_t nbrk;
     size_t nout;
     char **outname;        /* [nout] `outputs` */
     size_t namb;

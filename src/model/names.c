@@ -60,19 +60,22 @@ int hs_ld_check_clashes(loader *L)
     for (int g = 0; g < NAME_KINDS; g++)
         for (size_t i = 0; i < n[g]; i++) {
             const char *s = a[g][i].name;
+            const char *kind = g == NAME_PAR && hs_ld_is_input(L, i) ? "input" : what[g];
             if (hs_ld_find_coord(L->m, s, strlen(s)) >= 0)
                 return hs_ytree_error(L->y, L->err, a[g][i].key,
                                       "%s '%s' has the name of a coordinate; rename one of "
-                                      "them", what[g], s);
+                                      "them", kind, s);
             long old;
             int r = hs_strmap_put(&L->names, s, strlen(s), (long)i * NAME_KINDS + g, &old);
             if (r < 0)
                 return hs_error_nomem(L->err);
             if (r > 0) {
                 int og = (int)(old % NAME_KINDS);
+                size_t oi = (size_t)(old / NAME_KINDS);
                 return hs_ytree_error(L->y, L->err, a[g][i].key,
                                       "%s '%s' clashes with %s '%s' at line %d; rename one "
-                                      "of them", what[g], s, what[og], s,
+                                      "of them", kind, s, og == NAME_PAR &&
+                                      hs_ld_is_input(L, oi) ? "input" : what[og], s,
                                       (int)a[og][old / NAME_KINDS].key->start_mark.line + 1);
             }
         }
@@ -208,7 +211,8 @@ int hs_ld_check_names(loader *L, yaml_node_t *root)
             }
         }
     for (size_t i = 0; i < L->npar && !rc; i++)
-        rc = name_add(&C, L->par[i].name, (taken){ NULL, "parameter", NULL, L->par[i].key });
+        rc = name_add(&C, L->par[i].name, (taken){ NULL, hs_ld_is_input(L, i) ? "input"
+                                                   : "parameter", NULL, L->par[i].key });
     for (size_t i = 0; i < L->ndef && !rc; i++)
         rc = name_add(&C, L->def[i].name, (taken){ NULL, "define", NULL, L->def[i].key });
     for (size_t i = 0; i < C.n; i++)

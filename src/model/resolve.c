@@ -52,6 +52,8 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len,
         return hs_sym(d, m->sym_t);
     /* one met before its turn in the dependency order: settled now, mentions first */
     if ((i = hs_ld_find_named(L, NAME_PAR, s, len)) >= 0) {
+        if (L->ninput && hs_ld_is_input(L, (size_t)i))
+            return hs_ld_input_node(L, (size_t)i, status, perr);
         if (L->scope == SCOPE_PARAM && L->par[i].state != ST_DONE &&
             hs_ld_settle(L, NAME_PAR, (size_t)i)) {
             *status = HS_RESOLVE_ERROR;
@@ -235,6 +237,18 @@ int hs_ld_eval_param(loader *L, size_t i)
     long ov = p->ov;
     const char *text = ov >= 0 && L->ov->set_text ? L->ov->set_text[ov] : NULL;
     m->par_order[m->npar_done++] = i;        /* the order of evaluation */
+    if (!p->val) {                           /* an input: 0 unless --input gives it */
+        if (ov >= 0) {
+            hs_error_set(L->err, HS_EXIT_USAGE, "--set %s: '%s' is an input, not a "
+                         "parameter: give it with --input %s=EXPR or %s=FILE.csv", p->name,
+                         p->name, p->name, p->name);
+            override_placed(L, (size_t)ov, -1);
+            return L->err->code;
+        }
+        m->pval[i] = L->pin[m->sym_p[i]] = 0.0;
+        p->state = ST_DONE;
+        return 0;
+    }
     if (ov >= 0 && !text) {
         m->pval[i] = L->pin[m->sym_p[i]] = L->ov->set_value[ov];
         p->state = ST_DONE;
