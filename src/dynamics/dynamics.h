@@ -282,6 +282,22 @@ static inline int hs_dyn_is_released(const hs_work *w, size_t j)
     return w->released && w->released[j];
 }
 
+/* ---- impact.c: contacts (holosim-model(5), CONTACTS) ---- */
+
+#define HS_IMPACT_MAX 16    /* contacts in one impact problem (2^16 active sets) */
+#define HS_IMPACT_ROWS 256  /* rows (constraints held and contacts) in it */
+/* The velocity jump of an impact at (t, q): role[k] 0 for a constraint
+ * out of the problem (let go), 1 for one held (bilateral: its velocity
+ * constraint kept), 2 for a contact closed or closing, with restitution
+ * e[j] (e[j] read for role 2 only; e = 0 for a closed contact).  v[n]
+ * jumps to v + M^-1 G_q^T Lambda, the impulses into Lam[k] (0 outside),
+ * T+ - T- into *dT.  0, or HS_EXIT_NUMERIC / HS_EXIT_NOMEM with w->err set
+ * (no consistent impulses, too many contacts). */
+int hs_dyn_impact(const hs_model *m, hs_work *w, double t, const double *q, double *v,
+                  const signed char *role, const double *e, double *Lam, double *dT);
+/* Hold constraint j again (undo hs_dyn_release: a contact closing). 0. */
+int hs_dyn_hold(const hs_model *m, hs_work *w, size_t j);
+
 /* ---- robust.c: the rank-revealing solve (inside hs_dyn_accel) ---- */
 
 /* Its scratch, allocated at the first use: 0, or HS_EXIT_NUMERIC (memory). */

@@ -168,7 +168,7 @@ static void describe(const taken *t, const char *name, char *buf, size_t size)
 {
     if (!t->q)
         snprintf(buf, size, "a %s", t->kind);
-    else if (t->q->per == HS_PER_MODEL)
+    else if (t->q->per == HS_PER_MODEL || t->q->per == HS_PER_CONTACTS)
         snprintf(buf, size, "%s %s", t->q->what, name);
     else if (is_bare(t))
         snprintf(buf, size, "%s %s", t->q->what[0] == 'o' || t->q->what[0] == 'a' ? "an" : "a",
@@ -220,7 +220,12 @@ static yaml_node_t *thing_node(loader *L, yaml_node_t *root, hs_qty_per per, siz
     case HS_PER_COORD:
         n = hs_ld_get(L, root, "coordinates");
         return NODE(L, n->data.sequence.items.start[i]);
+    case HS_PER_CONTACT:
+        i += L->m->k - L->m->ncontact;
+        /* fall through */
     case HS_PER_CONSTRAINT:
+        if (i >= L->m->k - L->m->ncontact)
+            return hs_ld_contact_node(L, root, i - (L->m->k - L->m->ncontact));
         n = hs_ld_get(L, root, "constraints");
         return n->type == YAML_MAPPING_NODE ? NODE(L, n->data.mapping.pairs.start[i].key)
                                             : NODE(L, n->data.sequence.items.start[i]);
@@ -230,6 +235,7 @@ static yaml_node_t *thing_node(loader *L, yaml_node_t *root, hs_qty_per per, siz
     case HS_PER_AMB:
         return L->amb[i].key;
     case HS_PER_MODEL:
+    case HS_PER_CONTACTS:
         break;
     }
     return NULL;
