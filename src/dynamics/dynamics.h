@@ -291,9 +291,10 @@ static inline int hs_dyn_is_released(const hs_work *w, size_t j)
  * constraint kept), 2 for a contact closed or closing, with restitution
  * e[j] (e[j] read for role 2 only; e = 0 for a closed contact).  v[n]
  * jumps to v + M^-1 G_q^T Lambda, the impulses into Lam[k] (0 outside),
- * T+ - T- into *dT.  0, or HS_EXIT_NUMERIC / HS_EXIT_NOMEM with w->err set
+ * T+ - T- into *dT; q[n] moves onto G = 0 of those rows (one Newton step
+ * in the M-norm: the impact's residual is of the size of its location).  0, or HS_EXIT_NUMERIC / HS_EXIT_NOMEM with w->err set
  * (no consistent impulses, too many contacts). */
-int hs_dyn_impact(const hs_model *m, hs_work *w, double t, const double *q, double *v,
+int hs_dyn_impact(const hs_model *m, hs_work *w, double t, double *q, double *v,
                   const signed char *role, const double *e, double *Lam, double *dT);
 /* Hold constraint j again (undo hs_dyn_release: a contact closing). 0. */
 int hs_dyn_hold(const hs_model *m, hs_work *w, size_t j);

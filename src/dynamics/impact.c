@@ -149,7 +149,7 @@ static int try_set(imp *I, unsigned long mask, double tol)
     return 1;
 }
 
-int hs_dyn_impact(const hs_model *m, hs_work *w, double t, const double *q, double *v,
+int hs_dyn_impact(const hs_model *m, hs_work *w, double t, double *q, double *v,
                   const signed char *role, const double *e, double *Lam, double *dT)
 {
     size_t n = m->n, k = m->k, p = 0, nc = 0;
@@ -164,6 +164,7 @@ int hs_dyn_impact(const hs_model *m, hs_work *w, double t, const double *q, doub
         return hs_error_set(&w->err, HS_EXIT_NUMERIC, "an impact at t=%.17g involves %zu "
                             "contacts and %zu rows (the limit is %d contacts, %d rows)",
                             t, nc, p, HS_IMPACT_MAX, HS_IMPACT_ROWS);
+    double *G = NULL;
     double *M = malloc((n * n + 1) * sizeof *M), *Gt = malloc((k + 1) * sizeof *Gt);
     double *Y = malloc((p * n + 1) * sizeof *Y), *dv = calloc(n + 1, sizeof *dv);
     imp I = { n, p, malloc((p + 1) * sizeof(size_t)), malloc((p + 1) * sizeof(int)),
@@ -176,7 +177,12 @@ int hs_dyn_impact(const hs_model *m, hs_work *w, double t, const double *q, doub
         rc = hs_error_nomem(&w->err);
         goto out;
     }
-    if ((rc = hs_dyn_mass(m, w, t, q, v, M)) || (rc = hs_dyn_constraints(m, w, t, q, NULL, Gt)))
+    G = malloc((k + 1) * sizeof *G);
+    if (!G) {
+        rc = hs_error_nomem(&w->err);
+        goto out;
+    }
+    if ((rc = hs_dyn_mass(m, w, t, q, v, M)) || (rc = hs_dyn_constraints(m, w, t, q, G, Gt)))
         goto out;
     double T0 = 0;
     for (size_t i = 0; i < n; i++)
@@ -228,6 +234,18 @@ int hs_dyn_impact(const hs_model *m, hs_work *w, double t, const double *q, doub
     }
     for (size_t c = 0; c < n; c++)
         v[c] += dv[c];
+    /* the position onto G = 0 of the rows in the problem (one Newton step:
+     * the impact is located to a residual of rounding size, which would
+     * otherwise start a small rebound below its floor) */
+    for (size_t a = 0; a < p; a++) {
+        for (size_t b = 0; b < p; b++)
+            I.A[a * p + b] = I.W[a * p + b];
+        I.x[a] = -G[I.row[a]];
+    }
+    if (p && !gauss(I.A, I.x, p))
+        for (size_t r = 0; r < p; r++)
+            for (size_t c = 0; c < n; c++)
+                q[c] += Y[r * n + c] * I.x[r];
     /* T+ - T- = dv . (M v- + M dv / 2) = dv . G_q^T Lambda ... from M itself */
     if ((rc = hs_dyn_mass(m, w, t, q, v, M)))
         goto out;
@@ -237,6 +255,7 @@ int hs_dyn_impact(const hs_model *m, hs_work *w, double t, const double *q, doub
             T1 += 0.5 * v[i] * M[i * n + j] * v[j];
     *dT = T1 - T0;
 out:
+    free(G);
     free(M);
     free(Gt);
     free(Y);
