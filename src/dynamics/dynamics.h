@@ -296,6 +296,12 @@ static inline int hs_dyn_is_released(const hs_work *w, size_t j)
  * (no consistent impulses, too many contacts). */
 int hs_dyn_impact(const hs_model *m, hs_work *w, double t, double *q, double *v,
                   const signed char *role, const double *e, double *Lam, double *dT);
+/* At the start (t, q, v): the contacts whose gap is above the consistency
+ * tolerance, or at it and opening (G_t + G_q v above it), are let go
+ * (open); the others stay closed, held like constraints (a negative gap
+ * is then projected or rejected as any residual).  0 or an exit code. */
+int hs_dyn_contacts_open(const hs_model *m, hs_work *w, double t, const double *q,
+                         const double *v);
 /* Hold constraint j again (undo hs_dyn_release: a contact closing). 0. */
 int hs_dyn_hold(const hs_model *m, hs_work *w, size_t j);
 

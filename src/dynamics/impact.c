@@ -275,3 +275,23 @@ int hs_dyn_hold(const hs_model *m, hs_work *w, size_t j)
     }
     return 0;
 }
+
+int hs_dyn_contacts_open(const hs_model *m, hs_work *w, double t, const double *q,
+                         const double *v)
+{
+    size_t k = m->k, k0 = k - m->ncontact;
+    if (!m->ncontact)
+        return 0;
+    double *G = malloc(2 * k * sizeof *G);
+    if (!G)
+        return hs_error_nomem(&w->err);
+    int rc = hs_dyn_constraints_sparse(m, w, t, q, G, G + k);
+    double tol = m->set.tol;
+    for (size_t j = k0; j < k && !rc; j++) {
+        double u = G[k + j] + hs_dyn_gq_dot(m, w, j, v);
+        if ((G[j] > tol || (G[j] > -tol && u > tol)) && hs_dyn_release(m, w, j))
+            rc = hs_error_nomem(&w->err);
+    }
+    free(G);
+    return rc;
+}

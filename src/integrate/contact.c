@@ -88,22 +88,18 @@ int hs_int_contacts_init(hs_int_run *R)
     C->lam = calloc(k, sizeof *C->lam);
     C->e = calloc(k, sizeof *C->e);
     C->role = calloc(k, 1);
-    double *G = calloc(3 * k, sizeof *G);
-    if (!C->hist || !C->ratio || !C->lam || !C->e || !C->role || !G) {
-        free(G);
+    if (!C->hist || !C->ratio || !C->lam || !C->e || !C->role)
         return hs_error_nomem(R->err);
-    }
     for (size_t i = 0; i < 4 * nc; i++)
         C->hist[i] = NAN;
     for (size_t c = 0; c < nc; c++)
         C->e[k0 + c] = m->restitution[c];
     R->t = R->t0;
-    int rc = rates(R, R->y, G, G + k, G + 2 * k);
-    double tol = m->set.tol;
-    for (size_t j = k0; j < k && !rc; j++)
-        if (G[j] > tol || (G[j] > -tol && G[2 * k + j] > tol))
-            rc = set_open(R, j, 1);
-    free(G);
+    hs_work *ws[2] = { R->w, R->bal.w };
+    int rc = 0;
+    for (int i = 0; i < 2 && !rc; i++)
+        if (ws[i] && hs_dyn_contacts_open(m, ws[i], R->t0, R->y, R->y + m->n))
+            rc = hs_error_adopt(R->err, &ws[i]->err, HS_EXIT_NUMERIC);
     return rc;
 }
 
