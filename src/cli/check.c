@@ -68,7 +68,7 @@ int hs_cli_check(int argc, char **argv)
             double s = Gt[i];   /* + G_q v over the row's non-zeros, in column order */
             for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
                 s += w->pos[m->k + (size_t)z] * v[m->gq_col[z]];
-            if (i >= m->k - m->ncontact)      /* a contact: open or closed at t0 */
+            if (i >= m->contact0)      /* a contact: open or closed at t0 */
                 printf("  %-16s gap = %-12.6g  gap rate = %-12.6g %s\n", m->cname[i], G[i],
                        s, hs_dyn_is_released(w, i) ? "open" : "closed");
             else

@@ -279,7 +279,7 @@ int hs_dyn_hold(const hs_model *m, hs_work *w, size_t j)
 int hs_dyn_contacts_open(const hs_model *m, hs_work *w, double t, const double *q,
                          const double *v)
 {
-    size_t k = m->k, k0 = k - m->ncontact;
+    size_t k = m->k, k0 = m->contact0;
     if (!m->ncontact)
         return 0;
     double *G = malloc(2 * k * sizeof *G);

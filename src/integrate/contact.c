@@ -41,7 +41,7 @@
 
 static size_t first_contact(const hs_model *m)
 {
-    return m->k - m->ncontact;
+    return m->contact0;
 }
 
 /* Let contact j go (open = 1) or hold it (0), in every work space. */

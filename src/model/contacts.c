@@ -38,6 +38,7 @@ yaml_node_t *hs_ld_contact_node(loader *L, yaml_node_t *root, size_t c)
 int hs_ld_read_contact_names(loader *L, yaml_node_t *cs)
 {
     hs_model *m = L->m;
+    m->contact0 = m->k;               /* the bilateral constraints come first */
     if (!cs)
         return 0;
     if (hs_ld_expect(L, cs, YAML_MAPPING_NODE, "'contacts'") ||
@@ -72,6 +73,7 @@ int hs_ld_read_contact_names(loader *L, yaml_node_t *cs)
             return hs_error_nomem(L->err);
         m->k = k0 + c + 1;
         m->ncontact = c + 1;
+        m->contact0 = k0;
         if (hs_strmap_put(&L->cons, m->cname[k0 + c], strlen(name), (long)(k0 + c), NULL) < 0)
             return hs_error_nomem(L->err);
     }
@@ -111,7 +113,7 @@ static int reads_q(const hs_model *m, const hs_node *e)
 int hs_ld_read_contacts(loader *L, yaml_node_t *cs)
 {
     hs_model *m = L->m;
-    size_t k0 = m->k - m->ncontact;
+    size_t k0 = m->contact0;
     for (size_t c = 0; cs && c < m->ncontact; c++) {
         yaml_node_t *key = NODE(L, cs->data.mapping.pairs.start[c].key);
         yaml_node_t *val = NODE(L, cs->data.mapping.pairs.start[c].value);
@@ -149,7 +151,7 @@ int hs_ld_read_contacts(loader *L, yaml_node_t *cs)
 int hs_ld_contact_events(loader *L)
 {
     hs_model *m = L->m;
-    size_t nc = m->ncontact, k0 = m->k - nc, ne = m->nev + 2 * nc;
+    size_t nc = m->ncontact, k0 = m->contact0, ne = m->nev + 2 * nc;
     if (!nc)
         return 0;
     hs_event *ev = realloc(m->ev, ne * sizeof *ev);

@@ -189,11 +189,12 @@ typedef struct hs_model {
     char **vname;          /* [n] "x'" */
     char **cname;          /* [k] */
     hs_srcpos *cpos;       /* [k] start of each constraint's expression */
-    /* contacts (holosim-model(5), CONTACTS; model/contacts.c): the last
-     * ncontact constraints, k - ncontact .. k - 1, are one-sided: held
+    /* contacts (holosim-model(5), CONTACTS; model/contacts.c): the
+     * ncontact constraints contact0 .. contact0 + ncontact - 1 (after the
+     * bilateral ones; the friction elements' rows follow) are one-sided: held
      * (closed) or let go (open) by the run, each with two events of its
      * own (HS_EV_IMPACT, HS_EV_OPEN) after the file's and --stop-when's */
-    size_t ncontact;
+    size_t ncontact, contact0;
     double *restitution;   /* [ncontact] Newton's coefficient e in [0, 1] */
     size_t npar;
     char **pname;          /* [npar] */
@@ -310,7 +311,7 @@ typedef enum {
 } hs_qty;
 typedef enum { HS_PER_MODEL, HS_PER_COORD, HS_PER_CONSTRAINT, HS_PER_OUTPUT,
                HS_PER_AMB,
-               HS_PER_CONTACT,      /* per contact (the last ncontact constraints) */
+               HS_PER_CONTACT,      /* per contact (constraints contact0 ..) */
                HS_PER_CONTACTS      /* one name, for a model with contacts only */
 } hs_qty_per;
 enum { HS_QTY_COLUMN = 1,    /* a column of a run's rows */

@@ -221,11 +221,11 @@ static yaml_node_t *thing_node(loader *L, yaml_node_t *root, hs_qty_per per, siz
         n = hs_ld_get(L, root, "coordinates");
         return NODE(L, n->data.sequence.items.start[i]);
     case HS_PER_CONTACT:
-        i += L->m->k - L->m->ncontact;
+        i += L->m->contact0;
         /* fall through */
     case HS_PER_CONSTRAINT:
-        if (i >= L->m->k - L->m->ncontact)
-            return hs_ld_contact_node(L, root, i - (L->m->k - L->m->ncontact));
+        if (i >= L->m->contact0)
+            return hs_ld_contact_node(L, root, i - (L->m->contact0));
         n = hs_ld_get(L, root, "constraints");
         return n->type == YAML_MAPPING_NODE ? NODE(L, n->data.mapping.pairs.start[i].key)
                                             : NODE(L, n->data.sequence.items.start[i]);

@@ -66,7 +66,7 @@ const char *hs_quantity_base(const hs_model *m, const hs_quantity *q, size_t i)
     case HS_PER_CONSTRAINT: return m->cname[i];
     case HS_PER_OUTPUT: return m->outname[i];
     case HS_PER_AMB: return m->ambname[i];
-    case HS_PER_CONTACT: return m->cname[m->k - m->ncontact + i];
+    case HS_PER_CONTACT: return m->cname[m->contact0 + i];
     case HS_PER_CONTACTS: return NULL;
     }
     return NULL;
