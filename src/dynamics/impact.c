@@ -287,11 +287,87 @@ int hs_dyn_contacts_open(const hs_model *m, hs_work *w, double t, const double *
         return hs_error_nomem(&w->err);
     int rc = hs_dyn_constraints_sparse(m, w, t, q, G, G + k);
     double tol = m->set.tol;
-    for (size_t j = k0; j < k && !rc; j++) {
+    for (size_t j = k0; j < k0 + m->ncontact && !rc; j++) {
         double u = G[k + j] + hs_dyn_gq_dot(m, w, j, v);
         if ((G[j] > tol || (G[j] > -tol && u > tol)) && hs_dyn_release(m, w, j))
             rc = hs_error_nomem(&w->err);
     }
     free(G);
     return rc;
+}
+
+/* ---- Coulomb friction (holosim-model(5), FRICTION) ---- */
+
+int hs_dyn_friction_alloc(const hs_model *m, hs_work *w)
+{
+    size_t nf = m->nfriction;
+    if (!nf || w->fdir)
+        return 0;
+    w->fdir = calloc(nf, 1);
+    w->Qx = calloc(m->n + 1, sizeof *w->Qx);
+    w->goff = calloc(m->k, sizeof *w->goff);
+    w->Ff = calloc(2 * nf, sizeof *w->Ff);
+    if (!w->fdir || !w->Qx || !w->goff || !w->Ff)
+        return hs_error_nomem(&w->err);
+    return 0;
+}
+
+void hs_dyn_friction_adjust(const hs_model *m, hs_work *w)
+{
+    if (!w->fdir)
+        return;
+    for (size_t i = 0; i < m->n; i++)
+        w->dyn[m->off_Q + i] += w->Qx[i];
+    if (m->set.stabilize == HS_STAB_BAUMGARTE)
+        for (size_t j = m->fric0; j < m->k; j++)
+            w->dyn[m->off_Gb + j] -= w->goff[j];
+}
+
+/* |N| of element f from the multipliers and the G_q non-zeros Gz. */
+static double normal_force(const hs_model *m, const hs_work *w, const double *Gz, size_t f,
+                           double *Nv)
+{
+    memset(Nv, 0, m->n * sizeof *Nv);
+    for (size_t p = m->fric_norm_start[f]; p < m->fric_norm_start[f + 1]; p++) {
+        size_t r = m->fric_norm[p];
+        for (int z = m->gq_start[r]; z < m->gq_start[r + 1]; z++)
+            Nv[m->gq_col[z]] += Gz[z] * w->Lambda[r];
+    }
+    double s = 0;
+    for (size_t i = 0; i < m->n; i++)
+        s += Nv[i] * Nv[i];
+    return sqrt(s);
+}
+
+double hs_dyn_friction_normal(const hs_model *m, const hs_work *w, size_t f)
+{
+    double *Nv = w->tmpn->data;
+    return normal_force(m, w, w->dyn + m->off_Gq, f, Nv);
+}
+
+int hs_dyn_friction_step(const hs_model *m, hs_work *w, int *done)
+{
+    size_t nf = m->nfriction;
+    const double *Gz = w->dyn + m->off_Gq;
+    double *F = w->Ff, *Fn = w->Ff + nf, dmax = 0, fmax_ = 0;
+    for (size_t f = 0; f < nf; f++) {
+        Fn[f] = w->fdir[f] ? -m->fric_mu[f] * hs_dyn_friction_normal(m, w, f) * w->fdir[f] : 0;
+        dmax = fmax(dmax, fabs(Fn[f] - F[f]));
+        fmax_ = fmax(fmax_, fabs(Fn[f]));
+    }
+    *done = dmax <= 1e-14 * fmax_;
+    if (*done) {
+        for (size_t f = 0; f < nf; f++)
+            if (w->fdir[f])
+                w->Lambda[m->fric0 + f] = F[f];      /* the force applied */
+        return 0;
+    }
+    memcpy(F, Fn, nf * sizeof *F);
+    memset(w->Qx, 0, m->n * sizeof *w->Qx);
+    for (size_t f = 0; f < nf; f++) {
+        size_t j = m->fric0 + f;
+        for (int z = m->gq_start[j]; z < m->gq_start[j + 1]; z++)
+            w->Qx[m->gq_col[z]] += Gz[z] * F[f];
+    }
+    return 0;
 }

@@ -47,6 +47,7 @@ static size_t first_contact(const hs_model *m)
 /* Let contact j go (open = 1) or hold it (0), in every work space. */
 static int set_open(hs_int_run *R, size_t j, int open)
 {
+    R->c.last_ok = 0;                   /* the cached rates are the old dynamics' */
     hs_work *ws[2] = { R->w, R->bal.w };
     for (int i = 0; i < 2; i++) {
         if (!ws[i])
@@ -118,7 +119,7 @@ static int open_pulled(hs_int_run *R, int rows)
         size_t jw = m->k;
         for (size_t j = 0; j < m->k; j++)
             lmax = fmax(lmax, fabs(R->w->Lambda[j]));
-        for (size_t j = k0; j < m->k; j++)
+        for (size_t j = k0; j < k0 + m->ncontact; j++)
             if (!is_open(R, j) && R->w->Lambda[j] < -1e-12 * lmax && R->w->Lambda[j] < worst) {
                 worst = R->w->Lambda[j];
                 jw = j;
@@ -149,7 +150,7 @@ int hs_int_contact_idle(const hs_int_run *R, size_t e)
         return !is_open(R, ev->contact);
     if (ev->action == HS_EV_OPEN)
         return is_open(R, ev->contact);
-    return 0;
+    return hs_int_friction_idle(R, e);
 }
 
 /* Contact c's impact at time t into its history; 1 when the sequence of
@@ -184,7 +185,7 @@ static int impact(hs_int_run *R, size_t j)
 {
     const hs_model *m = R->m;
     hs_int_contacts *C = &R->ct;
-    size_t n = m->n, k = m->k, k0 = first_contact(m);
+    size_t n = m->n, k = m->k, k0 = first_contact(m), k1 = k0 + m->ncontact;
     double *G = calloc(5 * k, sizeof *G);
     double *Gt = G + k, *um = G + 2 * k, *up = G + 3 * k, *e = G + 4 * k;
     unsigned char *closing = calloc(k, 1);
@@ -198,8 +199,9 @@ static int impact(hs_int_run *R, size_t j)
     for (size_t i = 0; i < k && !rc; i++) {
         int open = is_open(R, i);
         e[i] = 0;
-        C->role[i] = (signed char)(open ? 0 : i < k0 ? 1 : 2);
-        if (i >= k0 && open && (i == j || (um[i] < 0 && G[i] <= tres * -um[i]))) {
+        /* held rows (a sticking friction element among them): 1; contacts: 2 */
+        C->role[i] = (signed char)(open ? 0 : i < k0 || i >= k1 ? 1 : 2);
+        if (i >= k0 && i < k1 && open && (i == j || (um[i] < 0 && G[i] <= tres * -um[i]))) {
             C->role[i] = 2;
             e[i] = C->e[i];
             closing[i] = 1;
@@ -222,13 +224,13 @@ static int impact(hs_int_run *R, size_t j)
         rc = rates(R, R->y, G, Gt, up);
     }
     double scale = 0;
-    for (size_t i = k0; i < k && !rc; i++)
+    for (size_t i = k0; i < k1 && !rc; i++)
         if (C->role[i] == 2)
             scale = fmax(scale, fabs(um[i]));
-    for (size_t i = k0; i < k && !rc; i++)
+    for (size_t i = k0; i < k1 && !rc; i++)
         if (C->role[i] == 2)
             rc = set_open(R, i, up[i] > 1e-10 * scale);
-    for (size_t i = k0; i < k && !rc; i++) {
+    for (size_t i = k0; i < k1 && !rc; i++) {
         if (!closing[i])
             continue;
         char name[200];
@@ -245,6 +247,8 @@ int hs_int_contact_event(hs_int_run *R, size_t e)
     const hs_model *m = R->m;
     const hs_event *ev = &m->ev[e];
     int rc;
+    if (ev->action == HS_EV_SLIPSTOP || ev->action == HS_EV_UNSTICK)
+        return hs_int_friction_event(R, e);
     if (ev->action == HS_EV_OPEN) {
         char name[200];
         snprintf(name, sizeof name, "%s:open", m->cname[ev->contact]);

@@ -641,7 +641,8 @@ static int handle(hs_int_run *R, const hs_int_fired *fe, double h, double taup, 
     }
     double t = s < h ? R->t0 + (R->ev.tau_start + s) : R->t;
     R->ev.sign[fe->e] = (signed char)fe->to;            /* past the crossing */
-    int contact = ev->action == HS_EV_IMPACT || ev->action == HS_EV_OPEN;
+    int contact = ev->action == HS_EV_IMPACT || ev->action == HS_EV_OPEN ||
+                  ev->action == HS_EV_SLIPSTOP || ev->action == HS_EV_UNSTICK;
     if (!contact && (rc = hs_int_event_row(R, ev->name, t, y)))
         return rc;
     if (ev->action == HS_EV_RECORD)

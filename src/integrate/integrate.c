@@ -152,9 +152,13 @@ static int setup(hs_int_run *R)
     memcpy(R->y + n, m->v0, n * sizeof *R->y);
     int rc = hs_int_contacts_init(R);   /* (the open contacts let go first) */
     if (!rc)
+        rc = hs_int_friction_init(R);
+    if (!rc)
         rc = hs_cons_start(m, R->w, R->y, R->y + n, o->report, R->err);
     if (!rc)
         rc = hs_int_contacts_start(R);
+    if (!rc)
+        rc = hs_int_friction_start(R);
     if (rc)
         return rc;
     if (R->bal.w)

@@ -267,6 +267,12 @@ int hs_int_contact_idle(const hs_int_run *R, size_t e);
  * impact with its impulses, or an opening), its rows in the events file. */
 int hs_int_contact_event(hs_int_run *R, size_t e);
 void hs_int_contacts_free(hs_int_run *R);
+/* friction.c (holosim-model(5), FRICTION): the same for friction elements
+ * (stick or slide at t0; watched events; stick, slip, reverse). */
+int hs_int_friction_init(hs_int_run *R);
+int hs_int_friction_start(hs_int_run *R);
+int hs_int_friction_idle(const hs_int_run *R, size_t e);
+int hs_int_friction_event(hs_int_run *R, size_t e);
 /* events.c: a clean restart after a jump of the dynamics or the state
  * (rates, stepper history, every event's sign). */
 int hs_int_events_restart(hs_int_run *R);

@@ -112,7 +112,9 @@ void hs_overrides_init(hs_overrides *o);
  * and `a >= b` become g = a - b, direction up; `a < b`, `a <= b`: down. */
 typedef enum { HS_EV_STOP, HS_EV_RECORD, HS_EV_RELEASE,
                HS_EV_IMPACT,   /* a contact's gap reaching 0 while it is open */
-               HS_EV_OPEN      /* a closed contact's multiplier going below 0 */
+               HS_EV_OPEN,     /* a closed contact's multiplier going below 0 */
+               HS_EV_SLIPSTOP, /* a sliding friction element's slip rate at 0 */
+               HS_EV_UNSTICK   /* a sticking one's force beyond mu_static |N| */
 } hs_ev_action;
 typedef struct hs_event {
     char *name;            /* the key, or stop_when[_N] for --stop-when */
@@ -122,7 +124,8 @@ typedef struct hs_event {
     hs_ev_action action;
     size_t nrel;
     size_t *rel;           /* [nrel] the constraints a release lets go */
-    size_t contact;        /* HS_EV_IMPACT, HS_EV_OPEN: the contact's constraint */
+    size_t contact;        /* HS_EV_IMPACT, HS_EV_OPEN: the contact's constraint;
+                            * HS_EV_SLIPSTOP, HS_EV_UNSTICK: the friction row */
     hs_srcpos pos;         /* the start of `when` (src < 0: the command line) */
 } hs_event;
 
@@ -196,6 +199,14 @@ typedef struct hs_model {
      * own (HS_EV_IMPACT, HS_EV_OPEN) after the file's and --stop-when's */
     size_t ncontact, contact0;
     double *restitution;   /* [ncontact] Newton's coefficient e in [0, 1] */
+    /* friction elements (holosim-model(5), FRICTION; model/friction.c):
+     * rows fric0 .. k - 1 (after the contacts), each a `slip` held while
+     * it sticks, let go while it slides; two events each after the
+     * contacts' */
+    size_t nfriction, fric0;
+    double *fric_mu, *fric_mus;    /* [nfriction] kinetic and static coefficients */
+    size_t *fric_norm_start;       /* [nfriction + 1] into fric_norm */
+    size_t *fric_norm, nfric_norm; /* the normal rows of each element */
     size_t npar;
     char **pname;          /* [npar] */
     double *pval;          /* [npar] after --set and recomputation */

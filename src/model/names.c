@@ -224,6 +224,8 @@ static yaml_node_t *thing_node(loader *L, yaml_node_t *root, hs_qty_per per, siz
         i += L->m->contact0;
         /* fall through */
     case HS_PER_CONSTRAINT:
+        if (i >= L->m->fric0)
+            return hs_ld_friction_node(L, root, i - L->m->fric0);
         if (i >= L->m->contact0)
             return hs_ld_contact_node(L, root, i - (L->m->contact0));
         n = hs_ld_get(L, root, "constraints");
