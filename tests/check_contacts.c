@@ -339,6 +339,107 @@ START_TEST(test_lift_opens)
 }
 END_TEST
 
+/* ---- friction ---- */
+
+/* The Siconos friction oscillator (models/friction_oscillator.yaml): at
+ * rest at 15 - sqrt(205) from atan(6/13) + 7 pi on; before, harmonic arcs
+ * about -dir (the friction shift) between the turning points
+ * atan(6/13) + j pi. */
+START_TEST(test_friction_oscillator)
+{
+    pu_args a = pu_defaults();
+    a.path = PU_MODEL("friction_oscillator.yaml");
+    a.method = ball_methods[_i];
+    a.columns = "t,x,x',lambda_dry,lambda_table,E,energy_balance";
+    evrun x;
+    run_events(&a, &x);
+    const double ts = atan(6.0 / 13) + 7 * PU_PI, xs = 15 - sqrt(205);
+    ck_assert_uint_eq(x.n, 8);
+    for (size_t i = 0; i < 7; i++) {
+        ck_assert_str_eq(x.name[i], "dry:slip");
+        ck_assert_msg(fabs(ev_at(&x, i, "t") - (atan(6.0 / 13) + (double)i * PU_PI)) < 1e-9,
+                      "turning point %zu at %.17g", i, ev_at(&x, i, "t"));
+    }
+    ck_assert_str_eq(x.name[7], "dry:stick");
+    ck_assert_msg(fabs(ev_at(&x, 7, "t") - ts) < 1e-9, "sticks at %.17g, not %.17g",
+                  ev_at(&x, 7, "t"), ts);
+    const pu_table *t = &x.r.tab;
+    size_t it = pu_col(t, "t"), ix = pu_col(t, "x"), iv = pu_col(t, "x'"),
+           id = pu_col(t, "lambda_dry"), ieb = pu_col(t, "energy_balance");
+    for (size_t i = 0; i < t->nrow; i++) {
+        double tt = PU_AT(t, i, it), xx = PU_AT(t, i, ix), v = PU_AT(t, i, iv);
+        ck_assert(fabs(PU_AT(t, i, ieb)) < 1e-9);
+        if (tt > ts + 1e-9) {
+            ck_assert_msg(fabs(xx - xs) < 1e-8 && fabs(v) < 1e-8, "at %g: %.17g %g", tt, xx, v);
+            ck_assert(fabs(PU_AT(t, i, id) - xs) < 1e-8);    /* it holds the spring's pull */
+            continue;
+        }
+        /* the arc since the last turning point: x = c + A cos(t - tj),
+         * c = -dir (friction against the sliding direction dir) */
+        int j = tt < atan(6.0 / 13) ? -1 : (int)floor((tt - atan(6.0 / 13)) / PU_PI);
+        double c, A, tj;
+        if (j < 0) {
+            c = -1;
+            A = sqrt(205);
+            tj = atan(6.0 / 13);
+        } else {
+            double dir = j % 2 == 0 ? -1 : 1;              /* after an upper turn: down */
+            c = -dir;
+            A = sqrt(205) - 2 * (j + 1);
+            A = j % 2 == 0 ? A : -A;
+            tj = atan(6.0 / 13) + j * PU_PI;
+        }
+        double xe = c + A * cos(tt - tj), ve = -A * sin(tt - tj);
+        ck_assert_msg(fabs(xx - xe) < 1e-8 && fabs(v - ve) < 1e-8, "at %g: x %.17g vs %.17g",
+                      tt, xx, xe);
+        ck_assert(fabs(fabs(PU_AT(t, i, id)) - 1) < 1e-9);
+    }
+    evrun_free(&x);
+}
+END_TEST
+
+/* A bead on a horizontal ring (models/bead_ring_friction.yaml): the
+ * normal force m v^2/R, s = (R/mu) ln(1 + mu v0 t/R). */
+START_TEST(test_bead_ring)
+{
+    pu_args a = pu_defaults();
+    a.path = PU_MODEL("bead_ring_friction.yaml");
+    a.method = ball_methods[_i];
+    pu_result r;
+    pu_run_ok(&a, &r);
+    double d = pu_maxdiff(&r.tab, "s", &r.tab, "s_exact");
+    ck_assert_msg(d < 1e-8, "arc length off by %g", d);
+    ck_assert(fabs(PU_AT(&r.tab, r.tab.nrow - 1, pu_col(&r.tab, "s")) - 2 * log(2)) < 1e-8);
+    pu_result_free(&r);
+}
+END_TEST
+
+/* A block sliding on a table (a contact) stops at v0^2/(2 mu g) at
+ * v0/(mu g) and sticks. */
+START_TEST(test_block_table)
+{
+    pu_args a = pu_defaults();
+    a.text = "parameters: {m: 2, g: 9.81, v0: 3}\ncoordinates: [x, y]\nmass: [m, m]\n"
+             "potential: m*g*y\ncontacts:\n  table: {gap: y, restitution: 0}\n"
+             "friction:\n  slide: {normal: table, slip: x, mu: 0.3, mu_static: 0.5}\n"
+             "initial: {q: {x: 0, y: 0}, v: {x: v0}}\n"
+             "simulate: {t_end: 2, dt: 0.125, rtol: 1e-12, atol: 1e-12}\n";
+    evrun x;
+    run_events(&a, &x);
+    const double g = 9.81, mu = 0.3, v0 = 3, ts = v0 / (mu * g);
+    ck_assert_uint_eq(x.n, 1);
+    ck_assert_str_eq(x.name[0], "slide:stick");
+    ck_assert(fabs(ev_at(&x, 0, "t") - ts) < 1e-10);
+    const pu_table *t = &x.r.tab;
+    for (size_t i = 0; i < t->nrow; i++) {
+        double tt = fmin(PU_AT(t, i, pu_col(t, "t")), ts);
+        ck_assert(fabs(PU_AT(t, i, pu_col(t, "x")) - (v0 * tt - mu * g * tt * tt / 2)) < 1e-9);
+        ck_assert(fabs(PU_AT(t, i, pu_col(t, "lambda_table")) - 2 * g) < 1e-9);
+    }
+    evrun_free(&x);
+}
+END_TEST
+
 /* ---- errors ---- */
 
 static const struct {
@@ -380,6 +481,43 @@ START_TEST(test_errors)
 }
 END_TEST
 
+static const struct {
+    const char *friction;
+    const char *msg;
+    int line, column;
+} bad_friction[] = {
+    { "f: {normal: rod, slip: y, mu: -0.5}", "mu -0.5 is negative", 6, 33 },
+    { "f: {normal: rod, slip: y, mu: 0.5, mu_static: 0.4}", "mu_static 0.4 is below mu", 6, 49 },
+    { "f: {normal: rod, slip: 2*m, mu: 0.5}", "does not depend on the coordinates", 6, 26 },
+    { "f: {normal: rim, slip: y, mu: 0.5}", "normal 'rim' is not a constraint or contact", 6, 15 },
+    { "f: {normal: rod, slip: y', mu: 0.5}", "a friction element's slip may not depend on "
+      "velocities", 6, 26 },
+    { "rod: {normal: rod, slip: y, mu: 0.5}", "friction element 'rod' has the name of "
+      "constraint 'rod'", 6, 3 },
+    { "f: {normal: rod, slip: y}", "friction 'f' has no 'mu'", 6, 6 },
+    { "f: {normal: rod, slip: y, mu: 0.5, muu: 1}", "unknown key 'muu' in a friction element",
+      6, 38 },
+};
+
+START_TEST(test_friction_errors)
+{
+    char text[600];
+    snprintf(text, sizeof text, "parameters: {m: 1, g: 9.81}\n"
+             "coordinates: [y, x]\nmass: [m, m]\n"
+             "constraints: {rod: x}\nfriction:\n  %s\n"
+             "initial: {q: {y: 1, x: 0}}\n", bad_friction[_i].friction);
+    hs_error err;
+    hs_error_init(&err);
+    hs_model *m = hs_model_load_string("<test>", text, NULL, &err);
+    ck_assert_ptr_null(m);
+    ck_assert_int_eq(err.code, 2);
+    ck_assert_msg(strstr(err.msg, bad_friction[_i].msg), "%s", err.msg);
+    ck_assert_msg(err.line == bad_friction[_i].line && err.column == bad_friction[_i].column,
+                  "%s at %d:%d, not %d:%d", err.msg, err.line, err.column,
+                  bad_friction[_i].line, bad_friction[_i].column);
+}
+END_TEST
+
 static Suite *contacts_suite(void)
 {
     Suite *s = suite_create("contacts");
@@ -392,9 +530,14 @@ static Suite *contacts_suite(void)
     tcase_add_test(tc, test_cradle_sequential);
     tcase_add_loop_test(tc, test_slack_rope, 0, 3);
     tcase_add_test(tc, test_lift_opens);
+    tcase_add_loop_test(tc, test_friction_oscillator, 0, 5);
+    tcase_add_loop_test(tc, test_bead_ring, 0, 5);
+    tcase_add_test(tc, test_block_table);
     suite_add_tcase(s, tc);
     tc = tcase_create("errors");
     tcase_add_loop_test(tc, test_errors, 0, (int)(sizeof bad / sizeof *bad));
+    tcase_add_loop_test(tc, test_friction_errors, 0,
+                        (int)(sizeof bad_friction / sizeof *bad_friction));
     suite_add_tcase(s, tc);
     return s;
 }
