@@ -440,6 +440,25 @@ START_TEST(test_block_table)
 }
 END_TEST
 
+/* Painleve: a slip whose gradient leans into the table (slip = x + 2y,
+ * mu = 1, sliding in +x): the normal reaction would be g + 2 |N|, which
+ * no |N| satisfies: exit 4 naming the element and the time. */
+START_TEST(test_painleve)
+{
+    pu_args a = pu_defaults();
+    a.text = "coordinates: [x, y]\nmass: [1, 1]\npotential: 9.81*y\n"
+             "constraints: {table: y}\n"
+             "friction:\n  f: {normal: table, slip: x + 2*y, mu: 1}\n"
+             "initial: {q: {x: 0, y: 0}, v: {x: 1, y: 0}}\nsimulate: {t_end: 1, dt: 0.5}\n";
+    pu_result r;
+    pu_run(&a, &r);
+    ck_assert_int_eq(r.rc, 4);
+    ck_assert_msg(strstr(r.err.msg, "friction 'f': no consistent contact force at t=0") &&
+                  strstr(r.err.msg, "Painleve"), "%s", r.err.msg);
+    pu_result_free(&r);
+}
+END_TEST
+
 /* ---- errors ---- */
 
 static const struct {
@@ -533,6 +552,7 @@ static Suite *contacts_suite(void)
     tcase_add_loop_test(tc, test_friction_oscillator, 0, 5);
     tcase_add_loop_test(tc, test_bead_ring, 0, 5);
     tcase_add_test(tc, test_block_table);
+    tcase_add_test(tc, test_painleve);
     suite_add_tcase(s, tc);
     tc = tcase_create("errors");
     tcase_add_loop_test(tc, test_errors, 0, (int)(sizeof bad / sizeof *bad));

@@ -642,11 +642,15 @@ static int accel(const hs_model *m, hs_work *w, double t, const double *q,
             return 0;
         }
     }
+    size_t f = 0;
+    while (f + 1 < m->nfriction && !w->fdir[f])
+        f++;
     hs_error_init(&w->err);
     w->fail_kind = HS_FAIL_NONFINITE;
-    return hs_error_set(&w->err, HS_EXIT_NUMERIC, "friction: no consistent contact force at "
-                        "t=%.17g (the sliding forces change the normal reactions they are "
-                        "computed from without settling: Painleve's paradox)", t);
+    return hs_error_set(&w->err, HS_EXIT_NUMERIC, "friction '%s': no consistent contact force "
+                        "at t=%.17g (its sliding force changes the normal reaction it is "
+                        "computed from without settling: Painleve's paradox)",
+                        m->cname[m->fric0 + f], t);
 }
 
 int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
