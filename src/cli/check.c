@@ -62,7 +62,8 @@ int hs_cli_check(int argc, char **argv)
     memcpy(v, m->v0, m->n * sizeof *v);
     printf("t0 = %.17g\n", m->t0);
     if (m->k) {
-        if (hs_dyn_constraints_sparse(m, w, m->t0, q, G, Gt)) {
+        if (hs_dyn_contacts_open(m, w, m->t0, q, v) ||
+            hs_dyn_constraints_sparse(m, w, m->t0, q, G, Gt)) {
             rc = hs_cli_fail(&w->err);
             goto out;
         }
@@ -71,8 +72,12 @@ int hs_cli_check(int argc, char **argv)
             double s = Gt[i];   /* + G_q v over the row's non-zeros, in column order */
             for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
                 s += w->pos[m->k + (size_t)z] * v[m->gq_col[z]];
-            printf("  %-16s G = %-12.6g  G_t + G_q v = %-12.6g %s\n", m->cname[i], G[i], s,
-                   fabs(G[i]) <= m->set.tol && fabs(s) <= m->set.tol ? "ok" : "VIOLATED");
+            if (i >= m->contact0)      /* a contact: open or closed at t0 */
+                printf("  %-16s gap = %-12.6g  gap rate = %-12.6g %s\n", m->cname[i], G[i],
+                       s, hs_dyn_is_released(w, i) ? "open" : "closed");
+            else
+                printf("  %-16s G = %-12.6g  G_t + G_q v = %-12.6g %s\n", m->cname[i], G[i], s,
+                       fabs(G[i]) <= m->set.tol && fabs(s) <= m->set.tol ? "ok" : "VIOLATED");
         }
         char msg[800];
         size_t rank = hs_cons_rank(m, w, m->t0, q, msg, sizeof msg, NULL);

@@ -787,6 +787,9 @@ static int cons_start(const hs_model *m, hs_work *w, double *q, double *v,
     }
     for (size_t i = 0; i < k; i++)
         Gd[i] = Gt[i] + hs_dyn_gq_dot(m, w, i, v);
+    for (size_t i = 0; w->nreleased && i < k; i++)
+        if (w->released[i])                         /* an open contact: no residual */
+            G[i] = Gd[i] = 0;
     double tol = m->set.tol;
     /* round-off floors as in satisfied(): |G_i| against sum |dG_i/dq_j q_j|,
      * |Gdot_i| against sum |dG_i/dq_j v_j| + |G_t,i| */
@@ -846,6 +849,8 @@ static int cons_start(const hs_model *m, hs_work *w, double *q, double *v,
         double *G2 = calloc(k, sizeof *G2), *Gt2 = calloc(k, sizeof *Gt2);
         if (G2 && Gt2 && !hs_dyn_constraints_sparse(m, w, t, q, G2, Gt2)) {
             for (size_t i = 0; i < k; i++) {
+                if (hs_dyn_is_released(w, i))
+                    continue;
                 double s = Gt2[i] + hs_dyn_gq_dot(m, w, i, v);
                 fprintf(report, "  constraint %-10s G: %.3g -> %.3g   Gdot: %.3g -> %.3g\n",
                         m->cname[i], G[i], G2[i], Gd[i], s);

@@ -161,6 +161,10 @@ void hs_work_free(hs_work *w)
     free(w->rev);
     free(w->ev);
     free(w->released);
+    free(w->fdir);
+    free(w->Qx);
+    free(w->goff);
+    free(w->Ff);
     if (w->M) gsl_matrix_free(w->M);
     if (w->C) gsl_matrix_free(w->C);
     if (w->Cb) gsl_matrix_free(w->Cb);
@@ -451,14 +455,16 @@ static void fill_g(const hs_model *m, hs_work *w, const double *dyn)
     }
 }
 
-static int accel(const hs_model *m, hs_work *w, double t, const double *q,
-                 const double *v, double *a, double *Lambda)
+static int accel1(const hs_model *m, hs_work *w, double t, const double *q,
+                  const double *v, double *a, double *Lambda)
 {
     size_t n = m->n, k = m->k;
     w->nrhs++;
     w->robust = 0;
     hs_dyn_set_state(m, w, t, q, v);
     hs_dyn_run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
+    if (w->fdir)                                      /* friction (impact.c) */
+        hs_dyn_friction_adjust(m, w);
     const double *dyn = w->dyn;
     if (!all_finite(dyn, m->ndyn))
         return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
@@ -616,6 +622,37 @@ static int chain_accel(const hs_model *m, hs_work *w, double t, const double *q,
     return 0;
 }
 
+/* With friction: the fixed point of the sliding forces (they read the
+ * normal reactions, which they may change); no fixed point within 60
+ * evaluations is Painleve's paradox or a force too stiff for it. */
+static int accel(const hs_model *m, hs_work *w, double t, const double *q,
+                 const double *v, double *a, double *Lambda)
+{
+    if (!w->fdir)
+        return accel1(m, w, t, q, v, a, Lambda);
+    memset(w->Qx, 0, m->n * sizeof *w->Qx);
+    memset(w->Ff, 0, m->nfriction * sizeof *w->Ff);
+    for (int it = 0; it < 60; it++) {
+        int done, rc = accel1(m, w, t, q, v, a, Lambda);
+        if (rc || (rc = hs_dyn_friction_step(m, w, &done)))
+            return rc;
+        if (done) {
+            if (Lambda)
+                memcpy(Lambda, w->Lambda, m->k * sizeof *Lambda);
+            return 0;
+        }
+    }
+    size_t f = 0;
+    while (f + 1 < m->nfriction && !w->fdir[f])
+        f++;
+    hs_error_init(&w->err);
+    w->fail_kind = HS_FAIL_NONFINITE;
+    return hs_error_set(&w->err, HS_EXIT_NUMERIC, "friction '%s': no consistent contact force "
+                        "at t=%.17g (its sliding force changes the normal reaction it is "
+                        "computed from without settling: Painleve's paradox)",
+                        m->cname[m->fric0 + f], t);
+}
+
 int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
                  const double *v, double *a, double *Lambda)
 {
@@ -632,6 +669,8 @@ int hs_dyn_aux(const hs_model *m, hs_work *w, double t, const double *q,
     hs_dyn_run_prog(m->prog_aux, w->kaux, w->in, w->raux, w->aux);
     if (!all_finite(w->aux, m->naux))
         return nonfinite(m, w, m->prog_aux, w->raux, t);
+    for (size_t j = m->fric0; w->goff && j < m->k; j++)
+        w->aux[m->off_G + j] -= w->goff[j];
     return 0;
 }
 
@@ -647,6 +686,11 @@ int hs_dyn_constraints_sparse(const hs_model *m, hs_work *w, double t, const dou
         memcpy(G, w->pos, k * sizeof *G);
     if (G_t)
         memcpy(G_t, w->pos + k + m->nnz, k * sizeof *G_t);
+    for (size_t j = m->fric0; w->goff && j < k; j++) {    /* a sticking slip's offset */
+        w->pos[j] -= w->goff[j];
+        if (G)
+            G[j] = w->pos[j];
+    }
     return 0;
 }
 

@@ -100,6 +100,12 @@ typedef struct hs_work {
                             * release): its multiplier is 0 and C's row and
                             * column for it are cut out; NULL while none is */
     size_t nreleased;
+    /* friction (impact.c): NULL until a run sets it up (hs_dyn_friction_alloc) */
+    signed char *fdir;     /* [nfriction] 0 sticking (its row held), +-1 the
+                            * direction it slides in (row let go) */
+    double *Qx;            /* [n] the sliding elements' forces, added to Q */
+    double *goff;          /* [k] the slip held by a sticking element (its G) */
+    double *Ff;            /* [2 nfriction] their forces: applied, new */
     /* the rank-revealing solve (robust_solve in dynamics.c) */
     int strict;            /* 1: a singular or ill-conditioned C stops the run
                             * (consistency.dependent: reject) */
@@ -281,6 +287,40 @@ static inline int hs_dyn_is_released(const hs_work *w, size_t j)
 {
     return w->released && w->released[j];
 }
+
+/* ---- impact.c: contacts (holosim-model(5), CONTACTS) ---- */
+
+#define HS_IMPACT_MAX 16    /* contacts in one impact problem (2^16 active sets) */
+#define HS_IMPACT_ROWS 256  /* rows (constraints held and contacts) in it */
+/* The velocity jump of an impact at (t, q): role[k] 0 for a constraint
+ * out of the problem (let go), 1 for one held (bilateral: its velocity
+ * constraint kept), 2 for a contact closed or closing, with restitution
+ * e[j] (e[j] read for role 2 only; e = 0 for a closed contact).  v[n]
+ * jumps to v + M^-1 G_q^T Lambda, the impulses into Lam[k] (0 outside),
+ * T+ - T- into *dT; q[n] moves onto G = 0 of those rows (one Newton step
+ * in the M-norm: the impact's residual is of the size of its location).  0, or HS_EXIT_NUMERIC / HS_EXIT_NOMEM with w->err set
+ * (no consistent impulses, too many contacts). */
+int hs_dyn_impact(const hs_model *m, hs_work *w, double t, double *q, double *v,
+                  const signed char *role, const double *e, double *Lam, double *dT);
+/* At the start (t, q, v): the contacts whose gap is above the consistency
+ * tolerance, or at it and opening (G_t + G_q v above it), are let go
+ * (open); the others stay closed, held like constraints (a negative gap
+ * is then projected or rejected as any residual).  0 or an exit code. */
+int hs_dyn_contacts_open(const hs_model *m, hs_work *w, double t, const double *q,
+                         const double *v);
+/* Friction: the state above allocated (0, or HS_EXIT_NOMEM); after the
+ * dynamics program at a state, Q += Qx and a sticking slip's held value
+ * out of the Baumgarte term; one step of the fixed point of the sliding
+ * forces F = -mu |N| dir (|N| from the multipliers just computed): *done
+ * when they agree with the applied ones to 1e-14 (then lambda of each
+ * sliding element is its force), else Qx takes them; the norm |N| of
+ * element f's normal reaction at the last evaluation. */
+int hs_dyn_friction_alloc(const hs_model *m, hs_work *w);
+void hs_dyn_friction_adjust(const hs_model *m, hs_work *w);
+int hs_dyn_friction_step(const hs_model *m, hs_work *w, int *done);
+double hs_dyn_friction_normal(const hs_model *m, const hs_work *w, size_t f);
+/* Hold constraint j again (undo hs_dyn_release: a contact closing). 0. */
+int hs_dyn_hold(const hs_model *m, hs_work *w, size_t j);
 
 /* ---- robust.c: the rank-revealing solve (inside hs_dyn_accel) ---- */
 

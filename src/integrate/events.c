@@ -194,6 +194,14 @@ static int reset_signs(hs_int_run *R)
     for (size_t e = 0; e < R->ev.n; e++) {
         R->ev.g_start[e] = R->w->ev[e];
         R->ev.sign[e] = (signed char)sgn(R->ev.g_start[e]);
+        if (!R->ev.sign[e] && R->m->ev[e].action == HS_EV_OPEN)
+            R->ev.sign[e] = 1;          /* a closed contact without force: pulling opens it */
+        if (!R->ev.sign[e] && R->m->ev[e].action == HS_EV_IMPACT) {
+            /* a gap at 0 just after its impact: below, so that a step over
+             * the whole next flight is looked into (a dip) */
+            R->ev.g_start[e] = -DBL_MIN;
+            R->ev.sign[e] = -1;
+        }
     }
     return 0;
 }
@@ -426,21 +434,44 @@ static double dip_guess(const hs_int_run *R, size_t e)
     return ub;
 }
 
+/* A contact's gap below 0 at both ends of the step, the start just after
+ * its impact: it has flown in between (or the step would not stand). */
+static int just_left(const hs_int_run *R, size_t e)
+{
+    return R->m->ev[e].action == HS_EV_IMPACT && R->ev.sign[e] == -1 &&
+           sgn(R->ev.g_start[e]) == -1 && sgn(R->ev.g_end[e]) == -1;
+}
+
 /* The guess of dip_guess tried with a true trial step: *s1 gets its time
  * from the step's start when g_e has the other sign there, else -1. */
-static int dip(hs_int_run *R, size_t e, double h, double *s1)
+static int dip(hs_int_run *R, size_t e, double h, int seen, double *s1)
 {
     int so = R->ev.sign[e];
-    double ub = dip_guess(R, e);
+    double ub = seen ? dip_guess(R, e) : -1;
     *s1 = -1;
-    if (ub < 0)
-        return 0;
     evfun F = { R, e, 0, h, NAN };
-    double gt = g_at(ub * h, &F);
-    if (F.rc)
-        return F.rc;
-    if (sgn(gt) == -so)
-        *s1 = ub * h;
+    if (ub >= 0) {
+        double gt = g_at(ub * h, &F);
+        if (F.rc)
+            return F.rc;
+        if (sgn(gt) == -so) {
+            *s1 = ub * h;
+            return 0;
+        }
+    }
+    if (!just_left(R, e))
+        return 0;
+    /* a contact's flight between impacts, too short for the interpolant's
+     * samples: it is above its floor right after the start */
+    for (double s = h / 64; s > 1e-12 * h; s /= 4) {
+        double gt = g_at(s, &F);
+        if (F.rc)
+            return F.rc;
+        if (sgn(gt) == -so) {
+            *s1 = s;
+            return 0;
+        }
+    }
     return 0;
 }
 
@@ -485,6 +516,11 @@ static long find_crossings(hs_int_run *R, double h)
     size_t nf = 0, nd = 0;
     for (size_t e = 0; e < R->ev.n; e++) {
         int sn = sgn(R->ev.g_end[e]), so = R->ev.sign[e];
+        if (hs_int_contact_idle(R, e)) {        /* a contact's, not watching now */
+            if (sn)
+                R->ev.sign[e] = (signed char)sn;
+            continue;
+        }
         if (sn && so && sn != so && (m->ev[e].dir == 0 || m->ev[e].dir == sn))
             R->ev.fired[nf++] = (hs_int_fired){ 0, e, sn };
         else if (sn && so && sn == so && sgn(R->ev.g_start[e]) == so)
@@ -495,9 +531,12 @@ static long find_crossings(hs_int_run *R, double h)
     if (!nf && !nd)
         return 0;
     int may = 0, seen = nd && inner_values(R, h);  /* a dip on the interpolant */
-    for (size_t e = 0; e < R->ev.n && seen && !may; e++) {
+    for (size_t e = 0; e < R->ev.n && nd && !may; e++) {
         int so = R->ev.sign[e];
-        may = sgn(R->ev.g_end[e]) == so && sgn(R->ev.g_start[e]) == so && dip_guess(R, e) >= 0;
+        if (hs_int_contact_idle(R, e))
+            continue;
+        may = sgn(R->ev.g_end[e]) == so && sgn(R->ev.g_start[e]) == so &&
+              ((seen && dip_guess(R, e) >= 0) || just_left(R, e));
     }
     if (!nf && !may)
         return 0;
@@ -517,8 +556,10 @@ static long find_crossings(hs_int_run *R, double h)
     for (size_t e = 0; e < R->ev.n && may && !rc; e++) {
         int so = R->ev.sign[e], dir = m->ev[e].dir;
         double s1;
+        if (hs_int_contact_idle(R, e))
+            continue;
         if (sgn(R->ev.g_end[e]) != so || sgn(R->ev.g_start[e]) != so ||
-            (rc = dip(R, e, h, &s1)) || s1 < 0)
+            (rc = dip(R, e, h, seen, &s1)) || s1 < 0)
             continue;
         evfun F = { R, e, 0, h, NAN };
         if (dir == 0 || dir == -so) {          /* away: in (0, s1) */
@@ -561,6 +602,11 @@ static int release(hs_int_run *R, const hs_event *ev)
     for (size_t r = 0; r < ev->nrel; r++)
         if (hs_dyn_release(R->m, R->w, ev->rel[r]))
             return hs_error_nomem(R->err);
+    return hs_int_events_restart(R);
+}
+
+int hs_int_events_restart(hs_int_run *R)
+{
     R->c.last_ok = 0;
     if (R->step.drv) {
         gsl_odeiv2_evolve_reset(R->step.drv->e);
@@ -588,7 +634,9 @@ static int handle(hs_int_run *R, const hs_int_fired *fe, double h, double taup, 
     }
     double t = s < h ? R->t0 + (R->ev.tau_start + s) : R->t;
     R->ev.sign[fe->e] = (signed char)fe->to;            /* past the crossing */
-    if ((rc = hs_int_event_row(R, ev->name, t, y)))
+    int contact = ev->action == HS_EV_IMPACT || ev->action == HS_EV_OPEN ||
+                  ev->action == HS_EV_SLIPSTOP || ev->action == HS_EV_UNSTICK;
+    if (!contact && (rc = hs_int_event_row(R, ev->name, t, y)))
         return rc;
     if (ev->action == HS_EV_RECORD)
         return 0;
@@ -606,6 +654,8 @@ static int handle(hs_int_run *R, const hs_int_fired *fe, double h, double taup, 
         return hs_int_emit(R, R->t, R->y, 0);
     }
     *fate = HS_INT_STEP_CUT;
+    if (contact)
+        return hs_int_contact_event(R, fe->e);
     return release(R, ev);
 }
 

@@ -150,7 +150,15 @@ static int setup(hs_int_run *R)
     R->c.t0 = R->t0;
     memcpy(R->y, m->q0, n * sizeof *R->y);
     memcpy(R->y + n, m->v0, n * sizeof *R->y);
-    int rc = hs_cons_start(m, R->w, R->y, R->y + n, o->report, R->err);
+    int rc = hs_int_contacts_init(R);   /* (the open contacts let go first) */
+    if (!rc)
+        rc = hs_int_friction_init(R);
+    if (!rc)
+        rc = hs_cons_start(m, R->w, R->y, R->y + n, o->report, R->err);
+    if (!rc)
+        rc = hs_int_contacts_start(R);
+    if (!rc)
+        rc = hs_int_friction_start(R);
     if (rc)
         return rc;
     if (R->bal.w)
@@ -257,6 +265,7 @@ static int finish(hs_int_run *R, int rc)
 {
     hs_int_progress(R, 0, 1);
     rc = hs_int_events_finish(R, rc);
+    hs_int_contacts_free(R);
     if (R->step.type && R->step.type->finish)
         R->step.type->finish(R);
     hs_int_driver_free(R->step.drv);

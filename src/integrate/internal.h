@@ -147,6 +147,19 @@ typedef struct hs_int_stepping {
     int multistep;              /* keeps past steps: a projection resets it */
 } hs_int_stepping;
 
+/* contact.c: the contacts' state beyond which are let go (hs_work.released). */
+typedef struct hs_int_contacts {
+    double E_impact;            /* kinetic energy lost in impacts so far */
+    double *hist;               /* [4 ncontact] the last impact times of each
+                                 * (newest last; NAN: none) */
+    double *ratio;              /* [ncontact] the ratio of its impact intervals
+                                 * once they are a geometric sequence, else 0 */
+    double *lam;                /* [k] the impulses of the last impact */
+    double *e;                  /* [k] restitution by constraint */
+    signed char *role;          /* [k] hs_dyn_impact's roles */
+    double last_rest;           /* the last accumulation point (NAN: none) */
+} hs_int_contacts;
+
 typedef struct hs_int_run {
     const hs_model *m;
     const hs_run_opts *o;
@@ -166,6 +179,7 @@ typedef struct hs_int_run {
     hs_int_balance bal;
     hs_int_rows rows;
     hs_int_events ev;
+    hs_int_contacts ct;
 } hs_int_run;
 
 /* stepper.c */
@@ -229,8 +243,34 @@ int hs_int_interp_init(hs_int_run *R);
 int hs_int_emit_inside(hs_int_run *R, double taup, long *i);
 /* The progress line: shown, updated, or (done = 1) cleared. */
 void hs_int_progress(hs_int_run *R, long rows_done, int done);
-/* A row of the events file: event `name` at state y, time t. */
+/* A row of the events file: event `name` at state y, time t (lam: NULL,
+ * or [k] the values the multiplier columns show instead: an impulse). */
 int hs_int_event_row(hs_int_run *R, const char *name, double t, const double *y);
+int hs_int_event_row_lam(hs_int_run *R, const char *name, double t, const double *y,
+                         const double *lam);
+
+/* contact.c (holosim-model(5), CONTACTS) */
+/* Before the projection at t0: the contacts with a gap above the
+ * consistency tolerance (or opening) are let go.  0 or an exit code. */
+int hs_int_contacts_init(hs_int_run *R);
+/* After it: a closed contact pulled (multiplier < 0) opens.  0 or an exit code. */
+int hs_int_contacts_start(hs_int_run *R);
+/* 1 when event e is a contact's that does not watch now (an impact of a
+ * closed contact, an opening of an open one). */
+int hs_int_contact_idle(const hs_int_run *R, size_t e);
+/* The transition of contact event e at the current state R->y, R->t (an
+ * impact with its impulses, or an opening), its rows in the events file. */
+int hs_int_contact_event(hs_int_run *R, size_t e);
+void hs_int_contacts_free(hs_int_run *R);
+/* friction.c (holosim-model(5), FRICTION): the same for friction elements
+ * (stick or slide at t0; watched events; stick, slip, reverse). */
+int hs_int_friction_init(hs_int_run *R);
+int hs_int_friction_start(hs_int_run *R);
+int hs_int_friction_idle(const hs_int_run *R, size_t e);
+int hs_int_friction_event(hs_int_run *R, size_t e);
+/* events.c: a clean restart after a jump of the dynamics or the state
+ * (rates, stepper history, every event's sign). */
+int hs_int_events_restart(hs_int_run *R);
 
 /* events.c */
 /* Set-up (scratch, the trial stepper, the events file); 0 or an exit code. */

@@ -96,7 +96,8 @@ static int row_values(hs_int_run *R, double t, const double *y, hs_row *r, int f
                    .aux = w->aux, .out = w->out, .Gz = w->dyn + m->off_Gq, .W = y + 2 * n,
                    .T = T, .E = T + U, .H = hs_dyn_jacobi(m, w),
                    .ebal = hs_dyn_balance(T, U, R->rows.E0, y + 2 * n),
-                   .pres = hs_dyn_power_residual(m, w->Lambda, w->aux) };
+                   .pres = hs_dyn_power_residual(m, w->Lambda, w->aux),
+                   .released = w->released, .E_impact = R->ct.E_impact };
     return 0;
 }
 
@@ -160,14 +161,22 @@ int hs_int_emit(hs_int_run *R, double t, const double *y, int first)
     return row(R, t, y, first, 1);
 }
 
-int hs_int_event_row(hs_int_run *R, const char *name, double t, const double *y)
+int hs_int_event_row_lam(hs_int_run *R, const char *name, double t, const double *y,
+                         const double *lam)
 {
     hs_row r;
     R->sum->events++;
     if (!R->ev.out)                        /* no events file: nothing to compute */
         return 0;
     int rc = row_values(R, t, y, &r, 0);
+    if (lam)
+        r.Lambda = lam;
     return rc ? rc : put(R, R->ev.out, name, &r, y);
+}
+
+int hs_int_event_row(hs_int_run *R, const char *name, double t, const double *y)
+{
+    return hs_int_event_row_lam(R, name, t, y, NULL);
 }
 
 /* ---- rows inside a step ---- */

@@ -199,6 +199,8 @@ double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
     case HS_QTY_LAMBDA: return r->Lambda[i];
     case HS_QTY_G: return r->aux[m->off_G + i];
     case HS_QTY_GDOT: return r->aux[m->off_Gdot + i];
+    case HS_QTY_CLOSED: return r->released && r->released[m->contact0 + i] ? 0 : 1;
+    case HS_QTY_EIMP: return r->E_impact;
     case HS_QTY_E: return r->E;
     case HS_QTY_TKIN: return r->T;
     case HS_QTY_U: return r->aux[m->off_U];

@@ -38,6 +38,9 @@ typedef struct hs_row {
     double H;                           /* Jacobi integral q'.dL/dq' - L */
     double ebal, pres;                  /* the monitors: energy_balance,
                                          * power_residual */
+    const unsigned char *released;      /* [k] the constraints let go (NULL: none;
+                                         * an open contact is let go) */
+    double E_impact;                    /* the kinetic energy lost in impacts */
     int bare;                           /* only t, q, v are set (the columns
                                          * show nothing else; no monitors) */
 } hs_row;

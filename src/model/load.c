@@ -75,6 +75,8 @@ static int read_names(loader *L, yaml_node_t *root)
                 return hs_error_nomem(L->err);
     }
     if (hs_ld_read_constraint_names(L, hs_ld_get(L, root, "constraints")) ||
+        hs_ld_read_contact_names(L, hs_ld_get(L, root, "contacts")) ||
+        hs_ld_read_friction_names(L, hs_ld_get(L, root, "friction")) ||
         hs_ld_read_output_names(L, hs_ld_get(L, root, "outputs")) ||
         hs_ld_check_clashes(L))
         return L->err->code;
@@ -122,7 +124,7 @@ static yaml_node_t *mass_source(loader *L, yaml_node_t *root)
 static const char *const top_keys[] = {
     "format", "name", "parameters", "coordinates", "define", "mass", "potential",
     "forces", "constraints", "initial", "consistency", "simulate", "outputs",
-    "kinetic", "lagrangian", "embedding", "events", "draw", "inputs",
+    "kinetic", "lagrangian", "embedding", "events", "draw", "inputs", "contacts", "friction",
 };
 
 /* After the kernels: the outputs, events, drawing and the defines nothing
@@ -133,6 +135,7 @@ static int read_rest(loader *L, yaml_node_t *root)
     hs_model *m = L->m;
     if (!L->ov || !L->ov->statics)
         return hs_ld_read_outputs(L) || hs_ld_read_events(L, root) ||
+               hs_ld_contact_events(L) || hs_ld_friction_events(L) ||
                hs_ld_read_draw(L, root) || hs_ld_check_defines(L);
     if (L->ov->keep_outputs)
         return hs_ld_read_outputs(L);
@@ -302,6 +305,11 @@ void hs_model_free(hs_model *m)
     free(m->Q);
     free(m->G);
     free(m->cpos);
+    free(m->restitution);
+    free(m->fric_mu);
+    free(m->fric_mus);
+    free(m->fric_norm_start);
+    free(m->fric_norm);
     free(m->G_q_start);
     free(m->G_q_col);
     free(m->G_q_nz);

@@ -227,6 +227,19 @@ const hs_node *hs_ld_accel(loader *L, size_t i, int amb);
 const hs_node *hs_ld_derived(loader *L, const char *s, size_t len);
 /* `events` and the command line's --stop-when into model->ev, evf. */
 int hs_ld_read_events(loader *L, yaml_node_t *root);
+/* contacts.c: the names (after the constraints': appended to m->cname,
+ * m->k and m->ncontact), the gaps and restitutions (after the
+ * constraints' expressions), the key of contact c, the two events of
+ * each contact (after the file's events) */
+int hs_ld_read_contact_names(loader *L, yaml_node_t *cs);
+int hs_ld_read_contacts(loader *L, yaml_node_t *cs);
+yaml_node_t *hs_ld_contact_node(loader *L, yaml_node_t *root, size_t c);
+int hs_ld_contact_events(loader *L);
+/* friction.c: the same for the `friction` section (rows after the contacts) */
+int hs_ld_read_friction_names(loader *L, yaml_node_t *fs);
+int hs_ld_read_friction(loader *L, yaml_node_t *fs);
+yaml_node_t *hs_ld_friction_node(loader *L, yaml_node_t *root, size_t f);
+int hs_ld_friction_events(loader *L);
 int hs_ld_check_defines(loader *L);
 
 /* ---- draw.c ---- */

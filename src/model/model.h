@@ -124,7 +124,12 @@ void hs_overrides_init(hs_overrides *o);
 /* An event (holosim-model(5), EVENTS): a zero crossing of its function
  * g (model->evf) in a direction, and what happens there.  `when: a > b`
  * and `a >= b` become g = a - b, direction up; `a < b`, `a <= b`: down. */
-typedef enum { HS_EV_STOP, HS_EV_RECORD, HS_EV_RELEASE } hs_ev_action;
+typedef enum { HS_EV_STOP, HS_EV_RECORD, HS_EV_RELEASE,
+               HS_EV_IMPACT,   /* a contact's gap reaching 0 while it is open */
+               HS_EV_OPEN,     /* a closed contact's multiplier going below 0 */
+               HS_EV_SLIPSTOP, /* a sliding friction element's slip rate at 0 */
+               HS_EV_UNSTICK   /* a sticking one's force beyond mu_static |N| */
+} hs_ev_action;
 typedef struct hs_event {
     char *name;            /* the key, or stop_when[_N] for --stop-when */
     char *text;            /* the condition as written (messages) */
@@ -133,6 +138,8 @@ typedef struct hs_event {
     hs_ev_action action;
     size_t nrel;
     size_t *rel;           /* [nrel] the constraints a release lets go */
+    size_t contact;        /* HS_EV_IMPACT, HS_EV_OPEN: the contact's constraint;
+                            * HS_EV_SLIPSTOP, HS_EV_UNSTICK: the friction row */
     hs_srcpos pos;         /* the start of `when` (src < 0: the command line) */
 } hs_event;
 
@@ -199,6 +206,21 @@ typedef struct hs_model {
     char **vname;          /* [n] "x'" */
     char **cname;          /* [k] */
     hs_srcpos *cpos;       /* [k] start of each constraint's expression */
+    /* contacts (holosim-model(5), CONTACTS; model/contacts.c): the
+     * ncontact constraints contact0 .. contact0 + ncontact - 1 (after the
+     * bilateral ones; the friction elements' rows follow) are one-sided: held
+     * (closed) or let go (open) by the run, each with two events of its
+     * own (HS_EV_IMPACT, HS_EV_OPEN) after the file's and --stop-when's */
+    size_t ncontact, contact0;
+    double *restitution;   /* [ncontact] Newton's coefficient e in [0, 1] */
+    /* friction elements (holosim-model(5), FRICTION; model/friction.c):
+     * rows fric0 .. k - 1 (after the contacts), each a `slip` held while
+     * it sticks, let go while it slides; two events each after the
+     * contacts' */
+    size_t nfriction, fric0;
+    double *fric_mu, *fric_mus;    /* [nfriction] kinetic and static coefficients */
+    size_t *fric_norm_start;       /* [nfriction + 1] into fric_norm */
+    size_t *fric_norm, nfric_norm; /* the normal rows of each element */
     size_t npar;
     char **pname;          /* [npar] */
     double *pval;          /* [npar] after --set and recomputation */
@@ -317,12 +339,15 @@ typedef struct hs_model {
  * the loader for the expressions that read it (model/events.c). */
 typedef enum {
     HS_QTY_T, HS_QTY_Q, HS_QTY_V, HS_QTY_A, HS_QTY_LAMBDA, HS_QTY_G, HS_QTY_GDOT,
-    HS_QTY_E, HS_QTY_TKIN, HS_QTY_U, HS_QTY_H, HS_QTY_R, HS_QTY_PR, HS_QTY_PRES,
-    HS_QTY_WR, HS_QTY_WNC, HS_QTY_WT, HS_QTY_EBAL, HS_QTY_OUT, HS_QTY_AMB, HS_QTY_AMBV,
+    HS_QTY_CLOSED, HS_QTY_E, HS_QTY_TKIN, HS_QTY_U, HS_QTY_H, HS_QTY_R, HS_QTY_PR, HS_QTY_PRES,
+    HS_QTY_WR, HS_QTY_WNC, HS_QTY_WT, HS_QTY_EBAL, HS_QTY_EIMP, HS_QTY_OUT, HS_QTY_AMB, HS_QTY_AMBV,
     HS_QTY_EVENT
 } hs_qty;
 typedef enum { HS_PER_MODEL, HS_PER_COORD, HS_PER_CONSTRAINT, HS_PER_OUTPUT,
-               HS_PER_AMB } hs_qty_per;
+               HS_PER_AMB,
+               HS_PER_CONTACT,      /* per contact (constraints contact0 ..) */
+               HS_PER_CONTACTS      /* one name, for a model with contacts only */
+} hs_qty_per;
 enum { HS_QTY_COLUMN = 1,    /* a column of a run's rows */
        HS_QTY_DEFAULT = 2,   /* ... among the default ones */
        HS_QTY_STATE = 4,     /* t, q, v: every model expression reads it */
@@ -336,7 +361,7 @@ typedef struct hs_quantity {
     unsigned flags;                /* HS_QTY_* */
     const char *what;              /* for messages: "the Jacobi integral" */
 } hs_quantity;
-#define HS_NQUANTITIES 22
+#define HS_NQUANTITIES 24
 extern const hs_quantity hs_quantities[HS_NQUANTITIES];   /* in column order */
 /* How many names entry q makes for m (1 per model), and the NAME of the
  * i-th (NULL per model). */

@@ -121,7 +121,7 @@ static void describe(const taken *t, const char *name, char *buf, size_t size)
 {
     if (!t->q)
         snprintf(buf, size, "a %s", t->kind);
-    else if (t->q->per == HS_PER_MODEL)
+    else if (t->q->per == HS_PER_MODEL || t->q->per == HS_PER_CONTACTS)
         snprintf(buf, size, "%s %s", t->q->what, name);
     else if (is_bare(t))
         snprintf(buf, size, "%s %s", t->q->what[0] == 'o' || t->q->what[0] == 'a' ? "an" : "a",
@@ -173,7 +173,14 @@ static yaml_node_t *thing_node(loader *L, yaml_node_t *root, hs_qty_per per, siz
     case HS_PER_COORD:
         n = hs_ld_get(L, root, "coordinates");
         return NODE(L, n->data.sequence.items.start[i]);
+    case HS_PER_CONTACT:
+        i += L->m->contact0;
+        /* fall through */
     case HS_PER_CONSTRAINT:
+        if (i >= L->m->fric0)
+            return hs_ld_friction_node(L, root, i - L->m->fric0);
+        if (i >= L->m->contact0)
+            return hs_ld_contact_node(L, root, i - (L->m->contact0));
         n = hs_ld_get(L, root, "constraints");
         return n->type == YAML_MAPPING_NODE ? NODE(L, n->data.mapping.pairs.start[i].key)
                                             : NODE(L, n->data.sequence.items.start[i]);
@@ -183,6 +190,7 @@ static yaml_node_t *thing_node(loader *L, yaml_node_t *root, hs_qty_per per, siz
     case HS_PER_AMB:
         return L->amb[i].key;
     case HS_PER_MODEL:
+    case HS_PER_CONTACTS:
         break;
     }
     return NULL;

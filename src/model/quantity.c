@@ -19,6 +19,7 @@ const hs_quantity hs_quantities[HS_NQUANTITIES] = {
     { HS_QTY_G, HS_PER_CONSTRAINT, "G_", "", DEF, "the residual of constraint" },
     { HS_QTY_GDOT, HS_PER_CONSTRAINT, "Gdot_", "", DEF,
       "the velocity residual of constraint" },
+    { HS_QTY_CLOSED, HS_PER_CONTACT, "closed_", "", DEF, "the state (1 closed) of contact" },
     { HS_QTY_E, HS_PER_MODEL, "E", "", DEF | HS_QTY_DERIVED, "the total energy" },
     { HS_QTY_TKIN, HS_PER_MODEL, "T", "", COL | HS_QTY_DERIVED, "the kinetic energy" },
     { HS_QTY_U, HS_PER_MODEL, "U", "", COL | HS_QTY_DERIVED, "the potential" },
@@ -34,6 +35,8 @@ const hs_quantity hs_quantities[HS_NQUANTITIES] = {
     { HS_QTY_WT, HS_PER_MODEL, "W_t", "", COL,
       "the work of the time dependence" },
     { HS_QTY_EBAL, HS_PER_MODEL, "energy_balance", "", COL, "the energy balance" },
+    { HS_QTY_EIMP, HS_PER_CONTACTS, "E_impact", "", DEF,
+      "the kinetic energy lost in impacts" },
     { HS_QTY_OUT, HS_PER_OUTPUT, "", "", DEF, "output" },
     { HS_QTY_AMB, HS_PER_AMB, "", "", COL, "ambient name" },
     { HS_QTY_AMBV, HS_PER_AMB, "", "'", COL, "the velocity of ambient name" },
@@ -49,6 +52,8 @@ size_t hs_quantity_count(const hs_model *m, const hs_quantity *q)
     case HS_PER_CONSTRAINT: return m->k;
     case HS_PER_OUTPUT: return m->nout;
     case HS_PER_AMB: return m->namb;
+    case HS_PER_CONTACT: return m->ncontact;
+    case HS_PER_CONTACTS: return m->ncontact ? 1 : 0;
     }
     return 0;
 }
@@ -61,6 +66,8 @@ const char *hs_quantity_base(const hs_model *m, const hs_quantity *q, size_t i)
     case HS_PER_CONSTRAINT: return m->cname[i];
     case HS_PER_OUTPUT: return m->outname[i];
     case HS_PER_AMB: return m->ambname[i];
+    case HS_PER_CONTACT: return m->cname[m->contact0 + i];
+    case HS_PER_CONTACTS: return NULL;
     }
     return NULL;
 }

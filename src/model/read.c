@@ -250,13 +250,13 @@ int hs_ld_read_constraints(loader *L, yaml_node_t *c)
 {
     hs_model *m = L->m;
     size_t k = m->k;
-    if (!c)
+    if (!k)
         return 0;
     m->G = xcalloc(k, sizeof *m->G);
     m->cpos = xcalloc(k, sizeof *m->cpos);
     if (!m->G || !m->cpos)
         return hs_error_nomem(L->err);
-    for (size_t i = 0; i < k; i++) {
+    for (size_t i = 0; i < m->contact0; i++) {      /* the bilateral ones */
         yaml_node_t *val = c->type == YAML_MAPPING_NODE
                                ? NODE(L, c->data.mapping.pairs.start[i].value)
                                : NODE(L, c->data.sequence.items.start[i]);

@@ -1,0 +1,565 @@
+/* Contacts (issue 37; holosim-model(5), CONTACTS), against closed forms:
+ *
+ *   - the bouncing ball of models/bouncing_ball.yaml (h = 1, e = 0.9,
+ *     g = 9.81): impacts at t1 = sqrt(2h/g), then t_k+1 = t_k + 2 e^k t1,
+ *     flights y = e^k g t1 s - g s^2/2; the state on a grid of 0.01 s
+ *     before the accumulation point t1 (1+e)/(1-e) = 8.578949..., at rest
+ *     after it (y = 0, y' = 0, lambda_floor = m g), a finite events file
+ *     ending with `floor:rest`, never more than 1e-9 below the floor;
+ *   - two bodies colliding (e = 1, e = 0.5): the velocities after the
+ *     impact from Newton's law and momentum;
+ *   - three equal balls, two touching, hit at v: simultaneous Newton gives
+ *     (-v/3, 2v/3, 2v/3) in either listing order; with small gaps
+ *     (models/newtons_cradle.yaml) the impacts are sequential: (0, 0, v);
+ *   - the slack rope (models/slack_rope.yaml): the jerk at
+ *     sqrt(2 sqrt(l^2 - x0^2)/g), the radial velocity removed there (the
+ *     energy lost, E_impact, is its kinetic energy), then the pendulum:
+ *     energy kept, on the circle;
+ *   - a resting contact that opens where a growing lift makes its
+ *     multiplier 0 (t = 1/2), then y = g (t - 1/2)^3 / 3;
+ *   - every error of the contacts section, positioned, exit 2.
+ *
+ * The ball runs with the one-step methods whose flights are exact
+ * (rk8pd, rkf45, dop853: polynomials of degree 2); the multistep methods
+ * lose about 1e-11 of velocity per flight at this tolerance, so their
+ * accumulation point is held to 1e-5 (measured: msadams 5.6e-6, msbdf
+ * 1.8e-6). */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "physics_util.h"
+
+typedef struct evrun {
+    pu_result r;
+    size_t n;                  /* event rows */
+    char **name;               /* [n] */
+    pu_table ev;               /* their numbers (t, ...) */
+    char *text;
+    size_t len;
+} evrun;
+
+static void parse_events(evrun *x)
+{
+    ck_assert_msg(x->len >= 6 && strncmp(x->text, "event,", 6) == 0, "no events header");
+    char *rest = malloc(x->len + 1);
+    size_t rl = 0, cap = 16;
+    x->name = malloc(cap * sizeof *x->name);
+    for (const char *p = x->text, *end = x->text + x->len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *c = memchr(p, ',', (size_t)(nl - p));
+        ck_assert(nl && c);
+        if (p != x->text) {
+            if (x->n == cap)
+                x->name = realloc(x->name, (cap *= 2) * sizeof *x->name);
+            x->name[x->n++] = strndup(p, (size_t)(c - p));
+        }
+        memcpy(rest + rl, c + 1, (size_t)(nl - c));
+        rl += (size_t)(nl - c);
+        p = nl + 1;
+    }
+    pu_parse_csv(rest, rl, &x->ev);
+    free(rest);
+    ck_assert(x->ev.well_formed && x->ev.nrow == x->n);
+}
+
+static void run_events(const pu_args *a, evrun *x)
+{
+    memset(x, 0, sizeof *x);
+    hs_model *m = pu_load(a);
+    hs_error_init(&x->r.err);
+    FILE *f = open_memstream(&x->r.csv, &x->r.csv_len);
+    FILE *fe = open_memstream(&x->text, &x->len);
+    hs_run_opts o = { .columns = a->columns, .precision = 17 };
+    x->r.rc = run_csv(m, o, f, NULL, fe, &x->r.sum, &x->r.err);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(fclose(fe), 0);
+    hs_model_free(m);
+    ck_assert_msg(x->r.rc == 0, "run failed (exit %d): %s", x->r.rc, x->r.err.msg);
+    pu_parse_csv(x->r.csv, x->r.csv_len, &x->r.tab);
+    ck_assert(x->r.tab.well_formed && x->r.tab.nonfinite == 0);
+    parse_events(x);
+}
+
+static void evrun_free(evrun *x)
+{
+    pu_result_free(&x->r);
+    for (size_t i = 0; i < x->n; i++)
+        free(x->name[i]);
+    free(x->name);
+    pu_table_free(&x->ev);
+    free(x->text);
+}
+
+static double ev_at(const evrun *x, size_t row, const char *col)
+{
+    return PU_AT(&x->ev, row, pu_col(&x->ev, col));
+}
+
+/* ---- the bouncing ball ---- */
+
+static const char *const ball_methods[] = { "rk8pd", "rkf45", "dop853", "msadams", "msbdf" };
+
+/* The closed form at t (before the accumulation point): y, y'. */
+static void ball_exact(double t, double *y, double *v)
+{
+    const double g = 9.81, e = 0.9, t1 = sqrt(2 / g);
+    if (t <= t1) {
+        *y = 1 - g * t * t / 2;
+        *v = -g * t;
+        return;
+    }
+    double tk = t1, w = e * g * t1;          /* impact k's time, speed after it */
+    while (t > tk + 2 * w / g) {
+        tk += 2 * w / g;
+        w *= e;
+    }
+    double s = t - tk;
+    *y = w * s - g * s * s / 2;
+    *v = w - g * s;
+}
+
+START_TEST(test_bouncing_ball)
+{
+    const char *meth = ball_methods[_i];
+    int exact_flights = _i < 3;
+    pu_args a = pu_defaults();
+    a.path = PU_MODEL("bouncing_ball.yaml");
+    a.method = meth;
+    a.columns = "t,y,y',lambda_floor,closed_floor,E,E_impact,energy_balance";
+    evrun x;
+    run_events(&a, &x);
+    const double g = 9.81, m = 1, t1 = sqrt(2 / g), t_rest = t1 * 19;
+    /* the first impact */
+    ck_assert_str_eq(x.name[0], "floor:impact");
+    ck_assert_msg(fabs(ev_at(&x, 0, "t") - t1) < 1e-10, "%s: first impact at %.17g, not %.17g",
+                  meth, ev_at(&x, 0, "t"), t1);
+    ck_assert_msg(fabs(ev_at(&x, 0, "y'") - 0.9 * g * t1) < 1e-10, "%s: rebound", meth);
+    /* the impulse in the impact's row: m (1 + e) g t1 */
+    ck_assert_msg(fabs(ev_at(&x, 0, "lambda_floor") - m * 1.9 * g * t1) < 1e-10,
+                  "%s: impulse %.17g", meth, ev_at(&x, 0, "lambda_floor"));
+    /* finitely many rows, the last one the rest */
+    ck_assert_uint_lt(x.n, 400);
+    ck_assert_str_eq(x.name[x.n - 1], "floor:rest");
+    double tr = ev_at(&x, x.n - 1, "t");
+    double ttol = exact_flights ? 1e-8 : 1e-5;
+    ck_assert_msg(fabs(tr - t_rest) < ttol, "%s: at rest from %.17g, not %.17g", meth, tr,
+                  t_rest);
+    const pu_table *t = &x.r.tab;
+    size_t it = pu_col(t, "t"), iy = pu_col(t, "y"), iv = pu_col(t, "y'"),
+           il = pu_col(t, "lambda_floor"), ic = pu_col(t, "closed_floor"),
+           ieb = pu_col(t, "energy_balance");
+    double worst = 0, below = 0;
+    for (size_t i = 0; i < t->nrow; i++) {
+        double tt = PU_AT(t, i, it), y = PU_AT(t, i, iy), v = PU_AT(t, i, iv);
+        below = fmin(below, y);
+        ck_assert_msg(fabs(PU_AT(t, i, ieb)) < 1e-9, "%s: energy balance %g at %g", meth,
+                      PU_AT(t, i, ieb), tt);
+        if (tt >= t_rest + 1e-6) {
+            ck_assert_msg(fabs(y) <= 1e-9 && fabs(v) <= 1e-9, "%s: not at rest at %g: %g %g",
+                          meth, tt, y, v);
+            ck_assert_msg(fabs(PU_AT(t, i, il) - m * g) < 1e-9, "%s: contact force %.17g",
+                          meth, PU_AT(t, i, il));
+            ck_assert(PU_AT(t, i, ic) == 1);
+        } else if (exact_flights && tt < t_rest - 1e-6) {
+            double ye, ve;
+            ball_exact(tt, &ye, &ve);
+            worst = fmax(worst, fmax(fabs(y - ye), fabs(v - ve)));
+            ck_assert(PU_AT(t, i, ic) == 0);
+        }
+    }
+    for (size_t i = 0; i < x.n; i++)
+        below = fmin(below, ev_at(&x, i, "y"));
+    ck_assert_msg(worst < 1e-8, "%s: state off the closed form by %g", meth, worst);
+    ck_assert_msg(below >= -1e-9, "%s: %g below the floor", meth, below);
+    /* all the energy is lost in the impacts */
+    ck_assert_msg(fabs(PU_AT(t, t->nrow - 1, pu_col(t, "E_impact")) - m * g) < 1e-8,
+                  "%s: E_impact", meth);
+    evrun_free(&x);
+}
+END_TEST
+
+/* ---- two bodies ---- */
+
+START_TEST(test_two_bodies)
+{
+    const double es[] = { 1, 0.5 };
+    double e = es[_i];
+    char text[600];
+    snprintf(text, sizeof text,
+             "parameters: {m1: 1.5, m2: 3.25, d: 1}\n"
+             "coordinates: [x1, x2]\nmass: [m1, m2]\n"
+             "contacts:\n  hit: {gap: x2 - x1 - d, restitution: %g}\n"
+             "initial: {q: {x1: 0, x2: 2}, v: {x1: 2.5, x2: -0.75}}\n"
+             "simulate: {t_end: 1, dt: 0.5, rtol: 1e-12, atol: 1e-12}\n", e);
+    pu_args a = pu_defaults();
+    a.text = text;
+    evrun x;
+    run_events(&a, &x);
+    ck_assert_uint_eq(x.n, 1);
+    const double m1 = 1.5, m2 = 3.25, u1 = 2.5, u2 = -0.75;
+    double p = m1 * u1 + m2 * u2, rel = u2 - u1;       /* closing at -rel */
+    double w2 = (p - m1 * e * rel) / (m1 + m2), w1 = w2 + e * rel;
+    ck_assert_msg(fabs(ev_at(&x, 0, "t") - 1 / 3.25) < 1e-12, "time %.17g", ev_at(&x, 0, "t"));
+    ck_assert_msg(fabs(ev_at(&x, 0, "x1'") - w1) < 1e-12, "x1' %.17g vs %.17g",
+                  ev_at(&x, 0, "x1'"), w1);
+    ck_assert_msg(fabs(ev_at(&x, 0, "x2'") - w2) < 1e-12, "x2' %.17g vs %.17g",
+                  ev_at(&x, 0, "x2'"), w2);
+    double lost = 0.5 * m1 * u1 * u1 + 0.5 * m2 * u2 * u2 - 0.5 * m1 * w1 * w1 -
+                  0.5 * m2 * w2 * w2;
+    ck_assert_msg(fabs(ev_at(&x, 0, "E_impact") - lost) < 1e-12, "E_impact");
+    evrun_free(&x);
+}
+END_TEST
+
+/* ---- three balls ---- */
+
+static const char three_fwd[] =
+    "parameters: {v: 3, d: 1}\ncoordinates: [x1, x2, x3]\nmass: [1, 1, 1]\n"
+    "contacts:\n  c12: {gap: x2 - x1 - d, restitution: 1}\n"
+    "  c23: {gap: x3 - x2 - d, restitution: 1}\n"
+    "initial: {q: {x1: -1, x2: 1, x3: 2}, v: {x1: v}}\n"
+    "simulate: {t_end: 1, dt: 0.5, rtol: 1e-12, atol: 1e-12}\n";
+static const char three_rev[] =
+    "parameters: {v: 3, d: 1}\ncoordinates: [x1, x2, x3]\nmass: [1, 1, 1]\n"
+    "contacts:\n  c23: {gap: x3 - x2 - d, restitution: 1}\n"
+    "  c12: {gap: x2 - x1 - d, restitution: 1}\n"
+    "initial: {q: {x1: -1, x2: 1, x3: 2}, v: {x1: v}}\n"
+    "simulate: {t_end: 1, dt: 0.5, rtol: 1e-12, atol: 1e-12}\n";
+
+START_TEST(test_three_balls_simultaneous)
+{
+    pu_args a = pu_defaults();
+    a.text = _i ? three_rev : three_fwd;
+    a.columns = "t,x1',x2',x3',E";
+    pu_result r;
+    pu_run_ok(&a, &r);
+    const pu_table *t = &r.tab;
+    size_t last = t->nrow - 1;
+    const double v = 3;
+    ck_assert(fabs(PU_AT(t, last, pu_col(t, "x1'")) + v / 3) < 1e-12);
+    ck_assert(fabs(PU_AT(t, last, pu_col(t, "x2'")) - 2 * v / 3) < 1e-12);
+    ck_assert(fabs(PU_AT(t, last, pu_col(t, "x3'")) - 2 * v / 3) < 1e-12);
+    ck_assert(fabs(PU_AT(t, last, pu_col(t, "E")) - v * v / 2) < 1e-12);
+    pu_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_cradle_sequential)
+{
+    pu_args a = pu_defaults();
+    a.path = PU_MODEL("newtons_cradle.yaml");
+    evrun x;
+    run_events(&a, &x);
+    ck_assert_uint_eq(x.n, 2);
+    ck_assert_str_eq(x.name[0], "c12:impact");
+    ck_assert_str_eq(x.name[1], "c23:impact");
+    /* d = 0.1, v0 = 1, gaps 0.1 and 0.001: at 0.1, then 0.101 */
+    ck_assert(fabs(ev_at(&x, 0, "t") - 0.1) < 1e-12);
+    ck_assert(fabs(ev_at(&x, 1, "t") - 0.101) < 1e-12);
+    const pu_table *t = &x.r.tab;
+    size_t last = t->nrow - 1;
+    ck_assert(fabs(PU_AT(t, last, pu_col(t, "x1'"))) < 1e-12);
+    ck_assert(fabs(PU_AT(t, last, pu_col(t, "x2'"))) < 1e-12);
+    ck_assert(fabs(PU_AT(t, last, pu_col(t, "x3'")) - 1) < 1e-12);
+    evrun_free(&x);
+}
+END_TEST
+
+/* ---- the slack rope ---- */
+
+START_TEST(test_slack_rope)
+{
+    pu_args a = pu_defaults();
+    a.path = PU_MODEL("slack_rope.yaml");
+    a.method = ball_methods[_i];
+    a.columns = "t,x,y,x',y',closed_rope,E,E_impact,tension";
+    evrun x;
+    run_events(&a, &x);
+    const double g = 9.81, l = 1, x0 = 0.5, yj = -sqrt(l * l - x0 * x0);
+    double tj = sqrt(2 * -yj / g);
+    ck_assert_str_eq(x.name[0], "rope:impact");
+    ck_assert_msg(fabs(ev_at(&x, 0, "t") - tj) < 1e-10, "jerk at %.17g, not %.17g",
+                  ev_at(&x, 0, "t"), tj);
+    /* before: free fall; at the jerk the radial velocity is removed */
+    double vy = -g * tj, vr = vy * yj / l;         /* radial component (unit (x0, yj)/l) */
+    ck_assert(fabs(ev_at(&x, 0, "x'") - (0 - vr * x0 / l)) < 1e-9);
+    ck_assert(fabs(ev_at(&x, 0, "y'") - (vy - vr * yj / l)) < 1e-9);
+    ck_assert(fabs(ev_at(&x, 0, "E_impact") - vr * vr / 2) < 1e-9);
+    /* after it: the pendulum, its energy E0 - E_impact = -vr^2/2 ... on the circle */
+    const pu_table *t = &x.r.tab;
+    double E1 = -vr * vr / 2;       /* T + U = 0 before the jerk (free fall from rest at y = 0) */
+    for (size_t i = 0; i < t->nrow; i++) {
+        double tt = PU_AT(t, i, pu_col(t, "t"));
+        double xx = PU_AT(t, i, pu_col(t, "x")), yy = PU_AT(t, i, pu_col(t, "y"));
+        if (tt < tj) {
+            ck_assert(fabs(yy + g * tt * tt / 2) < 1e-9 && fabs(xx - x0) < 1e-12);
+            continue;
+        }
+        if (PU_AT(t, i, pu_col(t, "closed_rope")) != 1)
+            break;                                 /* slack again */
+        ck_assert_msg(fabs(xx * xx + yy * yy - l * l) < 1e-9, "off the circle at %g", tt);
+        ck_assert_msg(fabs(PU_AT(t, i, pu_col(t, "E")) - E1) < 1e-9, "E at %g", tt);
+        ck_assert(PU_AT(t, i, pu_col(t, "tension")) >= 0);
+    }
+    evrun_free(&x);
+}
+END_TEST
+
+/* ---- an opening ---- */
+
+START_TEST(test_lift_opens)
+{
+    pu_args a = pu_defaults();
+    a.text = "parameters: {m: 2, g: 9.81}\ncoordinates: [y]\nmass: [m]\npotential: m*g*y\n"
+             "forces: {y: 2*m*g*t}\ncontacts:\n  floor: {gap: y, restitution: 0.5}\n"
+             "initial: {q: {y: 0}}\n"
+             "simulate: {t_end: 1, dt: 0.125, rtol: 1e-12, atol: 1e-12}\n";
+    evrun x;
+    run_events(&a, &x);
+    ck_assert_uint_eq(x.n, 1);
+    ck_assert_str_eq(x.name[0], "floor:open");
+    ck_assert_msg(fabs(ev_at(&x, 0, "t") - 0.5) < 1e-10, "opens at %.17g", ev_at(&x, 0, "t"));
+    const pu_table *t = &x.r.tab;
+    for (size_t i = 0; i < t->nrow; i++) {
+        double tt = PU_AT(t, i, pu_col(t, "t")), y = PU_AT(t, i, pu_col(t, "y"));
+        double lam = PU_AT(t, i, pu_col(t, "lambda_floor"));
+        if (tt <= 0.5) {
+            ck_assert(fabs(y) < 1e-12 && fabs(lam - 2 * 9.81 * (1 - 2 * tt)) < 1e-9);
+        } else {
+            double s = tt - 0.5;
+            ck_assert_msg(fabs(y - 9.81 * s * s * s / 3) < 1e-10, "y at %g", tt);
+            ck_assert(lam == 0 && PU_AT(t, i, pu_col(t, "closed_floor")) == 0);
+        }
+    }
+    evrun_free(&x);
+}
+END_TEST
+
+/* ---- friction ---- */
+
+/* The Siconos friction oscillator (models/friction_oscillator.yaml): at
+ * rest at 15 - sqrt(205) from atan(6/13) + 7 pi on; before, harmonic arcs
+ * about -dir (the friction shift) between the turning points
+ * atan(6/13) + j pi. */
+START_TEST(test_friction_oscillator)
+{
+    pu_args a = pu_defaults();
+    a.path = PU_MODEL("friction_oscillator.yaml");
+    a.method = ball_methods[_i];
+    a.columns = "t,x,x',lambda_dry,lambda_table,E,energy_balance";
+    evrun x;
+    run_events(&a, &x);
+    const double ts = atan(6.0 / 13) + 7 * PU_PI, xs = 15 - sqrt(205);
+    ck_assert_uint_eq(x.n, 8);
+    for (size_t i = 0; i < 7; i++) {
+        ck_assert_str_eq(x.name[i], "dry:slip");
+        ck_assert_msg(fabs(ev_at(&x, i, "t") - (atan(6.0 / 13) + (double)i * PU_PI)) < 1e-9,
+                      "turning point %zu at %.17g", i, ev_at(&x, i, "t"));
+    }
+    ck_assert_str_eq(x.name[7], "dry:stick");
+    ck_assert_msg(fabs(ev_at(&x, 7, "t") - ts) < 1e-9, "sticks at %.17g, not %.17g",
+                  ev_at(&x, 7, "t"), ts);
+    const pu_table *t = &x.r.tab;
+    size_t it = pu_col(t, "t"), ix = pu_col(t, "x"), iv = pu_col(t, "x'"),
+           id = pu_col(t, "lambda_dry"), ieb = pu_col(t, "energy_balance");
+    for (size_t i = 0; i < t->nrow; i++) {
+        double tt = PU_AT(t, i, it), xx = PU_AT(t, i, ix), v = PU_AT(t, i, iv);
+        ck_assert(fabs(PU_AT(t, i, ieb)) < 1e-9);
+        if (tt > ts + 1e-9) {
+            ck_assert_msg(fabs(xx - xs) < 1e-8 && fabs(v) < 1e-8, "at %g: %.17g %g", tt, xx, v);
+            ck_assert(fabs(PU_AT(t, i, id) - xs) < 1e-8);    /* it holds the spring's pull */
+            continue;
+        }
+        /* the arc since the last turning point: x = c + A cos(t - tj),
+         * c = -dir (friction against the sliding direction dir) */
+        int j = tt < atan(6.0 / 13) ? -1 : (int)floor((tt - atan(6.0 / 13)) / PU_PI);
+        double c, A, tj;
+        if (j < 0) {
+            c = -1;
+            A = sqrt(205);
+            tj = atan(6.0 / 13);
+        } else {
+            double dir = j % 2 == 0 ? -1 : 1;              /* after an upper turn: down */
+            c = -dir;
+            A = sqrt(205) - 2 * (j + 1);
+            A = j % 2 == 0 ? A : -A;
+            tj = atan(6.0 / 13) + j * PU_PI;
+        }
+        double xe = c + A * cos(tt - tj), ve = -A * sin(tt - tj);
+        ck_assert_msg(fabs(xx - xe) < 1e-8 && fabs(v - ve) < 1e-8, "at %g: x %.17g vs %.17g",
+                      tt, xx, xe);
+        ck_assert(fabs(fabs(PU_AT(t, i, id)) - 1) < 1e-9);
+    }
+    evrun_free(&x);
+}
+END_TEST
+
+/* A bead on a horizontal ring (models/bead_ring_friction.yaml): the
+ * normal force m v^2/R, s = (R/mu) ln(1 + mu v0 t/R). */
+START_TEST(test_bead_ring)
+{
+    pu_args a = pu_defaults();
+    a.path = PU_MODEL("bead_ring_friction.yaml");
+    a.method = ball_methods[_i];
+    pu_result r;
+    pu_run_ok(&a, &r);
+    double d = pu_maxdiff(&r.tab, "s", &r.tab, "s_exact");
+    ck_assert_msg(d < 1e-8, "arc length off by %g", d);
+    ck_assert(fabs(PU_AT(&r.tab, r.tab.nrow - 1, pu_col(&r.tab, "s")) - 2 * log(2)) < 1e-8);
+    pu_result_free(&r);
+}
+END_TEST
+
+/* A block sliding on a table (a contact) stops at v0^2/(2 mu g) at
+ * v0/(mu g) and sticks. */
+START_TEST(test_block_table)
+{
+    pu_args a = pu_defaults();
+    a.text = "parameters: {m: 2, g: 9.81, v0: 3}\ncoordinates: [x, y]\nmass: [m, m]\n"
+             "potential: m*g*y\ncontacts:\n  table: {gap: y, restitution: 0}\n"
+             "friction:\n  slide: {normal: table, slip: x, mu: 0.3, mu_static: 0.5}\n"
+             "initial: {q: {x: 0, y: 0}, v: {x: v0}}\n"
+             "simulate: {t_end: 2, dt: 0.125, rtol: 1e-12, atol: 1e-12}\n";
+    evrun x;
+    run_events(&a, &x);
+    const double g = 9.81, mu = 0.3, v0 = 3, ts = v0 / (mu * g);
+    ck_assert_uint_eq(x.n, 1);
+    ck_assert_str_eq(x.name[0], "slide:stick");
+    ck_assert(fabs(ev_at(&x, 0, "t") - ts) < 1e-10);
+    const pu_table *t = &x.r.tab;
+    for (size_t i = 0; i < t->nrow; i++) {
+        double tt = fmin(PU_AT(t, i, pu_col(t, "t")), ts);
+        ck_assert(fabs(PU_AT(t, i, pu_col(t, "x")) - (v0 * tt - mu * g * tt * tt / 2)) < 1e-9);
+        ck_assert(fabs(PU_AT(t, i, pu_col(t, "lambda_table")) - 2 * g) < 1e-9);
+    }
+    evrun_free(&x);
+}
+END_TEST
+
+/* Painleve: a slip whose gradient leans into the table (slip = x + 2y,
+ * mu = 1, sliding in +x): the normal reaction would be g + 2 |N|, which
+ * no |N| satisfies: exit 4 naming the element and the time. */
+START_TEST(test_painleve)
+{
+    pu_args a = pu_defaults();
+    a.text = "coordinates: [x, y]\nmass: [1, 1]\npotential: 9.81*y\n"
+             "constraints: {table: y}\n"
+             "friction:\n  f: {normal: table, slip: x + 2*y, mu: 1}\n"
+             "initial: {q: {x: 0, y: 0}, v: {x: 1, y: 0}}\nsimulate: {t_end: 1, dt: 0.5}\n";
+    pu_result r;
+    pu_run(&a, &r);
+    ck_assert_int_eq(r.rc, 4);
+    ck_assert_msg(strstr(r.err.msg, "friction 'f': no consistent contact force at t=0") &&
+                  strstr(r.err.msg, "Painleve"), "%s", r.err.msg);
+    pu_result_free(&r);
+}
+END_TEST
+
+/* ---- errors ---- */
+
+static const struct {
+    const char *contacts;      /* the entries of `contacts:` (one line) */
+    const char *msg;
+    int line, column;
+} bad[] = {
+    { "floor: {gap: y, restitution: 1.5}", "restitution 1.5 is outside [0, 1]", 6, 32 },
+    { "floor: {gap: y, restitution: -0.1}", "restitution -0.1 is outside [0, 1]", 6, 32 },
+    { "floor: {gap: y, restitution: abc}", "'restitution' must be a number", 6, 32 },
+    { "floor: {gap: y*y', restitution: 0.5}", "a contact's gap may not depend on velocities",
+      6, 16 },
+    { "floor: {gap: y, restitution: 0.5, mu: 1}", "unknown key 'mu' in a contact", 6, 37 },
+    { "floor: {gap: 2*g, restitution: 0.5}", "does not depend on the coordinates", 6, 16 },
+    { "floor: {gap: y}", "contact 'floor' has no 'restitution'", 6, 10 },
+    { "floor: {restitution: 0}", "contact 'floor' has no 'gap'", 6, 10 },
+    { "floor: y", "contact 'floor' must be a mapping", 6, 10 },
+    { "rod: {gap: y, restitution: 0.5}", "contact 'rod' has the name of constraint 'rod'", 6, 3 },
+    { "2x: {gap: y, restitution: 0.5}", "'2x' is not a valid contact name", 6, 3 },
+    { "wall: {gap: x, restitution: 0.5}", "would hide closed_wall", 2, 21 },
+};
+
+START_TEST(test_errors)
+{
+    char text[600];
+    snprintf(text, sizeof text, "parameters: {m: 1, g: 9.81}\n"
+             "coordinates: [y, x, closed_wall]\nmass: [m, m, m]\n"
+             "constraints: {rod: x}\ncontacts:\n  %s\n"
+             "initial: {q: {y: 1, x: 0, closed_wall: 0}}\n", bad[_i].contacts);
+    hs_error err;
+    hs_error_init(&err);
+    hs_model *m = hs_model_load_string("<test>", text, NULL, &err);
+    ck_assert_ptr_null(m);
+    ck_assert_int_eq(err.code, 2);
+    ck_assert_msg(strstr(err.msg, bad[_i].msg), "%s", err.msg);
+    ck_assert_msg(err.line == bad[_i].line && err.column == bad[_i].column,
+                  "%s at %d:%d, not %d:%d", err.msg, err.line, err.column, bad[_i].line,
+                  bad[_i].column);
+}
+END_TEST
+
+static const struct {
+    const char *friction;
+    const char *msg;
+    int line, column;
+} bad_friction[] = {
+    { "f: {normal: rod, slip: y, mu: -0.5}", "mu -0.5 is negative", 6, 33 },
+    { "f: {normal: rod, slip: y, mu: 0.5, mu_static: 0.4}", "mu_static 0.4 is below mu", 6, 49 },
+    { "f: {normal: rod, slip: 2*m, mu: 0.5}", "does not depend on the coordinates", 6, 26 },
+    { "f: {normal: rim, slip: y, mu: 0.5}", "normal 'rim' is not a constraint or contact", 6, 15 },
+    { "f: {normal: rod, slip: y', mu: 0.5}", "a friction element's slip may not depend on "
+      "velocities", 6, 26 },
+    { "rod: {normal: rod, slip: y, mu: 0.5}", "friction element 'rod' has the name of "
+      "constraint 'rod'", 6, 3 },
+    { "f: {normal: rod, slip: y}", "friction 'f' has no 'mu'", 6, 6 },
+    { "f: {normal: rod, slip: y, mu: 0.5, muu: 1}", "unknown key 'muu' in a friction element",
+      6, 38 },
+};
+
+START_TEST(test_friction_errors)
+{
+    char text[600];
+    snprintf(text, sizeof text, "parameters: {m: 1, g: 9.81}\n"
+             "coordinates: [y, x]\nmass: [m, m]\n"
+             "constraints: {rod: x}\nfriction:\n  %s\n"
+             "initial: {q: {y: 1, x: 0}}\n", bad_friction[_i].friction);
+    hs_error err;
+    hs_error_init(&err);
+    hs_model *m = hs_model_load_string("<test>", text, NULL, &err);
+    ck_assert_ptr_null(m);
+    ck_assert_int_eq(err.code, 2);
+    ck_assert_msg(strstr(err.msg, bad_friction[_i].msg), "%s", err.msg);
+    ck_assert_msg(err.line == bad_friction[_i].line && err.column == bad_friction[_i].column,
+                  "%s at %d:%d, not %d:%d", err.msg, err.line, err.column,
+                  bad_friction[_i].line, bad_friction[_i].column);
+}
+END_TEST
+
+static Suite *contacts_suite(void)
+{
+    Suite *s = suite_create("contacts");
+    TCase *tc = tcase_create("physics");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_bouncing_ball, 0,
+                        (int)(sizeof ball_methods / sizeof *ball_methods));
+    tcase_add_loop_test(tc, test_two_bodies, 0, 2);
+    tcase_add_loop_test(tc, test_three_balls_simultaneous, 0, 2);
+    tcase_add_test(tc, test_cradle_sequential);
+    tcase_add_loop_test(tc, test_slack_rope, 0, 3);
+    tcase_add_test(tc, test_lift_opens);
+    tcase_add_loop_test(tc, test_friction_oscillator, 0, 5);
+    tcase_add_loop_test(tc, test_bead_ring, 0, 5);
+    tcase_add_test(tc, test_block_table);
+    tcase_add_test(tc, test_painleve);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("errors");
+    tcase_add_loop_test(tc, test_errors, 0, (int)(sizeof bad / sizeof *bad));
+    tcase_add_loop_test(tc, test_friction_errors, 0,
+                        (int)(sizeof bad_friction / sizeof *bad_friction));
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+HS_CHECK_MAIN(contacts_suite)
