@@ -67,6 +67,10 @@ static int add_to_scalar(fam *F, int root, const char *key, const char *more, in
         if (!old)
             return hs_ytree_error(F->y, F->err, NODEP(F, p->value), "'%s' must be an "
                                   "expression, found %s", key, hs_ytree_kind(NODEP(F, p->value)));
+        if (!old[strspn(old, " \t\r\n")])
+            return hs_ytree_error(F->y, F->err, NODEP(F, p->value), "'%s' is empty: write an "
+                                  "expression, or leave the key out (holosim adds the bodies' "
+                                  "and springs' terms to it)", key);
         buf b = { 0 };
         if (hs_bd_bprintf(&b, "(%s) + (%s)", old, more))
             return hs_fm_oom(F);
