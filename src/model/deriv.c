@@ -226,6 +226,13 @@ static int rewrite_D(sctx *S, const char *t, size_t len, size_t off0, buf *out, 
             const hs_node *e = parse_text(S, t + i + 2, j - i - 2, off0 + i + 2);
             if (!e)
                 return F->err->code ? F->err->code : HS_EXIT_MODEL;
+            for (size_t k = 0; k < S->n; k++)       /* D(x'') would need x''' */
+                if (hs_depends_on(e, S->a[k]))
+                    return hs_ytree_error_in(F->y, F->err, NODEP(F, S->node), off0 + i,
+                                             "D(...) of an expression holding the acceleration "
+                                             "%s: holosim has no third derivatives (D of D of D, "
+                                             "or D of an acceleration)",
+                                             hs_dag_symbol_name(S->d, S->a[k]));
             const hs_node *de = D_of(S, e);
             if ((!de || hs_dag_failed(S->d)) &&
                 (!hs_dag_failed(S->d) || hs_dag_error(S->d)->code == HS_EXIT_NOMEM))
