@@ -39,4 +39,86 @@ hs run "$T/spring_short.yaml" -q
 same "$T/out" "$T/long.csv" "the long inline end moved the spring's anchor"
 end
 
+# ---- outputs against inputs (one check: src/cli/files.c) --------------------
+
+cp "$ROOT/models/pendulum.yaml" "$T/m.yaml"
+cp "$T/m.yaml" "$T/m.orig"
+printf 'l: 1.5\n' >"$T/par.yaml"
+cp "$T/par.yaml" "$T/par.orig"
+(cd "$T" && ln m.yaml mhard.yaml && ln -s par.yaml plink.yaml && ln -s par.yaml plink.html)
+
+# kept NAME: every input byte-identical, no CSV on stdout
+kept() {
+    same "$T/m.yaml" "$T/m.orig" "the model changed"
+    same "$T/par.yaml" "$T/par.orig" "the params file changed"
+    out_empty
+}
+
+begin run_params_stdin_is_o
+$TO "$H" run "$T/m.yaml" --params - -o "$T/par.yaml" <"$T/par.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+rc_is 1
+err_has "-o '$T/par.yaml' and the --params file '-' are the same file"
+kept
+end
+
+for a in "--summary $T/m.yaml" "--events $T/m.yaml" "--summary $T/mhard.yaml" \
+         "--events $T/plink.yaml --params $T/par.yaml" "-o $T/plink.html --params $T/par.yaml"; do
+    begin "animate_refused_$(echo "$a" | sed 's|'"$T"'/||g; s/[^a-z]/_/g')"
+    case $a in -o*) hs animate "$T/m.yaml" -q $a ;; *) hs animate "$T/m.yaml" -o "$T/a.html" -q $a ;; esac
+    rc_is 1
+    err_has "are the same file: refusing to overwrite"
+    kept
+    [ -e "$T/a.html" ] && no "a refused animate wrote its page"
+    end
+done
+
+begin animate_csv_is_o
+hs run "$T/m.yaml" -q -o "$T/run.csv" --t-end 0.1
+cp "$T/run.csv" "$T/run.orig"
+ln "$T/run.csv" "$T/run.html"
+hs animate "$T/m.yaml" "$T/run.csv" -o "$T/run.html" -q
+rc_is 1
+err_has "-o '$T/run.html' and the CSV '$T/run.csv' are the same file"
+same "$T/run.csv" "$T/run.orig" "the CSV changed"
+end
+
+begin animate_o_twice_last_wins
+hs animate "$T/m.yaml" -o "$T/a.html" -o "$T/b.html" -q --t-end 0.1
+rc_is 0
+[ -s "$T/b.html" ] || no "no page in the last -o"
+[ -e "$T/a.html" ] && no "the first -o was written"
+end
+
+mkdir "$T/od" "$T/st"
+begin batch_points_in_outdir
+printf 'name\tl\np1\t1\np2\t2\n' >"$T/od/p1.csv"
+cp "$T/od/p1.csv" "$T/pts.orig"
+hs batch "$T/m.yaml" --points "$T/od/p1.csv" --outdir "$T/od" --status-dir "$T/st"
+rc_is 1
+err_has "a point's CSV '$T/od/p1.csv' and the --points file '$T/od/p1.csv' are the same file"
+same "$T/od/p1.csv" "$T/pts.orig" "the points file changed"
+[ -e "$T/st/p2.status" ] && no "a point ran"
+end
+
+begin batch_status_is_model_link
+ln "$T/m.yaml" "$T/st/p2.status"
+hs batch "$T/m.yaml" --points "$T/pts.orig" --outdir "$T/od" --status-dir "$T/st"
+rc_is 1
+err_has "the status of a point '$T/st/p2.status' and the model file"
+kept
+rm -f "$T/st/p2.status"
+end
+
+# DIR/m.yaml.csv with DIR 4088 bytes long: cut at 4095 it was DIR/m.yaml
+begin batch_long_path_not_cut
+(cd "$T" && printf 'name\tl\nm.yaml\t1\n' >cut.tsv &&
+ $TO "$H" batch m.yaml --points cut.tsv --outdir "$(awk 'BEGIN { s = "."; for (i = 0; i < 2043; i++) s = s "/."; print s "/" }')" \
+     --status-dir st >"$T/out.txt" 2>"$T/err")
+rc=$?
+rc_is 1
+same "$T/m.yaml" "$T/m.orig" "the model was replaced by a point's CSV"
+grep -q 'File name too long' "$T/st/m.yaml.status" || no "the status does not say the name is too long"
+end
+
 summary

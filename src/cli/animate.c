@@ -130,15 +130,10 @@ static int is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
-/* OUT can be written: not a directory, not an input, its directory
- * writable; the temporary file beside it is made later. */
+/* OUT can be written: not a directory, its directory writable; no output
+ * (-o, --summary, --events) an input (the model, --params files, the CSV)
+ * or another output (files.c).  The temporary file beside OUT is made
+ * later. */
 static int check_output(const opts *o, const char *csv)
 {
     const char *out = o->output;
@@ -147,10 +142,9 @@ static int check_output(const opts *o, const char *csv)
                 "ending in .html, .gif or .mp4)\n", out);
         return HS_EXIT_USAGE;
     }
-    if (same_file(out, o->model) || (csv && same_file(out, csv))) {
-        fprintf(stderr, "holosim: -o '%s' is an input file: refusing to overwrite it\n", out);
-        return HS_EXIT_USAGE;
-    }
+    int rc = hs_cli_check_files(o, "the CSV", csv, NULL, NULL);
+    if (rc)
+        return rc;
     char *dir = strdup(out), *slash = dir ? strrchr(dir, '/') : NULL;
     if (slash && slash != dir)
         *slash = '\0';

@@ -132,16 +132,31 @@ static void quoted_message(const hs_error *e, char *out, size_t cap)
     quote_line(line, out, cap);
 }
 
+/* DIR/PREFIX NAME SUFFIX, however long (malloc'd; NULL: out of memory): a
+ * path is never cut, so DIR/m.yaml.csv cannot become DIR/m.yaml. */
+static char *point_path(const char *dir, const char *prefix, const char *name,
+                        const char *suffix)
+{
+    size_t len = strlen(dir) + strlen(prefix) + strlen(name) + strlen(suffix) + 32;
+    char *p = malloc(len);
+    if (p)
+        snprintf(p, len, "%s/%s%s%s", dir, prefix, name, suffix);
+    return p;
+}
+
 /* Write SDIR/NAME.status through a .part and a rename; 0 or -1. */
 static int write_status(const char *sdir, const char *name, int rc, const hs_summary *s,
                         const hs_error *err)
 {
-    char part[4096], path[4096], msg[2400] = "";
-    snprintf(part, sizeof part, "%s/.%s.status.%ld.part", sdir, name, (long)getpid());
-    snprintf(path, sizeof path, "%s/%s.status", sdir, name);
-    FILE *f = fopen(part, "w");
-    if (!f)
+    char sfx[48], msg[2400] = "";
+    snprintf(sfx, sizeof sfx, ".status.%ld.part", (long)getpid());
+    char *part = point_path(sdir, ".", name, sfx), *path = point_path(sdir, "", name, ".status");
+    FILE *f = part && path ? fopen(part, "w") : NULL;
+    if (!f) {
+        free(part);
+        free(path);
         return -1;
+    }
     fprintf(f, "%d,", rc);
     if (s->steps || s->rows)
         fprintf(f, "%ld,%ld,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.6f,", s->steps, s->nrhs,
@@ -158,11 +173,14 @@ static int write_status(const char *sdir, const char *name, int rc, const hs_sum
         quote_line(stop, msg, sizeof msg);
     }
     fprintf(f, "%s\n", msg);
+    int rc2 = 0;
     if (fclose(f) != 0 || rename(part, path) != 0) {
         remove(part);
-        return -1;
+        rc2 = -1;
     }
-    return 0;
+    free(part);
+    free(path);
+    return rc2;
 }
 
 typedef struct batch {
@@ -230,15 +248,21 @@ static hs_model *point_model(batch *B, char **val, int *rc, hs_error *err)
 static int run_point(batch *B, const char *name, char **val)
 {
     opts *o = B->o;
-    char part[4096], csv[4096];
     /* the process in the part's name: two processes that run one point (a
      * Slurm job submitted twice) each write their own, and the last rename wins */
-    snprintf(part, sizeof part, "%s/.%s.csv.%ld.part", o->outdir, name, (long)getpid());
-    snprintf(csv, sizeof csv, "%s/%s.csv", o->outdir, name);
+    char sfx[48];
+    snprintf(sfx, sizeof sfx, ".csv.%ld.part", (long)getpid());
+    char *part = point_path(o->outdir, ".", name, sfx), *csv = point_path(o->outdir, "", name, ".csv"),
+         *st = point_path(o->statusdir, "", name, ".status");
+    if (!part || !csv || !st) {
+        free(part);
+        free(csv);
+        free(st);
+        return hs_cli_nomem();
+    }
     remove(csv);
-    char st[4096];
-    snprintf(st, sizeof st, "%s/%s.status", o->statusdir, name);
     remove(st);
+    free(st);
     hs_error err;
     hs_error_init(&err);
     hs_summary sum;
@@ -267,6 +291,8 @@ static int run_point(batch *B, const char *name, char **val)
     }
     if (batch_signal) {
         remove(part);
+        free(part);
+        free(csv);
         return 128 + batch_signal;
     }
     if (sum.rows > 0 && access(part, F_OK) == 0) {
@@ -278,6 +304,8 @@ static int run_point(batch *B, const char *name, char **val)
     } else {
         remove(part);
     }
+    free(part);
+    free(csv);
     if (write_status(o->statusdir, name, rc, &sum, &err) != 0) {
         fprintf(stderr, "holosim: batch: cannot write the status of '%s' in '%s'\n", name,
                 o->statusdir);
@@ -390,6 +418,28 @@ static int read_points(batch *B, char *pts, char ***rows)
     free(slot);
     free(lineof);
     B->stride = cap + 1;
+    return rc;
+}
+
+/* No point's CSV or status (nor their .part names) is an input: the
+ * model, the points file, a --params file (files.c), before any point
+ * runs. */
+static int check_outputs(const batch *B, char **rows)
+{
+    hs_cli_files *F = hs_cli_files_new(B->o);
+    int rc = F ? hs_cli_files_check(F, B->o) : hs_cli_nomem();
+    for (size_t i = 0; !rc && i < B->npts; i++) {
+        const char *name = rows[i * B->stride];
+        char *p[3] = { point_path(B->o->outdir, "", name, ".csv"),
+                       point_path(B->o->statusdir, "", name, ".status"), NULL };
+        if (!p[0] || !p[1])
+            rc = hs_cli_nomem();
+        for (int k = 0; k < 2 && !rc; k++)
+            rc = hs_cli_files_check_one(F, k ? "the status of a point" : "a point's CSV", p[k]);
+        free(p[0]);
+        free(p[1]);
+    }
+    hs_cli_files_free(F);
     return rc;
 }
 
@@ -506,6 +556,8 @@ int hs_cli_batch(int argc, char **argv)
     B.text = text;
     char **rows = NULL;
     rc = read_points(&B, pts, &rows);
+    if (!rc)
+        rc = check_outputs(&B, rows);
     if (!rc && !(B.x = calloc(B.np + 1, sizeof *B.x)))
         rc = hs_cli_nomem();
     if (!rc) {

@@ -323,9 +323,8 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
 {
     static const char *const bkeys[] = { "mass", "inertia", "position", "orientation", "points" };
     const char *B = hs_bd_str(F, key);
-    if (name_ok(F, key, B, "a body"))
-        return F->err->code;
-    if (NODEP(F, bm)->type != YAML_MAPPING_NODE || check_keys(F, bm, bkeys, 5, "a body"))
+    if (name_ok(F, key, B, "a body") || NODEP(F, bm)->type != YAML_MAPPING_NODE ||
+        check_keys(F, bm, bkeys, 5, "a body"))
         return F->err->code ? F->err->code
                             : hs_ytree_error(F->y, F->err, NODEP(F, bm), "body '%s' must be a "
                                              "mapping (mass, inertia, position, orientation, "
@@ -451,10 +450,9 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
         for (size_t i = 0; i < hs_bd_map_size(F, bp); i++) {
             yaml_node_pair_t p = NODEP(F, bp)->data.mapping.pairs.start[i];
             const char *b[3], *pn = hs_bd_str(F, p.key);
-            if (!pn || name_ok(F, p.key, pn, "a body point") ||
-                vec(F, p.value, 3, "a body point", b) < 0)
+            if (!pn || name_ok(F, p.key, pn, "a body point") || vec(F, p.value, 3, "a body point", b) < 0)
                 return F->err->code ? F->err->code : HS_EXIT_MODEL;
-            char full[160];
+            char full[160];             /* (names of at most 64 characters) */
             snprintf(full, sizeof full, "%s_%s", B, pn);
             for (int r = 0; r < 3; r++) {
                 snprintf(nm, sizeof nm, "%s_%s", full, xyz[r]);
