@@ -329,7 +329,7 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
                             : hs_ytree_error(F->y, F->err, NODEP(F, bm), "body '%s' must be a "
                                              "mapping (mass, inertia, position, orientation, "
                                              "points)", B);
-    int mk, mass = hs_fm_get(F, bm, "mass", &mk), in = hs_fm_get(F, bm, "inertia", NULL),
+    int mass = hs_fm_get(F, bm, "mass", NULL), in = hs_fm_get(F, bm, "inertia", NULL),
             pos = hs_fm_get(F, bm, "position", NULL), ori = hs_fm_get(F, bm, "orientation", NULL),
             bp = hs_fm_get(F, bm, "points", NULL);
     if (!mass || !hs_bd_str(F, mass) || !pos)
@@ -468,7 +468,6 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
                 return F->err->code;
         }
     }
-    (void)mk;
     return 0;
 }
 
