@@ -7,7 +7,8 @@
 #               the same run as the short form (the anchor does not move)
 #   outputs     every output path of every command against every input
 #               path (the model, params files, stdin, a batch points file),
-#               through links: refused with exit 1, every file byte-identical
+#               through links: refused with exit 1, every file byte-identical;
+#               scripts/plot -o onto a CSV, the --model file or stdin too
 #
 # The last line of output is always `N passed, N failed`.
 
@@ -120,5 +121,28 @@ rc_is 1
 same "$T/m.yaml" "$T/m.orig" "the model was replaced by a point's CSV"
 grep -q 'File name too long' "$T/st/m.yaml.status" || no "the status does not say the name is too long"
 end
+
+# scripts/plot -o onto an input: refused before gnuplot is looked for
+printf 't,x\n0,1\n1,2\n' >"$T/in.csv"
+cp "$T/in.csv" "$T/in.orig"
+(cd "$T" && ln in.csv inhard.csv && ln -s in.csv inlink.csv)
+plot_refused() {   # plot_refused NAME WHAT ARGS... (stdin: in.csv)
+    begin "plot_refused_$1"
+    w=$2
+    shift 2
+    bash "$ROOT/scripts/plot" "$@" <"$T/in.csv" >"$T/out" 2>"$T/err"
+    rc=$?
+    rc_is 1
+    err_has "are the same file: refusing to overwrite an input with the PNG"
+    err_has "$w"
+    same "$T/in.csv" "$T/in.orig" "the CSV changed"
+    same "$T/m.yaml" "$T/m.orig" "the model changed"
+    end
+}
+plot_refused input "the input '$T/in.csv'" "$T/in.csv" -o "$T/in.csv"
+plot_refused hard_link "the input '$T/in.csv'" "$T/in.csv" -o "$T/inhard.csv"
+plot_refused symlink "the input '$T/in.csv'" "$T/in.csv" --output="$T/inlink.csv"
+plot_refused stdin "standard input" -o "$T/inhard.csv"
+plot_refused model "the --model file" "$T/in.csv" --model "$T/m.yaml" -o "$T/mhard.yaml"
 
 summary
