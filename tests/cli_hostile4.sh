@@ -9,6 +9,8 @@
 #               path (the model, params files, stdin, a batch points file),
 #               through links: refused with exit 1, every file byte-identical;
 #               scripts/plot -o onto a CSV, the --model file or stdin too
+#   ffmpeg      -o -x.mp4, x:y.mp4, tcp:...: ffmpeg gets file:NAME; a
+#               reader that exits: exit 1, no temporary file, no output
 #
 # The last line of output is always `N passed, N failed`.
 
@@ -53,6 +55,8 @@ kept() {
     same "$T/m.yaml" "$T/m.orig" "the model changed"
     same "$T/par.yaml" "$T/par.orig" "the params file changed"
     out_empty
+    cp "$T/m.orig" "$T/m.yaml"      # (into the same inode: the links stay)
+    cp "$T/par.orig" "$T/par.yaml"
 }
 
 begin run_params_stdin_is_o
@@ -144,5 +148,49 @@ plot_refused hard_link "the input '$T/in.csv'" "$T/in.csv" -o "$T/inhard.csv"
 plot_refused symlink "the input '$T/in.csv'" "$T/in.csv" --output="$T/inlink.csv"
 plot_refused stdin "standard input" -o "$T/inhard.csv"
 plot_refused model "the --model file" "$T/in.csv" --model "$T/m.yaml" -o "$T/mhard.yaml"
+
+# ---- ffmpeg: names passed as files, a reader that goes away ---------------
+# A stand-in ffmpeg on the PATH logs its arguments, reads the frames and
+# writes its last argument, which must be file:NAME (never an option, a URL
+# or a shell word); FAKE_MODE=quit exits at once without reading.
+mkdir "$T/bin" "$T/mp4"
+cat >"$T/bin/ffmpeg" <<'EOS'
+#!/bin/sh
+for a in "$@"; do printf '%s\n' "$a"; done >"$FAKE_LOG"
+for a in "$@"; do last=$a; done
+[ "${FAKE_MODE:-ok}" = quit ] && exit 1
+cat >/dev/null
+case $last in file:*) printf 'ftypfake' >"${last#file:}" ;; *) exit 1 ;; esac
+EOS
+chmod +x "$T/bin/ffmpeg"
+mp4() {   # mp4 NAME OUT [MODE]: animate into OUT (relative to $T/mp4)
+    begin "mp4_$1"
+    (cd "$T/mp4" && PATH="$T/bin:$PATH" FAKE_LOG="$T/ffmpeg.log" FAKE_MODE=${3:-ok} \
+        $TO "$H" animate "$T/m.yaml" -o "$2" --t-end 0.5 -q >"$T/out" 2>"$T/err")
+    rc=$?
+    ls -a "$T/mp4" | grep -q 'tmp' && no "a temporary file was left"
+}
+for n in -x.mp4 x:y.mp4 tcp:127.0.0.1:9999.mp4 "a'b c.mp4"; do
+    mp4 "name_$(echo "$n" | sed 's/[^a-z0-9]/_/g')" "$n"
+    rc_is 0
+    [ "$(tail -n 1 "$T/ffmpeg.log" | cut -c1-5)" = file: ] || no "ffmpeg's output is not file:NAME"
+    [ "$(cat "$T/mp4/$n")" = ftypfake ] || no "the video is not under its name"
+    [ "$(grep -c . "$T/ffmpeg.log")" -gt 20 ] || no "ffmpeg got too few arguments"
+    end
+    rm -f -- "$T/mp4/$n"
+done
+# a path whose shell quoting was over 4200 bytes (cut before, exit 0 with
+# an empty output): 1000 folders named '
+deep=$(awk 'BEGIN { for (i = 0; i < 1000; i++) printf "\047/"; }')
+mkdir -p "$T/mp4/$deep"
+mp4 deep_quotes "$deep/v.mp4"
+rc_is 0
+[ "$(cat "$T/mp4/$deep/v.mp4")" = ftypfake ] || no "the video is not under its name"
+end
+mp4 reader_goes_away q.mp4 quit
+rc_is 1
+err_has "cannot write 'q.mp4' (ffmpeg failed)"
+[ -e "$T/mp4/q.mp4" ] && no "an output was left"
+end
 
 summary
