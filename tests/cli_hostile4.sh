@@ -9,6 +9,10 @@
 #               path (the model, params files, stdin, a batch points file),
 #               through links: refused with exit 1, every file byte-identical;
 #               scripts/plot -o onto a CSV, the --model file or stdin too
+#   batch       points files: a NUL byte, a parameter twice in the header
+#               (positioned errors, no point run), 5 MB of blank lines
+#               under 100 columns (within 1 GiB)
+#   sweep       --command modes with a parameter named modes_omega
 #   ffmpeg      -o -x.mp4, x:y.mp4, tcp:...: ffmpeg gets file:NAME; a
 #               reader that exits: exit 1, no temporary file, no output
 #
@@ -191,6 +195,62 @@ mp4 reader_goes_away q.mp4 quit
 rc_is 1
 err_has "cannot write 'q.mp4' (ffmpeg failed)"
 [ -e "$T/mp4/q.mp4" ] && no "an output was left"
+end
+
+# ---- sweep --command modes: a parameter named like a prefixed column -----
+# omega and modes_omega both swept: the eigenvalue's omega column becomes
+# modes_modes_omega (one name each), its value the closed form
+# sqrt(omega^2 - g^2/(omega^2 R^2)) of models/hoop_equilibrium.yaml
+begin sweep_modes_column_clash
+sed 's/^  theta0: 1.0 .*/  theta0: 1.0\n  modes_omega: 2/' "$ROOT/models/hoop_equilibrium.yaml" >"$T/hoopm.yaml"
+HOLOSIM=$H $TO bash "$ROOT/scripts/sweep" "$T/hoopm.yaml" --command modes -o "$T/sw" \
+    omega=4,5 modes_omega=1 >"$T/out" 2>"$T/err"
+rc=$?
+rc_is 0
+[ "$(head -n 1 "$T/sw/summary.csv")" = \
+  "omega,modes_omega,mode,sigma,modes_modes_omega,d_theta,im_d_theta,exit,message,file" ] ||
+    no "header $(head -n 1 "$T/sw/summary.csv")"
+awk -F, 'NR > 1 { w = $1; want = sqrt(w * w - 9.81 * 9.81 / (w * w)); d = $5 - want
+    if (d < 0) d = -d; if (d > 1e-9 || $2 != 1) bad = 1 } END { exit bad || NR != 3 }' \
+    "$T/sw/summary.csv" || no "the mode's frequency is not the closed form"
+end
+
+# ---- batch points files ------------------------------------------------------
+case $H in */build/san/*) SAN=1 ;; *) SAN=0 ;; esac
+mkdir "$T/bo" "$T/bs"
+begin batch_points_nul_byte
+printf 'name\tl\np1\t1\np2\t1.\0005\np3\t2\n' >"$T/nul.tsv"
+hs batch "$T/m.yaml" --points "$T/nul.tsv" --outdir "$T/bo" --status-dir "$T/bs"
+rc_is 1
+err_has "nul.tsv:3:6: the points file holds a NUL byte (at byte 17)"
+[ -n "$(ls -A "$T/bo")$(ls -A "$T/bs")" ] && no "a point ran"
+end
+begin batch_points_header_twice
+printf 'name\tl\tg\tl\np1\t1\t9\t2\n' >"$T/dup.tsv"
+hs batch "$T/m.yaml" --points "$T/dup.tsv" --outdir "$T/bo" --status-dir "$T/bs"
+rc_is 1
+err_has "dup.tsv:1:10: parameter 'l' named twice in the header (columns 2 and 4)"
+[ -n "$(ls -A "$T/bo")$(ls -A "$T/bs")" ] && no "a point ran"
+end
+# 5 MB of blank lines under a header of 100 parameters, then one point:
+# memory follows the rows, not lines x columns (it was "out of memory")
+begin batch_points_blank_lines
+{ printf 'name'; awk 'BEGIN { for (i = 1; i <= 100; i++) printf "\tp%d", i; print "" }'
+  head -c 5000000 /dev/zero | tr '\0' '\n'
+  printf 'p1'; awk 'BEGIN { for (i = 1; i <= 100; i++) printf "\t1"; print "" }'; } >"$T/blank.tsv"
+awk 'BEGIN { for (i = 1; i <= 100; i++) printf "  p%d: 0\n", i }' >"$T/p100"
+sed "/^parameters:/r $T/p100" "$T/m.yaml" >"$T/pm.yaml"
+if [ "$SAN" = 0 ]; then
+    (ulimit -v 1048576; $TO "$H" batch "$T/pm.yaml" --points "$T/blank.tsv" --outdir "$T/bo" \
+        --status-dir "$T/bs" >"$T/out" 2>"$T/err")
+else
+    $TO "$H" batch "$T/pm.yaml" --points "$T/blank.tsv" --outdir "$T/bo" --status-dir "$T/bs" \
+        >"$T/out" 2>"$T/err"
+fi
+rc=$?
+rc_is 0
+out_has "p1	0"
+[ -s "$T/bo/p1.csv" ] || no "the point wrote no CSV"
 end
 
 summary

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "../integrate/integrate.h"
+#include "../util/map.h"
 
 static volatile sig_atomic_t batch_signal;
 
@@ -52,7 +53,7 @@ static void on_signal(int sig)
 
 /* The whole of a file, at most max bytes ("-" is refused: the points come
  * from a file too); what names it in messages. */
-static char *slurp(const char *path, size_t max, const char *what, hs_error *err)
+static char *slurp(const char *path, size_t max, const char *what, size_t *lenp, hs_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -87,6 +88,8 @@ static char *slurp(const char *path, size_t max, const char *what, hs_error *err
         return NULL;
     }
     buf[len] = '\0';
+    if (lenp)
+        *lenp = len;
     return buf;
 }
 
@@ -343,19 +346,36 @@ static size_t bad_name(const char *s)
  * split in place (into *rows, B->npts rows of 1 + np fields), each name
  * unique (two points with one name would write one CSV).  0 or an exit
  * code after a message `FILE:LINE:COLUMN: ...`. */
-static int read_points(batch *B, char *pts, char ***rows)
+static int read_points(batch *B, char *pts, size_t ptslen, char ***rows)
 {
     const char *file = B->o->points;
+    const char *nul = memchr(pts, '\0', ptslen);
+    if (nul) {                              /* strtok would end the file there */
+        long ln = 1;
+        const char *bol = pts;
+        for (const char *p = pts; p < nul; p++)
+            if (*p == '\n')
+                ln++, bol = p + 1;
+        fprintf(stderr, "holosim: batch: %s:%ld:%ld: the points file holds a NUL byte (at byte "
+                "%zu): it is not text\n", file, ln, (long)(nul - bol) + 1, (size_t)(nul - pts));
+        return HS_EXIT_USAGE;
+    }
     if (!strncmp(pts, "\xEF\xBB\xBF", 3))   /* a UTF-8 byte-order mark */
         pts += 3;
     char *save = NULL, *line = strtok_r(pts, "\n", &save);
     if (!line)
         return hs_cli_usage_error(hs_usage_batch, "batch: the points file '%s' is empty", file);
-    size_t cap = 1, nl = 0;
+    size_t cap = 1, nl = 0, ntab = 0;
     for (const char *p = line; *p; p++)
         cap += *p == '\t';
-    for (const char *p = save; p && *p; p++)
-        nl += *p == '\n';
+    /* rows: the lines with text, and no more than the tabs can make (each
+     * row has cap - 1 of them): the memory follows the file's size */
+    for (const char *p = save; p && *p; p++) {
+        ntab += *p == '\t';
+        nl += *p != '\n' && *p != '\r' && (p == save || p[-1] == '\n');
+    }
+    if (cap > 1 && ntab / (cap - 1) < nl)
+        nl = ntab / (cap - 1) + 1;
     size_t nslot = 16;
     while (nslot < 2 * (nl + 1))
         nslot *= 2;
@@ -382,6 +402,20 @@ static int read_points(batch *B, char *pts, char ***rows)
                 "'name<TAB>PARAM...'\n", file);
         rc = HS_EXIT_USAGE;
     }
+    hs_strmap seen = { 0 };
+    for (size_t j = 1; !rc && j < nh; j++) {     /* one column per parameter */
+        long first;
+        int put = hs_strmap_put(&seen, head[j], strlen(head[j]), (long)j, &first);
+        if (put < 0) {
+            rc = hs_cli_nomem();
+        } else if (put == 1) {
+            fprintf(stderr, "holosim: batch: %s:1:%zu: parameter '%s' named twice in the "
+                    "header (columns %ld and %zu): each parameter has one column\n", file,
+                    (size_t)(head[j] - line) + 1, head[j], first + 1, j + 1);
+            rc = HS_EXIT_USAGE;
+        }
+    }
+    hs_strmap_free(&seen);
     for (long row = 2; !rc && (line = strtok_r(NULL, "\n", &save)); row++) {
         size_t len = strlen(line);
         if (len && line[len - 1] == '\r')
@@ -536,8 +570,9 @@ int hs_cli_batch(int argc, char **argv)
     }
     hs_error err;
     hs_error_init(&err);
-    char *text = slurp(o.model, MAX_MODEL_BYTES, "model", &err);
-    char *pts = text ? slurp(o.points, MAX_POINTS_BYTES, "points", &err) : NULL;
+    size_t ptslen = 0;
+    char *text = slurp(o.model, MAX_MODEL_BYTES, "model", NULL, &err);
+    char *pts = text ? slurp(o.points, MAX_POINTS_BYTES, "points", &ptslen, &err) : NULL;
     if (!text || !pts) {
         free(text);
         hs_cli_free_opts(&o);
@@ -555,7 +590,7 @@ int hs_cli_batch(int argc, char **argv)
     B.o = &o;
     B.text = text;
     char **rows = NULL;
-    rc = read_points(&B, pts, &rows);
+    rc = read_points(&B, pts, ptslen, &rows);
     if (!rc)
         rc = check_outputs(&B, rows);
     if (!rc && !(B.x = calloc(B.np + 1, sizeof *B.x)))
