@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../io/anim.h"
@@ -130,15 +132,10 @@ static int is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
-/* OUT can be written: not a directory, not an input, its directory
- * writable; the temporary file beside it is made later. */
+/* OUT can be written: not a directory, its directory writable; no output
+ * (-o, --summary, --events) an input (the model, --params files, the CSV)
+ * or another output (files.c).  The temporary file beside OUT is made
+ * later. */
 static int check_output(const opts *o, const char *csv)
 {
     const char *out = o->output;
@@ -147,10 +144,9 @@ static int check_output(const opts *o, const char *csv)
                 "ending in .html, .gif or .mp4)\n", out);
         return HS_EXIT_USAGE;
     }
-    if (same_file(out, o->model) || (csv && same_file(out, csv))) {
-        fprintf(stderr, "holosim: -o '%s' is an input file: refusing to overwrite it\n", out);
-        return HS_EXIT_USAGE;
-    }
+    int rc = hs_cli_check_files(o, "the CSV", csv, NULL, NULL);
+    if (rc)
+        return rc;
     char *dir = strdup(out), *slash = dir ? strrchr(dir, '/') : NULL;
     if (slash && slash != dir)
         *slash = '\0';
@@ -494,46 +490,71 @@ static int have_ffmpeg(void)
     return found;
 }
 
-/* The shell word of a path, in single quotes. */
-static void shell_quote(char *buf, size_t cap, const char *s)
-{
-    size_t k = 0;
-    buf[k++] = '\'';
-    for (; *s && k + 6 < cap; s++) {
-        if (*s == '\'') {
-            memcpy(buf + k, "'\\''", 4);
-            k += 4;
-        } else {
-            buf[k++] = *s;
-        }
-    }
-    buf[k++] = '\'';
-    buf[k] = '\0';
-}
-
+/* ffmpeg reading raw frames on a pipe and writing tmp, started with
+ * execvp (no shell: no quoting, no length limit), the name given as
+ * file:NAME so that no name reads as an option (-x.mp4) or a URL
+ * (tcp:..., x:y.mp4); SIGPIPE ignored while writing, so a reader that
+ * goes away is a failed write (EPIPE), not the death of holosim with its
+ * temporary file left. */
 static int write_mp4(const hs_anim *A, const char *tmp, size_t nframes, double t0, double t1,
                      double fps)
 {
-    char q[4200], cmd[4600];
-    shell_quote(q, sizeof q, tmp);
-    snprintf(cmd, sizeof cmd, "ffmpeg -hide_banner -loglevel error -y -f rawvideo "
-             "-pix_fmt rgb24 -s %dx%d -r %.6g -i - -an -c:v libx264 -pix_fmt yuv420p "
-             "-f mp4 %s", A->width, A->height, fps, q);
-    FILE *p = popen(cmd, "w");
-    if (!p)
+    char size[48], rate[48];
+    snprintf(size, sizeof size, "%dx%d", A->width, A->height);
+    snprintf(rate, sizeof rate, "%.6g", fps);
+    size_t tl = strlen(tmp) + 6;
+    char *target = malloc(tl);
+    int fds[2];
+    if (!target || pipe(fds) != 0) {
+        free(target);
         return -1;
+    }
+    snprintf(target, tl, "file:%s", tmp);
+    const char *argv[] = { "ffmpeg", "-hide_banner", "-loglevel", "error", "-y",
+                           "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", size, "-r", rate,
+                           "-i", "pipe:0", "-an", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                           "-f", "mp4", target, NULL };
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[0], STDIN_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execvp("ffmpeg", (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[0]);
+    free(target);
+    if (pid < 0) {
+        close(fds[1]);
+        return -1;
+    }
+    struct sigaction ign, old;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &old);
+    FILE *p = fdopen(fds[1], "wb");
     size_t sz = (size_t)A->width * (size_t)A->height * 3;
     unsigned char *rgb = malloc(sz);
-    int rc = rgb ? 0 : -1;
-    for (size_t k = 0; !rc && k < nframes; k++) {
+    int rc = rgb && p ? 0 : -1;
+    for (size_t k = 0; !rc && k < nframes && !hs_cli_interrupted; k++) {
         double t = k + 1 == nframes ? t1 : t0 + (t1 - t0) * (double)k / (double)(nframes - 1);
         hs_anim_raster(A, t, rgb);
         if (fwrite(rgb, 1, sz, p) != sz)
             rc = -1;
     }
     free(rgb);
-    int st = pclose(p);
-    return rc || st != 0 ? -1 : 0;
+    if (p ? fclose(p) != 0 : close(fds[1]) != 0)
+        rc = -1;
+    sigaction(SIGPIPE, &old, NULL);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) {
+            st = -1;
+            break;
+        }
+    return rc || hs_cli_interrupted || !WIFEXITED(st) || WEXITSTATUS(st) != 0 ? -1 : 0;
 }
 
 static int write_output(const hs_anim *A, const aopts *ao, const char *out, int quiet)

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "../integrate/integrate.h"
+#include "../util/map.h"
 
 static volatile sig_atomic_t batch_signal;
 
@@ -52,7 +53,7 @@ static void on_signal(int sig)
 
 /* The whole of a file, at most max bytes ("-" is refused: the points come
  * from a file too); what names it in messages. */
-static char *slurp(const char *path, size_t max, const char *what, hs_error *err)
+static char *slurp(const char *path, size_t max, const char *what, size_t *lenp, hs_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -87,6 +88,8 @@ static char *slurp(const char *path, size_t max, const char *what, hs_error *err
         return NULL;
     }
     buf[len] = '\0';
+    if (lenp)
+        *lenp = len;
     return buf;
 }
 
@@ -132,16 +135,31 @@ static void quoted_message(const hs_error *e, char *out, size_t cap)
     quote_line(line, out, cap);
 }
 
+/* DIR/PREFIX NAME SUFFIX, however long (malloc'd; NULL: out of memory): a
+ * path is never cut, so DIR/m.yaml.csv cannot become DIR/m.yaml. */
+static char *point_path(const char *dir, const char *prefix, const char *name,
+                        const char *suffix)
+{
+    size_t len = strlen(dir) + strlen(prefix) + strlen(name) + strlen(suffix) + 32;
+    char *p = malloc(len);
+    if (p)
+        snprintf(p, len, "%s/%s%s%s", dir, prefix, name, suffix);
+    return p;
+}
+
 /* Write SDIR/NAME.status through a .part and a rename; 0 or -1. */
 static int write_status(const char *sdir, const char *name, int rc, const hs_summary *s,
                         const hs_error *err)
 {
-    char part[4096], path[4096], msg[2400] = "";
-    snprintf(part, sizeof part, "%s/.%s.status.%ld.part", sdir, name, (long)getpid());
-    snprintf(path, sizeof path, "%s/%s.status", sdir, name);
-    FILE *f = fopen(part, "w");
-    if (!f)
+    char sfx[48], msg[2400] = "";
+    snprintf(sfx, sizeof sfx, ".status.%ld.part", (long)getpid());
+    char *part = point_path(sdir, ".", name, sfx), *path = point_path(sdir, "", name, ".status");
+    FILE *f = part && path ? fopen(part, "w") : NULL;
+    if (!f) {
+        free(part);
+        free(path);
         return -1;
+    }
     fprintf(f, "%d,", rc);
     if (s->steps || s->rows)
         fprintf(f, "%ld,%ld,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.6f,", s->steps, s->nrhs,
@@ -158,11 +176,14 @@ static int write_status(const char *sdir, const char *name, int rc, const hs_sum
         quote_line(stop, msg, sizeof msg);
     }
     fprintf(f, "%s\n", msg);
+    int rc2 = 0;
     if (fclose(f) != 0 || rename(part, path) != 0) {
         remove(part);
-        return -1;
+        rc2 = -1;
     }
-    return 0;
+    free(part);
+    free(path);
+    return rc2;
 }
 
 typedef struct batch {
@@ -230,15 +251,21 @@ static hs_model *point_model(batch *B, char **val, int *rc, hs_error *err)
 static int run_point(batch *B, const char *name, char **val)
 {
     opts *o = B->o;
-    char part[4096], csv[4096];
     /* the process in the part's name: two processes that run one point (a
      * Slurm job submitted twice) each write their own, and the last rename wins */
-    snprintf(part, sizeof part, "%s/.%s.csv.%ld.part", o->outdir, name, (long)getpid());
-    snprintf(csv, sizeof csv, "%s/%s.csv", o->outdir, name);
+    char sfx[48];
+    snprintf(sfx, sizeof sfx, ".csv.%ld.part", (long)getpid());
+    char *part = point_path(o->outdir, ".", name, sfx), *csv = point_path(o->outdir, "", name, ".csv"),
+         *st = point_path(o->statusdir, "", name, ".status");
+    if (!part || !csv || !st) {
+        free(part);
+        free(csv);
+        free(st);
+        return hs_cli_nomem();
+    }
     remove(csv);
-    char st[4096];
-    snprintf(st, sizeof st, "%s/%s.status", o->statusdir, name);
     remove(st);
+    free(st);
     hs_error err;
     hs_error_init(&err);
     hs_summary sum;
@@ -269,6 +296,8 @@ static int run_point(batch *B, const char *name, char **val)
     }
     if (batch_signal) {
         remove(part);
+        free(part);
+        free(csv);
         return 128 + batch_signal;
     }
     if (sum.rows > 0 && access(part, F_OK) == 0) {
@@ -280,6 +309,8 @@ static int run_point(batch *B, const char *name, char **val)
     } else {
         remove(part);
     }
+    free(part);
+    free(csv);
     if (write_status(o->statusdir, name, rc, &sum, &err) != 0) {
         fprintf(stderr, "holosim: batch: cannot write the status of '%s' in '%s'\n", name,
                 o->statusdir);
@@ -317,19 +348,36 @@ static size_t bad_name(const char *s)
  * split in place (into *rows, B->npts rows of 1 + np fields), each name
  * unique (two points with one name would write one CSV).  0 or an exit
  * code after a message `FILE:LINE:COLUMN: ...`. */
-static int read_points(batch *B, char *pts, char ***rows)
+static int read_points(batch *B, char *pts, size_t ptslen, char ***rows)
 {
     const char *file = B->o->points;
+    const char *nul = memchr(pts, '\0', ptslen);
+    if (nul) {                              /* strtok would end the file there */
+        long ln = 1;
+        const char *bol = pts;
+        for (const char *p = pts; p < nul; p++)
+            if (*p == '\n')
+                ln++, bol = p + 1;
+        fprintf(stderr, "holosim: batch: %s:%ld:%ld: the points file holds a NUL byte (at byte "
+                "%zu): it is not text\n", file, ln, (long)(nul - bol) + 1, (size_t)(nul - pts));
+        return HS_EXIT_USAGE;
+    }
     if (!strncmp(pts, "\xEF\xBB\xBF", 3))   /* a UTF-8 byte-order mark */
         pts += 3;
     char *save = NULL, *line = strtok_r(pts, "\n", &save);
     if (!line)
         return hs_cli_usage_error(hs_usage_batch, "batch: the points file '%s' is empty", file);
-    size_t cap = 1, nl = 0;
+    size_t cap = 1, nl = 0, ntab = 0;
     for (const char *p = line; *p; p++)
         cap += *p == '\t';
-    for (const char *p = save; p && *p; p++)
-        nl += *p == '\n';
+    /* rows: the lines with text, and no more than the tabs can make (each
+     * row has cap - 1 of them): the memory follows the file's size */
+    for (const char *p = save; p && *p; p++) {
+        ntab += *p == '\t';
+        nl += *p != '\n' && *p != '\r' && (p == save || p[-1] == '\n');
+    }
+    if (cap > 1 && ntab / (cap - 1) < nl)
+        nl = ntab / (cap - 1) + 1;
     size_t nslot = 16;
     while (nslot < 2 * (nl + 1))
         nslot *= 2;
@@ -356,6 +404,20 @@ static int read_points(batch *B, char *pts, char ***rows)
                 "'name<TAB>PARAM...'\n", file);
         rc = HS_EXIT_USAGE;
     }
+    hs_strmap seen = { 0 };
+    for (size_t j = 1; !rc && j < nh; j++) {     /* one column per parameter */
+        long first;
+        int put = hs_strmap_put(&seen, head[j], strlen(head[j]), (long)j, &first);
+        if (put < 0) {
+            rc = hs_cli_nomem();
+        } else if (put == 1) {
+            fprintf(stderr, "holosim: batch: %s:1:%zu: parameter '%s' named twice in the "
+                    "header (columns %ld and %zu): each parameter has one column\n", file,
+                    (size_t)(head[j] - line) + 1, head[j], first + 1, j + 1);
+            rc = HS_EXIT_USAGE;
+        }
+    }
+    hs_strmap_free(&seen);
     for (long row = 2; !rc && (line = strtok_r(NULL, "\n", &save)); row++) {
         size_t len = strlen(line);
         if (len && line[len - 1] == '\r')
@@ -392,6 +454,28 @@ static int read_points(batch *B, char *pts, char ***rows)
     free(slot);
     free(lineof);
     B->stride = cap + 1;
+    return rc;
+}
+
+/* No point's CSV or status (nor their .part names) is an input: the
+ * model, the points file, a --params file (files.c), before any point
+ * runs. */
+static int check_outputs(const batch *B, char **rows)
+{
+    hs_cli_files *F = hs_cli_files_new(B->o);
+    int rc = F ? hs_cli_files_check(F, B->o) : hs_cli_nomem();
+    for (size_t i = 0; !rc && i < B->npts; i++) {
+        const char *name = rows[i * B->stride];
+        char *p[3] = { point_path(B->o->outdir, "", name, ".csv"),
+                       point_path(B->o->statusdir, "", name, ".status"), NULL };
+        if (!p[0] || !p[1])
+            rc = hs_cli_nomem();
+        for (int k = 0; k < 2 && !rc; k++)
+            rc = hs_cli_files_check_one(F, k ? "the status of a point" : "a point's CSV", p[k]);
+        free(p[0]);
+        free(p[1]);
+    }
+    hs_cli_files_free(F);
     return rc;
 }
 
@@ -488,8 +572,9 @@ int hs_cli_batch(int argc, char **argv)
     }
     hs_error err;
     hs_error_init(&err);
-    char *text = slurp(o.model, MAX_MODEL_BYTES, "model", &err);
-    char *pts = text ? slurp(o.points, MAX_POINTS_BYTES, "points", &err) : NULL;
+    size_t ptslen = 0;
+    char *text = slurp(o.model, MAX_MODEL_BYTES, "model", NULL, &err);
+    char *pts = text ? slurp(o.points, MAX_POINTS_BYTES, "points", &ptslen, &err) : NULL;
     if (!text || !pts) {
         free(text);
         hs_cli_free_opts(&o);
@@ -507,7 +592,9 @@ int hs_cli_batch(int argc, char **argv)
     B.o = &o;
     B.text = text;
     char **rows = NULL;
-    rc = read_points(&B, pts, &rows);
+    rc = read_points(&B, pts, ptslen, &rows);
+    if (!rc)
+        rc = check_outputs(&B, rows);
     if (!rc && !(B.x = calloc(B.np + 1, sizeof *B.x)))
         rc = hs_cli_nomem();
     if (!rc) {

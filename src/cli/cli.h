@@ -13,6 +13,7 @@
  *   analysis.c `equilibrium` and `modes` (src/analysis)
  *   animate.c  `animate`: a page, GIF or video of the model's drawing
  *   flow.c     `floquet` and `lyapunov`: stability of a motion (src/flow)
+ *   files.c    every output path against every input path, in one place
  *
  * Only main and the commands print; everything below returns hs_error
  * values. */
@@ -57,6 +58,11 @@ typedef struct opts {
     const char *lin_inputs, *lin_outputs, *lin_at, *bode;   /* linearize */
     const char **pos;        /* positional arguments after the first */
     size_t npos;
+    struct hs_cli_optfile {  /* [nfiles] every file option, in order (files.c) */
+        const char *what, *path;
+        int out;             /* written (else read); "-": stdout (stdin) */
+    } *files;
+    size_t nfiles;
 } opts;
 
 /* Parse the options of a command (CMD_*) whose usage text is cmd_usage:
@@ -88,6 +94,30 @@ hs_model *hs_cli_open(int argc, char **argv, const char *usage, unsigned cmd, co
 hs_model *hs_cli_model(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
                        int *rc);
 int hs_cli_check_method(hs_model *m, int *rc);
+
+/* The files of a command compared in one place (files.c): no output is
+ * an input or another output, after resolving links, "-" and ./x.
+ *   hs_cli_files_new      the model and every input option of o (NULL: out
+ *                         of memory)
+ *   hs_cli_files_add      one more file the command reads or writes (a
+ *                         CSV operand, standard output); 0 or -1 (memory)
+ *   hs_cli_files_check    with the output options of o: 0, or the exit
+ *                         code after saying which two coincide
+ *   hs_cli_files_check_one  one of many outputs (a batch point's CSV)
+ *                         against every file of the set, nothing kept
+ *   hs_cli_check_files    the whole, with at most one more input and one
+ *                         more output (NULL: none)
+ * hs_cli_canon_path: the canonical name of a path that may not exist yet
+ * (malloc'd; NULL with errno). */
+typedef struct hs_cli_files hs_cli_files;
+hs_cli_files *hs_cli_files_new(const opts *o);
+int hs_cli_files_add(hs_cli_files *F, const char *what, const char *path, int out);
+int hs_cli_files_check(hs_cli_files *F, const opts *o);
+int hs_cli_files_check_one(const hs_cli_files *F, const char *what, const char *path);
+void hs_cli_files_free(hs_cli_files *F);
+int hs_cli_check_files(const opts *o, const char *what_in, const char *in,
+                       const char *what_out, const char *out);
+char *hs_cli_canon_path(const char *path);
 
 /* Print an error (the position and caret when it has one); its exit code. */
 int hs_cli_fail(const hs_error *e);

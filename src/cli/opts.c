@@ -392,6 +392,39 @@ static const char *cmd_name(unsigned cmd)
          : cmd == CMD_LYAPUNOV ? "lyapunov" : cmd == CMD_LINEARIZE ? "linearize" : "eval";
 }
 
+/* The options that name a file, read or written: each recorded in
+ * o->files, which files.c compares (an option added to optdefs that names
+ * a file goes here too; tests/cli_hostile4.sh tries each). */
+static const struct fileopt {
+    const char *name, *what;
+    int out;
+} fileopts[] = {
+    { "--params", "the --params file", 0 },
+    { "--points", "the --points file", 0 },
+    { "--output", "-o", 1 },
+    { "--summary", "--summary", 1 },
+    { "--events", "--events", 1 },
+};
+
+/* An option with its value: handled, and recorded when it names a file. */
+static int handle(const optdef *d, opts *o, const char *val, const char *usage)
+{
+    int rc = d->handle(d, o, val, usage);
+    for (size_t i = 0; !rc && i < sizeof fileopts / sizeof *fileopts; i++)
+        if (strcmp(d->name, fileopts[i].name) == 0) {
+            size_t k = 0;              /* given again: the last wins (not --params) */
+            while (k < o->nfiles && (o->files[k].what != fileopts[i].what ||
+                                     strcmp(d->name, "--params") == 0))
+                k++;
+            struct hs_cli_optfile *f = &o->files[k];
+            o->nfiles += k == o->nfiles;
+            f->what = fileopts[i].what;
+            f->path = val;
+            f->out = fileopts[i].out;
+        }
+    return rc;
+}
+
 /* An unknown long option: the nearest one the command takes, or the
  * commands that take it. */
 static int unknown_long(const char *name, const char *usage, unsigned cmd)
@@ -456,7 +489,7 @@ static int long_option(int argc, char **argv, int *i, const char *usage, unsigne
             return hs_cli_usage_error(usage, "option '%s' needs a value", name);
         val = argv[++*i];
     }
-    return d->handle(d, o, val, usage);
+    return handle(d, o, val, usage);
 }
 
 /* A cluster of short options at argv[*i]: flags, then at most one option
@@ -494,7 +527,7 @@ static int short_options(int argc, char **argv, int *i, const char *usage, unsig
                 return hs_cli_usage_error(usage, "option '%s' needs a value", d->name);
             val = argv[++*i];
         }
-        return d->handle(d, o, val, usage);
+        return handle(d, o, val, usage);
     }
     return 0;
 }
@@ -510,7 +543,8 @@ int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd
     o->stop_when = calloc((size_t)argc + 1, sizeof *o->stop_when);
     o->input_name = calloc((size_t)argc + 1, sizeof *o->input_name);
     o->input_text = calloc((size_t)argc + 1, sizeof *o->input_text);
-    if (!o->pos || !o->stop_when || !o->input_name || !o->input_text)
+    o->files = calloc((size_t)argc + 1, sizeof *o->files);
+    if (!o->pos || !o->stop_when || !o->input_name || !o->input_text || !o->files)
         return hs_cli_nomem();
     int no_more_opts = 0, rc = 0;
     for (int i = 0; i < argc && !rc; i++) {
@@ -613,6 +647,9 @@ void hs_cli_free_opts(opts *o)
     free(o->input_text);
     o->input_name = o->input_text = NULL;
     o->ninput = o->ov.ninput = 0;
+    free(o->files);
+    o->files = NULL;
+    o->nfiles = 0;
     o->ov.stop_when = NULL;
     o->ov.nstop = 0;
 }

@@ -70,94 +70,8 @@ static const char *signal_name(int sig)
     return sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT";
 }
 
-/* ---------- which file a path names ---------- */
-
-typedef struct fileid {
-    const char *what;          /* "the model file", "-o", ... for messages */
-    const char *path;
-    int exists;                /* dev, ino, mode valid */
-    dev_t dev;
-    ino_t ino;
-    mode_t mode;
-    char *canon;               /* absolute path with every link resolved, or NULL */
-    int nomem;                 /* canon not found for want of memory */
-} fileid;
-
-/* The canonical form of a path that may not exist yet: its directory
- * resolved, then its name; a dangling symbolic link is followed to where
- * a write would create the file.  NULL with errno ENOMEM when out of
- * memory. */
-static char *canon_path(const char *path, int depth)
-{
-    char *r = realpath(path, NULL);
-    if (r)
-        return r;
-    struct stat st;
-    const char *slash = strrchr(path, '/');
-    size_t dlen = slash ? (size_t)(slash - path) : 0;
-    if (depth < 16 && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        char link[4096];
-        ssize_t n = readlink(path, link, sizeof link - 1);
-        if (n <= 0)
-            return NULL;
-        link[n] = '\0';
-        char *target = malloc(dlen + (size_t)n + 2);
-        if (!target)
-            return NULL;
-        if (link[0] == '/' || !slash)
-            snprintf(target, (size_t)n + 1, "%s", link);
-        else
-            snprintf(target, dlen + (size_t)n + 2, "%.*s/%s", (int)dlen, path, link);
-        r = canon_path(target, depth + 1);
-        free(target);
-        return r;
-    }
-    char *dir = strndup(slash ? path : ".", slash ? (dlen ? dlen : 1) : 1);
-    char *rd = dir ? realpath(dir, NULL) : NULL;
-    free(dir);
-    if (!rd)
-        return NULL;
-    const char *base = slash ? slash + 1 : path;
-    size_t len = strlen(rd) + strlen(base) + 2;
-    r = malloc(len);
-    if (r)
-        snprintf(r, len, "%s/%s", rd, base);
-    free(rd);
-    return r;
-}
-
-/* fd >= 0: standard input or output ("-"). */
-static void identify(fileid *f, const char *what, const char *path, int fd)
-{
-    struct stat st;
-    memset(f, 0, sizeof *f);
-    f->what = what;
-    f->path = path;
-    if (fd >= 0 ? fstat(fd, &st) == 0 : stat(path, &st) == 0) {
-        f->exists = 1;
-        f->dev = st.st_dev;
-        f->ino = st.st_ino;
-        f->mode = st.st_mode;
-    }
-    if (fd < 0) {
-        errno = 0;
-        f->canon = canon_path(path, 0);
-        f->nomem = !f->canon && errno == ENOMEM;
-    }
-}
-
-/* Same file, and one that writing would clobber (a regular file, or one
- * to be created); two names of /dev/null or of a terminal are fine. */
-static int clobbers(const fileid *a, const fileid *b)
-{
-    if (a->exists && b->exists)
-        return a->dev == b->dev && a->ino == b->ino && S_ISREG(a->mode);
-    return !a->exists && !b->exists && a->canon && b->canon && strcmp(a->canon, b->canon) == 0;
-}
-
-/* The inputs (the model, every --params file) and the outputs: no output
- * is an input or another output (by device and inode when they exist, by
- * their resolved names when they do not yet). */
+/* The inputs (the model, every --params file) and the outputs (files.c):
+ * no output is an input or another output. */
 static int check_coincide(const opts *o)
 {
     int use_stdout = !o->output || strcmp(o->output, "-") == 0;
@@ -166,39 +80,8 @@ static int check_coincide(const opts *o)
                 "output: give the trajectory a file with -o, or the events one\n");
         return HS_EXIT_USAGE;
     }
-    size_t cap = 4 + o->params.nfiles, nin = 0, nf = 0;
-    fileid *f = calloc(cap, sizeof *f);
-    if (!f)
-        return hs_cli_nomem();
-    identify(&f[nf++], "the model file", o->model, strcmp(o->model, "-") == 0 ? 0 : -1);
-    for (size_t i = 0; i < o->params.nfiles; i++) {
-        const char *pf = o->params.files[i]->file;
-        identify(&f[nf++], "the --params file", pf, strcmp(pf, "-") == 0 ? 0 : -1);
-    }
-    nin = nf;
-    identify(&f[nf++], use_stdout ? "standard output (the CSV)" : "-o", use_stdout ? "-" : o->output,
-             use_stdout ? 1 : -1);
-    if (o->summary)
-        identify(&f[nf++], "--summary", o->summary, -1);
-    if (o->events && strcmp(o->events, "-") != 0)
-        identify(&f[nf++], "--events", o->events, -1);
-    int rc = 0;
-    for (size_t i = 0; i < nf && !rc; i++)
-        if (f[i].nomem)
-            rc = hs_cli_nomem();
-    for (size_t j = nin; j < nf && !rc; j++)
-        for (size_t i = 0; i < j && !rc; i++)
-            if (clobbers(&f[i], &f[j])) {
-                fprintf(stderr, "holosim: %s '%s' and %s '%s' are the same file: refusing "
-                        "to %s\n", f[j].what, f[j].path, f[i].what, f[i].path,
-                        i == 0 ? "overwrite the model with it"
-                        : i < nin ? "overwrite an input with it" : "write two outputs into it");
-                rc = HS_EXIT_USAGE;
-            }
-    for (size_t i = 0; i < nf; i++)
-        free(f[i].canon);
-    free(f);
-    return rc;
+    return hs_cli_check_files(o, NULL, NULL, "standard output (the CSV)",
+                              o->output ? NULL : "-");
 }
 
 /* Writable, checked without creating or truncating anything: an existing
@@ -216,7 +99,7 @@ static int check_writable(const char *opt, const char *path)
         return 0;
     if (e == ENOENT) {
         errno = 0;
-        char *c = canon_path(path, 0), *slash = c ? strrchr(c, '/') : NULL;
+        char *c = hs_cli_canon_path(path), *slash = c ? strrchr(c, '/') : NULL;
         if (!c && errno == ENOMEM)
             return hs_cli_nomem();
         if (slash) {

@@ -66,6 +66,10 @@ static int add_to_scalar(fam *F, int root, const char *key, const char *more, in
         if (!old)
             return hs_ytree_error(F->y, F->err, NODEP(F, p->value), "'%s' must be an "
                                   "expression, found %s", key, hs_ytree_kind(NODEP(F, p->value)));
+        if (!old[strspn(old, " \t\r\n")])
+            return hs_ytree_error(F->y, F->err, NODEP(F, p->value), "'%s' is empty: write an "
+                                  "expression, or leave the key out (holosim adds the bodies' "
+                                  "and springs' terms to it)", key);
         buf b = { 0 };
         if (hs_bd_bprintf(&b, "(%s) + (%s)", old, more))
             return hs_fm_oom(F);
@@ -157,6 +161,17 @@ static int check_keys(fam *F, int map, const char *const *allowed, size_t n, con
     return 0;
 }
 
+/* A name the rewrites build longer names from (B_P_vx, S_length): at most
+ * NAME_MAX characters, so that every name they build fits. */
+enum { NAME_MAX_LEN = 64 };
+static int name_ok(fam *F, int key, const char *nm, const char *what)
+{
+    if (nm && strlen(nm) > NAME_MAX_LEN)
+        return hs_ytree_error(F->y, F->err, NODEP(F, key), "the name of %s is longer than %d "
+                              "characters", what, NAME_MAX_LEN);
+    return 0;
+}
+
 static int read_points(fam *F, int root, int map, pts *P)
 {
     if (NODEP(F, map)->type != YAML_MAPPING_NODE)
@@ -165,6 +180,8 @@ static int read_points(fam *F, int root, int map, pts *P)
     for (size_t i = 0; i < hs_bd_map_size(F, map); i++) {
         yaml_node_pair_t p = NODEP(F, map)->data.mapping.pairs.start[i];
         const char *e[3], *nm = hs_bd_str(F, p.key);
+        if (name_ok(F, p.key, nm, "a point"))
+            return F->err->code;
         int dim = vec(F, p.value, 0, "a point", e);
         if (dim < 0 || !nm)
             return F->err->code ? F->err->code : HS_EXIT_MODEL;
@@ -220,6 +237,11 @@ static int read_orientation(fam *F, int root, const char *B, int o, buf *kin, in
     if (strcmp(kind, "euler_parameters") == 0) {
         if (vec(F, p.value, 4, "'euler_parameters'", e) < 0)
             return F->err->code;
+        for (int i = 0; i < 4; i++)         /* the texts below have room for 200 each */
+            if (strlen(e[i]) > 200)
+                return hs_ytree_error(F->y, F->err, NODEP(F, item(F, p.value, i)), "an Euler "
+                                      "parameter longer than 200 characters: name it in "
+                                      "'define'");
         *euler = 1;
         const char *E0 = e[0], *E1 = e[1], *E2 = e[2], *E3 = e[3];
         char t[9][1024];
@@ -300,12 +322,13 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
 {
     static const char *const bkeys[] = { "mass", "inertia", "position", "orientation", "points" };
     const char *B = hs_bd_str(F, key);
-    if (NODEP(F, bm)->type != YAML_MAPPING_NODE || check_keys(F, bm, bkeys, 5, "a body"))
+    if (name_ok(F, key, B, "a body") || NODEP(F, bm)->type != YAML_MAPPING_NODE ||
+        check_keys(F, bm, bkeys, 5, "a body"))
         return F->err->code ? F->err->code
                             : hs_ytree_error(F->y, F->err, NODEP(F, bm), "body '%s' must be a "
                                              "mapping (mass, inertia, position, orientation, "
                                              "points)", B);
-    int mk, mass = hs_fm_get(F, bm, "mass", &mk), in = hs_fm_get(F, bm, "inertia", NULL),
+    int mass = hs_fm_get(F, bm, "mass", NULL), in = hs_fm_get(F, bm, "inertia", NULL),
             pos = hs_fm_get(F, bm, "position", NULL), ori = hs_fm_get(F, bm, "orientation", NULL),
             bp = hs_fm_get(F, bm, "points", NULL);
     if (!mass || !hs_bd_str(F, mass) || !pos)
@@ -426,9 +449,9 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
         for (size_t i = 0; i < hs_bd_map_size(F, bp); i++) {
             yaml_node_pair_t p = NODEP(F, bp)->data.mapping.pairs.start[i];
             const char *b[3], *pn = hs_bd_str(F, p.key);
-            if (!pn || vec(F, p.value, 3, "a body point", b) < 0)
+            if (!pn || name_ok(F, p.key, pn, "a body point") || vec(F, p.value, 3, "a body point", b) < 0)
                 return F->err->code ? F->err->code : HS_EXIT_MODEL;
-            char full[160];
+            char full[160];             /* (names of at most 64 characters) */
             snprintf(full, sizeof full, "%s_%s", B, pn);
             for (int r = 0; r < 3; r++) {
                 snprintf(nm, sizeof nm, "%s_%s", full, xyz[r]);
@@ -444,13 +467,12 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
                 return F->err->code;
         }
     }
-    (void)mk;
     return 0;
 }
 
 /* One end of a spring: a named point or a list of 2 or 3 expressions;
  * the text of each coordinate into c[]. */
-static int spring_end(fam *F, pts *P, int id, char c[3][200])
+static int spring_end(fam *F, pts *P, int id, buf c[3])
 {
     const char *s = hs_bd_str(F, id);
     if (s) {
@@ -460,13 +482,15 @@ static int spring_end(fam *F, pts *P, int id, char c[3][200])
                                   "(declare it under 'points' or a body's 'points', or give "
                                   "[x, y] or [x, y, z])", s), -1;
         for (int i = 0; i < dim; i++)
-            snprintf(c[i], 200, "%s_%s", s, xyz[i]);
+            if (hs_bd_bprintf(&c[i], "%s_%s", s, xyz[i]))
+                return hs_fm_oom(F), -1;
         return (int)dim;
     }
     const char *e[3];
     int dim = vec(F, id, 0, "an end of a spring", e);
-    for (int i = 0; i < dim; i++)
-        snprintf(c[i], 200, "(%.190s)", e[i]);
+    for (int i = 0; i < dim; i++)           /* the whole text, however long */
+        if (hs_bd_bprintf(&c[i], "(%s)", e[i]))
+            return hs_fm_oom(F), -1;
     return dim;
 }
 
@@ -479,6 +503,8 @@ static int read_springs(fam *F, int root, int map, pts *P, buf *pot, buf *diss)
     for (size_t i = 0; i < hs_bd_map_size(F, map); i++) {
         yaml_node_pair_t p = NODEP(F, map)->data.mapping.pairs.start[i];
         const char *S = hs_bd_str(F, p.key);
+        if (name_ok(F, p.key, S, "a spring"))
+            return F->err->code;
         if (!S || NODEP(F, p.value)->type != YAML_MAPPING_NODE ||
             check_keys(F, p.value, skeys, 4, "a spring"))
             return F->err->code ? F->err->code
@@ -492,17 +518,21 @@ static int read_springs(fam *F, int root, int map, pts *P, buf *pot, buf *diss)
         if ((k && !hs_bd_str(F, k)) || (c && !hs_bd_str(F, c)) || (l0 && !hs_bd_str(F, l0)) || (!k && !c))
             return hs_ytree_error(F->y, F->err, NODEP(F, p.value), "spring '%s': k, c and "
                                   "length are expressions (k or c required)", S);
-        char a[3][200], b[3][200];
+        buf a[3] = { { 0 } }, b[3] = { { 0 } }, t = { 0 };
         int da = spring_end(F, P, item(F, bw, 0), a), db = da < 0 ? -1 : spring_end(F, P, item(F, bw, 1), b);
-        if (da < 0 || db < 0)
-            return F->err->code;
-        if (da != db)
-            return hs_ytree_error(F->y, F->err, NODEP(F, bw), "spring '%s' joins a %dD and a "
-                                  "%dD point", S, da, db);
-        buf t = { 0 };
-        for (int d = 0; d < da; d++)
-            if (hs_bd_bprintf(&t, "%s(%s - %s)^2", d ? " + " : "", a[d], b[d]))
-                return hs_fm_oom(F);
+        int bad = da < 0 || db < 0 ? F->err->code : 0;
+        if (!bad && da != db)
+            bad = hs_ytree_error(F->y, F->err, NODEP(F, bw), "spring '%s' joins a %dD and a "
+                                 "%dD point", S, da, db);
+        for (int d = 0; !bad && d < da; d++)
+            if (hs_bd_bprintf(&t, "%s(%s - %s)^2", d ? " + " : "", a[d].s, b[d].s))
+                bad = hs_fm_oom(F);
+        for (int d = 0; d < 3; d++)
+            free(a[d].s), free(b[d].s);
+        if (bad) {
+            free(t.s);
+            return bad;
+        }
         char nm[200];
         snprintf(nm, sizeof nm, "%s_length", S);
         int rc = add_define(F, root, bw, nm, "sqrt(%s)", t.s);

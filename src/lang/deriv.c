@@ -82,8 +82,11 @@ static const hs_node *named_node(sctx *S, int map, size_t i, const hs_node **cac
         return NULL;
     }
     yaml_node_t *v = NODEP(F, p.value);
-    if (v->type != YAML_SCALAR_NODE)
-        return NULL;                     /* the loader says what is wrong */
+    if (v->type != YAML_SCALAR_NODE) {
+        hs_ytree_error(F->y, F->err, v, "%s must be an expression, found %s",
+                       map == S->emb ? "an ambient coordinate" : "a define", hs_ytree_kind(v));
+        return NULL;
+    }
     state[i] = 1;
     int saved = S->node;
     S->node = p.value;
@@ -222,6 +225,13 @@ static int rewrite_D(sctx *S, const char *t, size_t len, size_t off0, buf *out, 
             const hs_node *e = parse_text(S, t + i + 2, j - i - 2, off0 + i + 2);
             if (!e)
                 return F->err->code ? F->err->code : HS_EXIT_MODEL;
+            for (size_t k = 0; k < S->n; k++)       /* D(x'') would need x''' */
+                if (hs_depends_on(e, S->a[k]))
+                    return hs_ytree_error_in(F->y, F->err, NODEP(F, S->node), off0 + i,
+                                             "D(...) of an expression holding the acceleration "
+                                             "%s: holosim has no third derivatives (D of D of D, "
+                                             "or D of an acceleration)",
+                                             hs_dag_symbol_name(S->d, S->a[k]));
             const hs_node *de = D_of(S, e);
             if ((!de || hs_dag_failed(S->d)) &&
                 (!hs_dag_failed(S->d) || hs_dag_error(S->d)->code == HS_EXIT_NOMEM))
@@ -328,10 +338,19 @@ static int sctx_init(sctx *S, fam *F, int root)
 
 /* ---------- editing the root ---------- */
 
-/* The mapping under key in the root, made when missing. */
+/* The mapping under key in the root, made when missing; 0 with a
+ * positioned error when the file gives that key something else (empty, a
+ * list, a scalar), since entries are added to it. */
 int hs_bd_section(fam *F, int root, const char *key, int tmpl)
 {
     int v = hs_fm_get(F, root, key, NULL);
+    if (v && NODEP(F, v)->type != YAML_MAPPING_NODE) {
+        hs_ytree_error(F->y, F->err, NODEP(F, v), "'%s' must be a mapping, found %s "
+                       "(KEY: VALUE entries, or {K: V}): holosim adds entries to it for the "
+                       "points, bodies, springs or dissipation", key,
+                       hs_ytree_kind(NODEP(F, v)));
+        return 0;
+    }
     if (v)
         return v;
     int k = hs_fm_add_scalar(F, key, strlen(key), tmpl, 1);
@@ -365,9 +384,10 @@ static int dissipation_forces(fam *F, sctx *S, int root, const char *R, int tmpl
     if (!e)
         return F->err->code ? F->err->code : HS_EXIT_MODEL;
     int fk, forces = hs_fm_get(F, root, "forces", &fk);
-    if (forces && NODEP(F, forces)->type == YAML_SEQUENCE_NODE)
+    if (forces && NODEP(F, forces)->type != YAML_MAPPING_NODE)
         return hs_ytree_error(F->y, F->err, NODEP(F, forces), "with a dissipation function, "
-                              "write 'forces' as a mapping coordinate -> force");
+                              "write 'forces' as a mapping coordinate -> force, found %s",
+                              hs_ytree_kind(NODEP(F, forces)));
     if (!forces && !(forces = hs_bd_section(F, root, "forces", tmpl)))
         return F->err->code;
     for (size_t i = 0; i < S->n; i++) {

@@ -88,6 +88,9 @@ int hs_fm_append_item(fam *F, int seq, int item)
 
 int hs_fm_append_pair(fam *F, int map, int key, int val)
 {
+    if (NODEP(F, map)->type != YAML_MAPPING_NODE)     /* libyaml asserts */
+        return hs_ytree_error(F->y, F->err, NODEP(F, map), "internal error: entries added "
+                              "to %s", hs_ytree_kind(NODEP(F, map)));
     return yaml_document_append_mapping_pair(F->doc, map, key, val) ? 0 : hs_fm_oom(F);
 }
 

@@ -489,10 +489,12 @@ int hs_chain_regular(const hs_model *m, double t, const double *q, const double 
             in[m->sym_v[i]] = v[i];
         }
         hs_prog_eval(c->prog, in, regs, o);
-        int finite = 1;
+        int finite = 1, neg = 0;
         for (size_t i = 0; i < c->nout; i++)
             finite &= isfinite(o[i]);
-        rc = finite && hs_chain_sys_factor(s, o) == 0;
+        for (size_t j = 0; j < c->nz; j++)     /* M_z >= 0 (0: an intermediate) */
+            neg |= o[c->off_mass + j] < 0;
+        rc = neg ? 2 : finite && hs_chain_sys_factor(s, o) == 0;
     }
     hs_chain_sys_free(s);
     free(in); free(o); free(regs);

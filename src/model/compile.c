@@ -572,6 +572,10 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
     size_t n = m->n;
     if (m->chain) {             /* its saddle-point system regular: the metric is */
         int r = hs_chain_regular(m, m->t0, m->q0, m->v0);
+        if (r == 2)
+            return hs_ytree_error(L->y, L->err, where, "metric d2T/dv2 is not positive "
+                                  "definite: an ambient mass is negative (each must be > 0, "
+                                  "or 0 on a point that only relays others)");
         return r < 0 ? hs_error_nomem(L->err) : r ? 0
                : hs_ytree_error(L->y, L->err, where, "metric d2T/dv2 is not positive definite "
                                 "at the initial state (the coordinates are singular there: "

@@ -386,7 +386,8 @@ const hs_node *hs_model_G_q(const hs_model *m, size_t i, size_t j);
  * factors it (0, or -1 when it is singular: the metric is not positive
  * definite there); hs_chain_sys_solve then puts (q'', z'', lambda) into
  * x[n + 2 nz].  hs_chain_regular: the system at a state regular (1),
- * singular or not finite (0), or out of memory (-1). */
+ * singular or not finite (0), an ambient mass negative (2: the saddle-point
+ * system can be regular with it, the motion is not), or out of memory (-1). */
 typedef struct hs_chain_sys hs_chain_sys;
 hs_chain_sys *hs_chain_sys_new(const hs_model *m);
 void hs_chain_sys_free(hs_chain_sys *s);                /* NULL is fine */

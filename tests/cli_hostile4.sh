@@ -1,0 +1,256 @@
+#!/bin/sh
+# Hostile inputs, round four (issue 42), POSIX sh:
+#
+#   HOLOSIM=bin/holosim sh tests/cli_hostile4.sh       (make check runs it)
+#
+#   rewrites    a spring end written inline, longer than any fixed buffer:
+#               the same run as the short form (the anchor does not move)
+#   outputs     every output path of every command against every input
+#               path (the model, params files, stdin, a batch points file),
+#               through links: refused with exit 1, every file byte-identical;
+#               scripts/plot -o onto a CSV, the --model file or stdin too
+#   batch       points files: a NUL byte, a parameter twice in the header
+#               (positioned errors, no point run), 5 MB of blank lines
+#               under 100 columns (within 1 GiB)
+#   sweep       --command modes with a parameter named modes_omega
+#   ffmpeg      -o -x.mp4, x:y.mp4, tcp:...: ffmpeg gets file:NAME; a
+#               reader that exits: exit 1, no temporary file, no output
+#
+# The last line of output is always `N passed, N failed`.
+
+CLI_NAME=hostile4
+CLI_TIMEOUT=20
+. "$(dirname "$0")/cli_lib.sh"
+
+same() { cmp -s "$1" "$2" || no "$3"; }
+
+# ---- rewrites ---------------------------------------------------------------
+
+# A spring to the point (1 + 0.0001 sin(0) * 20, 0) = (1, 0), the end
+# written as a 281-character expression: the same numbers as the end [1, 0]
+long=$(awk 'BEGIN { s = "1"; for (i = 0; i < 20; i++) s = s "+0.0001*sin(0)"; print s }')
+cat >"$T/spring_long.yaml" <<EOY
+coordinates: [x, y]
+mass: [1, 1]
+points: {P: [x, y]}
+springs: {s: {between: [P, ["$long", "0"]], k: 10, length: 0.5}}
+initial: {q: {x: 0.3, y: 0.1}}
+simulate: {t_end: 1, dt: 0.5}
+EOY
+sed "s/\"$long\"/1/" "$T/spring_long.yaml" >"$T/spring_short.yaml"
+begin spring_end_long_expression
+hs run "$T/spring_long.yaml" -q
+rc_is 0
+cp "$T/out" "$T/long.csv"
+hs run "$T/spring_short.yaml" -q
+same "$T/out" "$T/long.csv" "the long inline end moved the spring's anchor"
+end
+
+# ---- outputs against inputs (one check: src/cli/files.c) --------------------
+
+cp "$ROOT/models/pendulum.yaml" "$T/m.yaml"
+cp "$T/m.yaml" "$T/m.orig"
+printf 'l: 1.5\n' >"$T/par.yaml"
+cp "$T/par.yaml" "$T/par.orig"
+(cd "$T" && ln m.yaml mhard.yaml && ln -s par.yaml plink.yaml && ln -s par.yaml plink.html)
+
+# kept NAME: every input byte-identical, no CSV on stdout
+kept() {
+    same "$T/m.yaml" "$T/m.orig" "the model changed"
+    same "$T/par.yaml" "$T/par.orig" "the params file changed"
+    out_empty
+    cp "$T/m.orig" "$T/m.yaml"      # (into the same inode: the links stay)
+    cp "$T/par.orig" "$T/par.yaml"
+}
+
+begin run_params_stdin_is_o
+$TO "$H" run "$T/m.yaml" --params - -o "$T/par.yaml" <"$T/par.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+rc_is 1
+err_has "-o '$T/par.yaml' and the --params file '-' are the same file"
+kept
+end
+
+for a in "--summary $T/m.yaml" "--events $T/m.yaml" "--summary $T/mhard.yaml" \
+         "--events $T/plink.yaml --params $T/par.yaml" "-o $T/plink.html --params $T/par.yaml"; do
+    begin "animate_refused_$(echo "$a" | sed 's|'"$T"'/||g; s/[^a-z]/_/g')"
+    case $a in -o*) hs animate "$T/m.yaml" -q $a ;; *) hs animate "$T/m.yaml" -o "$T/a.html" -q $a ;; esac
+    rc_is 1
+    err_has "are the same file: refusing to overwrite"
+    kept
+    [ -e "$T/a.html" ] && no "a refused animate wrote its page"
+    end
+done
+
+begin animate_csv_is_o
+hs run "$T/m.yaml" -q -o "$T/run.csv" --t-end 0.1
+cp "$T/run.csv" "$T/run.orig"
+ln "$T/run.csv" "$T/run.html"
+hs animate "$T/m.yaml" "$T/run.csv" -o "$T/run.html" -q
+rc_is 1
+err_has "-o '$T/run.html' and the CSV '$T/run.csv' are the same file"
+same "$T/run.csv" "$T/run.orig" "the CSV changed"
+end
+
+begin animate_o_twice_last_wins
+hs animate "$T/m.yaml" -o "$T/a.html" -o "$T/b.html" -q --t-end 0.1
+rc_is 0
+[ -s "$T/b.html" ] || no "no page in the last -o"
+[ -e "$T/a.html" ] && no "the first -o was written"
+end
+
+mkdir "$T/od" "$T/st"
+begin batch_points_in_outdir
+printf 'name\tl\np1\t1\np2\t2\n' >"$T/od/p1.csv"
+cp "$T/od/p1.csv" "$T/pts.orig"
+hs batch "$T/m.yaml" --points "$T/od/p1.csv" --outdir "$T/od" --status-dir "$T/st"
+rc_is 1
+err_has "a point's CSV '$T/od/p1.csv' and the --points file '$T/od/p1.csv' are the same file"
+same "$T/od/p1.csv" "$T/pts.orig" "the points file changed"
+[ -e "$T/st/p2.status" ] && no "a point ran"
+end
+
+begin batch_status_is_model_link
+ln "$T/m.yaml" "$T/st/p2.status"
+hs batch "$T/m.yaml" --points "$T/pts.orig" --outdir "$T/od" --status-dir "$T/st"
+rc_is 1
+err_has "the status of a point '$T/st/p2.status' and the model file"
+kept
+rm -f "$T/st/p2.status"
+end
+
+# DIR/m.yaml.csv with DIR 4088 bytes long: cut at 4095 it was DIR/m.yaml
+begin batch_long_path_not_cut
+(cd "$T" && printf 'name\tl\nm.yaml\t1\n' >cut.tsv &&
+ $TO "$H" batch m.yaml --points cut.tsv --outdir "$(awk 'BEGIN { s = "."; for (i = 0; i < 2043; i++) s = s "/."; print s "/" }')" \
+     --status-dir st >"$T/out.txt" 2>"$T/err")
+rc=$?
+rc_is 1
+same "$T/m.yaml" "$T/m.orig" "the model was replaced by a point's CSV"
+grep -q 'File name too long' "$T/st/m.yaml.status" || no "the status does not say the name is too long"
+end
+
+# scripts/plot -o onto an input: refused before gnuplot is looked for
+printf 't,x\n0,1\n1,2\n' >"$T/in.csv"
+cp "$T/in.csv" "$T/in.orig"
+(cd "$T" && ln in.csv inhard.csv && ln -s in.csv inlink.csv)
+plot_refused() {   # plot_refused NAME WHAT ARGS... (stdin: in.csv)
+    begin "plot_refused_$1"
+    w=$2
+    shift 2
+    bash "$ROOT/scripts/plot" "$@" <"$T/in.csv" >"$T/out" 2>"$T/err"
+    rc=$?
+    rc_is 1
+    err_has "are the same file: refusing to overwrite an input with the PNG"
+    err_has "$w"
+    same "$T/in.csv" "$T/in.orig" "the CSV changed"
+    same "$T/m.yaml" "$T/m.orig" "the model changed"
+    end
+}
+plot_refused input "the input '$T/in.csv'" "$T/in.csv" -o "$T/in.csv"
+plot_refused hard_link "the input '$T/in.csv'" "$T/in.csv" -o "$T/inhard.csv"
+plot_refused symlink "the input '$T/in.csv'" "$T/in.csv" --output="$T/inlink.csv"
+plot_refused stdin "standard input" -o "$T/inhard.csv"
+plot_refused model "the --model file" "$T/in.csv" --model "$T/m.yaml" -o "$T/mhard.yaml"
+
+# ---- ffmpeg: names passed as files, a reader that goes away ---------------
+# A stand-in ffmpeg on the PATH logs its arguments, reads the frames and
+# writes its last argument, which must be file:NAME (never an option, a URL
+# or a shell word); FAKE_MODE=quit exits at once without reading.
+mkdir "$T/bin" "$T/mp4"
+cat >"$T/bin/ffmpeg" <<'EOS'
+#!/bin/sh
+for a in "$@"; do printf '%s\n' "$a"; done >"$FAKE_LOG"
+for a in "$@"; do last=$a; done
+[ "${FAKE_MODE:-ok}" = quit ] && exit 1
+cat >/dev/null
+case $last in file:*) printf 'ftypfake' >"${last#file:}" ;; *) exit 1 ;; esac
+EOS
+chmod +x "$T/bin/ffmpeg"
+mp4() {   # mp4 NAME OUT [MODE]: animate into OUT (relative to $T/mp4)
+    begin "mp4_$1"
+    (cd "$T/mp4" && PATH="$T/bin:$PATH" FAKE_LOG="$T/ffmpeg.log" FAKE_MODE=${3:-ok} \
+        $TO "$H" animate "$T/m.yaml" -o "$2" --t-end 0.5 -q >"$T/out" 2>"$T/err")
+    rc=$?
+    ls -a "$T/mp4" | grep -q 'tmp' && no "a temporary file was left"
+}
+for n in -x.mp4 x:y.mp4 tcp:127.0.0.1:9999.mp4 "a'b c.mp4"; do
+    mp4 "name_$(echo "$n" | sed 's/[^a-z0-9]/_/g')" "$n"
+    rc_is 0
+    [ "$(tail -n 1 "$T/ffmpeg.log" | cut -c1-5)" = file: ] || no "ffmpeg's output is not file:NAME"
+    [ "$(cat "$T/mp4/$n")" = ftypfake ] || no "the video is not under its name"
+    [ "$(grep -c . "$T/ffmpeg.log")" -gt 20 ] || no "ffmpeg got too few arguments"
+    end
+    rm -f -- "$T/mp4/$n"
+done
+# a path whose shell quoting was over 4200 bytes (cut before, exit 0 with
+# an empty output): 1000 folders named '
+deep=$(awk 'BEGIN { for (i = 0; i < 1000; i++) printf "\047/"; }')
+mkdir -p "$T/mp4/$deep"
+mp4 deep_quotes "$deep/v.mp4"
+rc_is 0
+[ "$(cat "$T/mp4/$deep/v.mp4")" = ftypfake ] || no "the video is not under its name"
+end
+mp4 reader_goes_away q.mp4 quit
+rc_is 1
+err_has "cannot write 'q.mp4' (ffmpeg failed)"
+[ -e "$T/mp4/q.mp4" ] && no "an output was left"
+end
+
+# ---- sweep --command modes: a parameter named like a prefixed column -----
+# omega and modes_omega both swept: the eigenvalue's omega column becomes
+# modes_modes_omega (one name each), its value the closed form
+# sqrt(omega^2 - g^2/(omega^2 R^2)) of models/hoop_equilibrium.yaml
+begin sweep_modes_column_clash
+sed 's/^  theta0: 1.0 .*/  theta0: 1.0\n  modes_omega: 2/' "$ROOT/models/hoop_equilibrium.yaml" >"$T/hoopm.yaml"
+HOLOSIM=$H $TO bash "$ROOT/scripts/sweep" "$T/hoopm.yaml" --command modes -o "$T/sw" \
+    omega=4,5 modes_omega=1 >"$T/out" 2>"$T/err"
+rc=$?
+rc_is 0
+[ "$(head -n 1 "$T/sw/summary.csv")" = \
+  "omega,modes_omega,mode,sigma,modes_modes_omega,d_theta,im_d_theta,exit,message,file" ] ||
+    no "header $(head -n 1 "$T/sw/summary.csv")"
+awk -F, 'NR > 1 { w = $1; want = sqrt(w * w - 9.81 * 9.81 / (w * w)); d = $5 - want
+    if (d < 0) d = -d; if (d > 1e-9 || $2 != 1) bad = 1 } END { exit bad || NR != 3 }' \
+    "$T/sw/summary.csv" || no "the mode's frequency is not the closed form"
+end
+
+# ---- batch points files ------------------------------------------------------
+case $H in */build/san/*) SAN=1 ;; *) SAN=0 ;; esac
+mkdir "$T/bo" "$T/bs"
+begin batch_points_nul_byte
+printf 'name\tl\np1\t1\np2\t1.\0005\np3\t2\n' >"$T/nul.tsv"
+hs batch "$T/m.yaml" --points "$T/nul.tsv" --outdir "$T/bo" --status-dir "$T/bs"
+rc_is 1
+err_has "nul.tsv:3:6: the points file holds a NUL byte (at byte 17)"
+[ -n "$(ls -A "$T/bo")$(ls -A "$T/bs")" ] && no "a point ran"
+end
+begin batch_points_header_twice
+printf 'name\tl\tg\tl\np1\t1\t9\t2\n' >"$T/dup.tsv"
+hs batch "$T/m.yaml" --points "$T/dup.tsv" --outdir "$T/bo" --status-dir "$T/bs"
+rc_is 1
+err_has "dup.tsv:1:10: parameter 'l' named twice in the header (columns 2 and 4)"
+[ -n "$(ls -A "$T/bo")$(ls -A "$T/bs")" ] && no "a point ran"
+end
+# 5 MB of blank lines under a header of 100 parameters, then one point:
+# memory follows the rows, not lines x columns (it was "out of memory")
+begin batch_points_blank_lines
+{ printf 'name'; awk 'BEGIN { for (i = 1; i <= 100; i++) printf "\tp%d", i; print "" }'
+  head -c 5000000 /dev/zero | tr '\0' '\n'
+  printf 'p1'; awk 'BEGIN { for (i = 1; i <= 100; i++) printf "\t1"; print "" }'; } >"$T/blank.tsv"
+awk 'BEGIN { for (i = 1; i <= 100; i++) printf "  p%d: 0\n", i }' >"$T/p100"
+sed "/^parameters:/r $T/p100" "$T/m.yaml" >"$T/pm.yaml"
+if [ "$SAN" = 0 ]; then
+    (ulimit -v 1048576; $TO "$H" batch "$T/pm.yaml" --points "$T/blank.tsv" --outdir "$T/bo" \
+        --status-dir "$T/bs" >"$T/out" 2>"$T/err")
+else
+    $TO "$H" batch "$T/pm.yaml" --points "$T/blank.tsv" --outdir "$T/bo" --status-dir "$T/bs" \
+        >"$T/out" 2>"$T/err"
+fi
+rc=$?
+rc_is 0
+out_has "p1	0"
+[ -s "$T/bo/p1.csv" ] || no "the point wrote no CSV"
+end
+
+summary
