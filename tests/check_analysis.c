@@ -790,6 +790,85 @@ START_TEST(redundant_minimum_norm)
 }
 END_TEST
 
+/* No false equilibrium: every way Newton can stop, fed a model without
+ * an equilibrium, ends in exit 3 with the best point (never exit 0 with a
+ * residual of the size of the forces). */
+
+/* A bead on a straight wire tilted by atan(a), under gravity: J singular
+ * (S = 0), the least-norm step is 0, the residual m g sin cos stays. */
+static const char tilted_bead[] =
+    "name: bead on a tilted wire\n"
+    "parameters: {m: 1, g: 9.81, a: 0.5}\n"
+    "coordinates: [x, y]\n"
+    "mass: [m, m]\n"
+    "potential: m*g*y\n"
+    "constraints: {wire: y - a*x}\n"
+    "initial: {q: {x: 0.3, y: 0.15}}\n";
+
+/* Q_x = 1 - x^3 (an equilibrium at x = 1, from far), Q_y = -(y^2 + c)
+ * (none): the line search ends below 64 eps of the start's residual, the
+ * round-off floor of a flat equilibrium, with Q_y = -c left. */
+static const char flat_none[] =
+    "name: no equilibrium at a round-off floor\n"
+    "parameters: {c: 1e-6, x0: 1e10}\n"
+    "coordinates: [x, y]\n"
+    "mass: [1, 1]\n"
+    "potential: x^4/4 - x + y^3/3 + c*y\n"
+    "initial: {q: {x: x0, y: 1}}\n";
+
+/* Q = -(x^2 + 1): |Q| has its minimum 1 at x = 0, where the line search stops. */
+static const char parabola_none[] =
+    "name: no equilibrium, a minimum of |Q|\n"
+    "coordinates: [x]\n"
+    "mass: [1]\n"
+    "potential: x^3/3 + x\n"
+    "initial: {q: {x: 0.7}}\n";
+
+/* Exit 3 saying how Newton stopped, the best point's residual at least res_Q. */
+static void expect_no_equilibrium(const char *text, const char *file, const sets *s,
+                                  const char *how, double res_Q)
+{
+    an_case c;
+    analyse(&c, text, file, s);
+    expect_error(&c, HS_EXIT_INCONSISTENT, "no equilibrium found: ", 0, 0);
+    ck_assert_msg(strstr(c.err.msg, how), "'%s' lacks '%s'", c.err.msg, how);
+    ck_assert_msg(strstr(c.err.msg, "best point: "), "%s", c.err.msg);
+    ck_assert_msg(c.eq.res_Q >= res_Q, "residual %g < %g", c.eq.res_Q, res_Q);
+    case_free(&c);
+}
+
+START_TEST(no_false_equilibrium)
+{
+    /* a singular Jacobian with nothing to balance the weight (k = 0) */
+    expect_no_equilibrium(falling, NULL, NULL, "singular Jacobian", 9.81);
+    /* the least-norm step: the weight's component along the wire is left,
+     * at least the least-squares residual m g a / (1 + a^2) (lambda = m g /
+     * (1 + a^2) minimizes |Q + G_q^T lambda|) */
+    expect_no_equilibrium(tilted_bead, NULL, NULL, "its least-norm step is 0 while the "
+                          "residual", 9.81 * 0.5 / 1.25);
+    sets steep = { 1, { "a" }, { 3 } };
+    expect_no_equilibrium(tilted_bead, NULL, &steep, "a force that no constraint reaction "
+                          "balances", 9.81 * 9 / 10);
+    /* the round-off floor of the line search: the residual left is not
+     * round-off (Q_y = -c), or the next step is not small (x far away) */
+    expect_no_equilibrium(flat_none, NULL, NULL, "but the residual is", 1e-6);
+    sets closer = { 1, { "x0" }, { 1e9 } };
+    expect_no_equilibrium(flat_none, NULL, &closer, "but the next Newton step is", 1e-6);
+    /* a line search that cannot reduce |F|: at least min |Q| = 1 */
+    expect_no_equilibrium(parabola_none, NULL, NULL, "the line search cannot reduce", 1);
+    /* the Atwood machine: no equilibrium with m1 != m2 (once exit 0,
+     * "marginal", with the residual g (m1 - m2) / 2); a family of them with
+     * m1 = m2, balanced to round-off */
+    expect_no_equilibrium(NULL, "atwood.yaml", NULL, "least-norm step is 0", 9.81 / 2);
+    an_case c;
+    sets equal = { 1, { "m2" }, { 2 } };
+    analyse_ok(&c, NULL, "atwood.yaml", &equal);
+    ck_assert_msg(c.eq.res_Q <= 1e-14 * 2 * 9.81, "residual %g", c.eq.res_Q);
+    close_rel(c.eq.lambda[0], 2 * 9.81, 1e-14, "lambda_string = m g");
+    case_free(&c);
+}
+END_TEST
+
 /* A value that is not finite at the start: exit 3 at its source. */
 static const char sqrt_negative[] =
     "name: bad start\n"
@@ -848,6 +927,7 @@ static Suite *analysis_suite(void)
     tcase_add_test(f, time_dependence_folded_away);
     tcase_add_test(f, no_equilibrium);
     tcase_add_test(f, redundant_minimum_norm);
+    tcase_add_test(f, no_false_equilibrium);
     tcase_add_test(f, nonfinite_start);
     suite_add_tcase(s, f);
     return s;

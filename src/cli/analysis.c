@@ -39,7 +39,9 @@ const char hs_usage_equilibrium[] =
     "                            constraint, stable, verdict) and one row; stable\n"
     "                            is 1 for the verdict stable, else 0\n"
     "\n"
-    "exit status: 2 when M, Q or G depend on time, 3 when no equilibrium is found.\n";
+    "exit status: 2 when M, Q or G depend on time, 3 when no equilibrium is found\n"
+    "(Newton's answer is verified: exit 0 only with a residual at round-off of the\n"
+    "size of the forces).\n";
 
 const char hs_usage_modes[] =
     "usage: holosim modes MODEL [--set NAME=VALUE]... [--params FILE] [--csv] [--linearize]\n"
