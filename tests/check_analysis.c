@@ -790,6 +790,85 @@ START_TEST(redundant_minimum_norm)
 }
 END_TEST
 
+/* A crank-rocker four-bar (crank r = 0.3 about O, coupler L = 1, rocker
+ * b = 0.8 about (d, 0), d = 1): the crank tip (xa, ya) tied to the crank
+ * angle th by two equations; FOURBAR_RED adds its length, a redundant
+ * third (rank 4 of 5 on the manifold, independent off it).  Point masses at
+ * the tips, gravity. */
+#define FOURBAR_HEAD \
+    "name: crank-rocker four-bar\n" \
+    "parameters: {J: 0.01, ma: 1, mb: 2, r: 0.3, L: 1, b: 0.8, d: 1, g: 9.81, th0: -1.8,\n" \
+    "             xa0: 0, ya0: 0}\n" \
+    "coordinates: [th, xa, ya, xb, yb]\n" \
+    "mass: [J, ma, ma, mb, mb]\n" \
+    "potential: g*(ma*ya + mb*yb)\n" \
+    "constraints:\n" \
+    "  cx: xa - r*cos(th)\n" \
+    "  cy: ya - r*sin(th)\n"
+#define FOURBAR_TAIL \
+    "  coupler: (xb - xa)^2 + (yb - ya)^2 - L^2\n" \
+    "  rocker: (xb - d)^2 + yb^2 - b^2\n" \
+    "initial:\n" \
+    "  q: {th: th0, xa: r*cos(th0) + xa0, ya: r*sin(th0) + ya0, xb: 1.5, yb: -0.6}\n"
+static const char fourbar[] = FOURBAR_HEAD FOURBAR_TAIL;
+static const char fourbar_red[] = FOURBAR_HEAD "  crank: xa^2 + ya^2 - r^2\n" FOURBAR_TAIL;
+
+/* omega of A (2 x 2: one degree of freedom): sqrt(-A[1][0]). */
+static double fourbar_A_omega(an_case *c, size_t nsolved)
+{
+    hs_linear lin;
+    ck_assert_int_eq(hs_an_linearize(c->a, &c->eq, &lin, &c->err), 0);
+    ck_assert_uint_eq(lin.dof, 1);
+    ck_assert_uint_eq(lin.nsolved, nsolved);
+    ck_assert_str_eq(c->m->qname[lin.state[0]], "th");
+    ck_assert(lin.A[0] == 0 && lin.A[1] == 1 && lin.A[3] == 0);
+    double w = sqrt(-lin.A[2]);
+    hs_an_linear_free(&lin);
+    return w;
+}
+
+/* Redundant constraints: the same equilibrium, eigenvalue and state-space
+ * matrix as without the redundant row, from starts 0.4 rad on either side
+ * of q* (th* = -1.397) and from one off the manifold (the crank tip 0.1
+ * and 0.2 off its circle: the redundancy shows only after a projection);
+ * lambda is the reaction of the four-bar's own (lambda_ext, with 0 for the
+ * crank row) plus t nu, nu = (2 xa, 2 ya, -1, 0, 0) spanning ker G_q^T,
+ * with the least norm: lambda . nu = 0. */
+START_TEST(redundant_fourbar)
+{
+    static const struct { double th0, xa0, ya0; } starts[] = {
+        { -1.797, 0, 0 }, { -0.997, 0, 0 }, { -1.8, -0.1, 0.2 }, { -1.0, 0.1, 0.2 },
+    };
+    for (size_t s = 0; s < sizeof starts / sizeof *starts; s++) {
+        sets st = { 3, { "th0", "xa0", "ya0" }, { starts[s].th0, starts[s].xa0,
+                                                  starts[s].ya0 } };
+        an_case c, r;
+        analyse_ok(&c, fourbar, NULL, &st);
+        analyse_ok(&r, fourbar_red, NULL, &st);
+        ck_assert_uint_eq(c.eq.rank, 4);
+        ck_assert_uint_eq(r.eq.rank, 4);
+        close_abs(c.eq.q[0], -1.3971602093524995, 1e-12, "th* (the four-bar)");
+        for (size_t i = 0; i < 5; i++)
+            close_abs(r.eq.q[i], c.eq.q[i], 1e-12, "q* with the redundant row");
+        double xa = r.eq.q[1], ya = r.eq.q[2], *l = r.eq.lambda, *l0 = c.eq.lambda;
+        double t = -l[2];           /* constraint order: cx, cy, crank, coupler, rocker */
+        close_abs(l[0], l0[0] + 2 * xa * t, 1e-10, "lambda_cx");
+        close_abs(l[1], l0[1] + 2 * ya * t, 1e-10, "lambda_cy");
+        close_abs(l[3], l0[2], 1e-10, "lambda_coupler");
+        close_abs(l[4], l0[3], 1e-10, "lambda_rocker");
+        close_abs(l[0] * 2 * xa + l[1] * 2 * ya - l[2], 0, 1e-10, "lambda . nu (least norm)");
+        ck_assert_uint_eq(c.md.count, 1);
+        ck_assert_uint_eq(r.md.count, 1);
+        ck_assert_uint_eq(r.md.dof, 1);
+        close_rel(r.md.omega[0], c.md.omega[0], 1e-10, "omega with the redundant row");
+        close_rel(fourbar_A_omega(&r, 4), c.md.omega[0], 1e-10, "omega of A, redundant");
+        close_rel(fourbar_A_omega(&c, 4), c.md.omega[0], 1e-10, "omega of A");
+        case_free(&c);
+        case_free(&r);
+    }
+}
+END_TEST
+
 /* No false equilibrium: every way Newton can stop, fed a model without
  * an equilibrium, ends in exit 3 with the best point (never exit 0 with a
  * residual of the size of the forces). */
@@ -928,6 +1007,7 @@ static Suite *analysis_suite(void)
     tcase_add_test(f, no_equilibrium);
     tcase_add_test(f, redundant_minimum_norm);
     tcase_add_test(f, no_false_equilibrium);
+    tcase_add_test(f, redundant_fourbar);
     tcase_add_test(f, nonfinite_start);
     suite_add_tcase(s, f);
     return s;

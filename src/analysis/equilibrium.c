@@ -24,7 +24,8 @@
 
 #define STEP_TOL 1e-12      /* converged: |dq| <= STEP_TOL |q| (and lambda alike) */
 #define SMALL_STEP 1e-9     /* steps this small four times running: round-off floor */
-#define PIVOT_TOL 1e-13     /* equilibrated LU pivot ratio below this: singular */
+#define PIVOT_TOL HS_AK_PIVOT_TOL
+#define RANK_SUSPECT 1e-6   /* a pivot ratio below this at the start: G_q's rank is decided */
 #define ARMIJO 1e-4
 #define ALPHA_MIN 1e-10
 #define VERIFY_TOL (1024 * DBL_EPSILON)  /* a success's residual, of its terms' size */
@@ -57,6 +58,8 @@ typedef struct newton {
     int stop;              /* how iterate() stopped with 0: STOP_* */
     int minnorm;           /* the last step was the least-norm one (J singular) */
     double flat_step;      /* the last Newton step relative to the point (before any cap) */
+    double pivot;          /* the last factor()'s smallest pivot ratio */
+    size_t rank;           /* G_q's rank decided at the start (below k: reduced steps) */
     double *flat_dq;       /* [n] that step in q */
 } newton;
 
@@ -226,6 +229,7 @@ static int factor(newton *w)
         umin = fmin(umin, u);
         umax = fmax(umax, u);
     }
+    w->pivot = umax > 0 ? umin / umax : 0;
     return umax > 0 && umin > PIVOT_TOL * umax ? 0 : -1;
 }
 
@@ -507,6 +511,19 @@ static int polish(newton *w, double qref, double lref)
     return 0;
 }
 
+/* dz from hs_ak_reduced_step at z (after jacobian(z)): 0, or -1. */
+static int reduced_step(newton *w)
+{
+    size_t n = w->n, k = w->k;
+    const hs_an *a = w->a;
+    double *dz = w->dz->data, *z = w->z->data;
+    if (hs_ak_reduced_step(w->Gq, w->S, a->out_eq, a->out_eq + a->off_G, w->rank, dz, dz + n))
+        return -1;
+    for (size_t j = 0; j < k; j++)
+        dz[n + j] -= z[n + j];
+    return 0;
+}
+
 /* The Newton loop from z; 0 when converged (z, F there), else exit 3. */
 static int iterate(newton *w, hs_equil *eq, hs_error *err)
 {
@@ -528,7 +545,18 @@ static int iterate(newton *w, hs_equil *eq, hs_error *err)
         }
         jacobian(w, w->z);
         w->minnorm = 0;
-        if (factor(w)) {
+        int singular = w->rank < k ? 0 : factor(w);
+        if (w->rank == k && k && !w->a->m->set.strict_rank && (singular || w->pivot < RANK_SUSPECT))
+            w->rank = hs_ak_rank(w->Gq);     /* redundant constraints: as a run decides */
+        if (w->rank < k) {
+            /* the constraints reduced to that rank: bounded multipliers off the manifold */
+            w->minnorm = 1;
+            if (reduced_step(w)) {
+                snprintf(why, sizeof why, "singular Jacobian of the equilibrium conditions "
+                         "reduced to the rank %zu of G_q after %d Newton steps", w->rank, it);
+                return fail(w, eq, why, residual_block(w, w->F), err);
+            }
+        } else if (singular) {
             /* redundant constraints: the least-norm step, unless refused */
             w->minnorm = 1;
             if (w->a->m->set.strict_rank || !w->k || minnorm_step(w)) {
@@ -680,6 +708,50 @@ static int verify(newton *w, hs_equil *eq, hs_error *err)
     return fail(w, eq, why, worst, err);
 }
 
+/* Newton's start at q: z = (q, lambda by least squares), F, the merit's
+ * weights (the row scales of J there).  0, or -1 when a value is not finite. */
+static int start(newton *w, const double *q)
+{
+    memcpy(w->z->data, q, w->n * sizeof *q);
+    if (!hs_ak_eval_eq(w->a, q))
+        return -1;
+    start_lambda(w);
+    if (residual(w, w->z, w->F))
+        return -1;
+    jacobian(w, w->z);
+    row_scales(w->J, w->W);
+    w->have_best = 0;
+    return 0;
+}
+
+/* Newton failed from a start off the constraint manifold: once more from
+ * the start projected onto G = 0, with the rank of G_q decided there
+ * (constraints redundant on the manifold but not off it, x^2 + y^2 - r^2
+ * beside x - r cos th, y - r sin th with x, y not yet on the circle, are
+ * found so, and the steps reduced to that rank).  The first failure (rc,
+ * err) stands when the projection does not converge, does not move the
+ * start, or Newton fails again. */
+static int retry_projected(newton *w, hs_equil *eq, int rc, hs_error *err)
+{
+    size_t n = w->n, k = w->k, rank = k;
+    if (!k || w->a->m->set.strict_rank)
+        return rc;
+    double *q = malloc(n * sizeof *q);
+    if (!q)
+        return rc;
+    memcpy(q, w->q0, n * sizeof *q);
+    hs_error first = *err;
+    if (hs_ak_project(w->a, q, &rank) == 0 && memcmp(q, w->q0, n * sizeof *q) &&
+        start(w, q) == 0) {
+        w->rank = rank;
+        hs_error_init(err);
+        if ((rc = iterate(w, eq, err)) != 0)
+            *err = first;
+    }
+    free(q);
+    return rc;
+}
+
 static int equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *err)
 {
     size_t n = a->n, k = a->k;
@@ -694,24 +766,17 @@ static int equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *
         return hs_error_nomem(err);
     }
     memcpy(eq->q, q_start, n * sizeof *eq->q);
-    memcpy(w.z->data, q_start, n * sizeof *q_start);
     w.q0 = q_start;
+    w.rank = k;
     int rc;
-    if (!hs_ak_eval_eq(a, q_start)) {
+    if (start(&w, q_start)) {
         rc = hs_ak_nonfinite(a, 0, q_start, HS_EXIT_INCONSISTENT, "in the equilibrium "
                              "conditions at the start point (the initial position)", err);
         goto done;
     }
-    start_lambda(&w);
-    if (residual(&w, w.z, w.F)) {
-        rc = hs_ak_nonfinite(a, 0, q_start, HS_EXIT_INCONSISTENT, "in the equilibrium "
-                             "conditions at the start point (the initial position)", err);
-        goto done;
-    }
-    /* the weights of the merit |W F|^2: the row scales of J at the start */
-    jacobian(&w, w.z);
-    row_scales(w.J, w.W);
     rc = iterate(&w, eq, err);
+    if (rc == HS_EXIT_INCONSISTENT)
+        rc = retry_projected(&w, eq, rc, err);
     if (!rc) {
         /* with redundant constraints Newton's multiplier is one of many:
          * the one of least norm at q* (Newton's own where G_q has full rank) */
