@@ -494,10 +494,12 @@ static int suits(const hs_model *m, hs_error *err)
     if (!why)
         return 0;
     int in_file = m->set.method_pos.src >= 0;
+    /* the Cartesian form is advice only to a model not written in it */
     hs_error_set(err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "method '%s' needs a "
                  "constant mass matrix and forces of (t, q) alone (RATTLE, explicit in the "
-                 "forces): %s; use dop853 or rk8pd (adaptive, with projection), or write "
-                 "the model in the Cartesian form", m->set.method, why);
+                 "forces): %s; use dop853 or rk8pd (adaptive, with projection)%s",
+                 m->set.method, why, m->form != HS_FORM_CARTESIAN ? ", or write the model in "
+                 "the Cartesian form with constant masses" : "");
     if (in_file)
         hs_model_place(m, m->set.method_pos, err);
     return err->code;
