@@ -818,7 +818,7 @@ START_TEST(test_quantity_names)
             }
         }
     }
-    ck_assert_uint_eq(tried, 3 * 17);        /* 12 per model, 3 per constraint, 2 R_q */
+    ck_assert_uint_eq(tried, 3 * 18);        /* 13 per model, 3 per constraint, 2 R_q */
     hs_model_free(m);
 }
 END_TEST

@@ -94,7 +94,16 @@ const char *hs_stepper_hint(const char *name, char *buf, size_t cap)
     size_t n = 0;
     for (size_t i = 0; hs_steppers[i] && n < 64; i++)
         cand[n++] = hs_steppers[i]->name;
-    const char *near = hs_nearest(name, cand, n);
+    /* a unique name it begins ('rk8' of rk8pd), else the nearest by edits */
+    const char *near = NULL;
+    size_t len = strlen(name), nprefix = 0;
+    for (size_t i = 0; i < n; i++)
+        if (len && strncmp(cand[i], name, len) == 0) {
+            near = cand[i];
+            nprefix++;
+        }
+    if (nprefix != 1)
+        near = hs_nearest(name, cand, n);
     snprintf(buf, cap, near ? " (did you mean '%s'?)" : "", near);
     return buf;
 }

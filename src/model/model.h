@@ -311,7 +311,8 @@ typedef struct hs_model {
 typedef enum {
     HS_QTY_T, HS_QTY_Q, HS_QTY_V, HS_QTY_A, HS_QTY_LAMBDA, HS_QTY_G, HS_QTY_GDOT,
     HS_QTY_E, HS_QTY_TKIN, HS_QTY_U, HS_QTY_H, HS_QTY_R, HS_QTY_PR, HS_QTY_PRES,
-    HS_QTY_WR, HS_QTY_WNC, HS_QTY_WT, HS_QTY_EBAL, HS_QTY_OUT, HS_QTY_AMB, HS_QTY_AMBV,
+    HS_QTY_WR, HS_QTY_WNC, HS_QTY_PNC, HS_QTY_WT, HS_QTY_EBAL, HS_QTY_OUT, HS_QTY_AMB,
+    HS_QTY_AMBV,
     HS_QTY_EVENT
 } hs_qty;
 typedef enum { HS_PER_MODEL, HS_PER_COORD, HS_PER_CONSTRAINT, HS_PER_OUTPUT,
@@ -329,7 +330,7 @@ typedef struct hs_quantity {
     unsigned flags;                /* HS_QTY_* */
     const char *what;              /* for messages: "the Jacobi integral" */
 } hs_quantity;
-#define HS_NQUANTITIES 22
+#define HS_NQUANTITIES 23
 extern const hs_quantity hs_quantities[HS_NQUANTITIES];   /* in column order */
 /* How many names entry q makes for m (1 per model), and the NAME of the
  * i-th (NULL per model). */
