@@ -202,6 +202,51 @@ START_TEST(damped_pendulum_work)
 }
 END_TEST
 
+/* P_nc, the power of the non-conservative forces: -c v^2 of the damping
+ * (the forces as written) and the rate of W_nc (fourth-order central
+ * differences of the integrated W_nc, dt = 1e-3: an error of dt^4/30 times
+ * the fifth derivative of W_nc, plus the integration error of W_nc over
+ * dt, below 1e-8 of max |P_nc| here); and 0 without such forces. */
+START_TEST(damped_pendulum_power)
+{
+    pu_args a = pu_defaults();
+    a.text =
+        "parameters: {m: 1.0, l: 1.0, g: 9.81, c: 0.3}\n"
+        "coordinates: [x, y]\n"
+        "mass: [m, m]\n"
+        "potential: m*g*y\n"
+        "forces: {x: -c*x', y: -c*y'}\n"
+        "constraints: {rod: x^2 + y^2 - l^2}\n"
+        "initial: {q: {x: 0.8, y: -0.6}}\n"
+        "simulate: {t_end: 3, dt: 0.001, rtol: 1e-12, atol: 1e-12}\n";
+    a.columns = "t,x',y',W_nc,P_nc";
+    pu_result r;
+    pu_run_ok(&a, &r);
+    const pu_table *t = &r.tab;
+    size_t cvx = pu_col(t, "x'"), cvy = pu_col(t, "y'"), cW = pu_col(t, "W_nc");
+    size_t cP = pu_col(t, "P_nc");
+    double pmax = pu_maxabs(t, "P_nc"), efd = 0, ecf = 0;
+    ck_assert_msg(pmax > 0.5, "P_nc at most %g", pmax);
+    for (size_t i = 0; i < t->nrow; i++) {
+        double vx = PU_AT(t, i, cvx), vy = PU_AT(t, i, cvy), P = PU_AT(t, i, cP);
+        ecf = fmax(ecf, fabs(P + 0.3 * (vx * vx + vy * vy)));
+        if (i > 1 && i + 2 < t->nrow)
+            efd = fmax(efd, fabs(P - (8 * (PU_AT(t, i + 1, cW) - PU_AT(t, i - 1, cW)) -
+                                      (PU_AT(t, i + 2, cW) - PU_AT(t, i - 2, cW))) / 12e-3));
+    }
+    ck_assert_msg(ecf <= 1e-14 * pmax, "P_nc against -c v^2: %g", ecf);
+    ck_assert_msg(efd <= 1e-8 * pmax, "P_nc against dW_nc/dt: %g of %g", efd, pmax);
+    pu_result_free(&r);
+    a = pu_defaults();
+    a.path = PU_MODEL("pendulum.yaml");
+    a.t_end = 1;
+    a.columns = "t,P_nc";
+    pu_run_ok(&a, &r);
+    ck_assert_msg(pu_maxabs(&r.tab, "P_nc") == 0, "%g", pu_maxabs(&r.tab, "P_nc"));
+    pu_result_free(&r);
+}
+END_TEST
+
 /* Projection with the multistep methods gives the rk8pd trajectory to the
  * tolerance.  A projection restarts them at order 1, so they are projected
  * only when a residual exceeds the consistency tolerance (1e-10 here): the
@@ -241,6 +286,7 @@ static Suite *suite(void)
     tcase_add_test(tc, large_scale_pendulum);
     tcase_add_loop_test(tc, hoop_work_of_reactions, 0, 3);
     tcase_add_test(tc, damped_pendulum_work);
+    tcase_add_test(tc, damped_pendulum_power);
     tcase_add_test(tc, moving_chart_work);
     tcase_add_loop_test(tc, multistep_projection, 0, 2);
     suite_add_tcase(s, tc);

@@ -262,7 +262,18 @@ static const bad_case bad[] = {
 
     /* simulate */
     {"t_end_not_number", L1_5 L6_7 ROD INIT "simulate:\n  t_end: soon\n", 2, 12, 10,
-     "expected a number, found 'soon'", 0},
+     "unknown name 'soon' (no parameter has that name", 0},
+    /* simulate values are expressions of numbers, pi and the parameters */
+    {"t_end_expr_syntax", L1_5 L6_7 ROD INIT "simulate:\n  t_end: 2*pi/\n", 2, 12, 15,
+     "expression expected at end of input", 0},
+    {"t_end_expr_coordinate", L1_5 L6_7 ROD INIT "simulate:\n  t_end: 2*x\n", 2, 12, 12,
+     "unknown name 'x'", 0},
+    {"dt_expr_division_by_zero", L1_5 L6_7 ROD INIT "simulate:\n  t_end: 1\n  dt: l/0\n", 2, 13,
+     8, "division by zero", 0},
+    {"rtol_expr_negative", L1_5 L6_7 ROD INIT "simulate:\n  t_end: 1\n  rtol: -m*1e-9\n", 2,
+     13, 9, "simulate.rtol must be > 0 (it is -1e-09)", 0},
+    {"step_expr_misspelt", L1_5 L6_7 ROD INIT "simulate:\n  t_end: 1\n  step: 1/(100*ll)\n", 2,
+     13, 16, "unknown name 'll' (did you mean 'l'?)", 0},
     {"t_end_huge", L1_5 L6_7 ROD INIT "simulate:\n  t_end: 1e999\n", 2, 12, 10,
      "not finite: '1e999'", 0},
     {"t_end_nan", L1_5 L6_7 ROD INIT "simulate:\n  t_end: nan\n", 2, 12, 10, "not finite", 0},
@@ -539,6 +550,45 @@ START_TEST(test_overrides_settings)
     ck_assert_int_eq(m->set.mode, HS_CONS_REJECT);
     hs_model_free(m);
 
+    /* expressions: in the file, with the parameters after --set, and on the
+     * command line (hs_overrides.num_text), evaluated after the parameters */
+    m = load_ok(L1_5 L6_7 ROD INIT "simulate:\n  t_end: 2*pi/l\n  dt: pi/(40*l)\n  step: "
+                "l*1e-3\n  rtol: 10^-(9 + l)\n  alpha: 2*l\n", NULL);
+    ck_assert_double_eq_tol(m->set.t_end, 2 * 3.141592653589793, 1e-15);
+    ck_assert_double_eq_tol(m->set.dt, 3.141592653589793 / 40, 1e-16);
+    ck_assert_double_eq(m->set.step, 1e-3);
+    ck_assert_double_eq_tol(m->set.rtol, 1e-10, 1e-25);
+    ck_assert_double_eq(m->set.alpha, 2);
+    hs_model_free(m);
+    const char *names[1] = { "l" };
+    const double vals[1] = { 2 };
+    hs_overrides_init(&ov);
+    ov.nset = 1;
+    ov.set_name = names;
+    ov.set_value = vals;
+    m = load_ok(L1_5 L6_7 ROD "initial:\n  q: {x: 1.2, y: -1.6}\n" "simulate:\n  t_end: "
+                "2*pi/l\n", &ov);
+    ck_assert_double_eq_tol(m->set.t_end, 3.141592653589793, 1e-15);
+    hs_model_free(m);
+    ov.num_text[HS_NUM_T_END] = "4*l";
+    ov.num_text[HS_NUM_STEP] = "l/1000";
+    m = load_ok(L1_5 L6_7 ROD "initial:\n  q: {x: 1.2, y: -1.6}\n" SIM, &ov);
+    ck_assert_double_eq(m->set.t_end, 8);
+    ck_assert_double_eq(m->set.step, 0.002);
+    ck_assert_int_lt(m->set.step_pos.src, 0);
+    hs_model_free(m);
+    /* a bad one: exit 1, shown on the option with a caret under the place */
+    ov.num_text[HS_NUM_STEP] = "l/(10*m";
+    hs_error err;
+    ck_assert_ptr_null(load(BASE, &ov, &err));
+    ck_assert_int_eq(err.code, HS_EXIT_USAGE);
+    ck_assert_msg(strstr(err.msg, "--step l/(10*m: ')' expected"), "%s", err.msg);
+    ov.num_text[HS_NUM_STEP] = "-l";
+    ck_assert_ptr_null(load(BASE, &ov, &err));
+    ck_assert_int_eq(err.code, HS_EXIT_USAGE);
+    ck_assert_msg(strstr(err.msg, "--step -l: the value is -2; --step wants a positive number"),
+                  "%s", err.msg);
+
     /* no t_end anywhere: the loader accepts it (the run then exits 1) */
     m = load_ok(L1_5 L6_7 ROD INIT, NULL);
     ck_assert(isnan(m->set.t_end));
@@ -768,7 +818,7 @@ START_TEST(test_quantity_names)
             }
         }
     }
-    ck_assert_uint_eq(tried, 3 * 17);        /* 12 per model, 3 per constraint, 2 R_q */
+    ck_assert_uint_eq(tried, 3 * 18);        /* 13 per model, 3 per constraint, 2 R_q */
     hs_model_free(m);
 }
 END_TEST

@@ -473,6 +473,42 @@ for a in "--t-end abc" "--t-end 0" "--dt 0" "--dt -1" "--rtol 0" "--atol -1e-9" 
     end
 done
 
+# the command line's errors in one style: "error:", what is wanted, a hint
+begin bad_values_one_style
+hs run "$PEND" --dt 0
+rc_is 1; out_empty
+err_has "holosim: error: --dt wants a positive number, got '0'"
+err_has "try 'holosim help run'"
+hs run "$PEND" --method rattle5
+rc_is 1; out_empty
+err_has "holosim: error: unknown method 'rattle5' (did you mean 'rattle'?); choose one of: rk2 "
+err_has "try 'holosim help methods'"
+hs run "$PEND" --t-end abc
+rc_is 1; out_empty
+err_has "holosim: error: --t-end abc: unknown name 'abc' (no parameter has that name"
+sed -n 3p "$T/err" | grep -q '^            ^$' || no "caret under 'abc': '$(sed -n 3p "$T/err")'"
+end
+
+# numeric settings as expressions of numbers, pi and the parameters (after
+# --set): a period of the pendulum's small oscillations, in 40 rows
+begin settings_as_expressions
+hs run "$PEND" --set l=2 --t-end '2*pi*sqrt(l/g)' --dt 'pi*sqrt(l/g)/20' -q --columns t
+rc_is 0; out_lines 42
+near "$(last_field 1)" 2.837006706885775 1e-14 || no "t_end = $(last_field 1)"
+near "$(sed -n 3p "$T/out")" 0.07092516767214438 1e-15 || no "dt = $(sed -n 3p "$T/out")"
+hs run "$PEND" --t-end '2*pi/' -q
+rc_is 1; out_empty
+err_has "holosim: error: --t-end 2*pi/: expression expected at end of input"
+sed -n 3p "$T/err" | grep -q '^                 ^$' || no "caret after '/': '$(sed -n 3p "$T/err")'"
+hs run "$PEND" --rtol '-1e-9*l'
+rc_is 1; out_empty
+err_has "holosim: error: --rtol -1e-9*l: the value is -1e-09; --rtol wants a positive number"
+sed -e 's/^  t_end: .*/  t_end: 2*pi*sqrt(l\/g)/' "$PEND" >"$T/pend_expr.yaml"
+hs run "$T/pend_expr.yaml" --set l=2 --dt 'pi*sqrt(l/g)/20' -q --columns t
+rc_is 0; out_lines 42
+near "$(last_field 1)" 2.837006706885775 1e-14 || no "t_end = $(last_field 1)"
+end
+
 # ---- --method ---------------------------------------------------------------
 
 hs run "$PEND" --t-end 0.1 --dt 0.05 --columns t,x -q

@@ -49,6 +49,16 @@ potential: m*g*y
 initial: {q: {x: 0.3, y: 1.0}}
 EOF
 
+cat >"$T/tilted.yaml" <<'EOF'
+name: bead on a tilted wire
+parameters: {m: 1, g: 9.81, a: 0.5}
+coordinates: [x, y]
+mass: [m, m]
+potential: m*g*y
+constraints: {wire: y - a*x}
+initial: {q: {x: 0.3, y: 0.15}}
+EOF
+
 cat >"$T/runaway.yaml" <<'EOF'
 coordinates: [x]
 mass: [1]
@@ -515,6 +525,28 @@ err_has "$T/falling.yaml: error: no equilibrium found: singular Jacobian"
 err_has "(blocking: coordinate 'y': no force balance in y"
 err_has "best point: x = 0.3, y = 1"
 err_has "residual: max |Q + G_q^T lambda| = 9.81, max |G| = 0"
+end
+
+# no false equilibrium: a bead on a tilted wire has none (once exit 0,
+# "marginal", with a residual of half its weight); nor has the shipped
+# Atwood machine with unequal masses; every analysis says so
+begin no_false_equilibrium
+for cmd in equilibrium modes "modes --linearize"; do
+    hs $cmd "$T/tilted.yaml"
+    rc_is 3
+    out_empty
+    err_has "$T/tilted.yaml: error: no equilibrium found: singular Jacobian of the equilibrium conditions after 2 Newton steps, and its least-norm step is 0 while the residual stays at"
+    err_has "a force that no constraint reaction balances"
+    err_has "best point: x = 0.3, y = 0.15"
+    hs $cmd "$MODELS/atwood.yaml" --csv
+    rc_is 3
+    out_empty
+    err_has "least-norm step is 0"
+done
+hs equilibrium "$MODELS/atwood.yaml" --set m2=2 --csv
+rc_is 0
+[ "$(field 2 1),$(field 2 2),$(field 2 5)" = -1,-2,marginal ] || no "atwood m1 = m2: $(sed -n 2p "$T/out")"
+near_rel "$(field 2 3)" 19.62 1e-14 "lambda_string = m g"
 end
 
 begin no_convergence_exit3

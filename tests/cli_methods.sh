@@ -86,7 +86,8 @@ begin "unknown_method_lists_every_method"
 hs run "$ROOT/models/pendulum.yaml" --method rk9
 rc_is 1
 out_empty
-tr ' ' '\n' <"$T/err" | sed -n '/of:$/,$p' | sed 1d | grep . >"$T/msg"
+head -1 "$T/err" | tr ' ' '\n' | sed -n '/of:$/,$p' | sed 1d | grep . >"$T/msg"
+err_has "try 'holosim help methods'"
 same_set "the unknown-method message" "$T/msg"
 end
 
@@ -98,7 +99,7 @@ printf 'simulate:\n  t_end: 1\n  method: rk8\n' >>"$T/m.yaml"
 hs check "$T/m.yaml"
 rc_is 2
 out_empty
-err_has "m.yaml:6:11: error: unknown method 'rk8'; choose one of: rk2 "
+err_has "m.yaml:6:11: error: unknown method 'rk8' (did you mean 'rk8pd'?); choose one of: rk2 "
 end
 
 # a method that cannot run the model: `holosim check` says so at the method

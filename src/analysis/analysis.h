@@ -122,14 +122,17 @@ int hs_an_modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err);
 void hs_an_modes_free(hs_modes *md);
 
 /* The state-space form dx/dt = A x of the linearization, x = (y, y'),
- * y the deviations of dof of the model's coordinates; the other k are
- * solved from them (linearized constraints).  The k solved ones are the
- * first k columns a column-pivoted QR factorization of G_q(q*) picks (the
- * best-conditioned set to solve for). */
+ * y the deviations of dof of the model's coordinates; the other nsolved
+ * (the rank of G_q(q*): k, or fewer with redundant constraints) are
+ * solved from them (linearized constraints).  The solved ones are the
+ * first columns a column-pivoted QR factorization of G_q(q*) picks (the
+ * best-conditioned set to solve for), G_q reduced first to as many
+ * independent rows (the first pivots of a column-pivoted QR of G_q^T). */
 typedef struct hs_linear {
     size_t n, k, dof;
+    size_t nsolved;        /* n - dof: the rank of G_q at q* */
     size_t *state;         /* [dof] indices of the coordinates in y, ascending */
-    size_t *solved;        /* [k] indices of the coordinates solved from y */
+    size_t *solved;        /* [nsolved] indices of the coordinates solved from y */
     double *A;             /* [2 dof x 2 dof] row-major */
 } hs_linear;
 

@@ -24,9 +24,12 @@
 
 #define STEP_TOL 1e-12      /* converged: |dq| <= STEP_TOL |q| (and lambda alike) */
 #define SMALL_STEP 1e-9     /* steps this small four times running: round-off floor */
-#define PIVOT_TOL 1e-13     /* equilibrated LU pivot ratio below this: singular */
+#define PIVOT_TOL HS_AK_PIVOT_TOL
+#define RANK_SUSPECT 1e-6   /* a pivot ratio below this at the start: G_q's rank is decided */
 #define ARMIJO 1e-4
 #define ALPHA_MIN 1e-10
+#define VERIFY_TOL (1024 * DBL_EPSILON)  /* a success's residual, of its terms' size */
+#define FLAT_STEP 1e-6      /* a flat equilibrium's last Newton step, of the point's size */
 
 /* The state of one search (N = n + k unknowns). */
 typedef struct newton {
@@ -47,7 +50,21 @@ typedef struct newton {
     double fscale_Q, fscale_G;  /* sizes of the terms of F (residual) */
     double sscale;              /* max |S_ij| met (hs_equil.sscale) */
     int have_best;
+    /* the verification's scales, row by row: */
+    double *tQ, *tG;       /* [n], [k] term sizes |Q_i| + sum_j |G_q ji lambda_j|,
+                            * sum_c |G_q jc q_c| at the last residual */
+    double *sQ;            /* [n] max over the search of sum_c |S_ic| qsize_c */
+    const double *q0;      /* [n] the start */
+    int stop;              /* how iterate() stopped with 0: STOP_* */
+    int minnorm;           /* the last step was the least-norm one (J singular) */
+    double flat_step;      /* the last Newton step relative to the point (before any cap) */
+    double pivot;          /* the last factor()'s smallest pivot ratio */
+    size_t rank;           /* G_q's rank decided at the start (below k: reduced steps) */
+    double *flat_dq;       /* [n] that step in q */
 } newton;
+
+/* The ways Newton stops with success, each verified (verify()). */
+enum { STOP_RESIDUAL, STOP_STEP, STOP_FLAT };
 
 static void newton_free(newton *w)
 {
@@ -63,6 +80,10 @@ static void newton_free(newton *w)
     if (w->perm)
         gsl_permutation_free(w->perm);
     free(w->best);
+    free(w->tQ);
+    free(w->tG);
+    free(w->sQ);
+    free(w->flat_dq);
 }
 
 static int newton_alloc(newton *w, hs_an *a)
@@ -85,7 +106,11 @@ static int newton_alloc(newton *w, hs_an *a)
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
         bad |= !(*vecs[i] = gsl_vector_alloc(N));
     w->best = calloc(N, sizeof *w->best);
-    return bad || !w->best ? -1 : 0;
+    w->tQ = calloc(w->n + 1, sizeof *w->tQ);
+    w->tG = calloc(w->k + 1, sizeof *w->tG);
+    w->sQ = calloc(w->n + 1, sizeof *w->sQ);
+    w->flat_dq = calloc(w->n + 1, sizeof *w->flat_dq);
+    return bad || !w->best || !w->tQ || !w->tG || !w->sQ || !w->flat_dq ? -1 : 0;
 }
 
 static int all_finite_vec(const gsl_vector *v)
@@ -121,6 +146,7 @@ static int residual(newton *w, const gsl_vector *z, gsl_vector *F)
         tq[c] += fabs(g * lambda[j]);
         sG = fmax(sG, fabs(g * q[c]));
     }
+    memcpy(w->tQ, tq, n * sizeof *tq);
     w->fscale_Q = 0;
     for (size_t i = 0; i < n; i++)
         w->fscale_Q = fmax(w->fscale_Q, tq[i]);
@@ -145,12 +171,16 @@ static void jacobian(newton *w, const gsl_vector *z)
     size_t n = w->n, k = w->k;
     hs_ak_fill_S(w->a, z->data + n, w->S);
     gsl_matrix_set_zero(w->J);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        double row = 0;
         for (size_t c = 0; c < n; c++) {
             double sv = gsl_matrix_get(w->S, i, c);
             gsl_matrix_set(w->J, i, c, sv);
             w->sscale = fmax(w->sscale, fabs(sv));
+            row += fabs(sv) * fmax(fabs(z->data[c]), w->q0 ? fabs(w->q0[c]) : 0);
         }
+        w->sQ[i] = fmax(w->sQ[i], row);
+    }
     if (!k)
         return;
     hs_ak_fill_Gq(w->a, w->Gq);
@@ -199,6 +229,7 @@ static int factor(newton *w)
         umin = fmin(umin, u);
         umax = fmax(umax, u);
     }
+    w->pivot = umax > 0 ? umin / umax : 0;
     return umax > 0 && umin > PIVOT_TOL * umax ? 0 : -1;
 }
 
@@ -480,6 +511,19 @@ static int polish(newton *w, double qref, double lref)
     return 0;
 }
 
+/* dz from hs_ak_reduced_step at z (after jacobian(z)): 0, or -1. */
+static int reduced_step(newton *w)
+{
+    size_t n = w->n, k = w->k;
+    const hs_an *a = w->a;
+    double *dz = w->dz->data, *z = w->z->data;
+    if (hs_ak_reduced_step(w->Gq, w->S, a->out_eq, a->out_eq + a->off_G, w->rank, dz, dz + n))
+        return -1;
+    for (size_t j = 0; j < k; j++)
+        dz[n + j] -= z[n + j];
+    return 0;
+}
+
 /* The Newton loop from z; 0 when converged (z, F there), else exit 3. */
 static int iterate(newton *w, hs_equil *eq, hs_error *err)
 {
@@ -491,15 +535,30 @@ static int iterate(newton *w, hs_equil *eq, hs_error *err)
     for (int it = 0;; it++) {
         eq->iterations = it;
         keep_best(w, w->z, phi);
-        if (residual_converged(w))
+        if (residual_converged(w)) {
+            w->stop = STOP_RESIDUAL;
             return polish(w, qref, lref);
+        }
         if (it == HS_AN_MAXIT) {
             snprintf(why, sizeof why, "Newton did not converge in %d steps", it);
             return fail(w, eq, why, residual_block(w, w->F), err);
         }
         jacobian(w, w->z);
-        if (factor(w)) {
+        w->minnorm = 0;
+        int singular = w->rank < k ? 0 : factor(w);
+        if (w->rank == k && k && !w->a->m->set.strict_rank && (singular || w->pivot < RANK_SUSPECT))
+            w->rank = hs_ak_rank(w->Gq);     /* redundant constraints: as a run decides */
+        if (w->rank < k) {
+            /* the constraints reduced to that rank: bounded multipliers off the manifold */
+            w->minnorm = 1;
+            if (reduced_step(w)) {
+                snprintf(why, sizeof why, "singular Jacobian of the equilibrium conditions "
+                         "reduced to the rank %zu of G_q after %d Newton steps", w->rank, it);
+                return fail(w, eq, why, residual_block(w, w->F), err);
+            }
+        } else if (singular) {
             /* redundant constraints: the least-norm step, unless refused */
+            w->minnorm = 1;
             if (w->a->m->set.strict_rank || !w->k || minnorm_step(w)) {
                 snprintf(why, sizeof why, "singular Jacobian of the equilibrium conditions "
                          "after %d Newton steps", it);
@@ -515,10 +574,13 @@ static int iterate(newton *w, hs_equil *eq, hs_error *err)
         double rel = fmax(rel_step(w->dz->data, w->z->data, n, qref),
                           rel_step(w->dz->data + n, w->z->data + n, k, lref));
         small = rel <= SMALL_STEP ? small + 1 : 0;
+        w->flat_step = rel;
+        memcpy(w->flat_dq, w->dz->data, n * sizeof *w->flat_dq);
         if (rel <= STEP_TOL || small >= 4) {
             /* the step is at round-off: take it and stop */
             eq->iterations = it + 1;
             take_step(w);
+            w->stop = STOP_STEP;
             return 0;
         }
         /* the linear model is not trusted beyond max(1, |q|): a turning
@@ -533,6 +595,7 @@ static int iterate(newton *w, hs_equil *eq, hs_error *err)
                  * (a critical speed, a cubic force: Newton linear), where the
                  * round-off of Q stops the descent */
                 eq->floor = sqrt(phi / phi0);
+                w->stop = STOP_FLAT;
                 return 0;
             }
             snprintf(why, sizeof why, "the line search cannot reduce the residual after %d "
@@ -575,6 +638,120 @@ static void flush_roundoff(newton *w, const double *q_start)
     }
 }
 
+/* Every success is checked (a bead on a tilted wire once stopped with a
+ * least-norm step of 0 and the residual of its weight, exit 0): row by row,
+ *     |F_i| <= VERIFY_TOL * (the size of the terms of F_i at q*)
+ * with the terms of a force row |Q_i| + sum_j |G_q ji lambda_j| and
+ * sum_c |S_ic| max(|q_c|, |q0_c|) (what Q_i changes by as q moves by its
+ * own size: the round-off a residual of q leaves in Q_i), and of a
+ * constraint row sum_c |G_q jc| max(|q_c|, |q0_c|).  A flat equilibrium
+ * (Q ~ dq^3, the line search at the round-off floor) is judged by the
+ * forces met on the way (the stiffness at the start) and by the last
+ * Newton step, at most FLAT_STEP of the point.  F and the outputs must be
+ * those of z.  0 when verified; else exit 3: the way Newton stopped, the
+ * point and the row that is not balanced. */
+static int verify(newton *w, hs_equil *eq, hs_error *err)
+{
+    hs_an *a = w->a;
+    size_t n = w->n, k = w->k, worst = 0;
+    const double *q = w->z->data, *F = w->F->data, *q0 = w->q0;
+    double ratio = 0, *tG = w->tG, keep = w->sscale;
+    hs_ak_fill_S(a, q + n, w->S);
+    memset(tG, 0, k * sizeof *tG);
+    for (size_t e = 0; e < a->gq.cnt; e++) {
+        size_t j = (size_t)a->gq.r[e], c = (size_t)a->gq.c[e];
+        tG[j] += fabs(a->out_eq[a->off_Gq + e]) * fmax(fabs(q[c]), fabs(q0[c]));
+    }
+    for (size_t i = 0; i < n + k; i++) {
+        double scale = i < n ? w->tQ[i] : tG[i - n];
+        for (size_t c = 0; i < n && c < n; c++)
+            scale += fabs(gsl_matrix_get(w->S, i, c)) * fmax(fabs(q[c]), fabs(q0[c]));
+        if (i < n && w->stop == STOP_FLAT)
+            scale = fmax(scale, w->sQ[i]);
+        double r = fabs(F[i]) == 0 ? 0 : scale > 0 ? fabs(F[i]) / scale : (double)INFINITY;
+        if (r > ratio) {
+            ratio = r;
+            worst = i;
+        }
+    }
+    w->sscale = keep;
+    int flat_far = w->stop == STOP_FLAT && !(w->flat_step <= FLAT_STEP);
+    if (ratio <= VERIFY_TOL && !flat_far)
+        return 0;
+    char why[320], b1[32], b2[32];
+    memcpy(w->best, w->z->data, w->N * sizeof *w->best);
+    if (w->stop == STOP_FLAT && flat_far)
+        snprintf(why, sizeof why, "the line search stopped at %s of the start's residual "
+                 "after %d Newton steps, but the next Newton step is %s of the size of the "
+                 "point, not a flat equilibrium", hs_ak_num(b1, eq->floor), eq->iterations,
+                 hs_ak_num(b2, w->flat_step));
+    else if (w->stop == STOP_FLAT)
+        snprintf(why, sizeof why, "the line search stopped at %s of the start's residual "
+                 "after %d Newton steps, but the residual is %s times the size of the force "
+                 "terms there, not round-off", hs_ak_num(b1, eq->floor), eq->iterations,
+                 hs_ak_num(b2, ratio));
+    else if (w->stop == STOP_STEP && w->minnorm)
+        snprintf(why, sizeof why, "singular Jacobian of the equilibrium conditions after %d "
+                 "Newton steps, and its least-norm step is 0 while the residual stays at %s "
+                 "times the size of the force terms: a force that no constraint reaction "
+                 "balances", eq->iterations, hs_ak_num(b1, ratio));
+    else if (w->stop == STOP_STEP)
+        snprintf(why, sizeof why, "Newton's step fell to round-off after %d steps but the "
+                 "residual did not (%s times the size of the force terms)", eq->iterations,
+                 hs_ak_num(b1, ratio));
+    else
+        snprintf(why, sizeof why, "the residual after %d Newton steps is %s times the size "
+                 "of the force terms, not round-off", eq->iterations, hs_ak_num(b1, ratio));
+    if (flat_far)
+        worst = argmax_abs(w->flat_dq, n);
+    eq->floor = 0;
+    return fail(w, eq, why, worst, err);
+}
+
+/* Newton's start at q: z = (q, lambda by least squares), F, the merit's
+ * weights (the row scales of J there).  0, or -1 when a value is not finite. */
+static int start(newton *w, const double *q)
+{
+    memcpy(w->z->data, q, w->n * sizeof *q);
+    if (!hs_ak_eval_eq(w->a, q))
+        return -1;
+    start_lambda(w);
+    if (residual(w, w->z, w->F))
+        return -1;
+    jacobian(w, w->z);
+    row_scales(w->J, w->W);
+    w->have_best = 0;
+    return 0;
+}
+
+/* Newton failed from a start off the constraint manifold: once more from
+ * the start projected onto G = 0, with the rank of G_q decided there
+ * (constraints redundant on the manifold but not off it, x^2 + y^2 - r^2
+ * beside x - r cos th, y - r sin th with x, y not yet on the circle, are
+ * found so, and the steps reduced to that rank).  The first failure (rc,
+ * err) stands when the projection does not converge, does not move the
+ * start, or Newton fails again. */
+static int retry_projected(newton *w, hs_equil *eq, int rc, hs_error *err)
+{
+    size_t n = w->n, k = w->k, rank = k;
+    if (!k || w->a->m->set.strict_rank)
+        return rc;
+    double *q = malloc(n * sizeof *q);
+    if (!q)
+        return rc;
+    memcpy(q, w->q0, n * sizeof *q);
+    hs_error first = *err;
+    if (hs_ak_project(w->a, q, &rank) == 0 && memcmp(q, w->q0, n * sizeof *q) &&
+        start(w, q) == 0) {
+        w->rank = rank;
+        hs_error_init(err);
+        if ((rc = iterate(w, eq, err)) != 0)
+            *err = first;
+    }
+    free(q);
+    return rc;
+}
+
 static int equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *err)
 {
     size_t n = a->n, k = a->k;
@@ -589,23 +766,17 @@ static int equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *
         return hs_error_nomem(err);
     }
     memcpy(eq->q, q_start, n * sizeof *eq->q);
-    memcpy(w.z->data, q_start, n * sizeof *q_start);
+    w.q0 = q_start;
+    w.rank = k;
     int rc;
-    if (!hs_ak_eval_eq(a, q_start)) {
+    if (start(&w, q_start)) {
         rc = hs_ak_nonfinite(a, 0, q_start, HS_EXIT_INCONSISTENT, "in the equilibrium "
                              "conditions at the start point (the initial position)", err);
         goto done;
     }
-    start_lambda(&w);
-    if (residual(&w, w.z, w.F)) {
-        rc = hs_ak_nonfinite(a, 0, q_start, HS_EXIT_INCONSISTENT, "in the equilibrium "
-                             "conditions at the start point (the initial position)", err);
-        goto done;
-    }
-    /* the weights of the merit |W F|^2: the row scales of J at the start */
-    jacobian(&w, w.z);
-    row_scales(w.J, w.W);
     rc = iterate(&w, eq, err);
+    if (rc == HS_EXIT_INCONSISTENT)
+        rc = retry_projected(&w, eq, rc, err);
     if (!rc) {
         /* with redundant constraints Newton's multiplier is one of many:
          * the one of least norm at q* (Newton's own where G_q has full rank) */
@@ -616,6 +787,8 @@ static int equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *
                 residual(&w, w.z, w.F);
         }
         flush_roundoff(&w, q_start);
+        if (residual(&w, w.z, w.F) == 0 && (rc = verify(&w, eq, err)))
+            goto done;
         eq->sscale = w.sscale;
         memcpy(eq->q, w.z->data, n * sizeof *eq->q);
         memcpy(eq->lambda, w.z->data + n, k * sizeof *eq->lambda);

@@ -6,7 +6,9 @@
  *   modes.c        the linearization on the tangent space, eigenvalues,
  *                  mode shapes, the state-space matrix
  *   shapes.c       the eigensolvers' rows into hs_modes: sorted, complex
- *                  shapes normalized, round-off flushed, the verdict */
+ *                  shapes normalized, round-off flushed, the verdict
+ *   redundant.c    the rank of G_q as a run decides it; Newton's step with
+ *                  the constraints reduced to that rank */
 #ifndef HS_AN_INTERNAL_H
 #define HS_AN_INTERNAL_H
 
@@ -75,5 +77,28 @@ void hs_ak_point(const hs_an *a, const double *q, char *buf, size_t cap);
  * G_q^T (Gq k x n): 0, 1 when a pivot falls below rank_tol of the largest
  * column (rank deficient: use the pivoted QR), -1 out of memory. */
 int hs_ak_tangent_blocked(const gsl_matrix *Gq, gsl_matrix *T, double rank_tol);
+
+/* Equilibrated LU pivot ratio below this: singular. */
+#define HS_AK_PIVOT_TOL 1e-13
+
+/* The rank of G_q (k x n) as a run decides it (dynamics.h: the singular
+ * values of G_q with rows scaled to unit length, below HS_SV_RTOL of the
+ * largest, are 0); k when the SVD fails. */
+size_t hs_ak_rank(const gsl_matrix *Gq);
+
+/* Newton's step on Q(q,0) + G_q^T lambda = 0, G = 0 with the constraints
+ * reduced to rank r (redundant.c): dq [n] and the new multipliers lambda
+ * [k] (lambda = D U_r mu, no component the dropped directions carry), from
+ * S (n x n, internal.h: hs_ak_fill_S), Q(q,0) [n] and G [k].  0, or -1 when
+ * the reduced system is singular too (then the coordinates are
+ * undetermined) or out of memory. */
+int hs_ak_reduced_step(const gsl_matrix *Gq, const gsl_matrix *S, const double *Q,
+                       const double *G, size_t r, double *dq, double *lambda);
+
+/* q (in place) onto G = 0 by least-norm Gauss-Newton steps (G_q reduced
+ * to its rank, a halving line search on max_j |G_j| / |grad G_j|), the
+ * rank of G_q there (hs_ak_rank) into *rank: 0; -1 when the projection does
+ * not converge (q is then the best point met) or out of memory. */
+int hs_ak_project(hs_an *a, double *q, size_t *rank);
 
 #endif

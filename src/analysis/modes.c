@@ -669,23 +669,54 @@ static int cmp_size(const void *pa, const void *pb)
     return x < y ? -1 : x > y;
 }
 
-/* lin->solved: the first k pivots of the column-pivoted QR factorization
- * G_q P = Q R (the best-conditioned coordinates to solve for); lin->state:
- * the others.  T (n x dof): dq = T y, with y the state coordinates and
- * the solved ones dq_D = -G_D^-1 G_I y from the linearized constraints. */
-static int state_basis(hs_an *a, const hs_equil *eq, hs_linear *lin, gsl_matrix *T,
+/* rows (r) <- r independent rows of G_q (k x n, rank r): the first r
+ * pivots of the column-pivoted QR factorization of G_q^T, ascending. */
+static int independent_rows(const gsl_matrix *Gq, size_t r, size_t *rows)
+{
+    size_t k = Gq->size1, n = Gq->size2;
+    gsl_matrix *A = gsl_matrix_alloc(n, k);
+    gsl_vector *tau = gsl_vector_alloc(k < n ? k : n), *norm = gsl_vector_alloc(k);
+    gsl_permutation *p = gsl_permutation_alloc(k);
+    int signum, rc = -1;
+    if (A && tau && norm && p) {
+        gsl_matrix_transpose_memcpy(A, Gq);
+        gsl_linalg_QRPT_decomp(A, tau, p, &signum, norm);
+        for (size_t j = 0; j < r; j++)
+            rows[j] = gsl_permutation_get(p, j);
+        qsort(rows, r, sizeof *rows, cmp_size);
+        rc = 0;
+    }
+    gsl_matrix_free(A);
+    gsl_vector_free(tau);
+    gsl_vector_free(norm);
+    gsl_permutation_free(p);
+    return rc;
+}
+
+/* lin->solved: the first r pivots of the column-pivoted QR factorization
+ * G_q P = Q R (the best-conditioned coordinates to solve for), G_q reduced
+ * to r = rank independent rows (redundant constraints add nothing to the
+ * linearized constraints); lin->state: the others.  T (n x dof): dq = T y,
+ * with y the state coordinates and the solved ones dq_D = -G_D^-1 G_I y
+ * from the linearized constraints. */
+static int state_basis(hs_an *a, const hs_equil *eq, size_t k, hs_linear *lin, gsl_matrix *T,
                        hs_error *err)
 {
-    size_t n = a->n, k = a->k, m = n - k;
-    gsl_matrix *Gq = jacobian_at(a, eq), *A = gsl_matrix_alloc(k, n);
-    gsl_matrix *GD = gsl_matrix_alloc(k, k);
+    size_t n = a->n, m = n - k;
+    gsl_matrix *Gf = jacobian_at(a, eq), *Gq = gsl_matrix_alloc(k, n);
+    gsl_matrix *A = gsl_matrix_alloc(k, n), *GD = gsl_matrix_alloc(k, k);
     gsl_vector *tau = gsl_vector_alloc(k), *norm = gsl_vector_alloc(n), *x = gsl_vector_alloc(k);
     gsl_permutation *p = gsl_permutation_alloc(n), *pk = gsl_permutation_alloc(k);
+    size_t *rows = calloc(k, sizeof *rows);
     int rc = 0, signum;
-    if (!Gq || !A || !GD || !tau || !norm || !x || !p || !pk) {
+    if (!Gf || !Gq || !A || !GD || !tau || !norm || !x || !p || !pk || !rows ||
+        independent_rows(Gf, k, rows)) {
         rc = hs_error_nomem(err);
         goto done;
     }
+    for (size_t r = 0; r < k; r++)
+        for (size_t c = 0; c < n; c++)
+            gsl_matrix_set(Gq, r, c, gsl_matrix_get(Gf, rows[r], c));
     gsl_matrix_memcpy(A, Gq);
     gsl_linalg_QRPT_decomp(A, tau, p, &signum, norm);   /* rank k: tangent_basis */
     unsigned char *is_solved = calloc(n, 1);
@@ -716,6 +747,7 @@ static int state_basis(hs_an *a, const hs_equil *eq, hs_linear *lin, gsl_matrix 
             gsl_matrix_set(T, lin->solved[r], j, gsl_vector_get(x, r));
     }
 done:
+    gsl_matrix_free(Gf);
     gsl_matrix_free(Gq);
     gsl_matrix_free(A);
     gsl_matrix_free(GD);
@@ -724,6 +756,7 @@ done:
     gsl_vector_free(x);
     gsl_permutation_free(p);
     gsl_permutation_free(pk);
+    free(rows);
     return rc;
 }
 
@@ -765,21 +798,20 @@ static int linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err
     memset(lin, 0, sizeof *lin);
     lin->n = n;
     lin->k = k;
-    if (k > n)
-        return dependent(a, n, err);
-    size_t m = n - k;
-    lin->dof = m;
-    lin->state = calloc(m + 1, sizeof *lin->state);
-    lin->solved = calloc(k + 1, sizeof *lin->solved);
-    lin->A = calloc(4 * m * m + 1, sizeof *lin->A);
-    if (!lin->state || !lin->solved || !lin->A)
-        return hs_error_nomem(err);
     gsl_matrix *T;
-    size_t rank;      /* the linearized state needs full rank: redundancy refused */
-    int rc = tangent_basis(a, eq, &T, 0, &rank, err);   /* the rank check, naming a constraint */
+    size_t rank;      /* redundant constraints: rank < k coordinates solved */
+    int rc = tangent_basis(a, eq, &T, 1, &rank, err);   /* the rank check, naming a constraint */
     gsl_matrix_free(T);
     if (rc)
         return rc;
+    size_t m = n - rank;
+    lin->dof = m;
+    lin->nsolved = rank;
+    lin->state = calloc(m + 1, sizeof *lin->state);
+    lin->solved = calloc(rank + 1, sizeof *lin->solved);
+    lin->A = calloc(4 * m * m + 1, sizeof *lin->A);
+    if (!lin->state || !lin->solved || !lin->A)
+        return hs_error_nomem(err);
     if (m == 0) {
         for (size_t i = 0; i < n; i++)
             lin->solved[i] = i;
@@ -787,8 +819,8 @@ static int linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err
     }
     if (!(T = gsl_matrix_alloc(n, m)))
         return hs_error_nomem(err);
-    if (k) {
-        rc = state_basis(a, eq, lin, T, err);
+    if (rank) {
+        rc = state_basis(a, eq, rank, lin, T, err);
     } else {
         for (size_t i = 0; i < n; i++)
             lin->state[i] = i;

@@ -39,7 +39,9 @@ const char hs_usage_equilibrium[] =
     "                            constraint, stable, verdict) and one row; stable\n"
     "                            is 1 for the verdict stable, else 0\n"
     "\n"
-    "exit status: 2 when M, Q or G depend on time, 3 when no equilibrium is found.\n";
+    "exit status: 2 when M, Q or G depend on time, 3 when no equilibrium is found\n"
+    "(Newton's answer is verified: exit 0 only with a residual at round-off of the\n"
+    "size of the forces).\n";
 
 const char hs_usage_modes[] =
     "usage: holosim modes MODEL [--set NAME=VALUE]... [--params FILE] [--csv] [--linearize]\n"
@@ -60,8 +62,9 @@ const char hs_usage_modes[] =
     "  --csv                     header mode,sigma,omega,d_NAME...,im_d_NAME... and\n"
     "                            one row per eigenvalue: d_ the real, im_d_ the\n"
     "                            imaginary parts of the shape\n"
-    "  --linearize               the state-space matrix A (dx/dt = A x) in n - k of\n"
+    "  --linearize               the state-space matrix A (dx/dt = A x) in n - r of\n"
     "                            the model's coordinates and their velocities\n"
+    "                            (r the rank of G_q: k, or fewer when redundant)\n"
     "                            (with --csv: A alone, one row per state)\n"
     "\n"
     "exit status: 2 when M, Q or G depend on time, 3 when no equilibrium is found.\n";
@@ -330,12 +333,15 @@ static void linear_print(const hs_model *m, const hs_linear *lin, int csv)
         for (size_t i = 0; i < m2; i++)
             printf("%s%s", i ? ", " : "", state_name(m, lin, i));
         printf(")\n");
-        if (lin->k) {
+        if (lin->nsolved) {
             printf("solved from them through the linearized constraints:");
-            for (size_t j = 0; j < lin->k; j++)
+            for (size_t j = 0; j < lin->nsolved; j++)
                 printf(" %s", m->qname[lin->solved[j]]);
             printf(" (the best-conditioned columns of G_q: column-pivoted QR)\n");
         }
+        if (lin->nsolved < lin->k)
+            printf("(G_q has rank %zu of k = %zu there: the redundant constraints add nothing "
+                   "to the linearized ones)\n", lin->nsolved, lin->k);
         printf("A:\n");
     } else {
         printf("state");

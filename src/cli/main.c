@@ -67,7 +67,9 @@ const char hs_usage_run[] =
     "                            parameters, or FILE.csv (columns t and NAME: linear\n"
     "                            between rows, held outside them; the run steps to\n"
     "                            every row's time)\n"
-    "  --t-end T                 end time (overrides simulate.t_end)\n"
+    "  --t-end T                 end time (overrides simulate.t_end); T and the\n"
+    "                            numbers below (H, X) may be expressions of\n"
+    "                            numbers, pi and parameters: --t-end '2*pi/w'\n"
     "  --dt H                    output interval (default (t_end - t0)/1000)\n"
     "  --method NAME             stepper ('holosim help methods'): rk2 rk4 rkf45\n"
     "                            rkck rk8pd (default) rk1imp rk2imp rk4imp bsimp\n"
@@ -180,7 +182,7 @@ int hs_cli_nomem(void)
 /* One line saying what is wrong, one saying where help is. */
 int hs_cli_usage_error(const char *cmd_usage, const char *fmt, const char *arg)
 {
-    fprintf(stderr, "holosim: ");
+    fprintf(stderr, "holosim: error: ");     /* one style: as the loader's errors */
     fprintf(stderr, fmt, arg);
     const char *cmd = strstr(cmd_usage, "holosim ");
     char name[16] = "";

@@ -192,10 +192,32 @@ static int opt_tolerance(const optdef *d, opts *o, const char *val, const char *
     return 0;
 }
 
-/* --t-end, --dt, --rtol, --atol, --alpha, --beta: a number into a setting. */
+/* Text strtod reads to its end (a number, perhaps out of range). */
+static int plain_number(const char *s)
+{
+    char *end;
+    (void)strtod(s, &end);
+    return end != s && !*end;
+}
+
+/* --t-end, --dt, --step, --rtol, --atol, --alpha, --beta: a number into a
+ * setting, or an expression's text for the loader (hs_overrides.num_text). */
 static int opt_number(const optdef *d, opts *o, const char *val, const char *usage)
 {
     double *dst = (double *)((char *)&o->ov.s + d->field);
+    for (size_t i = 0; i < HS_NUM_COUNT; i++)
+        if (hs_numsets[i].off == d->field)
+            o->ov.num_text[i] = NULL;                  /* the last one given wins */
+    if (hs_cli_parse_double(val, dst) && !plain_number(val)) {
+        /* an expression ('2*pi/w'): the loader evaluates it with the
+         * parameters after --set */
+        for (size_t i = 0; i < HS_NUM_COUNT; i++)
+            if (hs_numsets[i].off == d->field) {
+                o->ov.num_text[i] = val;
+                *dst = NAN;
+                return 0;
+            }
+    }
     if (hs_cli_parse_double(val, dst) || (d->positive && !(*dst > 0))) {
         char msg[160];
         snprintf(msg, sizeof msg, "%s wants a %snumber, got '%.60s'", d->name,
@@ -276,8 +298,9 @@ static int opt_method(const optdef *d, opts *o, const char *val, const char *usa
     (void)d;
     (void)usage;
     if (!hs_stepper_find(val)) {
-        char names[512];
-        fprintf(stderr, "holosim: unknown method '%s'; choose one of: %s\n", val,
+        char names[512], hint[64];
+        fprintf(stderr, "holosim: error: unknown method '%s'%s; choose one of: %s\n"
+                "try 'holosim help methods'\n", val, hs_stepper_hint(val, hint, sizeof hint),
                 hs_stepper_names(names, sizeof names));
         return HS_EXIT_USAGE;
     }

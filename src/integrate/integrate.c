@@ -40,7 +40,7 @@ static int plan_times(hs_int_run *R)
         hs_error_set(R->err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "%s is for the "
                      "fixed-step methods (%s); '%s' chooses its own steps (drop the step, "
                      "or choose one of those)", in_file ? "simulate.step" : "--step",
-                     hs_stepper_names_with(fixed, sizeof fixed, HS_STEP_FIXED), s->method);
+                     hs_stepper_names_with(fixed, sizeof fixed, HS_STEP_FIXED), R->step.type->name);
         if (in_file)
             hs_model_place(R->m, s->step_pos, R->err);
         return R->err->code;

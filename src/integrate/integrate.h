@@ -123,6 +123,8 @@ extern const hs_stepper *const hs_stepper_default;
 const hs_stepper *hs_stepper_find(const char *name);
 /* "rk2 rk4 ..." (every name, one space apart) into buf[cap]; returns buf. */
 const char *hs_stepper_names(char *buf, size_t cap);
+/* " (did you mean 'rattle'?)" for a misspelt stepper name, else "" (in buf). */
+const char *hs_stepper_hint(const char *name, char *buf, size_t cap);
 /* The same for the methods that have every flag of `flags`. */
 const char *hs_stepper_names_with(char *buf, size_t cap, unsigned flags);
 /* The model's method (m->set.method) is known and can run the model, or

@@ -38,6 +38,12 @@
  *   rattle8  s = 17: Kahan and Li (1997), s17odr8a
  * (digits as Hairer, Lubich, Wanner print them, V.3.2).
  *
+ * Redundant constraints (rank of G_q below k at the start) and singular
+ * positions (the dynamics went to its rank-revealing solve, or skipped
+ * rows of C) leave no Cholesky factor of C in the dynamics: the steps then
+ * solve with C's own eigendecomposition, the rank decided as the other
+ * steppers decide it, least-norm solutions (pinv below).
+ *
  * Rows land on the output grid: the step divides dt (holosim(1), --step).
  * Rows inside a step (interpolate mode) and the trial states that locate
  * events are the method itself run from the step's start for the part of
@@ -49,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_eigen.h>
 #include <gsl/gsl_errno.h>
 
 #define NEWTON_MAX 100
@@ -64,6 +71,9 @@ typedef struct rattle {
     double *f0, *f1;            /* [dim] the rates at a sub-step's ends */
     double *y_start;            /* [dim] the last step's start, */
     double tau_start, h_last;   /* its GSL time and length (dense output) */
+    struct pinv *P, *P1;        /* C^+ (pinv below) at a sub-step's start, end */
+    int redundant;              /* the rank of G_q is below k at the start */
+    int use0;                   /* this sub-step solves with P (not the dynamics' factor) */
 } rattle;
 
 static const double order2[1] = { 1.0 };
@@ -90,6 +100,145 @@ static const double kahan_li8[17] = {
     0.56116298177510838456196441, 0.13020248308889008087881763,
 };
 
+/* C = G_q M^-1 G_q^T solved without the dynamics' Cholesky factor: for
+ * redundant constraints (the rank of G_q below k at the start) and wherever
+ * the dynamics found C singular or ill-conditioned (its rank-revealing
+ * solve, or rows its small Cholesky skipped), where that factor is not one
+ * of C.  The rank is decided as the other steppers decide it (dynamics.h,
+ * HS_SV_RTOL): with D the row scales of B = G_q M^-1/2 (rows to unit
+ * length), D C D = W diag(s^2) W^T, and singular values s below
+ * HS_SV_RTOL of the largest are 0.  C x = b is solved on the r directions
+ * kept, W_r^T D (C x - b) = 0, by x = D W_r s_r^-2 W_r^T D b, and x is made
+ * the least Euclidean norm of those solutions by removing its part in
+ * ker C = ker G_q^T = D span(W_rest) (orthonormal basis N).  Off the
+ * manifold (Newton's iterates) the residual G has a part in the dropped
+ * directions, of second order in the distance: the kept equations imply it
+ * on the manifold. */
+typedef struct pinv {
+    size_t k, r;
+    double *Wd;                 /* [k * k] D W, column a of row i at i * k + a */
+    double *s2;                 /* [k] s^2, descending */
+    double *N;                  /* [k * k] ker C, orthonormal, k - r columns */
+    double *d, *t;              /* [k] row scales; scratch */
+    gsl_matrix *C, *W;          /* k x k: D C D (destroyed); its eigenvectors */
+    gsl_vector *ev;             /* k */
+    gsl_eigen_symmv_workspace *ws;
+} pinv;
+
+static void pinv_free(pinv *P)
+{
+    free(P->Wd);
+    free(P->s2);
+    free(P->N);
+    free(P->d);
+    free(P->t);
+    gsl_matrix_free(P->C);
+    gsl_matrix_free(P->W);
+    gsl_vector_free(P->ev);
+    if (P->ws)
+        gsl_eigen_symmv_free(P->ws);
+}
+
+static int pinv_alloc(pinv *P, size_t k)
+{
+    memset(P, 0, sizeof *P);
+    P->k = k;
+    P->Wd = calloc(k * k, sizeof *P->Wd);
+    P->s2 = calloc(k, sizeof *P->s2);
+    P->N = calloc(k * k, sizeof *P->N);
+    P->d = calloc(k, sizeof *P->d);
+    P->t = calloc(k, sizeof *P->t);
+    P->C = gsl_matrix_alloc(k, k);
+    P->W = gsl_matrix_alloc(k, k);
+    P->ev = gsl_vector_alloc(k);
+    P->ws = gsl_eigen_symmv_alloc(k);
+    return P->Wd && P->s2 && P->N && P->d && P->t && P->C && P->W && P->ev && P->ws ? 0 : -1;
+}
+
+/* The decomposition of C from G_q's non-zeros Gz (a released row is a
+ * zero row).  0, or -1 when the eigensolver fails. */
+static int pinv_set(pinv *P, const hs_model *m, const hs_work *w, const double *Minv,
+                    const double *Gz)
+{
+    size_t k = P->k;
+    for (size_t i = 0; i < k; i++) {
+        double nr = 0;
+        for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++)
+            nr += Gz[p] * Gz[p] * Minv[m->gq_col[p]];
+        P->d[i] = nr > 0 && !hs_dyn_is_released(w, i) ? 1 / sqrt(nr) : 1;
+    }
+    for (size_t i = 0; i < k; i++)          /* (D C D)_ij over the columns i, j share */
+        for (size_t j = 0; j <= i; j++) {
+            double c = 0;
+            if (!hs_dyn_is_released(w, i) && !hs_dyn_is_released(w, j))
+                for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++)
+                    for (int q = m->gq_start[j]; q < m->gq_start[j + 1]; q++)
+                        if (m->gq_col[p] == m->gq_col[q])
+                            c += Gz[p] * Minv[m->gq_col[p]] * Gz[q];
+            c *= P->d[i] * P->d[j];
+            gsl_matrix_set(P->C, i, j, c);
+            gsl_matrix_set(P->C, j, i, c);
+        }
+    gsl_matrix *W = P->W;
+    if (gsl_eigen_symmv(P->C, P->ev, W, P->ws) ||
+        gsl_eigen_symmv_sort(P->ev, W, GSL_EIGEN_SORT_VAL_DESC))
+        return -1;
+    double s0 = gsl_vector_get(P->ev, 0);
+    P->r = 0;
+    for (size_t a = 0; a < k; a++) {
+        P->s2[a] = gsl_vector_get(P->ev, a);
+        P->r += s0 > 0 && P->s2[a] > HS_SV_RTOL * HS_SV_RTOL * s0;
+        for (size_t i = 0; i < k; i++)
+            P->Wd[i * k + a] = P->d[i] * gsl_matrix_get(W, i, a);
+    }
+    /* N: D W_rest orthonormalized (modified Gram-Schmidt, twice) */
+    size_t nk = k - P->r;
+    for (size_t b = 0; b < nk; b++) {
+        for (size_t i = 0; i < k; i++)
+            P->N[i * k + b] = P->Wd[i * k + P->r + b];
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t c = 0; c < b; c++) {
+                double dot = 0;
+                for (size_t i = 0; i < k; i++)
+                    dot += P->N[i * k + c] * P->N[i * k + b];
+                for (size_t i = 0; i < k; i++)
+                    P->N[i * k + b] -= dot * P->N[i * k + c];
+            }
+        double nr = 0;
+        for (size_t i = 0; i < k; i++)
+            nr += P->N[i * k + b] * P->N[i * k + b];
+        nr = sqrt(nr);
+        for (size_t i = 0; i < k; i++)
+            P->N[i * k + b] = nr > 0 ? P->N[i * k + b] / nr : 0;
+    }
+    return 0;
+}
+
+/* x <- the least-norm solution of C x = x on the kept directions. */
+static void pinv_solve(const pinv *P, double *x)
+{
+    size_t k = P->k, r = P->r;
+    for (size_t a = 0; a < r; a++) {        /* t = s_r^-2 (D W_r)^T x */
+        double s = 0;
+        for (size_t i = 0; i < k; i++)
+            s += P->Wd[i * k + a] * x[i];
+        P->t[a] = s / P->s2[a];
+    }
+    for (size_t i = 0; i < k; i++) {        /* x = D W_r t */
+        double s = 0;
+        for (size_t a = 0; a < r; a++)
+            s += P->Wd[i * k + a] * P->t[a];
+        x[i] = s;
+    }
+    for (size_t b = 0; b < k - r; b++) {    /* x -= N N^T x */
+        double dot = 0;
+        for (size_t i = 0; i < k; i++)
+            dot += P->N[i * k + b] * x[i];
+        for (size_t i = 0; i < k; i++)
+            x[i] -= dot * P->N[i * k + b];
+    }
+}
+
 /* x <- C^-1 x with the factor the dynamics left in w */
 static void solve_C(const hs_work *w, double *x)
 {
@@ -112,6 +261,29 @@ static void add_GqT(const hs_model *m, const rattle *S, const double *Gz, const 
         }
 }
 
+/* Newton's iteration for the multipliers stopped: which constraint it
+ * left unsolved, how far, and the rank C had at the step's start. */
+static int newton_failed(hs_int_run *R, const rattle *S, double t1, double h, double worst,
+                         size_t at, int it)
+{
+    const hs_model *m = R->m;
+    char rank[160] = "";
+    if (S->use0)
+        snprintf(rank, sizeof rank, "; G_q had rank %zu of %zu at the step's start (solved "
+                 "on its %zu independent directions)", S->P->r, m->k, S->P->r);
+    if (!isfinite(worst))
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: Newton's method for the "
+                            "multipliers diverged at t=%.17g: constraint '%s' became "
+                            "non-finite after %d iterations%s; the step %.6g is too large "
+                            "for the constraints here: choose a smaller --step",
+                            R->step.type->name, t1, m->cname[at], it, rank, fabs(h));
+    return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: Newton's method for the multipliers "
+                        "did not converge at t=%.17g: constraint '%s' left at relative "
+                        "residual %.3g after %d iterations%s; the step %.6g is too large for "
+                        "the constraints here: choose a smaller --step", R->step.type->name,
+                        t1, m->cname[at], worst, it, rank, fabs(h));
+}
+
 /* Newton on G(t1, qf + M^-1 G_q0^T x) = 0 for x (C0 factored in w);
  * the position into q1.  0 or an exit code. */
 static int positions(hs_int_run *R, rattle *S, double t1, double h, const double *v0,
@@ -123,11 +295,13 @@ static int positions(hs_int_run *R, rattle *S, double t1, double h, const double
     memset(S->x, 0, k * sizeof *S->x);
     memcpy(q1, S->qf, m->n * sizeof *q1);
     double prev = INFINITY;
+    size_t worst_at = 0;
     for (int it = 0;; it++) {
         if (hs_dyn_constraints_sparse(m, w, t1, q1, S->r, NULL))
             return hs_int_fail(R, t1, q1);
         const double *Gz = w->pos + k;
         double worst = 0;
+        size_t at = 0;
         for (size_t i = 0; i < k; i++) {
             if (hs_dyn_is_released(w, i)) {
                 S->r[i] = 0;
@@ -139,8 +313,10 @@ static int positions(hs_int_run *R, rattle *S, double t1, double h, const double
                 sc += fabs(Gz[p]) * (fabs(q1[c]) + fabs(h * v0[c]));
             }
             double e = fabs(S->r[i]) / (sc > 0 ? sc : DBL_MIN);
-            if (!(e <= worst))
+            if (!(e <= worst)) {
                 worst = isnan(e) ? (double)INFINITY : e;
+                at = i;
+            }
         }
         /* to round-off: a residual left at 1e-14 of the scale made the
          * energy error of rattle8 on the double pendulum grow linearly
@@ -149,17 +325,23 @@ static int positions(hs_int_run *R, rattle *S, double t1, double h, const double
             (worst <= 1e-11 && worst >= prev))
             return 0;
         if (it == NEWTON_MAX || !isfinite(worst))
-            return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: Newton's method for the "
-                                "multipliers did not converge at t=%.17g (relative residual "
-                                "%.3g after %d iterations): the step %.6g is too large for "
-                                "the constraints here; choose a smaller --step",
-                                R->step.type->name, t1, worst, it, fabs(h));
+            return newton_failed(R, S, t1, h, worst, isfinite(worst) ? at : worst_at, it);
         prev = worst;
-        solve_C(w, S->r);
+        worst_at = at;
+        if (S->use0)
+            pinv_solve(S->P, S->r);
+        else
+            solve_C(w, S->r);
         for (size_t i = 0; i < k; i++)
             S->x[i] -= S->r[i];
         add_GqT(m, S, S->Gq0, S->x, 1.0, S->qf, q1);
     }
+}
+
+static int pinv_failed(hs_int_run *R, double t)
+{
+    return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: the eigensolver of C = G_q M^-1 G_q^T "
+                        "did not converge at t=%.17g", R->step.type->name, t);
 }
 
 /* One RATTLE step of h from y at GSL time tau; y becomes the state at
@@ -176,6 +358,10 @@ static int rattle_step(hs_int_run *R, rattle *S, double tau, double tau_end, dou
         return hs_int_fail(R, t0, y);
     memcpy(S->Q0, w->dyn + m->off_Q, n * sizeof *S->Q0);
     memcpy(S->Gq0, w->dyn + m->off_Gq, m->nnz * sizeof *S->Gq0);
+    /* redundant or singular there: C^+ of its own (the dynamics' factor is not C's) */
+    S->use0 = k && (S->redundant || w->robust || w->nskip);
+    if (S->use0 && pinv_set(S->P, m, w, S->Minv, S->Gq0))
+        return pinv_failed(R, t0);
     double *q = y, *v = y + n;
     for (size_t i = 0; i < n; i++) {
         S->vh[i] = v[i] + 0.5 * h * S->Minv[i] * S->Q0[i];
@@ -210,7 +396,14 @@ static int rattle_step(hs_int_run *R, rattle *S, double tau, double tau_end, dou
                 s += Gq1[p] * v1[m->gq_col[p]];
             S->x[i] = hs_dyn_is_released(w, i) ? 0 : s;
         }
-        solve_C(w, S->x);                        /* G_q1 (v1 - M^-1 G_q1^T x) + G_t = 0 */
+        /* G_q1 (v1 - M^-1 G_q1^T x) + G_t = 0 */
+        if (S->redundant || w->robust || w->nskip) {
+            if (pinv_set(S->P1, m, w, S->Minv, Gq1))
+                return pinv_failed(R, t1);
+            pinv_solve(S->P1, S->x);
+        } else {
+            solve_C(w, S->x);
+        }
         for (size_t i = 0; i < k; i++)
             for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++) {
                 size_t c = (size_t)m->gq_col[p];
@@ -301,10 +494,12 @@ static int suits(const hs_model *m, hs_error *err)
     if (!why)
         return 0;
     int in_file = m->set.method_pos.src >= 0;
+    /* the Cartesian form is advice only to a model not written in it */
     hs_error_set(err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "method '%s' needs a "
                  "constant mass matrix and forces of (t, q) alone (RATTLE, explicit in the "
-                 "forces): %s; use dop853 or rk8pd (adaptive, with projection), or write "
-                 "the model in the Cartesian form", m->set.method, why);
+                 "forces): %s; use dop853 or rk8pd (adaptive, with projection)%s",
+                 m->set.method, why, m->form != HS_FORM_CARTESIAN ? ", or write the model in "
+                 "the Cartesian form with constant masses" : "");
     if (in_file)
         hs_model_place(m, m->set.method_pos, err);
     return err->code;
@@ -393,6 +588,12 @@ static void rattle_finish(hs_int_run *R)
                     S->y_start };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         free(v[i]);
+    pinv *P[] = { S->P, S->P1 };
+    for (size_t i = 0; i < 2; i++)
+        if (P[i]) {
+            pinv_free(P[i]);
+            free(P[i]);
+        }
     free(S);
     R->step.own = NULL;
 }
@@ -443,6 +644,16 @@ static int rattle_start(hs_int_run *R, const double *gamma, size_t ns)
         return hs_error_nomem(R->err);
     for (size_t i = 0; i < n; i++)
         S->Minv[i] = 1 / m->Mconst[i];
+    /* C^+ of its own: always allocated with constraints (a singular
+     * position may need it); used at every step when redundant from the
+     * start (hs_cons_start decided the rank, as for every stepper) */
+    S->redundant = k && R->w->rank0 < k;
+    if (k) {
+        S->P = calloc(1, sizeof *S->P);
+        S->P1 = calloc(1, sizeof *S->P1);
+        if (!S->P || !S->P1 || pinv_alloc(S->P, k) || pinv_alloc(S->P1, k))
+            return hs_error_nomem(R->err);
+    }
     if (isnan(h))
         return choose_step(R, S);
     S->h = h;

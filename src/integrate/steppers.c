@@ -7,7 +7,10 @@
  * rattle8). */
 #include "internal.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "../util/suggest.h"
 
 /* The tolerances each stepper is handed, as a multiple of rtol and atol
  * (tol_factor).  GSL's controls bound the error of each step; the global
@@ -90,15 +93,36 @@ const char *hs_stepper_names(char *buf, size_t cap)
     return hs_stepper_names_with(buf, cap, 0);
 }
 
+const char *hs_stepper_hint(const char *name, char *buf, size_t cap)
+{
+    const char *cand[64];
+    size_t n = 0;
+    for (size_t i = 0; hs_steppers[i] && n < 64; i++)
+        cand[n++] = hs_steppers[i]->name;
+    /* a unique name it begins ('rk8' of rk8pd), else the nearest by edits */
+    const char *near = NULL;
+    size_t len = strlen(name), nprefix = 0;
+    for (size_t i = 0; i < n; i++)
+        if (len && strncmp(cand[i], name, len) == 0) {
+            near = cand[i];
+            nprefix++;
+        }
+    if (nprefix != 1)
+        near = hs_nearest(name, cand, n);
+    snprintf(buf, cap, near ? " (did you mean '%s'?)" : "", near);
+    return buf;
+}
+
 int hs_stepper_check(const hs_model *m, hs_error *err)
 {
     const hs_stepper *s = hs_stepper_find(m->set.method);
     if (s)
         return s->suits ? s->suits(m, err) : 0;
-    char names[512];
+    char names[512], hint[64];
     int in_file = m->set.method_pos.src >= 0;
     hs_error_set(err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE,
-                 "unknown method '%s'; choose one of: %s", m->set.method,
+                 "unknown method '%s'%s; choose one of: %s", m->set.method,
+                 hs_stepper_hint(m->set.method, hint, sizeof hint),
                  hs_stepper_names(names, sizeof names));
     if (in_file)
         hs_model_place(m, m->set.method_pos, err);

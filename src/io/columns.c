@@ -210,6 +210,7 @@ double hs_column_value(const hs_model *m, const hs_col *c, const hs_row *r)
     case HS_QTY_PRES: return r->pres;
     case HS_QTY_WR: return r->W[0];
     case HS_QTY_WNC: return r->W[1];
+    case HS_QTY_PNC: return r->aux[m->off_Pnc];    /* F_nc . v: the rate of W_nc */
     case HS_QTY_WT: return r->W[2];
     case HS_QTY_EBAL: return r->ebal;
     case HS_QTY_OUT: return r->out[i];

@@ -267,6 +267,10 @@ int hs_ld_read_settings(loader *L, yaml_node_t *root);
 /* The command line's overrides over the file's settings, then the
  * defaults that depend on both; checks t_end against t0. */
 int hs_ld_apply_overrides(loader *L);
+/* The value of a command-line option given as an expression of numbers, pi
+ * and the parameters (read.c): into *out, sign 1 asking > 0, 0 >= 0, -1
+ * any; a usage error (exit 1) shown on "OPTION TEXT" with a caret. */
+int hs_ld_eval_option(loader *L, const char *option, const char *text, int sign, double *out);
 
 /* ---- forms.c ---- */
 

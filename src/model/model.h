@@ -71,6 +71,18 @@ extern const char *const hs_dependent_names[2]; /* consistency.dependent: allow,
 extern const char *const hs_output_names[2];    /* simulate.output: exact, interpolate */
 int hs_keyword(const char *const *names, size_t n, const char *s);
 
+/* The numeric settings, one table for the file (simulate.KEY) and the
+ * command line (OPTION): each a number or an expression of numbers, pi and
+ * the parameters (after --set), > 0 where positive says so. */
+typedef enum { HS_NUM_T_END, HS_NUM_DT, HS_NUM_STEP, HS_NUM_RTOL, HS_NUM_ATOL, HS_NUM_ALPHA,
+               HS_NUM_BETA, HS_NUM_COUNT } hs_numset;
+typedef struct hs_numset_def {
+    const char *key, *option;  /* "t_end", "--t-end" */
+    size_t off;                /* offsetof(hs_settings, ...) */
+    int positive;              /* 1: > 0; 0: t_end (checked against t0), alpha, beta (>= 0) */
+} hs_numset_def;
+extern const hs_numset_def hs_numsets[HS_NUM_COUNT];
+
 /* What the command line overrides (NAN / "" / -1 = keep the file's). */
 typedef struct hs_overrides {
     size_t nset;                   /* --set NAME=VALUE, in order: the last one of a
@@ -86,6 +98,10 @@ typedef struct hs_overrides {
     int (*set_place)(const void *ctx, size_t i, long off, hs_error *err);
     const void *set_place_ctx;
     hs_settings s;                 /* fields given on the command line */
+    /* [HS_NUM_COUNT] NULL, or a numeric setting given on the command line as
+     * an expression (--t-end '2*pi/w'): evaluated after the parameters,
+     * then it overrides as a number in s would */
+    const char *num_text[HS_NUM_COUNT];
     int has_stabilize, has_mode, has_output, has_dependent;
     /* parameters kept as program inputs (not folded into constants), with
      * every parameter derived from them: the ones a sweep varies, so that
@@ -340,7 +356,8 @@ typedef struct hs_model {
 typedef enum {
     HS_QTY_T, HS_QTY_Q, HS_QTY_V, HS_QTY_A, HS_QTY_LAMBDA, HS_QTY_G, HS_QTY_GDOT,
     HS_QTY_CLOSED, HS_QTY_E, HS_QTY_TKIN, HS_QTY_U, HS_QTY_H, HS_QTY_R, HS_QTY_PR, HS_QTY_PRES,
-    HS_QTY_WR, HS_QTY_WNC, HS_QTY_WT, HS_QTY_EBAL, HS_QTY_EIMP, HS_QTY_OUT, HS_QTY_AMB, HS_QTY_AMBV,
+    HS_QTY_WR, HS_QTY_WNC, HS_QTY_PNC, HS_QTY_WT, HS_QTY_EBAL, HS_QTY_EIMP, HS_QTY_OUT, HS_QTY_AMB,
+    HS_QTY_AMBV,
     HS_QTY_EVENT
 } hs_qty;
 typedef enum { HS_PER_MODEL, HS_PER_COORD, HS_PER_CONSTRAINT, HS_PER_OUTPUT,
@@ -361,7 +378,7 @@ typedef struct hs_quantity {
     unsigned flags;                /* HS_QTY_* */
     const char *what;              /* for messages: "the Jacobi integral" */
 } hs_quantity;
-#define HS_NQUANTITIES 24
+#define HS_NQUANTITIES 25
 extern const hs_quantity hs_quantities[HS_NQUANTITIES];   /* in column order */
 /* How many names entry q makes for m (1 per model), and the NAME of the
  * i-th (NULL per model). */

@@ -32,6 +32,8 @@ const hs_quantity hs_quantities[HS_NQUANTITIES] = {
     { HS_QTY_WR, HS_PER_MODEL, "W_R", "", COL, "the work of the reactions" },
     { HS_QTY_WNC, HS_PER_MODEL, "W_nc", "", COL,
       "the work of the non-conservative forces" },
+    { HS_QTY_PNC, HS_PER_MODEL, "P_nc", "", COL,
+      "the power of the non-conservative forces" },
     { HS_QTY_WT, HS_PER_MODEL, "W_t", "", COL,
       "the work of the time dependence" },
     { HS_QTY_EBAL, HS_PER_MODEL, "energy_balance", "", COL, "the energy balance" },

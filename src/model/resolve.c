@@ -227,6 +227,41 @@ static const hs_node *parse_override(loader *L, size_t s, const char *name, cons
     return e;
 }
 
+int hs_ld_eval_option(loader *L, const char *option, const char *text, int sign, double *out)
+{
+    int saved_scope = L->scope;
+    L->scope = SCOPE_PARAM;
+    hs_resolver r = { .lookup = lookup, .ctx = L, .locate = NULL };
+    hs_error pe;
+    hs_error_init(&pe);
+    const hs_node *e = hs_parse(L->m->dag, text, strlen(text), -1, &r, &pe);
+    L->scope = saved_scope;
+    if (L->err->code)
+        return L->err->code;
+    if (!e && pe.code == HS_EXIT_NOMEM)
+        return hs_error_nomem(L->err);
+    char opt[600];
+    snprintf(opt, sizeof opt, "%s %s", option, text);
+    if (!e) {
+        char hint[200];
+        hs_ld_name_hint(L, &pe, SCOPE_PARAM, text, hint, sizeof hint);
+        size_t off = pe.offset >= 0 ? (size_t)pe.offset : 0;
+        hs_error_set(L->err, HS_EXIT_USAGE, "%s: %s%s", opt, pe.msg, hint);
+        hs_error_locate(L->err, opt, strlen(opt), strlen(option) + 1 + off);
+        L->err->line = 0;   /* not a file position: the caret alone */
+        return L->err->code;
+    }
+    if (hs_ld_dag_check(L))
+        return L->err->code;
+    if (hs_eval_node(e, L->pin, out))
+        return hs_error_nomem(L->err);
+    if (!isfinite(*out) || (sign > 0 && !(*out > 0)) || (sign == 0 && *out < 0))
+        return hs_error_set(L->err, HS_EXIT_USAGE, "%s: the value is %g; %s wants a %s "
+                            "number", opt, *out, option, sign > 0 ? "positive"
+                            : sign == 0 ? "non-negative" : "finite");
+    return 0;
+}
+
 /* Parameter i, every parameter it mentions already evaluated (names.c
  * settles them in dependency order): its value from the last --set of its
  * name or from the file. */

@@ -4,13 +4,25 @@
 #include "loader.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const hs_stab_names[3] = { "projection", "baumgarte", "none" };
 const char *const hs_cons_mode_names[2] = { "project", "reject" };
 const char *const hs_dependent_names[2] = { "allow", "reject" };
 const char *const hs_output_names[2] = { "exact", "interpolate" };
+
+const hs_numset_def hs_numsets[HS_NUM_COUNT] = {
+    { "t_end", "--t-end", offsetof(hs_settings, t_end), 0 },
+    { "dt", "--dt", offsetof(hs_settings, dt), 1 },
+    { "step", "--step", offsetof(hs_settings, step), 1 },
+    { "rtol", "--rtol", offsetof(hs_settings, rtol), 1 },
+    { "atol", "--atol", offsetof(hs_settings, atol), 1 },
+    { "alpha", "--alpha", offsetof(hs_settings, alpha), 0 },
+    { "beta", "--beta", offsetof(hs_settings, beta), 0 },
+};
 
 int hs_keyword(const char *const *names, size_t n, const char *s)
 {
@@ -36,6 +48,38 @@ static int choose(loader *L, yaml_node_t *v, const char *what, const char *const
         len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'",
                                 i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
     return hs_ytree_error(L->y, L->err, v, "%s must be %s", what, list);
+}
+
+/* A plain decimal number (strtod takes all of it, finite or not): read as
+ * a number, with the messages of one; anything else is an expression. */
+static int plain_number(const char *t)
+{
+    char *end;
+    if (!t)
+        return 1;
+    (void)strtod(t, &end);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    return end != t && !*end;
+}
+
+/* simulate.KEY: a number, or an expression of numbers, pi and the
+ * parameters (their values after --set), into *dst; positioned errors. */
+static int file_number(loader *L, yaml_node_t *v, const char *key, double *dst)
+{
+    const char *t = hs_ytree_str(v);
+    if (plain_number(t))
+        return hs_ytree_number(L->y, v, dst, L->err);
+    char what[40];
+    snprintf(what, sizeof what, "simulate.%s", key);
+    const hs_node *e = hs_ld_parse(L, v, SCOPE_PARAM, what);
+    if (!e || hs_ld_dag_check(L))
+        return L->err->code ? L->err->code : HS_EXIT_MODEL;
+    if (hs_eval_node(e, L->pin, dst))
+        return hs_error_nomem(L->err);
+    if (!isfinite(*dst))
+        return hs_ytree_error(L->y, L->err, v, "%s evaluates to %g", what, *dst);
+    return 0;
 }
 
 int hs_ld_read_settings(loader *L, yaml_node_t *root)
@@ -99,23 +143,21 @@ int hs_ld_read_settings(loader *L, yaml_node_t *root)
         if (hs_ld_expect(L, sim, YAML_MAPPING_NODE, "'simulate'") ||
             hs_ld_check_keys(L, sim, keys, 10, "'simulate'"))
             return L->err->code;
-        struct { const char *k; double *dst; int positive; } num[] = {
-            { "t_end", &s->t_end, 0 }, { "dt", &s->dt, 1 }, { "rtol", &s->rtol, 1 },
-            { "atol", &s->atol, 1 }, { "alpha", &s->alpha, 0 }, { "beta", &s->beta, 0 },
-            { "step", &s->step, 1 },
-        };
         L->t_end_node = hs_ld_get(L, sim, "t_end");
-        for (size_t i = 0; i < sizeof num / sizeof *num; i++) {
-            yaml_node_t *v = hs_ld_get(L, sim, num[i].k);
+        for (size_t i = 0; i < HS_NUM_COUNT; i++) {
+            const hs_numset_def *d = &hs_numsets[i];
+            double *dst = (double *)((char *)s + d->off);
+            yaml_node_t *v = hs_ld_get(L, sim, d->key);
             if (!v)
                 continue;
-            if (hs_ytree_number(L->y, v, num[i].dst, L->err))
+            if (file_number(L, v, d->key, dst))
                 return L->err->code;
-            if (num[i].positive && !(*num[i].dst > 0))
-                return hs_ytree_error(L->y, L->err, v, "simulate.%s must be > 0", num[i].k);
-            if (!num[i].positive && (num[i].dst == &s->alpha || num[i].dst == &s->beta) &&
-                *num[i].dst < 0)
-                return hs_ytree_error(L->y, L->err, v, "simulate.%s must be >= 0", num[i].k);
+            if (d->positive && !(*dst > 0))
+                return hs_ytree_error(L->y, L->err, v, "simulate.%s must be > 0 (it is %g)",
+                                      d->key, *dst);
+            if (i != HS_NUM_T_END && !d->positive && *dst < 0)
+                return hs_ytree_error(L->y, L->err, v, "simulate.%s must be >= 0 (it is %g)",
+                                      d->key, *dst);
         }
         yaml_node_t *v;
         if ((v = hs_ld_get(L, sim, "step"))) {      /* src/integrate checks it fits dt */
@@ -182,8 +224,20 @@ int hs_ld_apply_overrides(loader *L)
         if (L->ov->has_mode) s->mode = o->mode;
         if (L->ov->has_dependent) s->strict_rank = o->strict_rank;
         if (L->ov->has_output) s->interpolate = o->interpolate;
+        for (size_t i = 0; i < HS_NUM_COUNT; i++) {     /* --t-end '2*pi/w' */
+            const hs_numset_def *d = &hs_numsets[i];
+            if (!L->ov->num_text[i])
+                continue;
+            if (hs_ld_eval_option(L, d->option, L->ov->num_text[i],
+                                  d->positive ? 1 : i == HS_NUM_T_END ? -1 : 0,
+                                  (double *)((char *)s + d->off)))
+                return L->err->code;
+            if (i == HS_NUM_STEP)
+                s->step_pos = (hs_srcpos){ -1, 0 };
+        }
     }
-    if (L->t_end_node && !(L->ov && !isnan(L->ov->s.t_end)) && !(m->set.t_end > m->t0))
+    if (L->t_end_node && !(L->ov && (!isnan(L->ov->s.t_end) || L->ov->num_text[HS_NUM_T_END])) &&
+        !(m->set.t_end > m->t0))
         return hs_ytree_error(L->y, L->err, L->t_end_node, "simulate.t_end (%g) must be "
                               "greater than the initial time (%g)", m->set.t_end, m->t0);
     if (isnan(m->set.alpha))
