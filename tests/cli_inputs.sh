@@ -94,6 +94,15 @@ f=bo/p1.csv
 [ -n "$f" ] && cmp -s "$f" table.csv || no "the batch point is not the table's run ($f)"
 end
 
+begin "sweep copies an input table with the model (a relative path works)"
+if command -v bash >/dev/null 2>&1; then
+    HOLOSIM=$H bash "$ROOT/scripts/sweep" -o sw push.yaml l=0.5 -- --input F=push.csv \
+        >sweep.out 2>&1 || no "sweep failed: $(tail -n 2 sweep.out)"
+    [ -f sw/.sweep/in/input-1.csv ] || no "no copy of the table"
+    cmp -s "sw/l=0.5.csv" table.csv || no "the sweep's point is not the table's run"
+fi
+end
+
 # ---- errors ----------------------------------------------------------------
 
 printf 't,F\n0,0\n0.5,1\n0.5,2\n' >dup_t.csv
