@@ -94,6 +94,26 @@ f=bo/p1.csv
 [ -n "$f" ] && cmp -s "$f" table.csv || no "the batch point is not the table's run ($f)"
 end
 
+begin "an input in a constraint: a prescribed motion, its derivatives exact"
+# y = s(t) = t^2/2: y' = t and m y'' = -m g + lambda, so lambda = m (1 + g)
+cat >lift.yaml <<'EOF'
+parameters: {m: 2, g: 9.81}
+inputs: [s]
+coordinates: [x, y]
+mass: [m, m]
+potential: m*g*y
+constraints: {track: y - s}
+initial: {q: {x: 0, y: 0}, v: {x: 1, y: 0}}
+simulate: {t_end: 1, dt: 0.25}
+EOF
+hs run lift.yaml --input 's=0.5*t^2' -q
+rc_is 0
+awk -F, 'NR > 1 { t = $1; d1 = $3 - t*t/2; d2 = $5 - t; d3 = $6 - 2*(1 + 9.81);
+                  if (d1 < 0) d1 = -d1; if (d2 < 0) d2 = -d2; if (d3 < 0) d3 = -d3;
+                  if (d1 > 1e-12 || d2 > 1e-12 || d3 > 1e-12) exit 1 }' "$T/out" ||
+    no "not y = t^2/2, y' = t, lambda = m (1 + g): $(sed -n 5p "$T/out")"
+end
+
 begin "sweep copies an input table with the model (a relative path works)"
 if command -v bash >/dev/null 2>&1; then
     HOLOSIM=$H bash "$ROOT/scripts/sweep" -o sw push.yaml l=0.5 -- --input F=push.csv \
