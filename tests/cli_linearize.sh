@@ -101,6 +101,23 @@ set -- $(block "zeros of th/F")
 [ "$*" = "0 0" ] || no "zeros of th/F: $*"
 end
 
+begin "CTMS pendulum: th/F equals CTMS's transfer function at several w (1e-8)"
+# (m l/q) s / (s^3 + b (I + m l^2)/q s^2 - (M + m) m g l/q s - b m g l/q)
+hs linearize ctms.yaml --outputs th --bode 0.05:50:9
+rc_is 0
+out_lines 10
+awk -F, 'NR > 1 { M = 0.5; m = 0.2; b = 0.1; I = 0.006; l = 0.3; g = 9.8;
+        J = I + m*l*l; q = (M + m)*J - (m*l)^2; w = $1;
+        nr = 0; ni = m*l/q*w;                                  # numerator at s = jw
+        dr = -b*J/q*w*w - b*m*g*l/q;
+        di = -w*w*w - (M + m)*m*g*l/q*w;                       # Im of the cubic
+        den = dr*dr + di*di; gr = (nr*dr + ni*di)/den; gi = (ni*dr - nr*di)/den;
+        mag = exp($3/20*log(10)); ph = $4*3.141592653589793/180;
+        er = mag*cos(ph) - gr; ei = mag*sin(ph) - gi; e = sqrt(er*er + ei*ei)/sqrt(gr*gr + gi*gi);
+        if (e > 1e-8 || $2 != "th/F") { print w, e; exit 1 } }' "$T/out" >bode_err ||
+    no "th/F differs from CTMS's: $(cat bode_err)"
+end
+
 begin "cart-pole, angle form: poles +-sqrt((M + m) g/(M l)), zeros of x/F +-sqrt(g/l)"
 hs linearize cp_angle.yaml
 rc_is 0
