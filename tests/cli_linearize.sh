@@ -173,6 +173,17 @@ near "$(entry cart.csv C ax x)" "$(awk 'BEGIN { printf "%.17g", 0.1*9.81/(1*0.5)
 near "$(entry cart.csv C th px)" 2 1e-15 "C th,px (1/l)"
 end
 
+begin "cart-pole, Cartesian: the reactions R_x, R_px at first order, 2 lambda* (dx - dpx)"
+# lambda* = m g / (2 l) holds the bob up; R = G_q^T lambda
+hs linearize cp_cart.yaml --outputs R_x,R_px,R_py -o react.csv
+rc_is 0
+r=$(awk 'BEGIN { printf "%.17g", 2*0.1*9.81/(2*0.5) }')
+near "$(entry react.csv C R_x x)" "$r" 1e-14 "C R_x,x"
+near "$(entry react.csv C R_x px)" "-$r" 1e-14 "C R_x,px"
+near "$(entry react.csv C R_px x)" "-$r" 1e-14 "C R_px,x"
+near "$(entry react.csv C R_py px)" 0 1 "C R_py,px" 1e-15
+end
+
 begin "modes --linearize and linearize: the same A"
 for f in cp_angle cp_cart ctms; do
     hs modes $f.yaml --linearize --csv
