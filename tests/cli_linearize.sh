@@ -212,6 +212,13 @@ grep -q "^D = \[0; 1\];" sys.m || no ".m D: $(grep '^D' sys.m)"
 hs linearize cp_cart.yaml --outputs x,ax -o sys.mat
 rc_is 0
 head -c 116 sys.mat | grep -q "^MATLAB 5.0 MAT-file" || no "MAT header"
+# version 0x0100 and the endian mark "IM" (little-endian), then the first
+# element: miMATRIX (14), class double (6), 4 x 4, named A
+[ "$(od -A n -t x1 -j 124 -N 4 sys.mat | tr -d ' \n')" = 0001494d ] || no "MAT version/endian"
+[ "$(od -A n -t u4 -j 128 -N 4 sys.mat | tr -d ' ')" = 14 ] || no "MAT first element not miMATRIX"
+[ "$(od -A n -t u4 -j 144 -N 4 sys.mat | tr -d ' ')" = 6 ] || no "MAT A not double"
+[ "$(od -A n -t d4 -j 160 -N 8 sys.mat | tr -s ' ')" = " 4 4" ] || no "MAT A not 4 x 4"
+[ "$(od -A n -c -j 176 -N 1 sys.mat | tr -d ' ')" = A ] || no "MAT first name not A"
 hs linearize ctms.yaml --inputs '' -o empty.mat
 rc_is 0
 PY=
