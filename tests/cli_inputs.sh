@@ -70,6 +70,14 @@ rc_is 0
 cmp -s other_out.csv table.csv || no "not the table's run"
 end
 
+begin "a long table (20001 rows): each evaluation reads one piece, every row a step end"
+awk 'BEGIN { print "t,F"; for (i = 0; i <= 20000; i++) printf "%.4f,%.17g\n", i/10000, sin(i/1000) }' >long.csv
+hs run push.yaml --input F=long.csv --t-end 2 --dt 0.5 -q --summary long_sum.csv
+rc_is 0
+steps=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "steps") c = i } NR == 2 { print $c }' long_sum.csv)
+[ "${steps:-0}" -ge 20000 ] || no "$steps steps: the rows' times are not all step ends"
+end
+
 begin "an input not given is 0; an expression of t and parameters"
 hs run push.yaml --input 'F=0*m*t' -o zero.csv -q
 hs run push.yaml -o none.csv -q

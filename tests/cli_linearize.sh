@@ -263,6 +263,11 @@ hs linearize spring.yaml --input 'F=2*t' --at t=3
 rc_is 0
 out_has "operating point (t=3): x = 1.5"
 out_has "inputs at: F = 6"
+printf 't,F\n0,0\n1,4\n2,4\n' >ramp.csv
+hs linearize spring.yaml --input F=ramp.csv --at t=0.5
+rc_is 0
+out_has "operating point (t=0.5): x = 0.5"
+out_has "inputs at: F = 2"
 hs linearize spring.yaml --at initial
 rc_is 0
 out_has "operating point (initial): x = 0.25"

@@ -183,6 +183,7 @@ static hs_model *load_common(loader *L, int rc)
     free(L->ambX);
     free(L->ambV);
     free(L->insrc);
+    free(L->intab);
     if (rc) {
         if (!L->err->code)
             hs_error_set(L->err, rc, "model error");
@@ -289,6 +290,11 @@ void hs_model_free(hs_model *m)
     free_strv(m->ambname, m->namb);
     free(m->pval);
     free(m->brk);
+    for (size_t j = 0; j < m->ntab; j++) {
+        free(m->tab[j].t);
+        free(m->tab[j].y);
+    }
+    free(m->tab);
     free_strv(m->input_desc, m->ninput);
     free(m->q0);
     free(m->v0);
@@ -368,6 +374,8 @@ void hs_model_inputs(const hs_model *m, double *in)
         in[m->sym_p[j]] = m->pval[j];
     for (size_t h = 0; h < m->nhoist; h++)
         in[m->hoist_sym[h]] = m->hoist_val[h];
+    if (m->ntab)
+        hs_model_tables_at(m, m->t0, in, NULL);
 }
 
 int hs_model_eval_constants(hs_model *m, hs_error *err)
