@@ -131,6 +131,27 @@ if command -v bash >/dev/null 2>&1; then
 fi
 end
 
+begin "equilibrium and modes take an input at its value at t0"
+cat >spring.yaml <<'EOF'
+parameters: {k: 4, m: 1}
+inputs: [F]
+coordinates: [x]
+mass: [m]
+potential: 0.5*k*x^2
+forces: {x: F}
+initial: {t: 1, q: {x: 0}}
+EOF
+hs equilibrium spring.yaml --input 'F=2*t' --csv
+rc_is 0
+out_line 2 "0.5,1,stable"
+printf 't,F\n0,0\n2,4\n' >ramp.csv
+hs equilibrium spring.yaml --input F=ramp.csv --csv
+out_line 2 "0.5,1,stable"
+hs modes spring.yaml --input F=ramp.csv --csv
+rc_is 0
+out_line 2 "1,0,2,1,0"
+end
+
 # ---- errors ----------------------------------------------------------------
 
 printf 't,F\n0,0\n0.5,1\n0.5,2\n' >dup_t.csv
