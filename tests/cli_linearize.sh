@@ -278,6 +278,17 @@ set -- $(block "poles")
 [ "$*" = "0 - 1.4142135623730951i 0 + 1.4142135623730951i" ] || no "poles $*"
 end
 
+begin "scripts/plot draws the Bode rows on a logarithmic abscissa"
+hs linearize ctms.yaml --outputs th --bode 0.1:100:20
+cp "$T/out" bode.csv
+if command -v bash >/dev/null 2>&1; then
+    bash "$ROOT/scripts/plot" bode.csv --x w --y mag_db --logx --dry-run >plot.gp 2>&1 ||
+        no "plot failed: $(tail -n 2 plot.gp)"
+    grep -q "^set logscale x" plot.gp || no "no logarithmic abscissa"
+    grep -q "using 1:3" plot.gp || no "not mag_db against w"
+fi
+end
+
 # ---- errors ----------------------------------------------------------------
 
 begin "--inputs naming something that is not an input; --outputs that read nothing"
