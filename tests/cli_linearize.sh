@@ -311,6 +311,13 @@ err_has "--at wants equilibrium, initial or t=T"
 hs linearize cp_cart.yaml -o sys.txt
 rc_is 1
 err_has "-o wants FILE.mat, FILE.py, FILE.m or FILE.csv"
+cp cp_cart.yaml keep.csv
+hs linearize keep.csv -o keep.csv
+rc_is 1
+err_has "is an input of this command"
+hs linearize spring.yaml --input F=ramp.csv -o ramp.csv
+rc_is 1
+cmp -s keep.csv cp_cart.yaml || no "the model was overwritten"
 hs linearize cp_cart.yaml --bode 10:1
 rc_is 1
 err_has "--bode wants W1:W2[:N]"
