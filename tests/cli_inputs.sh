@@ -70,6 +70,14 @@ rc_is 0
 cmp -s other_out.csv table.csv || no "not the table's run"
 end
 
+begin "a long table (20001 rows): each evaluation reads one piece, every row a step end"
+awk 'BEGIN { print "t,F"; for (i = 0; i <= 20000; i++) printf "%.4f,%.17g\n", i/10000, sin(i/1000) }' >long.csv
+hs run push.yaml --input F=long.csv --t-end 2 --dt 0.5 -q --summary long_sum.csv
+rc_is 0
+steps=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "steps") c = i } NR == 2 { print $c }' long_sum.csv)
+[ "${steps:-0}" -ge 20000 ] || no "$steps steps: the rows' times are not all step ends"
+end
+
 begin "an input not given is 0; an expression of t and parameters"
 hs run push.yaml --input 'F=0*m*t' -o zero.csv -q
 hs run push.yaml -o none.csv -q
@@ -92,6 +100,56 @@ hs batch push.yaml --points points.tsv --outdir bo --status-dir bs --input F=pus
 rc_is 0
 f=bo/p1.csv
 [ -n "$f" ] && cmp -s "$f" table.csv || no "the batch point is not the table's run ($f)"
+end
+
+begin "an input in a constraint: a prescribed motion, its derivatives exact"
+# y = s(t) = t^2/2: y' = t and m y'' = -m g + lambda, so lambda = m (1 + g)
+cat >lift.yaml <<'EOF'
+parameters: {m: 2, g: 9.81}
+inputs: [s]
+coordinates: [x, y]
+mass: [m, m]
+potential: m*g*y
+constraints: {track: y - s}
+initial: {q: {x: 0, y: 0}, v: {x: 1, y: 0}}
+simulate: {t_end: 1, dt: 0.25}
+EOF
+hs run lift.yaml --input 's=0.5*t^2' -q
+rc_is 0
+awk -F, 'NR > 1 { t = $1; d1 = $3 - t*t/2; d2 = $5 - t; d3 = $6 - 2*(1 + 9.81);
+                  if (d1 < 0) d1 = -d1; if (d2 < 0) d2 = -d2; if (d3 < 0) d3 = -d3;
+                  if (d1 > 1e-12 || d2 > 1e-12 || d3 > 1e-12) exit 1 }' "$T/out" ||
+    no "not y = t^2/2, y' = t, lambda = m (1 + g): $(sed -n 5p "$T/out")"
+end
+
+begin "sweep copies an input table with the model (a relative path works)"
+if command -v bash >/dev/null 2>&1; then
+    HOLOSIM=$H bash "$ROOT/scripts/sweep" -o sw push.yaml l=0.5 -- --input F=push.csv \
+        >sweep.out 2>&1 || no "sweep failed: $(tail -n 2 sweep.out)"
+    [ -f sw/.sweep/in/input-1.csv ] || no "no copy of the table"
+    cmp -s "sw/l=0.5.csv" table.csv || no "the sweep's point is not the table's run"
+fi
+end
+
+begin "equilibrium and modes take an input at its value at t0"
+cat >spring.yaml <<'EOF'
+parameters: {k: 4, m: 1}
+inputs: [F]
+coordinates: [x]
+mass: [m]
+potential: 0.5*k*x^2
+forces: {x: F}
+initial: {t: 1, q: {x: 0}}
+EOF
+hs equilibrium spring.yaml --input 'F=2*t' --csv
+rc_is 0
+out_line 2 "0.5,1,stable"
+printf 't,F\n0,0\n2,4\n' >ramp.csv
+hs equilibrium spring.yaml --input F=ramp.csv --csv
+out_line 2 "0.5,1,stable"
+hs modes spring.yaml --input F=ramp.csv --csv
+rc_is 0
+out_line 2 "1,0,2,1,0"
 end
 
 # ---- errors ----------------------------------------------------------------

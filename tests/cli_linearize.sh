@@ -101,6 +101,23 @@ set -- $(block "zeros of th/F")
 [ "$*" = "0 0" ] || no "zeros of th/F: $*"
 end
 
+begin "CTMS pendulum: th/F equals CTMS's transfer function at several w (1e-8)"
+# (m l/q) s / (s^3 + b (I + m l^2)/q s^2 - (M + m) m g l/q s - b m g l/q)
+hs linearize ctms.yaml --outputs th --bode 0.05:50:9
+rc_is 0
+out_lines 10
+awk -F, 'NR > 1 { M = 0.5; m = 0.2; b = 0.1; I = 0.006; l = 0.3; g = 9.8;
+        J = I + m*l*l; q = (M + m)*J - (m*l)^2; w = $1;
+        nr = 0; ni = m*l/q*w;                                  # numerator at s = jw
+        dr = -b*J/q*w*w - b*m*g*l/q;
+        di = -w*w*w - (M + m)*m*g*l/q*w;                       # Im of the cubic
+        den = dr*dr + di*di; gr = (nr*dr + ni*di)/den; gi = (ni*dr - nr*di)/den;
+        mag = exp($3/20*log(10)); ph = $4*3.141592653589793/180;
+        er = mag*cos(ph) - gr; ei = mag*sin(ph) - gi; e = sqrt(er*er + ei*ei)/sqrt(gr*gr + gi*gi);
+        if (e > 1e-8 || $2 != "th/F") { print w, e; exit 1 } }' "$T/out" >bode_err ||
+    no "th/F differs from CTMS's: $(cat bode_err)"
+end
+
 begin "cart-pole, angle form: poles +-sqrt((M + m) g/(M l)), zeros of x/F +-sqrt(g/l)"
 hs linearize cp_angle.yaml
 rc_is 0
@@ -156,6 +173,17 @@ near "$(entry cart.csv C ax x)" "$(awk 'BEGIN { printf "%.17g", 0.1*9.81/(1*0.5)
 near "$(entry cart.csv C th px)" 2 1e-15 "C th,px (1/l)"
 end
 
+begin "cart-pole, Cartesian: the reactions R_x, R_px at first order, 2 lambda* (dx - dpx)"
+# lambda* = m g / (2 l) holds the bob up; R = G_q^T lambda
+hs linearize cp_cart.yaml --outputs R_x,R_px,R_py -o react.csv
+rc_is 0
+r=$(awk 'BEGIN { printf "%.17g", 2*0.1*9.81/(2*0.5) }')
+near "$(entry react.csv C R_x x)" "$r" 1e-14 "C R_x,x"
+near "$(entry react.csv C R_x px)" "-$r" 1e-14 "C R_x,px"
+near "$(entry react.csv C R_px x)" "-$r" 1e-14 "C R_px,x"
+near "$(entry react.csv C R_py px)" 0 1 "C R_py,px" 1e-15
+end
+
 begin "modes --linearize and linearize: the same A"
 for f in cp_angle cp_cart ctms; do
     hs modes $f.yaml --linearize --csv
@@ -184,6 +212,13 @@ grep -q "^D = \[0; 1\];" sys.m || no ".m D: $(grep '^D' sys.m)"
 hs linearize cp_cart.yaml --outputs x,ax -o sys.mat
 rc_is 0
 head -c 116 sys.mat | grep -q "^MATLAB 5.0 MAT-file" || no "MAT header"
+# version 0x0100 and the endian mark "IM" (little-endian), then the first
+# element: miMATRIX (14), class double (6), 4 x 4, named A
+[ "$(od -A n -t x1 -j 124 -N 4 sys.mat | tr -d ' \n')" = 0001494d ] || no "MAT version/endian"
+[ "$(od -A n -t u4 -j 128 -N 4 sys.mat | tr -d ' ')" = 14 ] || no "MAT first element not miMATRIX"
+[ "$(od -A n -t u4 -j 144 -N 4 sys.mat | tr -d ' ')" = 6 ] || no "MAT A not double"
+[ "$(od -A n -t d4 -j 160 -N 8 sys.mat | tr -s ' ')" = " 4 4" ] || no "MAT A not 4 x 4"
+[ "$(od -A n -c -j 176 -N 1 sys.mat | tr -d ' ')" = A ] || no "MAT first name not A"
 hs linearize ctms.yaml --inputs '' -o empty.mat
 rc_is 0
 PY=
@@ -228,6 +263,11 @@ hs linearize spring.yaml --input 'F=2*t' --at t=3
 rc_is 0
 out_has "operating point (t=3): x = 1.5"
 out_has "inputs at: F = 6"
+printf 't,F\n0,0\n1,4\n2,4\n' >ramp.csv
+hs linearize spring.yaml --input F=ramp.csv --at t=0.5
+rc_is 0
+out_has "operating point (t=0.5): x = 0.5"
+out_has "inputs at: F = 2"
 hs linearize spring.yaml --at initial
 rc_is 0
 out_has "operating point (initial): x = 0.25"
@@ -236,6 +276,17 @@ hs linearize spring.yaml
 out_has "operating point (equilibrium): x = 0"
 set -- $(block "poles")
 [ "$*" = "0 - 1.4142135623730951i 0 + 1.4142135623730951i" ] || no "poles $*"
+end
+
+begin "scripts/plot draws the Bode rows on a logarithmic abscissa"
+hs linearize ctms.yaml --outputs th --bode 0.1:100:20
+cp "$T/out" bode.csv
+if command -v bash >/dev/null 2>&1; then
+    bash "$ROOT/scripts/plot" bode.csv --x w --y mag_db --logx --dry-run >plot.gp 2>&1 ||
+        no "plot failed: $(tail -n 2 plot.gp)"
+    grep -q "^set logscale x" plot.gp || no "no logarithmic abscissa"
+    grep -q "using 1:3" plot.gp || no "not mag_db against w"
+fi
 end
 
 # ---- errors ----------------------------------------------------------------
@@ -260,6 +311,13 @@ err_has "--at wants equilibrium, initial or t=T"
 hs linearize cp_cart.yaml -o sys.txt
 rc_is 1
 err_has "-o wants FILE.mat, FILE.py, FILE.m or FILE.csv"
+cp cp_cart.yaml keep.csv
+hs linearize keep.csv -o keep.csv
+rc_is 1
+err_has "is an input of this command"
+hs linearize spring.yaml --input F=ramp.csv -o ramp.csv
+rc_is 1
+cmp -s keep.csv cp_cart.yaml || no "the model was overwritten"
 hs linearize cp_cart.yaml --bode 10:1
 rc_is 1
 err_has "--bode wants W1:W2[:N]"

@@ -25,7 +25,7 @@
 #include <gsl/gsl_linalg.h>
 
 /* What an output of the state-space model reads. */
-enum { Y_COORD, Y_VEL, Y_ACC, Y_LAMBDA, Y_OUTPUT };
+enum { Y_COORD, Y_VEL, Y_ACC, Y_LAMBDA, Y_OUTPUT, Y_REACT };
 
 typedef struct ycol {
     int kind;
@@ -66,6 +66,12 @@ static int find_column(const hs_model *m, const char *s, ycol *c)
         for (size_t j = 0; j < m->k; j++)
             if (strcmp(s + 7, m->cname[j]) == 0) {
                 *c = (ycol){ Y_LAMBDA, j };
+                return 0;
+            }
+    if (strncmp(s, "R_", 2) == 0)
+        for (size_t i = 0; i < m->n; i++)
+            if (strcmp(s + 2, m->qname[i]) == 0) {
+                *c = (ycol){ Y_REACT, i };
                 return 0;
             }
     return -1;
@@ -215,9 +221,10 @@ static int basis(const hs_linear *lin, const double *Gq, double *T)
     return rc;
 }
 
-/* The numbers at eq: M, S, D (n x n), G_q (k x n); 0 or an exit code. */
+/* The numbers at eq: M, S, D, HL = sum_j lambda_j d2G_j/dq2 (n x n), G_q
+ * (k x n); 0 or an exit code. */
 static int kernels_at(hs_an *a, const hs_equil *eq, double *M, double *S, double *Dv,
-                      double *Gq, hs_error *err)
+                      double *HL, double *Gq, hs_error *err)
 {
     size_t n = a->n, k = a->k;
     gsl_matrix *g1 = gsl_matrix_alloc(n, n), *g2 = gsl_matrix_alloc(k ? k : 1, n);
@@ -233,6 +240,16 @@ static int kernels_at(hs_an *a, const hs_equil *eq, double *M, double *S, double
     if (!rc) {
         hs_ak_fill_S(a, eq->lambda, g1);
         from_gsl(g1, S);
+        double *zero = calloc(k + 1, sizeof *zero);
+        if (!zero) {
+            gsl_matrix_free(g1);
+            gsl_matrix_free(g2);
+            return hs_error_nomem(err);
+        }
+        hs_ak_fill_S(a, zero, g1);             /* dQ/dq alone: HL = S - that */
+        free(zero);
+        for (size_t i = 0; i < n * n; i++)
+            HL[i] = S[i] - gsl_matrix_get(g1, i / n, i % n);
         if (k) {
             hs_ak_fill_Gq(a, g2);
             from_gsl(g2, Gq);
@@ -280,13 +297,13 @@ static int names(const hs_model *m, const hs_linear *lin, const size_t *up,
 
 /* The work of hs_an_statespace once the inputs and outputs are known. */
 typedef struct ssw {
-    double *T, *M, *S, *Dv, *Gq, *Qu, *B2, *Tq, *Tv, *Dax, *Dau, *P, *dlx, *dlu, *W;
+    double *T, *M, *S, *Dv, *Gq, *Qu, *B2, *Tq, *Tv, *Dax, *Dau, *P, *dlx, *dlu, *W, *HL;
 } ssw;
 
 static void ssw_free(ssw *w)
 {
     double *v[] = { w->T, w->M, w->S, w->Dv, w->Gq, w->Qu, w->B2, w->Tq, w->Tv, w->Dax,
-                    w->Dau, w->P, w->dlx, w->dlu, w->W };
+                    w->Dau, w->P, w->dlx, w->dlu, w->W, w->HL };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         free(v[i]);
 }
@@ -382,11 +399,35 @@ done:
     return rc;
 }
 
+/* The reaction R_i = (G_q^T lambda)_i: dR = HL dq + G_q^T dl. */
+static void reaction_row(size_t n, size_t k, size_t m2, size_t nu, size_t i, const ssw *w,
+                         double *Crow, double *Drow)
+{
+    for (size_t j = 0; j < m2; j++) {
+        double s = 0;
+        for (size_t c = 0; c < n; c++)
+            s += w->HL[i * n + c] * w->Tq[c * m2 + j];
+        for (size_t r = 0; r < k; r++)
+            s += w->Gq[r * n + i] * w->dlx[r * m2 + j];
+        Crow[j] = s;
+    }
+    for (size_t j = 0; j < nu; j++) {
+        double s = 0;
+        for (size_t r = 0; r < k; r++)
+            s += w->Gq[r * n + i] * w->dlu[r * nu + j];
+        Drow[j] = s;
+    }
+}
+
 /* C and D row o from the maps and the output's derivatives g (dh/dq, dh/dv,
  * dh/da, dh/dlambda, dh/du). */
 static void output_row(size_t n, size_t k, size_t m2, size_t nu, const ycol *c,
                        const double *g, const ssw *w, double *Crow, double *Drow)
 {
+    if (c->kind == Y_REACT) {
+        reaction_row(n, k, m2, nu, c->idx, w, Crow, Drow);
+        return;
+    }
     const double *hq = g, *hv = g + n, *ha = g + 2 * n, *hl = g + 3 * n, *hu = g + 3 * n + k;
     for (size_t j = 0; j < m2; j++)
         Crow[j] = 0;
@@ -439,8 +480,9 @@ static int statespace(hs_an *a, const hs_equil *eq, const char *const *u, size_t
     for (size_t o = 0; o < ny && !rc; o++)
         if (find_column(m, y[o], &yc[o]))
             rc = hs_error_set(err, HS_EXIT_MODEL, "--outputs: '%s' is no column linearize "
-                              "can read (a coordinate, a velocity x', an acceleration x'', "
-                              "an output, a multiplier lambda_NAME)", y[o]);
+                              "can read (a coordinate x, a velocity x', an acceleration "
+                              "x'', an output, a multiplier lambda_NAME, a reaction R_x)",
+                              y[o]);
     if (!rc)
         rc = hs_an_linearize(a, eq, &lin, err);
     if (!rc)
@@ -468,14 +510,15 @@ static int statespace(hs_an *a, const hs_equil *eq, const char *const *u, size_t
         w.P = mat(k, n);
         w.dlx = mat(k, m2);
         w.dlu = mat(k, nu);
-        if (!ss->A || !ss->B || !ss->C || !ss->D || !w.T || !w.M || !w.S || !w.Dv || !w.Gq ||
+        w.HL = mat(n, n);
+        if (!w.HL || !ss->A || !ss->B || !ss->C || !ss->D || !w.T || !w.M || !w.S || !w.Dv || !w.Gq ||
             !w.Qu || !w.B2 || !w.Tq || !w.Tv || !w.Dax || !w.Dau || !w.P || !w.dlx || !w.dlu ||
             names(m, &lin, up, y, ss))
             rc = hs_error_nomem(err);
     }
     if (!rc) {
         memcpy(ss->A, lin.A, m2 * m2 * sizeof *ss->A);
-        rc = kernels_at(a, eq, w.M, w.S, w.Dv, w.Gq, err);
+        rc = kernels_at(a, eq, w.M, w.S, w.Dv, w.HL, w.Gq, err);
     }
     if (!rc && basis(&lin, w.Gq, w.T))
         rc = hs_error_nomem(err);

@@ -124,6 +124,8 @@ static int start(int argc, char **argv, const char *usage, unsigned cmd, const c
     if (hs_cli_begin(argc, argv, usage, cmd, o, rc) || hs_cli_one_model(o, usage, name, rc))
         return -1;
     o->ov.statics = 1;              /* no outputs, events or drawing: M, Q, G alone */
+    o->ov.input_symbols = 1;        /* each input at its value at t0 */
+    o->ov.input_t = NAN;
     if (!(s->m = hs_cli_load(o, rc)))
         return -1;
     *rc = session_start(s);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../analysis/analysis.h"
 #include "../io/fmt.h"
@@ -19,7 +20,8 @@ const char hs_usage_linearize[] =
     "modes --linearize keeps and their velocities (the same A), u the inputs\n"
     "(the model's `inputs`, entering the forces or the potential), y columns:\n"
     "coordinates x, velocities x', accelerations x'', outputs, multipliers\n"
-    "lambda_NAME (D exact where an output reads an acceleration or a multiplier).\n"
+    "lambda_NAME, reactions R_x (D exact where an output reads an acceleration\n"
+    "or a multiplier).\n"
     "Prints the matrices, the poles (eigenvalues of A) and the finite\n"
     "transmission zeros of each output/input pair.\n"
     "\n"
@@ -297,10 +299,10 @@ static int linearize(opts *o, hs_model *m, int at, const char *atname)
         rc = hs_cli_fail(&err);
         goto out;
     }
-    if (at == 1 && eq.res_Q > 1e-9 * (1 + eq.res_G))
+    if (at == 1 && (eq.res_Q > 1e-9 || eq.res_G > 1e-9))
         fprintf(stderr, "holosim: warning: the initial state is not an equilibrium (max |Q + "
-                "G_q^T lambda| = %.3g): the linearization leaves out the motion there\n",
-                eq.res_Q);
+                "G_q^T lambda| = %.3g, max |G| = %.3g): the linearization leaves out the "
+                "motion there\n", eq.res_Q, eq.res_G);
     if (o->output && (rc = hs_cli_ss_write(o->output, &ss, m->file)))
         goto out;
     if (o->bode) {
@@ -326,6 +328,25 @@ out:
     return rc;
 }
 
+/* Paths a and b name the same existing file (device and inode). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* -o naming the model or an input table: refused before anything is read. */
+static int output_is_input(const opts *o)
+{
+    if (same_file(o->output, o->model))
+        return 1;
+    for (size_t i = 0; i < o->ninput; i++)
+        if (same_file(o->output, o->input_text[i]))
+            return 1;
+    return 0;
+}
+
 int hs_cli_linearize(int argc, char **argv)
 {
     opts o;
@@ -344,6 +365,12 @@ int hs_cli_linearize(int argc, char **argv)
     if (o.output && !hs_cli_ss_kind(o.output)) {
         rc = hs_cli_usage_error(hs_usage_linearize, "-o wants FILE.mat, FILE.py, FILE.m or "
                                 "FILE.csv, got '%s'", o.output);
+        hs_cli_free_opts(&o);
+        return rc;
+    }
+    if (o.output && output_is_input(&o)) {
+        rc = hs_cli_usage_error(hs_usage_linearize, "-o '%s' is an input of this command "
+                                "(the model or an input table)", o.output);
         hs_cli_free_opts(&o);
         return rc;
     }

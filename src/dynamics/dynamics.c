@@ -89,7 +89,8 @@ static hs_work *work_new(const hs_model *m)
              ALLOC(w->skip, k) && ALLOC(w->mnwork, k <= HS_SMALL_K ? 2 * k * k + k : 0) &&
              ALLOC(w->rout, m->prog_out ? hs_prog_nregs(m->prog_out) : 0) &&
              ALLOC(w->out, m->nout) && ALLOC(w->ev, m->nev) &&
-             ALLOC(w->rev, m->prog_ev ? hs_prog_nregs(m->prog_ev) : 0);
+             ALLOC(w->rev, m->prog_ev ? hs_prog_nregs(m->prog_ev) : 0) &&
+             ALLOC(w->tab_hint, m->ntab);
 #undef ALLOC
     size_t nM = m->mass_kind == HS_MASS_FULL && !m->chain ? n : 1;   /* a dense metric */
     w->M = gsl_matrix_alloc(nM, nM);
@@ -143,6 +144,7 @@ void hs_work_free(hs_work *w)
         return;
     hs_chain_work_free(w->cw);
     free(w->in);
+    free(w->tab_hint);
     free(w->rdyn);
     free(w->raux);
     free(w->rpos);
@@ -209,6 +211,8 @@ void hs_dyn_set_state(const hs_model *m, hs_work *w, double t, const double *q,
         w->in[m->sym_q[i]] = q[i];
         w->in[m->sym_v[i]] = v ? v[i] : 0.0;
     }
+    if (m->ntab)                /* the input tables' pieces at t */
+        hs_model_tables_at(m, t, w->in, w->tab_hint);
 }
 
 /* A non-finite program output: find the instruction and say where. */

@@ -64,6 +64,7 @@ typedef struct hs_chainwork hs_chainwork;   /* dynamics/chain.c */
 
 typedef struct hs_work {
     double *in;            /* [nin] VM inputs: t, q, q', parameters */
+    size_t *tab_hint;      /* [model ntab] the input tables' last pieces */
     double *rdyn, *raux, *rpos;  /* VM scratch registers */
     /* native kernels of prog_dyn, prog_aux, prog_pos, prog_out, prog_ev
      * (src/native; the same numbers as the VM, bit for bit), or NULL: the VM */

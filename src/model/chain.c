@@ -484,6 +484,8 @@ int hs_chain_regular(const hs_model *m, double t, const double *q, const double 
     if (s) {
         hs_model_inputs(m, in);
         in[m->sym_t] = t;
+        if (m->ntab)
+            hs_model_tables_at(m, t, in, NULL);
         for (size_t i = 0; i < n; i++) {
             in[m->sym_q[i]] = q[i];
             in[m->sym_v[i]] = v[i];

@@ -29,12 +29,6 @@ static int name_ok(const char *s)
     return 1;
 }
 
-yaml_node_t *hs_ld_contact_node(loader *L, yaml_node_t *root, size_t c)
-{
-    yaml_node_t *cs = hs_ld_get(L, root, "contacts");
-    return cs ? NODE(L, cs->data.mapping.pairs.start[c].key) : NULL;
-}
-
 int hs_ld_read_contact_names(loader *L, yaml_node_t *cs)
 {
     hs_model *m = L->m;

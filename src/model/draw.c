@@ -830,6 +830,8 @@ void hs_draw_eval(const hs_model *m, double t, const double *q, double *in, doub
     in[m->sym_t] = t;
     for (size_t i = 0; i < m->n; i++)
         in[m->sym_q[i]] = q[i];
+    if (m->ntab)
+        hs_model_tables_at(m, t, in, NULL);
     hs_prog_eval(m->draw->prog, in, regs, out);
 }
 

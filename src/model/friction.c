@@ -21,12 +21,6 @@
 
 static const char *const fric_keys[] = { "normal", "slip", "mu", "mu_static" };
 
-yaml_node_t *hs_ld_friction_node(loader *L, yaml_node_t *root, size_t f)
-{
-    yaml_node_t *fs = hs_ld_get(L, root, "friction");
-    return fs ? NODE(L, fs->data.mapping.pairs.start[f].key) : NULL;
-}
-
 int hs_ld_read_friction_names(loader *L, yaml_node_t *fs)
 {
     hs_model *m = L->m;

@@ -4,7 +4,8 @@
  * may read; a --input NAME=SRC replaces it, in every expression that reads
  * it, by SRC: an expression of t and parameters, or a table (a CSV file of
  * columns t and NAME) written as the piecewise linear function of t it
- * describes, held before its first and after its last row, whose times the
+ * describes, held before its first and after its last row (model.h:
+ * hs_input_table, three VM slots for the piece t lies in), whose times the
  * run steps to (m->brk).  A model without inputs loads as before: nothing
  * here runs. */
 #include "loader.h"
@@ -81,27 +82,6 @@ int hs_ld_read_inputs(loader *L, yaml_node_t *root)
         if (!(m->input_desc[j] = hs_ld_strdup("0 (no --input)")))
             return hs_error_nomem(L->err);
     return 0;
-}
-
-int hs_ld_is_input(const loader *L, size_t par)
-{
-    return par >= L->npar - L->ninput && par < L->npar;
-}
-
-const hs_node *hs_ld_input_node(loader *L, size_t par, int *status, hs_error *perr)
-{
-    hs_model *m = L->m;
-    if (L->scope < SCOPE_MODEL || L->in_source) {
-        *status = HS_RESOLVE_ERROR;
-        hs_error_set(perr, HS_EXIT_MODEL, "'%s' is an input, a function of time: %s cannot "
-                     "read it", L->par[par].name, L->in_source ? "the source of an input"
-                     : L->scope == SCOPE_PARAM ? "a parameter" : "the initial data");
-        return NULL;
-    }
-    size_t j = par - (L->npar - L->ninput);
-    if (L->insrc && L->insrc[j] && !(L->ov && L->ov->input_symbols))
-        return L->insrc[j];
-    return hs_sym(m->dag, m->sym_p[par]);
 }
 
 /* ---------- --input NAME=SRC ---------- */
@@ -320,23 +300,34 @@ static int read_rows(loader *L, table *T, const char *name)
     return 0;
 }
 
-/* Pieces lo..hi (piece p: [t_p, t_{p+1}), -1 before t_0, n - 1 after
- * t_{n-1}) as a balanced tree of if(t < t_{mid+1}, ..., ...): depth log n. */
-static const hs_node *pieces(hs_dag *d, const hs_node *t, const table *T, long lo, long hi)
+/* The table as input j of the model: three slots, the expression
+ * a + s (t - t0) of its piece. */
+static const hs_node *add_table(loader *L, const char *name, table *T)
 {
-    if (lo == hi) {
-        if (lo < 0)
-            return hs_num(d, T->y[0]);
-        size_t p = (size_t)lo;
-        if (p + 1 >= T->n)
-            return hs_num(d, T->y[T->n - 1]);
-        double s = (T->y[p + 1] - T->y[p]) / (T->t[p + 1] - T->t[p]);
-        return hs_add(d, hs_num(d, T->y[p]),
-                      hs_mul(d, hs_num(d, s), hs_sub(d, t, hs_num(d, T->t[p]))));
+    hs_model *m = L->m;
+    hs_dag *d = m->dag;
+    hs_input_table *tab = realloc(m->tab, (m->ntab + 1) * sizeof *tab);
+    if (!tab) {
+        hs_error_nomem(L->err);
+        return NULL;
     }
-    long mid = lo + (hi - lo) / 2;
-    const hs_node *c = hs_call2(d, HS_LT, t, hs_num(d, T->t[mid + 1]));
-    return hs_if(d, c, pieces(d, t, T, lo, mid), pieces(d, t, T, mid + 1, hi));
+    m->tab = tab;
+    char sa[96], ss[96], st[96];       /* '@': no name a user can write */
+    snprintf(sa, sizeof sa, "%s@value", name);
+    snprintf(ss, sizeof ss, "%s@slope", name);
+    snprintf(st, sizeof st, "%s@start", name);
+    hs_input_table *tb = &m->tab[m->ntab];
+    *tb = (hs_input_table){ T->n, T->t, T->y, hs_dag_symbol(d, sa), hs_dag_symbol(d, ss),
+                            hs_dag_symbol(d, st) };
+    if (tb->sym_a < 0 || tb->sym_s < 0 || tb->sym_t0 < 0) {
+        hs_error_nomem(L->err);
+        return NULL;
+    }
+    T->t = T->y = NULL;                 /* the model owns them now */
+    m->ntab++;
+    const hs_node *t = hs_sym(d, m->sym_t);
+    return hs_add(d, hs_sym(d, tb->sym_a),
+                  hs_mul(d, hs_sym(d, tb->sym_s), hs_sub(d, t, hs_sym(d, tb->sym_t0))));
 }
 
 /* x in the fewest of 15, 16, 17 digits that read back as x. */
@@ -386,8 +377,9 @@ static const hs_node *read_table(loader *L, const char *name, const char *path)
         return NULL;
     T.text = text;
     const hs_node *e = NULL;
+    size_t nrows = 0;
+    double first = 0, last = 0;
     if (!read_rows(L, &T, name)) {
-        e = pieces(m->dag, hs_sym(m->dag, m->sym_t), &T, -1, (long)T.n - 1);
         double *b = realloc(m->brk, (m->nbrk + T.n + 1) * sizeof *b);
         if (!b) {
             hs_error_nomem(L->err);
@@ -396,12 +388,16 @@ static const hs_node *read_table(loader *L, const char *name, const char *path)
             m->brk = b;
             memcpy(b + m->nbrk, T.t, T.n * sizeof *b);
             m->nbrk += T.n;
+            nrows = T.n;
+            first = T.t[0];
+            last = T.t[T.n - 1];
+            e = add_table(L, name, &T);
         }
     }
     char desc[700], t0[32], t1[32];
     if (e) {
-        snprintf(desc, sizeof desc, "table %s: %zu row%s, t from %s to %s", path, T.n,
-                 T.n == 1 ? "" : "s", short_num(t0, T.t[0]), short_num(t1, T.t[T.n - 1]));
+        snprintf(desc, sizeof desc, "table %s: %zu row%s, t from %s to %s", path, nrows,
+                 nrows == 1 ? "" : "s", short_num(t0, first), short_num(t1, last));
         size_t j = (size_t)hs_ld_find_named(L, NAME_PAR, name, strlen(name)) - m->input0;
         free(m->input_desc[j]);
         if (!(m->input_desc[j] = hs_ld_strdup(desc))) {
@@ -464,9 +460,17 @@ int hs_ld_input_values(loader *L)
         double v;
         if (!L->insrc[j])
             continue;
-        if (hs_eval_node(L->insrc[j], L->pin, &v))
+        const hs_input_table *tb = NULL;
+        for (size_t k = 0; k < m->ntab; k++)
+            if (L->intab && L->intab[j] == (long)k)
+                tb = &m->tab[k];
+        if (tb)
+            v = hs_model_table_value(tb, t);
+        else if (hs_eval_node(L->insrc[j], L->pin, &v)) {
             rc = hs_error_nomem(L->err);
-        else if (!isfinite(v))
+            break;
+        }
+        if (!isfinite(v))
             rc = hs_error_set(L->err, HS_EXIT_MODEL, "--input %s: the value at t = %g is %g",
                               L->par[n0 + j].name, t, v);
         else
@@ -485,12 +489,13 @@ int hs_ld_read_input_sources(loader *L)
         return 0;
     long *last = xcalloc(L->ninput, sizeof *last);
     L->insrc = xcalloc(L->ninput, sizeof *L->insrc);
-    if (!last || !L->insrc) {
+    L->intab = xcalloc(L->ninput, sizeof *L->intab);
+    if (!last || !L->insrc || !L->intab) {
         free(last);
         return hs_error_nomem(L->err);
     }
     for (size_t j = 0; j < L->ninput; j++)
-        last[j] = -1;
+        last[j] = L->intab[j] = -1;
     int rc = 0;
     for (size_t i = 0; i < ov->ninput && !rc; i++) {
         const char *nm = ov->input_name[i];
@@ -505,6 +510,8 @@ int hs_ld_read_input_sources(loader *L)
             continue;
         const char *nm = L->par[n0 + j].name, *text = ov->input_text[last[j]];
         const hs_node *e = is_table(text) ? read_table(L, nm, text) : parse_source(L, nm, text);
+        if (e && is_table(text))
+            L->intab[j] = (long)m->ntab - 1;
         if (!e) {
             rc = L->err->code ? L->err->code : HS_EXIT_MODEL;
             break;

@@ -190,6 +190,7 @@ static hs_model *load_common(loader *L, int rc)
     free(L->ambX);
     free(L->ambV);
     free(L->insrc);
+    free(L->intab);
     if (rc) {
         if (!L->err->code)
             hs_error_set(L->err, rc, "model error");
@@ -293,6 +294,11 @@ void hs_model_free(hs_model *m)
     free_strv(m->ambname, m->namb);
     free(m->pval);
     free(m->brk);
+    for (size_t j = 0; j < m->ntab; j++) {
+        free(m->tab[j].t);
+        free(m->tab[j].y);
+    }
+    free(m->tab);
     free_strv(m->input_desc, m->ninput);
     free(m->q0);
     free(m->v0);

@@ -88,6 +88,7 @@ typedef struct loader {
     void *opaque_ctx;
     size_t ninput;             /* inputs: the last ninput entries of par */
     const hs_node **insrc;     /* [ninput] each input's source (NULL: none) */
+    long *intab;               /* [ninput] its table in m->tab, or -1 */
     int in_source;             /* parsing an input's source: inputs not visible */
 } loader;
 

@@ -32,6 +32,8 @@ void hs_model_inputs(const hs_model *m, double *in)
         in[m->sym_p[j]] = m->pval[j];
     for (size_t h = 0; h < m->nhoist; h++)
         in[m->hoist_sym[h]] = m->hoist_val[h];
+    if (m->ntab)
+        hs_model_tables_at(m, m->t0, in, NULL);
 }
 
 int hs_model_eval_constants(hs_model *m, hs_error *err)
@@ -182,4 +184,57 @@ int hs_model_structural(const hs_model *m, const char *name)
 {
     const srcinfo *si = m->src;
     return si && hs_lang_structural(&si->lang, name);
+}
+
+/* ---- input tables (inputs.c reads them in) ---- */
+
+/* The piece of tb that t lies in: -1 before the first row, else the last
+ * row with t_i <= t; from *hint when given (a run goes forward). */
+static long piece(const hs_input_table *tb, double t, size_t *hint)
+{
+    size_t n = tb->n;
+    if (!(t >= tb->t[0]))
+        return -1;
+    if (hint) {
+        size_t i = *hint < n ? *hint : 0;
+        if (tb->t[i] <= t && (i + 1 >= n || t < tb->t[i + 1]))
+            return (long)i;
+        if (i + 1 < n && tb->t[i + 1] <= t && (i + 2 >= n || t < tb->t[i + 2]))
+            return (long)(*hint = i + 1);
+    }
+    size_t lo = 0, hi = n;             /* the first row after t, minus one */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tb->t[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (hint)
+        *hint = lo - 1;
+    return (long)lo - 1;
+}
+
+void hs_model_tables_at(const hs_model *m, double t, double *in, size_t *hint)
+{
+    for (size_t j = 0; j < m->ntab; j++) {
+        const hs_input_table *tb = &m->tab[j];
+        long p = piece(tb, t, hint ? &hint[j] : NULL);
+        size_t i = p < 0 ? 0 : (size_t)p;
+        double a = tb->y[i], s = 0;
+        if (p >= 0 && i + 1 < tb->n)
+            s = (tb->y[i + 1] - tb->y[i]) / (tb->t[i + 1] - tb->t[i]);
+        in[tb->sym_a] = a;
+        in[tb->sym_s] = s;
+        in[tb->sym_t0] = tb->t[i];
+    }
+}
+
+double hs_model_table_value(const hs_input_table *tb, double t)
+{
+    long p = piece(tb, t, NULL);
+    size_t i = p < 0 ? 0 : (size_t)p;
+    if (p < 0 || i + 1 >= tb->n)
+        return tb->y[i];
+    return tb->y[i] + (tb->y[i + 1] - tb->y[i]) / (tb->t[i + 1] - tb->t[i]) * (t - tb->t[i]);
 }

@@ -256,6 +256,8 @@ typedef struct hs_model {
     double *brk;           /* [nbrk] the input tables' times, increasing: a run's
                             * steps end there (no step across a kink) */
     size_t nbrk;
+    size_t ntab;
+    struct hs_input_table *tab;    /* [ntab] the tables an input reads */
     size_t nout;
     char **outname;        /* [nout] `outputs` */
     size_t namb;
@@ -421,8 +423,26 @@ hs_model *hs_model_load_string(const char *name, const char *text,
 void hs_model_free(hs_model *m);                /* NULL is fine */
 
 /* The model's constant inputs into a VM input vector in[nin]: the
- * parameters and the hoisted parameter expressions. */
+ * parameters and the hoisted parameter expressions (and the input tables'
+ * slots at t0). */
 void hs_model_inputs(const hs_model *m, double *in);
+
+/* An input table (model/inputs.c): rows (t[i], y[i]), t increasing.  In
+ * the expressions the input is a + s (t - t0), three VM input slots that
+ * hold the piece t lies in (t_i <= t < t_i+1: y_i, its slope, t_i; before
+ * the first row y_0, 0; from the last on y_n-1, 0): one evaluation costs
+ * the same whatever the table's length, and the derivatives in t are those
+ * of the piece. */
+typedef struct hs_input_table {
+    size_t n;
+    double *t, *y;         /* [n] */
+    int sym_a, sym_s, sym_t0;
+} hs_input_table;
+/* Set the tables' slots of in[nin] for time t.  hint: NULL, or [ntab] the
+ * last piece of each table (a run moves through them in order: O(1)). */
+void hs_model_tables_at(const hs_model *m, double t, double *in, size_t *hint);
+/* The value of table tb at time t. */
+double hs_model_table_value(const hs_input_table *tb, double t);
 
 /* Recompute hoist_val and Mconst from pval (after a change of parameters).
  * Returns 0, or HS_EXIT_MODEL with err placed at the expression that is

@@ -229,3 +229,22 @@ int hs_ld_check_names(loader *L, yaml_node_t *root)
     hs_strmap_free(&C.tab);
     return rc;
 }
+
+/* ---------- where an entry is, what kind it is ---------- */
+
+yaml_node_t *hs_ld_contact_node(loader *L, yaml_node_t *root, size_t c)
+{
+    yaml_node_t *cs = hs_ld_get(L, root, "contacts");
+    return cs ? NODE(L, cs->data.mapping.pairs.start[c].key) : NULL;
+}
+
+yaml_node_t *hs_ld_friction_node(loader *L, yaml_node_t *root, size_t f)
+{
+    yaml_node_t *fs = hs_ld_get(L, root, "friction");
+    return fs ? NODE(L, fs->data.mapping.pairs.start[f].key) : NULL;
+}
+
+int hs_ld_is_input(const loader *L, size_t par)
+{
+    return par >= L->npar - L->ninput && par < L->npar;
+}

@@ -12,6 +12,24 @@
 #include <math.h>
 #include <string.h>
 
+/* An input read by an expression: its source (an expression of t, or a
+ * table's piece) once --input gave one, else its symbol. */
+const hs_node *hs_ld_input_node(loader *L, size_t par, int *status, hs_error *perr)
+{
+    hs_model *m = L->m;
+    if (L->scope < SCOPE_MODEL || L->in_source) {
+        *status = HS_RESOLVE_ERROR;
+        hs_error_set(perr, HS_EXIT_MODEL, "'%s' is an input, a function of time: %s cannot "
+                     "read it", L->par[par].name, L->in_source ? "the source of an input"
+                     : L->scope == SCOPE_PARAM ? "a parameter" : "the initial data");
+        return NULL;
+    }
+    size_t j = par - (L->npar - L->ninput);
+    if (L->insrc && L->insrc[j] && !(L->ov && L->ov->input_symbols))
+        return L->insrc[j];
+    return hs_sym(m->dag, m->sym_p[par]);
+}
+
 static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len,
                              int primed, size_t off, int *status, hs_error *perr)
 {
