@@ -46,7 +46,8 @@ struct hs_dag {
     size_t markcap;
     uint32_t epoch;
     hs_idmap cache;              /* tag << 32 | node id -> const hs_node * */
-    struct hs_sumtab *sumtab;    /* indexes of large sums (sumindex.c) */
+    void *attached;              /* sumindex.c's indexes of large sums, or NULL */
+    void (*attached_free)(void *);
     hs_seedmemo seed;            /* the last total-derivative direction (diff.c) */
     const hs_node *nums[NUM_CACHE]; /* recent constants, by a hash of the value */
     char **names;                /* [nsyms] copied symbol names */
@@ -78,11 +79,12 @@ int hs_dag_reserve(hs_dag *d, size_t n)
 
 hs_seedmemo *hs_dag_seedmemo(hs_dag *d) { return &d->seed; }
 
-struct hs_sumtab *hs_dag_sumtab(hs_dag *d)
+void *hs_dag_attached(hs_dag *d) { return d->attached; }
+
+void hs_dag_attach(hs_dag *d, void *p, void (*free_fn)(void *))
 {
-    if (!d->sumtab)
-        d->sumtab = hs_sumtab_new();
-    return d->sumtab;
+    d->attached = p;
+    d->attached_free = free_fn;
 }
 
 /* Can the dag take n more bytes of tables? (error recorded when not) */
@@ -648,7 +650,8 @@ void hs_dag_free(hs_dag *d)
     free(d->sbuf);
     free(d->mark);
     hs_idmap_free(&d->cache);
-    hs_sumtab_free(d->sumtab);
+    if (d->attached_free)
+        d->attached_free(d->attached);
     free(d->seed.q);
     free(d->seed.v);
     free(d);
@@ -694,4 +697,36 @@ const char *hs_dag_symbol_name(const hs_dag *d, int sym)
     if (sym < 0 || (size_t)sym >= d->nsyms)
         return "?";
     return d->names[sym];
+}
+
+/* The names and arities of node kinds (the parser's words, the printer's). */
+static const struct {
+    const char *name;
+    int arity;
+} kinds[HS_NKINDS] = {
+    [HS_NUM] = {"num", 0},     [HS_SYM] = {"sym", 0},
+    [HS_ADD] = {"+", -1},      [HS_MUL] = {"*", -1},
+    [HS_POW] = {"^", 2},       [HS_SIN] = {"sin", 1},
+    [HS_COS] = {"cos", 1},     [HS_TAN] = {"tan", 1},
+    [HS_ASIN] = {"asin", 1},   [HS_ACOS] = {"acos", 1},
+    [HS_ATAN] = {"atan", 1},   [HS_SINH] = {"sinh", 1},
+    [HS_COSH] = {"cosh", 1},   [HS_TANH] = {"tanh", 1},
+    [HS_EXP] = {"exp", 1},     [HS_LOG] = {"log", 1},
+    [HS_SQRT] = {"sqrt", 1},   [HS_ABS] = {"abs", 1},
+    [HS_SIGN] = {"sign", 1},   [HS_ATAN2] = {"atan2", 2},
+    [HS_MIN] = {"min", 2},     [HS_MAX] = {"max", 2},
+    [HS_HYPOT] = {"hypot", 2}, [HS_LT] = {"<", 2},
+    [HS_LE] = {"<=", 2},       [HS_GT] = {">", 2},
+    [HS_GE] = {">=", 2},       [HS_EQ] = {"==", 2},
+    [HS_NE] = {"!=", 2},       [HS_IF] = {"if", 3},
+};
+
+int hs_kind_arity(hs_kind k)
+{
+    return (unsigned)k < HS_NKINDS ? kinds[k].arity : 0;
+}
+
+const char *hs_kind_name(hs_kind k)
+{
+    return (unsigned)k < HS_NKINDS ? kinds[k].name : "?";
 }

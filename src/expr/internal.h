@@ -37,19 +37,29 @@ const hs_node *hs_dag_lookup(const hs_dag *d, hs_kind k, const hs_node *const *a
 /* The dag's limit on the nodes one derivative may build. */
 size_t hs_dag_max_diff_nodes(const hs_dag *d);
 
-/* The compiler's addition formulas (trig.c): n's argument a is s1*x1 +
+/* The compiler's addition formulas (sum.c): n's argument a is s1*x1 +
  * s2*x2 or its negation (x symbols, s[i] = 1 for a minus sign); whether a
  * program's sines and cosines of such sums (order: its post-order nodes,
  * mark: [node ids] zeroed scratch) are worth taking apart. */
 int hs_trig_two_symbol_sum(const hs_node *a, const hs_node **x, int *s);
 int hs_trig_want_addform(const hs_node *const *order, size_t norder, uint8_t *mark);
 
-/* The identities sin^2 + cos^2 = 1, cos a cos b + sin a sin b = cos(a - b)
- * and sin a cos b - cos a sin b = sin(a - b) on the k merged terms out[]
- * of a sum (trig.c); a number they produce is added to *c.  Returns 1
- * when anything changed (out[] and *k rewritten: collect them again), 0
- * when not, -1 when out of memory (error recorded). */
-int hs_trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c);
+/* simplify.c's helpers that sum.c shares: scratch arrays on the stack
+ * when small (HS_SCRATCH_SMALL entries), an insertion sort for short arrays, node
+ * order (by id), an n-ary node of sorted children, a sum's or product's
+ * children flattened (count first). */
+enum { HS_SCRATCH_SMALL = 16 };
+typedef struct hs_scratch {
+    void *p;
+    void *heap;
+} hs_scratch;
+void *hs_scratch_get(hs_dag *d, hs_scratch *s, void *stack, size_t n, size_t size);
+void hs_scratch_free(hs_scratch *s);
+void hs_sort_small(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+int hs_node_cmp(const void *pa, const void *pb);
+const hs_node *hs_make_nary(hs_dag *d, hs_kind k, const hs_node **a, size_t n);
+size_t hs_flat_count(hs_kind k, const hs_node *const *a, size_t n);
+size_t hs_flatten(hs_kind k, const hs_node *const *a, size_t n, const hs_node **out);
 
 /* The constant v (finite; an error recorded otherwise), as hs_dag_intern
  * would return it, through a small cache of recent constants. */
@@ -88,10 +98,11 @@ typedef struct hs_seedmemo {
 } hs_seedmemo;
 hs_seedmemo *hs_dag_seedmemo(hs_dag *d);
 
-/* The dag's table of indexes (created on first use; NULL when out of
- * memory), and its lifetime (dag.c calls these). */
+/* The dag's table of indexes of large sums (sumindex.c: created on first
+ * use; NULL when out of memory).  The dag holds it as an attachment it
+ * frees with itself through the function given (dag.c). */
 struct hs_sumtab *hs_dag_sumtab(hs_dag *d);
-struct hs_sumtab *hs_sumtab_new(void);
-void hs_sumtab_free(struct hs_sumtab *t);
+void *hs_dag_attached(hs_dag *d);
+void hs_dag_attach(hs_dag *d, void *p, void (*free_fn)(void *));
 
 #endif

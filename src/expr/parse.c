@@ -1,6 +1,6 @@
 /* The expression parser (holosim-model(5), EXPRESSIONS): a lexer and a
- * recursive-descent parser building nodes through the smart constructors,
- * plus the names and arities of node kinds.  Numbers are decimal (`2.5`,
+ * recursive-descent parser building nodes through the smart constructors
+ * (the names and arities of node kinds are dag.c's).  Numbers are decimal (`2.5`,
  * `1e-3`) or C hexadecimal (`0x10`, `0x1.8p3`: unambiguous, since a digit
  * followed by a letter was an error before).  The recursion is bounded by
  * MAX_NEST: every nesting level passes through parse_unary. */
@@ -12,37 +12,6 @@
 #include <string.h>
 
 #include "../util/suggest.h"
-
-static const struct {
-    const char *name;
-    int arity;
-} kinds[HS_NKINDS] = {
-    [HS_NUM] = {"num", 0},     [HS_SYM] = {"sym", 0},
-    [HS_ADD] = {"+", -1},      [HS_MUL] = {"*", -1},
-    [HS_POW] = {"^", 2},       [HS_SIN] = {"sin", 1},
-    [HS_COS] = {"cos", 1},     [HS_TAN] = {"tan", 1},
-    [HS_ASIN] = {"asin", 1},   [HS_ACOS] = {"acos", 1},
-    [HS_ATAN] = {"atan", 1},   [HS_SINH] = {"sinh", 1},
-    [HS_COSH] = {"cosh", 1},   [HS_TANH] = {"tanh", 1},
-    [HS_EXP] = {"exp", 1},     [HS_LOG] = {"log", 1},
-    [HS_SQRT] = {"sqrt", 1},   [HS_ABS] = {"abs", 1},
-    [HS_SIGN] = {"sign", 1},   [HS_ATAN2] = {"atan2", 2},
-    [HS_MIN] = {"min", 2},     [HS_MAX] = {"max", 2},
-    [HS_HYPOT] = {"hypot", 2}, [HS_LT] = {"<", 2},
-    [HS_LE] = {"<=", 2},       [HS_GT] = {">", 2},
-    [HS_GE] = {">=", 2},       [HS_EQ] = {"==", 2},
-    [HS_NE] = {"!=", 2},       [HS_IF] = {"if", 3},
-};
-
-const char *hs_kind_name(hs_kind k)
-{
-    return (unsigned)k < HS_NKINDS ? kinds[k].name : "?";
-}
-
-int hs_kind_arity(hs_kind k)
-{
-    return (unsigned)k < HS_NKINDS ? kinds[k].arity : 0;
-}
 
 /* ---- lexer ---- */
 

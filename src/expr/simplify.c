@@ -7,7 +7,7 @@
  *     Inf is an error at the node being built; -0 is stored as 0.
  *   sums: flattened; numbers summed; like terms merged by coefficient
  *     (x + 2*x -> 3*x, x - x -> 0); a zero constant dropped; then
- *     sin^2 + cos^2 = 1 and the angle differences (trig.c), the terms
+ *     sin^2 + cos^2 = 1 and the angle differences (sum.c), the terms
  *     collected again after each (a loop of at most MAX_IDENTITY_PASSES
  *     passes, never recursion).
  *   products: flattened; numbers multiplied; 0*x -> 0 (documented choice,
@@ -31,19 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SMALL = 16 }; /* stack scratch size before falling back to malloc */
+/* ---- scratch arrays: on the stack when small (internal.h) ---- */
 
-/* ---- scratch arrays: on the stack when small ---- */
-
-typedef struct scratch {
-    void *p;
-    void *heap;
-} scratch;
-
-static void *scratch_get(hs_dag *d, scratch *s, void *stack, size_t n, size_t size)
+void *hs_scratch_get(hs_dag *d, hs_scratch *s, void *stack, size_t n, size_t size)
 {
     s->heap = NULL;
-    if (n <= SMALL)
+    if (n <= HS_SCRATCH_SMALL)
         return s->p = stack;
     s->heap = s->p = malloc(n * size);
     if (!s->p)
@@ -51,7 +44,7 @@ static void *scratch_get(hs_dag *d, scratch *s, void *stack, size_t n, size_t si
     return s->p;
 }
 
-static void scratch_free(scratch *s) { free(s->heap); }
+void hs_scratch_free(hs_scratch *s) { free(s->heap); }
 
 /* ---- leaves ---- */
 
@@ -102,7 +95,7 @@ static const hs_node *fold(hs_dag *d, double v, hs_kind k, const hs_node *a,
 
 /* Sort: insertion sort for the short arrays most nodes have (nearly
  * sorted already, and without qsort's call overhead), qsort beyond. */
-static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+void hs_sort_small(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
     enum { INSERTION_MAX = 24, ELEM_MAX = 64 };
     if (n > INSERTION_MAX || size > ELEM_MAX) {
@@ -124,7 +117,7 @@ static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, con
 }
 
 /* Order of children: numbers first, then creation order. */
-static int node_cmp(const void *pa, const void *pb)
+int hs_node_cmp(const void *pa, const void *pb)
 {
     const hs_node *a = *(const hs_node *const *)pa, *b = *(const hs_node *const *)pb;
     int na = a->kind != HS_NUM, nb = b->kind != HS_NUM;
@@ -134,16 +127,16 @@ static int node_cmp(const void *pa, const void *pb)
 }
 
 /* Intern a sum or product of sorted canonical children. */
-static const hs_node *make_nary(hs_dag *d, hs_kind k, const hs_node **a, size_t n)
+const hs_node *hs_make_nary(hs_dag *d, hs_kind k, const hs_node **a, size_t n)
 {
     if (n > 24) {
-        sort(a, n, sizeof *a, node_cmp);
+        hs_sort_small(a, n, sizeof *a, hs_node_cmp);
     } else {
         /* the same order, inline: this runs for every sum and product built */
         for (size_t i = 1; i < n; i++) {
             const hs_node *x = a[i];
             size_t j = i;
-            for (; j > 0 && node_cmp(&a[j - 1], &x) > 0; j--)
+            for (; j > 0 && hs_node_cmp(&a[j - 1], &x) > 0; j--)
                 a[j] = a[j - 1];
             a[j] = x;
         }
@@ -152,7 +145,7 @@ static const hs_node *make_nary(hs_dag *d, hs_kind k, const hs_node **a, size_t 
 }
 
 /* Number of children after flattening one level of kind k. */
-static size_t flat_count(hs_kind k, const hs_node *const *a, size_t n)
+size_t hs_flat_count(hs_kind k, const hs_node *const *a, size_t n)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
@@ -160,7 +153,7 @@ static size_t flat_count(hs_kind k, const hs_node *const *a, size_t n)
     return m;
 }
 
-static size_t flatten(hs_kind k, const hs_node *const *a, size_t n,
+size_t hs_flatten(hs_kind k, const hs_node *const *a, size_t n,
                       const hs_node **out)
 {
     size_t m = 0;
@@ -171,199 +164,6 @@ static size_t flatten(hs_kind k, const hs_node *const *a, size_t n,
         else
             out[m++] = a[i];
     return m;
-}
-
-/* ---- sums ---- */
-
-/* A term as coefficient * product of factors (one factor for a non-product). */
-typedef struct term {
-    double coef;
-    const hs_node *const *fac; /* NULL: the one factor is `single` */
-    const hs_node *single;
-    size_t nfac;
-    size_t order; /* position in the input: ties broken by it (determinism) */
-} term;
-
-static const hs_node *const *term_fac(const term *t)
-{
-    return t->fac ? t->fac : &t->single;
-}
-
-static int term_cmp(const void *pa, const void *pb)
-{
-    const term *a = pa, *b = pb;
-    const hs_node *const *fa = term_fac(a), *const *fb = term_fac(b);
-    size_t n = a->nfac < b->nfac ? a->nfac : b->nfac;
-    for (size_t i = 0; i < n; i++)
-        if (fa[i] != fb[i])
-            return fa[i]->id < fb[i]->id ? -1 : 1;
-    if (a->nfac != b->nfac)
-        return a->nfac < b->nfac ? -1 : 1;
-    return (a->order > b->order) - (a->order < b->order);
-}
-
-static int term_same(const term *a, const term *b)
-{
-    if (a->nfac != b->nfac)
-        return 0;
-    const hs_node *const *fa = term_fac(a), *const *fb = term_fac(b);
-    for (size_t i = 0; i < a->nfac; i++)
-        if (fa[i] != fb[i])
-            return 0;
-    return 1;
-}
-
-/* coef * factors, canonical: factors are a product's sorted children. */
-static const hs_node *term_node(hs_dag *d, double coef, const hs_node *const *fac,
-                                size_t nfac)
-{
-    if (coef == 1 && nfac == 1)
-        return fac[0];
-    const hs_node *stack[SMALL];
-    scratch s;
-    const hs_node **a = scratch_get(d, &s, stack, nfac + 1, sizeof *a);
-    if (!a)
-        return hs_num(d, 0);
-    size_t m = 0;
-    if (coef != 1)
-        a[m++] = hs_num(d, coef);
-    memcpy(a + m, fac, nfac * sizeof *fac);
-    const hs_node *r = hs_dag_intern(d, HS_MUL, a, m + nfac, 0.0, -1);
-    scratch_free(&s);
-    return r;
-}
-
-/* Identities are tried in this many passes of one sum at most (each pass
- * that applies one collects the terms again). */
-enum { MAX_IDENTITY_PASSES = 16 };
-
-/* One pass of hs_addn: flatten, merge like terms, apply the identities.
- * Returns the sum, or NULL with *next (malloc'd, *nnext terms) to be
- * collected again after an identity applied. */
-static const hs_node *add_pass(hs_dag *d, const hs_node *const *in, size_t n, int identities,
-                               const hs_node ***next, size_t *nnext)
-{
-    size_t m = flat_count(HS_ADD, in, n);
-    const hs_node *stack1[SMALL];
-    term stack2[SMALL];
-    scratch s1, s2;
-    const hs_node **a = scratch_get(d, &s1, stack1, m + 1, sizeof *a);
-    term *t = scratch_get(d, &s2, stack2, m, sizeof *t);
-    const hs_node *r = NULL;
-    *next = NULL;
-    if (!a || !t)
-        goto done;
-    m = flatten(HS_ADD, in, n, a);
-
-    double c = 0;
-    size_t nt = 0;
-    for (size_t i = 0; i < m; i++) {
-        const hs_node *e = a[i];
-        if (e->kind == HS_NUM) {
-            c += e->value;
-            continue;
-        }
-        term *x = &t[nt++];
-        x->order = i;
-        x->coef = 1;
-        x->fac = NULL;
-        x->single = e;
-        x->nfac = 1;
-        if (e->kind == HS_MUL && e->args[0]->kind == HS_NUM) {
-            x->coef = e->args[0]->value;
-            x->fac = e->args + 1;
-            x->nfac = e->nargs - 1;
-        } else if (e->kind == HS_MUL) {
-            x->fac = e->args;
-            x->nfac = e->nargs;
-        }
-    }
-    sort(t, nt, sizeof *t, term_cmp);
-
-    /* merge like terms; a[] is free now and receives the result children */
-    size_t k = 0;
-    const hs_node **out = a;
-    for (size_t i = 0; i < nt;) {
-        double coef = t[i].coef;
-        size_t j = i + 1;
-        while (j < nt && term_same(&t[i], &t[j]))
-            coef += t[j++].coef;
-        if (coef != 0) {
-            const hs_node *const *fac = term_fac(&t[i]);
-            if (!isfinite(coef))
-                hs_dag_fail(d, hs_dag_pos(d),
-                            "constant expression evaluates to NaN/Inf: "
-                            "coefficient overflow in a sum");
-            else
-                out[k++] = term_node(d, coef, fac, t[i].nfac);
-        }
-        i = j;
-    }
-    if (identities && hs_trig_identities(d, out, &k, &c) > 0) {
-        /* an identity applied: collect again (terms may merge) */
-        if (c != 0)
-            out[k++] = hs_num(d, c);
-        *next = malloc((k ? k : 1) * sizeof **next);
-        if (!*next)
-            hs_dag_nomem(d);
-        else
-            memcpy(*next, out, k * sizeof *out);
-        *nnext = k;
-        goto done;
-    }
-    if (c != 0)
-        out[k++] = hs_num(d, c); /* reports overflow to Inf */
-    if (k == 0)
-        r = hs_num(d, 0);
-    else if (k == 1)
-        r = out[0];
-    else
-        r = make_nary(d, HS_ADD, out, k);
-done:
-    scratch_free(&s1);
-    scratch_free(&s2);
-    return r || *next ? r : hs_num(d, 0);
-}
-
-const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
-{
-    if (n == 0)
-        return hs_num(d, 0);
-    if (n == 1)
-        return in[0];
-    const hs_node **cur = NULL, *r = NULL;
-    for (int pass = 0;; pass++) {
-        const hs_node **next;
-        size_t nn = 0;
-        r = add_pass(d, in, n, pass < MAX_IDENTITY_PASSES, &next, &nn);
-        free(cur);
-        if (!next)
-            break;
-        cur = next;
-        in = cur;
-        n = nn;
-        if (n == 0) {
-            free(cur);
-            return hs_num(d, 0);
-        }
-        if (n == 1) {
-            r = cur[0];
-            free(cur);
-            return r;
-        }
-    }
-    return r;
-}
-
-const hs_node *hs_add(hs_dag *d, const hs_node *a, const hs_node *b)
-{
-    const hs_node *v[2] = {a, b};
-    return hs_addn(d, v, 2);
-}
-
-const hs_node *hs_sub(hs_dag *d, const hs_node *a, const hs_node *b)
-{
-    return hs_add(d, a, hs_neg(d, b));
 }
 
 /* ---- products ---- */
@@ -401,16 +201,16 @@ static const hs_node *mul_pass(hs_dag *d, const hs_node *const *in, size_t n,
                                const hs_node ***next, size_t *nnext)
 {
     *next = NULL;
-    size_t m = flat_count(HS_MUL, in, n);
-    const hs_node *stack1[SMALL];
-    factor stack2[SMALL];
-    scratch s1, s2;
-    const hs_node **a = scratch_get(d, &s1, stack1, m + 1, sizeof *a);
-    factor *f = scratch_get(d, &s2, stack2, m, sizeof *f);
+    size_t m = hs_flat_count(HS_MUL, in, n);
+    const hs_node *stack1[HS_SCRATCH_SMALL];
+    factor stack2[HS_SCRATCH_SMALL];
+    hs_scratch s1, s2;
+    const hs_node **a = hs_scratch_get(d, &s1, stack1, m + 1, sizeof *a);
+    factor *f = hs_scratch_get(d, &s2, stack2, m, sizeof *f);
     const hs_node *r = NULL;
     if (!a || !f)
         goto done;
-    m = flatten(HS_MUL, in, n, a);
+    m = hs_flatten(HS_MUL, in, n, a);
 
     double c = 1;
     size_t nf = 0;
@@ -439,7 +239,7 @@ static const hs_node *mul_pass(hs_dag *d, const hs_node *const *in, size_t n,
         goto done;
     }
     if (nf > 24) {
-        sort(f, nf, sizeof *f, factor_cmp);
+        hs_sort_small(f, nf, sizeof *f, factor_cmp);
     } else {
         /* factor_cmp's order, inline (every product built sorts its factors) */
         for (size_t i = 1; i < nf; i++) {
@@ -495,11 +295,11 @@ static const hs_node *mul_pass(hs_dag *d, const hs_node *const *in, size_t n,
     else {
         if (c != 1)
             a[k++] = hs_num(d, c);
-        r = make_nary(d, HS_MUL, a, k);
+        r = hs_make_nary(d, HS_MUL, a, k);
     }
 done:
-    scratch_free(&s1);
-    scratch_free(&s2);
+    hs_scratch_free(&s1);
+    hs_scratch_free(&s2);
     return r || *next ? r : hs_num(d, 0);
 }
 
@@ -563,15 +363,15 @@ const hs_node *hs_pow(hs_dag *d, const hs_node *a, const hs_node *b)
             return hs_pow(d, a->args[0], hs_mul(d, a->args[1], b));
         if (is_int(n) && a->kind == HS_MUL) {
             /* (a*b)^n = a^n * b^n for integer n */
-            const hs_node *stack[SMALL];
-            scratch s;
-            const hs_node **p = scratch_get(d, &s, stack, a->nargs, sizeof *p);
+            const hs_node *stack[HS_SCRATCH_SMALL];
+            hs_scratch s;
+            const hs_node **p = hs_scratch_get(d, &s, stack, a->nargs, sizeof *p);
             if (!p)
                 return hs_num(d, 0);
             for (uint32_t i = 0; i < a->nargs; i++)
                 p[i] = hs_pow(d, a->args[i], b);
             const hs_node *r = hs_muln(d, p, a->nargs);
-            scratch_free(&s);
+            hs_scratch_free(&s);
             return r;
         }
     } else if (hs_is_num(a, 1)) {
@@ -667,24 +467,4 @@ const hs_node *hs_if(hs_dag *d, const hs_node *c, const hs_node *a, const hs_nod
         return a;
     const hs_node *v[3] = {c, a, b};
     return hs_dag_intern(d, HS_IF, v, 3, 0.0, -1);
-}
-
-const hs_node *hs_rebuild(hs_dag *d, hs_kind k, const hs_node *const *args,
-                          size_t nargs, const hs_node *like)
-{
-    switch (k) {
-    case HS_NUM: return hs_num(d, like->value);
-    case HS_SYM: return hs_sym(d, like->sym);
-    case HS_ADD: return hs_addn(d, args, nargs);
-    case HS_MUL: return hs_muln(d, args, nargs);
-    case HS_IF: return hs_if(d, args[0], args[1], args[2]);
-    default: break;
-    }
-    if (nargs == 1)
-        return hs_call1(d, k, args[0]);
-    if (nargs == 2)
-        return hs_call2(d, k, args[0], args[1]);
-    hs_dag_fail(d, hs_dag_pos(d), "internal error: %s with %zu arguments",
-                hs_kind_name(k), nargs);
-    return hs_num(d, 0);
 }

@@ -116,16 +116,9 @@ const uint32_t *hs_sumindex_terms(const hs_sumindex *x, int32_t sym, size_t *n)
     return x->pos + x->start[k];
 }
 
-struct hs_sumtab *hs_sumtab_new(void)
+static void sumtab_free(void *p)
 {
-    struct hs_sumtab *t = malloc(sizeof *t);
-    if (t)
-        hs_idmap_init(&t->map, sizeof(hs_sumindex *));
-    return t;
-}
-
-void hs_sumtab_free(struct hs_sumtab *t)
-{
+    struct hs_sumtab *t = p;
     if (!t)
         return;
     for (size_t j = 0; j < t->map.cap; j++) {
@@ -135,4 +128,14 @@ void hs_sumtab_free(struct hs_sumtab *t)
     }
     hs_idmap_free(&t->map);
     free(t);
+}
+
+struct hs_sumtab *hs_dag_sumtab(hs_dag *d)
+{
+    struct hs_sumtab *t = hs_dag_attached(d);
+    if (!t && (t = malloc(sizeof *t))) {
+        hs_idmap_init(&t->map, sizeof(hs_sumindex *));
+        hs_dag_attach(d, t, sumtab_free);
+    }
+    return t;
 }

@@ -1,11 +1,18 @@
-/* The trigonometric identities hs_addn applies to the merged terms of a
- * sum (simplify.c calls hs_trig_identities once per pass), so derived
- * metrics and forces read as written by hand and compile smaller.  The
+/* Sums: the smart constructor hs_addn (the rules for sums of simplify.c's
+ * header) with the trigonometric identities it applies, and hs_rebuild,
+ * which builds a node of any kind.  The identities build terms with the
+ * other constructors (simplify.c) and with sums again (hs_sub): one
+ * recursion, bounded by the passes, kept inside this file.
+ *
+ * The identities are applied to the merged terms of a sum once per pass,
+ * so derived metrics and forces read as written by hand and compile
+ * smaller.  The
  * terms are indexed by the bases of their factors, and partner terms are
  * looked up without building nodes: the search costs about the size of
  * the sum, never the square of it, and leaves no garbage in the dag. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,7 +196,7 @@ static int trig_pairs(hs_dag *d, const hs_node **out, const hs_node *const *orig
  * A partner term is built only when an index of the terms' factors shows
  * a term that can be it (no garbage nodes, no quadratic scan).
  * Returns 1 when it changed anything, -1 when out of memory. */
-int hs_trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c)
+static int trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c)
 {
     size_t ntrig = 0, cand = 0;
     for (size_t i = 0; i < *k && (ntrig < 2 || !cand); i++) {
@@ -310,4 +317,217 @@ int hs_trig_want_addform(const hs_node *const *order, size_t norder, uint8_t *ma
             }
     }
     return P >= 4 && P >= 2 * S;
+}
+
+/* ---- sums ---- */
+
+/* A term as coefficient * product of factors (one factor for a non-product). */
+typedef struct term {
+    double coef;
+    const hs_node *const *fac; /* NULL: the one factor is `single` */
+    const hs_node *single;
+    size_t nfac;
+    size_t order; /* position in the input: ties broken by it (determinism) */
+} term;
+
+static const hs_node *const *term_fac(const term *t)
+{
+    return t->fac ? t->fac : &t->single;
+}
+
+static int term_cmp(const void *pa, const void *pb)
+{
+    const term *a = pa, *b = pb;
+    const hs_node *const *fa = term_fac(a), *const *fb = term_fac(b);
+    size_t n = a->nfac < b->nfac ? a->nfac : b->nfac;
+    for (size_t i = 0; i < n; i++)
+        if (fa[i] != fb[i])
+            return fa[i]->id < fb[i]->id ? -1 : 1;
+    if (a->nfac != b->nfac)
+        return a->nfac < b->nfac ? -1 : 1;
+    return (a->order > b->order) - (a->order < b->order);
+}
+
+static int term_same(const term *a, const term *b)
+{
+    if (a->nfac != b->nfac)
+        return 0;
+    const hs_node *const *fa = term_fac(a), *const *fb = term_fac(b);
+    for (size_t i = 0; i < a->nfac; i++)
+        if (fa[i] != fb[i])
+            return 0;
+    return 1;
+}
+
+/* coef * factors, canonical: factors are a product's sorted children. */
+static const hs_node *term_node(hs_dag *d, double coef, const hs_node *const *fac,
+                                size_t nfac)
+{
+    if (coef == 1 && nfac == 1)
+        return fac[0];
+    const hs_node *stack[HS_SCRATCH_SMALL];
+    hs_scratch s;
+    const hs_node **a = hs_scratch_get(d, &s, stack, nfac + 1, sizeof *a);
+    if (!a)
+        return hs_num(d, 0);
+    size_t m = 0;
+    if (coef != 1)
+        a[m++] = hs_num(d, coef);
+    memcpy(a + m, fac, nfac * sizeof *fac);
+    const hs_node *r = hs_dag_intern(d, HS_MUL, a, m + nfac, 0.0, -1);
+    hs_scratch_free(&s);
+    return r;
+}
+
+/* Identities are tried in this many passes of one sum at most (each pass
+ * that applies one collects the terms again). */
+enum { MAX_IDENTITY_PASSES = 16 };
+
+/* One pass of hs_addn: hs_flatten, merge like terms, apply the identities.
+ * Returns the sum, or NULL with *next (malloc'd, *nnext terms) to be
+ * collected again after an identity applied. */
+static const hs_node *add_pass(hs_dag *d, const hs_node *const *in, size_t n, int identities,
+                               const hs_node ***next, size_t *nnext)
+{
+    size_t m = hs_flat_count(HS_ADD, in, n);
+    const hs_node *stack1[HS_SCRATCH_SMALL];
+    term stack2[HS_SCRATCH_SMALL];
+    hs_scratch s1, s2;
+    const hs_node **a = hs_scratch_get(d, &s1, stack1, m + 1, sizeof *a);
+    term *t = hs_scratch_get(d, &s2, stack2, m, sizeof *t);
+    const hs_node *r = NULL;
+    *next = NULL;
+    if (!a || !t)
+        goto done;
+    m = hs_flatten(HS_ADD, in, n, a);
+
+    double c = 0;
+    size_t nt = 0;
+    for (size_t i = 0; i < m; i++) {
+        const hs_node *e = a[i];
+        if (e->kind == HS_NUM) {
+            c += e->value;
+            continue;
+        }
+        term *x = &t[nt++];
+        x->order = i;
+        x->coef = 1;
+        x->fac = NULL;
+        x->single = e;
+        x->nfac = 1;
+        if (e->kind == HS_MUL && e->args[0]->kind == HS_NUM) {
+            x->coef = e->args[0]->value;
+            x->fac = e->args + 1;
+            x->nfac = e->nargs - 1;
+        } else if (e->kind == HS_MUL) {
+            x->fac = e->args;
+            x->nfac = e->nargs;
+        }
+    }
+    hs_sort_small(t, nt, sizeof *t, term_cmp);
+
+    /* merge like terms; a[] is free now and receives the result children */
+    size_t k = 0;
+    const hs_node **out = a;
+    for (size_t i = 0; i < nt;) {
+        double coef = t[i].coef;
+        size_t j = i + 1;
+        while (j < nt && term_same(&t[i], &t[j]))
+            coef += t[j++].coef;
+        if (coef != 0) {
+            const hs_node *const *fac = term_fac(&t[i]);
+            if (!isfinite(coef))
+                hs_dag_fail(d, hs_dag_pos(d),
+                            "constant expression evaluates to NaN/Inf: "
+                            "coefficient overflow in a sum");
+            else
+                out[k++] = term_node(d, coef, fac, t[i].nfac);
+        }
+        i = j;
+    }
+    if (identities && trig_identities(d, out, &k, &c) > 0) {
+        /* an identity applied: collect again (terms may merge) */
+        if (c != 0)
+            out[k++] = hs_num(d, c);
+        *next = malloc((k ? k : 1) * sizeof **next);
+        if (!*next)
+            hs_dag_nomem(d);
+        else
+            memcpy(*next, out, k * sizeof *out);
+        *nnext = k;
+        goto done;
+    }
+    if (c != 0)
+        out[k++] = hs_num(d, c); /* reports overflow to Inf */
+    if (k == 0)
+        r = hs_num(d, 0);
+    else if (k == 1)
+        r = out[0];
+    else
+        r = hs_make_nary(d, HS_ADD, out, k);
+done:
+    hs_scratch_free(&s1);
+    hs_scratch_free(&s2);
+    return r || *next ? r : hs_num(d, 0);
+}
+
+const hs_node *hs_addn(hs_dag *d, const hs_node *const *in, size_t n)
+{
+    if (n == 0)
+        return hs_num(d, 0);
+    if (n == 1)
+        return in[0];
+    const hs_node **cur = NULL, *r = NULL;
+    for (int pass = 0;; pass++) {
+        const hs_node **next;
+        size_t nn = 0;
+        r = add_pass(d, in, n, pass < MAX_IDENTITY_PASSES, &next, &nn);
+        free(cur);
+        if (!next)
+            break;
+        cur = next;
+        in = cur;
+        n = nn;
+        if (n == 0) {
+            free(cur);
+            return hs_num(d, 0);
+        }
+        if (n == 1) {
+            r = cur[0];
+            free(cur);
+            return r;
+        }
+    }
+    return r;
+}
+
+const hs_node *hs_add(hs_dag *d, const hs_node *a, const hs_node *b)
+{
+    const hs_node *v[2] = {a, b};
+    return hs_addn(d, v, 2);
+}
+
+const hs_node *hs_sub(hs_dag *d, const hs_node *a, const hs_node *b)
+{
+    return hs_add(d, a, hs_neg(d, b));
+}
+
+const hs_node *hs_rebuild(hs_dag *d, hs_kind k, const hs_node *const *args,
+                          size_t nargs, const hs_node *like)
+{
+    switch (k) {
+    case HS_NUM: return hs_num(d, like->value);
+    case HS_SYM: return hs_sym(d, like->sym);
+    case HS_ADD: return hs_addn(d, args, nargs);
+    case HS_MUL: return hs_muln(d, args, nargs);
+    case HS_IF: return hs_if(d, args[0], args[1], args[2]);
+    default: break;
+    }
+    if (nargs == 1)
+        return hs_call1(d, k, args[0]);
+    if (nargs == 2)
+        return hs_call2(d, k, args[0], args[1]);
+    hs_dag_fail(d, hs_dag_pos(d), "internal error: %s with %zu arguments",
+                hs_kind_name(k), nargs);
+    return hs_num(d, 0);
 }
