@@ -1,5 +1,5 @@
 /* The Lagrangian front end at scale: the kernels of an N-link planar
- * chain in angles, built as src/model/load.c builds them (embedding
+ * chain in angles, built as src/model/forms.c builds them (embedding
  * X_a(q), ambient velocities D X_a, T = 1/2 m sum Xdot_a^2, L = T - U,
  * p_i = dL/dv_i, M_ij = dp_i/dv_j, Q_i = dL/dq_i - dp_i/dt - sum_j
  * dp_i/dq_j v_j), checked against the closed form of the chain (unit-free:
@@ -7,7 +7,7 @@
  *
  *   build/rel/tests/check_expr_bench            the Check suite (N = 3, 7)
  *   build/rel/tests/check_expr_bench bench N..  times per N, two ways:
- *     loader: the calls load.c makes today (hs_diff per entry, Q by N
+ *     loader: the calls forms.c makes today (hs_diff per entry, Q by N
  *             partials, hs_depends_on per velocity);
  *     api:    M row by hs_gradient, Q_i = dL/dq_i - D p_i (one total
  *             derivative instead of N partials), symbols by
@@ -88,7 +88,7 @@ static void chain_build(chain *c, int n)
     free(pot);
 }
 
-/* M and Q with the calls load.c's lagrangian_kernels makes. */
+/* M and Q with the calls forms.c's lagrangian_kernels makes. */
 static int kernels_loader(chain *c)
 {
     hs_dag *d = c->d;

@@ -4,6 +4,7 @@
 #define HS_CHECK_MAIN_H
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <gsl/gsl_errno.h>
@@ -18,5 +19,15 @@
         srunner_free(sr);                                                   \
         return failed ? EXIT_FAILURE : EXIT_SUCCESS;                        \
     }
+
+/* A test (or one index of a loop test) that does not apply here: said on
+ * standard error with its reason, never a silent pass. */
+#define HS_SKIP(...)                                                        \
+    do {                                                                    \
+        fprintf(stderr, "SKIP %s:%d: ", __FILE__, __LINE__);                \
+        fprintf(stderr, __VA_ARGS__);                                       \
+        fputc('\n', stderr);                                                \
+        return;                                                             \
+    } while (0)
 
 #endif
