@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dynamics.h"
+#include "internal.h"
 
 struct hs_chainwork {
     hs_chain_sys *sys;         /* the saddle-point system (model/chain.c) */

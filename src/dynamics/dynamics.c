@@ -1,7 +1,7 @@
 /* The Lagrange-multiplier right-hand side and the quantities reported with
  * it.  G_q is kept sparse by rows (model->gq_start/gq_col); C is assembled
  * from those rows and factored by a dense or band Cholesky (src/linalg). */
-#include "dynamics.h"
+#include "internal.h"
 #include "../linalg/linalg.h"
 
 #include <math.h>
@@ -203,62 +203,6 @@ void hs_dyn_set_rank0(hs_work *w, size_t rank0)
     w->augmented = 0;
 }
 
-void hs_dyn_set_state(const hs_model *m, hs_work *w, double t, const double *q,
-                      const double *v)
-{
-    w->in[m->sym_t] = t;
-    for (size_t i = 0; i < m->n; i++) {
-        w->in[m->sym_q[i]] = q[i];
-        w->in[m->sym_v[i]] = v ? v[i] : 0.0;
-    }
-    if (m->ntab)                /* the input tables' pieces at t */
-        hs_model_tables_at(m, t, w->in, w->tab_hint);
-}
-
-/* A non-finite program output: find the instruction and say where. */
-static int nonfinite(const hs_model *m, hs_work *w, const hs_prog *p, double *regs,
-                     double t)
-{
-    hs_srcpos pos;
-    const char *what = "non-finite value";
-    hs_error_init(&w->err);
-    w->fail_kind = HS_FAIL_NONFINITE;
-    if (hs_prog_find_nonfinite(p, w->in, regs, &pos, &what)) {
-        hs_error_set(&w->err, HS_EXIT_NUMERIC, "%s at t=%.17g", what, t);
-        hs_model_place(m, pos, &w->err);
-    } else {
-        hs_error_set(&w->err, HS_EXIT_NUMERIC, "non-finite value at t=%.17g", t);
-    }
-    return HS_EXIT_NUMERIC;
-}
-
-static int all_finite(const double *x, size_t n)
-{
-    /* x * 0 is 0 for a finite x and NaN otherwise: one test on four sums
-     * (independent chains) instead of a test and a branch per element */
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        s0 += x[i] * 0.0;
-        s1 += x[i + 1] * 0.0;
-        s2 += x[i + 2] * 0.0;
-        s3 += x[i + 3] * 0.0;
-    }
-    for (; i < n; i++)
-        s0 += x[i] * 0.0;
-    return (s0 + s1) + (s2 + s3) == 0.0;
-}
-
-int hs_dyn_nonfinite(const hs_model *m, hs_work *w, const hs_prog *p, double *regs, double t)
-{
-    return nonfinite(m, w, p, regs, t);
-}
-
-int hs_dyn_all_finite(const double *x, size_t n)
-{
-    return all_finite(x, n);
-}
-
 /* Load and factor M from the dyn outputs: Minv (diagonal) or Cholesky.
  * Returns 0, 1 when M is singular but may be positive semidefinite (zero
  * diagonal entries, or a Cholesky that fails with none negative): the
@@ -329,7 +273,7 @@ static void solve_mass(const hs_model *m, hs_work *w, double *x)
 static int matrix_finite(const gsl_matrix *A)
 {
     for (size_t i = 0; i < A->size1; i++)
-        if (!all_finite(A->data + i * A->tda, A->size2))
+        if (!hs_dyn_all_finite(A->data + i * A->tda, A->size2))
             return 0;
     return 1;
 }
@@ -435,8 +379,8 @@ int hs_dyn_energy(const hs_model *m, hs_work *w, double t, const double *q, cons
     } else {
         if (m->mass_kind != HS_MASS_CONST_DIAG) {
             hs_dyn_run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
-            if (!all_finite(w->dyn, m->ndyn))
-                return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
+            if (!hs_dyn_all_finite(w->dyn, m->ndyn))
+                return hs_dyn_nonfinite(m, w, m->prog_dyn, w->rdyn, t);
         }
         w->T = quadratic_T(m, w->dyn, v);
     }
@@ -470,8 +414,8 @@ static int accel1(const hs_model *m, hs_work *w, double t, const double *q,
     if (w->fdir)                                      /* friction (impact.c) */
         hs_dyn_friction_adjust(m, w);
     const double *dyn = w->dyn;
-    if (!all_finite(dyn, m->ndyn))
-        return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
+    if (!hs_dyn_all_finite(dyn, m->ndyn))
+        return hs_dyn_nonfinite(m, w, m->prog_dyn, w->rdyn, t);
     int mass = factor_mass(m, w, dyn, t);
     if (mass == HS_EXIT_NUMERIC)
         return HS_EXIT_NUMERIC;
@@ -599,7 +543,7 @@ static int accel1(const hs_model *m, hs_work *w, double t, const double *q,
     }
 done:
     w->T = quadratic_T(m, dyn, v);
-    if (!all_finite(acc, n) || (k && !all_finite(w->Lambda, k))) {
+    if (!hs_dyn_all_finite(acc, n) || (k && !hs_dyn_all_finite(w->Lambda, k))) {
         hs_error_init(&w->err);
         w->fail_kind = HS_FAIL_NONFINITE;
         return hs_error_set(&w->err, HS_EXIT_NUMERIC, "non-finite acceleration at t=%.17g", t);
@@ -671,99 +615,9 @@ int hs_dyn_aux(const hs_model *m, hs_work *w, double t, const double *q,
 {
     hs_dyn_set_state(m, w, t, q, v);
     hs_dyn_run_prog(m->prog_aux, w->kaux, w->in, w->raux, w->aux);
-    if (!all_finite(w->aux, m->naux))
-        return nonfinite(m, w, m->prog_aux, w->raux, t);
+    if (!hs_dyn_all_finite(w->aux, m->naux))
+        return hs_dyn_nonfinite(m, w, m->prog_aux, w->raux, t);
     for (size_t j = m->fric0; w->goff && j < m->k; j++)
         w->aux[m->off_G + j] -= w->goff[j];
-    return 0;
-}
-
-int hs_dyn_constraints_sparse(const hs_model *m, hs_work *w, double t, const double *q,
-                              double *G, double *G_t)
-{
-    size_t k = m->k;
-    hs_dyn_set_state(m, w, t, q, NULL);
-    hs_dyn_run_prog(m->prog_pos, w->kpos, w->in, w->rpos, w->pos);
-    if (!all_finite(w->pos, 2 * k + m->nnz))
-        return nonfinite(m, w, m->prog_pos, w->rpos, t);
-    if (G)
-        memcpy(G, w->pos, k * sizeof *G);
-    if (G_t)
-        memcpy(G_t, w->pos + k + m->nnz, k * sizeof *G_t);
-    for (size_t j = m->fric0; w->goff && j < k; j++) {    /* a sticking slip's offset */
-        w->pos[j] -= w->goff[j];
-        if (G)
-            G[j] = w->pos[j];
-    }
-    return 0;
-}
-
-int hs_dyn_mass_diag(const hs_model *m, hs_work *w, double t, const double *q,
-                     const double *v, double *d)
-{
-    size_t n = m->n;
-    if (m->chain) {                 /* no metric formed (model.h: hs_chain) */
-        hs_error_init(&w->err);
-        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "the metric of a structured "
-                            "embedding is not formed");
-    }
-    if (m->mass_kind == HS_MASS_CONST_DIAG) {
-        memcpy(d, m->Mconst, n * sizeof *d);
-        return 0;
-    }
-    hs_dyn_set_state(m, w, t, q, v);
-    hs_dyn_run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
-    if (!all_finite(w->dyn, m->ndyn))
-        return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
-    memcpy(d, w->dyn + m->off_M, n * sizeof *d);
-    return 0;
-}
-
-int hs_dyn_constraints(const hs_model *m, hs_work *w, double t, const double *q,
-                       double *G, double *G_t)
-{
-    size_t n = m->n, k = m->k;
-    int rc = hs_dyn_constraints_sparse(m, w, t, q, G, G_t);
-    if (rc)
-        return rc;
-    /* the dense copy at its first use: the rank diagnosis past the band
-     * certificate, a full mass's projection (never for a chain) */
-    if (!w->Gqd && !(w->Gqd = malloc((k * n > 0 ? k * n : 1) * sizeof *w->Gqd)))
-        return hs_error_nomem(&w->err);
-    memset(w->Gqd, 0, k * n * sizeof *w->Gqd);
-    for (size_t i = 0; i < k; i++)
-        for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++)
-            w->Gqd[i * n + (size_t)m->gq_col[p]] = w->pos[k + (size_t)p];
-    return 0;
-}
-
-int hs_dyn_mass(const hs_model *m, hs_work *w, double t, const double *q,
-                const double *v, double *Mout)
-{
-    size_t n = m->n;
-    if (m->chain) {                 /* no metric formed (model.h: hs_chain) */
-        hs_error_init(&w->err);
-        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "the metric of a structured "
-                            "embedding is not formed");
-    }
-    memset(Mout, 0, n * n * sizeof *Mout);
-    if (m->mass_kind == HS_MASS_CONST_DIAG) {
-        for (size_t i = 0; i < n; i++)
-            Mout[i * n + i] = m->Mconst[i];
-        return 0;
-    }
-    hs_dyn_set_state(m, w, t, q, v);
-    hs_dyn_run_prog(m->prog_dyn, w->kdyn, w->in, w->rdyn, w->dyn);
-    if (!all_finite(w->dyn, m->ndyn))
-        return nonfinite(m, w, m->prog_dyn, w->rdyn, t);
-    if (m->mass_kind == HS_MASS_DIAG) {
-        for (size_t i = 0; i < n; i++)
-            Mout[i * n + i] = w->dyn[m->off_M + i];
-        return 0;
-    }
-    size_t z = m->off_M;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j <= i; j++, z++)
-            Mout[i * n + j] = Mout[j * n + i] = w->dyn[z];
     return 0;
 }

@@ -19,123 +19,8 @@
 #include "../native/native.h"
 #include "../model/model.h"
 
-/* C is factored as a band matrix when k >= HS_BAND_MIN_K and its
- * bandwidth is at most k / HS_BAND_RATIO (measured: bench/README.md). */
-#define HS_BAND_MIN_K 8
-#define HS_BAND_RATIO 4
-/* C is factored by the written-out dense Cholesky up to this size (GSL's
- * goes through BLAS calls that cost more than the arithmetic at k = 2). */
-#define HS_SMALL_K 16
+#include "work.h"
 
-/* C's reciprocal condition number below this stops a run (exit 4):
- * the constraints are (numerically) dependent there.  The 1-norm estimate
- * costs as much as the rest of a small right-hand side, so between output
- * rows it runs only when the cheap bound (min L_ii / max L_ii)^2 >= rcond_2
- * from the Cholesky factor falls below HS_RCOND_PROXY; at every row (and
- * with w->full_rcond) it always runs. */
-#define HS_RCOND_MIN 1e-13
-#define HS_RCOND_PROXY 1e-6
-
-/* When a pivot ratio L_ii^2 / C_ii of C's Cholesky falls below
- * HS_PIVOT_ROBUST (a constraint gradient within 1e-3 rad of the span of
- * the others, in the M^-1 metric), or the Cholesky fails, or the
- * constraints are redundant at the start, or the mass matrix is singular,
- * the rank-revealing solve takes over (dynamics.c, robust_solve): an SVD
- * of B = G_q L^-T with rows scaled to unit length (M = L L^T, or
- * M + alpha G_q^T G_q = L L^T for a singular M), singular values below
- * HS_SV_RTOL times the largest treated as zero, the multipliers the least
- * Euclidean-norm solution of C Lambda = -(G_q M^-1 Q + gamma) on the rest.
- * What is dropped is M-orthogonal to the motion: the projection after the
- * step removes it (stepper.c).  When the accelerations it gives miss
- * G_q a + gamma = 0 by more than HS_LOCKUP_RTOL of the size of its terms,
- * the constraints cannot be met (a lock-up, a bifurcation): the run stops. */
-#define HS_PIVOT_ROBUST 1e-6
-/* On the small dense path (k <= 16, not strict) a row whose pivot ratio is
- * below HS_PIVOT_SKIP is dependent (within 1e-5 rad of the span of the
- * rows before it): the Cholesky skips it, the others give a multiplier,
- * and its least-norm version comes from the kernel the skipped rows span
- * (linalg.h: hs_la_small_cholesky_skip, hs_la_small_minnorm).  Redundant
- * constraints thus keep the fast path. */
-#define HS_PIVOT_SKIP 1e-10
-#define HS_SV_RTOL 1e-5
-#define HS_LOCKUP_RTOL 1e-1
-
-typedef struct hs_chainwork hs_chainwork;   /* dynamics/chain.c */
-
-typedef struct hs_work {
-    double *in;            /* [nin] VM inputs: t, q, q', parameters */
-    size_t *tab_hint;      /* [model ntab] the input tables' last pieces */
-    double *rdyn, *raux, *rpos;  /* VM scratch registers */
-    /* native kernels of prog_dyn, prog_aux, prog_pos, prog_out, prog_ev
-     * (src/native; the same numbers as the VM, bit for bit), or NULL: the VM */
-    hs_kernel_fn kdyn, kaux, kpos, kout, kev, kchain;
-    hs_chainwork *cw;      /* the structured embedding (model.h: hs_chain), or NULL */
-    double *dyn, *aux, *pos;     /* program outputs */
-    double *Minv;          /* [n] diagonal M^-1 (diagonal kinds) */
-    gsl_matrix *M;         /* n x n, Cholesky factor (full kind) */
-    gsl_matrix *C;         /* k x k (dense path) */
-    gsl_matrix *Cb;        /* k x (bw+1) band storage: Cb(j, i-j) = C(i, j) */
-    int banded;            /* C factored as a band matrix */
-    size_t bw;             /* lower bandwidth of C */
-    size_t npair;          /* pairs of G_q entries sharing a column (i >= j) */
-    uint32_t *pair_i, *pair_j, *pair_pi, *pair_pj; /* [npair] rows, entries */
-    gsl_matrix *Y;         /* k x n: row i = (M^-1 G_q^T)_i (full kind) */
-    double *Gqd;           /* [k*n] dense G_q (projection, rank), allocated by the
-                            * first hs_dyn_constraints (NULL until then) */
-    gsl_vector *z;         /* n: M^-1 Q */
-    gsl_vector *rhs;       /* k */
-    gsl_vector *work3k;    /* 3k: rcond */
-    gsl_vector *tmpn;      /* n */
-    double *Lambda;        /* [k] multipliers of the last evaluation */
-    double *a;             /* [n] accelerations of the last evaluation */
-    double T;              /* v^T M v / 2 at the last evaluation (hs_dyn_kinetic
-                            * adds what an embedding's T has beyond it) */
-    long nrhs;             /* right-hand-side evaluations */
-    int full_rcond;        /* 1: estimate C's condition on every evaluation */
-    double rcond;          /* C's reciprocal condition (estimate or bound) */
-    hs_error err;          /* why the last call failed */
-    int fail_kind;         /* HS_FAIL_* of the last failure */
-    double *rout, *out;    /* prog_out: scratch, the outputs (outputs.c) */
-    double *rev, *ev;      /* prog_ev: scratch, the event functions */
-    unsigned char *released; /* [k] 1: the constraint is let go (an event's
-                            * release): its multiplier is 0 and C's row and
-                            * column for it are cut out; NULL while none is */
-    size_t nreleased;
-    /* friction (impact.c): NULL until a run sets it up (hs_dyn_friction_alloc) */
-    signed char *fdir;     /* [nfriction] 0 sticking (its row held), +-1 the
-                            * direction it slides in (row let go) */
-    double *Qx;            /* [n] the sliding elements' forces, added to Q */
-    double *goff;          /* [k] the slip held by a sticking element (its G) */
-    double *Ff;            /* [2 nfriction] their forces: applied, new */
-    /* the rank-revealing solve (robust_solve in dynamics.c) */
-    int strict;            /* 1: a singular or ill-conditioned C stops the run
-                            * (consistency.dependent: reject) */
-    int mass_zero;         /* a constant diagonal mass with zero entries */
-    size_t rank0;          /* rank of G_q at the start (hs_cons_start; k before) */
-    size_t rank;           /* numerical rank of G_q at the last evaluation */
-    int robust;            /* the last evaluation went through robust_solve */
-    int augmented;         /* ... with M + alpha G_q^T G_q (singular M) */
-    long nrobust;          /* evaluations through robust_solve */
-    long nsingular;        /* evaluations where C was ill-conditioned beyond
-                            * the redundancy at the start (scaled rcond < HS_PIVOT_ROBUST) */
-    double worst_rcond;    /* the smallest such reciprocal condition (1: none) */
-    int near_singular;     /* set by such an evaluation; the stepper clears it
-                            * (a projection follows the step: stepper.c) */
-    gsl_matrix *rL;        /* n x n: M (or M + alpha G_q^T G_q), its Cholesky factor */
-    gsl_matrix *rA, *rV;   /* max(n,k) x min(n,k), min x min: SVD of B^T or B */
-    gsl_vector *rS;        /* min(n,k): singular values */
-    double *rG, *rBt;      /* [k*n]: dense G_q; rows L^-1 G_q,i^T */
-    double *rg, *rr;       /* [k]: gamma (+ Baumgarte), the right-hand side */
-    double *rb;            /* [n]: L^-1 Q */
-    gsl_vector *rwork;     /* min(n,k): SVD scratch */
-    double *rH, *rc, *rD;  /* [p*p], [p]: the minimum-norm system; [k] row norms of B */
-    double *Cdiag;         /* [k] C's diagonal before GSL's Cholesky (pivot ratios) */
-    unsigned char *skip;   /* [k] rows the small Cholesky skipped (dependent) */
-    size_t nskip;          /* how many, at the last evaluation */
-    double *mnwork;        /* [2k^2 + k] hs_la_small_minnorm's scratch (k <= 16) */
-} hs_work;
-
-enum { HS_FAIL_NONE, HS_FAIL_NONFINITE, HS_FAIL_MASS, HS_FAIL_SINGULAR_C };
 
 /* The rank of G_q the run starts with (hs_cons_start): below k, every
  * evaluation goes through the rank-revealing solve. */
@@ -281,9 +166,6 @@ int hs_dyn_events(const hs_model *m, hs_work *w, double t, const double *q,
 /* Let constraint j go from now on (hs_dyn_accel then solves with the
  * others; every constraint let go is free motion).  0 or -1 (memory). */
 int hs_dyn_release(const hs_model *m, hs_work *w, size_t j);
-/* Inside hs_dyn_accel, C and its right-hand side assembled: the rows and
- * columns of the released constraints cut out (their multipliers 0). */
-void hs_dyn_cut_released(const hs_model *m, hs_work *w);
 static inline int hs_dyn_is_released(const hs_work *w, size_t j)
 {
     return w->released && w->released[j];
@@ -317,49 +199,9 @@ int hs_dyn_contacts_open(const hs_model *m, hs_work *w, double t, const double *
  * sliding element is its force), else Qx takes them; the norm |N| of
  * element f's normal reaction at the last evaluation. */
 int hs_dyn_friction_alloc(const hs_model *m, hs_work *w);
-void hs_dyn_friction_adjust(const hs_model *m, hs_work *w);
-int hs_dyn_friction_step(const hs_model *m, hs_work *w, int *done);
 double hs_dyn_friction_normal(const hs_model *m, const hs_work *w, size_t f);
 /* Hold constraint j again (undo hs_dyn_release: a contact closing). 0. */
 int hs_dyn_hold(const hs_model *m, hs_work *w, size_t j);
 
-/* ---- robust.c: the rank-revealing solve (inside hs_dyn_accel) ---- */
-
-/* Its scratch, allocated at the first use: 0, or HS_EXIT_NUMERIC (memory). */
-int hs_dyn_robust_alloc(const hs_model *m, hs_work *w);
-/* Accelerations into w->a and the least-norm multipliers into w->Lambda
- * from the dynamics outputs dyn, with g (w->rg) = gamma (+ Baumgarte
- * terms); mass_singular: solve with M + alpha G_q^T G_q.  0, or
- * HS_EXIT_NUMERIC with w->err set (a singular saddle-point matrix, a
- * lock-up, with w->strict a rank loss). */
-int hs_dyn_robust_solve(const hs_model *m, hs_work *w, double t, const double *dyn,
-                        int mass_singular);
-/* The errors of a singular C (exact: failed Cholesky or zero singular
- * values, else ill-conditioned at rcond) and of a singular saddle-point
- * matrix (Md: the diagonal of M); both return HS_EXIT_NUMERIC. */
-int hs_dyn_singular_C(hs_work *w, double t, int exact, double rcond);
-int hs_dyn_saddle_singular(const hs_model *m, hs_work *w, double t, const double *Md);
-
-/* A program through its native kernel when there is one, else the VM. */
-/* The structured embedding (dynamics/chain.c): its work space (NULL when
- * out of memory), the accelerations a[n] at the state in w->in (also
- * w->T and the powers the stepper reads), and w->T alone. */
-hs_chainwork *hs_chain_work_new(const hs_model *m);
-void hs_chain_work_free(hs_chainwork *cw);
-int hs_chain_accel(const hs_model *m, hs_work *w, double t, double *a);
-int hs_chain_kinetic(const hs_model *m, hs_work *w, double t);
-/* A non-finite output of program p: w->err placed at the instruction
- * (HS_EXIT_NUMERIC); whether x[0..n-1] are all finite. */
-int hs_dyn_nonfinite(const hs_model *m, hs_work *w, const hs_prog *p, double *regs, double t);
-int hs_dyn_all_finite(const double *x, size_t n);
-
-static inline void hs_dyn_run_prog(const hs_prog *p, hs_kernel_fn k, const double *in,
-                                   double *regs, double *out)
-{
-    if (k)
-        k(in, regs, out);
-    else
-        hs_prog_eval(p, in, regs, out);
-}
 
 #endif

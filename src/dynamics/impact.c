@@ -17,7 +17,7 @@
  * equalities of the bilateral rows and of A solved by Gaussian elimination
  * with partial pivoting, the inequalities checked.  The solution does not
  * depend on the order the contacts are listed in. */
-#include "dynamics.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>

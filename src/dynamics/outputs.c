@@ -2,7 +2,7 @@
  * prog_out and prog_ev of the model, whose inputs are (t, q, v), the
  * parameters, and the accelerations and multipliers the last hs_dyn_accel
  * left in w->a and w->Lambda; and the constraints an event lets go. */
-#include "dynamics.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* The rank-revealing solve of the Lagrange-multiplier equations
  * (dynamics.h): redundant constraints, singular positions, singular mass
  * matrices.  Only where the Cholesky paths of dynamics.c cannot serve. */
-#include "dynamics.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdio.h>

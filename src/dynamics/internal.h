@@ -1,0 +1,77 @@
+/* Private to src/dynamics: what the files of the module call in one
+ * another and nobody else does (dynamics.h is the interface).  Lowest
+ * first: kernels.c (the model's programs at a state), outputs.c,
+ * robust.c, chain.c, impact.c, and dynamics.c (hs_dyn_accel) on top. */
+#ifndef HS_DYNAMICS_INTERNAL_H
+#define HS_DYNAMICS_INTERNAL_H
+
+#include "dynamics.h"
+
+/* ---- kernels.c ---- */
+
+/* A program through its native kernel when there is one, else the VM. */
+static inline void hs_dyn_run_prog(const hs_prog *p, hs_kernel_fn k, const double *in,
+                                   double *regs, double *out)
+{
+    if (k)
+        k(in, regs, out);
+    else
+        hs_prog_eval(p, in, regs, out);
+}
+/* A non-finite output of program p: w->err placed at the instruction
+ * (HS_EXIT_NUMERIC); whether x[0..n-1] are all finite. */
+int hs_dyn_nonfinite(const hs_model *m, hs_work *w, const hs_prog *p, double *regs, double t);
+static inline int hs_dyn_all_finite(const double *x, size_t n)
+{
+    /* x * 0 is 0 for a finite x and NaN otherwise: one test on four sums
+     * (independent chains) instead of a test and a branch per element */
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        s0 += x[i] * 0.0;
+        s1 += x[i + 1] * 0.0;
+        s2 += x[i + 2] * 0.0;
+        s3 += x[i + 3] * 0.0;
+    }
+    for (; i < n; i++)
+        s0 += x[i] * 0.0;
+    return (s0 + s1) + (s2 + s3) == 0.0;
+}
+
+/* ---- outputs.c ---- */
+
+/* Inside hs_dyn_accel, C and its right-hand side assembled: the rows and
+ * columns of the released constraints cut out (their multipliers 0). */
+void hs_dyn_cut_released(const hs_model *m, hs_work *w);
+
+/* ---- impact.c: friction inside hs_dyn_accel (dynamics.h, hs_dyn_friction_alloc) ---- */
+
+void hs_dyn_friction_adjust(const hs_model *m, hs_work *w);
+int hs_dyn_friction_step(const hs_model *m, hs_work *w, int *done);
+
+/* ---- robust.c: the rank-revealing solve (inside hs_dyn_accel) ---- */
+
+/* Its scratch, allocated at the first use: 0, or HS_EXIT_NUMERIC (memory). */
+int hs_dyn_robust_alloc(const hs_model *m, hs_work *w);
+/* Accelerations into w->a and the least-norm multipliers into w->Lambda
+ * from the dynamics outputs dyn, with g (w->rg) = gamma (+ Baumgarte
+ * terms); mass_singular: solve with M + alpha G_q^T G_q.  0, or
+ * HS_EXIT_NUMERIC with w->err set (a singular saddle-point matrix, a
+ * lock-up, with w->strict a rank loss). */
+int hs_dyn_robust_solve(const hs_model *m, hs_work *w, double t, const double *dyn,
+                        int mass_singular);
+/* The errors of a singular C (exact: failed Cholesky or zero singular
+ * values, else ill-conditioned at rcond) and of a singular saddle-point
+ * matrix (Md: the diagonal of M); both return HS_EXIT_NUMERIC. */
+int hs_dyn_singular_C(hs_work *w, double t, int exact, double rcond);
+int hs_dyn_saddle_singular(const hs_model *m, hs_work *w, double t, const double *Md);
+
+/* The structured embedding (dynamics/chain.c): its work space (NULL when
+ * out of memory), the accelerations a[n] at the state in w->in (also
+ * w->T and the powers the stepper reads), and w->T alone. */
+hs_chainwork *hs_chain_work_new(const hs_model *m);
+void hs_chain_work_free(hs_chainwork *cw);
+int hs_chain_accel(const hs_model *m, hs_work *w, double t, double *a);
+int hs_chain_kinetic(const hs_model *m, hs_work *w, double t);
+
+#endif
