@@ -424,11 +424,17 @@ START_TEST(test_block_table)
              "friction:\n  slide: {normal: table, slip: x, mu: 0.3, mu_static: 0.5}\n"
              "initial: {q: {x: 0, y: 0}, v: {x: v0}}\n"
              "simulate: {t_end: 2, dt: 0.125, rtol: 1e-12, atol: 1e-12}\n";
+    if (_i)                              /* the same as a key of the contact */
+        a.text = "parameters: {m: 2, g: 9.81, v0: 3}\ncoordinates: [x, y]\nmass: [m, m]\n"
+                 "potential: m*g*y\ncontacts:\n  table: {gap: y, restitution: 0, friction: "
+                 "{slip: x, mu: 0.3, mu_static: 0.5}}\n"
+                 "initial: {q: {x: 0, y: 0}, v: {x: v0}}\n"
+                 "simulate: {t_end: 2, dt: 0.125, rtol: 1e-12, atol: 1e-12}\n";
     evrun x;
     run_events(&a, &x);
     const double g = 9.81, mu = 0.3, v0 = 3, ts = v0 / (mu * g);
     ck_assert_uint_eq(x.n, 1);
-    ck_assert_str_eq(x.name[0], "slide:stick");
+    ck_assert_str_eq(x.name[0], _i ? "friction_table:stick" : "slide:stick");
     ck_assert(fabs(ev_at(&x, 0, "t") - ts) < 1e-10);
     const pu_table *t = &x.r.tab;
     for (size_t i = 0; i < t->nrow; i++) {
@@ -516,6 +522,7 @@ static const struct {
     { "f: {normal: rod, slip: y}", "friction 'f' has no 'mu'", 6, 6 },
     { "f: {normal: rod, slip: y, mu: 0.5, muu: 1}", "unknown key 'muu' in a friction element",
       6, 38 },
+    { "f: {normal: f, slip: y, mu: 0.5}", "normal 'f' is a friction element", 6, 15 },
 };
 
 START_TEST(test_friction_errors)
@@ -551,7 +558,7 @@ static Suite *contacts_suite(void)
     tcase_add_test(tc, test_lift_opens);
     tcase_add_loop_test(tc, test_friction_oscillator, 0, 5);
     tcase_add_loop_test(tc, test_bead_ring, 0, 5);
-    tcase_add_test(tc, test_block_table);
+    tcase_add_loop_test(tc, test_block_table, 0, 2);
     tcase_add_test(tc, test_painleve);
     suite_add_tcase(s, tc);
     tc = tcase_create("errors");

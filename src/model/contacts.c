@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const contact_keys[] = { "gap", "restitution" };
+static const char *const contact_keys[] = { "gap", "restitution", "friction" };
 
 static int name_ok(const char *s)
 {
@@ -121,7 +121,7 @@ int hs_ld_read_contacts(loader *L, yaml_node_t *cs)
         if (val->type != YAML_MAPPING_NODE)
             return hs_ytree_error(L->y, L->err, val, "contact '%s' must be a mapping {gap, "
                                   "restitution}, found %s", name, hs_ytree_kind(val));
-        if (hs_ld_check_keys(L, val, contact_keys, 2, "a contact"))
+        if (hs_ld_check_keys(L, val, contact_keys, 3, "a contact"))
             return L->err->code;
         yaml_node_t *gn = hs_ld_get(L, val, "gap"), *rn = hs_ld_get(L, val, "restitution");
         if (!gn)

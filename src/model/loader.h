@@ -224,9 +224,10 @@ int hs_ld_read_contact_names(loader *L, yaml_node_t *cs);
 int hs_ld_read_contacts(loader *L, yaml_node_t *cs);
 yaml_node_t *hs_ld_contact_node(loader *L, yaml_node_t *root, size_t c);
 int hs_ld_contact_events(loader *L);
-/* friction.c: the same for the `friction` section (rows after the contacts) */
-int hs_ld_read_friction_names(loader *L, yaml_node_t *fs);
-int hs_ld_read_friction(loader *L, yaml_node_t *fs);
+/* friction.c: the same for the `friction` section and the contacts'
+ * `friction` keys (rows after the contacts; root: the model's mapping) */
+int hs_ld_read_friction_names(loader *L, yaml_node_t *root);
+int hs_ld_read_friction(loader *L, yaml_node_t *root);
 yaml_node_t *hs_ld_friction_node(loader *L, yaml_node_t *root, size_t f);
 int hs_ld_friction_events(loader *L);
 int hs_ld_check_defines(loader *L);
