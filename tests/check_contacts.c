@@ -148,6 +148,12 @@ START_TEST(test_bouncing_ball)
     double ttol = exact_flights ? 1e-8 : 1e-5;
     ck_assert_msg(fabs(tr - t_rest) < ttol, "%s: at rest from %.17g, not %.17g", meth, tr,
                   t_rest);
+    /* the accumulation point the summary gives: the last impact + the
+     * geometric remainder */
+    ck_assert(x.r.sum.rested);
+    ck_assert_msg(fabs(x.r.sum.t_rest - t_rest) < (exact_flights ? 1e-9 : 1e-5),
+                  "%s: accumulation point %.17g, not %.17g", meth, x.r.sum.t_rest, t_rest);
+    ck_assert_int_eq(x.r.sum.impacts, (long)x.n);
     const pu_table *t = &x.r.tab;
     size_t it = pu_col(t, "t"), iy = pu_col(t, "y"), iv = pu_col(t, "y'"),
            il = pu_col(t, "lambda_floor"), ic = pu_col(t, "closed_floor"),

@@ -127,6 +127,7 @@ static int open_pulled(hs_int_run *R, int rows)
         if (jw == m->k)
             return 0;
         int rc = set_open(R, jw, 1);
+        R->sum->transitions += rows;
         if (!rc && rows) {
             char name[200];
             snprintf(name, sizeof name, "%s:open", m->cname[jw]);
@@ -212,6 +213,9 @@ static int impact(hs_int_run *R, size_t j)
     if (rest) {
         e[j] = 0;
         C->last_rest = R->t + tau;
+        R->sum->rested = 1;
+        R->sum->t_rest = R->t + tau;
+        R->sum->rest_contact = m->cname[j];
     }
     double dT = 0;
     if (!rc && hs_dyn_impact(m, R->w, R->t, R->y, R->y + n, C->role, e, C->lam, &dT)) {
@@ -235,6 +239,7 @@ static int impact(hs_int_run *R, size_t j)
             continue;
         char name[200];
         snprintf(name, sizeof name, "%s:%s", m->cname[i], rest && i == j ? "rest" : "impact");
+        R->sum->impacts++;
         rc = hs_int_event_row_lam(R, name, R->t, R->y, C->lam);
     }
     free(G);
@@ -251,6 +256,7 @@ int hs_int_contact_event(hs_int_run *R, size_t e)
         return hs_int_friction_event(R, e);
     if (ev->action == HS_EV_OPEN) {
         char name[200];
+        R->sum->transitions++;
         snprintf(name, sizeof name, "%s:open", m->cname[ev->contact]);
         if ((rc = hs_int_event_row(R, name, R->t, R->y)) ||
             (rc = set_open(R, ev->contact, 1)))

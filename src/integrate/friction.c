@@ -101,6 +101,7 @@ static int unstick(hs_int_run *R, int rows)
         if (fw == m->nfriction)
             return 0;
         int rc = set_dir(R, fw, -sgn(R->w->Lambda[m->fric0 + fw]));
+        R->sum->transitions += rows;
         if (!rc && rows) {
             char name[200];
             snprintf(name, sizeof name, "%s:slip", m->cname[m->fric0 + fw]);
@@ -154,6 +155,7 @@ int hs_int_friction_event(hs_int_run *R, size_t e)
         }
         rc = set_dir(R, f, -sgn(R->w->Lambda[j]));
     }
+    R->sum->transitions++;
     if (!rc)
         rc = hs_int_event_row(R, name, R->t, R->y);
     if (!rc)
