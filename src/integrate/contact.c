@@ -19,9 +19,9 @@
  * impulsive reactions, into W_R (energy_balance closes).
  *
  * Zeno: the impact times of each contact are kept; when three successive
- * intervals form a geometric sequence (their two ratios r agree to 1e-6,
+ * intervals form a geometric sequence (their two ratios r agree to 1e-3,
  * r < 1), the contact is armed with r (and disarmed when a later ratio
- * leaves r by 1e-2).  An armed contact whose remaining intervals sum,
+ * leaves r by 5e-2).  An armed contact whose remaining intervals sum,
  * d r / (1 - r) after the last interval d, to at most 1e-9 (1 + |t|) has
  * reached its accumulation point up to that time: the impact is taken
  * with restitution 0, the contact stays closed (resting contact) and its
@@ -35,8 +35,8 @@
 
 #include <gsl/gsl_errno.h>
 
-#define ZENO_MATCH 1e-6     /* two ratios agreeing: a geometric sequence */
-#define ZENO_KEEP 1e-2      /* a later ratio this close keeps it */
+#define ZENO_MATCH 1e-3     /* two ratios agreeing: a geometric sequence */
+#define ZENO_KEEP 5e-2      /* a later ratio this close keeps it */
 #define ZENO_TIME 1e-9      /* remaining time (relative to 1 + |t|) at the limit */
 
 static size_t first_contact(const hs_model *m)

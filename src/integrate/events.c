@@ -479,7 +479,13 @@ static int dip(hs_int_run *R, size_t e, double h, int seen, double *s1)
             return 0;
         }
     }
-    return 0;
+    if (R->ev.g_end[e] >= -R->m->set.tol)
+        return 0;                       /* a flight below the tolerance: no harm */
+    return hs_error_set(R->err, HS_EXIT_NUMERIC, "contact '%.80s' is %g below its floor at "
+                        "t=%.17g, at the end of a step from t=%.17g that it left with an "
+                        "impact: the flight in between was not found (try smaller "
+                        "tolerances or another method)", R->m->ev[e].name, -R->ev.g_end[e],
+                        R->t, R->t0 + R->ev.tau_start);
 }
 
 /* The values of every function at u = 1/4, 1/2, 3/4 of the step on the
