@@ -188,6 +188,51 @@ START_TEST(test_bouncing_ball)
 }
 END_TEST
 
+/* The same ball in the Lagrangian form, and on an incline y = a s in the
+ * embedding form (s'' = -g a/(1 + a^2)): the accumulation point
+ * sqrt(2 h/acc) (1 + e)/(1 - e). */
+START_TEST(test_ball_forms)
+{
+    static const char *const text[] = {
+        "parameters: {m: 1, g: 9.81, h: 1}\ncoordinates: [y]\nkinetic: 0.5*m*y'^2\n"
+        "potential: m*g*y\ncontacts:\n  floor: {gap: y, restitution: 0.9}\n"
+        "initial: {q: {y: h}}\nsimulate: {t_end: 10, dt: 0.5, rtol: 1e-12, atol: 1e-12}\n",
+        "parameters: {m: 1, g: 9.81, h: 1, a: 0.5}\ncoordinates: [s]\n"
+        "embedding: {x: s, y: a*s}\nmass: [m, m]\npotential: m*g*y\n"
+        "contacts:\n  floor: {gap: s, restitution: 0.9}\n"
+        "initial: {q: {s: h}}\nsimulate: {t_end: 15, dt: 0.5, rtol: 1e-12, atol: 1e-12}\n",
+    };
+    pu_args a = pu_defaults();
+    a.text = text[_i];
+    pu_result r;
+    pu_run_ok(&a, &r);
+    double acc = _i ? 9.81 * 0.5 / 1.25 : 9.81, t_rest = sqrt(2 / acc) * 19;
+    ck_assert(r.sum.rested);
+    ck_assert_msg(fabs(r.sum.t_rest - t_rest) < 1e-9, "rest at %.17g, not %.17g",
+                  r.sum.t_rest, t_rest);
+    const pu_table *t = &r.tab;
+    ck_assert(fabs(PU_AT(t, t->nrow - 1, 1)) < 1e-12);   /* y or s: on the floor */
+    pu_result_free(&r);
+}
+END_TEST
+
+/* A step over a whole flight that the stepper's trial steps cannot see
+ * into (bsimp on the last rebounds): exit 4 naming the contact, not a
+ * ball below the floor. */
+START_TEST(test_missed_flight)
+{
+    pu_args a = pu_defaults();
+    a.path = PU_MODEL("bouncing_ball.yaml");
+    a.method = "bsimp";
+    pu_result r;
+    pu_run(&a, &r);
+    ck_assert_int_eq(r.rc, 4);
+    ck_assert_msg(strstr(r.err.msg, "contact 'floor' is") &&
+                  strstr(r.err.msg, "below its floor"), "%s", r.err.msg);
+    pu_result_free(&r);
+}
+END_TEST
+
 /* ---- two bodies ---- */
 
 START_TEST(test_two_bodies)
@@ -557,6 +602,8 @@ static Suite *contacts_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_bouncing_ball, 0,
                         (int)(sizeof ball_methods / sizeof *ball_methods));
+    tcase_add_loop_test(tc, test_ball_forms, 0, 2);
+    tcase_add_test(tc, test_missed_flight);
     tcase_add_loop_test(tc, test_two_bodies, 0, 2);
     tcase_add_loop_test(tc, test_three_balls_simultaneous, 0, 2);
     tcase_add_test(tc, test_cradle_sequential);
