@@ -30,6 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
+
 #include "check_main.h"
 #include "physics_util.h"
 
@@ -360,6 +363,84 @@ START_TEST(test_slack_rope)
 }
 END_TEST
 
+/* The swing after the jerk against an independent integration of the
+ * pendulum equation theta'' = -(g/l) sin(theta) from the state the jerk
+ * leaves (GSL's rk8pd at 1e-13), while the rope stays taut. */
+static int pend_rhs(double t, const double y[], double f[], void *p)
+{
+    (void)t;
+    (void)p;
+    f[0] = y[1];
+    f[1] = -9.81 * sin(y[0]);
+    return GSL_SUCCESS;
+}
+
+START_TEST(test_slack_rope_swing)
+{
+    pu_args a = pu_defaults();
+    a.path = PU_MODEL("slack_rope.yaml");
+    a.columns = "t,x,y,closed_rope";
+    pu_result r;
+    pu_run_ok(&a, &r);
+    const double g = 9.81, x0 = 0.5, yj = -sqrt(0.75), tj = sqrt(2 * -yj / g);
+    /* after the jerk: on the circle at angle th0 from the downward
+     * vertical, the tangential velocity kept: omega = (x y' - y x') */
+    double vy = -g * tj;
+    /* the tangent velocity v - (v.n) n, n = (x0, yj) (l = 1), v = (0, vy);
+     * theta = atan2(x, -y), theta' = -y x' + x y' */
+    double vx_t = -(vy * yj) * x0, vy_t = vy - (vy * yj) * yj;
+    double y[2] = { atan2(x0, -yj), -yj * vx_t + x0 * vy_t };
+    gsl_odeiv2_system sys = { pend_rhs, NULL, 2, NULL };
+    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&sys, gsl_odeiv2_step_rk8pd, 1e-6,
+                                                         1e-13, 1e-13);
+    double tt = tj, worst = 0;
+    const pu_table *t = &r.tab;
+    size_t n = 0;
+    for (size_t i = 0; i < t->nrow; i++) {
+        double ti = PU_AT(t, i, 0);
+        if (ti <= tj)
+            continue;
+        if (PU_AT(t, i, 3) != 1)
+            break;
+        ck_assert_int_eq(gsl_odeiv2_driver_apply(d, &tt, ti, y), GSL_SUCCESS);
+        worst = fmax(worst, fmax(fabs(PU_AT(t, i, 1) - sin(y[0])),
+                                 fabs(PU_AT(t, i, 2) + cos(y[0]))));
+        n++;
+    }
+    gsl_odeiv2_driver_free(d);
+    ck_assert_uint_gt(n, 50);
+    ck_assert_msg(worst < 1e-8, "swing off the pendulum by %g", worst);
+    pu_result_free(&r);
+}
+END_TEST
+
+/* A negative gap at the start: projected onto 0 (closed, at rest), or in
+ * reject mode exit 3 at the gap's position. */
+START_TEST(test_negative_gap_at_start)
+{
+    static const char *const mode[] = { "project", "reject" };
+    char text[400];
+    snprintf(text, sizeof text, "coordinates: [y]\nmass: [1]\npotential: 9.81*y\n"
+             "contacts:\n  floor: {gap: y, restitution: 0.5}\ninitial: {q: {y: -0.1}}\n"
+             "consistency: {mode: %s}\nsimulate: {t_end: 1, dt: 0.5}\n", mode[_i]);
+    pu_args a = pu_defaults();
+    a.text = text;
+    pu_result r;
+    pu_run(&a, &r);
+    if (_i == 0) {
+        ck_assert_int_eq(r.rc, 0);
+        ck_assert(pu_maxabs(&r.tab, "y") == 0);
+        ck_assert(fabs(PU_AT(&r.tab, 0, pu_col(&r.tab, "lambda_floor")) - 9.81) < 1e-12);
+    } else {
+        ck_assert_int_eq(r.rc, 3);
+        ck_assert_msg(strstr(r.err.msg, "floor: position residual G = -0.1"), "%s", r.err.msg);
+        ck_assert_int_eq(r.err.line, 5);
+        ck_assert_int_eq(r.err.column, 16);
+    }
+    pu_result_free(&r);
+}
+END_TEST
+
 /* ---- an opening ---- */
 
 START_TEST(test_lift_opens)
@@ -609,6 +690,8 @@ static Suite *contacts_suite(void)
     tcase_add_test(tc, test_cradle_sequential);
     tcase_add_loop_test(tc, test_slack_rope, 0, 3);
     tcase_add_test(tc, test_lift_opens);
+    tcase_add_test(tc, test_slack_rope_swing);
+    tcase_add_loop_test(tc, test_negative_gap_at_start, 0, 2);
     tcase_add_loop_test(tc, test_friction_oscillator, 0, 5);
     tcase_add_loop_test(tc, test_bead_ring, 0, 5);
     tcase_add_loop_test(tc, test_block_table, 0, 2);
