@@ -15,9 +15,20 @@
  *     sqrt(2 sqrt(l^2 - x0^2)/g), the radial velocity removed there (the
  *     energy lost, E_impact, is its kinetic energy), then the pendulum:
  *     energy kept, on the circle;
+ *   - the ball in the Lagrangian and embedding forms (on an incline):
+ *     the accumulation point to 1e-9; a step whose flight is not found
+ *     (bsimp): exit 4, never a ball below the floor;
+ *   - the slack rope's swing against an independent integration of the
+ *     pendulum equation; a negative gap at t0 projected or rejected;
  *   - a resting contact that opens where a growing lift makes its
  *     multiplier 0 (t = 1/2), then y = g (t - 1/2)^3 / 3;
- *   - every error of the contacts section, positioned, exit 2.
+ *   - friction: the Siconos friction oscillator (models/
+ *     friction_oscillator.yaml) on its harmonic arcs and at rest at
+ *     15 - sqrt(205) from atan(6/13) + 7 pi on; a bead on a ring
+ *     (normal force m v^2/R), arc length (R/mu) ln(1 + mu v0 t/R); a block
+ *     on a table contact stopping at v0^2/(2 mu g) at v0/(mu g) (the
+ *     friction section and the contact's friction key); Painleve: exit 4;
+ *   - every error of the contacts and friction sections, positioned, exit 2.
  *
  * The ball runs with the one-step methods whose flights are exact
  * (rk8pd, rkf45, dop853: polynomials of degree 2); the multistep methods
