@@ -230,6 +230,46 @@ START_TEST(test_ball_forms)
 }
 END_TEST
 
+/* A floor moving up at 0.3 (gap y - 0.3 t): the same geometric sequence
+ * in the relative motion, first impact where 1 - 0.3 t - g t^2/2 = 0;
+ * its flights fall below the rounding of the gap (y and 0.3 t are of
+ * order 1) before the intervals reach 1e-9: at rest, riding the floor.
+ * A floor oscillating as 0.1 sin(3t) (acceleration below g): the ball
+ * comes to rest on it and rides it, never below it. */
+START_TEST(test_moving_floor)
+{
+    static const char *const gap[] = { "y - 0.3*t", "y - 0.1*sin(3*t)" };
+    char text[400];
+    snprintf(text, sizeof text, "coordinates: [y]\nmass: [1]\npotential: 9.81*y\n"
+             "contacts:\n  floor: {gap: %s, restitution: 0.8}\ninitial: {q: {y: 1}}\n"
+             "simulate: {t_end: 10, dt: 0.05, rtol: 1e-12, atol: 1e-12}\n", gap[_i]);
+    pu_args a = pu_defaults();
+    a.text = text;
+    a.columns = "t,y,y',G_floor,closed_floor,lambda_floor";
+    pu_result r;
+    pu_run_ok(&a, &r);
+    const pu_table *t = &r.tab;
+    ck_assert(r.sum.rested);
+    if (_i == 0) {
+        const double g = 9.81, e = 0.8, t1 = (-0.3 + sqrt(0.09 + 2 * g)) / g;
+        double ts = t1 + 2 * (0.3 + g * t1) * e / (g * (1 - e));
+        ck_assert_msg(fabs(r.sum.t_rest - ts) < 1e-8, "rest at %.17g, not %.17g",
+                      r.sum.t_rest, ts);
+    }
+    ck_assert(PU_AT(t, t->nrow - 1, pu_col(t, "closed_floor")) == 1);
+    for (size_t i = 0; i < t->nrow; i++) {
+        ck_assert(PU_AT(t, i, pu_col(t, "G_floor")) > -1e-9);
+        if (PU_AT(t, i, 0) > r.sum.t_rest + 1e-6) {
+            double tt = PU_AT(t, i, 0);
+            double vf = _i ? 0.3 * cos(3 * tt) : 0.3, af = _i ? -0.9 * sin(3 * tt) : 0;
+            ck_assert(fabs(PU_AT(t, i, pu_col(t, "y'")) - vf) < 1e-6);
+            ck_assert(fabs(PU_AT(t, i, pu_col(t, "lambda_floor")) - (9.81 + af)) < 1e-6);
+        }
+    }
+    pu_result_free(&r);
+}
+END_TEST
+
 /* A step over a whole flight that the stepper's trial steps cannot see
  * into (bsimp on the last rebounds): exit 4 naming the contact, not a
  * ball below the floor. */
@@ -696,6 +736,7 @@ static Suite *contacts_suite(void)
                         (int)(sizeof ball_methods / sizeof *ball_methods));
     tcase_add_loop_test(tc, test_ball_forms, 0, 2);
     tcase_add_test(tc, test_missed_flight);
+    tcase_add_loop_test(tc, test_moving_floor, 0, 2);
     tcase_add_loop_test(tc, test_two_bodies, 0, 2);
     tcase_add_loop_test(tc, test_three_balls_simultaneous, 0, 2);
     tcase_add_test(tc, test_cradle_sequential);

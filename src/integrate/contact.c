@@ -25,9 +25,11 @@
  * d r / (1 - r) after the last interval d, to at most 1e-9 (1 + |t|) has
  * reached its accumulation point up to that time: the impact is taken
  * with restitution 0, the contact stays closed (resting contact) and its
- * row says `rest`. */
+ * row says `rest`.  So does an impact whose next flight would rise less
+ * than the rounding of the gap (below_rounding). */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +183,26 @@ static int zeno(hs_int_run *R, size_t c, double t, double *tau)
     return *tau <= ZENO_TIME * (1 + fabs(t));
 }
 
+/* Would the next flight of contact j (approaching at rate u) rise less
+ * than the rounding of its gap?  Its height is about e^2 |u| d / 4 (d
+ * the last interval between its impacts, whose flight had the same gap
+ * acceleration 2 |u| / d); the gap's rounding 64 eps times the scale of
+ * its terms, sum |dG/dq_i q_i| + |G_t t|, after rates() at the state (a
+ * floor moving with t, or far from the origin, is only known to that).
+ * Then no flight can be resolved: it rests (as at a Zeno point). */
+static int below_rounding(const hs_int_run *R, size_t j, double u)
+{
+    const hs_model *m = R->m;
+    const double *h = R->ct.hist + 4 * (j - m->contact0);
+    double d = h[3] - h[2], e = R->ct.e[j];
+    if (!(d > 0))
+        return 0;
+    double scale = fabs(R->w->pos[m->k + m->nnz + j] * R->t);
+    for (int z = m->gq_start[j]; z < m->gq_start[j + 1]; z++)
+        scale += fabs(R->w->pos[m->k + (size_t)z] * R->y[m->gq_col[z]]);
+    return e * e * fabs(u) * d / 4 <= 64 * DBL_EPSILON * scale;
+}
+
 /* The impact of contact j at the current state. */
 static int impact(hs_int_run *R, size_t j)
 {
@@ -210,6 +232,8 @@ static int impact(hs_int_run *R, size_t j)
     }
     double tau = 0;
     int rest = !rc && zeno(R, j - k0, R->t, &tau);
+    if (!rc && !rest && below_rounding(R, j, um[j]))
+        rest = 1;                       /* flights below the gap's precision */
     if (rest) {
         e[j] = 0;
         C->last_rest = R->t + tau;
