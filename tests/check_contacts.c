@@ -353,6 +353,54 @@ START_TEST(test_three_balls_simultaneous)
 }
 END_TEST
 
+/* N = 20 equal balls in a row touching, the first hit at v = 1 (the
+ * 18 closed contacts and the closing one: Murty's pivoting, beyond the
+ * enumeration): simultaneous Newton with e = 1 gives -(N-2)/N to the
+ * first, 2/N to every other; momentum and energy kept to 1e-12. */
+START_TEST(test_touching_row)
+{
+    enum { N = 20 };
+    char *text = malloc(8192);
+    size_t len = 0;
+    len += (size_t)snprintf(text + len, 8192 - len, "coordinates: [x1");
+    for (int i = 2; i <= N; i++)
+        len += (size_t)snprintf(text + len, 8192 - len, ", x%d", i);
+    len += (size_t)snprintf(text + len, 8192 - len, "]\nmass: [1");
+    for (int i = 2; i <= N; i++)
+        len += (size_t)snprintf(text + len, 8192 - len, ", 1");
+    len += (size_t)snprintf(text + len, 8192 - len, "]\ncontacts:\n");
+    for (int i = 1; i < N; i++)
+        len += (size_t)snprintf(text + len, 8192 - len,
+                                "  c%d: {gap: x%d - x%d - 0.1, restitution: 1}\n", i, i + 1, i);
+    len += (size_t)snprintf(text + len, 8192 - len, "initial:\n  q: {x1: -0.1");
+    for (int i = 2; i <= N; i++)
+        len += (size_t)snprintf(text + len, 8192 - len, ", x%d: %g", i, 0.1 * (i - 1));
+    snprintf(text + len, 8192 - len, "}\n  v: {x1: 1}\n"
+             "simulate: {t_end: 0.5, dt: 0.25, rtol: 1e-12, atol: 1e-12}\n");
+    pu_args a = pu_defaults();
+    a.text = text;
+    a.columns = "all";
+    pu_result r;
+    pu_run_ok(&a, &r);
+    const pu_table *t = &r.tab;
+    size_t last = t->nrow - 1;
+    double p = 0, E = 0;
+    for (int i = 1; i <= N; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "x%d'", i);
+        double v = PU_AT(t, last, pu_col(t, nm));
+        double ve = i == 1 ? -(double)(N - 2) / N : 2.0 / N;
+        ck_assert_msg(fabs(v - ve) < 1e-12, "%s = %.17g, not %.17g", nm, v, ve);
+        p += v;
+        E += v * v / 2;
+    }
+    ck_assert(fabs(p - 1) < 1e-12 && fabs(E - 0.5) < 1e-12);
+    ck_assert_int_eq(r.sum.impacts, 1);
+    pu_result_free(&r);
+    free(text);
+}
+END_TEST
+
 START_TEST(test_cradle_sequential)
 {
     pu_args a = pu_defaults();
@@ -740,6 +788,7 @@ static Suite *contacts_suite(void)
     tcase_add_loop_test(tc, test_two_bodies, 0, 2);
     tcase_add_loop_test(tc, test_three_balls_simultaneous, 0, 2);
     tcase_add_test(tc, test_cradle_sequential);
+    tcase_add_test(tc, test_touching_row);
     tcase_add_loop_test(tc, test_slack_rope, 0, 3);
     tcase_add_test(tc, test_lift_opens);
     tcase_add_test(tc, test_slack_rope_swing);

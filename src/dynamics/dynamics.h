@@ -290,7 +290,8 @@ static inline int hs_dyn_is_released(const hs_work *w, size_t j)
 
 /* ---- impact.c: contacts (holosim-model(5), CONTACTS) ---- */
 
-#define HS_IMPACT_MAX 16    /* contacts in one impact problem (2^16 active sets) */
+#define HS_IMPACT_ENUM 12   /* up to this many contacts: every active set (2^12) */
+#define HS_IMPACT_MAX 200   /* contacts in one impact problem (Murty's pivoting) */
 #define HS_IMPACT_ROWS 256  /* rows (constraints held and contacts) in it */
 /* The velocity jump of an impact at (t, q): role[k] 0 for a constraint
  * out of the problem (let go), 1 for one held (bilateral: its velocity
