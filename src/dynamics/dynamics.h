@@ -318,6 +318,12 @@ int hs_dyn_contacts_open(const hs_model *m, hs_work *w, double t, const double *
  * element f's normal reaction at the last evaluation. */
 int hs_dyn_friction_alloc(const hs_model *m, hs_work *w);
 void hs_dyn_friction_adjust(const hs_model *m, hs_work *w);
+/* At the start (t, q, v): the state allocated, each element sliding in
+ * the direction of its slip rate where that is above the consistency
+ * tolerance (its row let go), else sticking at its slip there.  0 or an
+ * exit code. */
+int hs_dyn_friction_start(const hs_model *m, hs_work *w, double t, const double *q,
+                          const double *v);
 int hs_dyn_friction_step(const hs_model *m, hs_work *w, int *done);
 double hs_dyn_friction_normal(const hs_model *m, const hs_work *w, size_t f);
 /* Hold constraint j again (undo hs_dyn_release: a contact closing). 0. */

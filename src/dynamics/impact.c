@@ -401,3 +401,26 @@ int hs_dyn_friction_step(const hs_model *m, hs_work *w, int *done)
     }
     return 0;
 }
+
+int hs_dyn_friction_start(const hs_model *m, hs_work *w, double t, const double *q,
+                          const double *v)
+{
+    if (!m->nfriction)
+        return 0;
+    int rc = hs_dyn_friction_alloc(m, w);
+    if (!rc)
+        rc = hs_dyn_constraints_sparse(m, w, t, q, NULL, NULL);
+    for (size_t f = 0; f < m->nfriction && !rc; f++) {
+        size_t j = m->fric0 + f;
+        double rate = w->pos[m->k + m->nnz + j] + hs_dyn_gq_dot(m, w, j, v);
+        if (fabs(rate) > m->set.tol) {
+            w->fdir[f] = (signed char)(rate > 0 ? 1 : -1);
+            if (hs_dyn_release(m, w, j))
+                rc = hs_error_nomem(&w->err);
+        } else {
+            w->fdir[f] = 0;
+            w->goff[j] = w->pos[j];         /* the slip held: its value now */
+        }
+    }
+    return rc;
+}

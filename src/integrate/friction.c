@@ -57,25 +57,14 @@ static int set_dir(hs_int_run *R, size_t f, int dir)
 int hs_int_friction_init(hs_int_run *R)
 {
     const hs_model *m = R->m;
-    size_t nf = m->nfriction, n = m->n;
-    if (!nf)
-        return 0;
     hs_work *ws[2] = { R->w, R->bal.w };
-    for (int i = 0; i < 2; i++)
-        if (ws[i] && hs_dyn_friction_alloc(m, ws[i]))
-            return hs_error_nomem(R->err);
     R->t = R->t0;
-    if (hs_dyn_constraints_sparse(m, R->w, R->t, R->y, NULL, NULL)) {
-        hs_error_adopt(R->err, &R->w->err, HS_EXIT_NUMERIC);
-        return R->err->code;
-    }
-    int rc = 0;
-    for (size_t f = 0; f < nf && !rc; f++) {
-        size_t j = m->fric0 + f;
-        double rate = R->w->pos[m->k + m->nnz + j] + hs_dyn_gq_dot(m, R->w, j, R->y + n);
-        rc = set_dir(R, f, fabs(rate) > m->set.tol ? sgn(rate) : 0);
-    }
-    return rc;
+    for (int i = 0; i < 2; i++)
+        if (ws[i] && hs_dyn_friction_start(m, ws[i], R->t0, R->y, R->y + m->n)) {
+            hs_error_adopt(R->err, &ws[i]->err, HS_EXIT_NUMERIC);
+            return R->err->code;
+        }
+    return 0;
 }
 
 /* The sticking elements whose force is beyond mu_static |N| slide (the
