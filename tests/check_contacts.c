@@ -693,6 +693,16 @@ START_TEST(test_painleve)
     ck_assert_msg(strstr(r.err.msg, "friction 'f': no consistent contact force at t=0") &&
                   strstr(r.err.msg, "Painleve"), "%s", r.err.msg);
     pu_result_free(&r);
+    /* leaning the other way (slip = x - 2y) the force exists though the
+     * slope is 2: lambda_table = g + 2 F, F = -|lambda_table|: both -g */
+    a.text = "coordinates: [x, y]\nmass: [1, 1]\npotential: 9.81*y\n"
+             "constraints: {table: y}\n"
+             "friction:\n  f: {normal: table, slip: x - 2*y, mu: 1}\n"
+             "initial: {q: {x: 0, y: 0}, v: {x: 1, y: 0}}\nsimulate: {t_end: 1, dt: 0.5}\n";
+    a.columns = "t,lambda_table,lambda_f";
+    pu_run_ok(&a, &r);
+    ck_assert(fabs(PU_AT(&r.tab, 0, 1) + 9.81) < 1e-12 && fabs(PU_AT(&r.tab, 0, 2) + 9.81) < 1e-12);
+    pu_result_free(&r);
 }
 END_TEST
 

@@ -105,7 +105,8 @@ typedef struct hs_work {
                             * direction it slides in (row let go) */
     double *Qx;            /* [n] the sliding elements' forces, added to Q */
     double *goff;          /* [k] the slip held by a sticking element (its G) */
-    double *Ff;            /* [2 nfriction] their forces: applied, new */
+    double *Ff;            /* [4 nfriction] their forces: applied, new, the
+                            * previous iterate and its residual */
     /* the rank-revealing solve (robust_solve in dynamics.c) */
     int strict;            /* 1: a singular or ill-conditioned C stops the run
                             * (consistency.dependent: reject) */
@@ -311,10 +312,11 @@ int hs_dyn_contacts_open(const hs_model *m, hs_work *w, double t, const double *
                          const double *v);
 /* Friction: the state above allocated (0, or HS_EXIT_NOMEM); after the
  * dynamics program at a state, Q += Qx and a sticking slip's held value
- * out of the Baumgarte term; one step of the fixed point of the sliding
- * forces F = -mu |N| dir (|N| from the multipliers just computed): *done
- * when they agree with the applied ones to 1e-14 (then lambda of each
- * sliding element is its force), else Qx takes them; the norm |N| of
+ * out of the Baumgarte term; step `it` of the solve of the sliding forces
+ * F = -mu |N| dir (|N| from the multipliers just computed): *done when
+ * they agree with the applied ones to 1e-14 (then lambda of each sliding
+ * element is its force), else Qx takes the next iterate (a secant step
+ * per element); the norm |N| of
  * element f's normal reaction at the last evaluation. */
 int hs_dyn_friction_alloc(const hs_model *m, hs_work *w);
 void hs_dyn_friction_adjust(const hs_model *m, hs_work *w);
@@ -324,7 +326,7 @@ void hs_dyn_friction_adjust(const hs_model *m, hs_work *w);
  * exit code. */
 int hs_dyn_friction_start(const hs_model *m, hs_work *w, double t, const double *q,
                           const double *v);
-int hs_dyn_friction_step(const hs_model *m, hs_work *w, int *done);
+int hs_dyn_friction_step(const hs_model *m, hs_work *w, int it, int *done);
 double hs_dyn_friction_normal(const hs_model *m, const hs_work *w, size_t f);
 /* Hold constraint j again (undo hs_dyn_release: a contact closing). 0. */
 int hs_dyn_hold(const hs_model *m, hs_work *w, size_t j);

@@ -336,7 +336,7 @@ int hs_dyn_friction_alloc(const hs_model *m, hs_work *w)
     w->fdir = calloc(nf, 1);
     w->Qx = calloc(m->n + 1, sizeof *w->Qx);
     w->goff = calloc(m->k, sizeof *w->goff);
-    w->Ff = calloc(2 * nf, sizeof *w->Ff);
+    w->Ff = calloc(4 * nf, sizeof *w->Ff);
     if (!w->fdir || !w->Qx || !w->goff || !w->Ff)
         return hs_error_nomem(&w->err);
     return 0;
@@ -375,11 +375,14 @@ double hs_dyn_friction_normal(const hs_model *m, const hs_work *w, size_t f)
     return normal_force(m, w, w->dyn + m->off_Gq, f, Nv);
 }
 
-int hs_dyn_friction_step(const hs_model *m, hs_work *w, int *done)
+int hs_dyn_friction_step(const hs_model *m, hs_work *w, int it, int *done)
 {
     size_t nf = m->nfriction;
     const double *Gz = w->dyn + m->off_Gq;
-    double *F = w->Ff, *Fn = w->Ff + nf, dmax = 0, fmax_ = 0;
+    /* F applied, Fn = phi(F) computed from it, Fp and rp the previous
+     * iterate and its residual phi - F */
+    double *F = w->Ff, *Fn = F + nf, *Fp = F + 2 * nf, *rp = F + 3 * nf;
+    double dmax = 0, fmax_ = 0;
     for (size_t f = 0; f < nf; f++) {
         Fn[f] = w->fdir[f] ? -m->fric_mu[f] * hs_dyn_friction_normal(m, w, f) * w->fdir[f] : 0;
         dmax = fmax(dmax, fabs(Fn[f] - F[f]));
@@ -392,7 +395,17 @@ int hs_dyn_friction_step(const hs_model *m, hs_work *w, int *done)
                 w->Lambda[m->fric0 + f] = F[f];      /* the force applied */
         return 0;
     }
-    memcpy(F, Fn, nf * sizeof *F);
+    /* the next iterate: the secant step on phi(F) - F = 0 for each
+     * element (exact in two steps where |N| is linear in F, whatever the
+     * slope, where plain iteration needs a slope below 1) */
+    for (size_t f = 0; f < nf; f++) {
+        double r = Fn[f] - F[f], next = Fn[f];
+        if (it > 0 && r != rp[f] && F[f] != Fp[f])
+            next = F[f] - r * (F[f] - Fp[f]) / (r - rp[f]);
+        Fp[f] = F[f];
+        rp[f] = r;
+        F[f] = next;
+    }
     memset(w->Qx, 0, m->n * sizeof *w->Qx);
     for (size_t f = 0; f < nf; f++) {
         size_t j = m->fric0 + f;
