@@ -693,6 +693,19 @@ START_TEST(test_painleve)
     ck_assert_msg(strstr(r.err.msg, "friction 'f': no consistent contact force at t=0") &&
                   strstr(r.err.msg, "Painleve"), "%s", r.err.msg);
     pu_result_free(&r);
+    /* Painleve's rod: a rod of half-length 1 at atan(2) to the floor, its
+     * lower end sliding towards the rod's foot side with mu = 1.5 > 4/3 */
+    a.text = "parameters: {m: 1, l: 1, g: 9.81, th0: atan(2)}\ncoordinates: [x, y, th]\n"
+             "mass: [m, m, m*l^2/3]\npotential: m*g*y\n"
+             "contacts:\n  floor: {gap: y - l*sin(th), restitution: 0}\n"
+             "friction:\n  slide: {normal: floor, slip: x - l*cos(th), mu: 1.5}\n"
+             "initial: {q: {x: 0, y: l*sin(th0), th: th0}, v: {x: -1}}\n"
+             "simulate: {t_end: 0.2, dt: 0.1}\n";
+    pu_run(&a, &r);
+    ck_assert_int_eq(r.rc, 4);
+    ck_assert_msg(strstr(r.err.msg, "friction 'slide': no consistent contact force at t=0"),
+                  "%s", r.err.msg);
+    pu_result_free(&r);
     /* leaning the other way (slip = x - 2y) the force exists though the
      * slope is 2: lambda_table = g + 2 F, F = -|lambda_table|: both -g */
     a.text = "coordinates: [x, y]\nmass: [1, 1]\npotential: 9.81*y\n"
