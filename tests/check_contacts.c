@@ -728,7 +728,9 @@ static const struct {
 } bad[] = {
     { "floor: {gap: y, restitution: 1.5}", "restitution 1.5 is outside [0, 1]", 6, 32 },
     { "floor: {gap: y, restitution: -0.1}", "restitution -0.1 is outside [0, 1]", 6, 32 },
-    { "floor: {gap: y, restitution: abc}", "'restitution' must be a number", 6, 32 },
+    { "floor: {gap: y, restitution: abc}", "unknown name 'abc'", 6, 32 },
+    { "floor: {gap: y, restitution: 2*m}", "restitution 2 is outside [0, 1]", 6, 32 },
+    { "floor: {gap: y, restitution: x/2}", "'x' is not known here", 6, 32 },
     { "floor: {gap: y*y', restitution: 0.5}", "a contact's gap may not depend on velocities",
       6, 16 },
     { "floor: {gap: y, restitution: 0.5, mu: 1}", "unknown key 'mu' in a contact", 6, 37 },

@@ -14,7 +14,6 @@
  * coordinates. */
 #include "loader.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +83,10 @@ int hs_ld_read_friction_names(loader *L, yaml_node_t *root)
     m->fric_mu = xcalloc(nf + 1, sizeof *m->fric_mu);
     m->fric_mus = xcalloc(nf + 1, sizeof *m->fric_mus);
     m->fric_norm_start = xcalloc(nf + 1, sizeof *m->fric_norm_start);
-    if (!m->fric_mu || !m->fric_mus || !m->fric_norm_start)
+    m->fric_mu_expr = xcalloc(nf + 1, sizeof *m->fric_mu_expr);
+    m->fric_mus_expr = xcalloc(nf + 1, sizeof *m->fric_mus_expr);
+    if (!m->fric_mu || !m->fric_mus || !m->fric_norm_start || !m->fric_mu_expr ||
+        !m->fric_mus_expr)
         return hs_error_nomem(L->err);
     for (size_t f = 0; f < nf; f++) {
         char cname[100];
@@ -127,23 +129,18 @@ int hs_ld_read_friction_names(loader *L, yaml_node_t *root)
     return 0;
 }
 
-/* A number >= 0 of key `what`. */
-static int read_mu(loader *L, yaml_node_t *n, const char *name, const char *what, double *mu)
+/* A coefficient >= 0 of key `what` (a number or an expression of parameters). */
+static int read_mu(loader *L, yaml_node_t *n, const char *name, const char *what, double *mu,
+                   const hs_node **expr)
 {
-    if (hs_ld_expect(L, n, YAML_SCALAR_NODE, "a friction coefficient"))
+    char desc[80];
+    snprintf(desc, sizeof desc, "a friction element's %s", what);
+    if (hs_ld_expect(L, n, YAML_SCALAR_NODE, "a friction coefficient") ||
+        hs_ld_coefficient(L, n, desc, expr, mu))
         return L->err->code;
-    const char *s = hs_ytree_str(n);
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    end += strspn(end, " \t");
-    if (end == s || *end || errno == ERANGE || !isfinite(v))
-        return hs_ytree_error(L->y, L->err, n, "friction '%s': '%s' must be a number >= 0, "
-                              "found '%s'", name, what, s);
-    if (v < 0)
+    if (*mu < 0)
         return hs_ytree_error(L->y, L->err, n, "friction '%s': %s %g is negative (a "
-                              "friction coefficient is >= 0)", name, what, v);
-    *mu = v;
+                              "friction coefficient is >= 0)", name, what, *mu);
     return 0;
 }
 
@@ -222,10 +219,12 @@ int hs_ld_read_friction(loader *L, yaml_node_t *root)
         const char *miss = !nn && !key ? "normal" : !sn ? "slip" : !mn ? "mu" : NULL;
         if (miss)
             return hs_ytree_error(L->y, L->err, val, "friction '%s' has no '%s'", name, miss);
-        if ((nn && read_normal(L, nn, name, f)) || read_mu(L, mn, name, "mu", &m->fric_mu[f]))
+        if ((nn && read_normal(L, nn, name, f)) ||
+            read_mu(L, mn, name, "mu", &m->fric_mu[f], &m->fric_mu_expr[f]))
             return L->err->code;
         m->fric_mus[f] = m->fric_mu[f];
-        if (msn && read_mu(L, msn, name, "mu_static", &m->fric_mus[f]))
+        m->fric_mus_expr[f] = m->fric_mu_expr[f];
+        if (msn && read_mu(L, msn, name, "mu_static", &m->fric_mus[f], &m->fric_mus_expr[f]))
             return L->err->code;
         if (m->fric_mus[f] < m->fric_mu[f])
             return hs_ytree_error(L->y, L->err, msn, "friction '%s': mu_static %g is below mu "

@@ -224,6 +224,11 @@ int hs_ld_read_contact_names(loader *L, yaml_node_t *cs);
 int hs_ld_read_contacts(loader *L, yaml_node_t *cs);
 yaml_node_t *hs_ld_contact_node(loader *L, yaml_node_t *root, size_t c);
 int hs_ld_contact_events(loader *L);
+/* A coefficient: a number or an expression of parameters (its expression
+ * into *expr, for a sweep's new point), its value into *v; what: "a
+ * contact's restitution".  0 or the error code (positioned). */
+int hs_ld_coefficient(loader *L, yaml_node_t *n, const char *what, const hs_node **expr,
+                      double *v);
 /* friction.c: the same for the `friction` section and the contacts'
  * `friction` keys (rows after the contacts; root: the model's mapping) */
 int hs_ld_read_friction_names(loader *L, yaml_node_t *root);

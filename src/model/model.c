@@ -298,6 +298,9 @@ void hs_model_free(hs_model *m)
     free(m->G);
     free(m->cpos);
     free(m->restitution);
+    free(m->restitution_expr);
+    free(m->fric_mu_expr);
+    free(m->fric_mus_expr);
     free(m->fric_mu);
     free(m->fric_mus);
     free(m->fric_norm_start);
