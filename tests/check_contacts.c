@@ -719,6 +719,45 @@ START_TEST(test_painleve)
 }
 END_TEST
 
+/* A block held by friction against a spring (k = 2, x = 0.3) on a table
+ * contact, lifted off it by a push (20 N for 0.1 s): in the air the spring
+ * swings it, x = 0.3 cos(sqrt(2) (t - 1/2)); it lands (restitution 0) at
+ * the ballistic time, slides against its motion (not the direction it
+ * had before lifting) and sticks again. */
+START_TEST(test_hop)
+{
+    pu_args a = pu_defaults();
+    a.text = "parameters: {m: 1, g: 9.81}\ncoordinates: [x, y]\nmass: [m, m]\n"
+             "potential: m*g*y\nforces: {x: -2*x, y: \"if(t > 0.5, if(t < 0.6, 20, 0), 0)\"}\n"
+             "contacts:\n  table: {gap: y, restitution: 0, friction: {mu: 0.5, slip: x}}\n"
+             "initial: {q: {x: 0.3, y: 0}}\n"
+             "simulate: {t_end: 2, dt: 0.125, rtol: 1e-12, atol: 1e-12}\n";
+    evrun x;
+    run_events(&a, &x);
+    ck_assert_uint_eq(x.n, 3);
+    ck_assert_str_eq(x.name[0], "table:open");
+    ck_assert_str_eq(x.name[1], "table:impact");
+    ck_assert_str_eq(x.name[2], "friction_table:stick");
+    const double g = 9.81, a1 = 20 - g, y1 = a1 * 0.01 / 2, v1 = a1 * 0.1;
+    double tl = 0.6 + (v1 + sqrt(v1 * v1 + 2 * g * y1)) / g;
+    ck_assert_msg(fabs(ev_at(&x, 0, "t") - 0.5) < 1e-10, "opens at %.17g", ev_at(&x, 0, "t"));
+    ck_assert_msg(fabs(ev_at(&x, 1, "t") - tl) < 1e-9, "lands at %.17g, not %.17g",
+                  ev_at(&x, 1, "t"), tl);
+    ck_assert(fabs(ev_at(&x, 1, "x") - 0.3 * cos(sqrt(2) * (tl - 0.5))) < 1e-9);
+    ck_assert(fabs(ev_at(&x, 1, "x'") + 0.3 * sqrt(2) * sin(sqrt(2) * (tl - 0.5))) < 1e-9);
+    /* it stops: after the stick the state is constant, held by the friction */
+    double ts = ev_at(&x, 2, "t"), xs = ev_at(&x, 2, "x");
+    ck_assert(ts > tl && ts < tl + 0.1);
+    const pu_table *t = &x.r.tab;
+    for (size_t i = 0; i < t->nrow; i++)
+        if (PU_AT(t, i, 0) > ts) {
+            ck_assert(fabs(PU_AT(t, i, pu_col(t, "x")) - xs) < 1e-12);
+            ck_assert(fabs(PU_AT(t, i, pu_col(t, "lambda_friction_table")) - 2 * xs) < 1e-9);
+        }
+    evrun_free(&x);
+}
+END_TEST
+
 /* ---- errors ---- */
 
 static const struct {
@@ -822,6 +861,7 @@ static Suite *contacts_suite(void)
     tcase_add_loop_test(tc, test_bead_ring, 0, 5);
     tcase_add_loop_test(tc, test_block_table, 0, 2);
     tcase_add_test(tc, test_painleve);
+    tcase_add_test(tc, test_hop);
     suite_add_tcase(s, tc);
     tc = tcase_create("errors");
     tcase_add_loop_test(tc, test_errors, 0, (int)(sizeof bad / sizeof *bad));

@@ -288,7 +288,7 @@ int hs_int_contact_event(hs_int_run *R, size_t e)
     } else if ((rc = impact(R, ev->contact))) {
         return rc;
     }
-    if ((rc = open_pulled(R, 1)))
+    if ((rc = open_pulled(R, 1)) || (rc = hs_int_friction_settle(R)))
         return rc;
     return hs_int_events_restart(R);
 }
