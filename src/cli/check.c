@@ -63,6 +63,7 @@ int hs_cli_check(int argc, char **argv)
     printf("t0 = %.17g\n", m->t0);
     if (m->k) {
         if (hs_dyn_contacts_open(m, w, m->t0, q, v) ||
+            hs_dyn_friction_start(m, w, m->t0, q, v) ||
             hs_dyn_constraints_sparse(m, w, m->t0, q, G, Gt)) {
             rc = hs_cli_fail(&w->err);
             goto out;
@@ -72,7 +73,10 @@ int hs_cli_check(int argc, char **argv)
             double s = Gt[i];   /* + G_q v over the row's non-zeros, in column order */
             for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
                 s += w->pos[m->k + (size_t)z] * v[m->gq_col[z]];
-            if (i >= m->contact0)      /* a contact: open or closed at t0 */
+            if (i >= m->fric0)        /* a friction element: sliding or sticking */
+                printf("  %-16s slip = %-12.6g  slip rate = %-12.6g %s\n", m->cname[i],
+                       G[i] + w->goff[i], s, hs_dyn_is_released(w, i) ? "sliding" : "sticking");
+            else if (i >= m->contact0)      /* a contact: open or closed at t0 */
                 printf("  %-16s gap = %-12.6g  gap rate = %-12.6g %s\n", m->cname[i], G[i],
                        s, hs_dyn_is_released(w, i) ? "open" : "closed");
             else

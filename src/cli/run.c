@@ -155,6 +155,15 @@ static int write_summary(const char *path, const hs_model *m, const hs_summary *
                 s->nsingular, s->worst_rcond);
     if (!quiet && s->augmented)
         fprintf(stderr, "holosim: singular mass matrix: solved through [M G_q^T; G_q 0]\n");
+    if (!quiet && (s->impacts || s->transitions)) {   /* contacts and friction */
+        fprintf(stderr, "holosim: %ld impact%s, %ld other contact and friction transition%s",
+                s->impacts, s->impacts == 1 ? "" : "s", s->transitions,
+                s->transitions == 1 ? "" : "s");
+        if (s->rested)
+            fprintf(stderr, "; contact '%s' at rest from its accumulation point t=%.17g",
+                    s->rest_contact, s->t_rest);
+        fputc('\n', stderr);
+    }
     if (!quiet)
         fprintf(stderr, "holosim: %ld steps, %ld rhs evaluations, %ld rows to t=%.6g; "
                 "max |G| %.3g, max |Gdot| %.3g, max |energy_balance| %.3g, "

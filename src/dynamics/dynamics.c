@@ -570,19 +570,19 @@ static int chain_accel(const hs_model *m, hs_work *w, double t, const double *q,
     return 0;
 }
 
-/* With friction: the fixed point of the sliding forces (they read the
- * normal reactions, which they may change); no fixed point within 60
- * evaluations is Painleve's paradox or a force too stiff for it. */
+/* With friction: the sliding forces solved with the normal reactions they
+ * read and may change (secant steps, impact.c); no solution within 60
+ * evaluations is Painleve's paradox (no consistent force). */
 static int accel(const hs_model *m, hs_work *w, double t, const double *q,
                  const double *v, double *a, double *Lambda)
 {
     if (!w->fdir)
         return accel1(m, w, t, q, v, a, Lambda);
     memset(w->Qx, 0, m->n * sizeof *w->Qx);
-    memset(w->Ff, 0, m->nfriction * sizeof *w->Ff);
+    memset(w->Ff, 0, 4 * m->nfriction * sizeof *w->Ff);
     for (int it = 0; it < 60; it++) {
         int done, rc = accel1(m, w, t, q, v, a, Lambda);
-        if (rc || (rc = hs_dyn_friction_step(m, w, &done)))
+        if (rc || (rc = hs_dyn_friction_step(m, w, it, &done)))
             return rc;
         if (done) {
             if (Lambda)

@@ -173,7 +173,8 @@ static inline int hs_dyn_is_released(const hs_work *w, size_t j)
 
 /* ---- impact.c: contacts (holosim-model(5), CONTACTS) ---- */
 
-#define HS_IMPACT_MAX 16    /* contacts in one impact problem (2^16 active sets) */
+#define HS_IMPACT_ENUM 12   /* up to this many contacts: every active set (2^12) */
+#define HS_IMPACT_MAX 200   /* contacts in one impact problem (Murty's pivoting) */
 #define HS_IMPACT_ROWS 256  /* rows (constraints held and contacts) in it */
 /* The velocity jump of an impact at (t, q): role[k] 0 for a constraint
  * out of the problem (let go), 1 for one held (bilateral: its velocity
@@ -193,12 +194,19 @@ int hs_dyn_contacts_open(const hs_model *m, hs_work *w, double t, const double *
                          const double *v);
 /* Friction: the state above allocated (0, or HS_EXIT_NOMEM); after the
  * dynamics program at a state, Q += Qx and a sticking slip's held value
- * out of the Baumgarte term; one step of the fixed point of the sliding
- * forces F = -mu |N| dir (|N| from the multipliers just computed): *done
- * when they agree with the applied ones to 1e-14 (then lambda of each
- * sliding element is its force), else Qx takes them; the norm |N| of
+ * out of the Baumgarte term; step `it` of the solve of the sliding forces
+ * F = -mu |N| dir (|N| from the multipliers just computed): *done when
+ * they agree with the applied ones to 1e-14 (then lambda of each sliding
+ * element is its force), else Qx takes the next iterate (a secant step
+ * per element); the norm |N| of
  * element f's normal reaction at the last evaluation. */
 int hs_dyn_friction_alloc(const hs_model *m, hs_work *w);
+/* At the start (t, q, v): the state allocated, each element sliding in
+ * the direction of its slip rate where that is above the consistency
+ * tolerance (its row let go), else sticking at its slip there.  0 or an
+ * exit code. */
+int hs_dyn_friction_start(const hs_model *m, hs_work *w, double t, const double *q,
+                          const double *v);
 double hs_dyn_friction_normal(const hs_model *m, const hs_work *w, size_t f);
 /* Hold constraint j again (undo hs_dyn_release: a contact closing). 0. */
 int hs_dyn_hold(const hs_model *m, hs_work *w, size_t j);

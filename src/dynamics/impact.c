@@ -13,7 +13,8 @@
  * (a closed contact has u- = 0: it may only be pushed open).  For W
  * positive definite (independent rows) this linear complementarity
  * problem has one solution; it is found by enumerating the active sets A
- * of the contacts (2^c of them, c <= HS_IMPACT_MAX): for each, the
+ * of the contacts (2^c of them, c <= HS_IMPACT_ENUM), beyond that by
+ * Murty's least-index principal pivoting: for each set tried, the
  * equalities of the bilateral rows and of A solved by Gaussian elimination
  * with partial pivoting, the inequalities checked.  The solution does not
  * depend on the order the contacts are listed in. */
@@ -110,18 +111,17 @@ typedef struct imp {
     double *A, *x, *lam;    /* scratch [p*p], [p], [p] */
 } imp;
 
-/* Active set `mask` over the contact rows: Lambda into I->lam when every
- * condition holds (1), else 0. */
-static int try_set(imp *I, unsigned long mask, double tol)
+/* Active set in[p] (1: the row's equality holds; every bilateral row is
+ * in): Lambda into I->lam, and the first contact row (in order) that
+ * breaks a condition into *bad (p: none).  0, or -1 when the equalities
+ * are singular. */
+static int solve_set(imp *I, const unsigned char *in, double tol, size_t *bad)
 {
     size_t p = I->p, ne = 0;
     size_t idx[HS_IMPACT_ROWS];
-    for (size_t r = 0, c = 0; r < p; r++) {
-        int in = !I->con[r] || ((mask >> c) & 1);
-        c += I->con[r] != 0;
-        if (in)
+    for (size_t r = 0; r < p; r++)
+        if (in[r])
             idx[ne++] = r;
-    }
     for (size_t a = 0; a < ne; a++) {
         size_t r = idx[a];
         for (size_t b = 0; b < ne; b++)
@@ -131,22 +131,52 @@ static int try_set(imp *I, unsigned long mask, double tol)
         I->x[a] = target - I->um[r];
     }
     if (ne && gauss(I->A, I->x, ne))
-        return 0;
+        return -1;
     memset(I->lam, 0, p * sizeof *I->lam);
     for (size_t a = 0; a < ne; a++)
         I->lam[idx[a]] = I->x[a];
-    for (size_t r = 0; r < p; r++) {
+    *bad = p;
+    for (size_t r = 0; r < p && *bad == p; r++) {
         if (!I->con[r])
             continue;
-        if (I->lam[r] < -tol)
-            return 0;
         double up = I->um[r];
         for (size_t b = 0; b < p; b++)
             up += I->W[r * p + b] * I->lam[b];
-        if (up + I->e[r] * I->um[r] < -tol)
-            return 0;
+        if (in[r] ? I->lam[r] < -tol : up + I->e[r] * I->um[r] < -tol)
+            *bad = r;
     }
-    return 1;
+    return 0;
+}
+
+/* The LCP: for at most HS_IMPACT_ENUM contacts every active set in turn
+ * (the first that meets every condition; for independent rows there is
+ * one), else Murty's least-index principal pivoting (the first broken
+ * condition's row toggled, from the empty set: finite for the P-matrix of
+ * independent rows).  1 when solved. */
+static int solve_lcp(imp *I, double tol, unsigned char *in, size_t nc)
+{
+    size_t p = I->p, bad;
+    if (nc <= HS_IMPACT_ENUM) {
+        for (unsigned long mask = 0; mask < (1ul << nc); mask++) {
+            for (size_t r = 0, c = 0; r < p; r++) {
+                in[r] = (unsigned char)(!I->con[r] || ((mask >> c) & 1));
+                c += I->con[r] != 0;
+            }
+            if (!solve_set(I, in, tol, &bad) && bad == p)
+                return 1;
+        }
+        return 0;
+    }
+    for (size_t r = 0; r < p; r++)
+        in[r] = (unsigned char)!I->con[r];
+    for (long it = 0; it < 100000; it++) {
+        if (solve_set(I, in, tol, &bad))
+            return 0;
+        if (bad == p)
+            return 1;
+        in[bad] = (unsigned char)!in[bad];
+    }
+    return 0;
 }
 
 int hs_dyn_impact(const hs_model *m, hs_work *w, double t, double *q, double *v,
@@ -219,9 +249,9 @@ int hs_dyn_impact(const hs_model *m, hs_work *w, double t, double *q, double *v,
             I.W[a * p + b] = s;
         }
     double tol = 1e-12 * scale;         /* rates: relative to the largest one */
-    int found = 0;
-    for (unsigned long mask = 0; mask < (1ul << nc) && !found; mask++)
-        found = try_set(&I, mask, tol);
+    unsigned char *in = malloc(p + 1);
+    int found = in && solve_lcp(&I, tol, in, nc);
+    free(in);
     if (!found) {
         rc = hs_error_set(&w->err, HS_EXIT_NUMERIC, "the impact at t=%.17g has no "
                           "consistent impulses (dependent constraints and contacts?)", t);
@@ -306,7 +336,7 @@ int hs_dyn_friction_alloc(const hs_model *m, hs_work *w)
     w->fdir = calloc(nf, 1);
     w->Qx = calloc(m->n + 1, sizeof *w->Qx);
     w->goff = calloc(m->k, sizeof *w->goff);
-    w->Ff = calloc(2 * nf, sizeof *w->Ff);
+    w->Ff = calloc(4 * nf, sizeof *w->Ff);
     if (!w->fdir || !w->Qx || !w->goff || !w->Ff)
         return hs_error_nomem(&w->err);
     return 0;
@@ -345,11 +375,14 @@ double hs_dyn_friction_normal(const hs_model *m, const hs_work *w, size_t f)
     return normal_force(m, w, w->dyn + m->off_Gq, f, Nv);
 }
 
-int hs_dyn_friction_step(const hs_model *m, hs_work *w, int *done)
+int hs_dyn_friction_step(const hs_model *m, hs_work *w, int it, int *done)
 {
     size_t nf = m->nfriction;
     const double *Gz = w->dyn + m->off_Gq;
-    double *F = w->Ff, *Fn = w->Ff + nf, dmax = 0, fmax_ = 0;
+    /* F applied, Fn = phi(F) computed from it, Fp and rp the previous
+     * iterate and its residual phi - F */
+    double *F = w->Ff, *Fn = F + nf, *Fp = F + 2 * nf, *rp = F + 3 * nf;
+    double dmax = 0, fmax_ = 0;
     for (size_t f = 0; f < nf; f++) {
         Fn[f] = w->fdir[f] ? -m->fric_mu[f] * hs_dyn_friction_normal(m, w, f) * w->fdir[f] : 0;
         dmax = fmax(dmax, fabs(Fn[f] - F[f]));
@@ -362,7 +395,17 @@ int hs_dyn_friction_step(const hs_model *m, hs_work *w, int *done)
                 w->Lambda[m->fric0 + f] = F[f];      /* the force applied */
         return 0;
     }
-    memcpy(F, Fn, nf * sizeof *F);
+    /* the next iterate: the secant step on phi(F) - F = 0 for each
+     * element (exact in two steps where |N| is linear in F, whatever the
+     * slope, where plain iteration needs a slope below 1) */
+    for (size_t f = 0; f < nf; f++) {
+        double r = Fn[f] - F[f], next = Fn[f];
+        if (it > 0 && r != rp[f] && F[f] != Fp[f])
+            next = F[f] - r * (F[f] - Fp[f]) / (r - rp[f]);
+        Fp[f] = F[f];
+        rp[f] = r;
+        F[f] = next;
+    }
     memset(w->Qx, 0, m->n * sizeof *w->Qx);
     for (size_t f = 0; f < nf; f++) {
         size_t j = m->fric0 + f;
@@ -370,4 +413,27 @@ int hs_dyn_friction_step(const hs_model *m, hs_work *w, int *done)
             w->Qx[m->gq_col[z]] += Gz[z] * F[f];
     }
     return 0;
+}
+
+int hs_dyn_friction_start(const hs_model *m, hs_work *w, double t, const double *q,
+                          const double *v)
+{
+    if (!m->nfriction)
+        return 0;
+    int rc = hs_dyn_friction_alloc(m, w);
+    if (!rc)
+        rc = hs_dyn_constraints_sparse(m, w, t, q, NULL, NULL);
+    for (size_t f = 0; f < m->nfriction && !rc; f++) {
+        size_t j = m->fric0 + f;
+        double rate = w->pos[m->k + m->nnz + j] + hs_dyn_gq_dot(m, w, j, v);
+        if (fabs(rate) > m->set.tol) {
+            w->fdir[f] = (signed char)(rate > 0 ? 1 : -1);
+            if (hs_dyn_release(m, w, j))
+                rc = hs_error_nomem(&w->err);
+        } else {
+            w->fdir[f] = 0;
+            w->goff[j] = w->pos[j];         /* the slip held: its value now */
+        }
+    }
+    return rc;
 }

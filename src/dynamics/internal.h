@@ -47,7 +47,7 @@ void hs_dyn_cut_released(const hs_model *m, hs_work *w);
 /* ---- impact.c: friction inside hs_dyn_accel (dynamics.h, hs_dyn_friction_alloc) ---- */
 
 void hs_dyn_friction_adjust(const hs_model *m, hs_work *w);
-int hs_dyn_friction_step(const hs_model *m, hs_work *w, int *done);
+int hs_dyn_friction_step(const hs_model *m, hs_work *w, int it, int *done);
 
 /* ---- robust.c: the rank-revealing solve (inside hs_dyn_accel) ---- */
 

@@ -101,7 +101,8 @@ typedef struct hs_work {
                             * direction it slides in (row let go) */
     double *Qx;            /* [n] the sliding elements' forces, added to Q */
     double *goff;          /* [k] the slip held by a sticking element (its G) */
-    double *Ff;            /* [2 nfriction] their forces: applied, new */
+    double *Ff;            /* [4 nfriction] their forces: applied, new, the
+                            * previous iterate and its residual */
     /* the rank-revealing solve (robust_solve in dynamics.c) */
     int strict;            /* 1: a singular or ill-conditioned C stops the run
                             * (consistency.dependent: reject) */

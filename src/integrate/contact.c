@@ -19,15 +19,17 @@
  * impulsive reactions, into W_R (energy_balance closes).
  *
  * Zeno: the impact times of each contact are kept; when three successive
- * intervals form a geometric sequence (their two ratios r agree to 1e-6,
+ * intervals form a geometric sequence (their two ratios r agree to 1e-3,
  * r < 1), the contact is armed with r (and disarmed when a later ratio
- * leaves r by 1e-2).  An armed contact whose remaining intervals sum,
+ * leaves r by 5e-2).  An armed contact whose remaining intervals sum,
  * d r / (1 - r) after the last interval d, to at most 1e-9 (1 + |t|) has
  * reached its accumulation point up to that time: the impact is taken
  * with restitution 0, the contact stays closed (resting contact) and its
- * row says `rest`. */
+ * row says `rest`.  So does an impact whose next flight would rise less
+ * than the rounding of the gap (below_rounding). */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +37,8 @@
 
 #include <gsl/gsl_errno.h>
 
-#define ZENO_MATCH 1e-6     /* two ratios agreeing: a geometric sequence */
-#define ZENO_KEEP 1e-2      /* a later ratio this close keeps it */
+#define ZENO_MATCH 1e-3     /* two ratios agreeing: a geometric sequence */
+#define ZENO_KEEP 5e-2      /* a later ratio this close keeps it */
 #define ZENO_TIME 1e-9      /* remaining time (relative to 1 + |t|) at the limit */
 
 static size_t first_contact(const hs_model *m)
@@ -127,6 +129,7 @@ static int open_pulled(hs_int_run *R, int rows)
         if (jw == m->k)
             return 0;
         int rc = set_open(R, jw, 1);
+        R->sum->transitions += rows;
         if (!rc && rows) {
             char name[200];
             snprintf(name, sizeof name, "%s:open", m->cname[jw]);
@@ -180,6 +183,26 @@ static int zeno(hs_int_run *R, size_t c, double t, double *tau)
     return *tau <= ZENO_TIME * (1 + fabs(t));
 }
 
+/* Would the next flight of contact j (approaching at rate u) rise less
+ * than the rounding of its gap?  Its height is about e^2 |u| d / 4 (d
+ * the last interval between its impacts, whose flight had the same gap
+ * acceleration 2 |u| / d); the gap's rounding 64 eps times the scale of
+ * its terms, sum |dG/dq_i q_i| + |G_t t|, after rates() at the state (a
+ * floor moving with t, or far from the origin, is only known to that).
+ * Then no flight can be resolved: it rests (as at a Zeno point). */
+static int below_rounding(const hs_int_run *R, size_t j, double u)
+{
+    const hs_model *m = R->m;
+    const double *h = R->ct.hist + 4 * (j - m->contact0);
+    double d = h[3] - h[2], e = R->ct.e[j];
+    if (!(d > 0))
+        return 0;
+    double scale = fabs(R->w->pos[m->k + m->nnz + j] * R->t);
+    for (int z = m->gq_start[j]; z < m->gq_start[j + 1]; z++)
+        scale += fabs(R->w->pos[m->k + (size_t)z] * R->y[m->gq_col[z]]);
+    return e * e * fabs(u) * d / 4 <= 64 * DBL_EPSILON * scale;
+}
+
 /* The impact of contact j at the current state. */
 static int impact(hs_int_run *R, size_t j)
 {
@@ -209,9 +232,14 @@ static int impact(hs_int_run *R, size_t j)
     }
     double tau = 0;
     int rest = !rc && zeno(R, j - k0, R->t, &tau);
+    if (!rc && !rest && below_rounding(R, j, um[j]))
+        rest = 1;                       /* flights below the gap's precision */
     if (rest) {
         e[j] = 0;
         C->last_rest = R->t + tau;
+        R->sum->rested = 1;
+        R->sum->t_rest = R->t + tau;
+        R->sum->rest_contact = m->cname[j];
     }
     double dT = 0;
     if (!rc && hs_dyn_impact(m, R->w, R->t, R->y, R->y + n, C->role, e, C->lam, &dT)) {
@@ -235,6 +263,7 @@ static int impact(hs_int_run *R, size_t j)
             continue;
         char name[200];
         snprintf(name, sizeof name, "%s:%s", m->cname[i], rest && i == j ? "rest" : "impact");
+        R->sum->impacts++;
         rc = hs_int_event_row_lam(R, name, R->t, R->y, C->lam);
     }
     free(G);
@@ -251,6 +280,7 @@ int hs_int_contact_event(hs_int_run *R, size_t e)
         return hs_int_friction_event(R, e);
     if (ev->action == HS_EV_OPEN) {
         char name[200];
+        R->sum->transitions++;
         snprintf(name, sizeof name, "%s:open", m->cname[ev->contact]);
         if ((rc = hs_int_event_row(R, name, R->t, R->y)) ||
             (rc = set_open(R, ev->contact, 1)))
@@ -258,7 +288,7 @@ int hs_int_contact_event(hs_int_run *R, size_t e)
     } else if ((rc = impact(R, ev->contact))) {
         return rc;
     }
-    if ((rc = open_pulled(R, 1)))
+    if ((rc = open_pulled(R, 1)) || (rc = hs_int_friction_settle(R)))
         return rc;
     return hs_int_events_restart(R);
 }

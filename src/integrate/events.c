@@ -31,6 +31,14 @@
  * dynamics (a multiplier jumps to 0: no crossing), and crossings later in
  * the cut step are found again under the new one.
  *
+ * Contacts and friction elements (contact.c, friction.c) have events of
+ * their own, each watched only in the state it can change (the others
+ * keep their signs); their crossings cut the step as a release does.  A
+ * contact's gap at 0 right after its impact counts as below its floor, and
+ * a step that starts and ends below it has flown in between: the flight's
+ * end is searched for (dip) however short, and a step where none is found
+ * though it ends below the consistency tolerance stops the run (exit 4).
+ *
  * Cost: every function is evaluated (one program, prog_ev) at each step's
  * end, and at three inner points when one may dip; the root finder of a
  * crossing evaluates only the functions of the events located (their own
@@ -472,7 +480,13 @@ static int dip(hs_int_run *R, size_t e, double h, int seen, double *s1)
             return 0;
         }
     }
-    return 0;
+    if (R->ev.g_end[e] >= -R->m->set.tol)
+        return 0;                       /* a flight below the tolerance: no harm */
+    return hs_error_set(R->err, HS_EXIT_NUMERIC, "contact '%.80s' is %g below its floor at "
+                        "t=%.17g, at the end of a step from t=%.17g that it left with an "
+                        "impact: the flight in between was not found (try smaller "
+                        "tolerances or another method)", R->m->ev[e].name, -R->ev.g_end[e],
+                        R->t, R->t0 + R->ev.tau_start);
 }
 
 /* The values of every function at u = 1/4, 1/2, 3/4 of the step on the

@@ -57,25 +57,14 @@ static int set_dir(hs_int_run *R, size_t f, int dir)
 int hs_int_friction_init(hs_int_run *R)
 {
     const hs_model *m = R->m;
-    size_t nf = m->nfriction, n = m->n;
-    if (!nf)
-        return 0;
     hs_work *ws[2] = { R->w, R->bal.w };
-    for (int i = 0; i < 2; i++)
-        if (ws[i] && hs_dyn_friction_alloc(m, ws[i]))
-            return hs_error_nomem(R->err);
     R->t = R->t0;
-    if (hs_dyn_constraints_sparse(m, R->w, R->t, R->y, NULL, NULL)) {
-        hs_error_adopt(R->err, &R->w->err, HS_EXIT_NUMERIC);
-        return R->err->code;
-    }
-    int rc = 0;
-    for (size_t f = 0; f < nf && !rc; f++) {
-        size_t j = m->fric0 + f;
-        double rate = R->w->pos[m->k + m->nnz + j] + hs_dyn_gq_dot(m, R->w, j, R->y + n);
-        rc = set_dir(R, f, fabs(rate) > m->set.tol ? sgn(rate) : 0);
-    }
-    return rc;
+    for (int i = 0; i < 2; i++)
+        if (ws[i] && hs_dyn_friction_start(m, ws[i], R->t0, R->y, R->y + m->n)) {
+            hs_error_adopt(R->err, &ws[i]->err, HS_EXIT_NUMERIC);
+            return R->err->code;
+        }
+    return 0;
 }
 
 /* The sticking elements whose force is beyond mu_static |N| slide (the
@@ -101,6 +90,7 @@ static int unstick(hs_int_run *R, int rows)
         if (fw == m->nfriction)
             return 0;
         int rc = set_dir(R, fw, -sgn(R->w->Lambda[m->fric0 + fw]));
+        R->sum->transitions += rows;
         if (!rc && rows) {
             char name[200];
             snprintf(name, sizeof name, "%s:slip", m->cname[m->fric0 + fw]);
@@ -112,9 +102,77 @@ static int unstick(hs_int_run *R, int rows)
     return 0;
 }
 
+/* Is every normal row of element f let go (an open contact: |N| = 0)? */
+static int unpressed(const hs_int_run *R, size_t f)
+{
+    const hs_model *m = R->m;
+    for (size_t p = m->fric_norm_start[f]; p < m->fric_norm_start[f + 1]; p++)
+        if (!hs_dyn_is_released(R->w, m->fric_norm[p]))
+            return 0;
+    return 1;
+}
+
+/* After a transition of contacts or friction: a sticking element whose
+ * normal contacts have all opened slides (it cannot hold without a normal
+ * force: with |N| = 0 it exerts none); a sliding one takes the direction
+ * of its slip rate, or where that is 0 (to 1e-12 of the velocities' scale:
+ * it landed at rest, say) tries to stick as where its rate reaches 0; then
+ * the sticking ones that cannot hold slide.  Rows when `rows`. */
+static int settle(hs_int_run *R, int rows)
+{
+    const hs_model *m = R->m;
+    size_t n = m->n;
+    double vs = 0;
+    for (size_t i = 0; i < n; i++)
+        vs = fmax(vs, fabs(R->y[n + i]));
+    for (size_t f = 0; f < m->nfriction; f++) {
+        size_t j = m->fric0 + f;
+        int rc = 0;
+        if (hs_dyn_constraints_sparse(m, R->w, R->t, R->y, NULL, NULL)) {
+            hs_error_adopt(R->err, &R->w->err, HS_EXIT_NUMERIC);
+            return R->err->code;
+        }
+        double rate = R->w->pos[m->k + m->nnz + j] + hs_dyn_gq_dot(m, R->w, j, R->y + n);
+        int still = fabs(rate) <= 1e-12 * vs;
+        if (!R->w->fdir[f] && unpressed(R, f)) {
+            rc = set_dir(R, f, rate < 0 ? -1 : 1);
+        } else if (R->w->fdir[f] && !still && sgn(rate) != R->w->fdir[f]) {
+            rc = set_dir(R, f, sgn(rate));         /* (it landed moving the other way) */
+        } else if (R->w->fdir[f] && !unpressed(R, f)) {
+            if (!still)
+                continue;
+            if ((rc = set_dir(R, f, 0)))
+                return rc;
+            if (hs_dyn_accel(m, R->w, R->t, R->y, R->y + n, NULL, NULL)) {
+                hs_error_adopt(R->err, &R->w->err, HS_EXIT_NUMERIC);
+                return R->err->code;
+            }
+            double lam = R->w->Lambda[j], N = hs_dyn_friction_normal(m, R->w, f);
+            if (fabs(lam) > m->fric_mus[f] * N * (1 + 1e-12)) {
+                rc = set_dir(R, f, -sgn(lam));
+                continue;
+            }
+            if (rows) {
+                char name[200];
+                snprintf(name, sizeof name, "%s:stick", m->cname[j]);
+                R->sum->transitions++;
+                rc = hs_int_event_row(R, name, R->t, R->y);
+            }
+        }
+        if (rc)
+            return rc;
+    }
+    return unstick(R, rows);
+}
+
+int hs_int_friction_settle(hs_int_run *R)
+{
+    return R->m->nfriction ? settle(R, 1) : 0;
+}
+
 int hs_int_friction_start(hs_int_run *R)
 {
-    return R->m->nfriction ? unstick(R, 0) : 0;
+    return R->m->nfriction ? settle(R, 0) : 0;
 }
 
 int hs_int_friction_idle(const hs_int_run *R, size_t e)
@@ -154,9 +212,10 @@ int hs_int_friction_event(hs_int_run *R, size_t e)
         }
         rc = set_dir(R, f, -sgn(R->w->Lambda[j]));
     }
+    R->sum->transitions++;
     if (!rc)
         rc = hs_int_event_row(R, name, R->t, R->y);
     if (!rc)
-        rc = unstick(R, 1);
+        rc = settle(R, 1);
     return rc ? rc : hs_int_events_restart(R);
 }

@@ -53,6 +53,11 @@ typedef struct hs_summary {
     const char *stopped_by;        /* the event that ended the run (its name), or
                                     * NULL; it and stop_text point into the model */
     const char *stop_text;         /* its condition as written */
+    long impacts;                  /* contacts closed by an impact (holosim-model(5)) */
+    long transitions;              /* contact openings, stick and slip transitions */
+    int rested;                    /* a Zeno sequence ended in resting contact ... */
+    double t_rest;                 /* ... at this accumulation point (the last one) */
+    const char *rest_contact;      /* its contact (points into the model) */
     /* the rank-revealing solve (dynamics.h): the rank of G_q at the start
      * (k: none redundant), evaluations through it, the near-singular ones
      * and their worst reciprocal condition of C, a singular mass met */

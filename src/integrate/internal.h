@@ -267,6 +267,9 @@ void hs_int_contacts_free(hs_int_run *R);
 int hs_int_friction_init(hs_int_run *R);
 int hs_int_friction_start(hs_int_run *R);
 int hs_int_friction_idle(const hs_int_run *R, size_t e);
+/* After a contact's transition: elements whose contacts opened slide,
+ * sliding ones at rest try to stick, sticking ones that cannot slide. */
+int hs_int_friction_settle(hs_int_run *R);
 int hs_int_friction_event(hs_int_run *R, size_t e);
 /* events.c: a clean restart after a jump of the dynamics or the state
  * (rates, stepper history, every event's sign). */

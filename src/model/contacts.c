@@ -12,12 +12,11 @@
  * it is closed).  The integrator (integrate/contact.c) does the rest. */
 #include "loader.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const contact_keys[] = { "gap", "restitution" };
+static const char *const contact_keys[] = { "gap", "restitution", "friction" };
 
 static int name_ok(const char *s)
 {
@@ -47,7 +46,8 @@ int hs_ld_read_contact_names(loader *L, yaml_node_t *cs)
         return hs_error_nomem(L->err);
     m->cname = cn;
     m->restitution = xcalloc(nc ? nc : 1, sizeof *m->restitution);
-    if (!m->restitution)
+    m->restitution_expr = xcalloc(nc ? nc : 1, sizeof *m->restitution_expr);
+    if (!m->restitution || !m->restitution_expr)
         return hs_error_nomem(L->err);
     for (size_t c = 0; c < nc; c++) {
         yaml_node_t *key = NODE(L, cs->data.mapping.pairs.start[c].key);
@@ -74,24 +74,64 @@ int hs_ld_read_contact_names(loader *L, yaml_node_t *cs)
     return 0;
 }
 
-/* `restitution`: a number in [0, 1]. */
-static int read_restitution(loader *L, yaml_node_t *rn, const char *name, double *e)
+int hs_ld_coefficient(loader *L, yaml_node_t *n, const char *what, const hs_node **expr,
+                      double *v)
 {
-    if (hs_ld_expect(L, rn, YAML_SCALAR_NODE, "a contact's 'restitution'"))
+    hs_model *m = L->m;
+    const hs_node *e = hs_ld_parse(L, n, SCOPE_INITIAL, what);
+    if (!e || hs_ld_dag_check(L))
         return L->err->code;
-    const char *s = hs_ytree_str(rn);
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    end += strspn(end, " \t");
-    if (end == s || *end || errno == ERANGE || !isfinite(v))
-        return hs_ytree_error(L->y, L->err, rn, "contact '%s': 'restitution' must be a "
-                              "number in [0, 1] (Newton's coefficient), found '%s'", name, s);
+    size_t ns = (size_t)hs_dag_nsymbols(m->dag);
+    double *in = xcalloc(ns ? ns : 1, sizeof *in);
+    if (!in)
+        return hs_error_nomem(L->err);
+    for (size_t i = 0; i < ns; i++)
+        in[i] = NAN;
+    for (size_t j = 0; j < m->npar; j++)
+        in[m->sym_p[j]] = m->pval[j];
+    int bad = hs_eval_node(e, in, v);
+    free(in);
+    if (bad)
+        return hs_error_nomem(L->err);
+    if (!isfinite(*v))
+        return hs_ytree_error(L->y, L->err, n, "%s is not finite (%g)", what, *v);
+    *expr = e;
+    return 0;
+}
+
+/* `restitution`: a number in [0, 1] (or an expression of parameters). */
+static int read_restitution(loader *L, yaml_node_t *rn, const char *name, size_t c)
+{
+    hs_model *m = L->m;
+    if (hs_ld_expect(L, rn, YAML_SCALAR_NODE, "a contact's 'restitution'") ||
+        hs_ld_coefficient(L, rn, "a contact's restitution", &m->restitution_expr[c],
+                          &m->restitution[c]))
+        return L->err->code;
+    double v = m->restitution[c];
     if (v < 0 || v > 1)
         return hs_ytree_error(L->y, L->err, rn, "contact '%s': restitution %g is outside "
                               "[0, 1] (0: the contact stays closed, 1: no energy lost)",
                               name, v);
-    *e = v;
+    return 0;
+}
+
+int hs_model_eval_coefficients(hs_model *m, const double *in)
+{
+    for (size_t c = 0; c < m->ncontact; c++) {
+        if (!m->restitution_expr || !m->restitution_expr[c] ||
+            hs_eval_node(m->restitution_expr[c], in, &m->restitution[c]))
+            return -1;
+        if (!(m->restitution[c] >= 0 && m->restitution[c] <= 1))
+            return -1;
+    }
+    for (size_t f = 0; f < m->nfriction; f++) {
+        if (!m->fric_mu_expr || !m->fric_mu_expr[f] ||
+            hs_eval_node(m->fric_mu_expr[f], in, &m->fric_mu[f]) ||
+            hs_eval_node(m->fric_mus_expr[f], in, &m->fric_mus[f]))
+            return -1;
+        if (!(m->fric_mu[f] >= 0 && m->fric_mus[f] >= m->fric_mu[f]))
+            return -1;
+    }
     return 0;
 }
 
@@ -115,7 +155,7 @@ int hs_ld_read_contacts(loader *L, yaml_node_t *cs)
         if (val->type != YAML_MAPPING_NODE)
             return hs_ytree_error(L->y, L->err, val, "contact '%s' must be a mapping {gap, "
                                   "restitution}, found %s", name, hs_ytree_kind(val));
-        if (hs_ld_check_keys(L, val, contact_keys, 2, "a contact"))
+        if (hs_ld_check_keys(L, val, contact_keys, 3, "a contact"))
             return L->err->code;
         yaml_node_t *gn = hs_ld_get(L, val, "gap"), *rn = hs_ld_get(L, val, "restitution");
         if (!gn)
@@ -124,7 +164,7 @@ int hs_ld_read_contacts(loader *L, yaml_node_t *cs)
         if (!rn)
             return hs_ytree_error(L->y, L->err, val, "contact '%s' has no 'restitution' "
                                   "(Newton's coefficient in [0, 1])", name);
-        if (read_restitution(L, rn, name, &m->restitution[c]))
+        if (read_restitution(L, rn, name, c))
             return L->err->code;
         m->cpos[k0 + c] = (hs_srcpos){ (int32_t)L->si->nsrc, 0 };
         const hs_node *g = hs_ld_parse(L, gn, SCOPE_MODEL, "a contact's gap");

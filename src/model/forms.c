@@ -620,7 +620,7 @@ static int constraint_kernels(loader *L, yaml_node_t *root)
     size_t n = m->n;
     if (hs_ld_read_constraints(L, hs_ld_get(L, root, "constraints")) ||
         hs_ld_read_contacts(L, hs_ld_get(L, root, "contacts")) ||
-        hs_ld_read_friction(L, hs_ld_get(L, root, "friction")))
+        hs_ld_read_friction(L, root))
         return L->err->code;
     size_t k = m->k;
     /* documented limits: the run keeps a dense copy of G_q (reactions, rank

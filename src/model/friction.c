@@ -14,23 +14,26 @@
  * coordinates. */
 #include "loader.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const fric_keys[] = { "normal", "slip", "mu", "mu_static" };
+static const char *const contact_fric_keys[] = { "slip", "mu", "mu_static" };
 
-int hs_ld_read_friction_names(loader *L, yaml_node_t *fs)
+
+int hs_ld_read_friction_names(loader *L, yaml_node_t *root)
 {
     hs_model *m = L->m;
+    yaml_node_t *fs = hs_ld_get(L, root, "friction");
     m->fric0 = m->k;
-    if (!fs)
-        return 0;
-    if (hs_ld_expect(L, fs, YAML_MAPPING_NODE, "'friction'") ||
-        hs_ld_check_keys(L, fs, NULL, 0, "'friction'"))
+    if (fs && (hs_ld_expect(L, fs, YAML_MAPPING_NODE, "'friction'") ||
+               hs_ld_check_keys(L, fs, NULL, 0, "'friction'")))
         return L->err->code;
-    size_t nf = map_len(fs), k0 = m->k;
+    size_t ns = fs ? map_len(fs) : 0, nf = ns + hs_ld_contact_friction(L, root, SIZE_MAX, NULL);
+    size_t k0 = m->k;
+    if (!nf)
+        return 0;
     if (k0 + nf > MAX_CONSTRAINTS)
         return hs_ytree_error(L->y, L->err, fs, "too many constraints, contacts and friction "
                               "elements (%zu; the limit is %d)", k0 + nf, MAX_CONSTRAINTS);
@@ -41,11 +44,29 @@ int hs_ld_read_friction_names(loader *L, yaml_node_t *fs)
     m->fric_mu = xcalloc(nf + 1, sizeof *m->fric_mu);
     m->fric_mus = xcalloc(nf + 1, sizeof *m->fric_mus);
     m->fric_norm_start = xcalloc(nf + 1, sizeof *m->fric_norm_start);
-    if (!m->fric_mu || !m->fric_mus || !m->fric_norm_start)
+    m->fric_mu_expr = xcalloc(nf + 1, sizeof *m->fric_mu_expr);
+    m->fric_mus_expr = xcalloc(nf + 1, sizeof *m->fric_mus_expr);
+    if (!m->fric_mu || !m->fric_mus || !m->fric_norm_start || !m->fric_mu_expr ||
+        !m->fric_mus_expr)
         return hs_error_nomem(L->err);
     for (size_t f = 0; f < nf; f++) {
-        yaml_node_t *key = NODE(L, fs->data.mapping.pairs.start[f].key);
-        const char *name = hs_ytree_str(key);
+        char cname[100];
+        const char *name = cname;
+        yaml_node_t *key;
+        if (f < ns) {
+            key = NODE(L, fs->data.mapping.pairs.start[f].key);
+            name = hs_ytree_str(key);
+        } else {                        /* a contact's: friction_CONTACT */
+            hs_ld_contact_friction(L, root, f - ns, &key);
+            size_t c = 0;
+            yaml_node_t *cs = hs_ld_get(L, root, "contacts");
+            for (; c < m->ncontact; c++) {
+                yaml_node_t *v = NODE(L, cs->data.mapping.pairs.start[c].value);
+                if (v->type == YAML_MAPPING_NODE && hs_ld_get_key(L, v, "friction") == key)
+                    break;
+            }
+            snprintf(cname, sizeof cname, "friction_%.80s", m->cname[m->contact0 + c]);
+        }
         int ok = name && (((*name | 32) >= 'a' && (*name | 32) <= 'z') || *name == '_');
         for (const char *p = name; ok && *p; p++)
             ok = ((*p | 32) >= 'a' && (*p | 32) <= 'z') || (*p >= '0' && *p <= '9') || *p == '_';
@@ -69,23 +90,18 @@ int hs_ld_read_friction_names(loader *L, yaml_node_t *fs)
     return 0;
 }
 
-/* A number >= 0 of key `what`. */
-static int read_mu(loader *L, yaml_node_t *n, const char *name, const char *what, double *mu)
+/* A coefficient >= 0 of key `what` (a number or an expression of parameters). */
+static int read_mu(loader *L, yaml_node_t *n, const char *name, const char *what, double *mu,
+                   const hs_node **expr)
 {
-    if (hs_ld_expect(L, n, YAML_SCALAR_NODE, "a friction coefficient"))
+    char desc[80];
+    snprintf(desc, sizeof desc, "a friction element's %s", what);
+    if (hs_ld_expect(L, n, YAML_SCALAR_NODE, "a friction coefficient") ||
+        hs_ld_coefficient(L, n, desc, expr, mu))
         return L->err->code;
-    const char *s = hs_ytree_str(n);
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    end += strspn(end, " \t");
-    if (end == s || *end || errno == ERANGE || !isfinite(v))
-        return hs_ytree_error(L->y, L->err, n, "friction '%s': '%s' must be a number >= 0, "
-                              "found '%s'", name, what, s);
-    if (v < 0)
+    if (*mu < 0)
         return hs_ytree_error(L->y, L->err, n, "friction '%s': %s %g is negative (a "
-                              "friction coefficient is >= 0)", name, what, v);
-    *mu = v;
+                              "friction coefficient is >= 0)", name, what, *mu);
     return 0;
 }
 
@@ -123,27 +139,53 @@ static int read_normal(loader *L, yaml_node_t *n, const char *name, size_t f)
     return 0;
 }
 
-int hs_ld_read_friction(loader *L, yaml_node_t *fs)
+int hs_ld_read_friction(loader *L, yaml_node_t *root)
 {
     hs_model *m = L->m;
-    for (size_t f = 0; fs && f < m->nfriction; f++) {
-        yaml_node_t *val = NODE(L, fs->data.mapping.pairs.start[f].value);
+    yaml_node_t *fs = hs_ld_get(L, root, "friction");
+    size_t ns = hs_ld_friction_section_len(L, root);
+    for (size_t f = 0; f < m->nfriction; f++) {
         size_t j = m->fric0 + f;
         const char *name = m->cname[j];
+        yaml_node_t *val, *key = NULL;
+        if (f < ns) {
+            val = NODE(L, fs->data.mapping.pairs.start[f].value);
+        } else {
+            hs_ld_contact_friction(L, root, f - ns, &key);
+            val = NULL;
+            yaml_node_t *cs = hs_ld_get(L, root, "contacts");
+            for (size_t c = 0; c < m->ncontact && !val; c++) {
+                yaml_node_t *v = NODE(L, cs->data.mapping.pairs.start[c].value);
+                if (v->type == YAML_MAPPING_NODE && hs_ld_get_key(L, v, "friction") == key) {
+                    val = hs_ld_get(L, v, "friction");
+                    m->fric_norm_start[f + 1] = m->nfric_norm + 1;
+                    size_t *nn = realloc(m->fric_norm, (m->nfric_norm + 1) * sizeof *nn);
+                    if (!nn)
+                        return hs_error_nomem(L->err);
+                    m->fric_norm = nn;
+                    m->fric_norm[m->nfric_norm++] = m->contact0 + c;
+                }
+            }
+        }
+        const char *keys_text = key ? "{slip, mu, mu_static}" : "{normal, slip, mu, mu_static}";
         if (val->type != YAML_MAPPING_NODE)
-            return hs_ytree_error(L->y, L->err, val, "friction '%s' must be a mapping {normal, "
-                                  "slip, mu, mu_static}, found %s", name, hs_ytree_kind(val));
-        if (hs_ld_check_keys(L, val, fric_keys, 4, "a friction element"))
+            return hs_ytree_error(L->y, L->err, val, "friction '%s' must be a mapping %s, "
+                                  "found %s", name, keys_text, hs_ytree_kind(val));
+        if (hs_ld_check_keys(L, val, key ? contact_fric_keys : fric_keys, key ? 3 : 4,
+                             key ? "a contact's friction" : "a friction element"))
             return L->err->code;
-        yaml_node_t *nn = hs_ld_get(L, val, "normal"), *sn = hs_ld_get(L, val, "slip");
+        yaml_node_t *nn = key ? NULL : hs_ld_get(L, val, "normal");
+        yaml_node_t *sn = hs_ld_get(L, val, "slip");
         yaml_node_t *mn = hs_ld_get(L, val, "mu"), *msn = hs_ld_get(L, val, "mu_static");
-        const char *miss = !nn ? "normal" : !sn ? "slip" : !mn ? "mu" : NULL;
+        const char *miss = !nn && !key ? "normal" : !sn ? "slip" : !mn ? "mu" : NULL;
         if (miss)
             return hs_ytree_error(L->y, L->err, val, "friction '%s' has no '%s'", name, miss);
-        if (read_normal(L, nn, name, f) || read_mu(L, mn, name, "mu", &m->fric_mu[f]))
+        if ((nn && read_normal(L, nn, name, f)) ||
+            read_mu(L, mn, name, "mu", &m->fric_mu[f], &m->fric_mu_expr[f]))
             return L->err->code;
         m->fric_mus[f] = m->fric_mu[f];
-        if (msn && read_mu(L, msn, name, "mu_static", &m->fric_mus[f]))
+        m->fric_mus_expr[f] = m->fric_mu_expr[f];
+        if (msn && read_mu(L, msn, name, "mu_static", &m->fric_mus[f], &m->fric_mus_expr[f]))
             return L->err->code;
         if (m->fric_mus[f] < m->fric_mu[f])
             return hs_ytree_error(L->y, L->err, msn, "friction '%s': mu_static %g is below mu "

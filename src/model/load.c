@@ -76,7 +76,7 @@ static int read_names(loader *L, yaml_node_t *root)
     }
     if (hs_ld_read_constraint_names(L, hs_ld_get(L, root, "constraints")) ||
         hs_ld_read_contact_names(L, hs_ld_get(L, root, "contacts")) ||
-        hs_ld_read_friction_names(L, hs_ld_get(L, root, "friction")) ||
+        hs_ld_read_friction_names(L, root) ||
         hs_ld_read_output_names(L, hs_ld_get(L, root, "outputs")) ||
         hs_ld_check_clashes(L))
         return L->err->code;
@@ -312,6 +312,9 @@ void hs_model_free(hs_model *m)
     free(m->G);
     free(m->cpos);
     free(m->restitution);
+    free(m->restitution_expr);
+    free(m->fric_mu_expr);
+    free(m->fric_mus_expr);
     free(m->fric_mu);
     free(m->fric_mus);
     free(m->fric_norm_start);

@@ -236,9 +236,20 @@ int hs_ld_read_contact_names(loader *L, yaml_node_t *cs);
 int hs_ld_read_contacts(loader *L, yaml_node_t *cs);
 yaml_node_t *hs_ld_contact_node(loader *L, yaml_node_t *root, size_t c);
 int hs_ld_contact_events(loader *L);
-/* friction.c: the same for the `friction` section (rows after the contacts) */
-int hs_ld_read_friction_names(loader *L, yaml_node_t *fs);
-int hs_ld_read_friction(loader *L, yaml_node_t *fs);
+/* A coefficient: a number or an expression of parameters (its expression
+ * into *expr, for a sweep's new point), its value into *v; what: "a
+ * contact's restitution".  0 or the error code (positioned). */
+int hs_ld_coefficient(loader *L, yaml_node_t *n, const char *what, const hs_node **expr,
+                      double *v);
+/* friction.c: the same for the `friction` section and the contacts'
+ * `friction` keys (rows after the contacts; root: the model's mapping) */
+int hs_ld_read_friction_names(loader *L, yaml_node_t *root);
+int hs_ld_read_friction(loader *L, yaml_node_t *root);
+/* The contacts' `friction` keys: the c-th contact with one (or how many
+ * there are, for c = SIZE_MAX), its key node into *key (names.c). */
+size_t hs_ld_contact_friction(loader *L, yaml_node_t *root, size_t c, yaml_node_t **key);
+/* The entries of the `friction` section (0 without one). */
+size_t hs_ld_friction_section_len(loader *L, yaml_node_t *root);
 yaml_node_t *hs_ld_friction_node(loader *L, yaml_node_t *root, size_t f);
 int hs_ld_friction_events(loader *L);
 int hs_ld_check_defines(loader *L);

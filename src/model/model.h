@@ -229,12 +229,14 @@ typedef struct hs_model {
      * own (HS_EV_IMPACT, HS_EV_OPEN) after the file's and --stop-when's */
     size_t ncontact, contact0;
     double *restitution;   /* [ncontact] Newton's coefficient e in [0, 1] */
+    const hs_node **restitution_expr;   /* [ncontact] its expression of parameters */
     /* friction elements (holosim-model(5), FRICTION; model/friction.c):
      * rows fric0 .. k - 1 (after the contacts), each a `slip` held while
      * it sticks, let go while it slides; two events each after the
      * contacts' */
     size_t nfriction, fric0;
     double *fric_mu, *fric_mus;    /* [nfriction] kinetic and static coefficients */
+    const hs_node **fric_mu_expr, **fric_mus_expr;  /* their expressions of parameters */
     size_t *fric_norm_start;       /* [nfriction + 1] into fric_norm */
     size_t *fric_norm, nfric_norm; /* the normal rows of each element */
     size_t npar;
@@ -464,6 +466,11 @@ int hs_model_repoint(hs_model *m, const char *const *name, const double *value, 
  * (holosim-model(5), FAMILIES): a new value changes the model's structure,
  * so hs_model_repoint refuses it (a full load is needed). */
 int hs_model_structural(const hs_model *m, const char *name);
+
+/* The contacts' restitutions and the friction coefficients from their
+ * expressions at the parameters in in[] (hs_model_inputs): 0, or -1 when
+ * one is out of its range (hs_model_repoint then needs a full load). */
+int hs_model_eval_coefficients(hs_model *m, const double *in);
 
 /* Evaluate the drawing at (t, q): in[nin] holds the model's inputs
  * (hs_model_inputs), regs[hs_prog_nregs(m->draw->prog)], out[m->draw->nout]. */

@@ -238,13 +238,44 @@ yaml_node_t *hs_ld_contact_node(loader *L, yaml_node_t *root, size_t c)
     return cs ? NODE(L, cs->data.mapping.pairs.start[c].key) : NULL;
 }
 
-yaml_node_t *hs_ld_friction_node(loader *L, yaml_node_t *root, size_t f)
-{
-    yaml_node_t *fs = hs_ld_get(L, root, "friction");
-    return fs ? NODE(L, fs->data.mapping.pairs.start[f].key) : NULL;
-}
-
 int hs_ld_is_input(const loader *L, size_t par)
 {
     return par >= L->npar - L->ninput && par < L->npar;
+}
+
+size_t hs_ld_friction_section_len(loader *L, yaml_node_t *root)
+{
+    yaml_node_t *fs = hs_ld_get(L, root, "friction");
+    return fs && fs->type == YAML_MAPPING_NODE ? map_len(fs) : 0;
+}
+
+yaml_node_t *hs_ld_friction_node(loader *L, yaml_node_t *root, size_t f)
+{
+    yaml_node_t *fs = hs_ld_get(L, root, "friction"), *key = NULL;
+    size_t ns = hs_ld_friction_section_len(L, root);
+    if (f < ns)
+        return NODE(L, fs->data.mapping.pairs.start[f].key);
+    hs_ld_contact_friction(L, root, f - ns, &key);
+    return key;
+}
+
+/* The contacts' `friction` keys: the c-th contact with one (or how many
+ * there are, for c = SIZE_MAX), its key node into *key. */
+size_t hs_ld_contact_friction(loader *L, yaml_node_t *root, size_t c, yaml_node_t **key)
+{
+    yaml_node_t *cs = hs_ld_get(L, root, "contacts");
+    size_t cnt = 0;
+    if (!cs || cs->type != YAML_MAPPING_NODE)
+        return 0;
+    FOR_PAIRS(cs, p) {
+        yaml_node_t *v = NODE(L, p->value);
+        yaml_node_t *k = v->type == YAML_MAPPING_NODE ? hs_ld_get_key(L, v, "friction") : NULL;
+        if (!k)
+            continue;
+        if (cnt++ == c) {
+            *key = k;
+            return cnt;
+        }
+    }
+    return cnt;
 }

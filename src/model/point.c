@@ -117,7 +117,7 @@ static int repoint(hs_model *m, const char *const *name, const double *value, si
     int rc = eval_params(m, name, value, n, in) || hs_model_eval_constants(m, &err) ? -1 : 0;
     if (!rc) {
         hs_model_inputs(m, in);
-        rc = eval_initial(m, in);
+        rc = eval_initial(m, in) || hs_model_eval_coefficients(m, in) ? -1 : 0;
     }
     if (!rc && !isnan(m->set.t_end) && !(m->set.t_end > m->t0))
         rc = -1;
