@@ -1,5 +1,6 @@
 # holosim: GNU Make build.
-#   make            build bin/holosim (installs missing Debian packages first)
+#   make            build bin/holosim and lib/libholosim.{so,a} (installs missing
+#                   Debian packages first)
 #   make run        build and run models/pendulum.yaml (first lines of the CSV)
 #   make check      build and run every test
 #   make check SANITIZE=1   the same under AddressSanitizer + UBSan
@@ -52,8 +53,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BIN      := $(if $(filter 1,$(SANITIZE)),$(BUILD)/holosim,bin/holosim)
 STAMP    := build/.deps-ok
 
-.PHONY: all run check deps bench install uninstall clean fuzz
-all: $(BIN)
+.PHONY: all run check deps bench install uninstall clean fuzz lib
+all: $(BIN) $(if $(filter 1,$(SANITIZE)),,lib)
 
 $(STAMP): scripts/install-deps.sh
 	@mkdir -p build
@@ -89,6 +90,32 @@ OOM_WRAP := $(foreach f,malloc calloc realloc strdup strndup,-Wl,--wrap=$(f))
 $(BUILD)/tests/holosim_oom: tests/oom/shim.c $(MAIN_OBJ) $(BUILD)/libholosim.a | $(STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(SANLD) $(OOM_WRAP) $(DEP_LIBS) $(LDFLAGS)
+
+# libholosim (include/holosim.h, src/api): the objects of every layer but
+# cli compiled again with -fPIC and hidden visibility into their own
+# directory (bin/holosim's objects stay as they are); only the holosim_
+# functions (HOLOSIM_API) are exported.  lib/libholosim.so.$(VERSION), soname
+# libholosim.so.$(SOMAJOR), and lib/libholosim.a.
+SOMAJOR  := 0
+PIC      := $(BUILD)/pic
+PIC_OBJ  := $(LIB_SRC:%.c=$(PIC)/%.o)
+SHLIB    := lib/libholosim.so.$(VERSION)
+lib: $(SHLIB) lib/libholosim.so.$(SOMAJOR) lib/libholosim.so lib/libholosim.a
+
+$(PIC)/%.o: %.c | $(STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(SHLIB): $(PIC_OBJ)
+	@mkdir -p lib
+	$(CC) -shared -Wl,-soname,libholosim.so.$(SOMAJOR) -Wl,--no-undefined -o $@ $^ \
+	    $(DEP_LIBS) $(LDFLAGS)
+lib/libholosim.so.$(SOMAJOR) lib/libholosim.so: $(SHLIB)
+	ln -sf $(notdir $(SHLIB)) $@
+lib/libholosim.a: $(PIC_OBJ)
+	@mkdir -p lib
+	@rm -f $@
+	ar rcs $@ $^
 
 run: $(BIN)
 	$(BIN) run models/pendulum.yaml --t-end 2 --dt 0.1 --columns t,x,y,lambda_rod,E
@@ -129,9 +156,9 @@ uninstall:
 	    $(MANDIR)/man5/holosim-model.5
 
 clean:
-	rm -rf build bin
+	rm -rf build bin lib
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(PIC_OBJ:.o=.d)
 
 # Fuzzing (libFuzzer, clang), replay of the fuzz corpora and findings,
 # valgrind memcheck: tests/fuzz/README.md.
