@@ -139,9 +139,28 @@ bench: $(BIN)
 # bin/holosim, the scripts as holosim-sweep and holosim-plot, the manuals
 # (holosim(1), holosim-model(5), and the scripts' pages when man/ has them);
 # uninstall removes exactly these files.
+# The library: lib/libholosim.so.$(VERSION) with its two links and
+# libholosim.a, include/holosim.h, lib/pkgconfig/holosim.pc, and the Python
+# package under lib/python3/dist-packages/holosim (which finds the library
+# two directories up).
 MANDIR      = $(DESTDIR)$(PREFIX)/share/man
 SCRIPT_MANS = $(wildcard man/holosim-sweep.1 man/holosim-plot.1)
-install: bin/holosim
+LIBDIR      = $(DESTDIR)$(PREFIX)/lib
+PYDIR       = $(LIBDIR)/python3/dist-packages/holosim
+PY_FILES    = __init__.py _lib.py
+install: bin/holosim lib
+	install -d $(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include $(PYDIR)
+	install -m 755 $(SHLIB) $(LIBDIR)/
+	ln -sf $(notdir $(SHLIB)) $(LIBDIR)/libholosim.so.$(SOMAJOR)
+	ln -sf $(notdir $(SHLIB)) $(LIBDIR)/libholosim.so
+	install -m 644 lib/libholosim.a $(LIBDIR)/
+	install -m 644 include/holosim.h $(DESTDIR)$(PREFIX)/include/holosim.h
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	    'Name: holosim' 'Description: mechanical systems under holonomic constraints (libholosim)' \
+	    'Version: $(VERSION)' 'Cflags: -I$${includedir}' \
+	    'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lholosim' \
+	    'Libs.private: $(strip $(DEP_LIBS)) -lpthread' >$(LIBDIR)/pkgconfig/holosim.pc
+	install -m 644 $(addprefix python/holosim/,$(PY_FILES)) $(PYDIR)/
 	install -d $(DESTDIR)$(PREFIX)/bin $(MANDIR)/man1 $(MANDIR)/man5
 	install -m 755 bin/holosim $(DESTDIR)$(PREFIX)/bin/holosim
 	install -m 755 scripts/sweep $(DESTDIR)$(PREFIX)/bin/holosim-sweep
@@ -154,6 +173,11 @@ uninstall:
 	    $(DESTDIR)$(PREFIX)/bin/holosim-plot $(MANDIR)/man1/holosim.1 \
 	    $(MANDIR)/man1/holosim-sweep.1 $(MANDIR)/man1/holosim-plot.1 \
 	    $(MANDIR)/man5/holosim-model.5
+	rm -f $(LIBDIR)/$(notdir $(SHLIB)) $(LIBDIR)/libholosim.so.$(SOMAJOR) \
+	    $(LIBDIR)/libholosim.so $(LIBDIR)/libholosim.a $(LIBDIR)/pkgconfig/holosim.pc \
+	    $(DESTDIR)$(PREFIX)/include/holosim.h $(addprefix $(PYDIR)/,$(PY_FILES))
+	rm -rf $(PYDIR)/__pycache__
+	-rmdir $(PYDIR) 2>/dev/null || true
 
 clean:
 	rm -rf build bin lib

@@ -2,6 +2,32 @@
 #include "linalg.h"
 
 #include <math.h>
+#include <pthread.h>
+
+/* The guard of GSL's handler (linalg.h): entry points inside, in every
+ * thread, and the handler the first of them found. */
+static pthread_mutex_t quiet_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long quiet_depth;
+static gsl_error_handler_t *quiet_saved;
+
+hs_la_handler hs_la_quiet(void)
+{
+    pthread_mutex_lock(&quiet_lock);
+    if (quiet_depth++ == 0)
+        quiet_saved = gsl_set_error_handler_off();
+    hs_la_handler h = quiet_saved;
+    pthread_mutex_unlock(&quiet_lock);
+    return h;
+}
+
+void hs_la_restore(hs_la_handler h)
+{
+    (void)h;
+    pthread_mutex_lock(&quiet_lock);
+    if (quiet_depth && --quiet_depth == 0)
+        gsl_set_error_handler(quiet_saved);
+    pthread_mutex_unlock(&quiet_lock);
+}
 
 /* The tridiagonal case (b = 1: the chains), the general loops written out:
  * the same operations in the same order, so the same bits. */
