@@ -117,6 +117,14 @@ lib/libholosim.a: $(PIC_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# The library's C tests (tests/api_*.c), built against include/holosim.h
+# and lib/libholosim.so the way a user's program is.
+API_TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/api_*.c))
+$(BUILD)/tests/api_%: tests/api_%.c $(SHLIB) lib/libholosim.so | $(STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Iinclude -o $@ $< -Llib -Wl,-rpath,$(abspath lib) -lholosim \
+	    $(DEP_LIBS) -lpthread
+
 run: $(BIN)
 	$(BIN) run models/pendulum.yaml --t-end 2 --dt 0.1 --columns t,x,y,lambda_rod,E
 
@@ -126,12 +134,17 @@ CLI_TESTS := $(filter-out tests/cli_lib.sh,$(wildcard tests/cli.sh tests/cli_*.s
 # native builds that test runs start go to the build tree, not the user's cache
 check: export HOLOSIM_CACHE = $(abspath $(BUILD))/cache
 check: export HOLOSIM_OOM = $(abspath $(BUILD))/tests/holosim_oom
-check: $(BIN) $(TEST_BIN) $(BUILD)/tests/holosim_oom build/.deps-full
+# The library and the Python package (tests/api.sh; not under SANITIZE=1,
+# whose build makes no library).
+API_CHECK := $(if $(filter 1,$(SANITIZE)),,lib $(API_TEST_BIN))
+check: $(BIN) $(TEST_BIN) $(BUILD)/tests/holosim_oom build/.deps-full $(API_CHECK)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 	@sh tests/layers.sh
 	@set -e; for s in $(CLI_TESTS); do echo "== $$s"; HOLOSIM=$(BIN) sh $$s; done
 	@if [ -f tests/scripts.sh ]; then echo "== tests/scripts.sh"; HOLOSIM=$(abspath $(BIN)) sh tests/scripts.sh; fi
 	@echo "== tests/scripts_plot.sh"; HOLOSIM=$(abspath $(BIN)) sh tests/scripts_plot.sh
+	@if [ -n "$(API_CHECK)" ]; then echo "== tests/api.sh"; \
+	    HOLOSIM=$(abspath $(BIN)) API_BIN="$(abspath $(API_TEST_BIN))" sh tests/api.sh; fi
 
 bench: $(BIN)
 	$(MAKE) -C bench HOLOSIM=$(abspath $(BIN))
