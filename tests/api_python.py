@@ -243,7 +243,7 @@ def threads_equal_sequence_and_release_the_gil():
     # a thread, this thread keeps running Python (no gap between two of its
     # iterations as long as the run; with the GIL held there would be one).
     long_run = {}
-    t = threading.Thread(target=lambda: long_run.setdefault("r", m.run(t_end=40, dt=0.01)))
+    t = threading.Thread(target=lambda: long_run.setdefault("r", m.run(t_end=200, dt=0.01)))
     stamps = []
     t0 = time.perf_counter()
     t.start()
