@@ -112,7 +112,7 @@ $(PIC)/%.o: %.c | $(STAMP)
 $(SHLIB): $(PIC_OBJ)
 	@mkdir -p lib
 	$(CC) -shared -Wl,-soname,libholosim.so.$(SOMAJOR) -Wl,--no-undefined -o $@ $^ \
-	    $(DEP_LIBS) $(LDFLAGS)
+	    $(DEP_LIBS) -lpthread $(LDFLAGS)
 lib/libholosim.so.$(SOMAJOR) lib/libholosim.so: $(SHLIB)
 	ln -sf $(notdir $(SHLIB)) $@
 lib/libholosim.a: $(PIC_OBJ)
@@ -170,7 +170,7 @@ install: bin/holosim lib
 	ln -sf $(notdir $(SHLIB)) $(LIBDIR)/libholosim.so
 	install -m 644 lib/libholosim.a $(LIBDIR)/
 	install -m 644 include/holosim.h $(DESTDIR)$(PREFIX)/include/holosim.h
-	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	printf '%s\n' 'prefix=$(abspath $(PREFIX))' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
 	    'Name: holosim' 'Description: mechanical systems under holonomic constraints (libholosim)' \
 	    'Version: $(VERSION)' 'Cflags: -I$${includedir}' \
 	    'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lholosim' \
@@ -197,7 +197,8 @@ uninstall:
 clean:
 	rm -rf build bin lib
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(PIC_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:=.d) $(PIC_OBJ:.o=.d) \
+    $(API_TEST_BIN:=.d)
 
 # Fuzzing (libFuzzer, clang), replay of the fuzz corpora and findings,
 # valgrind memcheck: tests/fuzz/README.md.
