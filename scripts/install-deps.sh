@@ -16,6 +16,9 @@ ls /usr/lib/*/openblas-serial/libopenblas.so >/dev/null 2>&1 || need="$need libo
 # KLU (SuiteSparse): the sparse saddle-point solve of structured embeddings
 [ -f /usr/include/suitesparse/klu.h ] || need="$need libsuitesparse-dev"
 command -v make >/dev/null 2>&1 || need="$need make"
+# the Python package (python/holosim: cffi in ABI mode over libholosim, NumPy)
+[ -d /usr/lib/python3/dist-packages/cffi ]  || need="$need python3-cffi"
+[ -d /usr/lib/python3/dist-packages/numpy ] || need="$need python3-numpy"
 if [ "${HOLOSIM_FULL_DEPS:-0}" = 1 ]; then
     command -v gnuplot  >/dev/null 2>&1 || need="$need gnuplot-nox"
     command -v parallel >/dev/null 2>&1 || need="$need parallel"

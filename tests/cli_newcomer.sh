@@ -564,6 +564,12 @@ done
 for f in share/man/man1/holosim.1 share/man/man5/holosim-model.5; do
     [ -f "$P/$f" ] || no "no $f"
 done
+# the library (README: From C, From Python)
+for f in lib/libholosim.so.0.1.0 lib/libholosim.so.0 lib/libholosim.so lib/libholosim.a \
+         include/holosim.h lib/pkgconfig/holosim.pc lib/python3/dist-packages/holosim/__init__.py \
+         lib/python3/dist-packages/holosim/_lib.py; do
+    [ -e "$P/$f" ] || no "no $f"
+done
 for s in sweep plot; do
     if [ -f "$ROOT/man/holosim-$s.1" ]; then
         [ -f "$P/share/man/man1/holosim-$s.1" ] || no "man/holosim-$s.1 exists but is not installed"

@@ -11,9 +11,9 @@
 # a line ending in "..." matches by its prefix, a line "..." stands for any
 # number of lines, and a wall time (a number followed by " s" at the end of
 # a line) may differ.  "make ..." lines are not run: they build, and this
-# test uses the binary it is given (copied to bin/holosim of the copy; it
-# never rebuilds).  Every ```yaml block must be a model `holosim check`
-# accepts.  After the last command, `git status --porcelain` in the copy
+# test uses the binary it is given (copied to bin/holosim of the copy, with
+# the libraries of lib/ beside it; it never rebuilds).  Every ```yaml block
+# must be a model `holosim check` accepts.  After the last command, `git status --porcelain` in the copy
 # must be empty: no tracked file changed, no file left outside out/.
 #
 # The copy holds the tracked files of the working tree (git ls-files), so
@@ -64,6 +64,12 @@ mkdir "$C"
     git -c user.name=readme -c user.email=readme@localhost commit -qm copy) >/dev/null 2>&1 ||
     { bad "cannot make a git repository of the copy"; finish; }
 mkdir -p "$C/bin" && cp "$H" "$C/bin/holosim" || { bad "cannot copy $H"; finish; }
+# the library `make` builds beside it (README: From Python, From C; lib/ is
+# ignored by git), from the tree under test
+if [ -d "$ROOT/lib" ]; then
+    mkdir -p "$C/lib" && cp -P "$ROOT"/lib/libholosim.* "$C/lib/" ||
+        { bad "cannot copy $ROOT/lib"; finish; }
+fi
 [ -z "$(cd "$C" && git status --porcelain)" ] ||
     bad "the copy is not clean before the commands run (is bin/ ignored?)"
 

@@ -21,12 +21,23 @@
 /* GSL reports errors through a process-wide handler whose default aborts.
  * The library never relies on its caller having switched it off and never
  * leaves a caller's handler replaced: each exported entry point that
- * reaches GSL runs between hs_la_quiet() (handler off, the caller's
- * returned) and hs_la_restore() (the caller's put back), and reads GSL's
- * status codes.  Nested entry points nest. */
+ * reaches GSL runs between hs_la_quiet() (handler off) and
+ * hs_la_restore() (the caller's put back), and reads GSL's
+ * status codes.  Nested entry points nest, and so do entry points running
+ * at once in several threads (libholosim): a mutex guards a count of the
+ * threads inside an entry point (nesting within a thread is counted per
+ * thread, without the lock), the first one in saves the caller's handler
+ * and switches it off, the last one out puts it back (linalg.c).  The
+ * compromise left: GSL's handler is one per process, so while any entry
+ * point runs in any thread it is off for every thread (a host thread's
+ * own GSL calls in that window return their status without calling its
+ * handler), and a handler the host installs in that window is replaced by
+ * the saved one when the last entry point leaves.  hs_la_restore's
+ * argument is the value hs_la_quiet returned (NULL, kept for the callers:
+ * the counts decide). */
 typedef gsl_error_handler_t *hs_la_handler;
-static inline hs_la_handler hs_la_quiet(void) { return gsl_set_error_handler_off(); }
-static inline void hs_la_restore(hs_la_handler h) { gsl_set_error_handler(h); }
+hs_la_handler hs_la_quiet(void);
+void hs_la_restore(hs_la_handler h);
 
 /* Cholesky factorization in place of a band matrix (bandwidth B->size2 - 1);
  * also stores the 1-norm of A where GSL keeps it (the unused last slot of

@@ -1,0 +1,183 @@
+/* libholosim: holosim's models, runs and analyses from a C program (or
+ * from Python: python/holosim/).  See doc/api.md.
+ *
+ * Handles own their memory and are freed by the matching _free function
+ * (NULL is fine everywhere).  A model is immutable once loaded: one model
+ * may be run from several threads at once, and distinct handles are
+ * independent.  Every error is returned, never printed and never fatal:
+ * the functions that can fail take a holosim_error *, fill it (the exit
+ * code of holosim(1)'s EXIT STATUS table, the position and the message as
+ * the command line prints it) and return NULL or that non-zero code. */
+#ifndef HOLOSIM_H
+#define HOLOSIM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define HOLOSIM_API __attribute__((visibility("default")))
+#else
+#define HOLOSIM_API
+#endif
+
+/* The library's version, "0.1.0". */
+HOLOSIM_API const char *holosim_version(void);
+
+/* ---- errors ---- */
+
+/* Exit codes (holosim(1), EXIT STATUS). */
+enum {
+    HOLOSIM_OK = 0,
+    HOLOSIM_EUSAGE = 1,        /* a bad option value, an unreadable file */
+    HOLOSIM_EMODEL = 2,        /* model or expression error */
+    HOLOSIM_EINCONSISTENT = 3, /* initial data rejected, no equilibrium */
+    HOLOSIM_ENUMERIC = 4,      /* numerical failure during a run */
+    HOLOSIM_ENOMEM = 5,        /* out of memory */
+    HOLOSIM_ESTOPPED = 130     /* a run stopped by its row callback */
+};
+
+typedef struct holosim_error {
+    int code;                  /* 0: no error */
+    int line, column;          /* 1-based; 0 when unknown */
+    char file[512];            /* "" when the error has no file */
+    char message[1024];        /* the message alone */
+    /* The error as `holosim` prints it on standard error:
+     *     FILE:LINE:COLUMN: error: MESSAGE
+     *         the source line
+     *         ^
+     * ("holosim: error: MESSAGE" when it has no position) */
+    char text[2200];
+} holosim_error;
+
+/* The text of an exit code ("model error"). */
+HOLOSIM_API const char *holosim_exit_text(int code);
+
+/* ---- models ---- */
+
+typedef struct holosim_model holosim_model;
+
+/* Load a model file (holosim-model(5)), or a model given as text (name:
+ * what errors call it, NULL for "<text>").  set[0..nset-1]: parameter
+ * overrides "NAME=EXPR", as `holosim run --set` takes them (the last of a
+ * name wins).  NULL with err set (2: a model error, 1: a file that cannot
+ * be read or a --set of an unknown parameter). */
+HOLOSIM_API holosim_model *holosim_model_load(const char *path, const char *const *set,
+                                              size_t nset, holosim_error *err);
+HOLOSIM_API holosim_model *holosim_model_load_text(const char *name, const char *text,
+                                                   const char *const *set, size_t nset,
+                                                   holosim_error *err);
+HOLOSIM_API void holosim_model_free(holosim_model *m);
+
+/* What the model is: its name (the file's `name`, maybe ""), the
+ * coordinates (n) and the constraints (k), the parameters with their
+ * values after the overrides. */
+HOLOSIM_API const char *holosim_model_name(const holosim_model *m);
+HOLOSIM_API size_t holosim_model_ncoords(const holosim_model *m);
+HOLOSIM_API const char *holosim_model_coord(const holosim_model *m, size_t i);
+HOLOSIM_API size_t holosim_model_nconstraints(const holosim_model *m);
+HOLOSIM_API const char *holosim_model_constraint(const holosim_model *m, size_t j);
+HOLOSIM_API size_t holosim_model_nparams(const holosim_model *m);
+HOLOSIM_API const char *holosim_model_param(const holosim_model *m, size_t i, double *value);
+
+/* ---- runs ---- */
+
+/* Options of a run: holosim_run_options_init sets every field to "the
+ * model's" (NaN, NULL, -1); each one given means what the option of
+ * `holosim run` of the same name means. */
+typedef struct holosim_run_options {
+    double t_end;              /* --t-end */
+    double dt;                 /* --dt */
+    const char *method;        /* --method */
+    double step;               /* --step */
+    double rtol, atol;         /* --rtol, --atol */
+    int output_mode;           /* --output-mode: 0 exact, 1 interpolate */
+    const char *columns;       /* --columns (a comma list, globs, default, all) */
+} holosim_run_options;
+
+HOLOSIM_API void holosim_run_options_init(holosim_run_options *o);
+
+/* Called with every row as it is computed: row[ncols] in the order of the
+ * result's columns.  Return 0 to go on, non-zero to stop the run (the run
+ * then fails with HOLOSIM_ESTOPPED, the rows before kept). */
+typedef int (*holosim_row_fn)(void *ctx, const double *row, size_t ncols);
+
+typedef struct holosim_result holosim_result;
+
+/* Integrate the model (o NULL: the model's settings).  Without a row
+ * callback (fn NULL) the rows are gathered into the result's buffer;
+ * with one they go to it and the result holds the columns alone (and the
+ * count of rows).  NULL with err set; the same numbers as `holosim run`. */
+HOLOSIM_API holosim_result *holosim_run(const holosim_model *m, const holosim_run_options *o,
+                                        holosim_row_fn fn, void *ctx, holosim_error *err);
+HOLOSIM_API void holosim_result_free(holosim_result *r);
+
+/* The columns (the names of the CSV header), the rows, and the buffer of
+ * nrows * ncols doubles, row after row (NULL with a callback or no row);
+ * it lives as long as the result. */
+HOLOSIM_API size_t holosim_result_ncols(const holosim_result *r);
+HOLOSIM_API const char *holosim_result_column(const holosim_result *r, size_t j);
+HOLOSIM_API size_t holosim_result_nrows(const holosim_result *r);
+HOLOSIM_API const double *holosim_result_data(const holosim_result *r);
+/* Integration steps taken, right-hand side evaluations. */
+HOLOSIM_API long holosim_result_steps(const holosim_result *r);
+HOLOSIM_API long holosim_result_nrhs(const holosim_result *r);
+
+/* ---- check ---- */
+
+/* `holosim check` in numbers: the sizes, the constraints' residuals at
+ * t0 (largest |G|, largest |G_t + G_q v|), the rank of G_q there. */
+typedef struct holosim_check_report {
+    size_t n, k, nparams;
+    size_t rank;
+    double max_G, max_Gdot;
+    double tolerance;          /* consistency.tolerance */
+} holosim_check_report;
+
+/* 0 with r filled, or the exit code with err set (a method that cannot
+ * run the model, as `holosim check`). */
+HOLOSIM_API int holosim_check(const holosim_model *m, holosim_check_report *r,
+                              holosim_error *err);
+
+/* ---- equilibrium and modes ---- */
+
+/* The equilibrium nearest the initial position (`holosim equilibrium`):
+ * q[n], lambda[k] (the sign of a run's lambda_*), the residuals, and the
+ * verdict of its linearization: "stable", "marginal" or "unstable". */
+typedef struct holosim_equilibrium {
+    size_t n, k;
+    double *q, *lambda;
+    double res_Q, res_G;
+    int iterations;
+    int stable;
+    const char *verdict;
+} holosim_equilibrium;
+
+/* The modes there (`holosim modes --csv`): count rows of eigenvalues
+ * s = sigma + i omega (omega >= 0) and shapes shape[count * n] (real) and
+ * shape_im[count * n] (imaginary), row r at r * n. */
+typedef struct holosim_modes {
+    size_t n, count;
+    double *sigma, *omega;
+    double *shape, *shape_im;
+    int stable;
+    const char *verdict;
+} holosim_modes;
+
+/* 0 with the struct filled (free it with the matching _free, also after
+ * a failure), or the exit code with err set (2: M, Q or G depend on time;
+ * 3: no equilibrium found). */
+HOLOSIM_API int holosim_equilibrium_find(const holosim_model *m, holosim_equilibrium *eq,
+                                         holosim_error *err);
+HOLOSIM_API void holosim_equilibrium_free(holosim_equilibrium *eq);
+HOLOSIM_API int holosim_modes_find(const holosim_model *m, holosim_modes *md,
+                                   holosim_error *err);
+HOLOSIM_API void holosim_modes_free(holosim_modes *md);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,129 @@
+/* libholosim's own error paths and the row callback (make check, through
+ * tests/api.sh): each bad input gives its exit code, message and position,
+ * nothing printed; a callback sees the rows the buffer holds and can stop
+ * the run.  Prints "N passed, N failed". */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "holosim.h"
+
+static int pass, fail;
+#define CHECK(c, ...) do { if (c) pass++; else { fail++; printf("FAIL: " __VA_ARGS__); \
+                                                   printf("\n"); } } while (0)
+
+typedef struct rows {
+    size_t n, ncols, stop_at;
+    double sum;            /* of every number seen */
+} rows;
+
+static int on_row(void *ctx, const double *row, size_t ncols)
+{
+    rows *r = ctx;
+    r->ncols = ncols;
+    for (size_t j = 0; j < ncols; j++)
+        r->sum += row[j];
+    return ++r->n == r->stop_at;
+}
+
+int main(void)
+{
+    holosim_error e;
+    const char *pend = "models/pendulum.yaml";
+
+    /* overrides: not NAME=EXPR; an expression that does not parse (placed
+     * in the --set text, as the command line shows it); an unknown name */
+    const char *s1[] = { "theta0" };
+    CHECK(!holosim_model_load(pend, s1, 1, &e) && e.code == 1 &&
+          strstr(e.message, "NAME=EXPR") && strstr(e.message, "theta0"), "set without =: %s",
+          e.text);
+    const char *s2[] = { "theta0=1+" };
+    CHECK(!holosim_model_load(pend, s2, 1, &e) && e.code == 1 &&
+          strcmp(e.text, "holosim: error: --set theta0=1+: expression expected at end of input "
+                 "(an operand is missing here: a number, a name or a parenthesis)\n"
+                 "    --set theta0=1+\n                   ^\n") == 0,
+          "set not an expression: %s", e.text);
+    const char *s3[] = { "nope=1" };
+    CHECK(!holosim_model_load(pend, s3, 1, &e) && e.code == 1 &&
+          strcmp(e.text, "holosim: error: --set nope: the model has no parameter 'nope'\n") == 0,
+          "unknown parameter: %s", e.text);
+    CHECK(!holosim_model_load(NULL, NULL, 0, &e) && e.code == 1, "NULL path");
+    CHECK(!holosim_model_load_text("t", NULL, NULL, 0, &e) && e.code == 1, "NULL text");
+    CHECK(!holosim_model_load("no/such.yaml", NULL, 0, &e) && e.code == 2 &&
+          strstr(e.text, "no/such.yaml") && strstr(e.text, "No such file"), "missing: %s",
+          e.text);
+    /* a model error in a text: its position */
+    CHECK(!holosim_model_load_text("m.yaml", "coordinates: [x]\nmass: [1]\npotential: 2*x)\n"
+                                   "initial: {q: {x: 0}, v: {x: 0}}\n", NULL, 0, &e) &&
+          e.code == 2 && e.line == 3 && strcmp(e.file, "m.yaml") == 0 &&
+          strncmp(e.text, "m.yaml:3:", 9) == 0 && strstr(e.text, "    potential: 2*x)\n"),
+          "model error: %s", e.text);
+
+    const char *s4[] = { "l=2" };
+    holosim_model *m = holosim_model_load(pend, s4, 1, &e);
+    CHECK(m != NULL, "load: %s", e.text);
+    if (!m)
+        goto out;
+    double l = 0;
+    CHECK(holosim_model_nparams(m) == 4 && strcmp(holosim_model_param(m, 1, &l), "l") == 0 &&
+          l == 2 && !holosim_model_param(m, 4, NULL), "parameters");
+    holosim_run_options o;
+    holosim_run_options_init(&o);
+    o.output_mode = 7;
+    CHECK(!holosim_run(m, &o, NULL, NULL, &e) && e.code == 1 && strstr(e.message, "output_mode"),
+          "output_mode 7: %s", e.text);
+    holosim_run_options_init(&o);
+    o.method = "a-name-far-too-long-for-a-method";
+    CHECK(!holosim_run(m, &o, NULL, NULL, &e) && e.code == 1, "long method: %s", e.text);
+    holosim_run_options_init(&o);
+    o.dt = -1;
+    CHECK(!holosim_run(m, &o, NULL, NULL, &e) && e.code == 1 && strstr(e.message, "dt"),
+          "dt < 0: %s", e.text);
+
+    /* the callback sees what the buffer holds, and stops the run */
+    holosim_run_options_init(&o);
+    o.t_end = 1;
+    holosim_result *buf = holosim_run(m, &o, NULL, NULL, &e);
+    rows seen = { 0 };
+    holosim_result *cb = holosim_run(m, &o, on_row, &seen, &e);
+    CHECK(buf && cb, "runs: %s", e.text);
+    if (buf && cb) {
+        size_t n = holosim_result_nrows(buf), c = holosim_result_ncols(buf);
+        double sum = 0;
+        for (size_t i = 0; i < n * c; i++)
+            sum += holosim_result_data(buf)[i];
+        CHECK(seen.n == n && holosim_result_nrows(cb) == n && seen.ncols == c &&
+              holosim_result_ncols(cb) == c && !holosim_result_data(cb) && seen.sum == sum,
+              "callback rows %zu, buffer %zu", seen.n, n);
+        CHECK(n == 101 && strcmp(holosim_result_column(buf, 0), "t") == 0 &&
+              !holosim_result_column(buf, c) && holosim_result_steps(buf) > 0,
+              "the result's shape");
+    }
+    rows stop = { .stop_at = 5 };
+    CHECK(!holosim_run(m, &o, on_row, &stop, &e) && e.code == 130 && stop.n == 5 &&
+          strstr(e.message, "stopped"), "stop: %zu rows, %s", stop.n, e.text);
+    holosim_result_free(buf);
+    holosim_result_free(cb);
+
+    /* check: the numbers of `holosim check` */
+    holosim_check_report rep;
+    CHECK(holosim_check(m, &rep, &e) == 0 && rep.n == 2 && rep.k == 1 && rep.rank == 1 &&
+          rep.max_G < 1e-15 && rep.nparams == 4, "check: %s", e.text);
+    /* modes: omega^2 = g / l */
+    holosim_modes md;
+    CHECK(holosim_modes_find(m, &md, &e) == 0 && md.count == 1 &&
+          fabs(md.omega[0] * md.omega[0] - 9.81 / 2) < 1e-12 && md.stable, "modes: %s", e.text);
+    holosim_modes_free(&md);
+    holosim_model_free(m);
+
+    /* analyses of a model whose kernels depend on time: exit 2 */
+    m = holosim_model_load("models/kapitza.yaml", NULL, 0, &e);
+    holosim_equilibrium eq;
+    CHECK(m && holosim_equilibrium_find(m, &eq, &e) == 2 && e.line > 0, "time-dependent: %d %s",
+          e.code, e.text);
+    holosim_equilibrium_free(&eq);
+    holosim_model_free(m);
+out:
+    printf("%d passed, %d failed\n", pass, fail);
+    return fail != 0;
+}
