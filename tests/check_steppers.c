@@ -221,9 +221,16 @@ END_TEST
 
 /* ---- every shipped model, every stepper ---- */
 
-static char *shipped[32];     /* never freed: the process ends */
+static char **shipped;        /* never freed: the process ends */
 static int nshipped;
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every .yaml file in models/, however many (a fixed array once dropped the 33rd
+ * silently), sorted so a failure names the same model on every system. */
 static void list_models(void)
 {
     if (nshipped)
@@ -231,12 +238,19 @@ static void list_models(void)
     DIR *d = opendir(pu_models_dir());
     ck_assert_ptr_nonnull(d);
     struct dirent *e;
-    while ((e = readdir(d)) && nshipped < 32) {
+    size_t cap = 0;
+    while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".yaml") == 0)
-            ck_assert_ptr_nonnull(shipped[nshipped++] = strdup(e->d_name));
+        if (len <= 5 || strcmp(e->d_name + len - 5, ".yaml") != 0)
+            continue;
+        if ((size_t)nshipped == cap) {
+            cap = cap ? 2 * cap : 64;
+            ck_assert_ptr_nonnull(shipped = realloc(shipped, cap * sizeof *shipped));
+        }
+        ck_assert_ptr_nonnull(shipped[nshipped++] = strdup(e->d_name));
     }
     closedir(d);
+    qsort(shipped, (size_t)nshipped, sizeof *shipped, by_name);
 }
 
 /* Every stepper runs every shipped model to its end (t = 0.5 here, to keep
