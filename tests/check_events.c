@@ -37,6 +37,7 @@
 #include "check_main.h"
 #include "physics_util.h"
 #include "run_csv.h"
+#include "integrate/internal.h"
 
 #define TOL 1e-12            /* rtol = atol of the runs */
 #define TIME_TOL 1e-11       /* event times against closed forms */
@@ -534,6 +535,11 @@ static const bad_case bad[] = {
     { "  e: {when: x, direction: upward}", NULL, 9, 27, "unknown direction 'upward'" },
     { "  e: {when: x, action: halt}", NULL, 9, 24, "unknown action 'halt'" },
     { "  e: {when: x, action: release}", NULL, 9, 24, "release needs the constraints" },
+    { "  e: {when: x, action: hold}", NULL, 9, 24, "hold needs the constraints to take back" },
+    { "  e: {when: x, action: hold rood}", NULL, 9, 29,
+      "hold: 'rood' is not a constraint of the model (did you mean 'rod'?)" },
+    { "  e: {when: x, action: stop rod}", NULL, 9, 29, "'stop' takes no names (only release and hold do)" },
+    { "  e: {when: x, action: holt rod}", NULL, 9, 24, "unknown action 'holt' (stop, record, release NAME... or hold NAME...); did you mean 'hold'?" },
     { "  e: {when: \"x == 1\"}", NULL, 9, 13, "'==' has no crossing to find" },
     { "  e: {when: \"x > 1\", direction: up}", NULL, 9, 33, "a comparison fires where" },
     { "  e: {direction: up}", NULL, 9, 6, "has no 'when'" },
@@ -596,6 +602,23 @@ START_TEST(test_not_in_model)
 }
 END_TEST
 
+/* The table of actions (integrate/actions.c) has an entry for every action
+ * of the model, each with what it does (a record keeps its step and does
+ * nothing), and the actions a model file names keep their keywords. */
+START_TEST(test_action_table)
+{
+    static const char *const written[HS_EV_NWRITTEN] = { "stop", "record", "release", "hold" };
+    for (int a = 0; a < HS_EV_NACTIONS; a++) {
+        const hs_int_action *act = &hs_int_actions[a];
+        ck_assert_msg(act->name != NULL, "action %d has no entry", a);
+        ck_assert_msg((act->fire != NULL) != ((act->flags & HS_ACT_KEEPS_STEP) != 0),
+                      "action %s: a fire function, or it keeps the step", act->name);
+        if (a < HS_EV_NWRITTEN)
+            ck_assert_str_eq(act->name, written[a]);
+    }
+}
+END_TEST
+
 static Suite *events_suite(void)
 {
     Suite *s = suite_create("events");
@@ -615,6 +638,7 @@ static Suite *events_suite(void)
     tc = tcase_create("files and errors");
     tcase_add_test(tc, test_events_file);
     tcase_add_loop_test(tc, test_errors, 0, (int)(sizeof bad / sizeof *bad));
+    tcase_add_test(tc, test_action_table);
     tcase_add_loop_test(tc, test_not_in_model, 0, 3);
     suite_add_tcase(s, tc);
     return s;

@@ -149,11 +149,7 @@ int hs_int_contacts_start(hs_int_run *R)
 int hs_int_contact_idle(const hs_int_run *R, size_t e)
 {
     const hs_event *ev = &R->m->ev[e];
-    if (ev->action == HS_EV_IMPACT)
-        return !is_open(R, ev->contact);
-    if (ev->action == HS_EV_OPEN)
-        return is_open(R, ev->contact);
-    return hs_int_friction_idle(R, e);
+    return ev->action == HS_EV_IMPACT ? !is_open(R, ev->contact) : is_open(R, ev->contact);
 }
 
 /* Contact c's impact at time t into its history; 1 when the sequence of
@@ -271,13 +267,12 @@ static int impact(hs_int_run *R, size_t j)
     return rc;
 }
 
-int hs_int_contact_event(hs_int_run *R, size_t e)
+int hs_int_contact_event(hs_int_run *R, size_t e, hs_int_step_fate *fate)
 {
     const hs_model *m = R->m;
     const hs_event *ev = &m->ev[e];
     int rc;
-    if (ev->action == HS_EV_SLIPSTOP || ev->action == HS_EV_UNSTICK)
-        return hs_int_friction_event(R, e);
+    (void)fate;
     if (ev->action == HS_EV_OPEN) {
         char name[200];
         R->sum->transitions++;

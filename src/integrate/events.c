@@ -56,6 +56,13 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 
+/* Is event e not watched now (its action's idle)? */
+static int idle(const hs_int_run *R, size_t e)
+{
+    const hs_int_action *a = &hs_int_actions[R->m->ev[e].action];
+    return a->idle && a->idle(R, e);
+}
+
 static int sgn(double x)
 {
     return x > 0 ? 1 : x < 0 ? -1 : 0;
@@ -92,18 +99,6 @@ int hs_int_events_setup(hs_int_run *R)
     R->ev.trial_drv = hs_int_driver_new(R, hs_int_helper(R->step.type));
     if (!R->ev.trial_drv)
         return hs_error_nomem(R->err);     /* only an allocation fails there */
-    return 0;
-}
-
-/* The event functions at state y, model time t, into R->w->ev (f: rates
- * scratch).  0 or an exit code. */
-static int eval_g(hs_int_run *R, double t, const double *y, double *f)
-{
-    const hs_model *m = R->m;
-    if (m->ev_dyn && hs_int_eval(&R->c, t, y, f) != GSL_SUCCESS)
-        return hs_int_fail(R, t, y);
-    if (hs_dyn_events(m, R->w, t, y, y + m->n, NULL))
-        return hs_int_fail(R, t, y);
     return 0;
 }
 
@@ -170,7 +165,7 @@ static int eval_g1(hs_int_run *R, size_t e, double t, const double *y, double *f
     hs_int_events *E = &R->ev;
     hs_work *w = R->w;
     if (!E->g1_at[e]) {
-        int rc = eval_g(R, t, y, f);
+        int rc = hs_int_events_eval(R, t, y, f);
         *g = w->ev[e];
         return rc;
     }
@@ -187,31 +182,9 @@ static int eval_g1(hs_int_run *R, size_t e, double t, const double *y, double *f
     *g = E->g1_val[E->g1_out[e]];
     if (isfinite(*g))
         return 0;
-    int rc = eval_g(R, t, y, f);
+    int rc = hs_int_events_eval(R, t, y, f);
     return rc ? rc : hs_error_set(R->err, HS_EXIT_NUMERIC, "non-finite value of the function "
                                   "of event '%.80s' at t=%.17g", m->ev[e].name, t);
-}
-
-/* Every event's function and sign at the state y (the start, or the
- * point a release restarts from). */
-static int reset_signs(hs_int_run *R)
-{
-    int rc = eval_g(R, R->t, R->y, R->ev.f_trial);
-    if (rc)
-        return rc;
-    for (size_t e = 0; e < R->ev.n; e++) {
-        R->ev.g_start[e] = R->w->ev[e];
-        R->ev.sign[e] = (signed char)sgn(R->ev.g_start[e]);
-        if (!R->ev.sign[e] && R->m->ev[e].action == HS_EV_OPEN)
-            R->ev.sign[e] = 1;          /* a closed contact without force: pulling opens it */
-        if (!R->ev.sign[e] && R->m->ev[e].action == HS_EV_IMPACT) {
-            /* a gap at 0 just after its impact: below, so that a step over
-             * the whole next flight is looked into (a dip) */
-            R->ev.g_start[e] = -DBL_MIN;
-            R->ev.sign[e] = -1;
-        }
-    }
-    return 0;
 }
 
 /* A comparison already true at the start fires only after it has been
@@ -261,7 +234,7 @@ int hs_int_events_start(hs_int_run *R)
         return R->err->code;
     }
     R->t = R->t0;
-    int rc = reset_signs(R);
+    int rc = hs_int_events_signs(R);
     if (!rc && R->o->report)
         warn_true_at_start(R);
     return rc;
@@ -530,7 +503,7 @@ static long find_crossings(hs_int_run *R, double h)
     size_t nf = 0, nd = 0;
     for (size_t e = 0; e < R->ev.n; e++) {
         int sn = sgn(R->ev.g_end[e]), so = R->ev.sign[e];
-        if (hs_int_contact_idle(R, e)) {        /* a contact's, not watching now */
+        if (idle(R, e)) {        /* a contact's, not watching now */
             if (sn)
                 R->ev.sign[e] = (signed char)sn;
             continue;
@@ -547,7 +520,7 @@ static long find_crossings(hs_int_run *R, double h)
     int may = 0, seen = nd && inner_values(R, h);  /* a dip on the interpolant */
     for (size_t e = 0; e < R->ev.n && nd && !may; e++) {
         int so = R->ev.sign[e];
-        if (hs_int_contact_idle(R, e))
+        if (idle(R, e))
             continue;
         may = sgn(R->ev.g_end[e]) == so && sgn(R->ev.g_start[e]) == so &&
               ((seen && dip_guess(R, e) >= 0) || just_left(R, e));
@@ -570,7 +543,7 @@ static long find_crossings(hs_int_run *R, double h)
     for (size_t e = 0; e < R->ev.n && may && !rc; e++) {
         int so = R->ev.sign[e], dir = m->ev[e].dir;
         double s1;
-        if (hs_int_contact_idle(R, e))
+        if (idle(R, e))
             continue;
         if (sgn(R->ev.g_end[e]) != so || sgn(R->ev.g_start[e]) != so ||
             (rc = dip(R, e, h, seen, &s1)) || s1 < 0)
@@ -609,28 +582,6 @@ static int cut_step(hs_int_run *R, double s, const double *y, double taup, long 
     return 0;
 }
 
-/* A release at the current state: the constraints let go, then a clean
- * restart (rates, stepper history, signs of the new dynamics). */
-static int release(hs_int_run *R, const hs_event *ev)
-{
-    for (size_t r = 0; r < ev->nrel; r++)
-        if (hs_dyn_release(R->m, R->w, ev->rel[r]))
-            return hs_error_nomem(R->err);
-    return hs_int_events_restart(R);
-}
-
-int hs_int_events_restart(hs_int_run *R)
-{
-    R->c.last_ok = 0;
-    if (R->step.drv) {
-        gsl_odeiv2_evolve_reset(R->step.drv->e);
-        gsl_odeiv2_step_reset(R->step.drv->s);
-    }
-    if (R->m->set.interpolate && hs_int_eval(&R->c, R->t, R->y, R->rows.f_start) != GSL_SUCCESS)
-        return hs_int_fail(R, R->t, R->y);
-    return reset_signs(R);
-}
-
 /* The event fired at s (GSL time tau_start + s): its row, and what its
  * action does. */
 static int handle(hs_int_run *R, const hs_int_fired *fe, double h, double taup, long *i,
@@ -648,29 +599,17 @@ static int handle(hs_int_run *R, const hs_int_fired *fe, double h, double taup, 
     }
     double t = s < h ? R->t0 + (R->ev.tau_start + s) : R->t;
     R->ev.sign[fe->e] = (signed char)fe->to;            /* past the crossing */
-    int contact = ev->action == HS_EV_IMPACT || ev->action == HS_EV_OPEN ||
-                  ev->action == HS_EV_SLIPSTOP || ev->action == HS_EV_UNSTICK;
-    if (!contact && (rc = hs_int_event_row(R, ev->name, t, y)))
+    const hs_int_action *act = &hs_int_actions[ev->action];
+    if (!(act->flags & HS_ACT_OWN_ROW) && (rc = hs_int_event_row(R, ev->name, t, y)))
         return rc;
-    if (ev->action == HS_EV_RECORD)
+    if (act->flags & HS_ACT_KEEPS_STEP)
         return 0;
     if (s < h && (rc = cut_step(R, s, y, taup, i)))
         return rc;
     if (s >= h && m->set.interpolate && (rc = hs_int_emit_inside(R, taup, i)))
         return rc;
-    if (ev->action == HS_EV_STOP) {
-        *fate = HS_INT_STEP_STOPPED;
-        R->sum->stopped_by = ev->name;
-        R->sum->stop_text = ev->text;
-        /* the trajectory ends with a row at the event (once) */
-        if (R->sum->rows && R->sum->t_reached == R->t)
-            return 0;
-        return hs_int_emit(R, R->t, R->y, 0);
-    }
     *fate = HS_INT_STEP_CUT;
-    if (contact)
-        return hs_int_contact_event(R, fe->e);
-    return release(R, ev);
+    return act->fire(R, fe->e, fate);
 }
 
 int hs_int_events_step(hs_int_run *R, double taup, long *i, hs_int_step_fate *fate)
@@ -679,7 +618,7 @@ int hs_int_events_step(hs_int_run *R, double taup, long *i, hs_int_step_fate *fa
     if (!R->ev.n)
         return 0;
     double h = R->tau - R->ev.tau_start;
-    int rc = eval_g(R, R->t, R->y, R->ev.f_trial);
+    int rc = hs_int_events_eval(R, R->t, R->y, R->ev.f_trial);
     if (rc)
         return rc;
     memcpy(R->ev.g_end, R->w->ev, R->ev.n * sizeof *R->ev.g_end);

@@ -178,14 +178,13 @@ int hs_int_friction_start(hs_int_run *R)
 int hs_int_friction_idle(const hs_int_run *R, size_t e)
 {
     const hs_event *ev = &R->m->ev[e];
-    if (ev->action != HS_EV_SLIPSTOP && ev->action != HS_EV_UNSTICK)
-        return 0;
     int sliding = R->w->fdir[ev->contact - R->m->fric0] != 0;
     return ev->action == HS_EV_SLIPSTOP ? !sliding : sliding;
 }
 
-int hs_int_friction_event(hs_int_run *R, size_t e)
+int hs_int_friction_event(hs_int_run *R, size_t e, hs_int_step_fate *fate)
 {
+    (void)fate;
     const hs_model *m = R->m;
     const hs_event *ev = &m->ev[e];
     size_t j = ev->contact, f = j - m->fric0;

@@ -118,6 +118,10 @@ typedef struct hs_stepper {
     int (*advance)(struct hs_int_run *R, double t_stop);
     int (*step_from)(struct hs_int_run *R, double tau, double s, double *y);
     void (*finish)(struct hs_int_run *R);
+    /* A method that steps itself and keeps state between steps: forget it
+     * after a jump of the state or the dynamics (an impact, a release, a
+     * hold; evstate.c calls it), or NULL. */
+    void (*reset)(struct hs_int_run *R);
 } hs_stepper;
 
 /* Every method, in the order `holosim help methods` lists them; NULL ends it. */

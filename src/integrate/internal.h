@@ -259,8 +259,9 @@ int hs_int_contacts_start(hs_int_run *R);
  * closed contact, an opening of an open one). */
 int hs_int_contact_idle(const hs_int_run *R, size_t e);
 /* The transition of contact event e at the current state R->y, R->t (an
- * impact with its impulses, or an opening), its rows in the events file. */
-int hs_int_contact_event(hs_int_run *R, size_t e);
+ * impact with its impulses, or an opening), its rows in the events file
+ * (an hs_int_action's fire). */
+int hs_int_contact_event(hs_int_run *R, size_t e, hs_int_step_fate *fate);
 void hs_int_contacts_free(hs_int_run *R);
 /* friction.c (holosim-model(5), FRICTION): the same for friction elements
  * (stick or slide at t0; watched events; stick, slip, reverse). */
@@ -270,10 +271,31 @@ int hs_int_friction_idle(const hs_int_run *R, size_t e);
 /* After a contact's transition: elements whose contacts opened slide,
  * sliding ones at rest try to stick, sticking ones that cannot slide. */
 int hs_int_friction_settle(hs_int_run *R);
-int hs_int_friction_event(hs_int_run *R, size_t e);
-/* events.c: a clean restart after a jump of the dynamics or the state
- * (rates, stepper history, every event's sign). */
+int hs_int_friction_event(hs_int_run *R, size_t e, hs_int_step_fate *fate);
+/* evstate.c: every event function at state y, time t, into R->w->ev
+ * (f: rates scratch); every event's function and sign at the current state
+ * (the start, or a restart); a clean restart after a jump of the dynamics
+ * or the state (rates, stepper history and its reset hook, every event's
+ * sign).  0 or an exit code. */
+int hs_int_events_eval(hs_int_run *R, double t, const double *y, double *f);
+int hs_int_events_signs(hs_int_run *R);
 int hs_int_events_restart(hs_int_run *R);
+
+/* actions.c: what an event does, one entry per hs_ev_action (model.h). */
+enum {
+    HS_ACT_OWN_ROW = 1,      /* it writes its own rows to the events file */
+    HS_ACT_KEEPS_STEP = 2    /* the step it fell in stands (no jump: a record) */
+};
+typedef struct hs_int_action {
+    const char *name;
+    unsigned flags;
+    /* 1 when event e is not watched now (NULL: always watched) */
+    int (*idle)(const hs_int_run *R, size_t e);
+    /* At the event's state (R->t, R->y; the step cut there): what it does;
+     * sets *fate when it ends the run.  0 or an exit code. */
+    int (*fire)(hs_int_run *R, size_t e, hs_int_step_fate *fate);
+} hs_int_action;
+extern const hs_int_action hs_int_actions[HS_EV_NACTIONS];
 
 /* events.c */
 /* Set-up (scratch, the trial stepper, the events file); 0 or an exit code. */

@@ -10,7 +10,7 @@
 
 static const char *const ev_keys[] = { "when", "direction", "action" };
 static const char *const dir_names[] = { "up", "down", "both" };
-static const char *const action_names[] = { "stop", "record", "release" };
+static const char *const action_names[HS_EV_NWRITTEN] = { "stop", "record", "release", "hold" };
 
 static int event_name_ok(const char *s)
 {
@@ -51,19 +51,19 @@ static int read_action(loader *L, yaml_node_t *an, hs_event *ev)
     size_t b = strspn(s, " \t"), e = b + strcspn(s + b, " \t");
     char word[16];
     snprintf(word, sizeof word, "%.*s", (int)(e - b < 15 ? e - b : 15), s + b);
-    int kw = e - b < sizeof word ? hs_keyword(action_names, 3, word) : -1;
+    int kw = e - b < sizeof word ? hs_keyword(action_names, HS_EV_NWRITTEN, word) : -1;
     if (kw < 0) {
-        const char *near = hs_nearest(word, action_names, 3);
-        return hs_ytree_error_in(L->y, L->err, an, b, "unknown action '%.*s' (stop, record "
-                                 "or release NAME...)%s%s%s", (int)(e - b), s + b,
+        const char *near = hs_nearest(word, action_names, HS_EV_NWRITTEN);
+        return hs_ytree_error_in(L->y, L->err, an, b, "unknown action '%.*s' (stop, record, "
+                                 "release NAME... or hold NAME...)%s%s%s", (int)(e - b), s + b,
                                  near ? "; did you mean '" : "", near ? near : "",
                                  near ? "'?" : "");
     }
     ev->action = (hs_ev_action)kw;
-    if (kw != HS_EV_RELEASE) {
+    if (kw != HS_EV_RELEASE && kw != HS_EV_HOLD) {
         if (s[e + strspn(s + e, " \t")])
             return hs_ytree_error_in(L->y, L->err, an, e + strspn(s + e, " \t"),
-                                     "'%s' takes no names (only release does)", word);
+                                     "'%s' takes no names (only release and hold do)", word);
         return 0;
     }
     ev->rel = xcalloc(m->k, sizeof *ev->rel);
@@ -77,8 +77,8 @@ static int read_action(loader *L, yaml_node_t *an, hs_event *ev)
             char nm[80];
             snprintf(nm, sizeof nm, "%.*s", (int)(q - p < 79 ? q - p : 79), s + p);
             const char *near = hs_nearest(nm, (const char *const *)m->cname, m->k);
-            return hs_ytree_error_in(L->y, L->err, an, p, "release: '%s' is not a constraint "
-                                     "of the model%s%s%s", nm, !m->k ? " (it has none)" :
+            return hs_ytree_error_in(L->y, L->err, an, p, "%s: '%s' is not a constraint "
+                                     "of the model%s%s%s", word, nm, !m->k ? " (it has none)" :
                                      near ? " (did you mean '" : "", near ? near : "",
                                      near ? "'?)" : "");
         }
@@ -90,8 +90,9 @@ static int read_action(loader *L, yaml_node_t *an, hs_event *ev)
         p = q;
     }
     if (!ev->nrel)
-        return hs_ytree_error(L->y, L->err, an, "release needs the constraints to let go: "
-                              "release NAME [NAME...]");
+        return hs_ytree_error(L->y, L->err, an, "%s needs the constraints to %s: %s NAME "
+                              "[NAME...]", word, kw == HS_EV_HOLD ? "take back" : "let go",
+                              word);
     return 0;
 }
 

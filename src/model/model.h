@@ -141,11 +141,16 @@ void hs_overrides_init(hs_overrides *o);
  * g (model->evf) in a direction, and what happens there.  `when: a > b`
  * and `a >= b` become g = a - b, direction up; `a < b`, `a <= b`: down. */
 typedef enum { HS_EV_STOP, HS_EV_RECORD, HS_EV_RELEASE,
+               HS_EV_HOLD,     /* released constraints held again (a plastic impact) */
                HS_EV_IMPACT,   /* a contact's gap reaching 0 while it is open */
                HS_EV_OPEN,     /* a closed contact's multiplier going below 0 */
                HS_EV_SLIPSTOP, /* a sliding friction element's slip rate at 0 */
-               HS_EV_UNSTICK   /* a sticking one's force beyond mu_static |N| */
+               HS_EV_UNSTICK,  /* a sticking one's force beyond mu_static |N| */
+               HS_EV_NACTIONS  /* (what each does: integrate/actions.c) */
 } hs_ev_action;
+/* The actions an `events` entry may name (stop, record, release, hold:
+ * the first HS_EV_NWRITTEN of hs_ev_action, model/events.c). */
+enum { HS_EV_NWRITTEN = HS_EV_HOLD + 1 };
 typedef struct hs_event {
     char *name;            /* the key, or stop_when[_N] for --stop-when */
     char *text;            /* the condition as written (messages) */
@@ -153,7 +158,8 @@ typedef struct hs_event {
     int cmp;               /* 1: a comparison (a < b...): true on the dir side */
     hs_ev_action action;
     size_t nrel;
-    size_t *rel;           /* [nrel] the constraints a release lets go */
+    size_t *rel;           /* [nrel] the constraints a release lets go, a hold
+                            * takes back */
     size_t contact;        /* HS_EV_IMPACT, HS_EV_OPEN: the contact's constraint;
                             * HS_EV_SLIPSTOP, HS_EV_UNSTICK: the friction row */
     hs_srcpos pos;         /* the start of `when` (src < 0: the command line) */
