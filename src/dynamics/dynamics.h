@@ -65,17 +65,6 @@ int hs_dyn_constraints(const hs_model *m, hs_work *w, double t, const double *q,
 int hs_dyn_constraints_sparse(const hs_model *m, hs_work *w, double t, const double *q,
                               double *G, double *G_t);
 
-/* Row i of G_q (from the last hs_dyn_constraints*) dotted with x[n]. */
-static inline double hs_dyn_gq_dot(const hs_model *m, const hs_work *w, size_t i,
-                                   const double *x)
-{
-    const double *Gz = w->pos + m->k;
-    double s = 0;
-    for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
-        s += Gz[z] * x[m->gq_col[z]];
-    return s;
-}
-
 /* The diagonal of a diagonal mass matrix (HS_MASS_CONST_DIAG or
  * HS_MASS_DIAG) at (t, q, v) into d[n].  Returns 0 or HS_EXIT_NUMERIC. */
 int hs_dyn_mass_diag(const hs_model *m, hs_work *w, double t, const double *q,
@@ -166,16 +155,9 @@ int hs_dyn_events(const hs_model *m, hs_work *w, double t, const double *q,
 /* Let constraint j go from now on (hs_dyn_accel then solves with the
  * others; every constraint let go is free motion).  0 or -1 (memory). */
 int hs_dyn_release(const hs_model *m, hs_work *w, size_t j);
-static inline int hs_dyn_is_released(const hs_work *w, size_t j)
-{
-    return w->released && w->released[j];
-}
 
 /* ---- impact.c: contacts (holosim-model(5), CONTACTS) ---- */
 
-#define HS_IMPACT_ENUM 12   /* up to this many contacts: every active set (2^12) */
-#define HS_IMPACT_MAX 200   /* contacts in one impact problem (Murty's pivoting) */
-#define HS_IMPACT_ROWS 256  /* rows (constraints held and contacts) in it */
 /* The velocity jump of an impact at (t, q): role[k] 0 for a constraint
  * out of the problem (let go), 1 for one held (bilateral: its velocity
  * constraint kept), 2 for a contact closed or closing, with restitution

@@ -133,4 +133,28 @@ typedef struct hs_work {
 
 enum { HS_FAIL_NONE, HS_FAIL_NONFINITE, HS_FAIL_MASS, HS_FAIL_SINGULAR_C };
 
+/* Small reads of the work every file of the module makes (here, below
+ * dynamics.h, so that impact.c and robust.c need nothing from above). */
+
+/* Row i of G_q (from the last hs_dyn_constraints*) dotted with x[n]. */
+static inline double hs_dyn_gq_dot(const hs_model *m, const hs_work *w, size_t i,
+                                   const double *x)
+{
+    const double *Gz = w->pos + m->k;
+    double s = 0;
+    for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
+        s += Gz[z] * x[m->gq_col[z]];
+    return s;
+}
+
+/* Whether constraint j was let go (hs_dyn_release). */
+static inline int hs_dyn_is_released(const hs_work *w, size_t j)
+{
+    return w->released && w->released[j];
+}
+
+/* The sizes of one impact problem (impact.c). */
+#define HS_IMPACT_ENUM 12   /* up to this many contacts: every active set (2^12) */
+#define HS_IMPACT_MAX 200   /* contacts in one impact problem (Murty's pivoting) */
+#define HS_IMPACT_ROWS 256  /* rows (constraints held and contacts) in it */
 #endif
