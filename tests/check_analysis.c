@@ -14,9 +14,8 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_sort_vector.h>
 
-#include "analysis/analysis.h"
+#include "analysis_fixture.h"
 #include "check_main.h"
-#include "model/model.h"
 
 #define FREQ_TOL 1e-9
 #define EQ_TOL 1e-10
@@ -24,67 +23,17 @@
 
 /* ---- helpers ---- */
 
-/* One analysis: load (text, or a file of models/), equilibrium, modes. */
-typedef struct an_case {
-    hs_model *m;
-    hs_an *a;
-    hs_equil eq;
-    hs_modes md;
-    hs_error err;
-    int rc;
-} an_case;
-
-#define MAXSET 6
-typedef struct sets {
-    size_t n;
-    const char *name[MAXSET];
-    double value[MAXSET];
-} sets;
-
-static const char *model_path(const char *file)
-{
-    static char buf[1024];
-    const char *dir = getenv("HOLOSIM_MODELS");
-    if (!dir)
-        dir = access("models/pendulum.yaml", R_OK) == 0 ? "models" : "../../../models";
-    snprintf(buf, sizeof buf, "%s/%s", dir, file);
-    return buf;
-}
+typedef an_sets sets;
 
 static int analyse(an_case *c, const char *text, const char *file, const sets *s)
 {
-    memset(c, 0, sizeof *c);
-    hs_error_init(&c->err);
-    hs_overrides ov;
-    hs_overrides_init(&ov);
-    if (s) {
-        ov.nset = s->n;
-        ov.set_name = s->name;
-        ov.set_value = s->value;
-    }
-    c->m = text ? hs_model_load_string("<test>", text, &ov, &c->err)
-                : hs_model_load(model_path(file), &ov, &c->err);
-    ck_assert_msg(c->m, "load: %s", c->err.msg);
-    c->a = hs_an_new(c->m, &c->err);
-    if (!c->a)
-        return c->rc = c->err.code;
-    if ((c->rc = hs_an_equilibrium(c->a, c->m->q0, &c->eq, &c->err)))
-        return c->rc;
-    return c->rc = hs_an_modes(c->a, &c->eq, &c->md, &c->err);
+    return an_analyse(c, text, file, s, 0);
 }
 
 static void analyse_ok(an_case *c, const char *text, const char *file, const sets *s)
 {
     int rc = analyse(c, text, file, s);
     ck_assert_msg(rc == 0, "analysis failed (%d): %s", rc, c->err.msg);
-}
-
-static void case_free(an_case *c)
-{
-    hs_an_modes_free(&c->md);
-    hs_an_equil_free(&c->eq);
-    hs_an_free(c->a);
-    hs_model_free(c->m);
 }
 
 static void close_rel(double got, double want, double tol, const char *what)
@@ -139,18 +88,7 @@ static void expect_omegas(const an_case *c, const double *want, size_t cnt, cons
 
 /* ---- double pendulum: omega^2 = (2 -+ sqrt 2) g/l ---- */
 
-static const char dp_cart[] =
-    "name: double pendulum (Cartesian)\n"
-    "parameters: {m: 1.3, l: 0.7, g: 9.81, th1: 0.3, th2: -0.2}\n"
-    "coordinates: [x1, y1, x2, y2]\n"
-    "mass: [m, m, m, m]\n"
-    "potential: m*g*(y1 + y2)\n"
-    "constraints:\n"
-    "  rod1: x1^2 + y1^2 - l^2\n"
-    "  rod2: (x2 - x1)^2 + (y2 - y1)^2 - l^2\n"
-    "initial:\n"
-    "  q: {x1: l*sin(th1), y1: -l*cos(th1), x2: l*sin(th1) + l*sin(th2),\n"
-    "      y2: -l*cos(th1) - l*cos(th2)}\n";
+static const char dp_cart[] = AN_DP_CART;
 
 static const char dp_angles[] =
     "name: double pendulum (angles)\n"
@@ -193,7 +131,7 @@ START_TEST(double_pendulum_cartesian)
         close_abs(c.md.shape[r * 4 + y1], 0, 1e-12, "d_y1");
         close_abs(c.md.shape[r * 4 + y2], 0, 1e-12, "d_y2");
     }
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -211,7 +149,7 @@ START_TEST(double_pendulum_angles)
     close_abs(c.md.shape[1], 1, 1e-12, "slow d_th2");
     close_rel(c.md.shape[2], -1 / sqrt(2.0), 1e-9, "fast d_th1");
     close_abs(c.md.shape[3], 1, 1e-12, "fast d_th2");
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -223,17 +161,17 @@ START_TEST(double_pendulum_shipped)
     double g = 9.81;
     double w[2] = { sqrt((2 - sqrt(2.0)) * g), sqrt((2 + sqrt(2.0)) * g) };
     expect_omegas(&c, w, 2, "models/double_pendulum_modes.yaml");
-    case_free(&c);
+    an_case_free(&c);
     analyse_ok(&c, NULL, "double_pendulum.yaml", NULL);
     expect_omegas(&c, w, 2, "models/double_pendulum.yaml");
-    case_free(&c);
+    an_case_free(&c);
     /* from theta2 = 1.5 a full Newton step on sin would land near -4 pi;
      * the step cap keeps it in the basin of the hanging position */
     analyse_ok(&c, NULL, "double_pendulum_angles.yaml", NULL);
     close_abs(c.eq.q[0], 0, EQ_TOL, "theta1*");
     close_abs(c.eq.q[1], 0, EQ_TOL, "theta2*");
     expect_omegas(&c, w, 2, "models/double_pendulum_angles.yaml");
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -311,7 +249,7 @@ START_TEST(triple_pendulum_textbook)
     expect_omegas(&c, w, 3, "triple pendulum (angles)");
     for (size_t i = 0; i < 3; i++)
         close_abs(c.eq.q[i], 0, EQ_TOL, "angle at equilibrium");
-    case_free(&c);
+    an_case_free(&c);
     analyse_ok(&c, tp_cart, NULL, NULL);
     expect_omegas(&c, w, 3, "triple pendulum (Cartesian)");
     /* each rod carries the weight below it: lambda_j = -g sum_{k>=j} m_k / (2 l_j) */
@@ -321,7 +259,7 @@ START_TEST(triple_pendulum_textbook)
             below += tp_m[k];
         close_rel(c.eq.lambda[j], -tp_g * below / (2 * tp_l[j]), LAMBDA_TOL, c.m->cname[j]);
     }
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -350,7 +288,7 @@ START_TEST(hoop_settles)
     double want = sqrt(w * w - g * g / (w * w * R * R));
     expect_omegas(&c, &want, 1, "hoop");
     close_abs(c.md.shape[0], 1, 0, "shape");
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -368,7 +306,7 @@ START_TEST(hoop_bottom_unstable)
     ck_assert(c.md.omega[0] == 0 && c.md.omega[1] == 0);
     ck_assert_int_eq(c.md.stable, 0);
     close_rel(c.md.sigma_max, r, FREQ_TOL, "sigma_max");
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -382,7 +320,7 @@ START_TEST(hoop_slow)
     close_abs(c.eq.q[0], 0, EQ_TOL, "theta* (bottom)");
     double want = sqrt(g / R - w * w);
     expect_omegas(&c, &want, 1, "slow hoop");
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -395,7 +333,7 @@ START_TEST(hoop_shipped)
     close_abs(c.eq.q[0], acos(g / (w * w * R)), EQ_TOL, "theta*");
     double want = sqrt(w * w - g * g / (w * w * R * R));
     expect_omegas(&c, &want, 1, "models/hoop_equilibrium.yaml");
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -419,7 +357,7 @@ START_TEST(hoop_cartesian_rheonomic)
     analyse(&c, hoop_cart, NULL, NULL);
     expect_error(&c, HS_EXIT_MODEL, "constraint 'plane'", 8, 18);
     ck_assert_msg(strstr(c.err.msg, "depends on time through 'w*t'"), "%s", c.err.msg);
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -450,7 +388,7 @@ static void spring_case(double w)
     close_abs(c.eq.q[1], 0, EQ_TOL, "b*");
     double want[2] = { fabs(w0 - w), w0 + w };
     expect_omegas(&c, want, 2, "turning spring");
-    case_free(&c);
+    an_case_free(&c);
 }
 
 START_TEST(spring_turning_frame)
@@ -493,7 +431,7 @@ START_TEST(damped_pendulum)
         close_rel(a.md.sigma[0], -c / (2 * m), FREQ_TOL, "sigma");
         close_rel(a.md.omega[0], sqrt(g / l - c * c / (4 * m * m)), FREQ_TOL, "omega");
         ck_assert_int_eq(a.md.stable, 1);
-        case_free(&a);
+        an_case_free(&a);
     }
 }
 END_TEST
@@ -510,7 +448,7 @@ START_TEST(overdamped_pendulum)
     close_rel(a.md.sigma[0], -c / (2 * m) + d, FREQ_TOL, "slow decay");
     close_rel(a.md.sigma[1], -c / (2 * m) - d, FREQ_TOL, "fast decay");
     ck_assert(a.md.omega[0] == 0 && a.md.omega[1] == 0);
-    case_free(&a);
+    an_case_free(&a);
 }
 END_TEST
 
@@ -540,7 +478,7 @@ START_TEST(upright_pendulum)
     close_rel(c.md.sigma[0], sqrt(g / l), FREQ_TOL, "growth rate");
     close_rel(c.md.sigma[1], -sqrt(g / l), FREQ_TOL, "decay rate");
     ck_assert_int_eq(c.md.stable, 0);
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -570,7 +508,7 @@ START_TEST(no_degrees_of_freedom)
     ck_assert_int_eq(hs_an_linearize(c.a, &c.eq, &lin, &c.err), 0);
     ck_assert_uint_eq(lin.dof, 0);
     hs_an_linear_free(&lin);
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -586,7 +524,7 @@ START_TEST(neutral_direction)
         ck_assert(c.md.sigma[r] == 0 && !signbit(c.md.sigma[r]) && c.md.omega[r] == 0);
     ck_assert_int_eq(c.md.verdict, HS_AN_MARGINAL);
     ck_assert_int_eq(c.md.stable, 0);
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -630,7 +568,7 @@ START_TEST(linearize_double_pendulum)
     gsl_eigen_nonsymm_free(ws);
     gsl_vector_complex_free(s);
     hs_an_linear_free(&lin);
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -648,7 +586,7 @@ START_TEST(linearize_damped)
     close_rel(lin.A[2], -g / l, 1e-12, "A10");
     close_rel(lin.A[3], -cd / m, 1e-12, "A11");
     hs_an_linear_free(&lin);
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -694,14 +632,14 @@ START_TEST(time_dependence_refused)
     analyse(&c, driven_length, NULL, NULL);
     expect_error(&c, HS_EXIT_MODEL, "M[theta,theta]", 5, 21);
     ck_assert_msg(strstr(c.err.msg, "depends on time through 'W*t'"), "%s", c.err.msg);
-    case_free(&c);
+    an_case_free(&c);
     analyse(&c, driven_force, NULL, NULL);
     expect_error(&c, HS_EXIT_MODEL, "the generalized force Q[theta]", 6, 25);
-    case_free(&c);
+    an_case_free(&c);
     analyse(&c, shaken_support, NULL, NULL);
     expect_error(&c, HS_EXIT_MODEL, "Q[theta]", 5, 13);
     ck_assert_msg(strstr(c.err.msg, "'W*t'"), "%s", c.err.msg);
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -713,7 +651,7 @@ START_TEST(time_dependence_folded_away)
     analyse_ok(&c, driven_length, NULL, &s);
     double want = sqrt(9.81);
     expect_omegas(&c, &want, 1, "undriven pendulum");
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -757,19 +695,19 @@ START_TEST(no_equilibrium)
     ck_assert_msg(strstr(c.err.msg, "best point: x = 0.3, y = 1"), "%s", c.err.msg);
     ck_assert_msg(strstr(c.err.msg, "max |Q + G_q^T lambda| = 9.81"), "%s", c.err.msg);
     ck_assert_str_eq(c.err.file, "<test>");
-    case_free(&c);
+    an_case_free(&c);
 
     analyse(&c, runaway, NULL, NULL);
     expect_error(&c, HS_EXIT_INCONSISTENT, "did not converge in 100 steps", 0, 0);
     ck_assert_msg(strstr(c.err.msg, "blocking: coordinate 'x'"), "%s", c.err.msg);
     ck_assert_msg(c.eq.q[0] < -90, "best point x = %g", c.eq.q[0]);
     ck_assert_msg(c.eq.res_Q < 1e-30 && c.eq.res_Q > 0, "residual %g", c.eq.res_Q);
-    case_free(&c);
+    an_case_free(&c);
 
     analyse(&c, twice, NULL, NULL);
     expect_error(&c, HS_EXIT_INCONSISTENT, "singular Jacobian", 0, 0);
     ck_assert_msg(strstr(c.err.msg, "blocking: constraint 'rod2'"), "%s", c.err.msg);
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -786,7 +724,7 @@ START_TEST(redundant_minimum_norm)
     close_rel(c.eq.lambda[0], -9.81 / 4, 1e-12, "lambda_rod");
     close_rel(c.eq.lambda[1], -9.81 / 4, 1e-12, "lambda_rod2");
     ck_assert_uint_eq(c.md.dof, 1);
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -863,8 +801,8 @@ START_TEST(redundant_fourbar)
         close_rel(r.md.omega[0], c.md.omega[0], 1e-10, "omega with the redundant row");
         close_rel(fourbar_A_omega(&r, 4), c.md.omega[0], 1e-10, "omega of A, redundant");
         close_rel(fourbar_A_omega(&c, 4), c.md.omega[0], 1e-10, "omega of A");
-        case_free(&c);
-        case_free(&r);
+        an_case_free(&c);
+        an_case_free(&r);
     }
 }
 END_TEST
@@ -913,7 +851,7 @@ static void expect_no_equilibrium(const char *text, const char *file, const sets
     ck_assert_msg(strstr(c.err.msg, how), "'%s' lacks '%s'", c.err.msg, how);
     ck_assert_msg(strstr(c.err.msg, "best point: "), "%s", c.err.msg);
     ck_assert_msg(c.eq.res_Q >= res_Q, "residual %g < %g", c.eq.res_Q, res_Q);
-    case_free(&c);
+    an_case_free(&c);
 }
 
 START_TEST(no_false_equilibrium)
@@ -944,7 +882,7 @@ START_TEST(no_false_equilibrium)
     analyse_ok(&c, NULL, "atwood.yaml", &equal);
     ck_assert_msg(c.eq.res_Q <= 1e-14 * 2 * 9.81, "residual %g", c.eq.res_Q);
     close_rel(c.eq.lambda[0], 2 * 9.81, 1e-14, "lambda_string = m g");
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -969,12 +907,12 @@ START_TEST(nonfinite_start)
     an_case c;
     analyse(&c, sqrt_negative, NULL, NULL);
     expect_error(&c, HS_EXIT_INCONSISTENT, "at the start point", 4, 12);
-    case_free(&c);
+    an_case_free(&c);
     analyse(&c, metric_vanishes, NULL, NULL);
     expect_error(&c, HS_EXIT_INCONSISTENT, "metric d2T/dv2 is not positive definite on the "
                  "tangent space at the equilibrium", 0, 0);
     close_abs(c.eq.q[0], 1, EQ_TOL, "the equilibrium found before");
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 

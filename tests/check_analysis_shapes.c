@@ -9,48 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/analysis.h"
+#include "analysis_fixture.h"
 #include "check_main.h"
-#include "model/model.h"
 
 #define FREQ_TOL 1e-9
 #define SHAPE_TOL 1e-12
-
-typedef struct an_case {
-    hs_model *m;
-    hs_an *a;
-    hs_equil eq;
-    hs_modes md;
-    hs_error err;
-} an_case;
 
 /* Load text (with --set name=value pairs, statics), equilibrium, modes:
  * all must succeed. */
 static void analyse(an_case *c, const char *text, size_t nset, const char *const *name,
                     const double *value)
 {
-    memset(c, 0, sizeof *c);
-    hs_error_init(&c->err);
-    hs_overrides ov;
-    hs_overrides_init(&ov);
-    ov.nset = nset;
-    ov.set_name = name;
-    ov.set_value = value;
-    ov.statics = 1;
-    c->m = hs_model_load_string("<test>", text, &ov, &c->err);
-    ck_assert_msg(c->m, "load: %s", c->err.msg);
-    ck_assert_msg((c->a = hs_an_new(c->m, &c->err)), "analysis: %s", c->err.msg);
-    ck_assert_msg(hs_an_equilibrium(c->a, c->m->q0, &c->eq, &c->err) == 0, "equilibrium: %s",
-                  c->err.msg);
-    ck_assert_msg(hs_an_modes(c->a, &c->eq, &c->md, &c->err) == 0, "modes: %s", c->err.msg);
-}
-
-static void case_free(an_case *c)
-{
-    hs_an_modes_free(&c->md);
-    hs_an_equil_free(&c->eq);
-    hs_an_free(c->a);
-    hs_model_free(c->m);
+    an_sets s = { nset, { 0 }, { 0 } };
+    ck_assert(nset <= AN_MAXSET);
+    for (size_t i = 0; i < nset; i++) {
+        s.name[i] = name[i];
+        s.value[i] = value[i];
+    }
+    int rc = an_analyse(c, text, NULL, &s, 1);
+    ck_assert_msg(rc == 0, "analysis failed (%d): %s", rc, c->err.msg);
 }
 
 static void close_rel(double got, double want, double tol, const char *what)
@@ -102,7 +79,7 @@ static void circular(double w, double b_slow, double b_fast)
     }
     ck_assert_int_eq(c.md.verdict, HS_AN_STABLE);
     ck_assert_int_eq(c.md.stable, 1);
-    case_free(&c);
+    an_case_free(&c);
 }
 
 START_TEST(circular_modes)
@@ -114,17 +91,7 @@ END_TEST
 
 /* A real mode keeps a zero imaginary part: the double pendulum, Cartesian,
  * x1/x2 = sqrt 2 - 1 and no vertical motion, all exact where 0. */
-static const char dp_cart[] =
-    "parameters: {m: 1.3, l: 0.7, g: 9.81, th1: 0.3, th2: -0.2}\n"
-    "coordinates: [x1, y1, x2, y2]\n"
-    "mass: [m, m, m, m]\n"
-    "potential: m*g*(y1 + y2)\n"
-    "constraints:\n"
-    "  rod1: x1^2 + y1^2 - l^2\n"
-    "  rod2: (x2 - x1)^2 + (y2 - y1)^2 - l^2\n"
-    "initial:\n"
-    "  q: {x1: l*sin(th1), y1: -l*cos(th1), x2: l*sin(th1) + l*sin(th2),\n"
-    "      y2: -l*cos(th1) - l*cos(th2)}\n";
+static const char dp_cart[] = AN_DP_CART;
 
 START_TEST(roundoff_is_zero)
 {
@@ -144,7 +111,7 @@ START_TEST(roundoff_is_zero)
     close_rel(re_of(&c, 0, 0), sqrt(2.0) - 1, SHAPE_TOL, "slow d_x1");
     ck_assert(re_of(&c, 0, 2) == 1 && re_of(&c, 1, 0) == 1);
     ck_assert_int_eq(c.md.verdict, HS_AN_STABLE);
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -160,7 +127,7 @@ START_TEST(marginal_free_particle)
     ck_assert_int_eq(c.md.verdict, HS_AN_MARGINAL);
     ck_assert_int_eq(c.md.stable, 0);
     ck_assert_str_eq(hs_an_verdict_names[c.md.verdict], "marginal");
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -201,7 +168,7 @@ START_TEST(critical_speed)
     ck_assert_uint_eq(c.md.nzero, 2);
     ck_assert_int_eq(c.md.verdict, HS_AN_MARGINAL);
     ck_assert(c.eq.floor == 0);
-    case_free(&c);
+    an_case_free(&c);
     /* from theta = 1: Newton linear on the cubic force, down to round-off;
      * K there cancels below round-off of the stiffness met on the way */
     static const char *const nm2[] = { "w", "th0" };
@@ -210,17 +177,17 @@ START_TEST(critical_speed)
     ck_assert_msg(fabs(c.eq.q[0]) < 1e-7, "theta* = %g", c.eq.q[0]);
     ck_assert_uint_eq(c.md.nzero, 2);
     ck_assert_int_eq(c.md.verdict, HS_AN_MARGINAL);
-    case_free(&c);
+    an_case_free(&c);
     w = 2.9;
     analyse(&c, hoop, 1, nm, &w);
     close_rel(c.md.omega[0], sqrt(9.0 - w * w), FREQ_TOL, "below: omega");
     ck_assert_int_eq(c.md.verdict, HS_AN_STABLE);
-    case_free(&c);
+    an_case_free(&c);
     w = 3.1;
     analyse(&c, hoop, 1, nm, &w);
     close_rel(c.md.sigma_max, sqrt(w * w - 9.0), FREQ_TOL, "above: growth");
     ck_assert_int_eq(c.md.verdict, HS_AN_UNSTABLE);
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -238,7 +205,7 @@ START_TEST(marginal_family)
     ck_assert_uint_eq(c.md.nzero, 2);
     close_rel(c.md.omega[2], 4, FREQ_TOL, "2 w");
     ck_assert_int_eq(c.md.verdict, HS_AN_MARGINAL);
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -254,7 +221,7 @@ START_TEST(marginal_jordan)
     ck_assert_uint_eq(c.md.nzero, 0);
     close_rel(c.md.jordan_omega, 1.5, 1e-7, "the repeated omega");
     ck_assert_int_eq(c.md.verdict, HS_AN_MARGINAL);
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -274,7 +241,7 @@ START_TEST(repeated_semisimple)
     ck_assert_uint_eq(twice, 2);
     ck_assert(c.md.jordan_omega == 0);
     ck_assert_int_eq(c.md.verdict, HS_AN_STABLE);
-    case_free(&c);
+    an_case_free(&c);
 }
 END_TEST
 
@@ -304,7 +271,7 @@ START_TEST(statics_load)
     ck_assert_uint_eq(c.m->nev, 0);
     ck_assert_ptr_null(c.m->draw);
     ck_assert_int_eq(c.md.verdict, HS_AN_STABLE);
-    case_free(&c);
+    an_case_free(&c);
     /* a run's load refuses it at the output */
     hs_error err;
     hs_error_init(&err);

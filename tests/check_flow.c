@@ -19,6 +19,7 @@
 #include <gsl/gsl_odeiv2.h>
 
 #include "check_main.h"
+#include "physics_util.h"
 #include "flow/flow.h"
 #include "model/model.h"
 
@@ -29,16 +30,6 @@ typedef struct sets {
     const char *name[MAXSET];
     double value[MAXSET];
 } sets;
-
-static const char *model_path(const char *file)
-{
-    static char buf[1024];
-    const char *dir = getenv("HOLOSIM_MODELS");
-    if (!dir)
-        dir = access("models/pendulum.yaml", R_OK) == 0 ? "models" : "../../../models";
-    snprintf(buf, sizeof buf, "%s/%s", dir, file);
-    return buf;
-}
 
 typedef struct fcase {
     hs_model *m;
@@ -61,7 +52,7 @@ static void open_case(fcase *c, const char *file, const char *text, const sets *
         ov.set_value = s->value;
     }
     c->m = text ? hs_model_load_string("<test>", text, &ov, &c->err)
-                : hs_model_load(model_path(file), &ov, &c->err);
+                : hs_model_load(pu_model_path(file), &ov, &c->err);
     ck_assert_msg(c->m, "load: %s", c->err.msg);
     c->f = hs_fl_new(c->m, &c->err);
     ck_assert_msg(c->f, "hs_fl_new: %s", c->err.msg);
