@@ -162,7 +162,7 @@ MANDIR      = $(DESTDIR)$(PREFIX)/share/man
 SCRIPT_MANS = $(wildcard man/holosim-sweep.1 man/holosim-plot.1)
 LIBDIR      = $(DESTDIR)$(PREFIX)/lib
 PYDIR       = $(LIBDIR)/python3/dist-packages/holosim
-PY_FILES    = __init__.py _lib.py
+PY_FILES    = __init__.py _lib.py _motion.py
 install: bin/holosim lib
 	install -d $(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include $(PYDIR)
 	install -m 755 $(SHLIB) $(LIBDIR)/

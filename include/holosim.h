@@ -176,6 +176,66 @@ HOLOSIM_API int holosim_modes_find(const holosim_model *m, holosim_modes *md,
                                    holosim_error *err);
 HOLOSIM_API void holosim_modes_free(holosim_modes *md);
 
+/* ---- the stability of a motion, linear models ---- */
+
+/* The Floquet multipliers of the motion from the model's initial state
+ * over one period (`holosim floquet --period T`): the monodromy matrix
+ * on the tangent space of the constraint manifold (dim = 2 (n - k)),
+ * from the variational equations integrated with the motion. */
+typedef struct holosim_floquet {
+    size_t dim;
+    double period;
+    double *re, *im;           /* [dim] the multipliers, largest |mu| first */
+    double *monodromy;         /* [dim * dim] row-major, on the tangent basis */
+    double mu_max;             /* the largest |mu| */
+    double gap;                /* max |x(t0 + T) - x(t0)| over q and v */
+    int periodic_model;        /* 1: M, Q, G the same at t0 and t0 + T */
+    double tolerance;          /* of the verdict */
+    const char *verdict;       /* "stable", "marginal" or "unstable" */
+} holosim_floquet;
+
+/* 0 with fl filled (free it with holosim_floquet_free, also after a
+ * failure), or the exit code with err set (2: a period not positive and
+ * finite, a model too large; 3: an inconsistent start; 4: the integration
+ * failed). */
+HOLOSIM_API int holosim_floquet_find(const holosim_model *m, double period,
+                                     holosim_floquet *fl, holosim_error *err);
+HOLOSIM_API void holosim_floquet_free(holosim_floquet *fl);
+
+/* Lyapunov exponents of the motion over [t0, t0 + T] (`holosim
+ * lyapunov`): T = t_end - t0 (t_end NaN: the model's simulate.t_end),
+ * renormalized every `every` (NaN: T/100); spectrum: all 2 (n - k)
+ * exponents, else the largest.  history holds t and the running
+ * estimates after every renormalization, nrows rows of 1 + count. */
+typedef struct holosim_lyapunov {
+    size_t count;
+    double *lambda;            /* [count] the estimates at t0 + T */
+    size_t nrows;
+    double *history;           /* [nrows * (1 + count)] */
+} holosim_lyapunov;
+
+HOLOSIM_API int holosim_lyapunov_find(const holosim_model *m, double t_end, double every,
+                                      int spectrum, holosim_lyapunov *ly, holosim_error *err);
+HOLOSIM_API void holosim_lyapunov_free(holosim_lyapunov *ly);
+
+/* The linear model x' = A x + B u, y = C x + D u of `holosim linearize`,
+ * at the equilibrium nearest the initial position (at_initial 0) or at
+ * the initial state as it is (1).  inputs: names of the model's inputs
+ * (NULL: every input); outputs: columns a run can write (a coordinate, a
+ * velocity x', an output, lambda_NAME, ...; NULL: the coordinates).  The
+ * state x is the independent coordinates and their velocities, named in
+ * xname. */
+typedef struct holosim_statespace {
+    size_t nx, nu, ny;
+    double *A, *B, *C, *D;     /* row-major: nx x nx, nx x nu, ny x nx, ny x nu */
+    char **xname, **uname, **yname;
+} holosim_statespace;
+
+HOLOSIM_API int holosim_linearize(const holosim_model *m, const char *const *inputs,
+                                  size_t ninputs, const char *const *outputs, size_t noutputs,
+                                  int at_initial, holosim_statespace *ss, holosim_error *err);
+HOLOSIM_API void holosim_statespace_free(holosim_statespace *ss);
+
 #ifdef __cplusplus
 }
 #endif

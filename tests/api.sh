@@ -3,6 +3,7 @@
 #   - lib/libholosim.so exports only hs_/holosim_ symbols, soname libholosim.so.0
 #   - the C tests built against it (API_BIN: tests/api_*.c, e.g. the threads)
 #   - tests/api_python.py (the package against the command line)
+#   - tests/api_motion.py (Floquet, Lyapunov, linearize from Python)
 #   - make install PREFIX=tmp: doc/example.c built through pkg-config with
 #     -Wall -Werror and run, `import holosim` from PREFIX; make uninstall
 #     leaves exactly what was there before
@@ -45,6 +46,9 @@ if HOLOSIM=$H PYTHONPATH=python python3 tests/api_python.py >"$T/py.out" 2>&1; t
     no "tests/api_python.py:"; grep -v '^[0-9]* passed' "$T/py.out" | head -n 20
 fi
 grep -v '^FAIL\|^Traceback\|^  ' "$T/py.out"
+if HOLOSIM=$H PYTHONPATH=python python3 tests/api_motion.py >"$T/pym.out" 2>&1; then ok; else
+    no "tests/api_motion.py:"; grep -v '^[0-9]* passed' "$T/pym.out" | head -n 20
+fi
 (cd "$T" && PYTHONPATH=$ROOT/python python3 -c "import holosim; print(holosim.version())") \
     >"$T/v" 2>&1 && ok || no "import holosim from elsewhere: $(tail -n 1 "$T/v")"
 

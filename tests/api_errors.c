@@ -39,13 +39,13 @@ int main(void)
           e.text);
     const char *s2[] = { "theta0=1+" };
     CHECK(!holosim_model_load(pend, s2, 1, &e) && e.code == 1 &&
-          strcmp(e.text, "holosim: error: --set theta0=1+: expression expected at end of input "
+          strcmp(e.text, "holosim: error: set theta0=1+: expression expected at end of input "
                  "(an operand is missing here: a number, a name or a parenthesis)\n"
-                 "    --set theta0=1+\n                   ^\n") == 0,
+                 "    set theta0=1+\n                 ^\n") == 0,
           "set not an expression: %s", e.text);
     const char *s3[] = { "nope=1" };
     CHECK(!holosim_model_load(pend, s3, 1, &e) && e.code == 1 &&
-          strcmp(e.text, "holosim: error: --set nope: the model has no parameter 'nope'\n") == 0,
+          strcmp(e.text, "holosim: error: set nope: the model has no parameter 'nope'\n") == 0,
           "unknown parameter: %s", e.text);
     CHECK(!holosim_model_load(NULL, NULL, 0, &e) && e.code == 1, "NULL path");
     CHECK(!holosim_model_load_text("t", NULL, NULL, 0, &e) && e.code == 1, "NULL text");
@@ -122,6 +122,49 @@ int main(void)
     CHECK(m && holosim_equilibrium_find(m, &eq, &e) == 2 && e.line > 0, "time-dependent: %d %s",
           e.code, e.text);
     holosim_equilibrium_free(&eq);
+
+    /* the motion's analyses: a period, an interval that is no time; the
+     * options named as the library names them (no command-line flag) */
+    holosim_floquet fl;
+    double bad[] = { 0, -1, NAN, INFINITY };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK(m && holosim_floquet_find(m, bad[i], &fl, &e) == 2 &&
+              strstr(e.message, "the period must be positive and finite") && !strstr(e.text, "--"),
+              "floquet period %g: %d %s", bad[i], e.code, e.text);
+        holosim_floquet_free(&fl);
+    }
+    /* Kapitza's pendulum upright at w = 30 (a^2 w^2 < 2 g l): unstable,
+     * the multipliers' product 1 (the flow keeps the tangent volume over
+     * a period) */
+    CHECK(m && holosim_floquet_find(m, 6.283185307179586 / 30, &fl, &e) == 0 && fl.dim == 2 &&
+          strcmp(fl.verdict, "unstable") == 0 && fl.mu_max > 1.01 &&
+          fabs(fl.re[0] * fl.re[1] - fl.im[0] * fl.im[1] - 1) < 1e-6, "floquet: %s (%s)", e.text,
+          fl.verdict ? fl.verdict : "-");
+    holosim_floquet_free(&fl);
+    holosim_lyapunov ly;
+    CHECK(m && holosim_lyapunov_find(m, 1, -1, 0, &ly, &e) == 2 && strstr(e.message, "every") &&
+          !strstr(e.text, "--"), "lyapunov every -1: %d %s", e.code, e.text);
+    holosim_lyapunov_free(&ly);
+    CHECK(m && holosim_lyapunov_find(m, 1, 0.1, 1, &ly, &e) == 0 && ly.count == 2 &&
+          ly.nrows == 10 && ly.history[(ly.nrows - 1) * 3] == 1 && ly.lambda[0] >= ly.lambda[1],
+          "lyapunov: %s", e.text);
+    holosim_lyapunov_free(&ly);
+    holosim_model_free(m);
+    m = holosim_model_load("models/cart_pole.yaml", NULL, 0, &e);
+    holosim_statespace ss;
+    const char *u[] = { "G" }, *y[] = { "x", "nope" };
+    CHECK(m && holosim_linearize(m, u, 1, NULL, 0, 0, &ss, &e) == 2 &&
+          strstr(e.message, "inputs: the model has no input 'G'") && !strstr(e.text, "--"),
+          "linearize input: %d %s", e.code, e.text);
+    holosim_statespace_free(&ss);
+    CHECK(m && holosim_linearize(m, NULL, 0, y, 2, 0, &ss, &e) == 2 &&
+          strstr(e.message, "outputs: 'nope' is no column") && !strstr(e.text, "--"),
+          "linearize output: %d %s", e.code, e.text);
+    holosim_statespace_free(&ss);
+    CHECK(m && holosim_linearize(m, NULL, 0, y, 1, 0, &ss, &e) == 0 && ss.nx == 4 && ss.nu == 1 &&
+          ss.ny == 1 && strcmp(ss.uname[0], "F") == 0 && strcmp(ss.yname[0], "x") == 0 &&
+          ss.C[0 * 4 + 0] == 1, "linearize: %s", e.text);
+    holosim_statespace_free(&ss);
     holosim_model_free(m);
 out:
     printf("%d passed, %d failed\n", pass, fail);

@@ -546,8 +546,8 @@ static const bad_case bad[] = {
     { "  e: {when: l - 1}", NULL, 9, 13, "'when' is constant" },
     { "  e: {when: x, on: 1}", NULL, 9, 16, "unknown key 'on' in an event" },
     { "  e: \"x''' > 1\"", NULL, 9, 7, "x''' has too many primes" },
-    { NULL, "x + yy > 1", 0, 0, "--stop-when 'x + yy > 1': unknown name 'yy'" },
-    { NULL, "x > 1 +", 0, 0, "--stop-when 'x > 1 +'" },
+    { NULL, "x + yy > 1", 0, 0, "stop_when 'x + yy > 1': unknown name 'yy'" },
+    { NULL, "x > 1 +", 0, 0, "stop_when 'x > 1 +'" },
     { NULL, "l > 2", 0, 0, "the condition is constant" },
 };
 

@@ -582,12 +582,18 @@ START_TEST(test_overrides_settings)
     hs_error err;
     ck_assert_ptr_null(load(BASE, &ov, &err));
     ck_assert_int_eq(err.code, HS_EXIT_USAGE);
-    ck_assert_msg(strstr(err.msg, "--step l/(10*m: ')' expected"), "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "step l/(10*m: ')' expected"), "%s", err.msg);
     ov.num_text[HS_NUM_STEP] = "-l";
     ck_assert_ptr_null(load(BASE, &ov, &err));
     ck_assert_int_eq(err.code, HS_EXIT_USAGE);
+    ck_assert_msg(strstr(err.msg, "step -l: the value is -2; step wants a positive number"),
+                  "%s", err.msg);
+    /* named as the caller names it (the command line: --step) */
+    ov.num_option[HS_NUM_STEP] = "--step";
+    ck_assert_ptr_null(load(BASE, &ov, &err));
     ck_assert_msg(strstr(err.msg, "--step -l: the value is -2; --step wants a positive number"),
                   "%s", err.msg);
+    ov.num_option[HS_NUM_STEP] = NULL;
 
     /* no t_end anywhere: the loader accepts it (the run then exits 1) */
     m = load_ok(L1_5 L6_7 ROD INIT, NULL);

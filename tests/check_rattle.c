@@ -474,9 +474,9 @@ static const refusal refusals[] = {
       "  step: 0.03\n  method: rattle\n", NULL, NAN, 2, 9, 9,
       "simulate.step: the step 0.03 does not divide the output interval dt = 0.1" },
     { "step longer than dt", PEND_TOP "simulate: {t_end: 1, dt: 0.1, method: rattle}\n",
-      NULL, 0.2, 1, 0, 0, "--step: the step is longer than the output interval dt" },
+      NULL, 0.2, 1, 0, 0, "step: the step is longer than the output interval dt" },
     { "step too small", PEND_TOP "simulate: {t_end: 1, dt: 0.1, method: rattle4}\n",
-      NULL, 1e-300, 1, 0, 0, "--step: the step is too small: more than 1e10 steps" },
+      NULL, 1e-300, 1, 0, 0, "step: the step is too small: more than 1e10 steps" },
     { "step with an adaptive method", PEND_TOP "simulate:\n  t_end: 1\n  step: 0.01\n",
       NULL, NAN, 2, 8, 9, "simulate.step is for the fixed-step methods (rattle rattle4 "
       "rattle6 rattle8); 'rk8pd' chooses its own steps" },

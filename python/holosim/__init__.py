@@ -23,7 +23,8 @@ except ImportError:
     debian_fallback("numpy")
     import numpy as np
 
-__all__ = ["load", "Model", "Result", "CheckReport", "Equilibrium", "Modes", "Error",
+__all__ = ["load", "Model", "Result", "CheckReport", "Equilibrium", "Modes", "Floquet",
+           "Lyapunov", "StateSpace", "Error",
            "UsageError", "ModelError", "InconsistentError", "NumericError",
            "OutOfMemoryError", "StoppedError", "version"]
 
@@ -354,6 +355,28 @@ class Model:
             lib.holosim_modes_free(md)
 
 
+    def floquet(self, period):
+        """The Floquet multipliers of the motion from the initial state over
+        one period T (a Floquet), as `holosim floquet --period T`; raises
+        ModelError for a period not positive and finite, NumericError when
+        the integration fails."""
+        return _motion.floquet(self, period, _raise)
+
+    def lyapunov(self, t_end=None, every=None, spectrum=False):
+        """Lyapunov exponents over [t0, t_end] (None: the model's t_end),
+        renormalized every `every` (None: a hundredth of the interval); the
+        largest, or all 2 (n - k) with spectrum=True (a Lyapunov), as
+        `holosim lyapunov`."""
+        return _motion.lyapunov(self, t_end, every, spectrum, _raise)
+
+    def linearize(self, inputs=None, outputs=None, at="equilibrium"):
+        """The linear model A, B, C, D (a StateSpace) at the equilibrium
+        nearest the initial position, or at="initial" at the initial state
+        as it is, as `holosim linearize`: inputs (None: every input) and
+        outputs (None: the coordinates) as lists of names or comma lists."""
+        return _motion.linearize(self, inputs, outputs, at, _raise, UsageError)
+
+
 def load(path_or_text, set=None, name=None):
     """Load and compile a model: a file path, or the model's YAML text
     itself (a string holding a line break is text).  set: parameter
@@ -375,3 +398,7 @@ def load(path_or_text, set=None, name=None):
     if h == ffi.NULL:
         _raise(err)
     return Model(h)
+
+
+from . import _motion                                       # noqa: E402
+from ._motion import Floquet, Lyapunov, StateSpace          # noqa: E402,F401

@@ -99,6 +99,38 @@ int holosim_equilibrium_find(const holosim_model *m, holosim_equilibrium *eq,
 void holosim_equilibrium_free(holosim_equilibrium *eq);
 int holosim_modes_find(const holosim_model *m, holosim_modes *md, holosim_error *err);
 void holosim_modes_free(holosim_modes *md);
+typedef struct holosim_floquet {
+    size_t dim;
+    double period;
+    double *re, *im;
+    double *monodromy;
+    double mu_max;
+    double gap;
+    int periodic_model;
+    double tolerance;
+    const char *verdict;
+} holosim_floquet;
+int holosim_floquet_find(const holosim_model *m, double period, holosim_floquet *fl,
+                         holosim_error *err);
+void holosim_floquet_free(holosim_floquet *fl);
+typedef struct holosim_lyapunov {
+    size_t count;
+    double *lambda;
+    size_t nrows;
+    double *history;
+} holosim_lyapunov;
+int holosim_lyapunov_find(const holosim_model *m, double t_end, double every, int spectrum,
+                          holosim_lyapunov *ly, holosim_error *err);
+void holosim_lyapunov_free(holosim_lyapunov *ly);
+typedef struct holosim_statespace {
+    size_t nx, nu, ny;
+    double *A, *B, *C, *D;
+    char **xname, **uname, **yname;
+} holosim_statespace;
+int holosim_linearize(const holosim_model *m, const char *const *inputs, size_t ninputs,
+                      const char *const *outputs, size_t noutputs, int at_initial,
+                      holosim_statespace *ss, holosim_error *err);
+void holosim_statespace_free(holosim_statespace *ss);
 """
 
 SONAME = "libholosim.so.0"

@@ -472,17 +472,17 @@ static int statespace(hs_an *a, const hs_equil *eq, const char *const *u, size_t
         while (p < m->ninput && strcmp(m->pname[m->input0 + p], u[j]) != 0)
             p++;
         if (p == m->ninput)
-            rc = hs_error_set(err, HS_EXIT_MODEL, "--inputs: the model has no input '%s'%s",
-                              u[j], m->ninput ? "" : " (it has no inputs: declare them "
+            rc = hs_error_set(err, HS_EXIT_MODEL, "%s: the model has no input '%s'%s",
+                              hs_optname(m->names, HS_OPT_INPUTS), u[j], m->ninput ? "" : " (it has no inputs: declare them "
                               "with inputs: [F, ...])");
         up[j] = m->input0 + p;
     }
     for (size_t o = 0; o < ny && !rc; o++)
         if (find_column(m, y[o], &yc[o]))
-            rc = hs_error_set(err, HS_EXIT_MODEL, "--outputs: '%s' is no column linearize "
+            rc = hs_error_set(err, HS_EXIT_MODEL, "%s: '%s' is no column linearize "
                               "can read (a coordinate x, a velocity x', an acceleration "
                               "x'', an output, a multiplier lambda_NAME, a reaction R_x)",
-                              y[o]);
+                              hs_optname(m->names, HS_OPT_OUTPUTS), y[o]);
     if (!rc)
         rc = hs_an_linearize(a, eq, &lin, err);
     if (!rc)

@@ -22,18 +22,12 @@
 #include "../integrate/integrate.h"
 #include "../io/sink.h"
 #include "../model/model.h"
+#include "internal.h"
 
 #ifndef HS_VERSION
 #define HS_VERSION "0.0.0"
 #endif
 
-struct holosim_model {
-    hs_model *m;
-    char *path;                /* a file, or NULL */
-    char *name, *text;         /* a text: what errors call it, and the text */
-    size_t nset;
-    char **set_name, **set_text;   /* [nset] the overrides, split at '=' */
-};
 
 struct holosim_result {
     size_t ncols;
@@ -49,7 +43,7 @@ const char *holosim_exit_text(int code) { return hs_exit_text(code); }
 
 /* hs_error into the public form, with the text hs_error_print writes
  * (prefixed "holosim: " without a position, as the command line does). */
-static int export_error(holosim_error *out, const hs_error *e)
+int hs_api_export_error(holosim_error *out, const hs_error *e)
 {
     if (!out)
         return e->code;
@@ -70,7 +64,7 @@ static int export_error(holosim_error *out, const hs_error *e)
     return out->code;
 }
 
-static void clear_error(holosim_error *err)
+void hs_api_clear_error(holosim_error *err)
 {
     if (err)
         memset(err, 0, sizeof *err);
@@ -81,7 +75,7 @@ static int fail_nomem(holosim_error *err)
     hs_error e;
     hs_error_init(&e);
     hs_error_nomem(&e);
-    return export_error(err, &e);
+    return hs_api_export_error(err, &e);
 }
 
 /* ---------- models ---------- */
@@ -115,7 +109,7 @@ static int keep_sets(holosim_model *h, const char *const *set, size_t nset, hs_e
     for (size_t i = 0; i < nset; i++, h->nset++) {
         const char *eq = set[i] ? strchr(set[i], '=') : NULL;
         if (!eq || eq == set[i] || !eq[1])
-            return hs_error_set(e, HS_EXIT_USAGE, "--set expects NAME=EXPR, not '%s'",
+            return hs_error_set(e, HS_EXIT_USAGE, "set expects NAME=EXPR, not '%s'",
                                 set[i] ? set[i] : "(null)");
         h->set_name[i] = strndup(set[i], (size_t)(eq - set[i]));
         h->set_text[i] = strdup(eq + 1);
@@ -125,8 +119,8 @@ static int keep_sets(holosim_model *h, const char *const *set, size_t nset, hs_e
     return 0;
 }
 
-/* Load h's source with its overrides (statics: M, Q, G alone). */
-static hs_model *load(const holosim_model *h, int statics, hs_error *e)
+/* Load h's source with its overrides; flags HS_API_* (internal.h). */
+hs_model *hs_api_load(const holosim_model *h, unsigned flags, hs_error *e)
 {
     hs_overrides ov;
     hs_overrides_init(&ov);
@@ -139,7 +133,10 @@ static hs_model *load(const holosim_model *h, int statics, hs_error *e)
         return NULL;
     }
     ov.set_value = val;
-    ov.statics = statics;
+    ov.statics = !!(flags & HS_API_STATICS);
+    ov.dense = !!(flags & HS_API_DENSE);
+    ov.keep_outputs = !!(flags & HS_API_OUTPUTS);
+    ov.input_symbols = !!(flags & HS_API_INPUTS);
     hs_model *m = h->path ? hs_model_load(h->path, &ov, e)
                           : hs_model_load_string(h->name, h->text, &ov, e);
     free(val);
@@ -151,7 +148,7 @@ static holosim_model *open_model(const char *path, const char *name, const char 
 {
     hs_error e;
     hs_error_init(&e);
-    clear_error(err);
+    hs_api_clear_error(err);
     holosim_model *h = calloc(1, sizeof *h);
     if (!h) {
         fail_nomem(err);
@@ -161,9 +158,9 @@ static holosim_model *open_model(const char *path, const char *name, const char 
              : !(h->name = strdup(name ? name : "<text>")) || !(h->text = strdup(text)))
         hs_error_nomem(&e);
     if (!e.code && !keep_sets(h, set, nset, &e))
-        h->m = load(h, 0, &e);
+        h->m = hs_api_load(h, 0, &e);
     if (!h->m) {
-        export_error(err, &e);
+        hs_api_export_error(err, &e);
         holosim_model_free(h);
         return NULL;
     }
@@ -177,7 +174,7 @@ holosim_model *holosim_model_load(const char *path, const char *const *set, size
         hs_error e;
         hs_error_init(&e);
         hs_error_set(&e, HS_EXIT_USAGE, "no model file given");
-        export_error(err, &e);
+        hs_api_export_error(err, &e);
         return NULL;
     }
     return open_model(path, NULL, NULL, set, nset, err);
@@ -191,7 +188,7 @@ holosim_model *holosim_model_load_text(const char *name, const char *text,
         hs_error e;
         hs_error_init(&e);
         hs_error_set(&e, HS_EXIT_USAGE, "no model text given");
-        export_error(err, &e);
+        hs_api_export_error(err, &e);
         return NULL;
     }
     return open_model(NULL, name, text, set, nset, err);
@@ -355,7 +352,7 @@ holosim_result *holosim_run(const holosim_model *h, const holosim_run_options *o
 {
     hs_error e;
     hs_error_init(&e);
-    clear_error(err);
+    hs_api_clear_error(err);
     holosim_result *r = calloc(1, sizeof *r);
     if (!r) {
         fail_nomem(err);
@@ -394,7 +391,7 @@ holosim_result *holosim_run(const holosim_model *h, const holosim_run_options *o
         }
     }
     if (rc) {
-        export_error(err, &e);
+        hs_api_export_error(err, &e);
         holosim_result_free(r);
         return NULL;
     }
@@ -408,14 +405,14 @@ int holosim_check(const holosim_model *h, holosim_check_report *rep, holosim_err
     const hs_model *m = h->m;
     hs_error e;
     hs_error_init(&e);
-    clear_error(err);
+    hs_api_clear_error(err);
     memset(rep, 0, sizeof *rep);
     rep->n = m->n;
     rep->k = m->k;
     rep->nparams = m->npar - m->ninput;
     rep->tolerance = m->set.tol;
     if (hs_stepper_check(m, &e))
-        return export_error(err, &e);
+        return hs_api_export_error(err, &e);
     hs_work *w = hs_work_new(m);
     double *q = malloc((m->n + 1) * sizeof *q), *v = malloc((m->n + 1) * sizeof *v);
     double *G = calloc(m->k + 1, sizeof *G), *Gt = calloc(m->k + 1, sizeof *Gt);
@@ -449,7 +446,7 @@ out:
     free(G);
     free(Gt);
     hs_work_free(w);
-    return rc ? export_error(err, &e) : 0;
+    return rc ? hs_api_export_error(err, &e) : 0;
 }
 
 /* ---------- equilibrium and modes ---------- */
@@ -460,7 +457,7 @@ static int analyse(const holosim_model *h, hs_model **m, hs_an **a, hs_equil *eq
                    hs_modes *md, hs_error *e)
 {
     *a = NULL;
-    if (!(*m = load(h, 1, e)))
+    if (!(*m = hs_api_load(h, HS_API_STATICS, e)))
         return e->code;
     if (!(*a = hs_an_new(*m, e)))
         return e->code;
@@ -469,7 +466,7 @@ static int analyse(const holosim_model *h, hs_model **m, hs_an **a, hs_equil *eq
     return hs_an_modes(*a, eq, md, e);
 }
 
-static double *dup_doubles(const double *x, size_t n)
+double *hs_api_dup_doubles(const double *x, size_t n)
 {
     double *d = malloc((n ? n : 1) * sizeof *d);
     if (d && n)
@@ -482,7 +479,7 @@ int holosim_equilibrium_find(const holosim_model *h, holosim_equilibrium *out,
 {
     hs_error e;
     hs_error_init(&e);
-    clear_error(err);
+    hs_api_clear_error(err);
     memset(out, 0, sizeof *out);
     hs_model *m = NULL;
     hs_an *a = NULL;
@@ -494,8 +491,8 @@ int holosim_equilibrium_find(const holosim_model *h, holosim_equilibrium *out,
     if (!rc) {
         out->n = m->n;
         out->k = m->k;
-        out->q = dup_doubles(eq.q, m->n);
-        out->lambda = dup_doubles(eq.lambda, m->k);
+        out->q = hs_api_dup_doubles(eq.q, m->n);
+        out->lambda = hs_api_dup_doubles(eq.lambda, m->k);
         out->res_Q = eq.res_Q;
         out->res_G = eq.res_G;
         out->iterations = eq.iterations;
@@ -508,7 +505,7 @@ int holosim_equilibrium_find(const holosim_model *h, holosim_equilibrium *out,
     hs_an_modes_free(&md);
     hs_an_free(a);
     hs_model_free(m);
-    return rc ? export_error(err, &e) : 0;
+    return rc ? hs_api_export_error(err, &e) : 0;
 }
 
 void holosim_equilibrium_free(holosim_equilibrium *eq)
@@ -524,7 +521,7 @@ int holosim_modes_find(const holosim_model *h, holosim_modes *out, holosim_error
 {
     hs_error e;
     hs_error_init(&e);
-    clear_error(err);
+    hs_api_clear_error(err);
     memset(out, 0, sizeof *out);
     hs_model *m = NULL;
     hs_an *a = NULL;
@@ -536,10 +533,10 @@ int holosim_modes_find(const holosim_model *h, holosim_modes *out, holosim_error
     if (!rc) {
         out->n = m->n;
         out->count = md.count;
-        out->sigma = dup_doubles(md.sigma, md.count);
-        out->omega = dup_doubles(md.omega, md.count);
-        out->shape = dup_doubles(md.shape, md.count * m->n);
-        out->shape_im = dup_doubles(md.shape_im, md.count * m->n);
+        out->sigma = hs_api_dup_doubles(md.sigma, md.count);
+        out->omega = hs_api_dup_doubles(md.omega, md.count);
+        out->shape = hs_api_dup_doubles(md.shape, md.count * m->n);
+        out->shape_im = hs_api_dup_doubles(md.shape_im, md.count * m->n);
         out->stable = md.stable;
         out->verdict = hs_an_verdict_names[md.verdict];
         if (!out->sigma || !out->omega || !out->shape || !out->shape_im)
@@ -549,7 +546,7 @@ int holosim_modes_find(const holosim_model *h, holosim_modes *out, holosim_error
     hs_an_modes_free(&md);
     hs_an_free(a);
     hs_model_free(m);
-    return rc ? export_error(err, &e) : 0;
+    return rc ? hs_api_export_error(err, &e) : 0;
 }
 
 void holosim_modes_free(holosim_modes *md)

@@ -163,4 +163,7 @@ struct hs_statespace;
 int hs_cli_ss_kind(const char *path);
 int hs_cli_ss_write(const char *path, const struct hs_statespace *ss, const char *model);
 
+/* The command line's option names for the core's messages (opts.c). */
+extern const hs_optnames hs_cli_optnames;
+
 #endif

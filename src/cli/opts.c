@@ -30,6 +30,20 @@ int hs_cli_parse_double(const char *s, double *out)
 
 /* A handler gets the option's name and value (NULL for a flag) and
  * returns 0 or an exit code (after printing the usage error). */
+/* The core's messages name options as the command line spells them. */
+const hs_optnames hs_cli_optnames = { {
+    [HS_OPT_SET] = "--set",
+    [HS_OPT_INPUT] = "--input",
+    [HS_OPT_STOP_WHEN] = "--stop-when",
+    [HS_OPT_STEP] = "--step",
+    [HS_OPT_T_END] = "--t-end",
+    [HS_OPT_OUTPUT_MODE] = "--output-mode",
+    [HS_OPT_COLUMNS] = "--columns",
+    [HS_OPT_INPUTS] = "--inputs",
+    [HS_OPT_OUTPUTS] = "--outputs",
+    [HS_OPT_NATIVE_ALWAYS] = "--native=always",
+} };
+
 typedef struct optdef optdef;
 typedef int (*opt_handler)(const optdef *d, opts *o, const char *val, const char *usage);
 struct optdef {
@@ -214,6 +228,7 @@ static int opt_number(const optdef *d, opts *o, const char *val, const char *usa
         for (size_t i = 0; i < HS_NUM_COUNT; i++)
             if (hs_numsets[i].off == d->field) {
                 o->ov.num_text[i] = val;
+                o->ov.num_option[i] = d->name;
                 *dst = NAN;
                 return 0;
             }
@@ -559,6 +574,7 @@ int hs_cli_parse_opts(int argc, char **argv, const char *cmd_usage, unsigned cmd
 {
     memset(o, 0, sizeof *o);
     hs_overrides_init(&o->ov);
+    o->ov.names = &hs_cli_optnames;
     o->native = HS_NATIVE_AUTO;
     hs_params_init(&o->params);
     o->precision = 17;

@@ -205,6 +205,7 @@ struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs)
 {
     hs_native_opts no;
     hs_native_opts_init(&no);
+    no.names = &hs_cli_optnames;
     no.policy = o->native;
     if (no.policy == HS_NATIVE_NEVER)
         return NULL;

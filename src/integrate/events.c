@@ -200,7 +200,8 @@ static void warn_true_at_start(hs_int_run *R)
         hs_error_init(&w);
         hs_error_set(&w, HS_EXIT_MODEL, "%s%.200s%s '%.200s' is already true at the start "
                      "(t = %g): it %s only where it becomes true, after it has been false%s",
-                     ev->pos.src < 0 ? "--stop-when" : "event '", ev->pos.src < 0 ? "" :
+                     ev->pos.src < 0 ? hs_optname(R->m->names, HS_OPT_STOP_WHEN) : "event '",
+                     ev->pos.src < 0 ? "" :
                      ev->name, ev->pos.src < 0 ? "" : "':", ev->text, R->t0,
                      ev->action == HS_EV_STOP ? "stops the run" : "fires",
                      ev->action == HS_EV_STOP ? "; if the run should not start there, "
@@ -226,8 +227,9 @@ int hs_int_events_start(hs_int_run *R)
         if (R->err->code)
             return R->err->code;
         if (ev->pos.src < 0)
-            return hs_error_set(R->err, HS_EXIT_MODEL, "--stop-when '%.200s': not finite at "
-                                "the start: %.700s", ev->text, R->w->err.msg);
+            return hs_error_set(R->err, HS_EXIT_MODEL, "%s '%.200s': not finite at "
+                                "the start: %.700s", hs_optname(R->m->names, HS_OPT_STOP_WHEN),
+                                ev->text, R->w->err.msg);
         hs_error_adopt(R->err, &R->w->err, HS_EXIT_MODEL);
         if (!R->err->line)
             hs_model_place(m, ev->pos, R->err);

@@ -39,7 +39,8 @@ static int plan_times(hs_int_run *R)
         char fixed[256];
         hs_error_set(R->err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "%s is for the "
                      "fixed-step methods (%s); '%s' chooses its own steps (drop the step, "
-                     "or choose one of those)", in_file ? "simulate.step" : "--step",
+                     "or choose one of those)",
+                     in_file ? "simulate.step" : hs_optname(R->m->names, HS_OPT_STEP),
                      hs_stepper_names_with(fixed, sizeof fixed, HS_STEP_FIXED), R->step.type->name);
         if (in_file)
             hs_model_place(R->m, s->step_pos, R->err);
@@ -49,7 +50,7 @@ static int plan_times(hs_int_run *R)
     R->t_end = s->t_end;
     if (isnan(R->t_end))
         return hs_error_set(R->err, HS_EXIT_USAGE, "no end time: give simulate.t_end in the "
-                            "model or --t-end");
+                            "model or %s", hs_optname(R->m->names, HS_OPT_T_END));
     if (!isfinite(R->t0) || !isfinite(R->t_end))
         return hs_error_set(R->err, HS_EXIT_USAGE, "the initial time (%g) and t_end (%g) "
                             "must be finite", R->t0, R->t_end);

@@ -275,13 +275,15 @@ static int newton_failed(hs_int_run *R, const rattle *S, double t1, double h, do
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: Newton's method for the "
                             "multipliers diverged at t=%.17g: constraint '%s' became "
                             "non-finite after %d iterations%s; the step %.6g is too large "
-                            "for the constraints here: choose a smaller --step",
-                            R->step.type->name, t1, m->cname[at], it, rank, fabs(h));
+                            "for the constraints here: choose a smaller %s",
+                            R->step.type->name, t1, m->cname[at], it, rank, fabs(h),
+                            hs_optname(m->names, HS_OPT_STEP));
     return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: Newton's method for the multipliers "
                         "did not converge at t=%.17g: constraint '%s' left at relative "
                         "residual %.3g after %d iterations%s; the step %.6g is too large for "
-                        "the constraints here: choose a smaller --step", R->step.type->name,
-                        t1, m->cname[at], worst, it, rank, fabs(h));
+                        "the constraints here: choose a smaller %s", R->step.type->name,
+                        t1, m->cname[at], worst, it, rank, fabs(h),
+                        hs_optname(m->names, HS_OPT_STEP));
 }
 
 /* Newton on G(t1, qf + M^-1 G_q0^T x) = 0 for x (C0 factored in w);
@@ -510,8 +512,8 @@ static int step_error(hs_int_run *R, const char *msg)
 {
     const hs_settings *s = &R->m->set;
     int in_file = s->step_pos.src >= 0;
-    hs_error_set(R->err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "%s%s",
-                 in_file ? "simulate.step: " : "--step: ", msg);
+    hs_error_set(R->err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "%s: %s",
+                 in_file ? "simulate.step" : hs_optname(R->m->names, HS_OPT_STEP), msg);
     if (in_file)
         hs_model_place(R->m, s->step_pos, R->err);
     return R->err->code;
@@ -575,7 +577,8 @@ static int choose_step(hs_int_run *R, rattle *S)
     if (!found)
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: no step of dt/2^j (j <= 21) "
                             "meets the tolerances over the first output interval; give "
-                            "one with --step or simulate.step", R->step.type->name);
+                            "one with %s or simulate.step", R->step.type->name,
+                            hs_optname(R->m->names, HS_OPT_STEP));
     return 0;
 }
 
@@ -616,8 +619,9 @@ static int rattle_start(hs_int_run *R, const double *gamma, size_t ns)
             char msg[300];
             snprintf(msg, sizeof msg, "the step %.15g does not divide the output interval "
                      "dt = %.15g (dt/step = %.15g): rows must fall on step ends; choose "
-                     "dt/N (N = %.0f gives %.15g) or --output-mode interpolate", h, R->dt,
-                     per, fmax(1, nearbyint(per)), R->dt / fmax(1, nearbyint(per)));
+                     "dt/N (N = %.0f gives %.15g) or %s interpolate", h, R->dt,
+                     per, fmax(1, nearbyint(per)), R->dt / fmax(1, nearbyint(per)),
+                     hs_optname(m->names, HS_OPT_OUTPUT_MODE));
             return step_error(R, msg);
         }
         if (!m->set.interpolate)

@@ -76,8 +76,10 @@ static int find_col(const hs_columns *cs, const char *name)
     return -1;
 }
 
-/* "--columns: unknown column 'x'; valid columns: t,x,... (or 'default', 'all')" */
-static int unknown_column(const hs_columns *all, const char *name, int glob, hs_error *err)
+/* "--columns: unknown column 'x'; valid columns: t,x,... (or 'default', 'all')",
+ * the option named as the caller names it (label) */
+static int unknown_column(const hs_columns *all, const char *name, int glob,
+                          const char *label, hs_error *err)
 {
     char valid[2048];
     size_t vl = 0;
@@ -85,14 +87,14 @@ static int unknown_column(const hs_columns *all, const char *name, int glob, hs_
     for (size_t j = 0; j < all->n && vl + 1 < sizeof valid; j++)
         vl += (size_t)snprintf(valid + vl, sizeof valid - vl, "%s%s", j ? "," : "",
                                all->c[j].name);
-    return hs_error_set(err, HS_EXIT_USAGE, "--columns: %s '%s'; valid columns: %s (or "
-                        "'default', 'all')", glob ? "no column matches" : "unknown column",
+    return hs_error_set(err, HS_EXIT_USAGE, "%s: %s '%s'; valid columns: %s (or "
+                        "'default', 'all')", label, glob ? "no column matches" : "unknown column",
                         name, valid);
 }
 
 /* One name of the list (trimmed), appended to out. */
 static int select_one(const char *name, const hs_columns *all, const hs_columns *dflt,
-                      hs_columns *out, size_t *cap, hs_error *err)
+                      hs_columns *out, size_t *cap, const char *label, hs_error *err)
 {
     if (strcmp(name, "default") == 0)
         return append_set(out, cap, dflt) ? oom(err) : 0;
@@ -104,11 +106,11 @@ static int select_one(const char *name, const hs_columns *all, const hs_columns 
             if (fnmatch(name, all->c[i].name, 0) == 0 &&
                 add(out, cap, all->c[i].kind, all->c[i].idx, "%s", all->c[i].name))
                 return oom(err);
-        return out->n > before ? 0 : unknown_column(all, name, 1, err);
+        return out->n > before ? 0 : unknown_column(all, name, 1, label, err);
     }
     int i = find_col(all, name);
     if (i < 0)
-        return unknown_column(all, name, 0, err);
+        return unknown_column(all, name, 0, label, err);
     return add(out, cap, all->c[i].kind, all->c[i].idx, "%s", all->c[i].name) ? oom(err) : 0;
 }
 
@@ -149,13 +151,14 @@ int hs_columns_select(const hs_model *m, const char *list, hs_columns *out,
             len--;
         char name[256];
         if (len == 0 || len >= sizeof name) {
-            rc = hs_error_set(err, HS_EXIT_USAGE, "--columns: empty or too long column name "
-                              "in '%s'", list);
+            rc = hs_error_set(err, HS_EXIT_USAGE, "%s: empty or too long column name "
+                              "in '%s'", hs_optname(m->names, HS_OPT_COLUMNS), list);
             break;
         }
         memcpy(name, p, len);
         name[len] = '\0';
-        rc = select_one(name, &all, &dflt, out, &cap, err);
+        rc = select_one(name, &all, &dflt, out, &cap, hs_optname(m->names, HS_OPT_COLUMNS),
+                        err);
         if (!e)
             break;
         p = e + 1;

@@ -162,7 +162,8 @@ static double param_value(fam *F, long i, int *ok)
         if (eval_text(F, text, strlen(text), 1, &v, &pe)) {
             *ok = 0;
             if (!F->err->code)
-                hs_error_set(F->err, HS_EXIT_USAGE, "--set %s=%s: %s", name, text, pe.msg);
+                hs_error_set(F->err, HS_EXIT_USAGE, "%s %s=%s: %s",
+                             hs_optname(ov->names, HS_OPT_SET), name, text, pe.msg);
             return NAN;
         }
     } else if (val->type != YAML_SCALAR_NODE) {

@@ -29,6 +29,7 @@ typedef struct hs_lang_sets {
     const char *const *name;     /* [n] */
     const double *value;         /* [n] */
     const char *const *text;     /* NULL or [n] */
+    const hs_optnames *names;    /* the caller's option names (NULL: the library's) */
 } hs_lang_sets;
 
 /* What the expansion learnt that the loaded model keeps. */

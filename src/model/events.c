@@ -201,10 +201,12 @@ static int read_stop_when(loader *L, size_t i, hs_event *ev, const hs_node **g)
         return 0;
     }
     char opt[600];
-    snprintf(opt, sizeof opt, "--stop-when %s", text);
-    hs_error_set(L->err, HS_EXIT_MODEL, "--stop-when '%s': %s", text, pe.msg);
-    /* the caret under the condition, after "--stop-when " */
-    hs_error_locate(L->err, opt, strlen(opt), 12 + (pe.offset > 0 ? (size_t)pe.offset : 0));
+    const char *on = hs_optname(L->m->names, HS_OPT_STOP_WHEN);
+    snprintf(opt, sizeof opt, "%s %s", on, text);
+    hs_error_set(L->err, HS_EXIT_MODEL, "%s '%s': %s", on, text, pe.msg);
+    /* the caret under the condition, after the option's name */
+    hs_error_locate(L->err, opt, strlen(opt),
+                    strlen(on) + 1 + (pe.offset > 0 ? (size_t)pe.offset : 0));
     L->err->line = 0;
     return L->err->code;
 }
@@ -226,8 +228,9 @@ static int check_constant(loader *L)
             continue;
         const hs_event *ev = &m->ev[e];
         if (ev->pos.src < 0) {
-            hs_error_set(L->err, HS_EXIT_MODEL, "--stop-when '%s': the condition is "
-                         "constant (its function is %g): it never changes", ev->text, f->value);
+            hs_error_set(L->err, HS_EXIT_MODEL, "%s '%s': the condition is constant "
+                         "(its function is %g): it never changes",
+                         hs_optname(m->names, HS_OPT_STOP_WHEN), ev->text, f->value);
         } else {
             hs_error_set(L->err, HS_EXIT_MODEL, "event '%s': 'when' is constant (its function "
                          "is %g): it never crosses zero", ev->name, f->value);
@@ -267,8 +270,9 @@ int hs_ld_read_events(loader *L, yaml_node_t *root)
         for (size_t f = 0; f < nfile; f++)
             if (strcmp(m->ev[f].name, m->ev[e].name) == 0)
                 return hs_ytree_error(L->y, L->err, NODE(L, evs->data.mapping.pairs.start[f].key),
-                                      "event '%s' has the name of the --stop-when condition: "
-                                      "rename the event", m->ev[f].name);
+                                      "event '%s' has the name of the %s condition: "
+                                      "rename the event", m->ev[f].name,
+                                      hs_optname(m->names, HS_OPT_STOP_WHEN));
     }
     return check_constant(L);
 }

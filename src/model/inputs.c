@@ -78,8 +78,10 @@ int hs_ld_read_inputs(loader *L, yaml_node_t *root)
     m->ninput = L->ninput;
     if (!(m->input_desc = xcalloc(n, sizeof *m->input_desc)))
         return hs_error_nomem(L->err);
+    char none[80];
+    snprintf(none, sizeof none, "0 (no %s)", hs_optname(m->names, HS_OPT_INPUT));
     for (size_t j = 0; j < n; j++)
-        if (!(m->input_desc[j] = hs_ld_strdup("0 (no --input)")))
+        if (!(m->input_desc[j] = hs_ld_strdup(none)))
             return hs_error_nomem(L->err);
     return 0;
 }
@@ -91,11 +93,12 @@ static int option_error(loader *L, const char *name, const char *text, long off,
                         const char *fmt, const char *arg)
 {
     char opt[600], msg[1100];
-    snprintf(opt, sizeof opt, "--input %s=%s", name, text);
+    const char *on = hs_optname(L->m->names, HS_OPT_INPUT);
+    snprintf(opt, sizeof opt, "%s %s=%s", on, name, text);
     snprintf(msg, sizeof msg, fmt, arg);
     hs_error_set(L->err, HS_EXIT_MODEL, "%s: %s", opt, msg);
     if (off >= 0) {
-        hs_error_locate(L->err, opt, strlen(opt), strlen(name) + 9 + (size_t)off);
+        hs_error_locate(L->err, opt, strlen(opt), strlen(on) + strlen(name) + 2 + (size_t)off);
         L->err->line = 0;
     }
     return L->err->code;
@@ -429,7 +432,8 @@ static int not_an_input(loader *L, const char *nm)
     char hint[200] = "";
     long p = hs_ld_find_named(L, NAME_PAR, nm, strlen(nm));
     if (p >= 0)
-        snprintf(hint, sizeof hint, " ('%s' is a parameter: --set %s=VALUE)", nm, nm);
+        snprintf(hint, sizeof hint, " ('%s' is a parameter: %s %s=VALUE)", nm,
+                 hs_optname(L->m->names, HS_OPT_SET), nm);
     else if (hs_ld_find_coord(L->m, nm, strlen(nm)) >= 0)
         snprintf(hint, sizeof hint, " ('%s' is a coordinate)", nm);
     else if (!L->ninput)
@@ -443,8 +447,8 @@ static int not_an_input(loader *L, const char *nm)
         if (near)
             snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
     }
-    return hs_error_set(L->err, HS_EXIT_MODEL, "--input %s: the model has no input '%s'%s",
-                        nm, nm, hint);
+    return hs_error_set(L->err, HS_EXIT_MODEL, "%s %s: the model has no input '%s'%s",
+                        hs_optname(L->m->names, HS_OPT_INPUT), nm, nm, hint);
 }
 
 int hs_ld_input_values(loader *L)
@@ -471,8 +475,8 @@ int hs_ld_input_values(loader *L)
             break;
         }
         if (!isfinite(v))
-            rc = hs_error_set(L->err, HS_EXIT_MODEL, "--input %s: the value at t = %g is %g",
-                              L->par[n0 + j].name, t, v);
+            rc = hs_error_set(L->err, HS_EXIT_MODEL, "%s %s: the value at t = %g is %g",
+                              hs_optname(m->names, HS_OPT_INPUT), L->par[n0 + j].name, t, v);
         else
             m->pval[n0 + j] = L->pin[m->sym_p[n0 + j]] = v;
     }

@@ -150,7 +150,8 @@ static int load_tree(loader *L)
 {
     const hs_overrides *ov = L->ov;
     hs_lang_sets sets = {ov ? ov->nset : 0, ov ? ov->set_name : NULL,
-                         ov ? ov->set_value : NULL, ov ? ov->set_text : NULL};
+                         ov ? ov->set_value : NULL, ov ? ov->set_text : NULL,
+                         ov ? ov->names : NULL};
     if (hs_lang_expand(L->y, &sets, &L->si->lang, L->err))
         return L->err->code;
     yaml_node_t *root = hs_ytree_root(L->y);
@@ -214,6 +215,7 @@ static hs_model *start(loader *L, hs_error *err, const hs_overrides *ov)
         return NULL;
     }
     m->src = si;
+    m->names = ov ? ov->names : NULL;
     m->name = hs_ld_strdup("");
     m->dag = hs_dag_new();
     L->m = m;

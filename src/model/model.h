@@ -77,7 +77,7 @@ int hs_keyword(const char *const *names, size_t n, const char *s);
 typedef enum { HS_NUM_T_END, HS_NUM_DT, HS_NUM_STEP, HS_NUM_RTOL, HS_NUM_ATOL, HS_NUM_ALPHA,
                HS_NUM_BETA, HS_NUM_COUNT } hs_numset;
 typedef struct hs_numset_def {
-    const char *key, *option;  /* "t_end", "--t-end" */
+    const char *key;           /* "t_end" */
     size_t off;                /* offsetof(hs_settings, ...) */
     int positive;              /* 1: > 0; 0: t_end (checked against t0), alpha, beta (>= 0) */
 } hs_numset_def;
@@ -96,12 +96,17 @@ typedef struct hs_overrides {
      * off < 0, and return 1; return 0 for an entry of the command line
      * itself, which the loader shows as the --set option with a caret. */
     int (*set_place)(const void *ctx, size_t i, long off, hs_error *err);
+    /* how the caller names its options in messages (NULL: the library's,
+     * hs_optnames_library); a table that outlives the model */
+    const hs_optnames *names;
     const void *set_place_ctx;
     hs_settings s;                 /* fields given on the command line */
     /* [HS_NUM_COUNT] NULL, or a numeric setting given on the command line as
      * an expression (--t-end '2*pi/w'): evaluated after the parameters,
      * then it overrides as a number in s would */
     const char *num_text[HS_NUM_COUNT];
+    const char *num_option[HS_NUM_COUNT]; /* how the caller names it in messages
+                                           * ("--t-end"; NULL: the key, "t_end") */
     int has_stabilize, has_mode, has_output, has_dependent;
     /* parameters kept as program inputs (not folded into constants), with
      * every parameter derived from them: the ones a sweep varies, so that
@@ -222,6 +227,7 @@ typedef struct hs_chain {
 typedef struct hs_model {
     char *file;            /* as given ("<stdin>" for -) */
     char *name;            /* `name:` or "" */
+    const hs_optnames *names; /* the caller's option names (hs_overrides.names) */
     hs_form form;
     size_t n, k;           /* coordinates, constraints */
     char **qname;          /* [n] */

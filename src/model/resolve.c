@@ -235,11 +235,12 @@ static const hs_node *parse_override(loader *L, size_t s, const char *name, cons
         if (override_placed(L, s, (long)off))
             return NULL;
         char opt[600];
-        snprintf(opt, sizeof opt, "--set %s=%s", name, text);
+        const char *on = hs_optname(L->m->names, HS_OPT_SET);
+        snprintf(opt, sizeof opt, "%s %s=%s", on, name, text);
         if (snprintf(L->err->msg, sizeof L->err->msg, "%s: %s%s", opt, pe.msg, hint) < 0)
             L->err->msg[0] = '\0';
-        /* the caret under the option's text, after "--set NAME=" */
-        hs_error_locate(L->err, opt, strlen(opt), strlen(name) + 7 + off);
+        /* the caret under the option's text, after "OPTION NAME=" */
+        hs_error_locate(L->err, opt, strlen(opt), strlen(on) + strlen(name) + 2 + off);
         L->err->line = 0;   /* not a file position: the caret alone */
     }
     return e;
@@ -292,9 +293,10 @@ int hs_ld_eval_param(loader *L, size_t i)
     m->par_order[m->npar_done++] = i;        /* the order of evaluation */
     if (!p->val) {                           /* an input: 0 unless --input gives it */
         if (ov >= 0) {
-            hs_error_set(L->err, HS_EXIT_USAGE, "--set %s: '%s' is an input, not a "
-                         "parameter: give it with --input %s=EXPR or %s=FILE.csv", p->name,
-                         p->name, p->name, p->name);
+            hs_error_set(L->err, HS_EXIT_USAGE, "%s %s: '%s' is an input, not a "
+                         "parameter: give it with %s %s=EXPR or %s=FILE.csv",
+                         hs_optname(m->names, HS_OPT_SET), p->name, p->name,
+                         hs_optname(m->names, HS_OPT_INPUT), p->name, p->name);
             override_placed(L, (size_t)ov, -1);
             return L->err->code;
         }
@@ -317,8 +319,8 @@ int hs_ld_eval_param(loader *L, size_t i)
     if (!isfinite(v) && text) {
         hs_error_set(L->err, HS_EXIT_USAGE, "parameter '%s' evaluates to %g", p->name, v);
         if (!override_placed(L, (size_t)ov, 0))
-            snprintf(L->err->msg, sizeof L->err->msg, "--set %s=%s: the value is %g",
-                     p->name, text, v);
+            snprintf(L->err->msg, sizeof L->err->msg, "%s %s=%s: the value is %g",
+                     hs_optname(m->names, HS_OPT_SET), p->name, text, v);
         return L->err->code;
     }
     if (!isfinite(v))
@@ -372,8 +374,8 @@ int hs_ld_eval_params(loader *L)
             snprintf(hint, sizeof hint, " (it has no parameters)");
         hs_error_set(L->err, HS_EXIT_USAGE, "the model has no parameter '%s'%s", nm, hint);
         if (!override_placed(L, s, -1))
-            snprintf(L->err->msg, sizeof L->err->msg, "--set %s: the model has no "
-                     "parameter '%s'%s", nm, nm, hint);
+            snprintf(L->err->msg, sizeof L->err->msg, "%s %s: the model has no "
+                     "parameter '%s'%s", hs_optname(L->m->names, HS_OPT_SET), nm, nm, hint);
         return L->err->code;
     }
     for (size_t i = 0; i < L->npar; i++)

@@ -15,13 +15,13 @@ const char *const hs_dependent_names[2] = { "allow", "reject" };
 const char *const hs_output_names[2] = { "exact", "interpolate" };
 
 const hs_numset_def hs_numsets[HS_NUM_COUNT] = {
-    { "t_end", "--t-end", offsetof(hs_settings, t_end), 0 },
-    { "dt", "--dt", offsetof(hs_settings, dt), 1 },
-    { "step", "--step", offsetof(hs_settings, step), 1 },
-    { "rtol", "--rtol", offsetof(hs_settings, rtol), 1 },
-    { "atol", "--atol", offsetof(hs_settings, atol), 1 },
-    { "alpha", "--alpha", offsetof(hs_settings, alpha), 0 },
-    { "beta", "--beta", offsetof(hs_settings, beta), 0 },
+    { "t_end", offsetof(hs_settings, t_end), 0 },
+    { "dt", offsetof(hs_settings, dt), 1 },
+    { "step", offsetof(hs_settings, step), 1 },
+    { "rtol", offsetof(hs_settings, rtol), 1 },
+    { "atol", offsetof(hs_settings, atol), 1 },
+    { "alpha", offsetof(hs_settings, alpha), 0 },
+    { "beta", offsetof(hs_settings, beta), 0 },
 };
 
 int hs_keyword(const char *const *names, size_t n, const char *s)
@@ -228,7 +228,8 @@ int hs_ld_apply_overrides(loader *L)
             const hs_numset_def *d = &hs_numsets[i];
             if (!L->ov->num_text[i])
                 continue;
-            if (hs_ld_eval_option(L, d->option, L->ov->num_text[i],
+            const char *label = L->ov->num_option[i] ? L->ov->num_option[i] : d->key;
+            if (hs_ld_eval_option(L, label, L->ov->num_text[i],
                                   d->positive ? 1 : i == HS_NUM_T_END ? -1 : 0,
                                   (double *)((char *)s + d->off)))
                 return L->err->code;

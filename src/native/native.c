@@ -243,14 +243,16 @@ static hs_native *load_auto(attempt *a)
 {
     if (a->unloadable)
         return give_up(a, HS_NATIVE_FAILED, "native: cannot load the cached kernels (%s); "
-                       "using the VM (--native=always rebuilds them)", a->why);
+                       "using the VM (%s rebuilds them)", a->why,
+                       hs_optname(a->o.names, HS_OPT_NATIVE_ALWAYS));
     if (!(a->o.work >= a->o.auto_work))
         return give_up(a, HS_NATIVE_SHORT, NULL);
     if (a->dir_state != 0)
         return give_up(a, HS_NATIVE_FAILED, "native: %s; using the VM", a->why);
     if (hs_nat_earlier_failure(a->dfd, a->key, a->why, sizeof a->why))
         return give_up(a, HS_NATIVE_FAILED, "native: an earlier build of these kernels "
-                       "failed (%s); using the VM (--native=always retries)", a->why);
+                       "failed (%s); using the VM (%s retries)", a->why,
+                       hs_optname(a->o.names, HS_OPT_NATIVE_ALWAYS));
     if (hs_nat_locked(a->dfd, a->key))
         return give_up(a, HS_NATIVE_PENDING, "native: kernels being built by another "
                        "process; using the VM for this run");

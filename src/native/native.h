@@ -88,6 +88,7 @@ typedef struct hs_native_opts {
     const char *cache_dir; /* NULL: from the environment (above); else the
                             * directory holding native/ */
     const char *opt;       /* optimization flag ("-O1") */
+    const hs_optnames *names; /* the caller's option names (NULL: the library's) */
 } hs_native_opts;
 
 void hs_native_opts_init(hs_native_opts *o);

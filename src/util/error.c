@@ -146,3 +146,24 @@ const char *hs_exit_text(int code)
             return e->text;
     return "unknown exit code";
 }
+
+const hs_optnames hs_optnames_library = { {
+    [HS_OPT_SET] = "set",
+    [HS_OPT_INPUT] = "input",
+    [HS_OPT_STOP_WHEN] = "stop_when",
+    [HS_OPT_STEP] = "step",
+    [HS_OPT_T_END] = "t_end",
+    [HS_OPT_OUTPUT_MODE] = "output_mode",
+    [HS_OPT_COLUMNS] = "columns",
+    [HS_OPT_INPUTS] = "inputs",
+    [HS_OPT_OUTPUTS] = "outputs",
+    [HS_OPT_NATIVE_ALWAYS] = "native policy 'always'",
+} };
+
+const char *hs_optname(const hs_optnames *names, hs_opt o)
+{
+    if (o < 0 || o >= HS_OPT_COUNT)
+        return "?";
+    const char *s = names ? names->name[o] : NULL;
+    return s ? s : hs_optnames_library.name[o];
+}

@@ -38,6 +38,35 @@ extern const hs_exit_code hs_exit_codes[];
 /* The text of an exit code ("unknown exit code" for one not in the table). */
 const char *hs_exit_text(int code);
 
+/* How the caller names the options a message may point to: the command
+ * line's ("--set", "--t-end") or the library's (the names of its fields:
+ * "set", "t_end").  The core's messages take the name from the table the
+ * caller handed it (hs_overrides.names, hs_native_opts.names), never a
+ * flag of their own. */
+typedef enum hs_opt {
+    HS_OPT_SET,          /* parameter overrides NAME=EXPR */
+    HS_OPT_INPUT,        /* input signals NAME=SRC */
+    HS_OPT_STOP_WHEN,    /* stop conditions */
+    HS_OPT_STEP,         /* the fixed step */
+    HS_OPT_T_END,        /* the end time */
+    HS_OPT_OUTPUT_MODE,  /* rows at exact steps or interpolated */
+    HS_OPT_COLUMNS,      /* the column list */
+    HS_OPT_INPUTS,       /* linearize: the inputs chosen */
+    HS_OPT_OUTPUTS,      /* linearize: the outputs chosen */
+    HS_OPT_NATIVE_ALWAYS, /* build the native kernels whatever the cache says */
+    HS_OPT_COUNT
+} hs_opt;
+
+typedef struct hs_optnames {
+    const char *name[HS_OPT_COUNT];
+} hs_optnames;
+
+/* The library's names (the fields of include/holosim.h). */
+extern const hs_optnames hs_optnames_library;
+
+/* names' spelling of o (names NULL: the library's). */
+const char *hs_optname(const hs_optnames *names, hs_opt o);
+
 typedef struct hs_error {
     int code;              /* exit code; 0 while no error is recorded */
     char file[512];        /* "" when the error has no file */
