@@ -243,6 +243,7 @@ static int opt_text(const optdef *d, opts *o, const char *val, const char *usage
                      : strcmp(d->name, "--events") == 0 ? &o->events
                      : strcmp(d->name, "--period") == 0 ? &o->period
                      : strcmp(d->name, "--every") == 0 ? &o->every
+                     : strcmp(d->name, "--sensitivity") == 0 ? &o->sensitivity
                      : strcmp(d->name, "--fps") == 0 ? &o->fps
                      : strcmp(d->name, "--size") == 0 ? &o->size
                      : strcmp(d->name, "--frames") == 0 ? &o->frames
@@ -394,6 +395,7 @@ static const optdef optdefs[] = {
     { "--period", 0, CMD_FLOQUET, 1, opt_text, 0, 0 },
     { "--every", 0, CMD_LYAPUNOV, 1, opt_text, 0, 0 },
     { "--spectrum", 0, CMD_LYAPUNOV, 0, opt_flag, 0, 0 },
+    { "--sensitivity", 0, CMD_RUN, 1, opt_text, 0, 0 },
     /* linearize */
     { "--inputs", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
     { "--outputs", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
