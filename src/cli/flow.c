@@ -9,6 +9,7 @@
 
 #include "../flow/flow.h"
 #include "../io/fmt.h"
+#include "../util/suggest.h"
 
 const char hs_usage_floquet[] =
     "usage: holosim floquet MODEL --period T [--set NAME=EXPR]... [--params FILE]\n"
@@ -30,12 +31,16 @@ const char hs_usage_floquet[] =
     "not periodic with T) and when the state after T is not the start's (the\n"
     "motion is not periodic): the multipliers are then those of that stretch.\n"
     "\n"
-    "  --period T                the period (positive, finite; exit 2 otherwise)\n"
+    "  --period T                the period: a number or an expression of the\n"
+    "                            model's parameters (2*pi/w); positive and finite,\n"
+    "                            exit 2 otherwise\n"
     "  --set NAME=EXPR           override a parameter (repeatable)\n"
     "  --params FILE             parameters from a YAML file\n"
     "  --method NAME, --rtol X, --atol X   the integration (as for run)\n"
-    "  --csv                     header mu,re,im,abs,arg,exponent and one row per\n"
-    "                            multiplier, largest |mu| first (arg in radians)\n"
+    "  --csv                     header mu,re,im,abs,arg,exponent,abs_max,verdict\n"
+    "                            and one row per multiplier, largest |mu| first (arg\n"
+    "                            in radians; abs_max the largest |mu| and verdict\n"
+    "                            stable, marginal or unstable, on every row)\n"
     "\n"
     "exit status: 2 for a bad period or model, 3 for an inconsistent start or\n"
     "dependent constraints, 4 when the integration fails.\n";
@@ -82,6 +87,63 @@ static int bad_value(const char *what, const char *val)
     hs_error_set(&err, HS_EXIT_MODEL, "%s must be a positive, finite number, got '%.60s'",
                  what, val);
     return hs_cli_fail(&err);
+}
+
+/* A name of an option's expression: a parameter, as its value. */
+static const hs_node *par_lookup(void *ctx, hs_dag *d, const char *s, size_t len, int primed,
+                                 size_t off, int *status, hs_error *perr)
+{
+    const hs_model *m = ctx;
+    (void)off;
+    (void)perr;
+    for (size_t j = 0; j < m->npar && !primed; j++)
+        if (strlen(m->pname[j]) == len && memcmp(m->pname[j], s, len) == 0) {
+            *status = HS_RESOLVE_OK;
+            return hs_num(d, m->pval[j]);
+        }
+    *status = HS_RESOLVE_UNKNOWN;
+    return NULL;
+}
+
+/* --period TEXT: a number or an expression of the model's parameters
+ * (2*pi/w), positive and finite; 0, or exit 2 with the message printed
+ * (a caret under the place of a syntax error). */
+static int eval_positive(hs_model *m, const char *opt, const char *text, double *out)
+{
+    hs_error pe, err;
+    hs_error_init(&pe);
+    hs_error_init(&err);
+    hs_resolver r = { par_lookup, m, NULL };
+    const hs_node *e = hs_parse(m->dag, text, strlen(text), -1, &r, &pe);
+    char full[600];
+    snprintf(full, sizeof full, "%s %s", opt, text);
+    if (!e) {
+        if (pe.code == HS_EXIT_NOMEM)
+            return hs_cli_nomem();
+        const char *near = NULL, *un = "unknown name '";
+        if (strncmp(pe.msg, un, strlen(un)) == 0) {
+            char nm[64];
+            size_t len = strcspn(pe.msg + strlen(un), "'");
+            snprintf(nm, sizeof nm, "%.*s", (int)(len < 63 ? len : 63), pe.msg + strlen(un));
+            near = hs_nearest(nm, (const char *const *)m->pname, m->npar);
+        }
+        hs_error_set(&err, HS_EXIT_MODEL, "%s: %s%s%s%s (a number, or an expression of the "
+                     "model's parameters)", full, pe.msg, near ? " (did you mean '" : "",
+                     near ? near : "", near ? "'?)" : "");
+        hs_error_locate(&err, full, strlen(full),
+                        strlen(opt) + 1 + (pe.offset >= 0 ? (size_t)pe.offset : 0));
+        err.line = 0;          /* not a file position: the caret alone */
+        return hs_cli_fail(&err);
+    }
+    *out = hs_eval_tree(e, NULL);
+    if (!(isfinite(*out) && *out > 0)) {
+        char b[32];
+        hs_fmt_double(b, *out);
+        hs_error_set(&err, HS_EXIT_MODEL, "%s: the value is %s; %s must be a positive, "
+                     "finite number", full, b, opt);
+        return hs_cli_fail(&err);
+    }
+    return 0;
 }
 
 /* Options, one MODEL, loaded with the dense kernels, the variational
@@ -140,9 +202,9 @@ static void periodicity(hs_fl *f, const hs_model *m, const hs_floquet *fl, int c
 
 static void print_floquet(const hs_model *m, const hs_floquet *fl, int csv)
 {
-    char b[5][32];
+    char b[6][32];
     if (csv)
-        printf("mu,re,im,abs,arg,exponent\n");
+        printf("mu,re,im,abs,arg,exponent,abs_max,verdict\n");
     else
         printf("multipliers (eigenvalues of the monodromy on the tangent space, largest "
                "|mu| first; exponent = log|mu| / T):\n");
@@ -150,8 +212,9 @@ static void print_floquet(const hs_model *m, const hs_floquet *fl, int csv)
         double re = fl->re[i], im = fl->im[i], ab = hypot(re, im), arg = atan2(im, re);
         double ex = log(ab) / fl->T;
         if (csv)
-            printf("%zu,%s,%s,%s,%s,%s\n", i + 1, num(b[0], re), num(b[1], im),
-                   num(b[2], ab), num(b[3], arg), num(b[4], ex));
+            printf("%zu,%s,%s,%s,%s,%s,%s,%s\n", i + 1, num(b[0], re), num(b[1], im),
+                   num(b[2], ab), num(b[3], arg), num(b[4], ex), num(b[5], fl->mu_max),
+                   hs_fl_verdict_names[fl->verdict]);
         else
             printf("  mu_%zu = %s %s %si   |mu| = %s   arg = %s   exponent = %s\n", i + 1,
                    num(b[0], re), im < 0 ? "-" : "+", num(b[1], fabs(im)), num(b[2], ab),
@@ -181,11 +244,11 @@ int hs_cli_floquet(int argc, char **argv)
     int rc;
     if (open_flow(argc, argv, hs_usage_floquet, CMD_FLOQUET, "floquet", &o, &m, &f, &rc))
         return rc;
-    double T;
+    double T = 0;
     if (!o.period) {
         rc = hs_cli_usage_error(hs_usage_floquet, "%s", "floquet needs --period T");
-    } else if (hs_cli_parse_double(o.period, &T) || !(T > 0)) {
-        rc = bad_value("--period", o.period);
+    } else if ((rc = eval_positive(m, "--period", o.period, &T))) {
+        ;
     } else {
         hs_floquet fl;
         hs_error err;
