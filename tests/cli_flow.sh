@@ -260,4 +260,24 @@ hs run "$T/off.yaml" --sensitivity l
 rc_is 0; err_has "the initial data are not consistent for every value of the parameters"
 end
 
+begin "sweep --command floquet: a stability chart (abs_max per point)"
+if command -v bash >/dev/null 2>&1; then
+    HOLOSIM=$H bash "$ROOT/scripts/sweep" --command floquet -j 1 -o "$T/chart" \
+        "$MODELS/kapitza_angle.yaml" w=30,60 -- --period '2*pi/w' >"$T/out" 2>"$T/err"
+    rc=$?
+    rc_is 0
+    head -n 1 "$T/chart/summary.csv" | grep -q '^w,mu,re,im,abs,arg,exponent,abs_max,verdict,exit,message,file$' ||
+        no "summary header: $(head -n 1 "$T/chart/summary.csv")"
+    a30=$(awk -F, '$1 == 30 && $2 == 1 { print $8 }' "$T/chart/summary.csv")
+    a60=$(awk -F, '$1 == 60 && $2 == 1 { print $8 }' "$T/chart/summary.csv")
+    awk -v a="$a30" 'BEGIN { exit !(a > 1.5) }' || no "w = 30: abs_max $a30"
+    near_abs "$a60" 1 1e-9 "w = 60: abs_max"
+    # the same as floquet run directly at that point
+    hs floquet "$MODELS/kapitza_angle.yaml" --period '2*pi/w' --set w=30 --csv
+    [ "$(field 2 7)" = "$a30" ] || no "w = 30: sweep $a30, floquet $(field 2 7)"
+else
+    echo "SKIP cli_flow.sh: no bash for scripts/sweep" >&2
+fi
+end
+
 summary
