@@ -215,6 +215,19 @@ worst=$(awk -F, -v l=1.3 'NR > 1 { th1 = (-$3 * $4 + $2 * $5) / (l * l)
 near_abs "$worst" 0 1e-7 "max |dtheta/dl + t theta'/(2 l)|"
 end
 
+begin "--sensitivity: dlambda/dl against lambda = m (g y - |v|^2)/(2 l^2) differentiated by hand"
+# (x.a + |v|^2 = 0 and m a = -m g e_y + 2 lambda (x, y)); m = 1
+hs run "$MODELS/pendulum.yaml" --sensitivity l --set l=1.3 --rtol 1e-11 --atol 1e-11
+rc_is 0
+worst=$(awk -F, -v l=1.3 -v g=9.81 'NR > 1 {
+        lam = (g * $3 - $4 * $4 - $5 * $5) / (2 * l * l)
+        e1 = lam - $6; if (e1 < 0) e1 = -e1; if (e1 > m1) m1 = e1
+        d = -2 * lam / l + (g * $8 - 2 * ($4 * $9 + $5 * $10)) / (2 * l * l)
+        e = d - $11; if (e < 0) e = -e; if (e > m) m = e }
+        END { printf "%.3g\n", (m1 > m ? m1 : m) }' "$T/out")
+near_abs "$worst" 0 1e-7 "max |lambda, dlambda_rod/dl - by hand|"
+end
+
 # the central difference (run(p + h) - run(p - h)) / 2h against every column
 fd_check() {    # fd_check MODEL PARAM VALUE H TOL COLUMNS
     "$H" run "$1" --sensitivity "$2" --set "$2=$3" >"$T/s.csv" 2>/dev/null || no "run --sensitivity $2"
