@@ -20,12 +20,16 @@ typedef struct sctx {
     FILE *out;                 /* NULL until the first row (a file: created then) */
     char **names;
     int failed, started;
+    int precision;             /* significant digits; 17: the shortest exact */
 } sctx;
 
 static void put(sctx *c, double x, int first)
 {
     char b[32];
-    hs_fmt_double(b, x == 0 ? 0.0 : x);
+    if (c->precision < 17)
+        snprintf(b, sizeof b, "%.*g", c->precision, x == 0 ? 0.0 : x);   /* never -0 */
+    else
+        hs_fmt_double(b, x == 0 ? 0.0 : x);
     if (!first)
         fputc(',', c->out);
     fputs(b, c->out);
@@ -165,7 +169,7 @@ int hs_cli_run_sens(hs_model *m, const opts *o, const char *path)
             fprintf(stderr, "holosim: --sensitivity: integrating with %s (the model's "
                     "method %s is not an explicit gsl_odeiv2 one)\n", hs_fl_method(f),
                     m->set.method);
-        sctx c = { m, np, path, path ? NULL : stdout, names, 0, 0 };
+        sctx c = { m, np, path, path ? NULL : stdout, names, 0, 0, o->precision };
         double off = 0, dt = m->set.dt > 0 ? m->set.dt : (m->set.t_end - m->t0) / 1000;
         rc = hs_fl_sens_run(s, m->set.t_end, dt, row, &c, &off, &err);
         if (rc && !c.failed)
