@@ -5,7 +5,10 @@
 # the Mathieu equation against its closed form (eps = 0) and against an
 # independent RK4 integration of its monodromy (awk), the pendulum's
 # sensitivities against the scaling law dtheta/dl = -t theta'/(2 l) and
-# against finite differences of two runs, the CSV shapes.
+# against finite differences of two runs and the multiplier's closed form,
+# floquet --find (an orbit found, the pendulum's period against the
+# elliptic integral, exit 3 without an orbit), sweep --command floquet, the
+# CSV shapes.
 #
 #   HOLOSIM=bin/holosim sh tests/cli_flow.sh      (what `make check` runs)
 #
@@ -172,6 +175,42 @@ for pt in "0.25 0.1 unstable" "0.5 0.1 stable" "1.0 0.3 unstable" "0.1 0.05 stab
     [ "$(field 2 8)" = "$3" ] || no "verdict $(field 2 8)"
     end
 done
+
+# ---- floquet --find ---------------------------------------------------------------
+
+begin "--find, driven: Kapitza from theta0 = 0.1 finds the upright orbit theta = 0"
+hs floquet "$MODELS/kapitza_angle.yaml" --period '2*pi/w' --set w=60 --set theta0=0.1 --find
+rc_is 0
+th=$(sed -n 's/^periodic orbit .*: theta = \([^,]*\), .*/\1/p' "$T/out")
+near_abs "$th" 0 1e-9 "theta of the orbit"
+out_has "stability: stable"
+end
+
+begin "--find, autonomous: the pendulum's period at amplitude 0.5 (4 K(sin 0.25)/sqrt(g/l))"
+hs floquet "$MODELS/pendulum_angle.yaml" --period 2 --find --csv
+rc_is 0
+err_has "the period an unknown"
+Tf=$(sed -n 's/.*, T = \([^;]*\);.*/\1/p' "$T/err")
+Tk=$(awk 'BEGIN { pi = atan2(0, -1); k = sin(0.25); a = 1; b = sqrt(1 - k * k)
+              for (i = 0; i < 30; i++) { t = (a + b) / 2; b = sqrt(a * b); a = t }
+              printf "%.17g", 4 * pi / (2 * a) / sqrt(9.81) }')
+near_abs "$Tf" "$Tk" 1e-8 "T"
+end
+
+begin "--find: no periodic orbit (a steady push), exit 3 with the best point"
+cat >"$T/push.yaml" <<'EOF'
+name: pushed particle
+parameters: {m: 1.0}
+coordinates: [x]
+kinetic: 0.5*m*x'^2
+potential: -(1 + cos(t))*x
+initial: {q: {x: 0}}
+EOF
+hs floquet "$T/push.yaml" --period '2*pi' --find
+rc_is 3
+err_has "holosim: best point: x = "
+err_has "no periodic orbit found: Newton shooting stopped after"
+end
 
 # ---- lyapunov -------------------------------------------------------------------
 

@@ -53,6 +53,7 @@ typedef struct opts {
     const char *fps, *size, *frames, *speed, *trail, *plot;  /* animate */
     const char *period, *every;  /* floquet --period, lyapunov --every (checked there) */
     int spectrum;            /* lyapunov --spectrum */
+    int find;                /* floquet --find */
     const char *sensitivity; /* run --sensitivity p1,p2,... (sens.c) */
     char **input_name, **input_text;  /* [argc] --input NAME=SRC (o->ov points here) */
     size_t ninput;

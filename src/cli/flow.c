@@ -12,8 +12,9 @@
 #include "../util/suggest.h"
 
 const char hs_usage_floquet[] =
-    "usage: holosim floquet MODEL --period T [--set NAME=EXPR]... [--params FILE]\n"
-    "                       [--method NAME] [--rtol X] [--atol X] [--csv]\n"
+    "usage: holosim floquet MODEL --period T [--find] [--set NAME=EXPR]...\n"
+    "                       [--params FILE] [--method NAME] [--rtol X] [--atol X]\n"
+    "                       [--csv]\n"
     "\n"
     "Floquet multipliers of the motion from the model's initial state (projected\n"
     "onto the constraints) over one period T: the monodromy matrix, the derivative\n"
@@ -34,6 +35,11 @@ const char hs_usage_floquet[] =
     "  --period T                the period: a number or an expression of the\n"
     "                            model's parameters (2*pi/w); positive and finite,\n"
     "                            exit 2 otherwise\n"
+    "  --find                    first find the periodic orbit nearest the start\n"
+    "                            (Newton shooting on the constraint manifold; the\n"
+    "                            period an unknown, T its guess, when M, Q and G do\n"
+    "                            not depend on t); exit 3 with the best point when\n"
+    "                            none is found\n"
     "  --set NAME=EXPR           override a parameter (repeatable)\n"
     "  --params FILE             parameters from a YAML file\n"
     "  --method NAME, --rtol X, --atol X   the integration (as for run)\n"
@@ -42,8 +48,9 @@ const char hs_usage_floquet[] =
     "                            in radians; abs_max the largest |mu| and verdict\n"
     "                            stable, marginal or unstable, on every row)\n"
     "\n"
-    "exit status: 2 for a bad period or model, 3 for an inconsistent start or\n"
-    "dependent constraints, 4 when the integration fails.\n";
+    "exit status: 2 for a bad period or model, 3 for an inconsistent start,\n"
+    "dependent constraints or no orbit found by --find, 4 when the integration\n"
+    "fails.\n";
 
 const char hs_usage_lyapunov[] =
     "usage: holosim lyapunov MODEL [--t-end T] [--every DT] [--spectrum] [--csv]\n"
@@ -236,6 +243,69 @@ static void print_floquet(const hs_model *m, const hs_floquet *fl, int csv)
                "spectral stability of the motion)\n", v, b[1], b[1]);
 }
 
+/* The state x [2n] and period: "q = ..., v = ..., T = ..." into f. */
+static void print_state(FILE *out, const hs_model *m, const double *x, double T)
+{
+    char b[32];
+    for (size_t i = 0; i < 2 * m->n; i++)
+        fprintf(out, "%s%s = %s", i ? ", " : "", i < m->n ? m->qname[i] : m->vname[i - m->n],
+                num(b, x[i]));
+    fprintf(out, ", T = %s", num(b, T));
+}
+
+/* --find: the orbit into x, T; 0, or the exit code (the best point and the
+ * error printed). */
+static int find_orbit(hs_model *m, hs_fl *f, const opts *o, double *x, double *T)
+{
+    hs_error err;
+    hs_error_init(&err);
+    int steps;
+    double resid;
+    char b[32];
+    int rc = hs_fl_find_orbit(f, x, T, &steps, &resid, &err);
+    if (rc == HS_EXIT_INCONSISTENT && isfinite(resid)) {
+        fprintf(stderr, "holosim: best point: ");
+        print_state(stderr, m, x, *T);
+        fprintf(stderr, " (max |x(t0 + T) - x(t0)| = %s)\n", num(b, resid));
+    }
+    if (rc)
+        return hs_cli_fail(&err);
+    FILE *out = o->csv ? stderr : stdout;
+    fprintf(out, "%speriodic orbit (Newton shooting from the start state, %d step%s%s): ",
+            o->csv ? "holosim: " : "", steps, steps == 1 ? "" : "s",
+            hs_fl_autonomous(f) ? ", the period an unknown" : "");
+    print_state(out, m, x, *T);
+    fprintf(out, "; max |x(t0 + T) - x(t0)| = %s\n", num(b, resid));
+    return 0;
+}
+
+static int floquet_cmd(hs_model *m, hs_fl *f, const opts *o, double T)
+{
+    hs_floquet fl;
+    hs_error err;
+    hs_error_init(&err);
+    memset(&fl, 0, sizeof fl);
+    double *x = o->find ? calloc(2 * m->n + 1, sizeof *x) : NULL;
+    int rc = o->find && !x ? hs_cli_nomem() : 0;
+    if (!rc && !o->csv) {
+        header(m, f, 2 * (m->n - m->k));
+        char b[32], b2[32];
+        printf("period: T = %s from t0 = %s%s\n", num(b, T), num(b2, m->t0),
+               o->find && hs_fl_autonomous(f) ? " (the guess of --find)" : "");
+    }
+    if (!rc && o->find)
+        rc = find_orbit(m, f, o, x, &T);
+    if (!rc && (rc = x ? hs_fl_floquet_at(f, x, T, &fl, &err) : hs_fl_floquet(f, T, &fl, &err)))
+        rc = hs_cli_fail(&err);
+    if (!rc) {
+        periodicity(f, m, &fl, o->csv);
+        print_floquet(m, &fl, o->csv);
+    }
+    hs_fl_floquet_free(&fl);
+    free(x);
+    return rc;
+}
+
 int hs_cli_floquet(int argc, char **argv)
 {
     opts o;
@@ -245,28 +315,10 @@ int hs_cli_floquet(int argc, char **argv)
     if (open_flow(argc, argv, hs_usage_floquet, CMD_FLOQUET, "floquet", &o, &m, &f, &rc))
         return rc;
     double T = 0;
-    if (!o.period) {
+    if (!o.period)
         rc = hs_cli_usage_error(hs_usage_floquet, "%s", "floquet needs --period T");
-    } else if ((rc = eval_positive(m, "--period", o.period, &T))) {
-        ;
-    } else {
-        hs_floquet fl;
-        hs_error err;
-        hs_error_init(&err);
-        rc = hs_fl_floquet(f, T, &fl, &err);
-        if (rc) {
-            rc = hs_cli_fail(&err);
-        } else {
-            if (!o.csv) {
-                header(m, f, fl.dim);
-                char b[32], b2[32];
-                printf("period: T = %s from t0 = %s\n", num(b, T), num(b2, m->t0));
-            }
-            periodicity(f, m, &fl, o.csv);
-            print_floquet(m, &fl, o.csv);
-        }
-        hs_fl_floquet_free(&fl);
-    }
+    else if (!(rc = eval_positive(m, "--period", o.period, &T)))
+        rc = floquet_cmd(m, f, &o, T);
     hs_fl_free(f);
     hs_model_free(m);
     hs_cli_free_opts(&o);

@@ -56,6 +56,8 @@ static int opt_flag(const optdef *d, opts *o, const char *val, const char *usage
         o->quiet_projection = 1;
     else if (strcmp(d->name, "--spectrum") == 0)
         o->spectrum = 1;
+    else if (strcmp(d->name, "--find") == 0)
+        o->find = 1;
     else
         o->quiet = 1;
     return 0;
@@ -395,6 +397,7 @@ static const optdef optdefs[] = {
     { "--period", 0, CMD_FLOQUET, 1, opt_text, 0, 0 },
     { "--every", 0, CMD_LYAPUNOV, 1, opt_text, 0, 0 },
     { "--spectrum", 0, CMD_LYAPUNOV, 0, opt_flag, 0, 0 },
+    { "--find", 0, CMD_FLOQUET, 0, opt_flag, 0, 0 },
     { "--sensitivity", 0, CMD_RUN, 1, opt_text, 0, 0 },
     /* linearize */
     { "--inputs", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },

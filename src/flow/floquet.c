@@ -94,7 +94,7 @@ static void verdict(hs_floquet *fl)
                 : HS_FL_STABLE;
 }
 
-static int floquet(hs_fl *f, double T, hs_floquet *fl, hs_error *err)
+static int floquet(hs_fl *f, const double *x0, double T, hs_floquet *fl, hs_error *err)
 {
     size_t n = f->n, nn = 2 * n;
     memset(fl, 0, sizeof *fl);
@@ -109,7 +109,9 @@ static int floquet(hs_fl *f, double T, hs_floquet *fl, hs_error *err)
         goto done;
     }
     double t0 = f->m->t0;
-    if ((rc = hs_fl_start_state(f, fl->x0, err)) ||
+    if (x0)
+        memcpy(fl->x0, x0, nn * sizeof *fl->x0);
+    if ((!x0 && (rc = hs_fl_start_state(f, fl->x0, err))) ||
         (rc = hs_fl_tangent(f, t0, fl->x0, fl->x0 + n, B, &fl->dim, err)))
         goto done;
     size_t d = fl->dim;
@@ -145,7 +147,15 @@ done:
 int hs_fl_floquet(hs_fl *f, double T, hs_floquet *fl, hs_error *err)
 {
     hs_la_handler h = hs_la_quiet();
-    int rc = floquet(f, T, fl, err);
+    int rc = floquet(f, NULL, T, fl, err);
+    hs_la_restore(h);
+    return rc;
+}
+
+int hs_fl_floquet_at(hs_fl *f, const double *x0, double T, hs_floquet *fl, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int rc = floquet(f, x0, T, fl, err);
     hs_la_restore(h);
     return rc;
 }

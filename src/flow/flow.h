@@ -20,6 +20,7 @@
  *                    tangent space at the start; its eigenvalues
  *   hs_fl_sens_run   forward sensitivities d(q, v, Lambda)/dp to parameters,
  *                    the inhomogeneous variational equations (sensitivity.c)
+ *   hs_fl_find_orbit Newton shooting for a periodic orbit (shooting.c)
  *   hs_fl_lyapunov   Benettin's estimate of the largest exponent, or the
  *                    spectrum by Gram-Schmidt (QR), on that tangent space
  *
@@ -96,6 +97,22 @@ typedef struct hs_floquet {
  * code with err (3 inconsistent start, 4 numerical failure).  Free fl with
  * hs_fl_floquet_free in every case. */
 int hs_fl_floquet(hs_fl *f, double T, hs_floquet *fl, hs_error *err);
+/* The same from x0 [2n] (on the constraints at t0) instead. */
+int hs_fl_floquet_at(hs_fl *f, const double *x0, double T, hs_floquet *fl, hs_error *err);
+
+/* Whether M, Q, G_q, gamma and G do not read t (the period of an orbit is
+ * then an unknown of hs_fl_find_orbit). */
+int hs_fl_autonomous(const hs_fl *f);
+
+/* Newton shooting (shooting.c) for the periodic orbit nearest the start
+ * state (projected): x [2n] with phi_T(x) = x, T given for a driven model,
+ * an unknown from the guess *T for an autonomous one (hs_fl_autonomous).
+ * 0 with x, *T, the steps and the residual max |x(t0 + T) - x(t0)|
+ * (below max(1e-10, 100 rtol) times the size of x); 3 when Newton stops
+ * short (no decrease along a step, or 40 steps) with x, *T the best point
+ * and err set; 4 a numerical failure. */
+int hs_fl_find_orbit(hs_fl *f, double *x, double *T, int *steps, double *resid,
+                     hs_error *err);
 void hs_fl_floquet_free(hs_floquet *fl);
 
 /* Lyapunov exponents over [t0, t0 + T], renormalized every dt; spectrum:

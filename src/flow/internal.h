@@ -23,6 +23,7 @@ typedef struct hs_fl_blk {
 struct hs_fl {
     hs_model *m;
     size_t n, k;
+    int autonomous;                /* M, Q, G_q, gamma, G do not read t */
     const struct hs_stepper *step;
     double rtol, atol;
     int *sym_a, *sym_lam;          /* the symbols a_i and Lambda_j of the residuals */

@@ -252,6 +252,10 @@ static int fl_build(hs_fl *f, hs_error *err)
         !(f->prog_acc = hs_prog_compile(m->dag, b.roots, b.nroots, err)))
         rc = err->code;
     f->nacc = b.nroots;
+    f->autonomous = 1;
+    for (size_t i = 0; i < b.nroots; i++)
+        if (hs_depends_on(b.roots[i], m->sym_t))
+            f->autonomous = 0;
     if (!rc && !(rc = build_jac(&b)) && !(rc = dag_check(f, err)) &&
         !(f->prog_jac = hs_prog_compile(m->dag, b.roots, b.nroots, err)))
         rc = err->code;
