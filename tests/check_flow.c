@@ -6,7 +6,9 @@
  * Kapitza's pendulum in its Cartesian (moving constraint) and angle forms
  * (the same multipliers to 1e-7, the stability threshold between 44.3 and
  * 44.5).  Lyapunov exponents: a small oscillation gives ~0, the spectrum
- * sums to 0. */
+ * sums to 0.  Sensitivities to parameters: the pendulum's scaling law
+ * dtheta/dl = -t theta'/(2 l), a parameter computed from another, initial
+ * data written with a parameter, bad names. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -402,6 +404,126 @@ START_TEST(lyapunov_double_pendulum)
 }
 END_TEST
 
+/* ---- sensitivities to parameters ---- */
+
+typedef struct senscheck {
+    double l, factor;      /* dtheta/dp = factor * (-t theta'/(2 l)) */
+    double worst;
+    long rows;
+} senscheck;
+
+static int sens_row(double t, const double *x, const double *lam, const double *S,
+                    const double *dlam, void *ctx)
+{
+    senscheck *c = ctx;
+    (void)lam;
+    (void)dlam;
+    double want = c->factor * (-t * x[1] / (2 * c->l));
+    c->worst = fmax(c->worst, fabs(S[0] - want));
+    c->rows++;
+    return 0;
+}
+
+/* theta(t; l) = Theta(t sqrt(g/l)): dtheta/dl = -t theta'/(2 l) exactly. */
+START_TEST(sens_pendulum_scaling)
+{
+    sets s = { 1, { "l" }, { 1.7 } };
+    fcase c;
+    open_case(&c, "pendulum_angle.yaml", NULL, &s);
+    const char *names[2] = { "l", "theta0" };
+    hs_fl_sens *sn = hs_fl_sens_new(c.f, names, 2, &c.err);
+    ck_assert_msg(sn != NULL, "%s", c.err.msg);
+    senscheck k = { 1.7, 1, 0, 0 };
+    double off = -1;
+    ck_assert_int_eq(hs_fl_sens_run(sn, 10, 0.01, sens_row, &k, &off, &c.err), 0);
+    ck_assert_msg(k.worst < 1e-7, "max |dtheta/dl + t theta'/(2l)| = %g", k.worst);
+    ck_assert_int_eq(k.rows, 1001);
+    ck_assert(off == 0);
+    hs_fl_sens_free(sn);
+    close_case(&c);
+}
+END_TEST
+
+/* A parameter computed from another is followed through it: l = 2 L, so
+ * dtheta/dL = 2 dtheta/dl; and the initial angle through th0 = 3 a. */
+START_TEST(sens_derived_parameter)
+{
+    static const char text[] =
+        "parameters: {L: 0.6, l: 2*L, g: 9.81, a: 0.2, th0: 3*a}\n"
+        "coordinates: [theta]\n"
+        "kinetic: 0.5*l^2*theta'^2\n"
+        "potential: -g*l*cos(theta)\n"
+        "initial: {q: {theta: th0}}\n"
+        "simulate: {t_end: 5, rtol: 1e-11, atol: 1e-11}\n";
+    fcase c;
+    open_case(&c, NULL, text, NULL);
+    const char *names[2] = { "L", "a" };
+    hs_fl_sens *sn = hs_fl_sens_new(c.f, names, 2, &c.err);
+    ck_assert_msg(sn != NULL, "%s", c.err.msg);
+    senscheck k = { 1.2, 2, 0, 0 };
+    double off;
+    ck_assert_int_eq(hs_fl_sens_run(sn, 5, 0.05, sens_row, &k, &off, &c.err), 0);
+    ck_assert_msg(k.worst < 1e-7, "max |dtheta/dL - 2 dtheta/dl| = %g", k.worst);
+    hs_fl_sens_free(sn);
+    close_case(&c);
+}
+END_TEST
+
+/* d theta/d a at t0 = 3 (th0 = 3 a), and d theta'/d a = 0 there. */
+static int first_row(double t, const double *x, const double *lam, const double *S,
+                     const double *dlam, void *ctx)
+{
+    (void)t; (void)x; (void)lam; (void)dlam;
+    double *first = ctx;
+    if (isnan(first[0])) {
+        first[0] = S[1];   /* [2n x np]: row 0 (theta), column 1 (a) */
+        first[1] = S[3];   /* row 1 (theta'), column 1 */
+    }
+    return 0;
+}
+
+START_TEST(sens_initial_through_parameter)
+{
+    static const char text[] =
+        "parameters: {L: 0.6, l: 2*L, g: 9.81, a: 0.2, th0: 3*a}\n"
+        "coordinates: [theta]\n"
+        "kinetic: 0.5*l^2*theta'^2\n"
+        "potential: -g*l*cos(theta)\n"
+        "initial: {q: {theta: th0}}\n";
+    fcase c;
+    open_case(&c, NULL, text, NULL);
+    const char *names[2] = { "L", "a" };
+    hs_fl_sens *sn = hs_fl_sens_new(c.f, names, 2, &c.err);
+    ck_assert_msg(sn != NULL, "%s", c.err.msg);
+    double first[2] = { NAN, NAN }, off;
+    ck_assert_int_eq(hs_fl_sens_run(sn, 0.1, 0.1, first_row, first, &off, &c.err), 0);
+    ck_assert_msg(first[0] == 3 && first[1] == 0, "d(theta, theta')/da at t0: %g %g",
+                  first[0], first[1]);
+    hs_fl_sens_free(sn);
+    close_case(&c);
+}
+END_TEST
+
+START_TEST(sens_bad_names)
+{
+    fcase c;
+    open_case(&c, "pendulum.yaml", NULL, NULL);
+    const char *typo[1] = { "thet0" }, *twice[2] = { "g", "g" }, *coord[1] = { "x" };
+    ck_assert(hs_fl_sens_new(c.f, typo, 1, &c.err) == NULL);
+    ck_assert_int_eq(c.err.code, 2);
+    ck_assert_msg(strstr(c.err.msg, "unknown parameter 'thet0' (did you mean 'theta0'?)"),
+                  "%s", c.err.msg);
+    hs_error_init(&c.err);
+    ck_assert(hs_fl_sens_new(c.f, twice, 2, &c.err) == NULL);
+    ck_assert_msg(c.err.code == 2 && strstr(c.err.msg, "twice"), "%s", c.err.msg);
+    hs_error_init(&c.err);
+    ck_assert(hs_fl_sens_new(c.f, coord, 1, &c.err) == NULL);
+    ck_assert_msg(c.err.code == 2 && strstr(c.err.msg, "unknown parameter 'x'"), "%s",
+                  c.err.msg);
+    close_case(&c);
+}
+END_TEST
+
 static Suite *flow_suite(void)
 {
     Suite *s = suite_create("flow");
@@ -418,6 +540,10 @@ static Suite *flow_suite(void)
     tcase_add_test(t, lyapunov_small_oscillation);
     tcase_add_test(t, lyapunov_spectrum_sums_to_zero);
     tcase_add_test(t, lyapunov_double_pendulum);
+    tcase_add_test(t, sens_pendulum_scaling);
+    tcase_add_test(t, sens_derived_parameter);
+    tcase_add_test(t, sens_initial_through_parameter);
+    tcase_add_test(t, sens_bad_names);
     suite_add_tcase(s, t);
     return s;
 }

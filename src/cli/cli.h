@@ -53,6 +53,8 @@ typedef struct opts {
     const char *fps, *size, *frames, *speed, *trail, *plot;  /* animate */
     const char *period, *every;  /* floquet --period, lyapunov --every (checked there) */
     int spectrum;            /* lyapunov --spectrum */
+    int find;                /* floquet --find */
+    const char *sensitivity; /* run --sensitivity p1,p2,... (sens.c) */
     char **input_name, **input_text;  /* [argc] --input NAME=SRC (o->ov points here) */
     size_t ninput;
     const char *lin_inputs, *lin_outputs, *lin_at, *bode;   /* linearize */
@@ -148,6 +150,9 @@ int hs_cli_check(int argc, char **argv);
 int hs_cli_derive(int argc, char **argv);
 int hs_cli_eval(int argc, char **argv);
 int hs_cli_columns(int argc, char **argv);
+/* run --sensitivity on a model loaded dense: the CSV to path (NULL:
+ * stdout); the exit code, the error printed (sens.c). */
+int hs_cli_run_sens(hs_model *m, const opts *o, const char *path);
 int hs_cli_batch(int argc, char **argv);
 int hs_cli_equilibrium(int argc, char **argv);
 int hs_cli_modes(int argc, char **argv);

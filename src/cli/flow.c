@@ -9,10 +9,12 @@
 
 #include "../flow/flow.h"
 #include "../io/fmt.h"
+#include "../util/suggest.h"
 
 const char hs_usage_floquet[] =
-    "usage: holosim floquet MODEL --period T [--set NAME=EXPR]... [--params FILE]\n"
-    "                       [--method NAME] [--rtol X] [--atol X] [--csv]\n"
+    "usage: holosim floquet MODEL --period T [--find] [--set NAME=EXPR]...\n"
+    "                       [--params FILE] [--method NAME] [--rtol X] [--atol X]\n"
+    "                       [--csv]\n"
     "\n"
     "Floquet multipliers of the motion from the model's initial state (projected\n"
     "onto the constraints) over one period T: the monodromy matrix, the derivative\n"
@@ -30,15 +32,25 @@ const char hs_usage_floquet[] =
     "not periodic with T) and when the state after T is not the start's (the\n"
     "motion is not periodic): the multipliers are then those of that stretch.\n"
     "\n"
-    "  --period T                the period (positive, finite; exit 2 otherwise)\n"
+    "  --period T                the period: a number or an expression of the\n"
+    "                            model's parameters (2*pi/w); positive and finite,\n"
+    "                            exit 2 otherwise\n"
+    "  --find                    first find the periodic orbit nearest the start\n"
+    "                            (Newton shooting on the constraint manifold; the\n"
+    "                            period an unknown, T its guess, when M, Q and G do\n"
+    "                            not depend on t); exit 3 with the best point when\n"
+    "                            none is found\n"
     "  --set NAME=EXPR           override a parameter (repeatable)\n"
     "  --params FILE             parameters from a YAML file\n"
     "  --method NAME, --rtol X, --atol X   the integration (as for run)\n"
-    "  --csv                     header mu,re,im,abs,arg,exponent and one row per\n"
-    "                            multiplier, largest |mu| first (arg in radians)\n"
+    "  --csv                     header mu,re,im,abs,arg,exponent,abs_max,verdict\n"
+    "                            and one row per multiplier, largest |mu| first (arg\n"
+    "                            in radians; abs_max the largest |mu| and verdict\n"
+    "                            stable, marginal or unstable, on every row)\n"
     "\n"
-    "exit status: 2 for a bad period or model, 3 for an inconsistent start or\n"
-    "dependent constraints, 4 when the integration fails.\n";
+    "exit status: 2 for a bad period or model, 3 for an inconsistent start,\n"
+    "dependent constraints or no orbit found by --find, 4 when the integration\n"
+    "fails.\n";
 
 const char hs_usage_lyapunov[] =
     "usage: holosim lyapunov MODEL [--t-end T] [--every DT] [--spectrum] [--csv]\n"
@@ -82,6 +94,63 @@ static int bad_value(const char *what, const char *val)
     hs_error_set(&err, HS_EXIT_MODEL, "%s must be a positive, finite number, got '%.60s'",
                  what, val);
     return hs_cli_fail(&err);
+}
+
+/* A name of an option's expression: a parameter, as its value. */
+static const hs_node *par_lookup(void *ctx, hs_dag *d, const char *s, size_t len, int primed,
+                                 size_t off, int *status, hs_error *perr)
+{
+    const hs_model *m = ctx;
+    (void)off;
+    (void)perr;
+    for (size_t j = 0; j < m->npar && !primed; j++)
+        if (strlen(m->pname[j]) == len && memcmp(m->pname[j], s, len) == 0) {
+            *status = HS_RESOLVE_OK;
+            return hs_num(d, m->pval[j]);
+        }
+    *status = HS_RESOLVE_UNKNOWN;
+    return NULL;
+}
+
+/* --period TEXT: a number or an expression of the model's parameters
+ * (2*pi/w), positive and finite; 0, or exit 2 with the message printed
+ * (a caret under the place of a syntax error). */
+static int eval_positive(hs_model *m, const char *opt, const char *text, double *out)
+{
+    hs_error pe, err;
+    hs_error_init(&pe);
+    hs_error_init(&err);
+    hs_resolver r = { par_lookup, m, NULL };
+    const hs_node *e = hs_parse(m->dag, text, strlen(text), -1, &r, &pe);
+    char full[600];
+    snprintf(full, sizeof full, "%s %s", opt, text);
+    if (!e) {
+        if (pe.code == HS_EXIT_NOMEM)
+            return hs_cli_nomem();
+        const char *near = NULL, *un = "unknown name '";
+        if (strncmp(pe.msg, un, strlen(un)) == 0) {
+            char nm[64];
+            size_t len = strcspn(pe.msg + strlen(un), "'");
+            snprintf(nm, sizeof nm, "%.*s", (int)(len < 63 ? len : 63), pe.msg + strlen(un));
+            near = hs_nearest(nm, (const char *const *)m->pname, m->npar);
+        }
+        hs_error_set(&err, HS_EXIT_MODEL, "%s: %s%s%s%s (a number, or an expression of the "
+                     "model's parameters)", full, pe.msg, near ? " (did you mean '" : "",
+                     near ? near : "", near ? "'?)" : "");
+        hs_error_locate(&err, full, strlen(full),
+                        strlen(opt) + 1 + (pe.offset >= 0 ? (size_t)pe.offset : 0));
+        err.line = 0;          /* not a file position: the caret alone */
+        return hs_cli_fail(&err);
+    }
+    *out = hs_eval_tree(e, NULL);
+    if (!(isfinite(*out) && *out > 0)) {
+        char b[32];
+        hs_fmt_double(b, *out);
+        hs_error_set(&err, HS_EXIT_MODEL, "%s: the value is %s; %s must be a positive, "
+                     "finite number", full, b, opt);
+        return hs_cli_fail(&err);
+    }
+    return 0;
 }
 
 /* Options, one MODEL, loaded with the dense kernels, the variational
@@ -140,9 +209,9 @@ static void periodicity(hs_fl *f, const hs_model *m, const hs_floquet *fl, int c
 
 static void print_floquet(const hs_model *m, const hs_floquet *fl, int csv)
 {
-    char b[5][32];
+    char b[6][32];
     if (csv)
-        printf("mu,re,im,abs,arg,exponent\n");
+        printf("mu,re,im,abs,arg,exponent,abs_max,verdict\n");
     else
         printf("multipliers (eigenvalues of the monodromy on the tangent space, largest "
                "|mu| first; exponent = log|mu| / T):\n");
@@ -150,8 +219,9 @@ static void print_floquet(const hs_model *m, const hs_floquet *fl, int csv)
         double re = fl->re[i], im = fl->im[i], ab = hypot(re, im), arg = atan2(im, re);
         double ex = log(ab) / fl->T;
         if (csv)
-            printf("%zu,%s,%s,%s,%s,%s\n", i + 1, num(b[0], re), num(b[1], im),
-                   num(b[2], ab), num(b[3], arg), num(b[4], ex));
+            printf("%zu,%s,%s,%s,%s,%s,%s,%s\n", i + 1, num(b[0], re), num(b[1], im),
+                   num(b[2], ab), num(b[3], arg), num(b[4], ex), num(b[5], fl->mu_max),
+                   hs_fl_verdict_names[fl->verdict]);
         else
             printf("  mu_%zu = %s %s %si   |mu| = %s   arg = %s   exponent = %s\n", i + 1,
                    num(b[0], re), im < 0 ? "-" : "+", num(b[1], fabs(im)), num(b[2], ab),
@@ -173,6 +243,69 @@ static void print_floquet(const hs_model *m, const hs_floquet *fl, int csv)
                "spectral stability of the motion)\n", v, b[1], b[1]);
 }
 
+/* The state x [2n] and period: "q = ..., v = ..., T = ..." into f. */
+static void print_state(FILE *out, const hs_model *m, const double *x, double T)
+{
+    char b[32];
+    for (size_t i = 0; i < 2 * m->n; i++)
+        fprintf(out, "%s%s = %s", i ? ", " : "", i < m->n ? m->qname[i] : m->vname[i - m->n],
+                num(b, x[i]));
+    fprintf(out, ", T = %s", num(b, T));
+}
+
+/* --find: the orbit into x, T; 0, or the exit code (the best point and the
+ * error printed). */
+static int find_orbit(hs_model *m, hs_fl *f, const opts *o, double *x, double *T)
+{
+    hs_error err;
+    hs_error_init(&err);
+    int steps;
+    double resid;
+    char b[32];
+    int rc = hs_fl_find_orbit(f, x, T, &steps, &resid, &err);
+    if (rc == HS_EXIT_INCONSISTENT && isfinite(resid)) {
+        fprintf(stderr, "holosim: best point: ");
+        print_state(stderr, m, x, *T);
+        fprintf(stderr, " (max |x(t0 + T) - x(t0)| = %s)\n", num(b, resid));
+    }
+    if (rc)
+        return hs_cli_fail(&err);
+    FILE *out = o->csv ? stderr : stdout;
+    fprintf(out, "%speriodic orbit (Newton shooting from the start state, %d step%s%s): ",
+            o->csv ? "holosim: " : "", steps, steps == 1 ? "" : "s",
+            hs_fl_autonomous(f) ? ", the period an unknown" : "");
+    print_state(out, m, x, *T);
+    fprintf(out, "; max |x(t0 + T) - x(t0)| = %s\n", num(b, resid));
+    return 0;
+}
+
+static int floquet_cmd(hs_model *m, hs_fl *f, const opts *o, double T)
+{
+    hs_floquet fl;
+    hs_error err;
+    hs_error_init(&err);
+    memset(&fl, 0, sizeof fl);
+    double *x = o->find ? calloc(2 * m->n + 1, sizeof *x) : NULL;
+    int rc = o->find && !x ? hs_cli_nomem() : 0;
+    if (!rc && !o->csv) {
+        header(m, f, 2 * (m->n - m->k));
+        char b[32], b2[32];
+        printf("period: T = %s from t0 = %s%s\n", num(b, T), num(b2, m->t0),
+               o->find && hs_fl_autonomous(f) ? " (the guess of --find)" : "");
+    }
+    if (!rc && o->find)
+        rc = find_orbit(m, f, o, x, &T);
+    if (!rc && (rc = x ? hs_fl_floquet_at(f, x, T, &fl, &err) : hs_fl_floquet(f, T, &fl, &err)))
+        rc = hs_cli_fail(&err);
+    if (!rc) {
+        periodicity(f, m, &fl, o->csv);
+        print_floquet(m, &fl, o->csv);
+    }
+    hs_fl_floquet_free(&fl);
+    free(x);
+    return rc;
+}
+
 int hs_cli_floquet(int argc, char **argv)
 {
     opts o;
@@ -181,29 +314,11 @@ int hs_cli_floquet(int argc, char **argv)
     int rc;
     if (open_flow(argc, argv, hs_usage_floquet, CMD_FLOQUET, "floquet", &o, &m, &f, &rc))
         return rc;
-    double T;
-    if (!o.period) {
+    double T = 0;
+    if (!o.period)
         rc = hs_cli_usage_error(hs_usage_floquet, "%s", "floquet needs --period T");
-    } else if (hs_cli_parse_double(o.period, &T) || !(T > 0)) {
-        rc = bad_value("--period", o.period);
-    } else {
-        hs_floquet fl;
-        hs_error err;
-        hs_error_init(&err);
-        rc = hs_fl_floquet(f, T, &fl, &err);
-        if (rc) {
-            rc = hs_cli_fail(&err);
-        } else {
-            if (!o.csv) {
-                header(m, f, fl.dim);
-                char b[32], b2[32];
-                printf("period: T = %s from t0 = %s\n", num(b, T), num(b2, m->t0));
-            }
-            periodicity(f, m, &fl, o.csv);
-            print_floquet(m, &fl, o.csv);
-        }
-        hs_fl_floquet_free(&fl);
-    }
+    else if (!(rc = eval_positive(m, "--period", o.period, &T)))
+        rc = floquet_cmd(m, f, &o, T);
     hs_fl_free(f);
     hs_model_free(m);
     hs_cli_free_opts(&o);

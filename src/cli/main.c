@@ -108,6 +108,11 @@ const char hs_usage_run[] =
     "                            reported)\n"
     "  --quiet-projection        no report of the consistency projection, nor the\n"
     "                            warning that a condition is true at the start\n"
+    "  --sensitivity P1,P2,...   also integrate d(q, q', lambda)/dp for these\n"
+    "                            parameters (exact derivatives, forward): columns\n"
+    "                            t, q, q', lambda_*, then per p dq/dp, dq'/dp,\n"
+    "                            dlambda_NAME/dp; no events, contacts, --columns\n"
+    "                            (holosim(1), SENSITIVITIES)\n"
     "\n"
     "Every valued option also takes the form --option=VALUE; short flags bundle\n"
     "(-qo FILE, -oFILE).\n";

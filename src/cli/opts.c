@@ -70,6 +70,8 @@ static int opt_flag(const optdef *d, opts *o, const char *val, const char *usage
         o->quiet_projection = 1;
     else if (strcmp(d->name, "--spectrum") == 0)
         o->spectrum = 1;
+    else if (strcmp(d->name, "--find") == 0)
+        o->find = 1;
     else
         o->quiet = 1;
     return 0;
@@ -258,6 +260,7 @@ static int opt_text(const optdef *d, opts *o, const char *val, const char *usage
                      : strcmp(d->name, "--events") == 0 ? &o->events
                      : strcmp(d->name, "--period") == 0 ? &o->period
                      : strcmp(d->name, "--every") == 0 ? &o->every
+                     : strcmp(d->name, "--sensitivity") == 0 ? &o->sensitivity
                      : strcmp(d->name, "--fps") == 0 ? &o->fps
                      : strcmp(d->name, "--size") == 0 ? &o->size
                      : strcmp(d->name, "--frames") == 0 ? &o->frames
@@ -409,6 +412,8 @@ static const optdef optdefs[] = {
     { "--period", 0, CMD_FLOQUET, 1, opt_text, 0, 0 },
     { "--every", 0, CMD_LYAPUNOV, 1, opt_text, 0, 0 },
     { "--spectrum", 0, CMD_LYAPUNOV, 0, opt_flag, 0, 0 },
+    { "--find", 0, CMD_FLOQUET, 0, opt_flag, 0, 0 },
+    { "--sensitivity", 0, CMD_RUN, 1, opt_text, 0, 0 },
     /* linearize */
     { "--inputs", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
     { "--outputs", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },

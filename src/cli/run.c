@@ -289,6 +289,8 @@ int hs_cli_run(int argc, char **argv)
         hs_cli_free_opts(&o);
         return rc;
     }
+    if (o.sensitivity)
+        o.ov.dense = 1;               /* the variational system is dense */
     hs_model *m = hs_cli_load(&o, &rc);
     if (!m)
         return rc;
@@ -307,7 +309,8 @@ int hs_cli_run(int argc, char **argv)
         hs_cli_free_opts(&o);
         return rc;
     }
-    rc = hs_cli_run_model(m, &o, path, path ? NULL : stdout, o.columns);
+    rc = o.sensitivity ? hs_cli_run_sens(m, &o, path)
+                       : hs_cli_run_model(m, &o, path, path ? NULL : stdout, o.columns);
     hs_model_free(m);
     hs_cli_free_opts(&o);
     return rc;

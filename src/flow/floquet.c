@@ -17,7 +17,7 @@
 const char *const hs_fl_verdict_names[3] = { "unstable", "marginal", "stable" };
 
 /* The consistent start (q0, v0 projected at t0) into x [2n]. */
-static int start_state(hs_fl *f, double *x, hs_error *err)
+int hs_fl_start_state(hs_fl *f, double *x, hs_error *err)
 {
     hs_model *m = f->m;
     size_t n = f->n;
@@ -94,7 +94,7 @@ static void verdict(hs_floquet *fl)
                 : HS_FL_STABLE;
 }
 
-static int floquet(hs_fl *f, double T, hs_floquet *fl, hs_error *err)
+static int floquet(hs_fl *f, const double *x0, double T, hs_floquet *fl, hs_error *err)
 {
     size_t n = f->n, nn = 2 * n;
     memset(fl, 0, sizeof *fl);
@@ -109,7 +109,9 @@ static int floquet(hs_fl *f, double T, hs_floquet *fl, hs_error *err)
         goto done;
     }
     double t0 = f->m->t0;
-    if ((rc = start_state(f, fl->x0, err)) ||
+    if (x0)
+        memcpy(fl->x0, x0, nn * sizeof *fl->x0);
+    if ((!x0 && (rc = hs_fl_start_state(f, fl->x0, err))) ||
         (rc = hs_fl_tangent(f, t0, fl->x0, fl->x0 + n, B, &fl->dim, err)))
         goto done;
     size_t d = fl->dim;
@@ -145,7 +147,15 @@ done:
 int hs_fl_floquet(hs_fl *f, double T, hs_floquet *fl, hs_error *err)
 {
     hs_la_handler h = hs_la_quiet();
-    int rc = floquet(f, T, fl, err);
+    int rc = floquet(f, NULL, T, fl, err);
+    hs_la_restore(h);
+    return rc;
+}
+
+int hs_fl_floquet_at(hs_fl *f, const double *x0, double T, hs_floquet *fl, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int rc = floquet(f, x0, T, fl, err);
     hs_la_restore(h);
     return rc;
 }
@@ -242,7 +252,7 @@ static int lyapunov(hs_fl *f, double T, double dt, int spectrum, hs_fl_row_fn ro
     hs_proj *pj = hs_proj_new(m);
     int rc = !w || !pj ? hs_error_nomem(err) : lyap_alloc(&L, nn, nn, err);
     double t0 = m->t0, t = t0;
-    if (!rc && !(rc = start_state(f, L.x, err)))
+    if (!rc && !(rc = hs_fl_start_state(f, L.x, err)))
         rc = hs_fl_tangent(f, t0, L.x, L.x + n, L.B, &d, err);
     c = spectrum ? d : d ? 1 : 0;
     *count = c;

@@ -18,6 +18,9 @@
  *                    gsl_odeiv2 method under one error control
  *   hs_fl_floquet    the monodromy matrix over a period, projected on the
  *                    tangent space at the start; its eigenvalues
+ *   hs_fl_sens_run   forward sensitivities d(q, v, Lambda)/dp to parameters,
+ *                    the inhomogeneous variational equations (sensitivity.c)
+ *   hs_fl_find_orbit Newton shooting for a periodic orbit (shooting.c)
  *   hs_fl_lyapunov   Benettin's estimate of the largest exponent, or the
  *                    spectrum by Gram-Schmidt (QR), on that tangent space
  *
@@ -94,6 +97,22 @@ typedef struct hs_floquet {
  * code with err (3 inconsistent start, 4 numerical failure).  Free fl with
  * hs_fl_floquet_free in every case. */
 int hs_fl_floquet(hs_fl *f, double T, hs_floquet *fl, hs_error *err);
+/* The same from x0 [2n] (on the constraints at t0) instead. */
+int hs_fl_floquet_at(hs_fl *f, const double *x0, double T, hs_floquet *fl, hs_error *err);
+
+/* Whether M, Q, G_q, gamma and G do not read t (the period of an orbit is
+ * then an unknown of hs_fl_find_orbit). */
+int hs_fl_autonomous(const hs_fl *f);
+
+/* Newton shooting (shooting.c) for the periodic orbit nearest the start
+ * state (projected): x [2n] with phi_T(x) = x, T given for a driven model,
+ * an unknown from the guess *T for an autonomous one (hs_fl_autonomous).
+ * 0 with x, *T, the steps and the residual max |x(t0 + T) - x(t0)|
+ * (below max(1e-10, 100 rtol) times the size of x); 3 when Newton stops
+ * short (no decrease along a step, or 40 steps) with x, *T the best point
+ * and err set; 4 a numerical failure. */
+int hs_fl_find_orbit(hs_fl *f, double *x, double *T, int *steps, double *resid,
+                     hs_error *err);
 void hs_fl_floquet_free(hs_floquet *fl);
 
 /* Lyapunov exponents over [t0, t0 + T], renormalized every dt; spectrum:
@@ -103,5 +122,27 @@ void hs_fl_floquet_free(hs_floquet *fl);
 typedef int (*hs_fl_row_fn)(double t, const double *lambda, size_t count, void *ctx);
 int hs_fl_lyapunov(hs_fl *f, double T, double dt, int spectrum, hs_fl_row_fn row, void *ctx,
                    size_t *count, hs_error *err);
+
+/* Forward sensitivities to the parameters names[np] of f's model: exit 2
+ * (unknown parameter, with the nearest name; an input; a name twice; a
+ * parameter t0 is written with) with err. */
+typedef struct hs_fl_sens hs_fl_sens;
+hs_fl_sens *hs_fl_sens_new(hs_fl *f, const char *const *names, size_t np, hs_error *err);
+void hs_fl_sens_free(hs_fl_sens *s);       /* NULL is fine */
+size_t hs_fl_sens_count(const hs_fl_sens *s);
+
+/* A row at t: x = (q, v) [2n], Lambda [k], S = d(q, v)/dp [2n x np]
+ * row-major, dLambda/dp [k x np]; 0 or an exit code (which stops the run). */
+typedef int (*hs_fl_sens_row_fn)(double t, const double *x, const double *lam,
+                                 const double *S, const double *dlam, void *ctx);
+
+/* From the projected start at t0 to t_end, a row every dt (and at t_end):
+ * the motion without stabilization, S(t0) = d(q0, v0)/dp of the initial
+ * data as written.  *offset: how far S(t0) is from the linearized
+ * constraints (0 when the initial data are consistent for every value of
+ * the parameters).  0, or an exit code with err (3 inconsistent start, 4
+ * numerical failure), or row's. */
+int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row, void *ctx,
+                   double *offset, hs_error *err);
 
 #endif

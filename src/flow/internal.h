@@ -23,6 +23,7 @@ typedef struct hs_fl_blk {
 struct hs_fl {
     hs_model *m;
     size_t n, k;
+    int autonomous;                /* M, Q, G_q, gamma, G do not read t */
     const struct hs_stepper *step;
     double rtol, atol;
     int *sym_a, *sym_lam;          /* the symbols a_i and Lambda_j of the residuals */
@@ -37,7 +38,8 @@ struct hs_fl {
     gsl_matrix *K, *rhs;           /* the saddle-point matrix (LU), right-hand sides */
     gsl_permutation *perm;
     gsl_vector *col;
-    double *a, *lam, *Aq, *Av;     /* the last evaluation */
+    double *a, *lam;               /* the last evaluation: a [n], Lambda [k], */
+    double *Aq, *Av;               /* [(n + k) x n]: da/dq, then dLambda/dq (and in v) */
 };
 
 /* prog_acc at (t, q, v) into out_acc. */
@@ -45,5 +47,21 @@ void hs_fl_eval_acc(hs_fl *f, double t, const double *q, const double *v);
 /* Add a block's entries to X (row-major, leading dimension ld); sym: also
  * at (c, r). */
 void hs_fl_blk_fill(const hs_fl_blk *k, const double *out, double *X, size_t ld, int sym);
+
+/* The residuals r (n) and s (k) with the parameters replaced through map
+ * (variational.c): 0, or -1 out of memory. */
+int hs_fl_residuals(hs_fl *f, const hs_node *const *map, size_t nmap, const hs_node **out);
+
+/* The start state (q0, v0) projected onto the constraints at t0
+ * (floquet.c): 0, or an exit code with err. */
+int hs_fl_start_state(hs_fl *f, double *x, hs_error *err);
+
+/* The inhomogeneous term of the tangent columns: called after the
+ * homogeneous part of dP/dt is formed, with f's last evaluation at (t, x)
+ * (a, Lambda and the saddle-point factorization); adds to dV, the rows
+ * dv' (n x ncol).  0, or an exit code with err. */
+typedef int (*hs_fl_force_fn)(void *ctx, double t, double *dV, hs_error *err);
+int hs_fl_propagate_forced(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
+                           hs_fl_force_fn force, void *fctx, hs_error *err);
 
 #endif

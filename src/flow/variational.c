@@ -117,9 +117,58 @@ static int build_acc(build *b, const hs_node **Gq)
     return rc;
 }
 
+/* The residuals r = M a - G_q^T Lambda - Q (rows 0..n-1) and
+ * s = G_q a + gamma (rows n..n+k-1) of m's kernels, the parameters replaced
+ * through map[nmap] (a_i, Lambda_j the symbols sym_a, sym_lam); out [n + k].
+ * 0, or -1 out of memory. */
+int hs_fl_residuals(hs_fl *f, const hs_node *const *map, size_t nmap, const hs_node **out)
+{
+    hs_model *m = f->m;
+    hs_dag *d = m->dag;
+    size_t n = m->n, k = m->k;
+    const hs_node **t = calloc(n + k + 1, sizeof *t), **Gq = calloc(k * n + 1, sizeof *Gq);
+    if (!t || !Gq) {
+        free(t);
+        free(Gq);
+        return -1;
+    }
+    const hs_node *zero = hs_num(d, 0);
+#define SUB(e) ((e) ? hs_subst(d, (e), map, nmap) : zero)
+    for (size_t j = 0; j < k * n; j++)
+        Gq[j] = zero;
+    for (size_t j = 0; j < k; j++)
+        for (size_t z = m->G_q_start[j]; z < m->G_q_start[j + 1]; z++)
+            Gq[j * n + m->G_q_col[z]] = SUB(m->G_q_nz[z]);
+    for (size_t i = 0; i < n; i++) {
+        size_t c = 0;
+        for (size_t j = 0; j < n; j++) {
+            const hs_node *Mij = SUB(hs_model_M(m, i, j));
+            if (!hs_is_num(Mij, 0))
+                t[c++] = hs_mul(d, Mij, hs_sym(d, f->sym_a[j]));
+        }
+        for (size_t j = 0; j < k; j++)
+            if (!hs_is_num(Gq[j * n + i], 0))
+                t[c++] = hs_neg(d, hs_mul(d, Gq[j * n + i], hs_sym(d, f->sym_lam[j])));
+        t[c++] = hs_neg(d, SUB(m->Q[i]));
+        out[i] = hs_addn(d, t, c);
+    }
+    for (size_t j = 0; j < k; j++) {
+        size_t c = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!hs_is_num(Gq[j * n + i], 0))
+                t[c++] = hs_mul(d, Gq[j * n + i], hs_sym(d, f->sym_a[i]));
+        t[c++] = SUB(m->gamma[j]);
+        out[n + j] = hs_addn(d, t, c);
+    }
+#undef SUB
+    free(t);
+    free(Gq);
+    return 0;
+}
+
 /* prog_jac: dr/dq | dr/dv | ds/dq | ds/dv, with
  * r = M a - G_q^T Lambda - Q and s = G_q a + gamma. */
-static int build_jac(build *b, const hs_node **Gq)
+static int build_jac(build *b)
 {
     hs_fl *f = b->f;
     hs_model *m = f->m;
@@ -127,32 +176,10 @@ static int build_jac(build *b, const hs_node **Gq)
     size_t n = m->n, k = m->k;
     int rc = 0;
     b->nroots = 0;
-    const hs_node **t = calloc(n + k + 1, sizeof *t), **r = calloc(n + k + 1, sizeof *r);
-    if (!t || !r) {
-        free(t);
+    const hs_node **r = calloc(n + k + 1, sizeof *r);
+    if (!r || hs_fl_residuals(f, b->fold, b->nsym, r)) {
         free(r);
         return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        size_t c = 0;
-        for (size_t j = 0; j < n; j++) {
-            const hs_node *Mij = fold(b, hs_model_M(m, i, j));
-            if (!hs_is_num(Mij, 0))
-                t[c++] = hs_mul(d, Mij, hs_sym(d, f->sym_a[j]));
-        }
-        for (size_t j = 0; j < k; j++)
-            if (!hs_is_num(Gq[j * n + i], 0))
-                t[c++] = hs_neg(d, hs_mul(d, Gq[j * n + i], hs_sym(d, f->sym_lam[j])));
-        t[c++] = hs_neg(d, fold(b, m->Q[i]));
-        r[i] = hs_addn(d, t, c);
-    }
-    for (size_t j = 0; j < k; j++) {
-        size_t c = 0;
-        for (size_t i = 0; i < n; i++)
-            if (!hs_is_num(Gq[j * n + i], 0))
-                t[c++] = hs_mul(d, Gq[j * n + i], hs_sym(d, f->sym_a[i]));
-        t[c++] = fold(b, m->gamma[j]);
-        r[n + j] = hs_addn(d, t, c);
     }
     hs_fl_blk *blk[4] = { &f->bRq, &f->bRv, &f->bSq, &f->bSv };
     for (int part = 0; part < 4 && !rc; part++) {
@@ -163,7 +190,6 @@ static int build_jac(build *b, const hs_node **Gq)
                 if (hs_depends_on(r[i], sym[c]))
                     rc = blk_add(b, blk[part], hs_diff(d, r[i], sym[c]), i - lo, c);
     }
-    free(t);
     free(r);
     return rc;
 }
@@ -226,7 +252,11 @@ static int fl_build(hs_fl *f, hs_error *err)
         !(f->prog_acc = hs_prog_compile(m->dag, b.roots, b.nroots, err)))
         rc = err->code;
     f->nacc = b.nroots;
-    if (!rc && !(rc = build_jac(&b, Gq)) && !(rc = dag_check(f, err)) &&
+    f->autonomous = 1;
+    for (size_t i = 0; i < b.nroots; i++)
+        if (hs_depends_on(b.roots[i], m->sym_t))
+            f->autonomous = 0;
+    if (!rc && !(rc = build_jac(&b)) && !(rc = dag_check(f, err)) &&
         !(f->prog_jac = hs_prog_compile(m->dag, b.roots, b.nroots, err)))
         rc = err->code;
     f->njac = b.nroots;
@@ -253,8 +283,8 @@ static int fl_alloc(hs_fl *f, hs_error *err)
     f->perm = gsl_permutation_alloc(nk);
     f->rhs = gsl_matrix_alloc(nk, 2 * n + 1);
     f->col = gsl_vector_alloc(nk);
-    f->Aq = calloc(n * n + 1, sizeof *f->Aq);
-    f->Av = calloc(n * n + 1, sizeof *f->Av);
+    f->Aq = calloc(nk * n + 1, sizeof *f->Aq);
+    f->Av = calloc(nk * n + 1, sizeof *f->Av);
     f->a = calloc(n + 1, sizeof *f->a);
     f->lam = calloc(k + 1, sizeof *f->lam);
     if (!f->in || !f->regs || !f->out_acc || !f->out_jac || !f->K || !f->perm || !f->rhs ||
@@ -433,7 +463,7 @@ static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, 
         if (gsl_linalg_LU_svx(f->K, f->perm, &col.vector))
             return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n + k; i++)        /* da/dx, then dLambda/dx */
         for (size_t j = 0; j < n; j++) {
             f->Aq[i * n + j] = R[i * lr + j];
             f->Av[i * n + j] = R[i * lr + n + j];
@@ -538,6 +568,8 @@ typedef struct odectx {
     double t0;
     hs_error *err;
     int rc;
+    hs_fl_force_fn force;      /* NULL, or the columns' inhomogeneous term */
+    void *fctx;
 } odectx;
 
 /* y = (q, v, P) with P (2n x ncol) row-major: the rows dq, then dv. */
@@ -570,11 +602,13 @@ static int ode_rhs(double tau, const double y[], double dy[], void *params)
                     row[j] += av * pv[j];
         }
     }
+    if (c->force && (c->rc = c->force(c->fctx, c->t0 + tau, dP + n * nc, c->err)))
+        return GSL_EBADFUNC;
     return GSL_SUCCESS;
 }
 
 static int propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
-                     hs_error *err)
+                     hs_fl_force_fn force, void *fctx, hs_error *err)
 {
     size_t n = f->n, dim = 2 * n * (1 + ncol);
     double *y = malloc(dim * sizeof *y);
@@ -582,7 +616,7 @@ static int propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_
         return hs_error_nomem(err);
     memcpy(y, x, 2 * n * sizeof *y);
     memcpy(y + 2 * n, P, 2 * n * ncol * sizeof *y);
-    odectx c = { f, ncol, t0, err, 0 };
+    odectx c = { f, ncol, t0, err, 0, force, fctx };
     gsl_odeiv2_system sys = { ode_rhs, NULL, dim, &c };
     double span = t1 - t0, h0 = fmin(1e-3, span / 16);
     gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_standard_new(&sys, *f->step->gsl, h0,
@@ -614,7 +648,16 @@ int hs_fl_propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_t
                     hs_error *err)
 {
     hs_la_handler h = hs_la_quiet();
-    int rc = propagate(f, t0, t1, x, P, ncol, err);
+    int rc = propagate(f, t0, t1, x, P, ncol, NULL, NULL, err);
+    hs_la_restore(h);
+    return rc;
+}
+
+int hs_fl_propagate_forced(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
+                           hs_fl_force_fn force, void *fctx, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int rc = propagate(f, t0, t1, x, P, ncol, force, fctx, err);
     hs_la_restore(h);
     return rc;
 }

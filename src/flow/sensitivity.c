@@ -1,0 +1,343 @@
+/* Forward sensitivities of a motion to parameters (flow.h,
+ * hs_fl_sens_new): S = d(q, v)/dp carried with the motion by
+ *     dq'/dp = dv/dp,   dv'/dp = da/dq dq/dp + da/dv dv/dp + da/dp,
+ * where da/dp and dLambda/dp at fixed (q, v) solve the saddle-point system
+ *     [M -G_q^T; G_q 0] [da/dp; dLambda/dp] = -[dr/dp; ds/dp]
+ * with the exact symbolic derivatives of the residuals r, s (internal.h)
+ * in p.  A parameter other parameters are computed from is followed
+ * through them (their expressions substituted before differentiating),
+ * and so are the initial data written with it: S(t0) = d(q0, v0)/dp. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_linalg.h>
+
+#include "../linalg/linalg.h"
+#include "../util/suggest.h"
+
+struct hs_fl_sens {
+    hs_fl *f;
+    size_t np;
+    size_t *par;               /* [np] parameter indices */
+    hs_prog *prog;             /* per p: dr/dp (n) | ds/dp (k) | dG/dp (k) | dGdot/dp (k) */
+    size_t nout;
+    double *out, *regs;
+    double *S0;                /* [2n x np] d(q0, v0)/dp */
+    double *ap, *lp;           /* [n x np] da/dp, [k x np] dLambda/dp at fixed (q, v) */
+    double *t0p;               /* [np] dt0/dp (must be 0) */
+};
+
+static int lookup(const hs_model *m, const char *name, size_t *out, hs_error *err)
+{
+    for (size_t j = 0; j < m->npar; j++)
+        if (strcmp(m->pname[j], name) == 0) {
+            if (m->ninput && j >= m->input0) {
+                hs_error_set(err, HS_EXIT_MODEL, "%s: --sensitivity %s: '%s' is an input "
+                             "(a function of t given by --input), not a parameter", m->file,
+                             name, name);
+                return HS_EXIT_MODEL;
+            }
+            *out = j;
+            return 0;
+        }
+    size_t np = m->ninput ? m->input0 : m->npar;
+    const char *near = hs_nearest(name, (const char *const *)m->pname, np);
+    char list[400] = "";
+    for (size_t j = 0, len = 0; j < np && len + 40 < sizeof list; j++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "",
+                                m->pname[j]);
+    hs_error_set(err, HS_EXIT_MODEL, "%s: --sensitivity: unknown parameter '%s'%s%s%s "
+                 "(parameters: %s)", m->file, name, near ? " (did you mean '" : "",
+                 near ? near : "", near ? "'?)" : "", np ? list : "none");
+    return HS_EXIT_MODEL;
+}
+
+/* map[sym_p[j]]: the chosen parameters stay symbols, every other parameter
+ * is its expression when that reads a chosen one, else its value. */
+static const hs_node **param_map(hs_fl_sens *s, size_t nsym)
+{
+    hs_model *m = s->f->m;
+    hs_dag *d = m->dag;
+    const hs_node **map = calloc(nsym + 1, sizeof *map);
+    if (!map)
+        return NULL;
+    for (size_t o = 0; o < m->npar; o++) {
+        size_t j = m->npar_done == m->npar ? m->par_order[o] : o;
+        int chosen = 0;
+        for (size_t i = 0; i < s->np; i++)
+            chosen |= s->par[i] == j;
+        if (chosen)
+            continue;
+        const hs_node *e = m->par_expr[j] ? hs_subst(d, m->par_expr[j], map, nsym) : NULL;
+        int reads = 0;
+        for (size_t i = 0; e && i < s->np; i++)
+            reads |= hs_depends_on(e, m->sym_p[s->par[i]]);
+        map[m->sym_p[j]] = reads ? e : hs_num(d, m->pval[j]);
+    }
+    return map;
+}
+
+/* The roots of the program and the initial derivatives. */
+static int build(hs_fl_sens *s, const hs_node **map, size_t nsym, hs_error *err)
+{
+    hs_fl *f = s->f;
+    hs_model *m = f->m;
+    hs_dag *d = m->dag;
+    size_t n = f->n, k = f->k, per = n + 3 * k;
+    const hs_node **fold = calloc(nsym + 1, sizeof *fold);
+    const hs_node **r = calloc(n + k + 1, sizeof *r);
+    const hs_node **roots = calloc(per * s->np + 1, sizeof *roots);
+    int rc = 0;
+    if (!fold || !r || !roots || hs_fl_residuals(f, map, nsym, r))
+        rc = hs_error_nomem(err);
+    for (size_t j = 0; !rc && j < m->npar; j++)
+        fold[m->sym_p[j]] = hs_num(d, m->pval[j]);
+    for (size_t i = 0; !rc && i < s->np; i++) {
+        int p = m->sym_p[s->par[i]];
+        const hs_node **ro = roots + i * per;
+#define DP(e) hs_subst(d, hs_diff(d, hs_subst(d, (e), map, nsym), p), fold, nsym)
+        for (size_t j = 0; j < n + k; j++)
+            ro[j] = hs_subst(d, hs_diff(d, r[j], p), fold, nsym);
+        for (size_t j = 0; j < k; j++) {
+            ro[n + k + j] = DP(m->G[j]);
+            ro[n + 2 * k + j] = DP(m->Gdot[j]);
+        }
+        for (size_t j = 0; j <= 2 * n; j++) {
+            const hs_node *e = m->init_expr[j] ? DP(m->init_expr[j]) : hs_num(d, 0);
+            double x = hs_dag_failed(d) ? 0 : hs_eval_tree(e, f->in);
+            if (j < 2 * n)
+                s->S0[j * s->np + i] = x;
+            else
+                s->t0p[i] = x;
+        }
+#undef DP
+    }
+    if (!rc && hs_dag_failed(d)) {
+        const hs_error *de = hs_dag_error(d);
+        if (de->code == HS_EXIT_NOMEM) {
+            rc = hs_error_nomem(err);
+        } else {
+            hs_error_set(err, HS_EXIT_MODEL, "%s (while deriving the sensitivities)", de->msg);
+            hs_srcpos pos = hs_dag_error_pos(d);
+            if (pos.src >= 0)
+                hs_model_place(m, pos, err);
+            rc = HS_EXIT_MODEL;
+        }
+    }
+    s->nout = per * s->np;
+    if (!rc && !(s->prog = hs_prog_compile(d, roots, s->nout, err)))
+        rc = err->code ? err->code : hs_error_nomem(err);
+    free(fold);
+    free(r);
+    free(roots);
+    return rc;
+}
+
+static int sens_alloc(hs_fl_sens *s, hs_error *err)
+{
+    size_t n = s->f->n, k = s->f->k, np = s->np;
+    s->par = calloc(np + 1, sizeof *s->par);
+    s->S0 = calloc(2 * n * np + 1, sizeof *s->S0);
+    s->ap = calloc(n * np + 1, sizeof *s->ap);
+    s->lp = calloc(k * np + 1, sizeof *s->lp);
+    s->t0p = calloc(np + 1, sizeof *s->t0p);
+    return s->par && s->S0 && s->ap && s->lp && s->t0p ? 0 : hs_error_nomem(err);
+}
+
+hs_fl_sens *hs_fl_sens_new(hs_fl *f, const char *const *names, size_t np, hs_error *err)
+{
+    hs_model *m = f->m;
+    hs_fl_sens *s = calloc(1, sizeof *s);
+    if (!s) {
+        hs_error_nomem(err);
+        return NULL;
+    }
+    s->f = f;
+    s->np = np;
+    int rc = sens_alloc(s, err);
+    for (size_t i = 0; !rc && i < np; i++) {
+        rc = lookup(m, names[i], &s->par[i], err);
+        for (size_t j = 0; !rc && j < i; j++)
+            if (s->par[j] == s->par[i]) {
+                hs_error_set(err, HS_EXIT_MODEL, "%s: --sensitivity names '%s' twice",
+                             m->file, names[i]);
+                rc = HS_EXIT_MODEL;
+            }
+    }
+    size_t nsym = (size_t)hs_dag_nsymbols(m->dag);
+    const hs_node **map = rc ? NULL : param_map(s, nsym);
+    if (!rc && !map)
+        rc = hs_error_nomem(err);
+    if (!rc)
+        rc = build(s, map, nsym, err);
+    free(map);
+    for (size_t i = 0; !rc && i < np; i++)
+        if (s->t0p[i] != 0) {
+            hs_error_set(err, HS_EXIT_MODEL, "%s: --sensitivity %s: the start time t0 is "
+                         "written with '%s': sensitivities to a parameter that moves t0 are "
+                         "not supported", m->file, names[i], names[i]);
+            rc = HS_EXIT_MODEL;
+        }
+    if (!rc) {
+        size_t nin = hs_prog_nin(s->prog);
+        s->regs = calloc(hs_prog_nregs(s->prog) + 1, sizeof *s->regs);
+        s->out = calloc(s->nout + 1, sizeof *s->out);
+        if (!s->regs || !s->out || nin > f->nin)
+            rc = hs_error_nomem(err);
+    }
+    if (rc) {
+        hs_fl_sens_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void hs_fl_sens_free(hs_fl_sens *s)
+{
+    if (!s)
+        return;
+    hs_prog_free(s->prog);
+    free(s->par);
+    free(s->out);
+    free(s->regs);
+    free(s->S0);
+    free(s->ap);
+    free(s->lp);
+    free(s->t0p);
+    free(s);
+}
+
+/* da/dp, dLambda/dp at f's last evaluation (its factorized saddle-point
+ * matrix and the symbols a, Lambda set). */
+static int partials(hs_fl_sens *s, double t, hs_error *err)
+{
+    hs_fl *f = s->f;
+    size_t n = f->n, k = f->k, np = s->np, per = n + 3 * k;
+    hs_prog_eval(s->prog, f->in, s->regs, s->out);
+    for (size_t i = 0; i < np; i++) {
+        for (size_t j = 0; j < n + k; j++)
+            gsl_vector_set(f->col, j, -s->out[i * per + j]);
+        if (gsl_linalg_LU_svx(f->K, f->perm, f->col))
+            goto singular;
+        for (size_t j = 0; j < n + k; j++) {
+            double x = gsl_vector_get(f->col, j);
+            if (!isfinite(x))
+                goto singular;
+            if (j < n)
+                s->ap[j * np + i] = x;
+            else
+                s->lp[(j - n) * np + i] = x;
+        }
+    }
+    return 0;
+singular:
+    hs_error_set(err, HS_EXIT_NUMERIC, "%s: a singular saddle-point matrix or a non-finite "
+                 "derivative in a parameter at t = %.17g (sensitivities)", f->m->file, t);
+    return HS_EXIT_NUMERIC;
+}
+
+static int force(void *ctx, double t, double *dV, hs_error *err)
+{
+    hs_fl_sens *s = ctx;
+    int rc = partials(s, t, err);
+    if (rc)
+        return rc;
+    for (size_t e = 0; e < s->f->n * s->np; e++)
+        dV[e] += s->ap[e];
+    return 0;
+}
+
+/* At (t, x) with S: Lambda [k] and dLambda/dp = dLambda/dq S_q +
+ * dLambda/dv S_v + dLambda/dp|_(q,v) [k x np]. */
+static int multipliers(hs_fl_sens *s, double t, const double *x, const double *S,
+                       double *lam, double *dlam, hs_error *err)
+{
+    hs_fl *f = s->f;
+    size_t n = f->n, k = f->k, np = s->np;
+    double *a = malloc((n + n * n + 1) * sizeof *a);  /* a, then da/dq */
+    if (!a)
+        return hs_error_nomem(err);
+    int rc = hs_fl_accel(f, t, x, x + n, a, lam, a + n, NULL, err);
+    free(a);
+    if (rc || (rc = partials(s, t, err)))
+        return rc;
+    const double *Lq = f->Aq + n * n, *Lv = f->Av + n * n;
+    for (size_t j = 0; j < k; j++)
+        for (size_t i = 0; i < np; i++) {
+            double sum = s->lp[j * np + i];
+            for (size_t l = 0; l < n; l++)
+                sum += Lq[j * n + l] * S[l * np + i] + Lv[j * n + l] * S[(n + l) * np + i];
+            dlam[j * np + i] = sum;
+        }
+    return 0;
+}
+
+/* How far S0 is from the linearized constraints: max over p of
+ * |G_q dq/dp + dG/dp| and |dGdot/dq dq/dp + G_q dv/dp + dGdot/dp|. */
+static double tangency(hs_fl_sens *s, double t, const double *x)
+{
+    hs_fl *f = s->f;
+    size_t n = f->n, k = f->k, np = s->np, per = n + 3 * k;
+    hs_fl_eval_acc(f, t, x, x + n);
+    hs_prog_eval(s->prog, f->in, s->regs, s->out);
+    double *J = calloc(2 * k * 2 * n + 1, sizeof *J), worst = 0;
+    if (!J)
+        return 0;
+    hs_fl_blk_fill(&f->bGq, f->out_acc, J, 2 * n, 0);
+    hs_fl_blk_fill(&f->bGq, f->out_acc, J + k * 2 * n + n, 2 * n, 0);
+    hs_fl_blk_fill(&f->bGdq, f->out_acc, J + k * 2 * n, 2 * n, 0);
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < 2 * k; j++) {
+            double sum = s->out[i * per + n + k + j];
+            for (size_t l = 0; l < 2 * n; l++)
+                sum += J[j * 2 * n + l] * s->S0[l * np + i];
+            worst = fmax(worst, fabs(sum));
+        }
+    free(J);
+    return worst;
+}
+
+int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row, void *ctx,
+                   double *offset, hs_error *err)
+{
+    hs_fl *f = s->f;
+    hs_model *m = f->m;
+    size_t n = f->n, k = f->k, np = s->np;
+    double *x = calloc(2 * n, sizeof *x), *S = calloc(2 * n * np + 1, sizeof *S);
+    double *lam = calloc(k + 1, sizeof *lam), *dlam = calloc(k * np + 1, sizeof *dlam);
+    int rc = 0;
+    if (!x || !S || !lam || !dlam)
+        rc = hs_error_nomem(err);
+    if (!rc && !(rc = hs_fl_start_state(f, x, err))) {
+        memcpy(S, s->S0, 2 * n * np * sizeof *S);
+        *offset = k ? tangency(s, m->t0, x) : 0;
+    }
+    double t = m->t0;
+    long steps = dt > 0 ? (long)ceil((t_end - m->t0) / dt - 1e-9) : 1;
+    for (long i = 0; !rc && i <= steps; i++) {
+        double ti = i == steps ? t_end : m->t0 + (double)i * dt;
+        hs_la_handler h = hs_la_quiet();
+        if (ti > t)
+            rc = hs_fl_propagate_forced(f, t, ti, x, S, np, force, s, err);
+        if (!rc)
+            rc = multipliers(s, ti, x, S, lam, dlam, err);
+        hs_la_restore(h);
+        t = ti;
+        if (!rc)
+            rc = row(ti, x, lam, S, dlam, ctx);
+    }
+    free(x);
+    free(S);
+    free(lam);
+    free(dlam);
+    return rc;
+}
+
+size_t hs_fl_sens_count(const hs_fl_sens *s)
+{
+    return s->np;
+}

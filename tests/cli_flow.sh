@@ -1,0 +1,335 @@
+#!/bin/sh
+# End-to-end tests of `holosim floquet`, `holosim lyapunov` and `holosim run
+# --sensitivity` (POSIX sh): bad input (message, caret, exit code), the
+# Kapitza pendulum's stability on both sides of its threshold in two forms,
+# the Mathieu equation against its closed form (eps = 0) and against an
+# independent RK4 integration of its monodromy (awk), the pendulum's
+# sensitivities against the scaling law dtheta/dl = -t theta'/(2 l) and
+# against finite differences of two runs and the multiplier's closed form,
+# floquet --find (an orbit found, the pendulum's period against the
+# elliptic integral, exit 3 without an orbit), sweep --command floquet, the
+# CSV shapes.
+#
+#   HOLOSIM=bin/holosim sh tests/cli_flow.sh      (what `make check` runs)
+#
+# The last line of output is always `N passed, N failed`.
+
+CLI_NAME=flow
+CLI_TIMEOUT=60
+. "$(dirname "$0")/cli_lib.sh"
+
+MODELS=$ROOT/models
+
+# field F of line L of stdout
+field() { sed -n "$1p" "$T/out" | cut -d, -f"$2"; }
+# |A - B| <= TOL
+near_abs() {
+    awk -v a="$1" -v b="$2" -v tol="$3" \
+        'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= tol) }' || no "$4: $1, want $2"
+}
+# the caret of an option's error: stderr line 3 has '^' at column C of line 2
+caret_at() {
+    c=$(sed -n 3p "$T/err")
+    [ "${#c}" = "$1" ] || no "caret at column ${#c}, want $1 ($(sed -n 2,3p "$T/err" | tr '\n' '|'))"
+}
+
+# ---- bad input ----------------------------------------------------------------
+
+begin "--period not positive: exit 2"
+hs floquet "$MODELS/mathieu.yaml" --period 0
+rc_is 2; err_has "--period 0: the value is 0; --period must be a positive, finite number"; out_empty
+hs floquet "$MODELS/mathieu.yaml" --period -1
+rc_is 2; err_has "the value is -1"
+end
+
+begin "--period not finite: exit 2, placed"
+hs floquet "$MODELS/mathieu.yaml" --period 1/0
+rc_is 2; err_has "division by zero"; caret_at 15
+hs floquet "$MODELS/mathieu.yaml" --period 1e400
+rc_is 2; err_has "number out of range"
+end
+
+begin "--period garbage: exit 2 with a caret under the place"
+hs floquet "$MODELS/mathieu.yaml" --period '2*(pi'
+rc_is 2; err_has "--period 2*(pi: ')' expected"; caret_at 19
+hs floquet "$MODELS/mathieu.yaml" --period '2*pi/ww'
+rc_is 2; err_has "unknown name 'ww' (did you mean 'w'?)"; caret_at 19
+end
+
+begin "floquet without --period: usage, exit 1"
+hs floquet "$MODELS/mathieu.yaml"
+rc_is 1; err_has "floquet needs --period T"
+end
+
+begin "lyapunov --every not positive: exit 2"
+hs lyapunov "$MODELS/mathieu.yaml" --every 0
+rc_is 2; err_has "--every must be a positive, finite number"
+end
+
+begin "--spectrum on a too large model: exit 2, the limit said"
+hs lyapunov "$MODELS/chain_angles.yaml" --set N=65 --spectrum --t-end 0.01
+rc_is 2; err_has "2 (n - k) = 130 exponents: the limit is 128"
+end
+
+begin "--sensitivity: an unknown parameter, exit 2 with a suggestion"
+hs run "$MODELS/pendulum.yaml" --sensitivity l,theta --t-end 0.1
+rc_is 2; err_has "unknown parameter 'theta' (did you mean 'theta0'?)"
+err_has "(parameters: m, l, g, theta0)"; out_empty
+hs run "$MODELS/pendulum.yaml" --sensitivity x --t-end 0.1
+rc_is 2; err_has "unknown parameter 'x'"
+hs run "$MODELS/pendulum.yaml" --sensitivity l,l --t-end 0.1
+rc_is 2; err_has "names 'l' twice"
+hs run "$MODELS/pendulum.yaml" --sensitivity 'l,,g' --t-end 0.1
+rc_is 1; err_has "parameter names separated by commas"
+end
+
+begin "--sensitivity refuses what it does not support"
+hs run "$MODELS/bouncing_ball.yaml" --sensitivity g
+rc_is 1; err_has "--sensitivity does not support contacts"
+hs run "$MODELS/pendulum.yaml" --sensitivity l --columns t,x
+rc_is 1; err_has "--sensitivity does not support --columns"
+hs run "$MODELS/pendulum.yaml" --sensitivity l --stop-when 'y > 0'
+rc_is 1; err_has "--sensitivity does not support events"
+hs run "$MODELS/pendulum.yaml" --sensitivity l --method bsimp
+rc_is 1; err_has "--method bsimp is not one"
+hs run "$MODELS/pendulum.yaml" --sensitivity l --stabilize baumgarte
+rc_is 1; err_has "--sensitivity does not support --stabilize"
+end
+
+# ---- Kapitza's pendulum: upright stable at w = 60, unstable at w = 30 ---------
+# (a = 0.1, l = 1, g = 9.81; the threshold 44.3908, the classical estimate
+# sqrt(2 g l)/a = 44.29: bracketed here within 0.08)
+
+for f in kapitza kapitza_angle; do
+    begin "Kapitza upright ($f): unstable at w = 30, stable at w = 60"
+    hs floquet "$MODELS/$f.yaml" --period '2*pi/w' --set w=30
+    rc_is 0; out_has "stability: unstable"
+    hs floquet "$MODELS/$f.yaml" --period '2*pi/w' --set w=60 --csv
+    rc_is 0; out_line 1 "mu,re,im,abs,arg,exponent,abs_max,verdict"; out_lines 3
+    [ "$(field 2 8)" = stable ] || no "w = 60: verdict $(field 2 8)"
+    # conservative: both on the unit circle, complex conjugates
+    near_abs "$(field 2 4)" 1 1e-9 "w = 60 |mu_1|"
+    near_abs "$(field 3 4)" 1 1e-9 "w = 60 |mu_2|"
+    near_abs "$(field 2 3)" "$(awk -v x="$(field 3 3)" 'BEGIN { printf "%.17g", -x }')" 1e-9 "conjugate"
+    end
+    begin "Kapitza ($f): the threshold between w = 44.35 and 44.43"
+    hs floquet "$MODELS/$f.yaml" --period '2*pi/w' --set w=44.35 --csv
+    [ "$(field 2 8)" = unstable ] || no "w = 44.35: $(field 2 8)"
+    hs floquet "$MODELS/$f.yaml" --period '2*pi/w' --set w=44.43 --csv
+    [ "$(field 2 8)" = stable ] || no "w = 44.43: $(field 2 8)"
+    end
+done
+
+begin "Kapitza: the Cartesian and the angle form give the same multipliers"
+hs floquet "$MODELS/kapitza.yaml" --period '2*pi/w' --set w=30 --csv
+a=$(field 2 2); b=$(field 3 2)
+hs floquet "$MODELS/kapitza_angle.yaml" --period '2*pi/w' --set w=30 --csv
+near_abs "$(field 2 2)" "$a" 1e-8 "mu_1"
+near_abs "$(field 3 2)" "$b" 1e-8 "mu_2"
+end
+
+# ---- Mathieu: x'' + (delta + eps cos(w t)) x = 0 ------------------------------
+
+# the trace of the monodromy over 2 pi / w by classical RK4 (N steps), awk:
+# an integration that shares nothing with holosim's
+mathieu_trace() {
+    awk -v d="$1" -v e="$2" -v w="$3" -v N=20000 'BEGIN {
+        pi = atan2(0, -1); T = 2 * pi / w; h = T / N; tr = 0
+        for (c = 0; c < 2; c++) {
+            x = (c == 0); v = (c == 1); t = 0
+            for (i = 0; i < N; i++) {
+                k1x = v; k1v = -(d + e * cos(w * t)) * x
+                k2x = v + h / 2 * k1v; k2v = -(d + e * cos(w * (t + h / 2))) * (x + h / 2 * k1x)
+                k3x = v + h / 2 * k2v; k3v = -(d + e * cos(w * (t + h / 2))) * (x + h / 2 * k2x)
+                k4x = v + h * k3v; k4v = -(d + e * cos(w * (t + h))) * (x + h * k3x)
+                x += h / 6 * (k1x + 2 * k2x + 2 * k3x + k4x)
+                v += h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
+                t += h
+            }
+            tr += (c == 0) ? x : v
+        }
+        printf "%.15g\n", tr }'
+}
+
+begin "Mathieu, eps = 0: mu = exp(+-i 2 pi sqrt(delta)) (closed form)"
+hs floquet "$MODELS/mathieu.yaml" --period '2*pi/w' --set eps=0 --set delta=0.3 --csv
+rc_is 0
+want=$(awk 'BEGIN { printf "%.17g", cos(2 * atan2(0, -1) * sqrt(0.3)) }')
+near_abs "$(field 2 2)" "$want" 1e-9 "Re mu"
+want=$(awk 'BEGIN { s = sin(2 * atan2(0, -1) * sqrt(0.3)); printf "%.17g", s < 0 ? -s : s }')
+im=$(field 2 3); case $im in -*) im=${im#-} ;; esac
+near_abs "$im" "$want" 1e-9 "|Im mu|"
+end
+
+for pt in "0.25 0.1 unstable" "0.5 0.1 stable" "1.0 0.3 unstable" "0.1 0.05 stable"; do
+    set -- $pt
+    begin "Mathieu delta = $1, eps = $2: the trace against RK4, verdict $3"
+    hs floquet "$MODELS/mathieu.yaml" --period '2*pi/w' --set delta=$1 --set eps=$2 --csv
+    rc_is 0
+    tr=$(awk -F, 'NR > 1 { s += $2 } END { printf "%.15g\n", s }' "$T/out")
+    near_abs "$tr" "$(mathieu_trace $1 $2 1)" 1e-8 "mu_1 + mu_2"
+    # det = mu_1 mu_2 = 1 (Liouville: no damping)
+    det=$(awk -F, 'NR == 2 { a = $2; b = $3 } NR == 3 { c = $2; d = $3 }
+                   END { printf "%.15g\n", a * c - b * d }' "$T/out")
+    near_abs "$det" 1 1e-9 "mu_1 mu_2"
+    [ "$(field 2 8)" = "$3" ] || no "verdict $(field 2 8)"
+    end
+done
+
+# ---- floquet --find ---------------------------------------------------------------
+
+begin "--find, driven: Kapitza from theta0 = 0.1 finds the upright orbit theta = 0"
+hs floquet "$MODELS/kapitza_angle.yaml" --period '2*pi/w' --set w=60 --set theta0=0.1 --find
+rc_is 0
+th=$(sed -n 's/^periodic orbit .*: theta = \([^,]*\), .*/\1/p' "$T/out")
+near_abs "$th" 0 1e-9 "theta of the orbit"
+out_has "stability: stable"
+end
+
+begin "--find, autonomous: the pendulum's period at amplitude 0.5 (4 K(sin 0.25)/sqrt(g/l))"
+hs floquet "$MODELS/pendulum_angle.yaml" --period 2 --find --csv
+rc_is 0
+err_has "the period an unknown"
+Tf=$(sed -n 's/.*, T = \([^;]*\);.*/\1/p' "$T/err")
+Tk=$(awk 'BEGIN { pi = atan2(0, -1); k = sin(0.25); a = 1; b = sqrt(1 - k * k)
+              for (i = 0; i < 30; i++) { t = (a + b) / 2; b = sqrt(a * b); a = t }
+              printf "%.17g", 4 * pi / (2 * a) / sqrt(9.81) }')
+near_abs "$Tf" "$Tk" 1e-8 "T"
+end
+
+begin "--find: no periodic orbit (a steady push), exit 3 with the best point"
+cat >"$T/push.yaml" <<'EOF'
+name: pushed particle
+parameters: {m: 1.0}
+coordinates: [x]
+kinetic: 0.5*m*x'^2
+potential: -(1 + cos(t))*x
+initial: {q: {x: 0}}
+EOF
+hs floquet "$T/push.yaml" --period '2*pi' --find
+rc_is 3
+err_has "holosim: best point: x = "
+err_has "no periodic orbit found: Newton shooting stopped after"
+end
+
+# ---- lyapunov -------------------------------------------------------------------
+
+begin "lyapunov --csv: t and one column per exponent, the last row at t_end"
+hs lyapunov "$MODELS/mathieu.yaml" --t-end 10 --every 1 --spectrum --csv --set delta=0.5
+rc_is 0; out_line 1 "t,lambda_1,lambda_2"; out_lines 11
+[ "$(field 11 1)" = 10 ] || no "last t $(field 11 1)"
+# a conservative system: the spectrum sums to 0
+s=$(awk -F, 'END { printf "%.15g\n", $2 + $3 }' "$T/out")
+near_abs "$s" 0 1e-6 "lambda_1 + lambda_2"
+end
+
+# ---- run --sensitivity ----------------------------------------------------------
+
+begin "--sensitivity: the CSV's columns"
+hs run "$MODELS/pendulum.yaml" --sensitivity l,theta0 --t-end 1 --dt 0.5
+rc_is 0
+out_line 1 "t,x,y,x',y',lambda_rod,dx/dl,dy/dl,dx'/dl,dy'/dl,dlambda_rod/dl,dx/dtheta0,dy/dtheta0,dx'/dtheta0,dy'/dtheta0,dlambda_rod/dtheta0"
+out_lines 4
+end
+
+begin "--sensitivity, angle form: dtheta/dl = -t theta'/(2 l) to 1e-7 over 10 s"
+hs run "$MODELS/pendulum_angle.yaml" --sensitivity l,theta0 --set l=1.7 --rtol 1e-11 --atol 1e-11
+rc_is 0
+out_line 1 "t,theta,theta',dtheta/dl,dtheta'/dl,dtheta/dtheta0,dtheta'/dtheta0"
+worst=$(awk -F, 'NR > 1 { e = $4 + $1 * $3 / (2 * 1.7); if (e < 0) e = -e; if (e > m) m = e }
+                 END { printf "%.3g\n", m }' "$T/out")
+near_abs "$worst" 0 1e-7 "max |dtheta/dl + t theta'/(2 l)|"
+# the initial angle: S(t0) = (1, 0), and dtheta/dl = 0 at t0
+[ "$(field 2 6)" = 1 ] || no "dtheta/dtheta0 at t0: $(field 2 6)"
+[ "$(field 2 4)" = 0 ] || no "dtheta/dl at t0: $(field 2 4)"
+end
+
+begin "--sensitivity, Cartesian form (a constraint): the scaling law through theta = atan2(x, -y)"
+hs run "$MODELS/pendulum.yaml" --sensitivity l --set l=1.3 --rtol 1e-11 --atol 1e-11
+rc_is 0
+# theta' = (-y x' + x y')/l^2, dtheta/dl = (-y dx/dl + x dy/dl)/l^2
+worst=$(awk -F, -v l=1.3 'NR > 1 { th1 = (-$3 * $4 + $2 * $5) / (l * l)
+                 dth = (-$3 * $7 + $2 * $8) / (l * l); e = dth + $1 * th1 / (2 * l)
+                 if (e < 0) e = -e; if (e > m) m = e } END { printf "%.3g\n", m }' "$T/out")
+near_abs "$worst" 0 1e-7 "max |dtheta/dl + t theta'/(2 l)|"
+end
+
+begin "--sensitivity: dlambda/dl against lambda = m (g y - |v|^2)/(2 l^2) differentiated by hand"
+# (x.a + |v|^2 = 0 and m a = -m g e_y + 2 lambda (x, y)); m = 1
+hs run "$MODELS/pendulum.yaml" --sensitivity l --set l=1.3 --rtol 1e-11 --atol 1e-11
+rc_is 0
+worst=$(awk -F, -v l=1.3 -v g=9.81 'NR > 1 {
+        lam = (g * $3 - $4 * $4 - $5 * $5) / (2 * l * l)
+        e1 = lam - $6; if (e1 < 0) e1 = -e1; if (e1 > m1) m1 = e1
+        d = -2 * lam / l + (g * $8 - 2 * ($4 * $9 + $5 * $10)) / (2 * l * l)
+        e = d - $11; if (e < 0) e = -e; if (e > m) m = e }
+        END { printf "%.3g\n", (m1 > m ? m1 : m) }' "$T/out")
+near_abs "$worst" 0 1e-7 "max |lambda, dlambda_rod/dl - by hand|"
+end
+
+# the central difference (run(p + h) - run(p - h)) / 2h against every column
+fd_check() {    # fd_check MODEL PARAM VALUE H TOL COLUMNS
+    "$H" run "$1" --sensitivity "$2" --set "$2=$3" >"$T/s.csv" 2>/dev/null || no "run --sensitivity $2"
+    up=$(awk -v v="$3" -v h="$4" 'BEGIN { printf "%.17g", v + h }')
+    dn=$(awk -v v="$3" -v h="$4" 'BEGIN { printf "%.17g", v - h }')
+    "$H" run "$1" -q --set "$2=$up" --columns "$6" >"$T/up.csv" 2>/dev/null || no "run +h"
+    "$H" run "$1" -q --set "$2=$dn" --columns "$6" >"$T/dn.csv" 2>/dev/null || no "run -h"
+    ncol=$(echo "$6" | tr ',' '\n' | wc -l)
+    worst=$(paste -d, "$T/s.csv" "$T/up.csv" "$T/dn.csv" | awk -F, -v k="$ncol" -v h="$4" '
+        NR == 1 { nf = NF - 2 * k; next }
+        { for (i = 2; i <= k; i++) {
+              fd = ($(nf + i) - $(nf + k + i)) / (2 * h); e = fd - $(k + i - 1)
+              if (e < 0) e = -e; if (e > m) m = e } }
+        END { printf "%.3g\n", m }')
+    [ -z "${FLOW_VERBOSE:-}" ] || echo "fd $2: $worst" >&2
+    near_abs "$worst" 0 "$5" "max |S - finite difference| in $2"
+}
+
+begin "--sensitivity against finite differences of two runs: l, theta0, g (Cartesian)"
+fd_check "$MODELS/pendulum.yaml" l 1 1e-5 1e-6 "t,x,y,x',y',lambda_rod"
+fd_check "$MODELS/pendulum.yaml" theta0 0.5 1e-5 1e-6 "t,x,y,x',y',lambda_rod"
+fd_check "$MODELS/pendulum.yaml" g 9.81 1e-4 1e-6 "t,x,y,x',y',lambda_rod"
+end
+
+begin "--sensitivity against finite differences: a moving constraint (Kapitza, w)"
+fd_check "$MODELS/kapitza.yaml" w 30 1e-5 1e-5 "t,x,y,x',y',lambda_rod"
+end
+
+begin "--sensitivity: inconsistent-in-p initial data warned"
+cat >"$T/off.yaml" <<'EOF'
+name: pendulum whose start does not follow l
+parameters: {m: 1.0, l: 1.0, g: 9.81}
+coordinates: [x, y]
+mass: [m, m]
+potential: m*g*y
+constraints:
+  rod: x^2 + y^2 - l^2
+initial:
+  q: {x: 0.6, y: -0.8}
+simulate: {t_end: 1, dt: 0.5}
+EOF
+hs run "$T/off.yaml" --sensitivity l
+rc_is 0; err_has "the initial data are not consistent for every value of the parameters"
+end
+
+begin "sweep --command floquet: a stability chart (abs_max per point)"
+if command -v bash >/dev/null 2>&1; then
+    HOLOSIM=$H bash "$ROOT/scripts/sweep" --command floquet -j 1 -o "$T/chart" \
+        "$MODELS/kapitza_angle.yaml" w=30,60 -- --period '2*pi/w' >"$T/out" 2>"$T/err"
+    rc=$?
+    rc_is 0
+    head -n 1 "$T/chart/summary.csv" | grep -q '^w,mu,re,im,abs,arg,exponent,abs_max,verdict,exit,message,file$' ||
+        no "summary header: $(head -n 1 "$T/chart/summary.csv")"
+    a30=$(awk -F, '$1 == 30 && $2 == 1 { print $8 }' "$T/chart/summary.csv")
+    a60=$(awk -F, '$1 == 60 && $2 == 1 { print $8 }' "$T/chart/summary.csv")
+    awk -v a="$a30" 'BEGIN { exit !(a > 1.5) }' || no "w = 30: abs_max $a30"
+    near_abs "$a60" 1 1e-9 "w = 60: abs_max"
+    # the same as floquet run directly at that point
+    hs floquet "$MODELS/kapitza_angle.yaml" --period '2*pi/w' --set w=30 --csv
+    [ "$(field 2 7)" = "$a30" ] || no "w = 30: sweep $a30, floquet $(field 2 7)"
+else
+    echo "SKIP cli_flow.sh: no bash for scripts/sweep" >&2
+fi
+end
+
+summary
