@@ -208,7 +208,7 @@ static int time_check(build *b)
 {
     hs_model *m = b->a->m;
     size_t n = m->n, k = m->k, nt = 0;
-    tdep *td = calloc(n * (n + 1) / 2 + n + k, sizeof *td);
+    tdep *td = calloc((m->M ? n * (n + 1) / 2 : n) + n + k, sizeof *td);
     if (!td)
         return hs_error_nomem(b->err);
     b->nroots = 0;
@@ -370,12 +370,6 @@ static int compile_both(build *b)
 
 static hs_an *an_new(hs_model *m, hs_error *err)
 {
-    if (m->n + m->k > HS_AN_MAX) {
-        hs_error_set(err, HS_EXIT_MODEL, "%s: model too large for equilibrium and modes: "
-                     "n + k = %zu (the analysis is dense; the limit is %d)", m->file,
-                     m->n + m->k, HS_AN_MAX);
-        return NULL;
-    }
     hs_an *a = calloc(1, sizeof *a);
     build b = { a, m->dag, (size_t)hs_dag_nsymbols(m->dag), NULL, NULL, NULL, 0, 0, err };
     b.fold = calloc(b.nsym, sizeof *b.fold);
@@ -401,6 +395,16 @@ static hs_an *an_new(hs_model *m, hs_error *err)
         return NULL;
     }
     return a;
+}
+
+int hs_ak_dense_only(const hs_an *a, const char *what, hs_error *err)
+{
+    if (a->n + a->k <= HS_AN_MAX)
+        return 0;
+    hs_error_set(err, HS_EXIT_MODEL, "%s: model too large for %s: n + k = %zu (it is dense; "
+                 "the limit is %d; equilibrium and modes are sparse beyond it)", a->m->file,
+                 what, a->n + a->k, HS_AN_MAX);
+    return HS_EXIT_MODEL;
 }
 
 hs_an *hs_an_new(hs_model *m, hs_error *err)

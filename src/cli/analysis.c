@@ -102,7 +102,7 @@ static void session_free(session *s)
 }
 
 /* The analysis of the loaded model s->m. */
-static int session_start(session *s)
+static int session_start(session *s, size_t count)
 {
     hs_error err;
     hs_error_init(&err);
@@ -110,7 +110,7 @@ static int session_start(session *s)
         return hs_cli_fail(&err);
     if (hs_an_equilibrium(s->a, s->m->q0, &s->eq, &err))
         return hs_cli_fail(&err);
-    if (hs_an_modes(s->a, &s->eq, &s->md, &err))
+    if (hs_an_modes_lowest(s->a, &s->eq, count, &s->md, &err))
         return hs_cli_fail(&err);
     return 0;
 }
@@ -128,7 +128,7 @@ static int start(int argc, char **argv, const char *usage, unsigned cmd, const c
     o->ov.input_t = NAN;
     if (!(s->m = hs_cli_load(o, rc)))
         return -1;
-    *rc = session_start(s);
+    *rc = session_start(s, o->count);
     return *rc ? -1 : 0;
 }
 
@@ -272,7 +272,7 @@ static void shape_cells(const hs_model *m, const hs_modes *md, size_t r, int cpl
     }
 }
 
-static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md)
+static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md, int sparse)
 {
     print_header(m, eq);
     print_equilibrium(m, eq);
@@ -284,6 +284,9 @@ static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md
     printf("linearization on the tangent space ker G_q: %s\n", md->conservative
            ? "conservative and undamped, solved as K phi = omega^2 M phi"
            : "damping, gyroscopic or circulatory terms, solved in first-order form");
+    if (md->count < md->dof && md->conservative)
+        printf("the %zu lowest of %zu (omega^2 nearest 0%s)\n", md->count, md->dof,
+               sparse ? ": sparse shift-invert Lanczos" : "");
     int cplx = complex_shapes(md);
     printf("%4s %13s %13s %13s %13s ", "mode", "sigma", "omega", "freq", "period");
     char h[300];
@@ -384,7 +387,7 @@ int hs_cli_modes(int argc, char **argv)
     else if (o.csv)
         modes_csv(s.m, &s.md);
     else
-        modes_text(s.m, &s.eq, &s.md);
+        modes_text(s.m, &s.eq, &s.md, hs_an_sparse(s.a));
     if (o.linearize && !o.csv)
         linear_print(s.m, &lin, 0);
     rc = flushed();
