@@ -31,7 +31,9 @@ const char hs_usage_equilibrium[] =
     "Only M, Q and G are read: the outputs, events and drawing are not (a value\n"
     "they cannot take at these parameters does not stop the analysis).  Values\n"
     "at round-off (below 64 eps of the point's size, of the largest force for a\n"
-    "multiplier) are shown as 0.\n"
+    "multiplier) are shown as 0.  Beyond n + k = 2000 Newton is sparse (the\n"
+    "saddle-point Jacobian factored by KLU) and the verdict is that of the 10\n"
+    "lowest modes (holosim help modes).\n"
     "\n"
     "  --set NAME=VALUE          override a parameter (repeatable)\n"
     "  --params FILE             parameters from a YAML file\n"
@@ -45,6 +47,7 @@ const char hs_usage_equilibrium[] =
 
 const char hs_usage_modes[] =
     "usage: holosim modes MODEL [--set NAME=VALUE]... [--params FILE] [--csv] [--linearize]\n"
+    "                           [--count K]\n"
     "\n"
     "Linearize at the equilibrium nearest the initial position (on the tangent\n"
     "space of the constraints) and list each eigenvalue s = sigma + i omega with\n"
@@ -66,8 +69,16 @@ const char hs_usage_modes[] =
     "                            the model's coordinates and their velocities\n"
     "                            (r the rank of G_q: k, or fewer when redundant)\n"
     "                            (with --csv: A alone, one row per state)\n"
+    "  --count K                 the K lowest modes alone (omega^2 nearest 0); K a\n"
+    "                            positive integer at most n - k\n"
     "\n"
-    "exit status: 2 when M, Q or G depend on time, 3 when no equilibrium is found.\n";
+    "Beyond n + k = 2000 (holosim(1), SPARSE ANALYSIS) equilibrium and modes are\n"
+    "sparse: Newton on the saddle-point Jacobian factored by KLU, and the K lowest\n"
+    "modes (10 without --count) by shift-invert Lanczos; conservative models only,\n"
+    "and --linearize stays dense (exit 2 there).\n"
+    "\n"
+    "exit status: 1 for a --count that is not a positive integer or exceeds n - k,\n"
+    "2 when M, Q or G depend on time, 3 when no equilibrium is found.\n";
 
 static const char *num(char *buf, double x)
 {
