@@ -414,6 +414,22 @@ START_TEST(sparse_refusals)
     hs_an_equil_free(&eq);
     hs_an_free(an);
     hs_model_free(mod);
+    /* a repeated eigenvalue (an isotropic oscillator): both copies */
+    mod = load_text("coordinates: [x, y]\nmass: [2, 2]\npotential: x^2 + y^2 + 0*x*y\n"
+                    "initial: {q: {x: 0.25, y: -0.5}}\n", &err);
+    ck_assert_ptr_nonnull(mod);
+    an = hs_an_new(mod, &err);
+    hs_an_set_path(an, HS_AN_PATH_SPARSE);
+    ck_assert_int_eq(hs_an_equilibrium(an, mod->q0, &eq, &err), 0);
+    ck_assert_int_eq(hs_an_modes_lowest(an, &eq, 0, &md, &err), 0);
+    ck_assert_uint_eq(md.count, 2);
+    close_rel(md.omega[0], 1, 1e-12, "omega", 0);
+    close_rel(md.omega[1], 1, 1e-12, "omega", 1);
+    ck_assert_int_eq(md.stable, 1);
+    hs_an_modes_free(&md);
+    hs_an_equil_free(&eq);
+    hs_an_free(an);
+    hs_model_free(mod);
     /* beyond the limit: linearize is dense only */
     char *text = chain_text(700);
     mod = load_text(text, &err);

@@ -594,6 +594,27 @@ rc_is 1
 err_has "unknown option '--count'"
 end
 
+begin linalg_sparse_small
+hs modes "$MODELS/double_pendulum.yaml" --csv
+cp "$T/out" "$T/dense"
+hs modes "$MODELS/double_pendulum.yaml" --csv --linalg sparse
+rc_is 0
+for r in 2 3; do
+    near_rel "$(field $r 3)" "$(sed -n "${r}p" "$T/dense" | cut -d, -f3)" 1e-12 "omega row $r"
+done
+hs equilibrium "$MODELS/cart_pole.yaml" --csv --linalg sparse
+rc_is 0
+[ "$(sed -n 2p "$T/out")" = "0,0,0,undecided" ] || no "row: $(sed -n 2p "$T/out")"
+hs equilibrium "$MODELS/cart_pole.yaml" --linalg sparse
+out_has "stability: undecided (the sparse modes need a conservative linearization"
+hs modes "$MODELS/cart_pole.yaml" --linalg sparse
+rc_is 3
+err_has "the sparse modes need a conservative linearization"
+hs modes "$MODELS/double_pendulum.yaml" --linalg fast
+rc_is 1
+err_has "--linalg must be auto, dense or sparse, got 'fast'"
+end
+
 # 700 links: n + k = 2100, beyond the dense limit
 begin sparse_chain
 hs equilibrium "$MODELS/hanging_chain.yaml" --set N=700 --set th=0.2 --csv

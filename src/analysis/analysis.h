@@ -51,6 +51,7 @@ void hs_an_free(hs_an *a);                  /* NULL is fine */
 /* Which path equilibrium and modes take: by size (the default: sparse when
  * n + k > HS_AN_MAX), dense, or sparse (the tests compare the two). */
 typedef enum { HS_AN_PATH_AUTO, HS_AN_PATH_DENSE, HS_AN_PATH_SPARSE } hs_an_path;
+extern const char *const hs_an_path_names[3];    /* "auto", "dense", "sparse" */
 void hs_an_set_path(hs_an *a, hs_an_path p);
 /* 1 when equilibrium and modes of a take the sparse path. */
 int hs_an_sparse(const hs_an *a);

@@ -38,6 +38,8 @@ typedef struct lanczos {
     double *b;              /* [N] the saddle system's right-hand side */
     double *theta, *s;      /* [mmax], [mmax][mmax] T's eigenpairs (columns) */
     size_t *idx;            /* [mmax] the Ritz values by |theta| descending */
+    unsigned long long rng; /* xorshift state: the start vectors */
+    int truncate;           /* a count was asked for: keep that many rows */
 } lanczos;
 
 static double dot(const double *x, const double *y, size_t n)
@@ -185,45 +187,58 @@ static int normalize(size_t n, double *w, double *Mw, double tiny, double *nrm)
     return 0;
 }
 
-/* Lanczos from a fixed pseudo-random start until count Ritz pairs have
- * converged: 0, -1 out of memory, -2 no convergence in mmax steps, -4 M
- * not positive definite on ker G_q. */
+/* A new start vector V[j]: pseudo-random (the same every run), through the
+ * operator into ker G_q, M-orthogonal to V[0..j-1], normalized; 0, or -1
+ * when nothing is left (the vectors span an invariant subspace). */
+static int start_vector(lanczos *L, size_t j)
+{
+    size_t n = L->n;
+    double *v = L->V + j * n, *Mv = L->MV + j * n, nrm;
+    for (size_t i = 0; i < n; i++) {
+        L->rng ^= L->rng << 13;
+        L->rng ^= L->rng >> 7;
+        L->rng ^= L->rng << 17;
+        Mv[i] = (double)(L->rng >> 11) / 9007199254740992.0 - 0.5;
+    }
+    op(L, Mv, v);
+    memset(Mv, 0, n * sizeof *Mv);
+    hs_ak_M_mul(L->a, v, Mv);
+    double before = dot(v, Mv, n);
+    reorth(L, j, v, Mv);
+    return normalize(n, v, Mv, 1e-20 * before, &nrm);
+}
+
+/* Lanczos until count Ritz pairs have converged: 0, -1 out of memory, -2
+ * no convergence in mmax steps, -4 M not positive definite on ker G_q.
+ * An invariant subspace found before (a repeated eigenvalue, which one
+ * Krylov sequence holds once) starts a new sequence M-orthogonal to it, a
+ * 0 in T's off-diagonal. */
 static int run(lanczos *L)
 {
     size_t n = L->n;
     gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(L->mmax);
     if (!ws)
         return -1;
-    unsigned long long x = 88172645463325252ULL;
-    for (size_t i = 0; i < n; i++) {          /* xorshift: the same start every run */
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        L->MV[i] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
-    }
-    op(L, L->MV, L->V);                       /* into ker G_q */
-    reorth(L, 0, L->V, L->MV);
-    double nrm;
-    int rc = normalize(n, L->V, L->MV, 0, &nrm) ? -4 : -2;
+    L->rng = 88172645463325252ULL;
+    int rc = start_vector(L, 0) ? -4 : -2;
     for (size_t j = 0; rc == -2; j++) {
         double *v = L->V + j * n, *Mv = L->MV + j * n;
-        double *w = L->V + (j + 1) * n, *Mw = L->MV + (j + 1) * n;
+        double *w = L->V + (j + 1) * n, *Mw = L->MV + (j + 1) * n, nrm = 0;
         op(L, v, w);
         L->alpha[j] = dot(w, Mv, n);
         reorth(L, j + 1, w, Mw);
         L->m = j + 1;
-        /* an invariant subspace (|w| at round-off of theta) or all of ker G_q */
-        int inv = normalize(n, w, Mw, 1e-26 * L->alpha[j] * L->alpha[j], &nrm) ||
-                  L->m == L->dof;
-        int last = inv || L->m == L->mmax;
+        int inv = L->m == L->dof ||
+                  normalize(n, w, Mw, 1e-26 * L->alpha[j] * L->alpha[j], &nrm);
         L->beta[j] = inv ? 0 : nrm;
-        if (last || (L->m >= L->count && (L->m - L->count) % CHECK_EVERY == 0)) {
+        int last = L->m == L->dof || L->m == L->mmax;
+        if (last || inv || (L->m >= L->count && (L->m - L->count) % CHECK_EVERY == 0)) {
             int c = ritz(L, ws);
             if (c < 0)
                 rc = -1;
             else if (c > 0)
                 rc = 0;
-            else if (last)
+            else if (last || (inv && start_vector(L, j + 1)))
                 break;
         }
     }
@@ -271,7 +286,7 @@ static int collect(lanczos *L, double mumax, hs_modes *md)
     }
     if (!rc)
         rc = hs_ak_finish(&R, md);
-    if (!rc && md->count > L->count)
+    if (!rc && L->truncate && md->count > L->count)
         md->count = L->count;
     free(R.sigma);
     free(R.omega);
@@ -350,6 +365,7 @@ int hs_ak_sparse_modes(hs_an *a, const hs_equil *eq, size_t count, hs_modes *md,
     L.n = n;
     L.N = n + k;
     L.dof = md->dof;
+    L.truncate = count > 0;
     L.count = count ? count : (md->dof < HS_AN_SPARSE_COUNT ? md->dof : HS_AN_SPARSE_COUNT);
     L.mmax = 3 * L.count + 60 < L.dof ? 3 * L.count + 60 : L.dof;
     size_t mm = L.mmax;

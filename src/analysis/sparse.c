@@ -27,6 +27,8 @@ int hs_ak_sparse(const hs_an *a)
            (a->path == HS_AN_PATH_AUTO && a->n + a->k > HS_AN_MAX);
 }
 
+const char *const hs_an_path_names[3] = { "auto", "dense", "sparse" };
+
 int hs_an_sparse(const hs_an *a)
 {
     return hs_ak_sparse(a);

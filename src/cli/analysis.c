@@ -15,6 +15,7 @@
 
 const char hs_usage_equilibrium[] =
     "usage: holosim equilibrium MODEL [--set NAME=VALUE]... [--params FILE] [--csv]\n"
+    "                                 [--linalg auto|dense|sparse]\n"
     "\n"
     "Find the equilibrium nearest the model's initial position: Newton's method\n"
     "(exact symbolic Jacobian, line search) on Q(q, 0) + G_q^T lambda = 0,\n"
@@ -33,13 +34,16 @@ const char hs_usage_equilibrium[] =
     "at round-off (below 64 eps of the point's size, of the largest force for a\n"
     "multiplier) are shown as 0.  Beyond n + k = 2000 Newton is sparse (the\n"
     "saddle-point Jacobian factored by KLU) and the verdict is that of the 10\n"
-    "lowest modes (holosim help modes).\n"
+    "lowest modes (holosim help modes), undecided for a model that is not\n"
+    "conservative (with --csv: stable 0, verdict undecided).\n"
     "\n"
     "  --set NAME=VALUE          override a parameter (repeatable)\n"
     "  --params FILE             parameters from a YAML file\n"
     "  --csv                     a header (the coordinates, lambda_NAME for each\n"
     "                            constraint, stable, verdict) and one row; stable\n"
     "                            is 1 for the verdict stable, else 0\n"
+    "  --linalg auto|dense|sparse  the dense Newton (the default up to n + k = 2000)\n"
+    "                            or the sparse one (beyond)\n"
     "\n"
     "exit status: 2 when M, Q or G depend on time, 3 when no equilibrium is found\n"
     "(Newton's answer is verified: exit 0 only with a residual at round-off of the\n"
@@ -47,7 +51,7 @@ const char hs_usage_equilibrium[] =
 
 const char hs_usage_modes[] =
     "usage: holosim modes MODEL [--set NAME=VALUE]... [--params FILE] [--csv] [--linearize]\n"
-    "                           [--count K]\n"
+    "                           [--count K] [--linalg auto|dense|sparse]\n"
     "\n"
     "Linearize at the equilibrium nearest the initial position (on the tangent\n"
     "space of the constraints) and list each eigenvalue s = sigma + i omega with\n"
@@ -71,6 +75,8 @@ const char hs_usage_modes[] =
     "                            (with --csv: A alone, one row per state)\n"
     "  --count K                 the K lowest modes alone (omega^2 nearest 0); K a\n"
     "                            positive integer at most n - k\n"
+    "  --linalg auto|dense|sparse  the dense analysis (the default up to n + k =\n"
+    "                            2000) or the sparse one (beyond)\n"
     "\n"
     "Beyond n + k = 2000 (holosim(1), SPARSE ANALYSIS) equilibrium and modes are\n"
     "sparse: Newton on the saddle-point Jacobian factored by KLU, and the K lowest\n"
@@ -93,6 +99,8 @@ typedef struct session {
     hs_an *a;
     hs_equil eq;
     hs_modes md;
+    int undecided;           /* equilibrium, sparse: no verdict (why: the message) */
+    char why[1024];
 } session;
 
 /* A write error on standard output (a full disk, a closed pipe): exit 1. */
@@ -113,16 +121,23 @@ static void session_free(session *s)
 }
 
 /* The analysis of the loaded model s->m. */
-static int session_start(session *s, size_t count)
+static int session_start(session *s, size_t count, int linalg, int verdict_only)
 {
     hs_error err;
     hs_error_init(&err);
     if (!(s->a = hs_an_new(s->m, &err)))
         return hs_cli_fail(&err);
+    hs_an_set_path(s->a, (hs_an_path)linalg);
     if (hs_an_equilibrium(s->a, s->m->q0, &s->eq, &err))
         return hs_cli_fail(&err);
-    if (hs_an_modes_lowest(s->a, &s->eq, count, &s->md, &err))
-        return hs_cli_fail(&err);
+    if (hs_an_modes_lowest(s->a, &s->eq, count, &s->md, &err)) {
+        /* equilibrium on the sparse path: the point stands without a verdict
+         * when its modes cannot be had (a damped or gyroscopic model) */
+        if (!verdict_only || !hs_an_sparse(s->a) || err.code != HS_EXIT_INCONSISTENT)
+            return hs_cli_fail(&err);
+        s->undecided = 1;
+        snprintf(s->why, sizeof s->why, "%s", err.msg);
+    }
     return 0;
 }
 
@@ -139,7 +154,7 @@ static int start(int argc, char **argv, const char *usage, unsigned cmd, const c
     o->ov.input_t = NAN;
     if (!(s->m = hs_cli_load(o, rc)))
         return -1;
-    *rc = session_start(s, o->count);
+    *rc = session_start(s, o->count, o->linalg, cmd == CMD_EQUILIBRIUM);
     return *rc ? -1 : 0;
 }
 
@@ -219,11 +234,15 @@ int hs_cli_equilibrium(int argc, char **argv)
             printf("%s,", num(b, s.eq.q[i]));
         for (size_t j = 0; j < m->k; j++)
             printf("%s,", num(b, s.eq.lambda[j]));
-        printf("%d,%s\n", s.md.stable, hs_an_verdict_names[s.md.verdict]);
+        printf("%d,%s\n", s.undecided ? 0 : s.md.stable,
+               s.undecided ? "undecided" : hs_an_verdict_names[s.md.verdict]);
     } else {
         print_header(m, &s.eq);
         print_equilibrium(m, &s.eq);
-        print_verdict(&s.md);
+        if (s.undecided)
+            printf("stability: undecided (%s)\n", s.why);
+        else
+            print_verdict(&s.md);
     }
     hs_cli_free_opts(&o);
     session_free(&s);
