@@ -26,7 +26,7 @@
 
 #define ROUNDOFF 1e-11      /* damping, asymmetry of K: relative (modes.c) */
 #define RITZ_TOL 1e-12      /* a Ritz pair's residual, relative to theta */
-#define CHECK_EVERY 8       /* Lanczos steps between convergence checks */
+#define CHECK_EVERY 8       /* Lanczos steps between convergence checks, at least */
 
 typedef struct lanczos {
     hs_an *a;
@@ -101,7 +101,7 @@ static int shift(lanczos *L, const double *lambda, double kmax, double mmax)
 {
     const double tries[] = { 0, 1e-8, 1e-5, 1e-2 };
     for (size_t t = 0; t < sizeof tries / sizeof *tries; t++) {
-        L->sigma = -tries[t] * (mmax > 0 ? kmax / mmax : 1);
+        L->sigma = -tries[t] * (kmax > 0 && mmax > 0 ? kmax / mmax : 1);
         if (hs_ak_saddle_factor(L->J, lambda, -1, -L->sigma) == 0)
             return 0;
     }
@@ -221,6 +221,7 @@ static int run(lanczos *L)
         return -1;
     L->rng = 88172645463325252ULL;
     int rc = start_vector(L, 0) ? -4 : -2;
+    size_t next = L->count;        /* the next convergence check, in steps */
     for (size_t j = 0; rc == -2; j++) {
         double *v = L->V + j * n, *Mv = L->MV + j * n;
         double *w = L->V + (j + 1) * n, *Mw = L->MV + (j + 1) * n, nrm = 0;
@@ -232,7 +233,9 @@ static int run(lanczos *L)
                   normalize(n, w, Mw, 1e-26 * L->alpha[j] * L->alpha[j], &nrm);
         L->beta[j] = inv ? 0 : nrm;
         int last = L->m == L->dof || L->m == L->mmax;
-        if (last || inv || (L->m >= L->count && (L->m - L->count) % CHECK_EVERY == 0)) {
+        if (last || inv || L->m == next) {
+            /* T's eigensolver costs m^3: checks at geometric intervals */
+            next = L->m + (L->m / 4 > CHECK_EVERY ? L->m / 4 : CHECK_EVERY);
             int c = ritz(L, ws);
             if (c < 0)
                 rc = -1;
