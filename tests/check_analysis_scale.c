@@ -276,6 +276,24 @@ START_TEST(sparse_against_dense)
                           ms.shape[r * n + i], md.shape[r * n + i]);
     }
     hs_an_modes_free(&ms);
+    /* from afar (the chain straight at 1 rad): both paths bring it down */
+    double *q1 = malloc(n * sizeof *q1);
+    ck_assert_ptr_nonnull(q1);
+    for (int i = 0; i < N; i++) {
+        q1[2 * i] = (i + 1) * sin(1.0);
+        q1[2 * i + 1] = -(i + 1) * cos(1.0);
+    }
+    hs_equil fs, fd;
+    ck_assert_msg(hs_an_equilibrium(an, q1, &fs, &err) == 0, "%s", err.msg);
+    hs_an_set_path(an, HS_AN_PATH_DENSE);
+    ck_assert_msg(hs_an_equilibrium(an, q1, &fd, &err) == 0, "%s", err.msg);
+    hs_an_set_path(an, HS_AN_PATH_SPARSE);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(fabs(fs.q[i] - ed.q[i]) <= 1e-12 * N && fabs(fd.q[i] - ed.q[i]) <= 1e-12 * N,
+                      "from 1 rad, q[%zu]: sparse %.17g, dense %.17g", i, fs.q[i], fd.q[i]);
+    hs_an_equil_free(&fs);
+    hs_an_equil_free(&fd);
+    free(q1);
     if (N == 50) {                                 /* every mode */
         hs_modes ma;
         ck_assert_msg(hs_an_modes_lowest(an, &es, (size_t)N, &ma, &err) == 0, "%s", err.msg);

@@ -610,6 +610,12 @@ out_has "stability: undecided (the sparse modes need a conservative linearizatio
 hs modes "$MODELS/cart_pole.yaml" --linalg sparse
 rc_is 3
 err_has "the sparse modes need a conservative linearization"
+hs equilibrium "$T/falling.yaml" --linalg sparse
+rc_is 3
+err_has "no equilibrium found (sparse Newton)"
+hs equilibrium "$MODELS/parallelogram3.yaml" --linalg sparse
+rc_is 3
+err_has "dependent constraints need the dense analysis"
 hs modes "$MODELS/double_pendulum.yaml" --linalg fast
 rc_is 1
 err_has "--linalg must be auto, dense or sparse, got 'fast'"
