@@ -610,6 +610,12 @@ out_has "stability: undecided (the sparse modes need a conservative linearizatio
 hs modes "$MODELS/cart_pole.yaml" --linalg sparse
 rc_is 3
 err_has "the sparse modes need a conservative linearization"
+# a critical speed reached from afar: K cancels to round-off at q*, 0 as on
+# the dense path (marginal_critical_speed_from_afar)
+hs equilibrium "$MODELS/hoop_equilibrium.yaml" --set g=9 --set omega=3 --set theta0=0.3 \
+    --csv --linalg sparse
+rc_is 0
+[ "$(sed -n 2p "$T/out" | cut -d, -f2-)" = "0,marginal" ] || no "row: $(sed -n 2p "$T/out")"
 hs equilibrium "$T/falling.yaml" --linalg sparse
 rc_is 3
 err_has "no equilibrium found (sparse Newton)"

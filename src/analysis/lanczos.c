@@ -312,10 +312,13 @@ static void lanczos_free(lanczos *L)
     free(L->idx);
 }
 
-/* The sizes of K = -S and M: the largest entries, and a bound on the
- * largest mu (the largest row sum of |K| over the smallest diagonal of M). */
-static void sizes(const hs_an *a, const double *lambda, double *kmax, double *mmax,
-                  double *mumax, double *scratch)
+/* The sizes of K = -S and M: the largest entries, and the scale of mu
+ * below which 64 eps of it is round-off: the largest row sum of |K|, or
+ * the stiffness Newton met on its way (sscale: a K that cancels to
+ * round-off at q*, as at a critical speed, counts as 0, as modes.c's
+ * kratio does), over the smallest diagonal entry of M. */
+static void sizes(const hs_an *a, const double *lambda, double sscale, double *kmax,
+                  double *mmax, double *mumax, double *scratch)
 {
     size_t n = a->n;
     double *one = scratch, *row = scratch + n, mmin = INFINITY;
@@ -323,6 +326,7 @@ static void sizes(const hs_an *a, const double *lambda, double *kmax, double *mm
         one[i] = 1;
     hs_ak_S_mul(a, lambda, one, row, 1);
     *kmax = *mmax = *mumax = 0;
+    *mumax = sscale;
     for (size_t i = 0; i < n; i++)
         *mumax = fmax(*mumax, row[i]);
     for (size_t e = 0; e < a->qq.cnt; e++)
@@ -387,7 +391,7 @@ int hs_ak_sparse_modes(hs_an *a, const hs_equil *eq, size_t count, hs_modes *md,
         return hs_error_nomem(err);
     }
     double kmax, mmax, mumax;
-    sizes(a, eq->lambda, &kmax, &mmax, &mumax, L.b);
+    sizes(a, eq->lambda, eq->sscale, &kmax, &mmax, &mumax, L.b);
     int cons = conservative(a, kmax, mmax);
     if (cons < 0)
         rc = hs_error_nomem(err);
