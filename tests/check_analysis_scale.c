@@ -385,6 +385,94 @@ START_TEST(chain_1000_sparse)
 }
 END_TEST
 
+/* A square membrane of G x G unit masses on unit springs, fixed at its
+ * border: x and y decouple and (p, q), (q, p) share a frequency, so every
+ * omega^2 = 4 sin^2(p pi / 2(G+1)) + 4 sin^2(q pi / 2(G+1)) comes 2 or 4
+ * times.  One Krylov sequence holds each once: the sparse path must find
+ * every copy, whatever count cuts through a cluster. */
+static char *grid_text(int G)
+{
+    size_t cap = (size_t)G * G * 200 + 4096, len = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+#define PUT(...) (len += (size_t)snprintf(text + len, cap - len, __VA_ARGS__))
+    PUT("coordinates: [");
+    for (int i = 1; i <= G; i++)
+        for (int j = 1; j <= G; j++)
+            PUT("%sx_%d_%d, y_%d_%d", i + j > 2 ? ", " : "", i, j, i, j);
+    PUT("]\nmass: [1");
+    for (int i = 1; i < 2 * G * G; i++)
+        PUT(", 1");
+    PUT("]\npotential: 0.5*(0");
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i <= G; i++)
+            for (int j = 0; j <= G; j++)
+                for (int d = 0; d < 2; d++) {       /* the spring to (i+1, j), (i, j+1) */
+                    int i2 = i + !d, j2 = j + d;
+                    int in1 = i >= 1 && j >= 1 && i <= G && j <= G;
+                    int in2 = i2 >= 1 && j2 >= 1 && i2 <= G && j2 <= G;
+                    if (!in1 && !in2)
+                        continue;
+                    char a[32] = "0", b[32] = "0";
+                    if (in1)
+                        snprintf(a, sizeof a, "%c_%d_%d", "xy"[c], i, j);
+                    if (in2)
+                        snprintf(b, sizeof b, "%c_%d_%d", "xy"[c], i2, j2);
+                    PUT(" + (%s - %s)^2", b, a);
+                }
+    PUT(")\ninitial: {q: {");
+    for (int i = 1; i <= G; i++)
+        for (int j = 1; j <= G; j++)
+            PUT("%sx_%d_%d: 0, y_%d_%d: 0", i + j > 2 ? ", " : "", i, j, i, j);
+    PUT("}}\n");
+#undef PUT
+    ck_assert_uint_lt(len, cap);
+    return text;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+START_TEST(sparse_repeated_eigenvalues)
+{
+    enum { G = 8 };
+    char *text = grid_text(G);
+    hs_error err;
+    hs_model *mod = load_text(text, &err);
+    ck_assert_msg(mod != NULL, "%s", err.msg);
+    hs_an *an = hs_an_new(mod, &err);
+    ck_assert_ptr_nonnull(an);
+    hs_an_set_path(an, HS_AN_PATH_SPARSE);
+    hs_equil eq;
+    ck_assert_msg(hs_an_equilibrium(an, mod->q0, &eq, &err) == 0, "%s", err.msg);
+    double mu[2 * G * G], pi = 4 * atan(1.0);
+    for (int p = 1, e = 0; p <= G; p++)
+        for (int q = 1; q <= G; q++, e += 2) {
+            double sp = sin(p * pi / (2 * (G + 1))), sq = sin(q * pi / (2 * (G + 1)));
+            mu[e] = mu[e + 1] = 4 * sp * sp + 4 * sq * sq;
+        }
+    qsort(mu, 2 * G * G, sizeof *mu, cmp_double);
+    const size_t counts[] = { 1, 2, 3, 4, 5, 6, 7, 12, 20 };
+    for (size_t t = 0; t < sizeof counts / sizeof *counts; t++) {
+        hs_modes md;
+        ck_assert_msg(hs_an_modes_lowest(an, &eq, counts[t], &md, &err) == 0, "%s", err.msg);
+        ck_assert_uint_eq(md.count, counts[t]);
+        for (size_t r = 0; r < counts[t]; r++)
+            ck_assert_msg(fabs(md.omega[r] - sqrt(mu[r])) <= 1e-10 * sqrt(mu[r]),
+                          "count %zu, omega %zu: %.17g, want %.17g", counts[t], r,
+                          md.omega[r], sqrt(mu[r]));
+        hs_an_modes_free(&md);
+    }
+    hs_an_equil_free(&eq);
+    hs_an_free(an);
+    hs_model_free(mod);
+    free(text);
+}
+END_TEST
+
 /* Bad requests: more modes than degrees of freedom (exit 1, both paths);
  * the sparse modes of a damped model (exit 3: the first-order form is
  * dense only); the state-space matrix beyond the dense limit (exit 2). */
@@ -484,6 +572,7 @@ static Suite *suite(void)
                         (int)(sizeof sparse_links / sizeof sparse_links[0]));
     tcase_add_test(ts, chain_1000_sparse);
     tcase_add_test(ts, sparse_refusals);
+    tcase_add_test(ts, sparse_repeated_eigenvalues);
     suite_add_tcase(s, ts);
     return s;
 }

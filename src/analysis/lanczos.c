@@ -6,11 +6,15 @@
  * maps into ker G_q and is M-symmetric there, with the eigenvalues
  * theta = 1 / (mu - sigma): the mu nearest the shift come first.  Lanczos
  * in the M inner product with full reorthogonalization (twice, classical
- * Gram-Schmidt against the stored M V), so no spurious copies; the Ritz
- * values of the tridiagonal T from GSL's symmetric eigensolver, a Ritz pair
- * accepted when |beta_m s_m,i| <= RITZ_TOL |theta_i|.  The shift is 0 (the
- * lowest omega^2 of a stable model; the unstable mu < 0 nearest 0 as
- * well), moved below 0 when K itself is singular on ker G_q (a free
+ * Gram-Schmidt against the stored M V), Rayleigh-Ritz on the projected
+ * operator V^T M Op V (full: its entries are the orthogonalization
+ * coefficients, so any restart keeps it exact), a Ritz pair accepted when
+ * its residual |Op y - theta y|_M, computed, is below RITZ_TOL |theta|.
+ * A repeated eigenvalue, which one Krylov sequence holds once, is found by
+ * restarting at convergence from the wanted Ritz vectors and a new vector
+ * until a convergence brings nothing new (thick restarts: run()).  The
+ * shift is 0 (the lowest omega^2 of a stable model; the unstable mu < 0
+ * nearest 0 as well), moved below 0 when K itself is singular on ker G_q (a free
  * direction).  Why not ARPACK: a few tens of vectors of length n, each an
  * O(n) KLU solve, converge in well under a second for the chains it is
  * meant for, without a new dependency (bench/README.md). */
@@ -25,7 +29,10 @@
 #include <gsl/gsl_eigen.h>
 
 #define ROUNDOFF 1e-11      /* damping, asymmetry of K: relative (modes.c) */
-#define RITZ_TOL 1e-12      /* a Ritz pair's residual, relative to theta */
+#define RITZ_TOL 1e-10      /* a Ritz pair's residual, relative to theta: computed,
+                             * its floor is the solves' round-off (1e-13 to 1e-12
+                             * for a 1000-link chain) */
+#define MAX_RESTARTS 40     /* restarts before giving up */
 #define CHECK_EVERY 8       /* Lanczos steps between convergence checks, at least */
 
 typedef struct lanczos {
@@ -34,7 +41,11 @@ typedef struct lanczos {
     size_t n, N, dof, count, mmax, m;
     double sigma;
     double *V, *MV;         /* [mmax + 1][n] the Lanczos vectors, M times them */
-    double *alpha, *beta;   /* [mmax + 1] the tridiagonal T */
+    double *H;              /* [mmax][mmax + 1] column j: the coefficients of
+                             * v_0 .. v_j in Op v_j (the projected operator) */
+    double *y;              /* [3 n] a Ritz vector, its residual, M times that */
+    double *prev;           /* [count] the wanted Ritz values at the last convergence */
+    int have_prev;
     double *b;              /* [N] the saddle system's right-hand side */
     double *theta, *s;      /* [mmax], [mmax][mmax] T's eigenpairs (columns) */
     size_t *idx;            /* [mmax] the Ritz values by |theta| descending */
@@ -108,23 +119,52 @@ static int shift(lanczos *L, const double *lambda, double kmax, double mmax)
     return -1;
 }
 
-/* T's eigenpairs (m steps), sorted by |theta|; 1 when the count wanted
- * have converged. */
+/* y [n] = V s_i, the Ritz vector of Ritz value i (M-normalized). */
+static void ritz_vector(const lanczos *L, size_t i, double *y)
+{
+    size_t n = L->n;
+    memset(y, 0, n * sizeof *y);
+    for (size_t j = 0; j < L->m; j++) {
+        double c = L->s[j * L->mmax + i];
+        const double *v = L->V + j * n;
+        for (size_t t = 0; t < n; t++)
+            y[t] += c * v[t];
+    }
+}
+
+/* |Op y - theta y|_M <= RITZ_TOL |theta|, computed (one solve): the
+ * restarts leave no three-term relation to read it from. */
+static int ritz_converged(lanczos *L, size_t i)
+{
+    size_t n = L->n;
+    double *y = L->y, *r = L->y + n, *Mr = L->y + 2 * n, th = L->theta[i];
+    ritz_vector(L, i, y);
+    op(L, y, r);
+    for (size_t t = 0; t < n; t++)
+        r[t] -= th * y[t];
+    memset(Mr, 0, n * sizeof *Mr);
+    hs_ak_M_mul(L->a, r, Mr);
+    return sqrt(fabs(dot(r, Mr, n))) <= RITZ_TOL * fabs(th);
+}
+
+/* Rayleigh-Ritz on span V (m vectors): A = V^T M Op V from the
+ * orthogonalization coefficients (A_ik, i <= k, is the coefficient of v_i
+ * in Op v_k, computed when v_k was processed; symmetric), its eigenpairs
+ * sorted by |theta| descending; 1 when the count wanted have converged,
+ * 0 not yet, -1 out of memory. */
 static int ritz(lanczos *L, gsl_eigen_symmv_workspace *ws)
 {
-    size_t m = L->m;
-    gsl_matrix *T = gsl_matrix_calloc(m, m), *S = gsl_matrix_alloc(m, m);
+    size_t m = L->m, h = L->mmax + 1;
+    gsl_matrix *A = gsl_matrix_alloc(m, m), *S = gsl_matrix_alloc(m, m);
     gsl_vector *th = gsl_vector_alloc(m);
-    int ok = T && S && th;
+    int ok = A && S && th;
     if (ok) {
-        for (size_t i = 0; i < m; i++) {
-            gsl_matrix_set(T, i, i, L->alpha[i]);
-            if (i + 1 < m) {
-                gsl_matrix_set(T, i, i + 1, L->beta[i]);
-                gsl_matrix_set(T, i + 1, i, L->beta[i]);
+        for (size_t i = 0; i < m; i++)
+            for (size_t k = i; k < m; k++) {
+                gsl_matrix_set(A, i, k, L->H[k * h + i]);
+                gsl_matrix_set(A, k, i, L->H[k * h + i]);
             }
-        }
-        ok = gsl_eigen_symmv(T, th, S, ws) == GSL_SUCCESS;
+        ok = gsl_eigen_symmv(A, th, S, ws) == GSL_SUCCESS;
     }
     int conv = 0;
     if (ok) {
@@ -142,14 +182,11 @@ static int ritz(lanczos *L, gsl_eigen_symmv_workspace *ws)
                 L->idx[j - 1] = t;
             }
         conv = m >= L->count;
-        double bm = L->beta[m - 1];
-        for (size_t r = 0; conv && r < L->count; r++) {
-            size_t i = L->idx[r];
-            conv = fabs(bm * L->s[(m - 1) * L->mmax + i]) <= RITZ_TOL * fabs(L->theta[i]);
-        }
+        for (size_t r = 0; conv && r < L->count; r++)
+            conv = ritz_converged(L, L->idx[r]);
     }
-    if (T)
-        gsl_matrix_free(T);
+    if (A)
+        gsl_matrix_free(A);
     if (S)
         gsl_matrix_free(S);
     if (th)
@@ -157,9 +194,9 @@ static int ritz(lanczos *L, gsl_eigen_symmv_workspace *ws)
     return ok ? conv : -1;
 }
 
-/* Full reorthogonalization of w [n] against the first j vectors (twice);
- * M w into Mw. */
-static void reorth(lanczos *L, size_t j, double *w, double *Mw)
+/* w [n] <- w M-orthogonal to the first j vectors (twice), the
+ * coefficients added into h [j] (h NULL: not kept); M w into Mw. */
+static void reorth(lanczos *L, size_t j, double *w, double *Mw, double *h)
 {
     size_t n = L->n;
     for (int pass = 0; pass < 2; pass++)
@@ -168,21 +205,23 @@ static void reorth(lanczos *L, size_t j, double *w, double *Mw)
             const double *vi = L->V + i * n;
             for (size_t t = 0; t < n; t++)
                 w[t] -= c * vi[t];
+            if (h)
+                h[i] += c;
         }
     memset(Mw, 0, n * sizeof *Mw);
     hs_ak_M_mul(L->a, w, Mw);
 }
 
 /* w, Mw <- themselves over |w|_M: 0, or -1 when |w|_M^2 <= tiny. */
-static int normalize(size_t n, double *w, double *Mw, double tiny, double *nrm)
+static int normalize(size_t n, double *w, double *Mw, double tiny)
 {
     double q = dot(w, Mw, n);
     if (!(q > tiny))
         return -1;
-    *nrm = sqrt(q);
+    double nrm = sqrt(q);
     for (size_t t = 0; t < n; t++) {
-        w[t] /= *nrm;
-        Mw[t] /= *nrm;
+        w[t] /= nrm;
+        Mw[t] /= nrm;
     }
     return 0;
 }
@@ -193,7 +232,7 @@ static int normalize(size_t n, double *w, double *Mw, double tiny, double *nrm)
 static int start_vector(lanczos *L, size_t j)
 {
     size_t n = L->n;
-    double *v = L->V + j * n, *Mv = L->MV + j * n, nrm;
+    double *v = L->V + j * n, *Mv = L->MV + j * n;
     for (size_t i = 0; i < n; i++) {
         L->rng ^= L->rng << 13;
         L->rng ^= L->rng >> 7;
@@ -204,45 +243,103 @@ static int start_vector(lanczos *L, size_t j)
     memset(Mv, 0, n * sizeof *Mv);
     hs_ak_M_mul(L->a, v, Mv);
     double before = dot(v, Mv, n);
-    reorth(L, j, v, Mv);
-    return normalize(n, v, Mv, 1e-20 * before, &nrm);
+    reorth(L, j, v, Mv, NULL);
+    return normalize(n, v, Mv, 1e-20 * before);
 }
 
-/* Lanczos until count Ritz pairs have converged: 0, -1 out of memory, -2
- * no convergence in mmax steps, -4 M not positive definite on ker G_q.
- * An invariant subspace found before (a repeated eigenvalue, which one
- * Krylov sequence holds once) starts a new sequence M-orthogonal to it, a
- * 0 in T's off-diagonal. */
+/* The wanted Ritz values unchanged since the last convergence (to 1e-9):
+ * no eigenvalue came in with the restart.  Keeps them for the next call. */
+static int same_as_before(lanczos *L)
+{
+    int same = L->have_prev;
+    for (size_t r = 0; r < L->count; r++) {
+        double t = L->theta[L->idx[r]];
+        same = same && fabs(t - L->prev[r]) <= 1e-9 * fabs(t);
+        L->prev[r] = t;
+    }
+    L->have_prev = 1;
+    return same;
+}
+
+/* Thick restart: the keep leading Ritz vectors become V[0..keep) (the
+ * projected operator diag(theta) there), and V[keep] the Lanczos
+ * continuation V[m] (from_w: their residuals all lie along it) or a new
+ * pseudo-random start.  In place: each coordinate t of the keep new
+ * vectors from coordinate t of the m old ones.  0, or -1 when no new start
+ * is left. */
+static int thick_restart(lanczos *L, size_t keep, int from_w)
+{
+    size_t n = L->n, m = L->m, h = L->mmax + 1;
+    double *tmp = L->y;                         /* keep <= dof <= n of 3 n */
+    double *X[2] = { L->V, L->MV };
+    for (int x = 0; x < 2; x++)
+        for (size_t t = 0; t < n; t++) {
+            for (size_t k = 0; k < keep; k++) {
+                double sum = 0;
+                for (size_t j = 0; j < m; j++)
+                    sum += X[x][j * n + t] * L->s[j * L->mmax + L->idx[k]];
+                tmp[k] = sum;
+            }
+            for (size_t k = 0; k < keep; k++)
+                X[x][k * n + t] = tmp[k];
+        }
+    for (size_t k = 0; k < keep; k++) {
+        memset(L->H + k * h, 0, h * sizeof *L->H);
+        L->H[k * h + k] = L->theta[L->idx[k]];
+    }
+    L->m = keep;
+    if (!from_w)
+        return start_vector(L, keep);
+    memcpy(L->V + keep * n, L->V + m * n, n * sizeof *L->V);
+    memcpy(L->MV + keep * n, L->MV + m * n, n * sizeof *L->MV);
+    return 0;
+}
+
+/* Lanczos until count Ritz pairs have converged twice, a new start in
+ * between: 0, -1 out of memory, -2 no convergence, -4 M not positive
+ * definite on ker G_q.  One Krylov sequence holds a repeated eigenvalue
+ * once (round-off brings the other copies in late, if at all): at
+ * convergence the wanted Ritz vectors are kept and a new pseudo-random
+ * vector M-orthogonal to them continues, until a convergence that brings
+ * no new wanted value; a sequence that closes (an invariant subspace) goes
+ * on from a new vector too; at mmax vectors a thick restart keeps the
+ * best half. */
 static int run(lanczos *L)
 {
-    size_t n = L->n;
+    size_t n = L->n, h = L->mmax + 1;
     gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(L->mmax);
     if (!ws)
         return -1;
     L->rng = 88172645463325252ULL;
-    int rc = start_vector(L, 0) ? -4 : -2;
-    size_t next = L->count;        /* the next convergence check, in steps */
+    int rc = start_vector(L, 0) ? -4 : -2, restarts = 0;
+    size_t next = L->count;        /* the next convergence check, in vectors */
     for (size_t j = 0; rc == -2; j++) {
-        double *v = L->V + j * n, *Mv = L->MV + j * n;
-        double *w = L->V + (j + 1) * n, *Mw = L->MV + (j + 1) * n, nrm = 0;
+        double *v = L->V + j * n, *w = L->V + (j + 1) * n, *Mw = L->MV + (j + 1) * n;
+        double *col = L->H + j * h;
+        memset(col, 0, h * sizeof *col);
         op(L, v, w);
-        L->alpha[j] = dot(w, Mv, n);
-        reorth(L, j + 1, w, Mw);
+        reorth(L, j + 1, w, Mw, col);
         L->m = j + 1;
-        int inv = L->m == L->dof ||
-                  normalize(n, w, Mw, 1e-26 * L->alpha[j] * L->alpha[j], &nrm);
-        L->beta[j] = inv ? 0 : nrm;
-        int last = L->m == L->dof || L->m == L->mmax;
-        if (last || inv || L->m == next) {
-            /* T's eigensolver costs m^3: checks at geometric intervals */
-            next = L->m + (L->m / 4 > CHECK_EVERY ? L->m / 4 : CHECK_EVERY);
-            int c = ritz(L, ws);
-            if (c < 0)
-                rc = -1;
-            else if (c > 0)
-                rc = 0;
-            else if (last || (inv && start_vector(L, j + 1)))
-                break;
+        int inv = L->m == L->dof || normalize(n, w, Mw, 1e-26 * col[j] * col[j]);
+        if (!(inv || L->m == L->mmax || L->m >= next))
+            continue;
+        /* the m x m eigensolver costs m^3: checks at geometric intervals */
+        next = L->m + (L->m / 4 > CHECK_EVERY ? L->m / 4 : CHECK_EVERY);
+        int c = ritz(L, ws);
+        size_t keep = c > 0 ? L->count : L->count + (L->mmax - L->count) / 2;
+        if (c < 0) {
+            rc = -1;
+        } else if (c > 0 && (same_as_before(L) || L->m == L->dof)) {
+            rc = 0;
+        } else if (L->m == L->dof || ++restarts > MAX_RESTARTS) {
+            break;
+        } else if (c > 0 || L->m == L->mmax) {
+            if (thick_restart(L, keep, c == 0 && !inv))
+                rc = c > 0 ? 0 : -2;    /* nothing left to start from */
+            j = L->m - 1;
+            next = L->m + CHECK_EVERY;
+        } else if (inv && start_vector(L, j + 1)) {
+            break;
         }
     }
     gsl_eigen_symmv_free(ws);
@@ -304,8 +401,9 @@ static void lanczos_free(lanczos *L)
     hs_ak_saddle_free(L->J);
     free(L->V);
     free(L->MV);
-    free(L->alpha);
-    free(L->beta);
+    free(L->H);
+    free(L->y);
+    free(L->prev);
     free(L->b);
     free(L->theta);
     free(L->s);
@@ -374,19 +472,21 @@ int hs_ak_sparse_modes(hs_an *a, const hs_equil *eq, size_t count, hs_modes *md,
     L.dof = md->dof;
     L.truncate = count > 0;
     L.count = count ? count : (md->dof < HS_AN_SPARSE_COUNT ? md->dof : HS_AN_SPARSE_COUNT);
-    L.mmax = 3 * L.count + 60 < L.dof ? 3 * L.count + 60 : L.dof;
+    L.mmax = 4 * L.count + 100 < L.dof ? 4 * L.count + 100 : L.dof;
     size_t mm = L.mmax;
     L.J = hs_ak_saddle_new(a);
     L.V = malloc((mm + 1) * n * sizeof *L.V);
     L.MV = malloc((mm + 1) * n * sizeof *L.MV);
-    L.alpha = calloc(mm + 1, sizeof *L.alpha);
-    L.beta = calloc(mm + 1, sizeof *L.beta);
+    L.H = calloc(mm * (mm + 1) + 1, sizeof *L.H);
+    L.y = calloc(3 * n + 1, sizeof *L.y);
+    L.prev = calloc(L.count + 1, sizeof *L.prev);
     L.b = calloc(L.N + n + 1, sizeof *L.b);
     L.theta = calloc(mm + 1, sizeof *L.theta);
     L.s = calloc(mm * mm + 1, sizeof *L.s);
     L.idx = calloc(mm + 1, sizeof *L.idx);
     int rc = 0;
-    if (!L.J || !L.V || !L.MV || !L.alpha || !L.beta || !L.b || !L.theta || !L.s || !L.idx) {
+    if (!L.J || !L.V || !L.MV || !L.H || !L.y || !L.prev || !L.b || !L.theta || !L.s ||
+        !L.idx) {
         lanczos_free(&L);
         return hs_error_nomem(err);
     }
