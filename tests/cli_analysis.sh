@@ -566,6 +566,92 @@ if [ -w /dev/full ]; then
 fi
 end
 
+# ---- the lowest modes, the sparse path ---------------------------------------
+
+begin count_dense
+hs modes "$MODELS/double_pendulum.yaml" --csv
+rc_is 0
+sed -n 1,2p "$T/out" >"$T/first"
+hs modes "$MODELS/double_pendulum.yaml" --csv --count 1
+rc_is 0
+cmp -s "$T/out" "$T/first" || no "--count 1 is not the first row of the full list"
+hs modes "$MODELS/double_pendulum.yaml" --count 1
+rc_is 0
+out_has "the 1 lowest of 2 (omega^2 nearest 0)"
+end
+
+begin count_errors
+for bad in 0 -1 abc 1.5 ''; do
+    hs modes "$MODELS/double_pendulum.yaml" --count "$bad"
+    rc_is 1
+    err_has "--count wants a positive integer"
+done
+hs modes "$MODELS/double_pendulum.yaml" --count 3
+rc_is 1
+err_has "--count 3: more modes than the 2 degrees of freedom (n - k)"
+hs equilibrium "$MODELS/double_pendulum.yaml" --count 1
+rc_is 1
+err_has "unknown option '--count'"
+end
+
+begin linalg_sparse_small
+hs modes "$MODELS/double_pendulum.yaml" --csv
+cp "$T/out" "$T/dense"
+hs modes "$MODELS/double_pendulum.yaml" --csv --linalg sparse
+rc_is 0
+for r in 2 3; do
+    near_rel "$(field $r 3)" "$(sed -n "${r}p" "$T/dense" | cut -d, -f3)" 1e-12 "omega row $r"
+done
+hs equilibrium "$MODELS/cart_pole.yaml" --csv --linalg sparse
+rc_is 0
+[ "$(sed -n 2p "$T/out")" = "0,0,0,undecided" ] || no "row: $(sed -n 2p "$T/out")"
+hs equilibrium "$MODELS/cart_pole.yaml" --linalg sparse
+out_has "stability: undecided (the sparse modes need a conservative linearization"
+hs modes "$MODELS/cart_pole.yaml" --linalg sparse
+rc_is 3
+err_has "the sparse modes need a conservative linearization"
+# a critical speed reached from afar: K cancels to round-off at q*, 0 as on
+# the dense path (marginal_critical_speed_from_afar)
+hs equilibrium "$MODELS/hoop_equilibrium.yaml" --set g=9 --set omega=3 --set theta0=0.3 \
+    --csv --linalg sparse
+rc_is 0
+[ "$(sed -n 2p "$T/out" | cut -d, -f2-)" = "0,marginal" ] || no "row: $(sed -n 2p "$T/out")"
+hs equilibrium "$T/falling.yaml" --linalg sparse
+rc_is 3
+err_has "no equilibrium found (sparse Newton)"
+hs equilibrium "$MODELS/parallelogram3.yaml" --linalg sparse
+rc_is 3
+err_has "dependent constraints need the dense analysis"
+hs modes "$MODELS/double_pendulum.yaml" --linalg fast
+rc_is 1
+err_has "--linalg must be auto, dense or sparse, got 'fast'"
+end
+
+# 700 links: n + k = 2100, beyond the dense limit
+begin sparse_chain
+hs equilibrium "$MODELS/hanging_chain.yaml" --set N=700 --set th=0.2 --csv
+rc_is 0
+x700=$(field 2 1399); y700=$(field 2 1400); l1=$(field 2 1401)
+near_abs "$x700" 0 1e-9 "x_700"
+near_rel "$y700" -700 1e-12 "y_700"
+near_rel "$l1" "$(awk 'BEGIN { print -700 * 9.81 / 2 }')" 1e-12 "lambda_link_1"
+[ "$(field 2 2101)" = 1 ] || no "stable: $(field 2 2101)"
+hs modes "$MODELS/hanging_chain.yaml" --set N=700 --set th=0.2 --csv --count 3
+rc_is 0
+[ "$(wc -l <"$T/out")" -eq 4 ] || no "$(wc -l <"$T/out") lines, want a header and 3 rows"
+# the continuous hanging chain: omega_i = (j0_i / 2) sqrt(g / L), L = 700
+w1=$(awk 'BEGIN { print 2.404825557695773 / 2 * sqrt(9.81 / 700) }')
+w3=$(awk 'BEGIN { print 8.653727912911013 / 2 * sqrt(9.81 / 700) }')
+near_rel "$(field 2 3)" "$w1" 1e-3 "omega_1"
+near_rel "$(field 4 3)" "$w3" 1e-3 "omega_3"
+hs modes "$MODELS/hanging_chain.yaml" --set N=700 --set th=0.2
+rc_is 0
+out_has "the 10 lowest of 700 (omega^2 nearest 0: sparse shift-invert Lanczos)"
+hs modes "$MODELS/hanging_chain.yaml" --set N=700 --set th=0.2 --linearize
+rc_is 2
+err_has "model too large for the state-space matrix: n + k = 2100"
+end
+
 # ---- usage ------------------------------------------------------------------
 
 begin usage_errors

@@ -80,6 +80,8 @@ sweep derive 6 derive "$M/double_pendulum.yaml"
 sweep columns 8 columns "$M/spherical_pendulum.yaml"
 sweep equilibrium 6 equilibrium "$M/hoop_equilibrium.yaml"
 sweep modes 6 modes "$M/double_pendulum_modes.yaml"
+sweep sparse-equilibrium 3 equilibrium "$M/hanging_chain.yaml" --linalg sparse
+sweep sparse-modes 3 modes "$M/spherical_pendulum.yaml" --linalg sparse --count 2
 sweep events 4 run "$M/sphere_liftoff.yaml" --t-end 1 --native=never -o "$T/o.csv" \
     --events "$T/o.ev" --summary "$T/o.sum"
 sweep implicit 8 run "$M/double_pendulum.yaml" --t-end 0.2 --native=never --method rk4imp

@@ -16,8 +16,12 @@
  *   hs_an_linearize    the state-space matrix A of that linearization in
  *                      n - k of the model's own coordinates
  *
- * Everything is dense (n + k <= HS_AN_MAX): the analysis of a model is a
- * one-off, not the right-hand side of a run. */
+ * Up to n + k = HS_AN_MAX everything is dense (the reference); beyond it
+ * (or by hs_an_set_path) equilibrium and modes take the sparse path: Newton
+ * on the saddle-point Jacobian factored by KLU, and the lowest modes by
+ * shift-invert Lanczos on [K - s M, G_q^T; G_q, 0] (conservative models;
+ * holosim(1), SPARSE ANALYSIS).  hs_an_linearize and hs_an_statespace stay
+ * dense. */
 #ifndef HS_ANALYSIS_H
 #define HS_ANALYSIS_H
 
@@ -26,8 +30,11 @@
 #include "../model/model.h"
 #include "../util/error.h"
 
-/* Largest n + k analysed (dense (n + k)^2 Jacobians, O((n + k)^3) steps). */
+/* Largest n + k analysed densely ((n + k)^2 Jacobians, O((n + k)^3) steps);
+ * beyond it equilibrium and modes are sparse. */
 #define HS_AN_MAX 2000
+/* The modes the sparse path finds when none are asked for (count 0). */
+#define HS_AN_SPARSE_COUNT 10
 /* Newton iterations before giving up (exit 3). */
 #define HS_AN_MAXIT 100
 
@@ -40,6 +47,14 @@ typedef struct hs_an hs_an;
  * the position of a derivative that cannot be formed. */
 hs_an *hs_an_new(hs_model *m, hs_error *err);
 void hs_an_free(hs_an *a);                  /* NULL is fine */
+
+/* Which path equilibrium and modes take: by size (the default: sparse when
+ * n + k > HS_AN_MAX), dense, or sparse (the tests compare the two). */
+typedef enum { HS_AN_PATH_AUTO, HS_AN_PATH_DENSE, HS_AN_PATH_SPARSE } hs_an_path;
+extern const char *const hs_an_path_names[3];    /* "auto", "dense", "sparse" */
+void hs_an_set_path(hs_an *a, hs_an_path p);
+/* 1 when equilibrium and modes of a take the sparse path. */
+int hs_an_sparse(const hs_an *a);
 
 /* An equilibrium: Q(q, 0) + G_q^T lambda = 0, G(q) = 0. */
 typedef struct hs_equil {
@@ -120,6 +135,17 @@ typedef struct hs_modes {
  * did not converge).  Free md with hs_an_modes_free in both cases. */
 int hs_an_modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err);
 void hs_an_modes_free(hs_modes *md);
+
+/* The same, the rows of the count eigenvalues K phi = mu M phi nearest
+ * mu = 0 (the lowest omega^2 of a stable model) alone: the first count
+ * rows of hs_an_modes (a real pair s = +-sqrt(-mu) counts twice) and the
+ * verdict of all of them on the dense path; on the sparse path the
+ * verdict of those found (stable when the lowest mu > 0) and count 0 means
+ * HS_AN_SPARSE_COUNT.  md->dof keeps the degrees of freedom.  Exit 1 for
+ * a count above n - k; on the sparse path exit 3 for a model that is not
+ * conservative (damping, gyroscopic or circulatory terms: dense only). */
+int hs_an_modes_lowest(hs_an *a, const hs_equil *eq, size_t count, hs_modes *md,
+                       hs_error *err);
 
 /* The state-space form dx/dt = A x of the linearization, x = (y, y'),
  * y the deviations of dof of the model's coordinates; the other nsolved

@@ -802,7 +802,8 @@ done:
 int hs_an_equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *err)
 {
     hs_la_handler h = hs_la_quiet();
-    int r = equilibrium(a, q_start, eq, err);
+    int r = hs_ak_sparse(a) ? hs_ak_sparse_equilibrium(a, q_start, eq, err)
+                            : equilibrium(a, q_start, eq, err);
     hs_la_restore(h);
     return r;
 }

@@ -39,6 +39,7 @@ struct hs_an {
     size_t nin;
     double *regs;          /* VM scratch (the larger program's) */
     double *out_eq, *out_lin;
+    hs_an_path path;       /* hs_an_set_path: dense, sparse or by size */
 };
 
 /* Evaluate prog_eq at q: out_eq.  Returns 1 when every output is finite. */
@@ -100,5 +101,36 @@ int hs_ak_reduced_step(const gsl_matrix *Gq, const gsl_matrix *S, const double *
  * rank of G_q there (hs_ak_rank) into *rank: 0; -1 when the projection does
  * not converge (q is then the best point met) or out of memory. */
 int hs_ak_project(hs_an *a, double *q, size_t *rank);
+
+/* ---------- the sparse path (sparse.c, sequil.c, lanczos.c) ---------- */
+
+/* The saddle-point matrix [A G_q^T; G_q 0] over (q, lambda), N = n + k,
+ * A = cS S + cM M (S of hs_ak_fill_S, M of hs_ak_fill_M), factored by KLU
+ * (linalg: hs_la_sparse); the pattern of S, M and G_q fixed at _new. */
+typedef struct hs_ak_saddle hs_ak_saddle;
+hs_ak_saddle *hs_ak_saddle_new(const hs_an *a);         /* NULL: out of memory */
+void hs_ak_saddle_free(hs_ak_saddle *s);                  /* NULL is fine */
+/* The values from the last hs_ak_eval_eq (S, G_q) and, when cM != 0, the
+ * last hs_ak_eval_lin (M); then the factorization: 0, or -1 singular. */
+int hs_ak_saddle_factor(hs_ak_saddle *s, const double *lambda, double cS, double cM);
+/* x [N] <- the saddle matrix^-1 x (after hs_ak_saddle_factor). */
+void hs_ak_saddle_solve(hs_ak_saddle *s, double *x);
+/* y [n] += M x, M from the last hs_ak_eval_lin (symmetric from its lower
+ * triangle). */
+void hs_ak_M_mul(const hs_an *a, const double *x, double *y);
+/* y [n] = S x from the last hs_ak_eval_eq; with absval, |S| |x|. */
+void hs_ak_S_mul(const hs_an *a, const double *lambda, const double *x, double *y,
+                 int absval);
+
+/* Exit 2 (err set) when a is too large for the dense-only analysis what
+ * (linearize, the state-space model); else 0. */
+int hs_ak_dense_only(const hs_an *a, const char *what, hs_error *err);
+/* Whether the analysis of a takes the sparse path. */
+int hs_ak_sparse(const hs_an *a);
+/* The sparse equilibrium (sequil.c), as hs_an_equilibrium. */
+int hs_ak_sparse_equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *err);
+/* The count lowest modes (lanczos.c), as hs_an_modes_lowest. */
+int hs_ak_sparse_modes(hs_an *a, const hs_equil *eq, size_t count, hs_modes *md,
+                       hs_error *err);
 
 #endif

@@ -208,7 +208,7 @@ static int time_check(build *b)
 {
     hs_model *m = b->a->m;
     size_t n = m->n, k = m->k, nt = 0;
-    tdep *td = calloc(n * (n + 1) / 2 + n + k, sizeof *td);
+    tdep *td = calloc((m->M ? n * (n + 1) / 2 : n) + n + k, sizeof *td);
     if (!td)
         return hs_error_nomem(b->err);
     b->nroots = 0;
@@ -239,16 +239,46 @@ static int time_check(build *b)
 
 /* ---------- the derivative kernels ---------- */
 
-/* prog_eq: Q(q,0) | G | G_q | dQ(q,0)/dq | d2G_j/dq2 (r >= c). */
+/* One row of G_q: its entries that are not 0, by column ascending. */
+typedef struct gq_entry {
+    size_t c;
+    const hs_node *e;
+} gq_entry;
+
+/* The Hessian entries d2G_j/dq_r dq_c (r >= c) of row j: only the
+ * columns the row's gradient uses, in the order of (r, c) ascending. */
+static int hessian_row(build *b, gq_entry *row, size_t len, size_t j, size_t *chg)
+{
+    hs_an *a = b->a;
+    for (size_t i = 1; i < len; i++)             /* a few entries: insertion sort */
+        for (size_t t = i; t > 0 && row[t].c < row[t - 1].c; t--) {
+            gq_entry x = row[t];
+            row[t] = row[t - 1];
+            row[t - 1] = x;
+        }
+    int rc = 0;
+    for (size_t r = 0; r < len && !rc; r++)
+        for (size_t c = 0; c <= r && !rc; c++)
+            rc = entry(b, &a->hg, chg, hs_diff(b->d, row[r].e, a->m->sym_q[row[c].c]),
+                       (int)row[r].c, (int)row[c].c, (int)j);
+    return rc;
+}
+
+/* prog_eq: Q(q,0) | G | G_q | dQ(q,0)/dq | d2G_j/dq2 (r >= c).  No k x n
+ * array: G_q is kept by rows, as the model stores it. */
 static int build_eq(build *b)
 {
     hs_an *a = b->a;
     hs_model *m = a->m;
     hs_dag *d = b->d;
-    size_t n = m->n, k = m->k, cgq = 0, cqq = 0, chg = 0;
-    const hs_node **Gq = calloc(k * n + 1, sizeof *Gq);
+    size_t n = m->n, k = m->k, cgq = 0, cqq = 0, chg = 0, widest = 1;
+    for (size_t j = 0; j < k; j++)
+        if (m->G_q_start[j + 1] - m->G_q_start[j] > widest)
+            widest = m->G_q_start[j + 1] - m->G_q_start[j];
+    const hs_node **Gq = calloc(m->G_q_start[k] + 1, sizeof *Gq);
+    gq_entry *row = calloc(widest, sizeof *row);
     unsigned char *used = calloc(b->nsym, 1);
-    int rc = !Gq || !used;
+    int rc = !Gq || !used || !row;
     b->nroots = 0;
     for (size_t i = 0; i < n && !rc; i++)
         rc = push(b, hs_subst(d, m->Q[i], b->rest, b->nsym));
@@ -256,14 +286,10 @@ static int build_eq(build *b)
     for (size_t j = 0; j < k && !rc; j++)
         rc = push(b, hs_subst(d, m->G[j], b->fold, b->nsym));
     a->off_Gq = b->nroots;
-    const hs_node *zero = hs_num(d, 0);
-    for (size_t j = 0; j < k * n; j++)
-        Gq[j] = zero;
     for (size_t j = 0; j < k && !rc; j++)
         for (size_t z = m->G_q_start[j]; z < m->G_q_start[j + 1] && !rc; z++) {
-            size_t c = m->G_q_col[z];
-            Gq[j * n + c] = hs_subst(d, m->G_q_nz[z], b->fold, b->nsym);
-            rc = entry(b, &a->gq, &cgq, Gq[j * n + c], (int)j, (int)c, 0);
+            Gq[z] = hs_subst(d, m->G_q_nz[z], b->fold, b->nsym);
+            rc = entry(b, &a->gq, &cgq, Gq[z], (int)j, (int)m->G_q_col[z], 0);
         }
     a->off_Qq = b->nroots;
     for (size_t i = 0; i < n && !rc; i++) {
@@ -275,17 +301,16 @@ static int build_eq(build *b)
                 rc = entry(b, &a->qq, &cqq, hs_diff(d, Q0, m->sym_q[c]), (int)i, (int)c, 0);
     }
     a->off_Hg = b->nroots;
-    for (size_t j = 0; j < k && !rc; j++)
-        for (size_t r = 0; r < n && !rc; r++) {
-            if (hs_is_num(Gq[j * n + r], 0))
-                continue;
-            for (size_t c = 0; c <= r && !rc; c++)
-                if (!hs_is_num(Gq[j * n + c], 0))
-                    rc = entry(b, &a->hg, &chg, hs_diff(d, Gq[j * n + r], m->sym_q[c]),
-                               (int)r, (int)c, (int)j);
-        }
+    for (size_t j = 0; j < k && !rc; j++) {
+        size_t len = 0;
+        for (size_t z = m->G_q_start[j]; z < m->G_q_start[j + 1]; z++)
+            if (!hs_is_num(Gq[z], 0))
+                row[len++] = (gq_entry){ m->G_q_col[z], Gq[z] };
+        rc = hessian_row(b, row, len, j, &chg);
+    }
     a->neq = b->nroots;
     free(Gq);
+    free(row);
     free(used);
     if (rc)
         return hs_error_nomem(b->err);
@@ -370,12 +395,6 @@ static int compile_both(build *b)
 
 static hs_an *an_new(hs_model *m, hs_error *err)
 {
-    if (m->n + m->k > HS_AN_MAX) {
-        hs_error_set(err, HS_EXIT_MODEL, "%s: model too large for equilibrium and modes: "
-                     "n + k = %zu (the analysis is dense; the limit is %d)", m->file,
-                     m->n + m->k, HS_AN_MAX);
-        return NULL;
-    }
     hs_an *a = calloc(1, sizeof *a);
     build b = { a, m->dag, (size_t)hs_dag_nsymbols(m->dag), NULL, NULL, NULL, 0, 0, err };
     b.fold = calloc(b.nsym, sizeof *b.fold);
@@ -401,6 +420,16 @@ static hs_an *an_new(hs_model *m, hs_error *err)
         return NULL;
     }
     return a;
+}
+
+int hs_ak_dense_only(const hs_an *a, const char *what, hs_error *err)
+{
+    if (a->n + a->k <= HS_AN_MAX)
+        return 0;
+    hs_error_set(err, HS_EXIT_MODEL, "%s: model too large for %s: n + k = %zu (it is dense; "
+                 "the limit is %d; equilibrium and modes are sparse beyond it)", a->m->file,
+                 what, a->n + a->k, HS_AN_MAX);
+    return HS_EXIT_MODEL;
 }
 
 hs_an *hs_an_new(hs_model *m, hs_error *err)

@@ -644,8 +644,28 @@ static int modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err)
 
 int hs_an_modes(hs_an *a, const hs_equil *eq, hs_modes *md, hs_error *err)
 {
+    return hs_an_modes_lowest(a, eq, 0, md, err);
+}
+
+int hs_an_modes_lowest(hs_an *a, const hs_equil *eq, size_t count, hs_modes *md,
+                       hs_error *err)
+{
+    size_t dof = a->n - (a->k < a->n ? a->k : a->n);
+    if (count > dof) {
+        memset(md, 0, sizeof *md);
+        hs_error_set(err, HS_EXIT_USAGE, "--count %zu: more modes than the %zu degrees of "
+                     "freedom (n - k)", count, dof);
+        return HS_EXIT_USAGE;
+    }
     hs_la_handler h = hs_la_quiet();
-    int r = modes(a, eq, md, err);
+    int r;
+    if (hs_ak_sparse(a)) {
+        r = hs_ak_sparse_modes(a, eq, count, md, err);
+    } else {
+        r = modes(a, eq, md, err);
+        if (!r && count && md->count > count)
+            md->count = count;
+    }
     hs_la_restore(h);
     return r;
 }
@@ -798,6 +818,8 @@ static int linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err
     memset(lin, 0, sizeof *lin);
     lin->n = n;
     lin->k = k;
+    if (hs_ak_dense_only(a, "the state-space matrix", err))
+        return err->code;
     gsl_matrix *T;
     size_t rank;      /* redundant constraints: rank < k coordinates solved */
     int rc = tangent_basis(a, eq, &T, 1, &rank, err);   /* the rank check, naming a constraint */

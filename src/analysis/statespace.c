@@ -566,6 +566,9 @@ static int statespace(hs_an *a, const hs_equil *eq, const char *const *u, size_t
 int hs_an_statespace(hs_an *a, const hs_equil *eq, const char *const *u, size_t nu,
                      const char *const *y, size_t ny, hs_statespace *ss, hs_error *err)
 {
+    memset(ss, 0, sizeof *ss);
+    if (hs_ak_dense_only(a, "the state-space model", err))
+        return err->code;
     hs_la_handler h = hs_la_quiet();
     int r = statespace(a, eq, u, nu, y, ny, ss, err);
     hs_la_restore(h);
@@ -597,6 +600,8 @@ int hs_an_point(hs_an *a, const double *q, hs_equil *eq, hs_error *err)
 {
     size_t n = a->n, k = a->k;
     memset(eq, 0, sizeof *eq);
+    if (hs_ak_dense_only(a, "the linearization at a point", err))
+        return err->code;
     eq->n = n;
     eq->k = k;
     eq->rank = k;

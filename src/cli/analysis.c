@@ -15,6 +15,7 @@
 
 const char hs_usage_equilibrium[] =
     "usage: holosim equilibrium MODEL [--set NAME=VALUE]... [--params FILE] [--csv]\n"
+    "                                 [--linalg auto|dense|sparse]\n"
     "\n"
     "Find the equilibrium nearest the model's initial position: Newton's method\n"
     "(exact symbolic Jacobian, line search) on Q(q, 0) + G_q^T lambda = 0,\n"
@@ -31,13 +32,18 @@ const char hs_usage_equilibrium[] =
     "Only M, Q and G are read: the outputs, events and drawing are not (a value\n"
     "they cannot take at these parameters does not stop the analysis).  Values\n"
     "at round-off (below 64 eps of the point's size, of the largest force for a\n"
-    "multiplier) are shown as 0.\n"
+    "multiplier) are shown as 0.  Beyond n + k = 2000 Newton is sparse (the\n"
+    "saddle-point Jacobian factored by KLU) and the verdict is that of the 10\n"
+    "lowest modes (holosim help modes), undecided for a model that is not\n"
+    "conservative (with --csv: stable 0, verdict undecided).\n"
     "\n"
     "  --set NAME=VALUE          override a parameter (repeatable)\n"
     "  --params FILE             parameters from a YAML file\n"
     "  --csv                     a header (the coordinates, lambda_NAME for each\n"
     "                            constraint, stable, verdict) and one row; stable\n"
     "                            is 1 for the verdict stable, else 0\n"
+    "  --linalg KIND             auto, dense or sparse: the dense Newton (auto up\n"
+    "                            to n + k = 2000) or the sparse one (auto beyond)\n"
     "\n"
     "exit status: 2 when M, Q or G depend on time, 3 when no equilibrium is found\n"
     "(Newton's answer is verified: exit 0 only with a residual at round-off of the\n"
@@ -45,6 +51,7 @@ const char hs_usage_equilibrium[] =
 
 const char hs_usage_modes[] =
     "usage: holosim modes MODEL [--set NAME=VALUE]... [--params FILE] [--csv] [--linearize]\n"
+    "                           [--count K] [--linalg auto|dense|sparse]\n"
     "\n"
     "Linearize at the equilibrium nearest the initial position (on the tangent\n"
     "space of the constraints) and list each eigenvalue s = sigma + i omega with\n"
@@ -66,8 +73,18 @@ const char hs_usage_modes[] =
     "                            the model's coordinates and their velocities\n"
     "                            (r the rank of G_q: k, or fewer when redundant)\n"
     "                            (with --csv: A alone, one row per state)\n"
+    "  --count K                 the K lowest modes alone (omega^2 nearest 0); K a\n"
+    "                            positive integer at most n - k\n"
+    "  --linalg KIND             auto, dense or sparse: the dense analysis (auto up\n"
+    "                            to n + k = 2000) or the sparse one (auto beyond)\n"
     "\n"
-    "exit status: 2 when M, Q or G depend on time, 3 when no equilibrium is found.\n";
+    "Beyond n + k = 2000 (holosim(1), SPARSE ANALYSIS) equilibrium and modes are\n"
+    "sparse: Newton on the saddle-point Jacobian factored by KLU, and the K lowest\n"
+    "modes (10 without --count) by shift-invert Lanczos; conservative models only,\n"
+    "and --linearize stays dense (exit 2 there).\n"
+    "\n"
+    "exit status: 1 for a --count that is not a positive integer or exceeds n - k,\n"
+    "2 when M, Q or G depend on time, 3 when no equilibrium is found.\n";
 
 static const char *num(char *buf, double x)
 {
@@ -82,6 +99,8 @@ typedef struct session {
     hs_an *a;
     hs_equil eq;
     hs_modes md;
+    int undecided;           /* equilibrium, sparse: no verdict (why: the message) */
+    char why[1024];
 } session;
 
 /* A write error on standard output (a full disk, a closed pipe): exit 1. */
@@ -102,16 +121,23 @@ static void session_free(session *s)
 }
 
 /* The analysis of the loaded model s->m. */
-static int session_start(session *s)
+static int session_start(session *s, size_t count, int linalg, int verdict_only)
 {
     hs_error err;
     hs_error_init(&err);
     if (!(s->a = hs_an_new(s->m, &err)))
         return hs_cli_fail(&err);
+    hs_an_set_path(s->a, (hs_an_path)linalg);
     if (hs_an_equilibrium(s->a, s->m->q0, &s->eq, &err))
         return hs_cli_fail(&err);
-    if (hs_an_modes(s->a, &s->eq, &s->md, &err))
-        return hs_cli_fail(&err);
+    if (hs_an_modes_lowest(s->a, &s->eq, count, &s->md, &err)) {
+        /* equilibrium on the sparse path: the point stands without a verdict
+         * when its modes cannot be had (a damped or gyroscopic model) */
+        if (!verdict_only || !hs_an_sparse(s->a) || err.code != HS_EXIT_INCONSISTENT)
+            return hs_cli_fail(&err);
+        s->undecided = 1;
+        snprintf(s->why, sizeof s->why, "%s", err.msg);
+    }
     return 0;
 }
 
@@ -128,7 +154,7 @@ static int start(int argc, char **argv, const char *usage, unsigned cmd, const c
     o->ov.input_t = NAN;
     if (!(s->m = hs_cli_load(o, rc)))
         return -1;
-    *rc = session_start(s);
+    *rc = session_start(s, o->count, o->linalg, cmd == CMD_EQUILIBRIUM);
     return *rc ? -1 : 0;
 }
 
@@ -208,11 +234,15 @@ int hs_cli_equilibrium(int argc, char **argv)
             printf("%s,", num(b, s.eq.q[i]));
         for (size_t j = 0; j < m->k; j++)
             printf("%s,", num(b, s.eq.lambda[j]));
-        printf("%d,%s\n", s.md.stable, hs_an_verdict_names[s.md.verdict]);
+        printf("%d,%s\n", s.undecided ? 0 : s.md.stable,
+               s.undecided ? "undecided" : hs_an_verdict_names[s.md.verdict]);
     } else {
         print_header(m, &s.eq);
         print_equilibrium(m, &s.eq);
-        print_verdict(&s.md);
+        if (s.undecided)
+            printf("stability: undecided (%s)\n", s.why);
+        else
+            print_verdict(&s.md);
     }
     hs_cli_free_opts(&o);
     session_free(&s);
@@ -272,7 +302,7 @@ static void shape_cells(const hs_model *m, const hs_modes *md, size_t r, int cpl
     }
 }
 
-static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md)
+static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md, int sparse)
 {
     print_header(m, eq);
     print_equilibrium(m, eq);
@@ -284,6 +314,9 @@ static void modes_text(const hs_model *m, const hs_equil *eq, const hs_modes *md
     printf("linearization on the tangent space ker G_q: %s\n", md->conservative
            ? "conservative and undamped, solved as K phi = omega^2 M phi"
            : "damping, gyroscopic or circulatory terms, solved in first-order form");
+    if (md->count < md->dof && md->conservative)
+        printf("the %zu lowest of %zu (omega^2 nearest 0%s)\n", md->count, md->dof,
+               sparse ? ": sparse shift-invert Lanczos" : "");
     int cplx = complex_shapes(md);
     printf("%4s %13s %13s %13s %13s ", "mode", "sigma", "omega", "freq", "period");
     char h[300];
@@ -384,7 +417,7 @@ int hs_cli_modes(int argc, char **argv)
     else if (o.csv)
         modes_csv(s.m, &s.md);
     else
-        modes_text(s.m, &s.eq, &s.md);
+        modes_text(s.m, &s.eq, &s.md, hs_an_sparse(s.a));
     if (o.linearize && !o.csv)
         linear_print(s.m, &lin, 0);
     rc = flushed();

@@ -49,6 +49,8 @@ typedef struct opts {
     long jobs;                                 /* batch: worker processes */
     int precision, progress, quiet, quiet_projection;
     int csv, linearize;      /* equilibrium, modes */
+    size_t count;            /* modes --count K (0: all, or the sparse default) */
+    int linalg;              /* equilibrium, modes --linalg: an hs_an_path */
     hs_native_policy native; /* run, batch: --native (default auto) */
     const char *fps, *size, *frames, *speed, *trail, *plot;  /* animate */
     const char *period, *every;  /* floquet --period, lyapunov --every (checked there) */

@@ -5,6 +5,7 @@
  * --name=value for every valued option, "did you mean" for a misspelt one. */
 #include "cli.h"
 
+#include "../analysis/analysis.h"
 #include "../integrate/integrate.h"
 #include "../native/native.h"
 
@@ -246,6 +247,32 @@ static int opt_number(const optdef *d, opts *o, const char *val, const char *usa
 
 /* --wrt, -o, --columns, --summary: the text itself (a file name of an
  * output is not empty: refused here, before anything runs). */
+/* modes --count K: a positive integer (its bound, n - k, is the model's). */
+static int opt_count(const optdef *d, opts *o, const char *val, const char *usage)
+{
+    (void)d;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(val, &end, 10);
+    if (!isdigit((unsigned char)val[0]) || *end || errno || x == 0 || x > (1ULL << 40))
+        return hs_cli_usage_error(usage, "--count wants a positive integer (how many of "
+                                  "the lowest modes), got '%s'", val);
+    o->count = (size_t)x;
+    return 0;
+}
+
+/* equilibrium, modes --linalg auto|dense|sparse (analysis.h: hs_an_path). */
+static int opt_linalg(const optdef *d, opts *o, const char *val, const char *usage)
+{
+    (void)d;
+    int kw = hs_keyword(hs_an_path_names, 3, val);
+    if (kw < 0)
+        return hs_cli_usage_error(usage, "--linalg must be auto, dense or sparse, got '%s'",
+                                  val);
+    o->linalg = kw;
+    return 0;
+}
+
 static int opt_text(const optdef *d, opts *o, const char *val, const char *usage)
 {
     if (!val[0] && (strcmp(d->name, "--output") == 0 || strcmp(d->name, "--summary") == 0
@@ -380,6 +407,8 @@ static const optdef optdefs[] = {
     { "--wrt", 0, CMD_DERIVE, 1, opt_text, 0, 0 },
     { "--csv", 0, CMD_EQUILIBRIUM | CMD_MODES | FLOW, 0, opt_flag, 0, 0 },
     { "--linearize", 0, CMD_MODES, 0, opt_flag, 0, 0 },
+    { "--count", 0, CMD_MODES, 1, opt_count, 0, 0 },
+    { "--linalg", 0, CMD_EQUILIBRIUM | CMD_MODES, 1, opt_linalg, 0, 0 },
     { "--t-end", 0, RUNS | CMD_LYAPUNOV, 1, opt_number, offsetof(hs_settings, t_end), 0 },
     NUM("--dt", dt, 1),
     NUM("--step", step, 1),
