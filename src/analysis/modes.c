@@ -653,8 +653,8 @@ int hs_an_modes_lowest(hs_an *a, const hs_equil *eq, size_t count, hs_modes *md,
     size_t dof = a->n - (a->k < a->n ? a->k : a->n);
     if (count > dof) {
         memset(md, 0, sizeof *md);
-        hs_error_set(err, HS_EXIT_USAGE, "--count %zu: more modes than the %zu degrees of "
-                     "freedom (n - k)", count, dof);
+        hs_error_set(err, HS_EXIT_USAGE, "%s %zu: more modes than the %zu degrees of "
+                     "freedom (n - k)", hs_optname(a->m->names, HS_OPT_MODE_COUNT), count, dof);
         return HS_EXIT_USAGE;
     }
     hs_la_handler h = hs_la_quiet();

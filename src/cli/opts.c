@@ -43,6 +43,8 @@ const hs_optnames hs_cli_optnames = { {
     [HS_OPT_INPUTS] = "--inputs",
     [HS_OPT_OUTPUTS] = "--outputs",
     [HS_OPT_NATIVE_ALWAYS] = "--native=always",
+    [HS_OPT_SENSITIVITY] = "--sensitivity",
+    [HS_OPT_MODE_COUNT] = "--count",
 } };
 
 typedef struct optdef optdef;

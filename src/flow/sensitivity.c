@@ -36,9 +36,10 @@ static int lookup(const hs_model *m, const char *name, size_t *out, hs_error *er
     for (size_t j = 0; j < m->npar; j++)
         if (strcmp(m->pname[j], name) == 0) {
             if (m->ninput && j >= m->input0) {
-                hs_error_set(err, HS_EXIT_MODEL, "%s: --sensitivity %s: '%s' is an input "
-                             "(a function of t given by --input), not a parameter", m->file,
-                             name, name);
+                hs_error_set(err, HS_EXIT_MODEL, "%s: %s %s: '%s' is an input "
+                             "(a function of t given by %s), not a parameter", m->file,
+                             hs_optname(m->names, HS_OPT_SENSITIVITY), name, name,
+                             hs_optname(m->names, HS_OPT_INPUT));
                 return HS_EXIT_MODEL;
             }
             *out = j;
@@ -50,8 +51,8 @@ static int lookup(const hs_model *m, const char *name, size_t *out, hs_error *er
     for (size_t j = 0, len = 0; j < np && len + 40 < sizeof list; j++)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "",
                                 m->pname[j]);
-    hs_error_set(err, HS_EXIT_MODEL, "%s: --sensitivity: unknown parameter '%s'%s%s%s "
-                 "(parameters: %s)", m->file, name, near ? " (did you mean '" : "",
+    hs_error_set(err, HS_EXIT_MODEL, "%s: %s: unknown parameter '%s'%s%s%s "
+                 "(parameters: %s)", m->file, hs_optname(m->names, HS_OPT_SENSITIVITY), name, near ? " (did you mean '" : "",
                  near ? near : "", near ? "'?)" : "", np ? list : "none");
     return HS_EXIT_MODEL;
 }
@@ -163,8 +164,8 @@ hs_fl_sens *hs_fl_sens_new(hs_fl *f, const char *const *names, size_t np, hs_err
         rc = lookup(m, names[i], &s->par[i], err);
         for (size_t j = 0; !rc && j < i; j++)
             if (s->par[j] == s->par[i]) {
-                hs_error_set(err, HS_EXIT_MODEL, "%s: --sensitivity names '%s' twice",
-                             m->file, names[i]);
+                hs_error_set(err, HS_EXIT_MODEL, "%s: %s names '%s' twice", m->file,
+                             hs_optname(m->names, HS_OPT_SENSITIVITY), names[i]);
                 rc = HS_EXIT_MODEL;
             }
     }
@@ -177,9 +178,10 @@ hs_fl_sens *hs_fl_sens_new(hs_fl *f, const char *const *names, size_t np, hs_err
     free(map);
     for (size_t i = 0; !rc && i < np; i++)
         if (s->t0p[i] != 0) {
-            hs_error_set(err, HS_EXIT_MODEL, "%s: --sensitivity %s: the start time t0 is "
+            hs_error_set(err, HS_EXIT_MODEL, "%s: %s %s: the start time t0 is "
                          "written with '%s': sensitivities to a parameter that moves t0 are "
-                         "not supported", m->file, names[i], names[i]);
+                         "not supported", m->file, hs_optname(m->names, HS_OPT_SENSITIVITY),
+                         names[i], names[i]);
             rc = HS_EXIT_MODEL;
         }
     if (!rc) {

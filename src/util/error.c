@@ -158,6 +158,8 @@ const hs_optnames hs_optnames_library = { {
     [HS_OPT_INPUTS] = "inputs",
     [HS_OPT_OUTPUTS] = "outputs",
     [HS_OPT_NATIVE_ALWAYS] = "native policy 'always'",
+    [HS_OPT_SENSITIVITY] = "sensitivity",
+    [HS_OPT_MODE_COUNT] = "count",
 } };
 
 const char *hs_optname(const hs_optnames *names, hs_opt o)

@@ -54,6 +54,8 @@ typedef enum hs_opt {
     HS_OPT_INPUTS,       /* linearize: the inputs chosen */
     HS_OPT_OUTPUTS,      /* linearize: the outputs chosen */
     HS_OPT_NATIVE_ALWAYS, /* build the native kernels whatever the cache says */
+    HS_OPT_SENSITIVITY,  /* the parameters of the sensitivities */
+    HS_OPT_MODE_COUNT,   /* modes: how many of the lowest */
     HS_OPT_COUNT
 } hs_opt;
 
