@@ -143,8 +143,8 @@ static int session_start(session *s, size_t count, int linalg, int verdict_only)
 
 /* Options, one MODEL, then the session; 0 to go on, else *rc is the exit.
  * The caller frees o and s in every case. */
-static int start(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
-                 opts *o, session *s, int *rc)
+static int open_analysis(int argc, char **argv, const char *usage, unsigned cmd,
+                         const char *name, opts *o, session *s, int *rc)
 {
     memset(s, 0, sizeof *s);
     if (hs_cli_begin(argc, argv, usage, cmd, o, rc) || hs_cli_one_model(o, usage, name, rc))
@@ -217,7 +217,7 @@ int hs_cli_equilibrium(int argc, char **argv)
     opts o;
     session s;
     int rc;
-    if (start(argc, argv, hs_usage_equilibrium, CMD_EQUILIBRIUM, "equilibrium", &o, &s, &rc)) {
+    if (open_analysis(argc, argv, hs_usage_equilibrium, CMD_EQUILIBRIUM, "equilibrium", &o, &s, &rc)) {
         hs_cli_free_opts(&o);
         session_free(&s);
         return rc;
@@ -397,7 +397,7 @@ int hs_cli_modes(int argc, char **argv)
     opts o;
     session s;
     int rc;
-    if (start(argc, argv, hs_usage_modes, CMD_MODES, "modes", &o, &s, &rc)) {
+    if (open_analysis(argc, argv, hs_usage_modes, CMD_MODES, "modes", &o, &s, &rc)) {
         hs_cli_free_opts(&o);
         session_free(&s);
         return rc;

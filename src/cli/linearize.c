@@ -252,7 +252,7 @@ static int parse_at(const char *s, double *t)
     return -1;
 }
 
-static int linearize(opts *o, hs_model *m, int at, const char *atname)
+static int linearize_cmd(opts *o, hs_model *m, int at, const char *atname)
 {
     hs_error err;
     hs_error_init(&err);
@@ -381,7 +381,7 @@ int hs_cli_linearize(int argc, char **argv)
     hs_model *m = hs_cli_load(&o, &rc);
     if (!m)
         return rc;
-    rc = linearize(&o, m, at, o.lin_at ? o.lin_at : "equilibrium");
+    rc = linearize_cmd(&o, m, at, o.lin_at ? o.lin_at : "equilibrium");
     if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {
         fprintf(stderr, "holosim: cannot write the output\n");
         rc = HS_EXIT_USAGE;
