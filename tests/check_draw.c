@@ -299,6 +299,74 @@ START_TEST(nothing_to_draw)
 }
 END_TEST
 
+/* A family in the drawing: the points P[i=0..N] of a chain whose size is a
+ * parameter, one polyline through all of them; at --set N=5 six points
+ * where the coordinates put them, the polyline through them in order. */
+START_TEST(draw_family)
+{
+    static const char text[] =
+        "parameters: {N: 3, l: 1}\n"
+        "coordinates:\n  - x[i=1..N], y[i]\n"
+        "define:\n  x[0]: 0\n  y[0]: 0\n"
+        "mass:\n  x[i=1..N]: 1\n  y[i=1..N]: 1\n"
+        "potential: sum(i=1..N, 9.81*y[i])\n"
+        "constraints:\n  link[i=1..N]: (x[i] - x[i-1])^2 + (y[i] - y[i-1])^2 - l^2\n"
+        "initial:\n  q:\n    x[i=1..N]: i*l\n    y[i=1..N]: 0\n"
+        "draw:\n"
+        "  points:\n    P[i=0..N]: [\"x[i]\", \"y[i]\"]\n"
+        "  polylines: [[\"P[i=0..N]\"]]\n"
+        "  ground: [\"P[0]\"]\n";
+    const char *name[] = { "N" };
+    double val[] = { 5 };
+    hs_overrides ov;
+    hs_overrides_init(&ov);
+    ov.nset = 1;
+    ov.set_name = name;
+    ov.set_value = val;
+    hs_error err;
+    hs_error_init(&err);
+    hs_model *m = hs_model_load_string("draw.yaml", text, &ov, &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    const hs_drawing *d = m->draw;
+    ck_assert_int_eq(d->inferred, 0);
+    ck_assert_int_eq((int)d->npt, 6);
+    long P[6];
+    for (int i = 0; i < 6; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "P_%d", i);
+        P[i] = point(d, nm);
+        ck_assert_msg(P[i] >= 0, "no point %s", nm);
+    }
+    size_t nline = 0, nground = 0;
+    for (size_t j = 0; j < d->nitem; j++) {
+        const hs_draw_item *it = &d->item[j];
+        if (it->kind == HS_DRAW_LINE) {
+            nline++;
+            ck_assert_int_eq((int)it->npt, 6);
+            for (int i = 0; i < 6; i++)
+                ck_assert_int_eq((int)it->pt[i], (int)P[i]);
+        } else if (it->kind == HS_DRAW_GROUND) {
+            nground++;
+            ck_assert_int_eq((int)it->pt[0], (int)P[0]);
+        }
+    }
+    ck_assert_int_eq((int)nline, 1);
+    ck_assert_int_eq((int)nground, 1);
+    double q[10], out[64];
+    for (int i = 0; i < 10; i++)
+        q[i] = 0.1 * (i + 1);
+    eval(m, 0, q, out);
+    ck_assert_double_eq(out[2 * P[0]], 0);
+    for (int i = 1; i <= 5; i++) {
+        /* the item interleaves the families: x_1, y_1, x_2, ... */
+        ck_assert_double_eq(out[2 * P[i]], q[2 * (i - 1)]);
+        ck_assert_double_eq(out[2 * P[i] + 1], q[2 * (i - 1) + 1]);
+    }
+    hs_model_free(m);
+}
+END_TEST
+
+
 static Suite *draw_suite(void)
 {
     Suite *s = suite_create("draw");
@@ -308,6 +376,7 @@ static Suite *draw_suite(void)
     tcase_add_test(tc, default_embedding);
     tcase_add_test(tc, default_outputs);
     tcase_add_test(tc, draw_section);
+    tcase_add_test(tc, draw_family);
     tcase_add_loop_test(tc, draw_errors, 0, (int)(sizeof bad / sizeof *bad));
     tcase_add_test(tc, nothing_to_draw);
     suite_add_tcase(s, tc);

@@ -260,6 +260,29 @@ static int copy(fam *F, int id, int decl, int *out)
     return 0;
 }
 
+/* The draw section: its `points` declare names (P[i=0..N]: [x[i], y[i]]),
+ * everything else in it reads them (polylines: [[P[i=0..N]]]). */
+static int copy_draw(fam *F, int id, int *out)
+{
+    if (NODEP(F, id)->type != YAML_MAPPING_NODE)
+        return copy(F, id, 0, out);
+    int mp = hs_fm_add_map(F, id);
+    if (!mp)
+        return F->err->code;
+    size_t len = (size_t)(NODEP(F, id)->data.mapping.pairs.top -
+                          NODEP(F, id)->data.mapping.pairs.start);
+    for (size_t i = 0; i < len; i++) {
+        yaml_node_pair_t p = NODEP(F, id)->data.mapping.pairs.start[i];
+        const char *ks = hs_ytree_str(NODEP(F, p.key));
+        int nv;
+        if (copy(F, p.value, ks && strcmp(ks, "points") == 0, &nv) ||
+            hs_fm_append_pair(F, mp, p.key, nv))
+            return F->err->code;
+    }
+    *out = mp;
+    return 0;
+}
+
 /* ---------- the whole file ---------- */
 
 static const char *const verbatim[] = { "format", "name", "simulate" };
@@ -437,7 +460,9 @@ int hs_fm_expand(fam *F)
         const char *ks = hs_ytree_str(NODEP(F, p.key));
         int nv = p.value;
         F->section = ks;
-        if (!in_list(ks, verbatim, 3)) {
+        if (ks && strcmp(ks, "draw") == 0) {
+            rc = copy_draw(F, p.value, &nv);
+        } else if (!in_list(ks, verbatim, 3)) {
             int decl = !in_list(ks, declaring, 10) ? 0 : strcmp(ks, "parameters") == 0 ? 2
                      : strcmp(ks, "coordinates") == 0 ? 3 : 1;
             rc = copy(F, p.value, decl, &nv);
