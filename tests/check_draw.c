@@ -6,6 +6,7 @@
 #include <check.h>
 
 #include "check_main.h"
+#include "physics_util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -367,6 +368,52 @@ START_TEST(draw_family)
 END_TEST
 
 
+/* The inferred drawing of bodies joined by springs (the flyball governor
+ * without its draw key): each pair of points joined once (a body and a
+ * constant distance both find the spindle and its anchor), and no bar from
+ * the origin to the spindle's fixed centre or anchor. */
+START_TEST(inferred_no_duplicates)
+{
+    FILE *f = fopen(PU_MODEL("flyball_governor.yaml"), "r");
+    ck_assert_ptr_nonnull(f);
+    static char text[8192];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    char *cut = strstr(text, "\ndraw:");
+    ck_assert_ptr_nonnull(cut);
+    char *next = cut + 1;           /* the draw key to the next top-level key */
+    while ((next = strchr(next, '\n')) && (next[1] == ' ' || next[1] == '#'))
+        next++;
+    if (next)
+        memmove(cut, next, strlen(next) + 1);
+    else
+        cut[1] = '\0';
+    hs_error err;
+    hs_model *m = load(text, &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    const hs_drawing *d = m->draw;
+    ck_assert_int_eq(d->inferred, 1);
+    ck_assert_int_eq((int)point(d, "O"), -1);
+    size_t nline = 0;
+    for (size_t i = 0; i < d->nitem; i++) {
+        const hs_draw_item *a = &d->item[i];
+        if (a->kind != HS_DRAW_LINE)
+            continue;
+        nline++;
+        for (size_t j = i + 1; j < d->nitem; j++) {
+            const hs_draw_item *b = &d->item[j];
+            ck_assert(!(b->kind == HS_DRAW_LINE && b->npt == 2 && a->npt == 2 &&
+                        ((a->pt[0] == b->pt[0] && a->pt[1] == b->pt[1]) ||
+                         (a->pt[0] == b->pt[1] && a->pt[1] == b->pt[0]))));
+        }
+    }
+    ck_assert_int_eq((int)nline, 3);       /* the spindle and each ball to its point */
+    hs_model_free(m);
+}
+END_TEST
+
+
 static Suite *draw_suite(void)
 {
     Suite *s = suite_create("draw");
@@ -377,6 +424,7 @@ static Suite *draw_suite(void)
     tcase_add_test(tc, default_outputs);
     tcase_add_test(tc, draw_section);
     tcase_add_test(tc, draw_family);
+    tcase_add_test(tc, inferred_no_duplicates);
     tcase_add_loop_test(tc, draw_errors, 0, (int)(sizeof bad / sizeof *bad));
     tcase_add_test(tc, nothing_to_draw);
     suite_add_tcase(s, tc);

@@ -163,6 +163,19 @@ static hs_draw_item *add_item(dbuild *B, hs_draw_kind kind, size_t npt, unsigned
     return it;
 }
 
+/* Whether the drawing already joins points a and b by a segment (a body
+ * and a constant distance may both find the same pair). */
+static int has_segment(const hs_drawing *d, size_t a, size_t b)
+{
+    for (size_t i = 0; i < d->nitem; i++) {
+        const hs_draw_item *it = &d->item[i];
+        if (it->kind == HS_DRAW_LINE && it->npt == 2 &&
+            ((it->pt[0] == a && it->pt[1] == b) || (it->pt[0] == b && it->pt[1] == a)))
+            return 1;
+    }
+    return 0;
+}
+
 /* The compiled program: x, y[, z] of each point, then the radii. */
 static int finish(dbuild *B)
 {
@@ -438,6 +451,16 @@ static long anchor(dbuild *B, size_t c, long p)
     return pa;
 }
 
+/* Whether point a of the samples x (ns states of np points) stands still. */
+static int fixed_point(const double *x, size_t np, size_t a, size_t ns)
+{
+    for (size_t k = 1; k < ns; k++)
+        for (size_t c = 0; c < 3; c++)
+            if (x[(k * np + a) * 3 + c] != x[a * 3 + c])
+                return 0;
+    return 1;
+}
+
 /* An embedding states its constraints in its map: two of its points a
  * constant distance apart (at four sample states of t and q) are joined,
  * and a point at a constant distance from the origin is joined to it (the
@@ -488,6 +511,10 @@ static int embedded_segments(dbuild *B, const long *amb_point, size_t namb_point
             if (b == a || !(lo > 0) || !isfinite(hi) || hi - lo > 1e-9 * hi)
                 continue;
             long p1 = amb_point[a], p2 = b < namb_point ? amb_point[b] : -1;
+            if (p2 < 0 && fixed_point(x, namb_point, a, NS))
+                continue;           /* a fixed point: no bar from the origin to it */
+            if (p2 >= 0 && has_segment(d, (size_t)p1, (size_t)p2))
+                continue;
             if (p2 < 0) {
                 if (origin < 0) {
                     const hs_node *z = scalar_zero(L);
@@ -565,6 +592,8 @@ static int body_segments(dbuild *B, const cand *cd, const long *pidx, size_t nc,
             if (!cd[j].named || pidx[j] < 0 || cd[j].slen <= cd[b].slen + 1 ||
                 strncmp(cd[j].suffix, cd[b].suffix, cd[b].slen) != 0 ||
                 cd[j].suffix[cd[b].slen] != '_')
+                continue;
+            if (has_segment(d, (size_t)pidx[b], (size_t)pidx[j]))
                 continue;
             hs_draw_item *it = add_item(B, HS_DRAW_LINE, 2, LINE_RGB);
             if (!it)
