@@ -143,8 +143,8 @@ def cradle(scheme, n, t_end, step, ring):
             de = max(de, abs(0.5 * vel.dot(vel) - e0))
             sim.nextStep()
     moving = int(np.sum(np.abs(vel) > 1e-12))
-    print("scheme=%s impacts=%d max_dP=%.3g max_dE=%.3g v_max=%.17g "
-          "moving=%d" % (scheme, impacts, dp, de, np.max(vel), moving))
+    print("scheme=%s impacts=%s max_dP=%.3g max_dE=%.3g v_max=%.17g "
+          "moving=%d" % (scheme, impacts if scheme == "ed" else "n/a", dp, de, np.max(vel), moving))
 
 
 def main(argv):
