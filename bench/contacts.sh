@@ -93,15 +93,16 @@ cradle_acc() {
               for (k = 1; k <= nv[FILENAME]; k++) {
                   v = $vc[FILENAME, k] + 0
                   if (abs(v) > 1e-12) mv++
-                  if (v > vmax) vmax = v
+                  if (v > vmax) { vmax = v; kmax = k }
               }
           } }
-        END { printf "impacts=%d max_dP=%.3g max_dE=%.3g v_max=%.17g moving=%d\n",
-                  n, dp, de, vmax, mv }' "$1.csv" "$1.ev"
+        END { printf "impacts=%d max_dP=%.3g max_dE=%.3g v_max=%.17g ball=%d moving=%d\n",
+                  n, dp, de, vmax, kmax, mv }' "$1.csv" "$1.ev"
 }
 for c in line ring; do
     echo
-    echo "## holosim: cradle of 50 balls, $c (e = 1, momentum 1, energy 0.5)"
+    echo "## holosim: cradle of 50 balls, $c (e = 1, momentum 1, energy 0.5;" \
+         "at the end ball $( [ $c = line ] && echo 50 || echo 31 ) alone moves, at v0 = 1)"
     /usr/bin/time -f '%e s wall, %U s user, %S s system, %M KiB peak RSS' -o "$tmp/$c.time" \
         "$hs" run "$tmp/$c.yaml" -o "$tmp/$c.csv" --events "$tmp/$c.ev" 2> "$tmp/$c.err"
     sed 's/^/# \/usr\/bin\/time: /' "$tmp/$c.time"
@@ -122,10 +123,13 @@ if [ -n "$sic" ]; then
         tend=0.1; r=""
         [ "$c" = ring ] && { tend=1; r=ring; }
         echo
-        echo "## Siconos: cradle of 50 balls, $c"
+        echo "## Siconos: cradle of 50 balls, $c (event-driven; Moreau-Jean, theta = 0.5)"
         # shellcheck disable=SC2086
         $sic cradle ed 50 $tend $r 2> /dev/null | tee "$tmp/s$c.acc"
-        $sic cradle mj 50 $tend 1e-4 $r 2> /dev/null
+        for H in 1e-4 1e-3; do
+            # shellcheck disable=SC2086
+            $sic cradle mj 50 $tend $H $r 2> /dev/null | sed "s/\$/ H=$H/"
+        done
     done
 fi
 

@@ -144,7 +144,9 @@ def cradle(scheme, n, t_end, step, ring):
             sim.nextStep()
     moving = int(np.sum(np.abs(vel) > 1e-12))
     print("scheme=%s impacts=%s max_dP=%.3g max_dE=%.3g v_max=%.17g "
-          "moving=%d" % (scheme, impacts if scheme == "ed" else "n/a", dp, de, np.max(vel), moving))
+          "ball=%d moving=%d"
+          % (scheme, impacts if scheme == "ed" else "n/a", dp, de,
+             np.max(vel), int(np.argmax(vel)) + 1, moving))
 
 
 def main(argv):
