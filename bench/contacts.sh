@@ -144,9 +144,9 @@ t1run() {
     awk '{ printf "%.2f %d\n", $1 + $2, $3 }' "$tmp/time"
 }
 # min/median/max of a column of numbers.
-mmm() { sort -g | awk '{ a[++n] = $1 } END {
+mmm() { sort -n | awk '{ a[++n] = $1 } END {
     printf "%.3g/%.3g/%.3g", a[1], (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2), a[n] }'; }
-med() { sort -g | awk '{ a[++n] = $1 } END {
+med() { sort -n | awk '{ a[++n] = $1 } END {
     printf "%.6g", (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) }'; }
 
 echo
