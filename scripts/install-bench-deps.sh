@@ -1,8 +1,10 @@
 #!/bin/sh
-# Install the Debian packages of the peer comparison (bench/peers.sh), when
-# missing: SciPy (python3-scipy), Simbody (libsimbody-dev), MuJoCo
-# (libmujoco-dev) and a C++ compiler.  Not needed to build or test holosim;
-# bench/peers.sh leaves out, and says so, any peer that is not installed.
+# Install the Debian packages of the peer comparisons, when missing:
+# bench/peers.sh: SciPy (python3-scipy), Simbody (libsimbody-dev), MuJoCo
+# (libmujoco-dev) and a C++ compiler; bench/contacts.sh: Siconos
+# (python3-siconos, its Python interface, which pulls in the Siconos
+# libraries).  Not needed to build or test holosim; the bench scripts leave
+# out, and say so, any peer that is not installed.
 set -eu
 
 need=""
@@ -12,6 +14,7 @@ command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
     need="$need libsimbody-dev"
 [ -f /usr/include/mujoco/mujoco.h ] || need="$need libmujoco-dev"
 command -v c++ >/dev/null 2>&1 || need="$need g++"
+/usr/bin/python3 -c 'import siconos.kernel' 2>/dev/null || need="$need python3-siconos"
 
 [ -z "$need" ] && exit 0
 
