@@ -408,7 +408,50 @@ START_TEST(inferred_no_duplicates)
                          (a->pt[0] == b->pt[1] && a->pt[1] == b->pt[0]))));
         }
     }
-    ck_assert_int_eq((int)nline, 3);       /* the spindle and each ball to its point */
+    ck_assert_int_eq((int)nline, 5);       /* the spindle and each ball to its point, two springs */
+    hs_model_free(m);
+}
+END_TEST
+
+
+/* A spring of the language in the inferred drawing: a line of the springs'
+ * colour from a fixed anchor (a ground mark there, at its coordinates) to
+ * the named point it pulls. */
+START_TEST(inferred_spring)
+{
+    static const char text[] =
+        "parameters: {k: 10, a: 2}\n"
+        "coordinates: [u, v]\n"
+        "mass: [1, 1]\n"
+        "points:\n  B: [u, v]\n"
+        "springs:\n  s: {between: [[0, a], B], k: k, length: 1}\n"
+        "initial: {q: {u: 1, v: 0}}\n";
+    hs_error err;
+    hs_model *m = load(text, &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    const hs_drawing *d = m->draw;
+    long b = point(d, "B"), sa = point(d, "s_a");
+    ck_assert(b >= 0 && sa >= 0);
+    int nspring = 0, ground = 0;
+    for (size_t i = 0; i < d->nitem; i++) {
+        const hs_draw_item *it = &d->item[i];
+        if (it->kind == HS_DRAW_LINE && it->rgb == 0x8c6d31) {
+            nspring++;
+            ck_assert_int_eq((int)it->pt[0], (int)sa);
+            ck_assert_int_eq((int)it->pt[1], (int)b);
+        }
+        if (it->kind == HS_DRAW_GROUND && it->pt[0] == (size_t)sa)
+            ground = 1;
+    }
+    ck_assert_int_eq(nspring, 1);
+    ck_assert_int_eq(ground, 1);
+    ck_assert_ptr_nonnull(strstr(d->note, "spring s_a-B (s)"));
+    double q[2] = { 0.3, -0.4 }, out[16];
+    eval(m, 0.7, q, out);
+    ck_assert_double_eq(out[2 * sa], 0);
+    ck_assert_double_eq(out[2 * sa + 1], 2);
+    ck_assert_double_eq(out[2 * b], 0.3);
+    ck_assert_double_eq(out[2 * b + 1], -0.4);
     hs_model_free(m);
 }
 END_TEST
@@ -425,6 +468,7 @@ static Suite *draw_suite(void)
     tcase_add_test(tc, draw_section);
     tcase_add_test(tc, draw_family);
     tcase_add_test(tc, inferred_no_duplicates);
+    tcase_add_test(tc, inferred_spring);
     tcase_add_loop_test(tc, draw_errors, 0, (int)(sizeof bad / sizeof *bad));
     tcase_add_test(tc, nothing_to_draw);
     suite_add_tcase(s, tc);

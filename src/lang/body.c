@@ -494,6 +494,26 @@ static int spring_end(fam *F, pts *P, int id, buf c[3])
     return dim;
 }
 
+/* The spring S for the drawing (hs_lang_info.spring): its ends' names
+ * (NULL: written as coordinates) and coordinates' texts.  -1 out of memory. */
+static int keep_spring(fam *F, const char *S, int dim, const char *na, const char *nb,
+                       const buf *a, const buf *b)
+{
+    hs_lang_info *si = F->info;
+    hs_lang_spring *v = realloc(si->spring, (si->nspring + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    si->spring = v;
+    hs_lang_spring *sp = &v[si->nspring++];
+    memset(sp, 0, sizeof *sp);
+    sp->dim = dim;
+    int bad = !(sp->name = strdup(S)) || (na && !(sp->end[0] = strdup(na))) ||
+              (nb && !(sp->end[1] = strdup(nb)));
+    for (int d = 0; !bad && d < dim; d++)
+        bad = !(sp->at[0][d] = strdup(a[d].s)) || !(sp->at[1][d] = strdup(b[d].s));
+    return bad ? -1 : 0;
+}
+
 static int read_springs(fam *F, int root, int map, pts *P, buf *pot, buf *diss)
 {
     static const char *const skeys[] = { "between", "k", "c", "length" };
@@ -527,6 +547,9 @@ static int read_springs(fam *F, int root, int map, pts *P, buf *pot, buf *diss)
         for (int d = 0; !bad && d < da; d++)
             if (hs_bd_bprintf(&t, "%s(%s - %s)^2", d ? " + " : "", a[d].s, b[d].s))
                 bad = hs_fm_oom(F);
+        if (!bad && keep_spring(F, S, da, hs_bd_str(F, item(F, bw, 0)),
+                                hs_bd_str(F, item(F, bw, 1)), a, b))
+            bad = hs_fm_oom(F);
         for (int d = 0; d < 3; d++)
             free(a[d].s), free(b[d].s);
         if (bad) {

@@ -22,6 +22,16 @@ void hs_lang_info_free(hs_lang_info *info)
         free(info->spar[i]);
     free(info->spar);
     free(info->families);
+    for (size_t i = 0; i < info->nspring; i++) {
+        hs_lang_spring *S = &info->spring[i];
+        free(S->name);
+        for (int e = 0; e < 2; e++) {
+            free(S->end[e]);
+            for (int c = 0; c < 3; c++)
+                free(S->at[e][c]);
+        }
+    }
+    free(info->spring);
     memset(info, 0, sizeof *info);
 }
 

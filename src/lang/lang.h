@@ -32,12 +32,24 @@ typedef struct hs_lang_sets {
     const hs_optnames *names;    /* the caller's option names (NULL: the library's) */
 } hs_lang_sets;
 
+/* A spring of the language (body.c), for the drawing: its ends, each the
+ * name of a point of `points` or of a body (end NULL where the file gives
+ * the coordinates themselves) and the texts of its dim coordinates. */
+typedef struct hs_lang_spring {
+    char *name;
+    int dim;
+    char *end[2];
+    char *at[2][3];
+} hs_lang_spring;
+
 /* What the expansion learnt that the loaded model keeps. */
 typedef struct hs_lang_info {
     char **spar;         /* [nspar] parameters that size a family or give an
                           * index: a new value of one needs a new load */
     size_t nspar;
     char *families;      /* "# family in SECTION: TEMPLATE (...)" lines, or NULL */
+    hs_lang_spring *spring;  /* [nspring] in the order of the file */
+    size_t nspring;
 } hs_lang_info;
 
 /* Rewrite y's document in place into format 1.  sets may be NULL; info
