@@ -154,6 +154,41 @@ def linearize_errors_name_the_library_options():
 
 
 @test
+def on_row_streams_the_rows_of_the_buffer():
+    m = holosim.load(os.path.join(MODELS, "pendulum.yaml"))
+    whole = m.run(t_end=1, dt=0.1)
+    got = []
+    r = m.run(t_end=1, dt=0.1, on_row=lambda row: got.append(row))
+    assert r.columns == whole.columns and len(r) == 0
+    assert np.array_equal(np.array(got), whole.data)
+    seen = []
+    try:
+        m.run(t_end=1, dt=0.1, on_row=lambda row: seen.append(row) or len(seen) == 3)
+    except holosim.StoppedError as e:
+        assert e.exit_code == 130 and len(seen) == 3
+    else:
+        raise AssertionError("a true return did not stop the run")
+
+    class Boom(Exception):
+        pass
+
+    def boom(row):
+        raise Boom("from on_row")
+    try:
+        m.run(t_end=1, dt=0.1, on_row=boom)
+    except Boom:
+        pass
+    else:
+        raise AssertionError("the callback's exception was lost")
+    try:
+        m.run(t_end=1, on_row=3)
+    except holosim.UsageError as e:
+        assert e.exit_code == 1
+    else:
+        raise AssertionError("on_row=3 accepted")
+
+
+@test
 def docstrings():
     for obj in (holosim.Model.floquet, holosim.Model.lyapunov, holosim.Model.linearize,
                 holosim.Floquet, holosim.Lyapunov, holosim.StateSpace):

@@ -261,7 +261,7 @@ class Model:
         return "<holosim.Model %r: %s>" % (self.name, ", ".join(self.coordinates))
 
     def run(self, t_end=None, dt=None, method=None, rtol=None, atol=None, columns=None,
-            step=None, output_mode=None):
+            step=None, output_mode=None, on_row=None):
         """Integrate the model and return a Result: what `holosim run` writes
         with the same options, bit for bit.  Each option left None keeps the
         model's (its `simulate` section, or holosim's default):
@@ -274,8 +274,16 @@ class Model:
         step         the fixed step of the rattle methods (--step)
         output_mode  "exact" or "interpolate" (--output-mode)
 
-        The GIL is released while the run integrates.  Raises Error (a
-        subclass by exit code) when the run cannot start or fails."""
+        on_row       a callable given each row as it is computed (a float64
+                     NumPy array in the order of the columns, a copy); the
+                     Result then holds no rows (len 0).  A true return
+                     value stops the run: StoppedError (exit code 130),
+                     the rows before it delivered.  An exception raised in
+                     it stops the run and is raised again by run().
+
+        The GIL is released while the run integrates (and taken for
+        on_row).  Raises Error (a subclass by exit code) when the run
+        cannot start or fails."""
         o = ffi.new("holosim_run_options *")
         lib.holosim_run_options_init(o)
         keep = []
@@ -304,17 +312,36 @@ class Model:
                                  "'interpolate', not %r\n" % (output_mode,))
             o.output_mode = _OUTPUT_MODES[output_mode]
         err = ffi.new("holosim_error *")
-        r = lib.holosim_run(self._h, o, ffi.NULL, ffi.NULL, err)
+        fn, failure = ffi.NULL, []
+        if on_row is not None:
+            if not callable(on_row):
+                raise UsageError(1, "on_row must be callable",
+                                 "holosim: error: on_row must be callable, not %r\n" % (on_row,))
+
+            def _row(ctx, row, ncols):
+                try:
+                    a = np.frombuffer(ffi.buffer(row, 8 * ncols), dtype=np.float64).copy()
+                    return 1 if on_row(a) else 0
+                except BaseException as e:       # raised again after the run
+                    failure.append(e)
+                    return 1
+
+            fn = ffi.callback("int(void *, const double *, size_t)", _row)
+        r = lib.holosim_run(self._h, o, fn, ffi.NULL, err)
+        if failure:
+            if r != ffi.NULL:
+                lib.holosim_result_free(r)
+            raise failure[0]
         if r == ffi.NULL:
             _raise(err)
         try:
             nc, nr = lib.holosim_result_ncols(r), lib.holosim_result_nrows(r)
             names = [_str(lib.holosim_result_column(r, j)) for j in range(nc)]
-            if nr and nc:
+            if nr and nc and on_row is None:
                 buf = ffi.buffer(lib.holosim_result_data(r), 8 * nr * nc)
                 data = np.frombuffer(buf, dtype=np.float64).reshape(nr, nc).copy()
-            else:
-                data = np.zeros((nr, nc))
+            else:                                  # no rows, or they went to on_row
+                data = np.zeros((0 if on_row is not None else nr, nc))
             return Result(names, data, lib.holosim_result_steps(r), lib.holosim_result_nrhs(r))
         finally:
             lib.holosim_result_free(r)
