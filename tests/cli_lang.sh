@@ -16,6 +16,9 @@
 #   sweep     scripts/sweep over N (the size) and g: every point as a
 #             single run gives it
 #   plot      scripts/plot takes the expanded names (--dry-run)
+#   sums      the chain written out in full, each point the running sum of
+#             its links, runs as the chain of defines (the structured path)
+#             and writes the same rows, byte for byte
 #
 # The last line of output is always `N passed, N failed`.
 
@@ -92,6 +95,34 @@ if command -v gnuplot > /dev/null 2>&1; then
     rc_is 0
     out_has "x_3"
 fi
+end
+
+# The same 40-link chain in angles twice: the points as a chain of defines,
+# and written out in full as running sums (y negated): the sums telescope
+# (holosim(1), STRUCTURED EMBEDDINGS), so both take the structured path and
+# write the same numbers.
+begin sums
+tail='coordinates: ["th[i=1..N]"]
+mass:
+  x[i=1..N]: m
+  y[i=1..N]: m
+potential: m*g*sum(i=1..N, y[i])
+initial:
+  q:
+    th[i=1..N]: 0.02*i
+simulate: {t_end: 0.3, dt: 0.05, rtol: 1e-10, atol: 1e-10}'
+printf 'parameters: {N: 40, m: 1.0, l: 1.0, g: 9.81}\n%s\ndefine:\n  X[0]: 0\n  Y[0]: 0\n  X[i=1..N]: X[i-1] + l*sin(th[i])\n  Y[i=1..N]: Y[i-1] - l*cos(th[i])\nembedding:\n  x[i=1..N]: X[i]\n  y[i=1..N]: Y[i]\n' "$tail" >"$T/defs.yaml"
+printf 'parameters: {N: 40, m: 1.0, l: 1.0, g: 9.81}\n%s\nembedding:\n  x[i=1..N]: sum(j=1..i, l*sin(th[j]))\n  y[i=1..N]: -sum(j=1..i, l*cos(th[j]))\n' "$tail" >"$T/full.yaml"
+hs check "$T/full.yaml"
+rc_is 0
+out_has "dynamics: structured embedding, 80 internal unknowns"
+hs run "$T/defs.yaml" -o "$T/defs.csv"
+rc_is 0
+hs run "$T/full.yaml" -o "$T/full.csv"
+rc_is 0
+[ -s "$T/full.csv" ] && cmp -s "$T/defs.csv" "$T/full.csv" || no "the running sums' rows differ from the chain of defines'"
+hs derive "$T/full.yaml"
+out_has "# family in define: x__sum[i=(1)+1..N] (i = 2..40, 39 entries)"
 end
 
 summary

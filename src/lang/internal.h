@@ -111,6 +111,12 @@ size_t hs_fm_fmt_long(char *b, long v);     /* v in decimal, NUL-terminated */
 static inline int hs_fm_is_id0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 static inline int hs_fm_is_id(int c) { return hs_fm_is_id0(c) || (c >= '0' && c <= '9'); }
 
+/* telescope.c: entries of `define` and `embedding` whose value is a
+ * running sum over their own index rewritten as a chain of defines (each
+ * member the one before plus its term), before the families are written
+ * out.  0 or an exit code. */
+int hs_fm_telescope(fam *F);
+
 /* fammass.c: `mass` as a mapping of entries into the format-1 list. */
 int hs_fm_mass_entries(fam *F, int root, int mass, int mkey);
 

@@ -54,6 +54,8 @@ int hs_lang_expand(hs_ytree *y, const hs_lang_sets *sets, hs_lang_info *info, hs
     y->norig = (int)(F.doc->nodes.top - F.doc->nodes.start);
     int rc = hs_fm_params(&F);
     if (!rc && fams)
+        rc = hs_fm_telescope(&F);
+    if (!rc && fams)
         rc = hs_fm_expand(&F);
     if (!rc && bodies)
         rc = hs_bd_expand(&F, 1);
