@@ -504,6 +504,16 @@ typedef struct bad_case {
 } bad_case;
 
 static const bad_case bad[] = {
+    /* a misspelt top-level key is named first, with the language's keys in
+     * the list, not met as a family nothing declares */
+    { "misspelt_coordinates", "parameters: {N: 3}\ncoordinate:\n  - x[i=1..N]\nmass:\n"
+      "  x[i=1..N]: 1\n" FAM_INIT, 2, 2, 1,
+      "unknown key 'coordinate' in the model (did you mean 'coordinates'?)" },
+    { "misspelt_springs", "coordinates: [x]\nmass: [1]\nspring:\n  s[j=1..2]: {between: "
+      "[[x, 0], [0, 0]], k: 1}\ninitial: {q: {x: 0}}\n" ONE_HDR, 2, 3, 1,
+      "unknown key 'spring' in the model (did you mean 'springs'?)" },
+    { "misspelt_bodies", "coordinates: [x]\nbody:\n  b[j=1..2]: {mass: 1, position: [x, 0, 0]}\n"
+      "initial: {q: {x: 0}}\n" ONE_HDR, 2, 2, 1, "friction, points, bodies, springs, dissipation)" },
     { "neighbour_out_of_range", FAM_BASE FAM_INIT "constraints:\n  c[i=1..N]: x[i] - x[i-1]\n",
       2, 11, 21, "x[0] is outside the family x (x[1..3]) (at i = 1)" },
     { "range_in_expression", FAM_BASE FAM_INIT "potential: x[i=1..2]\n", 2, 10, 14,

@@ -29,6 +29,8 @@
 
 
 static const char *const new_keys[] = { "points", "bodies", "springs", "dissipation" };
+const char *const *const hs_lang_keys = new_keys;
+const size_t hs_lang_nkeys = sizeof new_keys / sizeof *new_keys;
 enum { K_POINTS, K_BODIES, K_SPRINGS, K_DISS, NKEYS };
 
 static int add_define(fam *F, int root, int tmpl, const char *name, const char *fmt, ...)

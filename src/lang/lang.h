@@ -52,6 +52,12 @@ typedef struct hs_lang_info {
     size_t nspring;
 } hs_lang_info;
 
+/* The top-level keys the language adds to format 1 (points, bodies,
+ * springs, dissipation): the loader checks a file's keys against format
+ * 1's and these before the expansion, so a misspelt key is named first. */
+extern const char *const *const hs_lang_keys;
+extern const size_t hs_lang_nkeys;
+
 /* Rewrite y's document in place into format 1.  sets may be NULL; info
  * gathers (the caller frees it with hs_lang_info_free, also on error).
  * Returns 0, or an exit code with err set at the position. */
