@@ -5,6 +5,10 @@
 #
 #   rewrites    a spring end written inline, longer than any fixed buffer:
 #               the same run as the short form (the anchor does not move)
+#   expansion   small files that expand without bound (families of sums,
+#               sums of sums, nested lists): refused as they grow, in
+#               seconds under 1 GiB, naming the index values; a sum of
+#               trigonometric terms no longer quadratic in its terms
 #   outputs     every output path of every command against every input
 #               path (the model, params files, stdin, a batch points file),
 #               through links: refused with exit 1, every file byte-identical;
@@ -44,6 +48,42 @@ rc_is 0
 cp "$T/out" "$T/long.csv"
 hs run "$T/spring_short.yaml" -q
 same "$T/out" "$T/long.csv" "the long inline end moved the spring's anchor"
+end
+
+# ---- the expansion's size, bounded as it grows ------------------------------
+
+case $H in */build/san/*) SAN=1 ;; *) SAN=0 ;; esac
+limited() {   # limited FILE: check FILE under 1 GiB (not under ASan) in 20 s
+    if [ "$SAN" = 0 ]; then
+        (ulimit -v 1048576; $TO "$H" check "$1" >"$T/out" 2>"$T/err")
+    else
+        $TO "$H" check "$1" >"$T/out" 2>"$T/err"
+    fi
+}
+expand_case() {   # expand_case NAME BODY MESSAGE
+    begin "expansion_$1"
+    printf 'coordinates: [x, y]\nmass: [1, 1]\n%b\ninitial: {q: {x: 0, y: 0}}\n' "$2" >"$T/big.yaml"
+    limited "$T/big.yaml"
+    rc=$?
+    rc_is 2
+    err_has "$3"
+    end
+}
+expand_case family_of_sums 'define:\n  e[k=1..100000]: sum(i=1..1000, x*i*k)' \
+    'big.yaml:4:19: error: the families expand to more than 1048576 pieces of text (names, numbers, operators written out) (at k = 175, i = 734)'
+expand_case sum_of_sums 'potential: sum(i=1..3000, sum(j=1..3000, i*j*x))' \
+    'big.yaml:3:12: error: the families expand to more than 1048576 pieces of text (names, numbers, operators written out) (at i = 50, j = 2776)'
+expand_case text 'define:\n  e[k=1..100]: sum(i=1..100000, sin(x*abcdefghijklmnopqrstuvwxyz))' \
+    'big.yaml:4:16: error: the families expand to more than 4 MiB of text (at k = 2, i = 7547)'
+expand_case nodes 'define:\n  c[i=1..10000000]: [[[[[[[[]]]]]]]]' \
+    'big.yaml:4:26: error: the families expand to more than 1000000 YAML nodes (at i = 111111)'
+# a sum of 8000 trigonometric terms (the identities' partner search was
+# quadratic in the terms: 25000 of them took 9 s)
+begin expansion_trig_sum_linear
+printf 'coordinates: [x, y]\nmass: [1, 1]\npotential: sum(i=1..8000, sin(x*i+y)^2*cos(y*i))\ninitial: {q: {x: 0, y: 0}}\n' >"$T/trig.yaml"
+limited "$T/trig.yaml"
+rc=$?
+rc_is 0
 end
 
 # ---- outputs against inputs (one check: src/cli/files.c) --------------------
@@ -216,7 +256,6 @@ awk -F, 'NR > 1 { w = $1; want = sqrt(w * w - 9.81 * 9.81 / (w * w)); d = $5 - w
 end
 
 # ---- batch points files ------------------------------------------------------
-case $H in */build/san/*) SAN=1 ;; *) SAN=0 ;; esac
 mkdir "$T/bo" "$T/bs"
 begin batch_points_nul_byte
 printf 'name\tl\np1\t1\np2\t1.\0005\np3\t2\n' >"$T/nul.tsv"

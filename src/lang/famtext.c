@@ -17,12 +17,8 @@
 static int put(fam *F, const char *s, size_t n, size_t src, int copied)
 {
     hs_ytree *y = F->y;
-    if (F->olen + n > FM_MAX_TEXT || y->nseg > FM_MAX_TEXT / 4)
-        return F->err->code ? F->err->code
-                            : hs_ytree_error(F->y, F->err, F->cur ? NODEP(F, F->cur) : NULL,
-                                             "an expression written out "
-                                             "(sums, products) is longer than %d MB",
-                                             FM_MAX_TEXT >> 20);
+    if (hs_fm_budget(F, F->cur, F->olen + n))
+        return F->err->code;
     if (hs_fm_grow((void **)&F->out, &F->ocap, F->olen + n + 1, 1))
         return hs_fm_oom(F);
     hs_ytree_seg *last = y->nseg > F->seg0 ? &y->seg[y->nseg - 1] : NULL;
@@ -432,12 +428,13 @@ static size_t rewrite_sum(fam *F, int tmpl, const char *t, size_t a, size_t p, s
     if (hi < lo && put(F, is_sum ? "0" : "1", 1, a, 0))
         return 0;
     for (long v = lo; v <= hi; v++) {
-        if ((v > lo && put(F, is_sum ? " + " : "*", is_sum ? 3 : 1, a, 0)) ||
-            hs_fm_push(F, tmpl, t + s0, ne - s0, v) || put(F, "(", 1, a, 0))
+        if (hs_fm_push(F, tmpl, t + s0, ne - s0, v))      /* bound first: a limit names it */
             return 0;
-        int rc = rewrite(F, tmpl, t, cm + 1, cl, mode);
+        int rc = (v > lo && put(F, is_sum ? " + " : "*", is_sum ? 3 : 1, a, 0)) ||
+                 put(F, "(", 1, a, 0) || rewrite(F, tmpl, t, cm + 1, cl, mode) ||
+                 put(F, ")", 1, cl, 0);
         F->nenv--;
-        if (rc || put(F, ")", 1, cl, 0))
+        if (rc)
             return 0;
     }
     if (put(F, ")", 1, cl, 0))
