@@ -19,6 +19,11 @@
 #   sweep       --command modes with a parameter named modes_omega
 #   ffmpeg      -o -x.mp4, x:y.mp4, tcp:...: ffmpeg gets file:NAME; a
 #               reader that exits: exit 1, no temporary file, no output
+#   animate     --speed 1e-6: rows for the frames drawn only (in seconds);
+#               SIGINT while a GIF is written (run and CSV mode): 130, no
+#               output, no temporary file; nan, inf, 1e999 in a hand-made
+#               CSV: positioned errors; the page's title and note as HTML
+#               entities, not JS escapes
 #
 # The last line of output is always `N passed, N failed`.
 
@@ -235,6 +240,64 @@ mp4 reader_goes_away q.mp4 quit
 rc_is 1
 err_has "cannot write 'q.mp4' (ffmpeg failed)"
 [ -e "$T/mp4/q.mp4" ] && no "an output was left"
+end
+
+# ---- animate: rows for the frames drawn, interrupts, odd data ---------------
+mkdir "$T/an"
+# (rows every 1.7e-8 s were 6e8 rows: at most 2 per frame now, a page's cap)
+for o in "s.gif --frames 50:1001" "s.gif --frames 2000 --size 64x64:4001" "s.html:300001"; do
+    most=${o#*:}
+    o=${o%:*}
+    begin "animate_speed_tiny_$(echo "$o" | sed 's/[^a-z0-9]/_/g')"
+    (cd "$T/an" && ulimit -v 1048576 && $TO "$H" animate "$T/m.yaml" -o $o --speed 1e-6 \
+        >"$T/out" 2>"$T/err")
+    rc=$?
+    rc_is 0
+    rows=$(sed -n 's/.* \([0-9]*\) rows to .*/\1/p' "$T/err")
+    [ -n "$rows" ] && [ "$rows" -le "$most" ] || no "$rows rows, want at most $most"
+    [ -s "$T/an/${o%% *}" ] || no "no output"
+    ls -a "$T/an" | grep -q tmp && no "a temporary file was left"
+    rm -f "$T/an/"*
+    end
+done
+
+hs run "$T/m.yaml" -q -o "$T/an.csv"
+for mode in run csv; do
+    begin "animate_interrupted_gif_$mode"
+    case $mode in run) set -- ;; csv) set -- "$T/an.csv" ;; esac
+    (cd "$T/an" && exec "$H" animate "$T/m.yaml" "$@" -o g.gif --frames 20000 -q \
+        >"$T/out" 2>"$T/err") &
+    pid=$!
+    sleep 1
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    rc_is 130
+    err_has "holosim: interrupted (SIGINT): 'g.gif' not written"
+    [ -n "$(ls -A "$T/an")" ] && no "left $(ls -A "$T/an")"
+    end
+done
+
+for v in nan -inf 1e999; do
+    begin "animate_csv_not_finite_$(echo "$v" | sed 's/[^a-z0-9]/_/g')"
+    printf 't,x,y\n0,0.1,-1\n0.5,0.1,%s\n1,0.2,-1\n' "$v" >"$T/nf.csv"
+    hs animate "$T/m.yaml" "$T/nf.csv" -o "$T/an/nf.html" -q
+    rc_is 2
+    err_has "nf.csv:3:9: error: field 3 of line 3 is not a finite number ('$v')"
+    [ -e "$T/an/nf.html" ] && no "a page was written"
+    end
+done
+
+begin animate_title_html_entities
+sed "s/^name: .*/name: \"Newton's cradle \& <friends>\"/" "$T/m.yaml" >"$T/nm.yaml"
+grep -q "^name: \"Newton" "$T/nm.yaml" || printf 'name: "Newton'"'"'s cradle & <friends>"\n' >>"$T/nm.yaml"
+hs animate "$T/nm.yaml" -o "$T/an/t.html" -q --t-end 0.1
+rc_is 0
+grep -q "<title>Newton&#39;s cradle &amp; &lt;friends&gt; (holosim animate)</title>" "$T/an/t.html" ||
+    no "title $(grep -o '<title>.*</title>' "$T/an/t.html")"
+grep -q '<div id="note">Newton&#39;s cradle &amp; &lt;friends&gt;: ' "$T/an/t.html" || no "the note"
+grep -q 'x27\|x26' "$T/an/t.html" && grep -o '<title>.*</title>' "$T/an/t.html" | grep -q 'x2' && no "JS escapes in the title"
+rm -f "$T/an/t.html"
 end
 
 # ---- sweep --command modes: a parameter named like a prefixed column -----
