@@ -91,6 +91,22 @@ rc=$?
 rc_is 0
 end
 
+# the chain in angles at N = 4000 (under the 5000 limit): its defines, each
+# the one before plus a term, hold N^2 operands: 55 s and 1.05 GB before
+# "expression too large"; now refused at the define that passed the limit
+begin expansion_chain_angles_4000
+cp "$ROOT/models/chain_angles.yaml" "$T/ca.yaml"
+(ulimit -t 10; [ "$SAN" = 0 ] && ulimit -v 1048576; exec "$H" check "$T/ca.yaml" --set N=4000 \
+    >"$T/out" 2>"$T/err")
+rc=$?
+rc_is 2
+err_has "ca.yaml:18:21: error: expression too large: the expressions hold more than 4194304 operands (at i = 2044)"
+end
+begin expansion_chain_angles_1000_runs
+hs run "$T/ca.yaml" --set N=1000 --t-end 0.01 --dt 0.01 -q
+rc_is 0
+end
+
 # ---- outputs against inputs (one check: src/cli/files.c) --------------------
 
 cp "$ROOT/models/pendulum.yaml" "$T/m.yaml"
