@@ -17,6 +17,10 @@
 #               (positioned errors, no point run), 5 MB of blank lines
 #               under 100 columns (within 1 GiB)
 #   sweep       --command modes with a parameter named modes_omega
+#   t0          a negative ambient mass in a dense embedding (its metric
+#               positive definite at t0), a body's mass 0 or < 0, an
+#               inertia not symmetric or not positive definite: exit 2,
+#               positioned, before any run
 #   ffmpeg      -o -x.mp4, x:y.mp4, tcp:...: ffmpeg gets file:NAME; a
 #               reader that exits: exit 1, no temporary file, no output
 #   animate     --speed 1e-6: rows for the frames drawn only (in seconds);
@@ -315,6 +319,34 @@ grep -q '<div id="note">Newton&#39;s cradle &amp; &lt;friends&gt;: ' "$T/an/t.ht
 grep -q 'x27\|x26' "$T/an/t.html" && grep -o '<title>.*</title>' "$T/an/t.html" | grep -q 'x2' && no "JS escapes in the title"
 rm -f "$T/an/t.html"
 end
+
+# ---- checks at t0 ---------------------------------------------------------------
+t0_refused() {   # t0_refused NAME FILE WHERE MESSAGE [ARGS...]
+    begin "t0_$1"
+    f=$2 w=$3 msg=$4
+    shift 4
+    hs run "$f" -q "$@"
+    rc_is 2
+    err_has "$w: error: $msg"
+    out_empty
+    end
+}
+sed 's/^  x\[i=1..N\]: m$/  x[i=1..N]: if(i == 2, -0.1, m)/' "$ROOT/models/chain_angles.yaml" >"$T/ca_neg.yaml"
+t0_refused ambient_negative_dense "$T/ca_neg.yaml" ca_neg.yaml:24:14 \
+    "the ambient mass of 'x_2' is -0.1: an ambient mass must be > 0 (or 0 on a point that only relays others) (at i = 2)" --set N=3
+t0_refused ambient_negative_structured "$T/ca_neg.yaml" ca_neg.yaml:24:14 \
+    "the ambient mass of 'x_2' is -0.1" --set N=32
+cp "$ROOT/models/heavy_top.yaml" "$T/top.yaml"
+t0_refused body_mass_negative "$T/top.yaml" top.yaml:21:11 "the mass of body 'top' is -1: it must be > 0" --set m=-1
+t0_refused body_mass_zero "$T/top.yaml" top.yaml:21:11 "the mass of body 'top' is 0: it must be > 0" --set m=0
+t0_refused body_inertia_negative "$T/top.yaml" top.yaml:22:14 \
+    "the inertia of body 'top' is not positive definite (a moment is not > 0)" --set C=-0.08
+sed 's/inertia: \[A0, A0, C\]/inertia: [[A0, 0.01, 0], [0, A0, 0], [0, 0, C]]/' "$T/top.yaml" >"$T/top_asym.yaml"
+t0_refused body_inertia_asymmetric "$T/top_asym.yaml" top_asym.yaml:22:31 \
+    "the inertia of body 'top' is not symmetric: entry (2,1) is 0 but (1,2) is 0.01; give both the same value"
+sed 's/inertia: \[A0, A0, C\]/inertia: [[A0, l, 0], [l, A0, 0], [0, 0, C]]/' "$T/top.yaml" >"$T/top_indef.yaml"
+t0_refused body_inertia_indefinite "$T/top_indef.yaml" top_indef.yaml:22:14 \
+    "the inertia of body 'top' is not positive definite (a leading minor is not > 0)"
 
 # ---- sweep --command modes: a parameter named like a prefixed column -----
 # omega and modes_omega both swept: the eigenvalue's omega column becomes

@@ -621,3 +621,35 @@ int hs_fm_rewrite_scalar(fam *F, int id, size_t a, size_t b, int mode)
     return nid;
 }
 
+
+/* ---------- constants of the parameters (bodies' checks) ---------- */
+
+static const hs_node *const_lookup(void *ctx, hs_dag *d, const char *s, size_t len, int primed,
+                                   size_t off, int *status, hs_error *perr)
+{
+    fam *F = ctx;
+    (void)off;
+    (void)perr;
+    long i = primed ? -1 : hs_strmap_get(&F->ptab, s, len);
+    yaml_node_t *val = i >= 0 ? NODEP(F, NODEP(F, F->params)->data.mapping.pairs.start[i].value)
+                              : NULL;
+    int ok = 1;
+    double v = i >= 0 && F->pstate[i] != 1 && (F->pstate[i] == 2 || val->type == YAML_SCALAR_NODE)
+               ? param_value(F, i, &ok) : (double)NAN;
+    *status = ok && v == v ? HS_RESOLVE_OK : HS_RESOLVE_UNKNOWN;
+    return *status == HS_RESOLVE_OK ? hs_num(d, v) : NULL;
+}
+
+int hs_fm_const(fam *F, const char *text, double *v)
+{
+    if (!text || (!F->dag && !(F->dag = hs_dag_new())))
+        return 0;
+    hs_resolver r = { const_lookup, F, NULL };
+    hs_error pe;
+    hs_error_init(&pe);
+    const hs_node *e = hs_parse(F->dag, text, strlen(text), -1, &r, &pe);
+    if (!e || F->err->code)
+        return 0;
+    *v = hs_eval_tree(e, NULL);
+    return 1;
+}

@@ -115,6 +115,10 @@ size_t hs_fm_close_of(const char *t, size_t a, size_t b);
 size_t hs_fm_comma_of(const char *t, size_t a, size_t b);
 size_t hs_fm_binding_at(const char *t, size_t a, size_t b, size_t *eq);
 size_t hs_fm_fmt_long(char *b, long v);     /* v in decimal, NUL-terminated */
+/* text a constant of the parameters: 1 with its value in *v (NaN when it
+ * has none), else 0 (it reads coordinates, defines, ...); records nothing
+ * but the parameters' own errors. */
+int hs_fm_const(fam *F, const char *text, double *v);
 
 static inline int hs_fm_is_id0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 static inline int hs_fm_is_id(int c) { return hs_fm_is_id0(c) || (c >= '0' && c <= '9'); }
