@@ -20,7 +20,9 @@
 #   t0          a negative ambient mass in a dense embedding (its metric
 #               positive definite at t0), a body's mass 0 or < 0, an
 #               inertia not symmetric or not positive definite: exit 2,
-#               positioned, before any run
+#               positioned, before any run; two independent constraints
+#               0.9e-3 rad apart at rest under gravity: a run, not a
+#               "lock-up" with "reciprocal condition 2e-07 < 1e-13"
 #   ffmpeg      -o -x.mp4, x:y.mp4, tcp:...: ffmpeg gets file:NAME; a
 #               reader that exits: exit 1, no temporary file, no output
 #   animate     --speed 1e-6: rows for the frames drawn only (in seconds);
@@ -347,6 +349,31 @@ t0_refused body_inertia_asymmetric "$T/top_asym.yaml" top_asym.yaml:22:31 \
 sed 's/inertia: \[A0, A0, C\]/inertia: [[A0, l, 0], [l, A0, 0], [0, 0, C]]/' "$T/top.yaml" >"$T/top_indef.yaml"
 t0_refused body_inertia_indefinite "$T/top_indef.yaml" top_indef.yaml:22:14 \
     "the inertia of body 'top' is not positive definite (a leading minor is not > 0)"
+
+# a point on a sphere and a plane 0.9e-3 rad from tangent to it: a circle
+# of radius 9e-4, at rest under gravity; the residual of its accelerations
+# (1e-11) was measured against what was left of the terms (1e-11), not
+# the forces of 10 that cancel in them
+begin t0_nearly_dependent_not_lockup
+cat >"$T/near.yaml" <<'EOY'
+parameters: {d: 0.0009}
+coordinates: [x, y, z]
+mass: [1, 1, 1]
+constraints:
+  sphere: x^2 + y^2 + z^2 - 1
+  plane: x - cos(d)
+potential: 9.81*(y + z)
+initial: {q: {x: cos(d), y: sin(d), z: 0}}
+simulate: {t_end: 0.01, dt: 0.001}
+EOY
+hs run "$T/near.yaml" -q --columns t,x,y,z
+rc_is 0
+grep -q "lock-up\|< 1e-13" "$T/err" && no "refused as a lock-up"
+[ "$(grep -c . "$T/out")" = 12 ] || no "$(grep -c . "$T/out") lines"
+# on the circle at the end: x^2 + y^2 + z^2 = 1 and x = cos(d)
+tail -n 1 "$T/out" | awk -F, '{ r = $2 * $2 + $3 * $3 + $4 * $4 - 1; c = $2 - cos(0.0009)
+    exit !(r < 1e-9 && r > -1e-9 && c < 1e-9 && c > -1e-9) }' || no "off the constraints"
+end
 
 # ---- sweep --command modes: a parameter named like a prefixed column -----
 # omega and modes_omega both swept: the eigenvalue's omega column becomes
