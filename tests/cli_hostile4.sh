@@ -23,6 +23,10 @@
 #               positioned, before any run; two independent constraints
 #               0.9e-3 rad apart at rest under gravity: a run, not a
 #               "lock-up" with "reciprocal condition 2e-07 < 1e-13"
+#   messages    RATTLE on a massless coordinate, on a constant full mass
+#               matrix, on redundant constraints that disagree: what is
+#               wrong, not "non-finite input value", "masses are not
+#               constant" or "choose a smaller --step"
 #   ffmpeg      -o -x.mp4, x:y.mp4, tcp:...: ffmpeg gets file:NAME; a
 #               reader that exits: exit 1, no temporary file, no output
 #   animate     --speed 1e-6: rows for the frames drawn only (in seconds);
@@ -374,6 +378,34 @@ grep -q "lock-up\|< 1e-13" "$T/err" && no "refused as a lock-up"
 tail -n 1 "$T/out" | awk -F, '{ r = $2 * $2 + $3 * $3 + $4 * $4 - 1; c = $2 - cos(0.0009)
     exit !(r < 1e-9 && r > -1e-9 && c < 1e-9 && c > -1e-9) }' || no "off the constraints"
 end
+
+# ---- messages ----------------------------------------------------------------
+printf 'coordinates: [x, y, u]\nmass: [1, 1, 0]\nconstraints:\n  rod: x^2 + y^2 - 1\n  c2: u - x\npotential: 9.81*y\ninitial: {q: {x: 1, y: 0, u: 1}}\nsimulate: {t_end: 0.1, dt: 0.01}\n' >"$T/massless.yaml"
+begin rattle_massless
+hs run "$T/massless.yaml" --method rattle --step 0.001 -q
+rc_is 1
+err_has "method 'rattle' needs a constant mass matrix and forces of (t, q) alone (RATTLE, explicit in the forces): coordinate 'u' is massless (RATTLE divides by every mass); use dop853"
+grep -q "non-finite input" "$T/err" && no "non-finite input value"
+out_empty
+end
+printf 'coordinates: [x, y]\nmass: [[2, 0.5], [0.5, 1]]\nconstraints:\n  rod: x^2 + y^2 - 1\npotential: 9.81*y\ninitial: {q: {x: 1, y: 0}}\nsimulate: {t_end: 0.1, dt: 0.01}\n' >"$T/fullmass.yaml"
+begin rattle_constant_full_mass
+hs run "$T/fullmass.yaml" --method rattle --step 0.001 -q
+rc_is 1
+err_has "its mass matrix is not diagonal (RATTLE here takes constant diagonal masses, written as a list)"
+grep -q "not constant" "$T/err" && no "called constant masses not constant"
+end
+# a circle and a parabola tangent at (1, 0): redundant there, disagreeing
+# beyond first order, so no step size helps
+printf 'coordinates: [x, y]\nmass: [1, 1]\nconstraints:\n  rod: x^2 + y^2 - 1\n  par: x - 1 + y^2\npotential: 9.81*x\ninitial: {q: {x: 1, y: 0}, v: {y: 1}}\nsimulate: {t_end: 0.1, dt: 0.01}\n' >"$T/redundant.yaml"
+for st in 0.01 0.0001; do
+    begin "rattle_redundant_disagree_$st"
+    hs run "$T/redundant.yaml" --method rattle --step $st -q -o "$T/red.csv"
+    rc_is 4
+    err_has "G_q had rank 1 of 2 at the step's start (solved on its 1 independent directions); the redundant constraints disagree off their first order (no step size helps then)"
+    grep -q "smaller --step" "$T/err" && no "advises a smaller --step"
+    end
+done
 
 # ---- sweep --command modes: a parameter named like a prefixed column -----
 # omega and modes_omega both swept: the eigenvalue's omega column becomes
