@@ -170,6 +170,32 @@ rc_is 0
 [ -e "$T/a.html" ] && no "the first -o was written"
 end
 
+# --input tables are inputs too (run -o and --summary, animate --summary
+# overwrote one; linearize -o compared only the model and the tables, not
+# the --params files)
+cp "$ROOT/models/cart_pole.yaml" "$T/cp.yaml"
+printf 't,F\n0,1\n1,2\n' >"$T/tab.csv"
+cp "$T/tab.csv" "$T/tab.orig"
+(cd "$T" && ln -s tab.csv tablink.csv && ln par.yaml parhard.csv)
+for a in "run -q -o $T/tab.csv" "run -q --summary $T/tablink.csv" \
+         "animate -q -o $T/a.html --summary $T/tab.csv" "linearize -o $T/tablink.csv"; do
+    begin "input_table_refused_$(echo "$a" | sed 's|'"$T"'/||g; s/[^a-z]/_/g')"
+    set -- $a
+    c=$1
+    shift
+    hs $c "$T/cp.yaml" --input F="$T/tab.csv" "$@"
+    rc_is 1
+    err_has "and the --input table '$T/tab.csv' are the same file: refusing to overwrite an input"
+    same "$T/tab.csv" "$T/tab.orig" "the table changed"
+    end
+done
+begin linearize_o_params_hard_link
+hs linearize "$T/cp.yaml" --params "$T/par.yaml" -o "$T/parhard.csv"
+rc_is 1
+err_has "-o '$T/parhard.csv' and the --params file '$T/par.yaml' are the same file"
+same "$T/par.yaml" "$T/par.orig" "the params file changed"
+end
+
 mkdir "$T/od" "$T/st"
 begin batch_points_in_outdir
 printf 'name\tl\np1\t1\np2\t2\n' >"$T/od/p1.csv"
