@@ -451,6 +451,19 @@ awk -F, 'NR > 1 { w = $1; want = sqrt(w * w - 9.81 * 9.81 / (w * w)); d = $5 - w
     "$T/sw/summary.csv" || no "the mode's frequency is not the closed form"
 end
 
+# a run sweep: parameters named exit and file beside the summary's own
+begin sweep_run_column_clash
+sed 's/^  g: 9.81.*/  g: 9.81\n  exit: 1\n  file: 2/' "$T/m.yaml" >"$T/pe.yaml"
+HOLOSIM=$H $TO bash "$ROOT/scripts/sweep" "$T/pe.yaml" -o "$T/sw2" exit=1,2 file=3 >"$T/out" 2>"$T/err"
+rc=$?
+rc_is 0
+[ "$(head -n 1 "$T/sw2/summary.csv")" = \
+  "exit,file,run_exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,max_power_residual,wall_s,message,run_file" ] ||
+    no "header $(head -n 1 "$T/sw2/summary.csv")"
+awk -F, 'NR > 1 && ($3 != 0 || $14 !~ /\.csv$/) { bad = 1 } END { exit bad || NR != 3 }' \
+    "$T/sw2/summary.csv" || no "the rows"
+end
+
 # ---- batch points files ------------------------------------------------------
 mkdir "$T/bo" "$T/bs"
 begin batch_points_nul_byte
