@@ -92,6 +92,9 @@ expand_case text 'define:\n  e[k=1..100]: sum(i=1..100000, sin(x*abcdefghijklmno
     'big.yaml:4:16: error: the families expand to more than 4 MiB of text (at k = 2, i = 7547)'
 expand_case nodes 'define:\n  c[i=1..10000000]: [[[[[[[[]]]]]]]]' \
     'big.yaml:4:26: error: the families expand to more than 1000000 YAML nodes (at i = 111111)'
+# D(...) written out past the limit: the family's index of the output
+expand_case D_of_sums 'parameters: {N: 300}\noutputs:\n  o[i=1..N]: D(D(sum(j=1..N, sin(x*j*i))))' \
+    'big.yaml:5:14: error: the families expand to more than 4 MiB of text (at i = 157)'
 # a sum of 8000 trigonometric terms (the identities' partner search was
 # quadratic in the terms: 25000 of them took 9 s)
 begin expansion_trig_sum_linear

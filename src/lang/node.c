@@ -53,7 +53,9 @@ int hs_fm_budget(fam *F, int tmpl, size_t more)
     if (at[0])
         return hs_ytree_error(y, F->err, t, "the families expand to more than %s %s (at %s)", lim,
                               what, at);
-    return hs_ytree_error(y, F->err, t, "the families expand to more than %s %s", lim, what);
+    /* nothing bound now (D(...), bodies): a generated node's own note */
+    return hs_ytree_error(y, F->err, tmpl > 0 ? NODEP(F, tmpl) : NULL, "the families expand "
+                          "to more than %s %s", lim, what);
 }
 
 int hs_fm_tmpl(fam *F, int id)
