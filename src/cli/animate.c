@@ -56,7 +56,10 @@ const char hs_usage_animate[] =
     "A page stores at most 60 frames per simulated second (--fps, at --speed 1)\n"
     "and at most 900000 numbers (about 5 MB): beyond that the time between kept\n"
     "rows doubles until they fit.  Every stored frame is a row of the\n"
-    "trajectory; the page interpolates linearly between them.\n";
+    "trajectory; the page interpolates linearly between them.  A run makes rows\n"
+    "for the frames drawn only (two per GIF or video frame, what a page stores),\n"
+    "whatever --speed asks.  Interrupted (Ctrl-C), animate writes nothing and\n"
+    "leaves no temporary file (exit 130).\n";
 
 enum { OUT_HTML, OUT_GIF, OUT_MP4 };
 #define PAGE_CAP 900000        /* numbers a page stores at most (documented) */
