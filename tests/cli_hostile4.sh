@@ -467,6 +467,29 @@ awk -F, 'NR > 1 && ($3 != 0 || $14 !~ /\.csv$/) { bad = 1 } END { exit bad || NR
     "$T/sw2/summary.csv" || no "the rows"
 end
 
+# a sweep's inputs among the files it writes in DIR: the model named
+# DIR/summary.csv (replaced by the summary), a --params file hard-linked
+# as a point's CSV; refused before anything is written or deleted
+mkdir "$T/swi"
+cp "$T/m.yaml" "$T/swi/summary.csv"
+begin sweep_model_is_summary
+HOLOSIM=$H $TO bash "$ROOT/scripts/sweep" "$T/swi/summary.csv" -o "$T/swi" --force l=1,2 >"$T/out" 2>"$T/err"
+rc=$?
+rc_is 1
+err_has "is '$T/swi/summary.csv', a file the sweep writes in '$T/swi': refusing to overwrite an input"
+same "$T/swi/summary.csv" "$T/m.orig" "the model was replaced"
+end
+rm "$T/swi/summary.csv"
+ln "$T/par.yaml" "$T/swi/l=1.csv"
+begin sweep_params_is_point_csv
+HOLOSIM=$H $TO bash "$ROOT/scripts/sweep" "$T/m.yaml" -o "$T/swi" --force l=1,2 -- --params "$T/par.yaml" \
+    >"$T/out" 2>"$T/err"
+rc=$?
+rc_is 1
+err_has "'$T/par.yaml' is '$T/swi/l=1.csv', a file the sweep writes"
+same "$T/par.yaml" "$T/par.orig" "the params file changed"
+end
+
 # ---- batch points files ------------------------------------------------------
 mkdir "$T/bo" "$T/bs"
 begin batch_points_nul_byte
