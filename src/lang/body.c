@@ -332,19 +332,34 @@ static int body_mass_ok(fam *F, const char *B, int mass)
     return F->err->code;
 }
 
+/* a and b the same but for blanks */
+static int same_text(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        while (*a == ' ' || *a == '\t')
+            a++;
+        while (*b == ' ' || *b == '\t')
+            b++;
+        if (*a != *b)
+            return 0;
+        if (!*a)
+            return 1;
+    }
+}
+
 static int body_inertia_ok(fam *F, const char *B, int in, int matrix, const char *const *I)
 {
     double a[9];
-    int known = 1;
+    int known = 1, kn[9];
     for (int k = 0; k < 9; k++)
-        known &= hs_fm_const(F, I[k], &a[k]);
+        known &= kn[k] = hs_fm_const(F, I[k], &a[k]);
     if (F->err->code)
         return F->err->code;
     for (int r = 0; matrix && r < 3; r++)
         for (int c = 0; c < r; c++) {
-            int same = known ? fabs(a[3 * r + c] - a[3 * c + r]) <=
-                                   1e-12 * fmax(fabs(a[3 * r + c]), fabs(a[3 * c + r]))
-                             : strcmp(I[3 * r + c], I[3 * c + r]) == 0;
+            int l = 3 * r + c, u = 3 * c + r;       /* two numbers, else the same text */
+            int same = kn[l] && kn[u] ? fabs(a[l] - a[u]) <= 1e-12 * fmax(fabs(a[l]), fabs(a[u]))
+                                      : same_text(I[l], I[u]);
             if (!same)
                 return hs_ytree_error(F->y, F->err, NODEP(F, item(F, item(F, in, r), c)),
                                       "the inertia of body '%s' is not symmetric: entry (%d,%d) "
