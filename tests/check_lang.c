@@ -570,12 +570,17 @@ static const bad_case bad[] = {
       "initial: {q: {x: 0}}\n" ONE_HDR, 2, 3, 21, "unknown name 'qq'" },
     { "D_acceleration_in_force", "coordinates: [x]\nmass: [1]\nforces: {x: \"D(x')\"}\n"
       "initial: {q: {x: 0}}\n" ONE_HDR, 2, 3, 15, "acceleration" },
-    /* sizes: the text of one expression, the nodes of the whole expansion */
+    /* sizes of the whole expansion, checked as it grows, naming the index */
     { "sum_too_long", "coordinates: [x]\nmass: [1]\npotential: sum(i=1..10000000, "
       "sum(j=1..10000000, x))\n" "initial: {q: {x: 0}}\n" ONE_HDR, 2, 3, 12,
-      "an expression written out (sums, products) is longer than 64 MB" },
-    { "too_many_nodes", "coordinates: [x]\nmass: [1]\ndefine:\n  c[i=1..10000000, j=1..1000]: x\n"
-      "initial: {q: {x: 0}}\n" ONE_HDR, 2, 4, 32, "the families expand to more than 2000000" },
+      "the families expand to more than 1048576 pieces of text (names, numbers, operators "
+      "written out) (at i = 1, j = 349525)" },
+    { "text_too_long", "coordinates: [x]\nmass: [1]\ndefine:\n  e[k=1..100]: sum(i=1..100000, "
+      "sin(x*abcdefghijklmnopqrstuvwxyz))\n" "initial: {q: {x: 0}}\n" ONE_HDR, 2, 4, 16,
+      "the families expand to more than 4 MiB of text (at k = 2, i = 7547)" },
+    { "too_many_nodes", "coordinates: [x]\nmass: [1]\ndefine:\n  c[i=1..10000000]: [[[[[[[[]]]]]]]]\n"
+      "initial: {q: {x: 0}}\n" ONE_HDR, 2, 4, 26, "the families expand to more than 1000000 "
+      "YAML nodes (at i = 111111)" },
     { "sum_missing_range", FAM_BASE FAM_INIT "potential: sum(i, x[1])\n", 2, 10, 12,
       "unknown function 'sum'" },
     { "dissipation_not_expr", "coordinates: [x]\nmass: [1]\ndissipation: [1]\n"

@@ -5,6 +5,10 @@
 #
 #   rewrites    a spring end written inline, longer than any fixed buffer:
 #               the same run as the short form (the anchor does not move)
+#   expansion   small files that expand without bound (families of sums,
+#               sums of sums, nested lists): refused as they grow, in
+#               seconds under 1 GiB, naming the index values; a sum of
+#               trigonometric terms no longer quadratic in its terms
 #   outputs     every output path of every command against every input
 #               path (the model, params files, stdin, a batch points file),
 #               through links: refused with exit 1, every file byte-identical;
@@ -13,8 +17,23 @@
 #               (positioned errors, no point run), 5 MB of blank lines
 #               under 100 columns (within 1 GiB)
 #   sweep       --command modes with a parameter named modes_omega
+#   t0          a negative ambient mass in a dense embedding (its metric
+#               positive definite at t0), a body's mass 0 or < 0, an
+#               inertia not symmetric or not positive definite: exit 2,
+#               positioned, before any run; two independent constraints
+#               0.9e-3 rad apart at rest under gravity: a run, not a
+#               "lock-up" with "reciprocal condition 2e-07 < 1e-13"
+#   messages    RATTLE on a massless coordinate, on a constant full mass
+#               matrix, on redundant constraints that disagree: what is
+#               wrong, not "non-finite input value", "masses are not
+#               constant" or "choose a smaller --step"
 #   ffmpeg      -o -x.mp4, x:y.mp4, tcp:...: ffmpeg gets file:NAME; a
 #               reader that exits: exit 1, no temporary file, no output
+#   animate     --speed 1e-6: rows for the frames drawn only (in seconds);
+#               SIGINT while a GIF is written (run and CSV mode): 130, no
+#               output, no temporary file; nan, inf, 1e999 in a hand-made
+#               CSV: positioned errors; the page's title and note as HTML
+#               entities, not JS escapes
 #
 # The last line of output is always `N passed, N failed`.
 
@@ -44,6 +63,61 @@ rc_is 0
 cp "$T/out" "$T/long.csv"
 hs run "$T/spring_short.yaml" -q
 same "$T/out" "$T/long.csv" "the long inline end moved the spring's anchor"
+end
+
+# ---- the expansion's size, bounded as it grows ------------------------------
+
+case $H in */build/san/*) SAN=1 ;; *) SAN=0 ;; esac
+limited() {   # limited FILE: check FILE under 1 GiB (not under ASan) in 20 s
+    if [ "$SAN" = 0 ]; then
+        (ulimit -v 1048576; $TO "$H" check "$1" >"$T/out" 2>"$T/err")
+    else
+        $TO "$H" check "$1" >"$T/out" 2>"$T/err"
+    fi
+}
+expand_case() {   # expand_case NAME BODY MESSAGE
+    begin "expansion_$1"
+    printf 'coordinates: [x, y]\nmass: [1, 1]\n%b\ninitial: {q: {x: 0, y: 0}}\n' "$2" >"$T/big.yaml"
+    limited "$T/big.yaml"
+    rc=$?
+    rc_is 2
+    err_has "$3"
+    end
+}
+expand_case family_of_sums 'define:\n  e[k=1..100000]: sum(i=1..1000, x*i*k)' \
+    'big.yaml:4:19: error: the families expand to more than 1048576 pieces of text (names, numbers, operators written out) (at k = 175, i = 734)'
+expand_case sum_of_sums 'potential: sum(i=1..3000, sum(j=1..3000, i*j*x))' \
+    'big.yaml:3:12: error: the families expand to more than 1048576 pieces of text (names, numbers, operators written out) (at i = 50, j = 2776)'
+expand_case text 'define:\n  e[k=1..100]: sum(i=1..100000, sin(x*abcdefghijklmnopqrstuvwxyz))' \
+    'big.yaml:4:16: error: the families expand to more than 4 MiB of text (at k = 2, i = 7547)'
+expand_case nodes 'define:\n  c[i=1..10000000]: [[[[[[[[]]]]]]]]' \
+    'big.yaml:4:26: error: the families expand to more than 1000000 YAML nodes (at i = 111111)'
+# D(...) written out past the limit: the family's index of the output
+expand_case D_of_sums 'parameters: {N: 300}\noutputs:\n  o[i=1..N]: D(D(sum(j=1..N, sin(x*j*i))))' \
+    'big.yaml:5:14: error: the families expand to more than 4 MiB of text (at i = 157)'
+# a sum of 8000 trigonometric terms (the identities' partner search was
+# quadratic in the terms: 25000 of them took 9 s)
+begin expansion_trig_sum_linear
+printf 'coordinates: [x, y]\nmass: [1, 1]\npotential: sum(i=1..8000, sin(x*i+y)^2*cos(y*i))\ninitial: {q: {x: 0, y: 0}}\n' >"$T/trig.yaml"
+limited "$T/trig.yaml"
+rc=$?
+rc_is 0
+end
+
+# the chain in angles at N = 4000 (under the 5000 limit): its defines, each
+# the one before plus a term, hold N^2 operands: 55 s and 1.05 GB before
+# "expression too large"; now refused at the define that passed the limit
+begin expansion_chain_angles_4000
+cp "$ROOT/models/chain_angles.yaml" "$T/ca.yaml"
+(ulimit -t 10; [ "$SAN" = 0 ] && ulimit -v 1048576; exec "$H" check "$T/ca.yaml" --set N=4000 \
+    >"$T/out" 2>"$T/err")
+rc=$?
+rc_is 2
+err_has "ca.yaml:18:21: error: expression too large: the expressions hold more than 4194304 operands (at i = 2044)"
+end
+begin expansion_chain_angles_1000_runs
+hs run "$T/ca.yaml" --set N=1000 --t-end 0.01 --dt 0.01 -q
+rc_is 0
 end
 
 # ---- outputs against inputs (one check: src/cli/files.c) --------------------
@@ -97,6 +171,32 @@ hs animate "$T/m.yaml" -o "$T/a.html" -o "$T/b.html" -q --t-end 0.1
 rc_is 0
 [ -s "$T/b.html" ] || no "no page in the last -o"
 [ -e "$T/a.html" ] && no "the first -o was written"
+end
+
+# --input tables are inputs too (run -o and --summary, animate --summary
+# overwrote one; linearize -o compared only the model and the tables, not
+# the --params files)
+cp "$ROOT/models/cart_pole.yaml" "$T/cp.yaml"
+printf 't,F\n0,1\n1,2\n' >"$T/tab.csv"
+cp "$T/tab.csv" "$T/tab.orig"
+(cd "$T" && ln -s tab.csv tablink.csv && ln par.yaml parhard.csv)
+for a in "run -q -o $T/tab.csv" "run -q --summary $T/tablink.csv" \
+         "animate -q -o $T/a.html --summary $T/tab.csv" "linearize -o $T/tablink.csv"; do
+    begin "input_table_refused_$(echo "$a" | sed 's|'"$T"'/||g; s/[^a-z]/_/g')"
+    set -- $a
+    c=$1
+    shift
+    hs $c "$T/cp.yaml" --input F="$T/tab.csv" "$@"
+    rc_is 1
+    err_has "and the --input table '$T/tab.csv' are the same file: refusing to overwrite an input"
+    same "$T/tab.csv" "$T/tab.orig" "the table changed"
+    end
+done
+begin linearize_o_params_hard_link
+hs linearize "$T/cp.yaml" --params "$T/par.yaml" -o "$T/parhard.csv"
+rc_is 1
+err_has "-o '$T/parhard.csv' and the --params file '$T/par.yaml' are the same file"
+same "$T/par.yaml" "$T/par.orig" "the params file changed"
 end
 
 mkdir "$T/od" "$T/st"
@@ -197,6 +297,145 @@ err_has "cannot write 'q.mp4' (ffmpeg failed)"
 [ -e "$T/mp4/q.mp4" ] && no "an output was left"
 end
 
+# ---- animate: rows for the frames drawn, interrupts, odd data ---------------
+mkdir "$T/an"
+# (rows every 1.7e-8 s were 6e8 rows: at most 2 per frame now, a page's cap)
+for o in "s.gif --frames 50:1001" "s.gif --frames 2000 --size 64x64:4001" "s.html:300001"; do
+    most=${o#*:}
+    o=${o%:*}
+    begin "animate_speed_tiny_$(echo "$o" | sed 's/[^a-z0-9]/_/g')"
+    (cd "$T/an" && ulimit -v 1048576 && $TO "$H" animate "$T/m.yaml" -o $o --speed 1e-6 \
+        >"$T/out" 2>"$T/err")
+    rc=$?
+    rc_is 0
+    rows=$(sed -n 's/.* \([0-9]*\) rows to .*/\1/p' "$T/err")
+    [ -n "$rows" ] && [ "$rows" -le "$most" ] || no "$rows rows, want at most $most"
+    [ -s "$T/an/${o%% *}" ] || no "no output"
+    ls -a "$T/an" | grep -q tmp && no "a temporary file was left"
+    rm -f "$T/an/"*
+    end
+done
+
+hs run "$T/m.yaml" -q -o "$T/an.csv"
+for mode in run csv; do
+    begin "animate_interrupted_gif_$mode"
+    case $mode in run) set -- ;; csv) set -- "$T/an.csv" ;; esac
+    (cd "$T/an" && exec "$H" animate "$T/m.yaml" "$@" -o g.gif --frames 20000 -q \
+        >"$T/out" 2>"$T/err") &
+    pid=$!
+    sleep 1
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    rc_is 130
+    err_has "holosim: interrupted (SIGINT): 'g.gif' not written"
+    [ -n "$(ls -A "$T/an")" ] && no "left $(ls -A "$T/an")"
+    end
+done
+
+for v in nan -inf 1e999; do
+    begin "animate_csv_not_finite_$(echo "$v" | sed 's/[^a-z0-9]/_/g')"
+    printf 't,x,y\n0,0.1,-1\n0.5,0.1,%s\n1,0.2,-1\n' "$v" >"$T/nf.csv"
+    hs animate "$T/m.yaml" "$T/nf.csv" -o "$T/an/nf.html" -q
+    rc_is 2
+    err_has "nf.csv:3:9: error: field 3 of line 3 is not a finite number ('$v')"
+    [ -e "$T/an/nf.html" ] && no "a page was written"
+    end
+done
+
+begin animate_title_html_entities
+sed "s/^name: .*/name: \"Newton's cradle \& <friends>\"/" "$T/m.yaml" >"$T/nm.yaml"
+grep -q "^name: \"Newton" "$T/nm.yaml" || printf 'name: "Newton'"'"'s cradle & <friends>"\n' >>"$T/nm.yaml"
+hs animate "$T/nm.yaml" -o "$T/an/t.html" -q --t-end 0.1
+rc_is 0
+grep -q "<title>Newton&#39;s cradle &amp; &lt;friends&gt; (holosim animate)</title>" "$T/an/t.html" ||
+    no "title $(grep -o '<title>.*</title>' "$T/an/t.html")"
+grep -q '<div id="note">Newton&#39;s cradle &amp; &lt;friends&gt;: ' "$T/an/t.html" || no "the note"
+grep -q 'x27\|x26' "$T/an/t.html" && grep -o '<title>.*</title>' "$T/an/t.html" | grep -q 'x2' && no "JS escapes in the title"
+rm -f "$T/an/t.html"
+end
+
+# ---- checks at t0 ---------------------------------------------------------------
+t0_refused() {   # t0_refused NAME FILE WHERE MESSAGE [ARGS...]
+    begin "t0_$1"
+    f=$2 w=$3 msg=$4
+    shift 4
+    hs run "$f" -q "$@"
+    rc_is 2
+    err_has "$w: error: $msg"
+    out_empty
+    end
+}
+sed 's/^  x\[i=1..N\]: m$/  x[i=1..N]: if(i == 2, -0.1, m)/' "$ROOT/models/chain_angles.yaml" >"$T/ca_neg.yaml"
+t0_refused ambient_negative_dense "$T/ca_neg.yaml" ca_neg.yaml:24:14 \
+    "the ambient mass of 'x_2' is -0.1: an ambient mass must be > 0 (or 0 on a point that only relays others) (at i = 2)" --set N=3
+t0_refused ambient_negative_structured "$T/ca_neg.yaml" ca_neg.yaml:24:14 \
+    "the ambient mass of 'x_2' is -0.1" --set N=32
+cp "$ROOT/models/heavy_top.yaml" "$T/top.yaml"
+t0_refused body_mass_negative "$T/top.yaml" top.yaml:21:11 "the mass of body 'top' is -1: it must be > 0" --set m=-1
+t0_refused body_mass_zero "$T/top.yaml" top.yaml:21:11 "the mass of body 'top' is 0: it must be > 0" --set m=0
+t0_refused body_inertia_negative "$T/top.yaml" top.yaml:22:14 \
+    "the inertia of body 'top' is not positive definite (a moment is not > 0)" --set C=-0.08
+sed 's/inertia: \[A0, A0, C\]/inertia: [[A0, 0.01, 0], [0, A0, 0], [0, 0, C]]/' "$T/top.yaml" >"$T/top_asym.yaml"
+t0_refused body_inertia_asymmetric "$T/top_asym.yaml" top_asym.yaml:22:31 \
+    "the inertia of body 'top' is not symmetric: entry (2,1) is 0 but (1,2) is 0.01; give both the same value"
+sed 's/inertia: \[A0, A0, C\]/inertia: [[A0, l, 0], [l, A0, 0], [0, 0, C]]/' "$T/top.yaml" >"$T/top_indef.yaml"
+t0_refused body_inertia_indefinite "$T/top_indef.yaml" top_indef.yaml:22:14 \
+    "the inertia of body 'top' is not positive definite (a leading minor is not > 0)"
+
+# a point on a sphere and a plane 0.9e-3 rad from tangent to it: a circle
+# of radius 9e-4, at rest under gravity; the residual of its accelerations
+# (1e-11) was measured against what was left of the terms (1e-11), not
+# the forces of 10 that cancel in them
+begin t0_nearly_dependent_not_lockup
+cat >"$T/near.yaml" <<'EOY'
+parameters: {d: 0.0009}
+coordinates: [x, y, z]
+mass: [1, 1, 1]
+constraints:
+  sphere: x^2 + y^2 + z^2 - 1
+  plane: x - cos(d)
+potential: 9.81*(y + z)
+initial: {q: {x: cos(d), y: sin(d), z: 0}}
+simulate: {t_end: 0.01, dt: 0.001}
+EOY
+hs run "$T/near.yaml" -q --columns t,x,y,z
+rc_is 0
+grep -q "lock-up\|< 1e-13" "$T/err" && no "refused as a lock-up"
+[ "$(grep -c . "$T/out")" = 12 ] || no "$(grep -c . "$T/out") lines"
+# on the circle at the end: x^2 + y^2 + z^2 = 1 and x = cos(d)
+tail -n 1 "$T/out" | awk -F, '{ r = $2 * $2 + $3 * $3 + $4 * $4 - 1; c = $2 - cos(0.0009)
+    exit !(r < 1e-9 && r > -1e-9 && c < 1e-9 && c > -1e-9) }' || no "off the constraints"
+end
+
+# ---- messages ----------------------------------------------------------------
+printf 'coordinates: [x, y, u]\nmass: [1, 1, 0]\nconstraints:\n  rod: x^2 + y^2 - 1\n  c2: u - x\npotential: 9.81*y\ninitial: {q: {x: 1, y: 0, u: 1}}\nsimulate: {t_end: 0.1, dt: 0.01}\n' >"$T/massless.yaml"
+begin rattle_massless
+hs run "$T/massless.yaml" --method rattle --step 0.001 -q
+rc_is 1
+err_has "method 'rattle' needs a constant mass matrix and forces of (t, q) alone (RATTLE, explicit in the forces): coordinate 'u' is massless (RATTLE divides by every mass); use dop853"
+grep -q "non-finite input" "$T/err" && no "non-finite input value"
+out_empty
+end
+printf 'coordinates: [x, y]\nmass: [[2, 0.5], [0.5, 1]]\nconstraints:\n  rod: x^2 + y^2 - 1\npotential: 9.81*y\ninitial: {q: {x: 1, y: 0}}\nsimulate: {t_end: 0.1, dt: 0.01}\n' >"$T/fullmass.yaml"
+begin rattle_constant_full_mass
+hs run "$T/fullmass.yaml" --method rattle --step 0.001 -q
+rc_is 1
+err_has "its mass matrix is not diagonal (RATTLE here takes constant diagonal masses, written as a list)"
+grep -q "not constant" "$T/err" && no "called constant masses not constant"
+end
+# a circle and a parabola tangent at (1, 0): redundant there, disagreeing
+# beyond first order, so no step size helps
+printf 'coordinates: [x, y]\nmass: [1, 1]\nconstraints:\n  rod: x^2 + y^2 - 1\n  par: x - 1 + y^2\npotential: 9.81*x\ninitial: {q: {x: 1, y: 0}, v: {y: 1}}\nsimulate: {t_end: 0.1, dt: 0.01}\n' >"$T/redundant.yaml"
+for st in 0.01 0.0001; do
+    begin "rattle_redundant_disagree_$st"
+    hs run "$T/redundant.yaml" --method rattle --step $st -q -o "$T/red.csv"
+    rc_is 4
+    err_has "G_q had rank 1 of 2 at the step's start (solved on its 1 independent directions); the redundant constraints disagree off their first order (no step size helps then)"
+    grep -q "smaller --step" "$T/err" && no "advises a smaller --step"
+    end
+done
+
 # ---- sweep --command modes: a parameter named like a prefixed column -----
 # omega and modes_omega both swept: the eigenvalue's omega column becomes
 # modes_modes_omega (one name each), its value the closed form
@@ -215,8 +454,43 @@ awk -F, 'NR > 1 { w = $1; want = sqrt(w * w - 9.81 * 9.81 / (w * w)); d = $5 - w
     "$T/sw/summary.csv" || no "the mode's frequency is not the closed form"
 end
 
+# a run sweep: parameters named exit and file beside the summary's own
+begin sweep_run_column_clash
+sed 's/^  g: 9.81.*/  g: 9.81\n  exit: 1\n  file: 2/' "$T/m.yaml" >"$T/pe.yaml"
+HOLOSIM=$H $TO bash "$ROOT/scripts/sweep" "$T/pe.yaml" -o "$T/sw2" exit=1,2 file=3 >"$T/out" 2>"$T/err"
+rc=$?
+rc_is 0
+[ "$(head -n 1 "$T/sw2/summary.csv")" = \
+  "exit,file,run_exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,max_power_residual,wall_s,message,run_file" ] ||
+    no "header $(head -n 1 "$T/sw2/summary.csv")"
+awk -F, 'NR > 1 && ($3 != 0 || $14 !~ /\.csv$/) { bad = 1 } END { exit bad || NR != 3 }' \
+    "$T/sw2/summary.csv" || no "the rows"
+end
+
+# a sweep's inputs among the files it writes in DIR: the model named
+# DIR/summary.csv (replaced by the summary), a --params file hard-linked
+# as a point's CSV; refused before anything is written or deleted
+mkdir "$T/swi"
+cp "$T/m.yaml" "$T/swi/summary.csv"
+begin sweep_model_is_summary
+HOLOSIM=$H $TO bash "$ROOT/scripts/sweep" "$T/swi/summary.csv" -o "$T/swi" --force l=1,2 >"$T/out" 2>"$T/err"
+rc=$?
+rc_is 1
+err_has "is '$T/swi/summary.csv', a file the sweep writes in '$T/swi': refusing to overwrite an input"
+same "$T/swi/summary.csv" "$T/m.orig" "the model was replaced"
+end
+rm "$T/swi/summary.csv"
+ln "$T/par.yaml" "$T/swi/l=1.csv"
+begin sweep_params_is_point_csv
+HOLOSIM=$H $TO bash "$ROOT/scripts/sweep" "$T/m.yaml" -o "$T/swi" --force l=1,2 -- --params "$T/par.yaml" \
+    >"$T/out" 2>"$T/err"
+rc=$?
+rc_is 1
+err_has "'$T/par.yaml' is '$T/swi/l=1.csv', a file the sweep writes"
+same "$T/par.yaml" "$T/par.orig" "the params file changed"
+end
+
 # ---- batch points files ------------------------------------------------------
-case $H in */build/san/*) SAN=1 ;; *) SAN=0 ;; esac
 mkdir "$T/bo" "$T/bs"
 begin batch_points_nul_byte
 printf 'name\tl\np1\t1\np2\t1.\0005\np3\t2\n' >"$T/nul.tsv"

@@ -314,9 +314,10 @@ err_has "-o wants FILE.mat, FILE.py, FILE.m or FILE.csv"
 cp cp_cart.yaml keep.csv
 hs linearize keep.csv -o keep.csv
 rc_is 1
-err_has "is an input of this command"
+err_has "-o 'keep.csv' and the model file 'keep.csv' are the same file: refusing to overwrite the model"
 hs linearize spring.yaml --input F=ramp.csv -o ramp.csv
 rc_is 1
+err_has "-o 'ramp.csv' and the --input table 'ramp.csv' are the same file"
 cmp -s keep.csv cp_cart.yaml || no "the model was overwritten"
 hs linearize cp_cart.yaml --bode 10:1
 rc_is 1

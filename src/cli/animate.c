@@ -56,7 +56,10 @@ const char hs_usage_animate[] =
     "A page stores at most 60 frames per simulated second (--fps, at --speed 1)\n"
     "and at most 900000 numbers (about 5 MB): beyond that the time between kept\n"
     "rows doubles until they fit.  Every stored frame is a row of the\n"
-    "trajectory; the page interpolates linearly between them.\n";
+    "trajectory; the page interpolates linearly between them.  A run makes rows\n"
+    "for the frames drawn only (two per GIF or video frame, what a page stores),\n"
+    "whatever --speed asks.  Interrupted (Ctrl-C), animate writes nothing and\n"
+    "leaves no temporary file (exit 130).\n";
 
 enum { OUT_HTML, OUT_GIF, OUT_MP4 };
 #define PAGE_CAP 900000        /* numbers a page stores at most (documented) */
@@ -244,6 +247,12 @@ static int parse_row(reader *R, const char *line, long lineno, hs_error *err)
                             line, "field %ld of line %ld is not a number", c + 1, lineno);
                 return err->code;
             }
+            if (!isfinite(v)) {                /* nan, inf, 1e999: never drawn as nothing */
+                hs_error_at(err, HS_EXIT_MODEL, R->name, (int)lineno, (int)(start - line) + 1,
+                            line, "field %ld of line %ld is not a finite number ('%.*s')",
+                            c + 1, lineno, (int)(end - start < 40 ? end - start : 40), start);
+                return err->code;
+            }
             R->row[w] = v;
         }
         if (!*end && c < maxc) {
@@ -341,7 +350,7 @@ static int read_rows(reader *R, hs_anim *A, evalctx *E, const char *const *plots
         return rc;
     long lineno = 1;
     double tlast = -INFINITY;
-    while (!rc && (len = getline(&R->line, &R->lcap, R->f)) > 0) {
+    while (!rc && !hs_cli_interrupted && (len = getline(&R->line, &R->lcap, R->f)) > 0) {
         lineno++;
         chomp(R->line);
         if (!R->line[0])
@@ -380,6 +389,8 @@ static int read_rows(reader *R, hs_anim *A, evalctx *E, const char *const *plots
         if (add_frame(A, R, E))
             return hs_error_nomem(err);
     }
+    if (hs_cli_interrupted)                /* the caller says so */
+        return 0;
     if (R->has_pend) {                     /* the last row is always a frame */
         if (parse_row(R, R->pend, R->pend_no, err))
             return err->code;
@@ -557,6 +568,26 @@ static int write_mp4(const hs_anim *A, const char *tmp, size_t nframes, double t
     return rc || hs_cli_interrupted || !WIFEXITED(st) || WEXITSTATUS(st) != 0 ? -1 : 0;
 }
 
+/* The frames a GIF or video of t0..t1 draws: --frames, else the playback's. */
+static size_t frames_drawn(const aopts *ao, double t0, double t1)
+{
+    if (ao->frames)
+        return (size_t)ao->frames;
+    double n = floor((t1 - t0) * ao->fps / ao->speed + 1e-9) + 1;
+    return n < 2 || !(n == n) ? 2 : n > MAX_GIF_FRAMES ? MAX_GIF_FRAMES : (size_t)n;
+}
+
+/* 128 + the signal that interrupted the output, said so; 0 when none. */
+static int interrupted(const char *out)
+{
+    int sig = hs_cli_interrupted;
+    if (!sig)
+        return 0;
+    fprintf(stderr, "holosim: interrupted (%s): '%s' not written\n", sig == SIGTERM ? "SIGTERM"
+            : sig == SIGHUP ? "SIGHUP" : "SIGINT", out);
+    return 128 + sig;
+}
+
 static int write_output(const hs_anim *A, const aopts *ao, const char *out, int quiet)
 {
     char *tmp = NULL;
@@ -566,11 +597,7 @@ static int write_output(const hs_anim *A, const aopts *ao, const char *out, int 
         return HS_EXIT_USAGE;
     }
     double t0 = A->t[0], t1 = A->t[A->nframe - 1];
-    size_t nframes = (size_t)ao->frames;
-    if (!nframes) {
-        double n = floor((t1 - t0) * ao->fps / ao->speed + 1e-9) + 1;
-        nframes = n < 2 ? 2 : n > MAX_GIF_FRAMES ? MAX_GIF_FRAMES : (size_t)n;
-    }
+    size_t nframes = frames_drawn(ao, t0, t1);
     int rc = 0;
     if (ao->kind == OUT_HTML) {
         rc = hs_anim_write_html(A, f);
@@ -584,6 +611,11 @@ static int write_output(const hs_anim *A, const aopts *ao, const char *out, int 
     }
     if (f && fclose(f) != 0)
         rc = -1;
+    if (hs_cli_interrupted) {                 /* Ctrl-C while writing: no output, no tmp */
+        unlink(tmp);
+        free(tmp);
+        return interrupted(out);
+    }
     if (rc || rename(tmp, out) != 0) {
         int e = errno;
         unlink(tmp);
@@ -631,6 +663,7 @@ static int animate(opts *o, const aopts *ao, const char *csv)
     /* run mode: no --dt given and rows sparser than the frames: rows at
      * the frame interval (a smooth picture), said so */
     double frame_dt = ao->speed / ao->fps;
+    hs_cli_catch_signals();                   /* the run, reading, writing: stop cleanly */
     hs_model *m = hs_model_load(o->model, &o->ov, &err);
     if (!m)
         return hs_cli_fail(&err);
@@ -659,6 +692,17 @@ static int animate(opts *o, const aopts *ao, const char *csv)
                    ? (m->set.t_end - m->t0) / (double)(ao->frames - 1) / 2 : 0;
     if (ao->kind != OUT_HTML)          /* smooth trails, whatever the frame rate */
         interval = fmin(interval, ao->speed / 60);
+    /* but no rows finer than the frames drawn need (--speed 1e-6 made
+     * rows every 1.7e-8 s whatever it drew): two per frame of a GIF or
+     * video (trails), as many as a page can store */
+    double span = m->set.t_end - m->t0;
+    if (!csv && span > 0 && isfinite(span)) {
+        double per = (double)(m->draw->nout + nplot + 1);
+        double nf = ao->kind == OUT_HTML ? fmax(2, floor(PAGE_CAP / per))
+                                         : 2.0 * (double)frames_drawn(ao, m->t0, m->set.t_end);
+        frame_dt = fmax(frame_dt, span / nf);
+        interval = fmax(interval, span / nf);
+    }
     int rc = hs_anim_init(&A, m, nplot, interval, cap);
     if (rc) {
         hs_model_free(m);
@@ -705,7 +749,7 @@ static int animate(opts *o, const aopts *ao, const char *csv)
                 1) {
                 m->set.dt = frame_dt;
                 if (!o->quiet)
-                    fprintf(stderr, "holosim: rows every %.6g s (the frame interval; --dt "
+                    fprintf(stderr, "holosim: rows every %.6g s (what the frames need; --dt "
                             "chooses)\n", frame_dt);
             }
             rc = hs_cli_run_model(m, o, NULL, tmp, cols);
@@ -743,6 +787,9 @@ static int animate(opts *o, const aopts *ao, const char *csv)
     free(R.pend);
     free(R.want);
     free(R.row);
+    A.stop = &hs_cli_interrupted;
+    if (!rc && hs_cli_interrupted)            /* while reading the rows */
+        rc = interrupted(o->output);
     if (!rc)
         rc = write_output(&A, ao, o->output, o->quiet);
     hs_anim_free(&A);

@@ -135,6 +135,9 @@ int hs_cli_parse_double(const char *s, double *out);
 /* Non-zero once SIGINT, SIGTERM or SIGHUP asks a run to stop (run: the
  * signal's number). */
 extern volatile sig_atomic_t hs_cli_interrupted;
+/* SIGINT, SIGTERM and SIGHUP (unless ignored) set hs_cli_interrupted; a
+ * second one half a second later takes the default action (run.c). */
+void hs_cli_catch_signals(void);
 
 /* Native kernels for a run of the model (--native, default auto): the
  * handle, or NULL for the VM; a note worth telling goes to stderr unless

@@ -1,6 +1,7 @@
 /* Every file a command reads or writes, compared in one place: no output
- * may be an input (the model, a --params or --points file, a CSV operand,
- * standard input when one of them is "-") or another output.  The option
+ * may be an input (the model, a --params or --points file, an --input
+ * table, a CSV operand, standard input when one of them is "-") or another
+ * output.  The option
  * table (opts.c) marks each option that names a file as an input or an
  * output, and the parser records it in opts.files, so an option added
  * there is checked here without more code; a command adds the files it
@@ -131,6 +132,12 @@ hs_cli_files *hs_cli_files_new(const opts *o)
     }
     for (size_t i = 0; i < o->nfiles; i++)
         if (!o->files[i].out && hs_cli_files_add(F, o->files[i].what, o->files[i].path, 0)) {
+            hs_cli_files_free(F);
+            return NULL;
+        }
+    for (size_t i = 0; i < o->ninput; i++)      /* --input NAME=FILE.csv */
+        if (hs_model_input_is_table(o->input_text[i]) &&
+            hs_cli_files_add(F, "the --input table", o->input_text[i], 0)) {
             hs_cli_files_free(F);
             return NULL;
         }

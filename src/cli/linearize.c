@@ -328,25 +328,6 @@ out:
     return rc;
 }
 
-/* Paths a and b name the same existing file (device and inode). */
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
-/* -o naming the model or an input table: refused before anything is read. */
-static int output_is_input(const opts *o)
-{
-    if (same_file(o->output, o->model))
-        return 1;
-    for (size_t i = 0; i < o->ninput; i++)
-        if (same_file(o->output, o->input_text[i]))
-            return 1;
-    return 0;
-}
-
 int hs_cli_linearize(int argc, char **argv)
 {
     opts o;
@@ -368,10 +349,8 @@ int hs_cli_linearize(int argc, char **argv)
         hs_cli_free_opts(&o);
         return rc;
     }
-    if (o.output && output_is_input(&o)) {
-        rc = hs_cli_usage_error(hs_usage_linearize, "-o '%s' is an input of this command "
-                                "(the model or an input table)", o.output);
-        hs_cli_free_opts(&o);
+    if (o.output && (rc = hs_cli_check_files(&o, NULL, NULL, NULL, NULL))) {
+        hs_cli_free_opts(&o);     /* -o onto the model, a --params file, an --input table */
         return rc;
     }
     o.ov.statics = 1;               /* M, Q, G and the outputs */

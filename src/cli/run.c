@@ -50,7 +50,7 @@ static void on_signal(int sig)
 /* SIGHUP ignored when holosim started (nohup) stays ignored; SIGINT is
  * caught even when ignored (a shell ignores it for a background job, and
  * `kill -INT` of that job must still stop it cleanly). */
-static void catch_signals(void)
+void hs_cli_catch_signals(void)
 {
     static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
@@ -236,7 +236,7 @@ int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
 {
     hs_error err;
     hs_error_init(&err);
-    catch_signals();
+    hs_cli_catch_signals();
     int ev_stdout = o->events && strcmp(o->events, "-") == 0;
     /* the sinks create no file before their first row: a run that fails
      * earlier leaves an existing file as it was */

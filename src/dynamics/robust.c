@@ -20,6 +20,10 @@ int hs_dyn_singular_C(hs_work *w, double t, int exact, double rcond)
     if (exact)
         return hs_error_set(&w->err, HS_EXIT_NUMERIC, "constraint matrix C = G_q M^-1 "
                             "G_q^T is singular at t=%.17g (G_q lost rank)", t);
+    if (!(rcond < HS_RCOND_MIN))          /* never "2.5e-07 < 1e-13" */
+        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "constraint matrix C = G_q M^-1 "
+                            "G_q^T is nearly singular at t=%.17g (reciprocal condition %.3g)",
+                            t, rcond);
     return hs_error_set(&w->err, HS_EXIT_NUMERIC, "constraint matrix C = G_q M^-1 G_q^T "
                         "is ill-conditioned at t=%.17g (reciprocal condition %.3g < "
                         "%g: G_q is losing rank)", t, rcond, HS_RCOND_MIN);
@@ -269,26 +273,37 @@ static int accelerations(const hs_model *m, hs_work *w, double t, const double *
                          size_t rank, double rc)
 {
     size_t n = m->n, k = m->k, p = n < k ? n : k;
-    const double *Gq = dyn + m->off_Gq, *g = w->rg, *b = w->rb, *Bt = w->rBt;
+    const double *Gq = dyn + m->off_Gq, *g = w->rg, *Bt = w->rBt;
+    double *b = w->rb;                      /* b, then the size of its terms (below) */
     const gsl_matrix *W = n >= k ? w->rV : w->rA;
     double *acc = w->a;
     for (size_t c = 0; c < n; c++)
         acc[c] = b[c];
+    for (size_t c = 0; c < n; c++)
+        b[c] = fabs(b[c]);
     for (size_t i = 0; i < k; i++)
         if (w->Lambda[i] != 0)
-            for (size_t c = 0; c < n; c++)
+            for (size_t c = 0; c < n; c++) {
                 acc[c] += Bt[i * n + c] * w->Lambda[i];
+                b[c] += fabs(Bt[i * n + c] * w->Lambda[i]);
+            }
     gsl_vector_view av = gsl_vector_view_array(acc, n);
     gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, w->rL, &av.vector);
+    /* the residual's scale: the terms before they cancel (the forces and
+     * the reactions that balance them, |b| + |B^T Lambda| through L's
+     * diagonal), not what is left of them: a body at rest between two
+     * constraints 1e-3 rad apart has accelerations of 1e-11 from forces
+     * of 10, and their round-off was read as a lock-up */
     double emax = 0, scale = 0;
     for (size_t i = 0; i < k; i++) {
         if (hs_dyn_is_released(w, i))
             continue;
         double e = g[i], sc = fabs(g[i]);
         for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++) {
-            double x = Gq[z] * acc[m->gq_col[z]];
+            size_t c = (size_t)m->gq_col[z];
+            double x = Gq[z] * acc[c], Lcc = fabs(w->rL->data[c * w->rL->tda + c]);
             e += x;
-            sc += fabs(x);
+            sc += fmax(fabs(x), Lcc > 0 ? fabs(Gq[z]) * b[c] / Lcc : 0);
         }
         emax = fmax(emax, fabs(e));
         scale = fmax(scale, sc);

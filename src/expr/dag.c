@@ -38,6 +38,7 @@ struct hs_dag {
     size_t tcap, nnodes;
     size_t bytes;                /* arena + tables, against max_bytes */
     size_t max_bytes, max_diff;  /* limits: HS_MAX_DAG_BYTES, HS_MAX_DIFF_NODES */
+    size_t noperands;            /* sum of nargs over the nodes, at most HS_MAX_OPERANDS */
     const struct hs_symset **sets; /* [setcap] interned arrays, NULL = empty slot */
     size_t setcap, nsets;
     int32_t *sbuf;               /* [sbufcap] scratch for set unions */
@@ -547,6 +548,11 @@ static const hs_node *intern(hs_dag *d, hs_kind k, const hs_node *const *args,
                     HS_MAX_NODES);
         return d->fallback;
     }
+    if (d->noperands + nargs > HS_MAX_OPERANDS) {
+        hs_dag_fail(d, d->pos, "expression too large: the expressions hold more than %zu "
+                    "operands", HS_MAX_OPERANDS);
+        return d->fallback;
+    }
     const struct hs_symset *syms = node_symset(d, k, args, nargs, sym);
     if (!syms)
         return d->fallback;
@@ -577,6 +583,7 @@ static const hs_node *intern(hs_dag *d, hs_kind k, const hs_node *const *args,
     n->syms = syms;
     d->table[j] = slot_of(n, h);
     d->nnodes++;
+    d->noperands += nargs;
     return n;
 oom:
     hs_dag_nomem(d);

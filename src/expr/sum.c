@@ -123,15 +123,21 @@ static int partner_may_exist(const tindex *x, const hs_node *const *out, const h
     return 0;
 }
 
-/* Find partner among the unchanged terms (not i); remove it and return 1. */
-static int take(const hs_node **out, const hs_node *const *orig, size_t k, size_t i,
-                const hs_node *partner)
+/* Find partner among the unchanged terms (not i) that have a factor of
+ * base b (the index's, not a scan of all k: a sum of many trig terms
+ * stays linear); remove it and return 1. */
+static int take(const hs_node **out, const hs_node *const *orig, const tindex *x, size_t i,
+                const hs_node *b, const hs_node *partner)
 {
-    for (size_t j = 0; j < k; j++)
+    size_t lo, hi;
+    tindex_range(x, b, &lo, &hi);
+    for (size_t p = lo; p < hi; p++) {
+        size_t j = (uint32_t)x->e[p];
         if (j != i && out[j] == partner && orig[j] == partner) {
             out[j] = NULL;
             return 1;
         }
+    }
     return 0;
 }
 
@@ -147,7 +153,7 @@ static const hs_node *existing1(const hs_dag *d, hs_kind f, const hs_node *a)
 enum { MAX_TRIG_FACTORS = 32 };
 
 /* The angle-difference identities for term i (a product), see below. */
-static int trig_pairs(hs_dag *d, const hs_node **out, const hs_node *const *orig, size_t k,
+static int trig_pairs(hs_dag *d, const hs_node **out, const hs_node *const *orig,
                       size_t i, const tindex *x)
 {
     const hs_node *e = out[i];
@@ -169,7 +175,7 @@ static int trig_pairs(hs_dag *d, const hs_node **out, const hs_node *const *orig
                 if (a->id > b->id || !sb || !partner_may_exist(x, out, orig, i, sa, sb))
                     continue;
                 const hs_node *rest = hs_div(d, e, hs_mul(d, fp, fq));
-                if (take(out, orig, k, i, hs_mul(d, rest, hs_mul(d, sa, sb)))) {
+                if (take(out, orig, x, i, sa, hs_mul(d, rest, hs_mul(d, sa, sb)))) {
                     out[i] = hs_mul(d, rest, hs_call1(d, HS_COS, hs_sub(d, a, b)));
                     return 1;
                 }
@@ -178,7 +184,7 @@ static int trig_pairs(hs_dag *d, const hs_node **out, const hs_node *const *orig
                 if (!ca || !partner_may_exist(x, out, orig, i, sb, ca))
                     continue;
                 const hs_node *rest = hs_div(d, e, hs_mul(d, fp, fq));
-                if (take(out, orig, k, i, hs_neg(d, hs_mul(d, rest, hs_mul(d, ca, sb))))) {
+                if (take(out, orig, x, i, sb, hs_neg(d, hs_mul(d, rest, hs_mul(d, ca, sb))))) {
                     out[i] = hs_mul(d, rest, hs_call1(d, HS_SIN, hs_sub(d, a, b)));
                     return 1;
                 }
@@ -233,7 +239,7 @@ static int trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c)
             if (partner_may_exist(&x, out, orig, i, cu, NULL)) {
                 const hs_node *c2 = hs_pow(d, cu, two);
                 const hs_node *rest = hs_div(d, e, s2);
-                if (take(out, orig, *k, i, hs_mul(d, rest, c2))) {
+                if (take(out, orig, &x, i, cu, hs_mul(d, rest, c2))) {
                     if (rest->kind == HS_NUM) {
                         *c += rest->value;
                         out[i] = NULL;
@@ -245,7 +251,7 @@ static int trig_identities(hs_dag *d, const hs_node **out, size_t *k, double *c)
                 }
             }
         }
-        if (e->kind == HS_MUL && trig_pairs(d, out, orig, *k, i, &x))
+        if (e->kind == HS_MUL && trig_pairs(d, out, orig, i, &x))
             changed = 1;
     }
     free(x.e);

@@ -367,7 +367,7 @@ const char *hs_fl_method(const hs_fl *f)
 
 /* ---------- evaluation ---------- */
 
-static int finite(const double *x, size_t n)
+static int all_finite(const double *x, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (!isfinite(x[i]))
@@ -408,7 +408,7 @@ static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, 
 {
     size_t n = f->n, k = f->k, nk = n + k;
     hs_fl_eval_acc(f, t, q, v);
-    if (!finite(f->out_acc, f->nacc))
+    if (!all_finite(f->out_acc, f->nacc))
         return fail(f, t, "a non-finite value of M, Q, G_q or gamma", err);
     gsl_matrix_set_zero(f->K);
     double *K = f->K->data;
@@ -447,7 +447,7 @@ static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, 
     for (size_t j = 0; j < k; j++)
         f->in[f->sym_lam[j]] = f->lam[j];
     hs_prog_eval(f->prog_jac, f->in, f->regs, f->out_jac);
-    if (!finite(f->out_jac, f->njac))
+    if (!all_finite(f->out_jac, f->njac))
         return fail(f, t, "a non-finite derivative of the accelerations", err);
     /* rhs = -[dr/dq dr/dv; ds/dq ds/dv], (n + k) x 2n */
     gsl_matrix_set_zero(f->rhs);
@@ -504,7 +504,7 @@ static int tangent(hs_fl *f, double t, const double *q, const double *v, double 
         return 0;
     }
     hs_fl_eval_acc(f, t, q, v);
-    if (!finite(f->out_acc, f->nacc))
+    if (!all_finite(f->out_acc, f->nacc))
         return fail(f, t, "a non-finite value of G_q or dGdot/dq", err);
     /* A = J^T (2n x 2k), J = [G_q 0; dGdot/dq G_q] */
     gsl_matrix *A = gsl_matrix_calloc(nn, kk), *Q = gsl_matrix_alloc(nn, nn);

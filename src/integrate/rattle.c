@@ -267,23 +267,28 @@ static int newton_failed(hs_int_run *R, const rattle *S, double t1, double h, do
                          size_t at, int it)
 {
     const hs_model *m = R->m;
-    char rank[160] = "";
+    char rank[160] = "", advice[300];
     if (S->use0)
         snprintf(rank, sizeof rank, "; G_q had rank %zu of %zu at the step's start (solved "
                  "on its %zu independent directions)", S->P->r, m->k, S->P->r);
+    /* redundant constraints that disagree beyond first order fail at every
+     * step size: a smaller --step is not the advice then */
+    if (S->use0)
+        snprintf(advice, sizeof advice, "the redundant constraints disagree off their first "
+                 "order (no step size helps then): drop the redundant ones, or use dop853 or "
+                 "rk8pd (adaptive, with projection)");
+    else
+        snprintf(advice, sizeof advice, "the step %.6g is too large for the constraints here: "
+                 "choose a smaller %s", fabs(h), hs_optname(m->names, HS_OPT_STEP));
     if (!isfinite(worst))
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: Newton's method for the "
                             "multipliers diverged at t=%.17g: constraint '%s' became "
-                            "non-finite after %d iterations%s; the step %.6g is too large "
-                            "for the constraints here: choose a smaller %s",
-                            R->step.type->name, t1, m->cname[at], it, rank, fabs(h),
-                            hs_optname(m->names, HS_OPT_STEP));
+                            "non-finite after %d iterations%s; %s", R->step.type->name, t1,
+                            m->cname[at], it, rank, advice);
     return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: Newton's method for the multipliers "
                         "did not converge at t=%.17g: constraint '%s' left at relative "
-                        "residual %.3g after %d iterations%s; the step %.6g is too large for "
-                        "the constraints here: choose a smaller %s", R->step.type->name,
-                        t1, m->cname[at], worst, it, rank, fabs(h),
-                        hs_optname(m->names, HS_OPT_STEP));
+                        "residual %.3g after %d iterations%s; %s", R->step.type->name,
+                        t1, m->cname[at], worst, it, rank, advice);
 }
 
 /* Newton on G(t1, qf + M^-1 G_q0^T x) = 0 for x (C0 factored in w);
@@ -479,16 +484,42 @@ static int rattle_dense_at(hs_int_run *R, double theta, double *y)
 
 /* The models RATTLE is written for; else an error naming what to use
  * (hs_stepper.suits). */
+/* Why a full mass matrix does not suit: constant or not. */
+static const char *full_mass_why(const hs_model *m)
+{
+    size_t ns = (size_t)hs_dag_nsymbols(m->dag);
+    unsigned char *used = calloc(ns + 1, 1);
+    int varies = !used || !m->M;
+    for (size_t i = 0; !varies && i < m->n * m->n; i++)
+        hs_symbols_used(m->M[i], used, ns);
+    for (size_t j = 0; !varies && j < m->n; j++)
+        varies = used[m->sym_q[j]];
+    varies = varies || used[m->sym_t];
+    free(used);
+    return varies ? "its masses are not constant"
+                  : "its mass matrix is not diagonal (RATTLE here takes constant diagonal "
+                    "masses, written as a list)";
+}
+
 static int suits(const hs_model *m, hs_error *err)
 {
     const char *why = NULL;
+    char massless[160];
     if (m->form != HS_FORM_CARTESIAN)
         why = m->form == HS_FORM_LAGRANGIAN ? "this model is in the Lagrangian form, whose "
               "mass matrix (the metric d2L/dv2) may depend on q and whose forces depend on "
               "the velocities" : "this model is in the embedding form, whose metric "
               "DX^T M DX depends on q";
+    else if (m->mass_kind == HS_MASS_FULL)
+        why = full_mass_why(m);
     else if (m->mass_kind != HS_MASS_CONST_DIAG)
         why = "its masses are not constant";
+    for (size_t i = 0; !why && i < m->n; i++)
+        if (!(m->Mconst[i] > 0)) {         /* RATTLE divides by each mass */
+            snprintf(massless, sizeof massless, "coordinate '%.60s' is massless (RATTLE "
+                     "divides by every mass)", m->qname[i]);
+            why = massless;
+        }
     for (size_t i = 0; !why && i < m->n; i++)
         for (size_t j = 0; !why && j < m->n; j++)
             if (hs_depends_on(m->Q[i], m->sym_v[j]))

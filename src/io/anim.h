@@ -12,6 +12,7 @@
 #define HS_ANIM_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "../model/model.h"
@@ -35,6 +36,7 @@ typedef struct hs_anim {
     double interval;       /* simulated time between kept frames (grows) */
     size_t cap;            /* at most this many stored numbers (frames x values) */
     long thinned;          /* times the interval doubled */
+    volatile sig_atomic_t *stop;  /* non-zero (a signal): the writers stop, fail */
 } hs_anim;
 
 /* An empty animation of the model's drawing; 0 or -1 (memory). */

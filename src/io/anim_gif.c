@@ -446,6 +446,8 @@ int hs_anim_write_gif(const hs_anim *a, FILE *f, size_t nframes, double t0, doub
                                           'E', '2', '.', '0', 3, 1, 0, 0, 0 };
     fwrite(loop, 1, sizeof loop, f);
     for (size_t k = 0; k < nframes; k++) {
+        if (a->stop && *a->stop)              /* interrupted: no GIF */
+            goto out;
         double t = nframes > 1 ? t0 + (t1 - t0) * (double)k / (double)(nframes - 1) : t0;
         if (k == nframes - 1)
             t = t1;

@@ -358,7 +358,23 @@ static void putf(wr *w, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Text into a JS string in single quotes or into HTML: what could end
+/* Text into HTML (the title, the note): entities, which a browser shows
+ * as the characters (a JS escape there showed as "Newton\x27s"); control
+ * characters as spaces. */
+static void put_html(wr *w, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        const char *ent = c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;"
+                        : c == '"' ? "&quot;" : c == '\'' ? "&#39;" : NULL;
+        if (ent)
+            put(w, ent);
+        else
+            fputc(c < 0x20 || c == 0x7f ? ' ' : c, w->f);
+    }
+}
+
+/* Text into a JS string in single quotes inside <script>: what could end
  * either escaped. */
 static void put_text(wr *w, const char *s)
 {
@@ -436,7 +452,7 @@ int hs_anim_write_html(const hs_anim *a, FILE *f)
     hs_anim_view_init(a, &v);
     put(&w, page_head);
     put(&w, "<title>");
-    put_text(&w, m->name[0] ? m->name : m->file);
+    put_html(&w, m->name[0] ? m->name : m->file);
     put(&w, " (holosim animate)</title>\n</head>\n<body>\n<div id=\"bar\">"
         "<button id=\"play\">pause</button>"
         "<input type=\"range\" id=\"slider\" min=\"0\" max=\"100000\" value=\"0\">"
@@ -445,7 +461,7 @@ int hs_anim_write_html(const hs_anim *a, FILE *f)
         "<label><input type=\"checkbox\" id=\"trails\" checked> trails</label></div>\n");
     putf(&w, "<canvas id=\"view\" width=\"%d\" height=\"%d\"></canvas>\n<div id=\"plots\">"
          "</div>\n<div id=\"note\">", a->width, a->height);
-    put_text(&w, m->name[0] ? m->name : m->file);
+    put_html(&w, m->name[0] ? m->name : m->file);
     putf(&w, ": %zu frames from t = %.6g to %.6g s%s; space: play/pause%s</div>\n",
          a->nframe, a->t[0], a->t[a->nframe - 1], a->thinned ? " (thinned)" : "",
          d->dim == 3 ? "; drag: orbit; wheel: zoom" : "");

@@ -12,7 +12,7 @@ typedef struct csv {
     int events;
 } csv;
 
-static void sync(csv *c)
+static void sync_rows(csv *c)
 {
     c->base.rows = c->o.rows;
     c->base.failed = c->o.failed;
@@ -30,7 +30,7 @@ static void header(hs_sink *s, const hs_columns *cs)
         hs_out_str(&c->o, cs->c[i].name);
     }
     hs_out_char(&c->o, '\n');
-    sync(c);
+    sync_rows(c);
 }
 
 /* A field of text: as it is, or in double quotes (a quote doubled) when it
@@ -66,7 +66,7 @@ static void put_row(csv *c, const char *event, const double *x, size_t n)
     }
     hs_out_char(o, '\n');
     hs_out_row_end(o);
-    sync(c);
+    sync_rows(c);
 }
 
 static void row(hs_sink *s, const double *x, size_t n) { put_row((csv *)s, NULL, x, n); }

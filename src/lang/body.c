@@ -24,6 +24,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -320,6 +321,88 @@ static int read_orientation(fam *F, int root, const char *B, int o, buf *kin, in
     return 0;
 }
 
+/* A body's mass and inertia, where they are constants of the parameters:
+ * mass > 0, the inertia symmetric (the kinetic energy reads its upper
+ * triangle) and positive definite; a run would otherwise go on with a
+ * wrong kinetic energy or die of it ("step size underflow"). */
+static int body_mass_ok(fam *F, const char *B, int mass)
+{
+    double v;
+    if (hs_fm_const(F, hs_bd_str(F, mass), &v) && !(v > 0))
+        return hs_ytree_error(F->y, F->err, NODEP(F, mass), "the mass of body '%s' is %g: it "
+                              "must be > 0", B, v);
+    return F->err->code;
+}
+
+/* a and b the same but for blanks */
+static int same_text(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        while (*a == ' ' || *a == '\t')
+            a++;
+        while (*b == ' ' || *b == '\t')
+            b++;
+        if (*a != *b)
+            return 0;
+        if (!*a)
+            return 1;
+    }
+}
+
+static int body_inertia_ok(fam *F, const char *B, int in, int matrix, const char *const *I)
+{
+    double a[9];
+    int known = 1, kn[9];
+    for (int k = 0; k < 9; k++)
+        known &= kn[k] = hs_fm_const(F, I[k], &a[k]);
+    if (F->err->code)
+        return F->err->code;
+    for (int r = 0; matrix && r < 3; r++)
+        for (int c = 0; c < r; c++) {
+            int l = 3 * r + c, u = 3 * c + r;       /* two numbers, else the same text */
+            int same = kn[l] && kn[u] ? fabs(a[l] - a[u]) <= 1e-12 * fmax(fabs(a[l]), fabs(a[u]))
+                                      : same_text(I[l], I[u]);
+            if (!same)
+                return hs_ytree_error(F->y, F->err, NODEP(F, item(F, item(F, in, r), c)),
+                                      "the inertia of body '%s' is not symmetric: entry (%d,%d) "
+                                      "is %.40s but (%d,%d) is %.40s; give both the same value",
+                                      B, r + 1, c + 1, I[3 * r + c], c + 1, r + 1, I[3 * c + r]);
+        }
+    if (!known)
+        return 0;
+    /* Sylvester: the leading minors positive */
+    double m1 = a[0], m2 = a[0] * a[4] - a[1] * a[1],
+           m3 = a[0] * (a[4] * a[8] - a[5] * a[5]) - a[1] * (a[1] * a[8] - a[5] * a[2]) +
+                a[2] * (a[1] * a[5] - a[4] * a[2]);
+    if (!(m1 > 0 && m2 > 0 && m3 > 0))
+        return hs_ytree_error(F->y, F->err, NODEP(F, in), "the inertia of body '%s' is not "
+                              "positive definite (%s): its principal moments must be > 0",
+                              B, matrix ? "a leading minor is not > 0"
+                                        : "a moment is not > 0");
+    return 0;
+}
+
+/* 'inertia' into I[9] (row-major; principal moments on the diagonal),
+ * checked. */
+static int read_inertia(fam *F, const char *B, int in, const char **I)
+{
+    int ni = slen(F, in);
+    if (ni == 3 && NODEP(F, item(F, in, 0))->type == YAML_SCALAR_NODE) {
+        if (vec(F, in, 3, "'inertia'", I) < 0)
+            return F->err->code;
+        I[4] = I[1], I[8] = I[2];
+        I[1] = I[2] = I[3] = I[5] = I[6] = I[7] = "0";
+        return body_inertia_ok(F, B, in, 0, I);
+    }
+    if (ni != 3)
+        return hs_ytree_error(F->y, F->err, NODEP(F, in), "'inertia' must be [I1, I2, I3] "
+                              "(principal) or a 3 x 3 matrix in the body frame");
+    for (int r = 0; r < 3; r++)
+        if (vec(F, item(F, in, r), 3, "a row of 'inertia'", I + 3 * r) < 0)
+            return F->err->code;
+    return body_inertia_ok(F, B, in, 1, I);
+}
+
 static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
 {
     static const char *const bkeys[] = { "mass", "inertia", "position", "orientation", "points" };
@@ -338,7 +421,7 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
                               "expression) and 'position' (3 expressions)", B);
     const char *x[3], *e[4], *I[9];
     char nm[200];
-    if (vec(F, pos, 3, "'position'", x) < 0)
+    if (body_mass_ok(F, B, mass) || vec(F, pos, 3, "'position'", x) < 0)
         return F->err->code;
     for (int c = 0; c < 3; c++) {
         snprintf(nm, sizeof nm, "%s_%s", B, xyz[c]);
@@ -358,20 +441,8 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
                                   "but no 'inertia' ([I1, I2, I3] or a 3 x 3 matrix)", B);
         if (read_orientation(F, root, B, ori, kin, &euler, e))
             return F->err->code;
-        int ni = slen(F, in);
-        if (ni == 3 && NODEP(F, item(F, in, 0))->type == YAML_SCALAR_NODE) {
-            if (vec(F, in, 3, "'inertia'", I) < 0)
-                return F->err->code;
-            I[4] = I[1], I[8] = I[2], I[0] = I[0];
-            I[1] = I[2] = I[3] = I[5] = I[6] = I[7] = "0";
-        } else if (ni == 3) {
-            for (int r = 0; r < 3; r++)
-                if (vec(F, item(F, in, r), 3, "a row of 'inertia'", I + 3 * r) < 0)
-                    return F->err->code;
-        } else {
-            return hs_ytree_error(F->y, F->err, NODEP(F, in), "'inertia' must be [I1, I2, I3] "
-                                  "(principal) or a 3 x 3 matrix in the body frame");
-        }
+        if (read_inertia(F, B, in, I))
+            return F->err->code;
         /* angular velocity in the body frame */
         if (euler) {
             static const int L[3][4][2] = {   /* w' = 2 L e', L rows (sign, index) */

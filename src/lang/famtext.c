@@ -17,12 +17,8 @@
 static int put(fam *F, const char *s, size_t n, size_t src, int copied)
 {
     hs_ytree *y = F->y;
-    if (F->olen + n > FM_MAX_TEXT || y->nseg > FM_MAX_TEXT / 4)
-        return F->err->code ? F->err->code
-                            : hs_ytree_error(F->y, F->err, F->cur ? NODEP(F, F->cur) : NULL,
-                                             "an expression written out "
-                                             "(sums, products) is longer than %d MB",
-                                             FM_MAX_TEXT >> 20);
+    if (hs_fm_budget(F, F->cur, F->olen + n))
+        return F->err->code;
     if (hs_fm_grow((void **)&F->out, &F->ocap, F->olen + n + 1, 1))
         return hs_fm_oom(F);
     hs_ytree_seg *last = y->nseg > F->seg0 ? &y->seg[y->nseg - 1] : NULL;
@@ -433,12 +429,13 @@ static size_t rewrite_sum(fam *F, int tmpl, const char *t, size_t a, size_t p, s
     if (hi < lo && put(F, is_sum ? "0" : "1", 1, a, 0))
         return 0;
     for (long v = lo; v <= hi; v++) {
-        if ((v > lo && put(F, is_sum ? " + " : "*", is_sum ? 3 : 1, a, 0)) ||
-            hs_fm_push(F, tmpl, t + s0, ne - s0, v) || put(F, "(", 1, a, 0))
+        if (hs_fm_push(F, tmpl, t + s0, ne - s0, v))      /* bound first: a limit names it */
             return 0;
-        int rc = rewrite(F, tmpl, t, cm + 1, cl, mode);
+        int rc = (v > lo && put(F, is_sum ? " + " : "*", is_sum ? 3 : 1, a, 0)) ||
+                 put(F, "(", 1, a, 0) || rewrite(F, tmpl, t, cm + 1, cl, mode) ||
+                 put(F, ")", 1, cl, 0);
         F->nenv--;
-        if (rc || put(F, ")", 1, cl, 0))
+        if (rc)
             return 0;
     }
     if (put(F, ")", 1, cl, 0))
@@ -625,3 +622,35 @@ int hs_fm_rewrite_scalar(fam *F, int id, size_t a, size_t b, int mode)
     return nid;
 }
 
+
+/* ---------- constants of the parameters (bodies' checks) ---------- */
+
+static const hs_node *const_lookup(void *ctx, hs_dag *d, const char *s, size_t len, int primed,
+                                   size_t off, int *status, hs_error *perr)
+{
+    fam *F = ctx;
+    (void)off;
+    (void)perr;
+    long i = primed ? -1 : hs_strmap_get(&F->ptab, s, len);
+    yaml_node_t *val = i >= 0 ? NODEP(F, NODEP(F, F->params)->data.mapping.pairs.start[i].value)
+                              : NULL;
+    int ok = 1;
+    double v = i >= 0 && F->pstate[i] != 1 && (F->pstate[i] == 2 || val->type == YAML_SCALAR_NODE)
+               ? param_value(F, i, &ok) : (double)NAN;
+    *status = ok && v == v ? HS_RESOLVE_OK : HS_RESOLVE_UNKNOWN;
+    return *status == HS_RESOLVE_OK ? hs_num(d, v) : NULL;
+}
+
+int hs_fm_const(fam *F, const char *text, double *v)
+{
+    if (!text || (!F->dag && !(F->dag = hs_dag_new())))
+        return 0;
+    hs_resolver r = { const_lookup, F, NULL };
+    hs_error pe;
+    hs_error_init(&pe);
+    const hs_node *e = hs_parse(F->dag, text, strlen(text), -1, &r, &pe);
+    if (!e || F->err->code)
+        return 0;
+    *v = hs_eval_tree(e, NULL);
+    return 1;
+}

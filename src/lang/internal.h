@@ -26,7 +26,14 @@
 #define FM_MAX_ENV 16       /* nested indices (families, sums) */
 #define FM_MAX_DIM 4        /* indices of one name: x[i, j, k, l] */
 #define FM_MAX_COUNT 10000000L /* values of one range */
-#define FM_MAX_TEXT (64 << 20)  /* bytes of one expression written out */
+/* The expansion as a whole, checked as it grows (node.c: hs_fm_budget):
+ * the text of every scalar made and the pieces mapping it to the file,
+ * so that what the model layer then parses stays within seconds and a
+ * few hundred MB (the model's expressions take some 250 times their
+ * text). */
+#define FM_MAX_TEXT (4 << 20)   /* bytes of text written out, all nodes */
+#define FM_MAX_SEG (1 << 20)    /* pieces of that text (names, numbers, operators) */
+#define FM_MAX_NODES 1000000    /* nodes made (each a define, output, ... later) */
 
 typedef struct fm_bind {
     const char *name;
@@ -79,6 +86,7 @@ typedef struct fam {
     int depth;
     int cur;                      /* the template being rewritten (errors) */
     const char *section;          /* the root key being expanded (derive's list) */
+    size_t made;                  /* bytes of the scalars made so far */
 } fam;
 
 /* family.c: does the document under root use families (a range, sum(,
@@ -107,6 +115,10 @@ size_t hs_fm_close_of(const char *t, size_t a, size_t b);
 size_t hs_fm_comma_of(const char *t, size_t a, size_t b);
 size_t hs_fm_binding_at(const char *t, size_t a, size_t b, size_t *eq);
 size_t hs_fm_fmt_long(char *b, long v);     /* v in decimal, NUL-terminated */
+/* text a constant of the parameters: 1 with its value in *v (NaN when it
+ * has none), else 0 (it reads coordinates, defines, ...); records nothing
+ * but the parameters' own errors. */
+int hs_fm_const(fam *F, const char *text, double *v);
 
 static inline int hs_fm_is_id0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 static inline int hs_fm_is_id(int c) { return hs_fm_is_id0(c) || (c >= '0' && c <= '9'); }
@@ -130,6 +142,10 @@ int hs_fm_append_pair(fam *F, int map, int key, int val);
 /* The value of key in mapping id (0 when absent), and the pair's key. */
 int hs_fm_get(fam *F, int map, const char *key, int *keyid);
 int hs_fm_oom(fam *F);
+/* The expansion's limits before a text of `more` bytes is made (or
+ * built that far) from template tmpl, or a node: 0, or the error placed
+ * at the template with the index values bound now. */
+int hs_fm_budget(fam *F, int tmpl, size_t more);
 /* The template of a node (itself for a node of the file). */
 int hs_fm_tmpl(fam *F, int id);
 

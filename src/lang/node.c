@@ -3,12 +3,59 @@
  * made at), so errors in generated entries point at the file. */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int hs_fm_oom(fam *F)
 {
     return hs_error_nomem(F->err);
+}
+
+/* The index values bound now ("k = 3, i = 5"), else the note of the
+ * nodes made now, else "". */
+static void where(fam *F, char *b, size_t cap)
+{
+    size_t len = 0;
+    b[0] = '\0';
+    for (int k = 0; k < F->nenv && len + 96 < cap; k++) {
+        len += (size_t)snprintf(b + len, cap - len, "%s%.*s = ", k ? ", " : "",
+                                (int)(F->env[k].len < 64 ? F->env[k].len : 64), F->env[k].name);
+        len += hs_fm_fmt_long(b + len, F->env[k].val);
+    }
+    if (!F->nenv && F->note >= 0)
+        snprintf(b, cap, "%s", F->y->notes + F->note);
+}
+
+int hs_fm_budget(fam *F, int tmpl, size_t more)
+{
+    hs_ytree *y = F->y;
+    const char *what = NULL;
+    char lim[64];
+    if (F->made + more > FM_MAX_TEXT) {
+        what = "MiB of text";
+        snprintf(lim, sizeof lim, "%d", FM_MAX_TEXT >> 20);
+    } else if (y->nseg >= FM_MAX_SEG) {
+        what = "pieces of text (names, numbers, operators written out)";
+        snprintf(lim, sizeof lim, "%d", FM_MAX_SEG);
+    } else if (y->norigin >= FM_MAX_NODES || y->norigin + (size_t)y->norig >= HS_YTREE_MAX_NODES) {
+        what = "YAML nodes";
+        snprintf(lim, sizeof lim, "%d", y->norigin >= FM_MAX_NODES ? FM_MAX_NODES
+                                                                   : HS_YTREE_MAX_NODES);
+    }
+    if (!what)
+        return 0;
+    if (F->err->code)
+        return F->err->code;
+    char at[FM_MAX_ENV * 96 + 8];
+    where(F, at, sizeof at);
+    yaml_node_t *t = tmpl > 0 ? NODEP(F, hs_fm_tmpl(F, tmpl)) : NULL;
+    if (at[0])
+        return hs_ytree_error(y, F->err, t, "the families expand to more than %s %s (at %s)", lim,
+                              what, at);
+    /* nothing bound now (D(...), bodies): a generated node's own note */
+    return hs_ytree_error(y, F->err, tmpl > 0 ? NODEP(F, tmpl) : NULL, "the families expand "
+                          "to more than %s %s", lim, what);
 }
 
 int hs_fm_tmpl(fam *F, int id)
@@ -39,11 +86,8 @@ int hs_fm_grow(void **p, size_t *cap, size_t need, size_t size)
 static int add_origin(fam *F, int id, int tmpl, int identity)
 {
     hs_ytree *y = F->y;
-    if (y->norigin + (size_t)y->norig >= HS_YTREE_MAX_NODES)
-        return F->err->code ? F->err->code
-                            : hs_ytree_error(y, F->err, NODEP(F, hs_fm_tmpl(F, tmpl)),
-                                             "the families expand to more "
-                                             "than %d YAML nodes", HS_YTREE_MAX_NODES);
+    if (hs_fm_budget(F, tmpl, 0))
+        return F->err->code;
     if ((size_t)(id - y->norig) != y->norigin + 1 ||
         hs_fm_grow((void **)&y->origin, &F->capo, y->norigin + 1, sizeof *y->origin))
         return hs_fm_oom(F);
@@ -58,6 +102,9 @@ static int add_origin(fam *F, int id, int tmpl, int identity)
 
 int hs_fm_add_scalar(fam *F, const char *s, size_t len, int tmpl, int identity)
 {
+    if (hs_fm_budget(F, tmpl, len))
+        return 0;
+    F->made += len;
     int id = yaml_document_add_scalar(F->doc, NULL, (yaml_char_t *)(len ? s : ""),
                                       (int)len, YAML_PLAIN_SCALAR_STYLE);
     if (!id || add_origin(F, id, tmpl, identity))

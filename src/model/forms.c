@@ -9,6 +9,8 @@
  * then the constraint kernels G_q, G_t, Gdot = D G and gamma = D(D G). */
 #include "loader.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 
@@ -458,6 +460,45 @@ static int structured_kinetic(kbuild *B, const hs_node *const *Ma, const hs_node
     return m->P_nc ? 0 : hs_error_nomem(L->err);
 }
 
+/* Each ambient mass that is a number once the parameters are known (the
+ * diagonal of Ma) must not be negative: the metric of a negative one may
+ * be positive definite at t0 and singular later (a run that ended in
+ * "step size underflow").  0 is allowed: a point that only relays others. */
+static int ambient_masses_ok(loader *L, yaml_node_t *mass, size_t na, const hs_node **Ma)
+{
+    hs_model *m = L->m;
+    size_t ns = (size_t)hs_dag_nsymbols(m->dag);
+    double *in = xcalloc(ns + 1, sizeof *in);
+    if (!in)
+        return hs_error_nomem(L->err);
+    for (size_t s = 0; s < ns; s++)
+        in[s] = NAN;
+    for (size_t j = 0; j < m->npar; j++)
+        if (m->sym_p[j] >= 0 && (size_t)m->sym_p[j] < ns)
+            in[m->sym_p[j]] = m->pval[j];
+    int rc = 0;
+    for (size_t j = 0; j < na && !rc; j++) {
+        double v = NAN;
+        if (hs_eval_node(Ma[j * na + j], in, &v)) {
+            rc = hs_error_nomem(L->err);
+            break;
+        }
+        if (!(v < 0))                      /* >= 0, or not a number before t0 */
+            continue;
+        yaml_node_t *e = mass;
+        if (mass && mass->type == YAML_SEQUENCE_NODE && seq_len(mass) == na) {
+            e = NODE(L, mass->data.sequence.items.start[j]);
+            if (e->type == YAML_SEQUENCE_NODE && seq_len(e) == na)
+                e = NODE(L, e->data.sequence.items.start[j]);
+        }
+        rc = hs_ytree_error(L->y, L->err, e, "the ambient mass of '%s' is %g: an ambient "
+                            "mass must be > 0 (or 0 on a point that only relays others)",
+                            L->amb[j].name, v);
+    }
+    free(in);
+    return rc;
+}
+
 /* Embedding: x = X(t, q) and x' = J v + Xt (J = dX/dq, Xt = dX/dt) in the
  * ambient T = 1/2 x'^T M_a x'; generalized forces J^T F; then the
  * Lagrangian form.  T is written through its metric J^T M_a J (the same
@@ -478,6 +519,8 @@ static int embedding_form(kbuild *B)
         E = (embjac){ n, na, S.buf, S.buf + n * na, S.buf + 2 * n * na, S.buf + 2 * n * na + na };
     if (!bad)
         bad = hs_ld_read_mass(L, hs_ld_get(L, B->root, "mass"), na, S.Ma);
+    if (!bad)
+        bad = ambient_masses_ok(L, hs_ld_get(L, B->root, "mass"), na, S.Ma);
     for (size_t j = 0; !bad && j < na; j++)
         S.Fa[j] = zero;
     if (!bad && B->frc)

@@ -420,7 +420,7 @@ static int cmp_double(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-static int is_table(const char *s)
+int hs_model_input_is_table(const char *s)
 {
     size_t n = strlen(s);
     return n > 4 && (strcmp(s + n - 4, ".csv") == 0 || strcmp(s + n - 4, ".CSV") == 0);
@@ -513,15 +513,15 @@ int hs_ld_read_input_sources(loader *L)
         if (last[j] < 0)
             continue;
         const char *nm = L->par[n0 + j].name, *text = ov->input_text[last[j]];
-        const hs_node *e = is_table(text) ? read_table(L, nm, text) : parse_source(L, nm, text);
-        if (e && is_table(text))
+        const hs_node *e = hs_model_input_is_table(text) ? read_table(L, nm, text) : parse_source(L, nm, text);
+        if (e && hs_model_input_is_table(text))
             L->intab[j] = (long)m->ntab - 1;
         if (!e) {
             rc = L->err->code ? L->err->code : HS_EXIT_MODEL;
             break;
         }
         L->insrc[j] = e;
-        if (!is_table(text)) {
+        if (!hs_model_input_is_table(text)) {
             free(m->input_desc[j]);
             if (!(m->input_desc[j] = hs_ld_strdup(text))) {
                 rc = hs_error_nomem(L->err);

@@ -427,6 +427,10 @@ void hs_chain_sys_free(hs_chain_sys *s);                /* NULL is fine */
 int hs_chain_sys_factor(hs_chain_sys *s, const double *o);
 void hs_chain_sys_solve(hs_chain_sys *s, const double *o, double *x);
 int hs_chain_regular(const hs_model *m, double t, const double *q, const double *v);
+/* An --input text that names a table (FILE.csv, FILE.CSV), not an
+ * expression: what the loader reads and the command line compares with
+ * its outputs. */
+int hs_model_input_is_table(const char *text);
 
 /* Load, validate and compile a model file ("-" = standard input).
  * Returns NULL with err set (exit code 2 for model errors, 1 for a --set of

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -510,7 +511,12 @@ static int first_error(int logfd, char *why, size_t whycap)
         }
         fclose(f);
     }
-    snprintf(why, whycap, "%s", first[0] ? first : "the compiler failed without a message");
+    struct statvfs fs;                    /* no output at all: a full disk cannot write it */
+    if (!first[0] && logfd >= 0 && fstatvfs(logfd, &fs) == 0 && fs.f_bavail == 0)
+        snprintf(why, whycap, "the compiler failed without a message: the cache's file "
+                 "system is full (no space left on device)");
+    else
+        snprintf(why, whycap, "%s", first[0] ? first : "the compiler failed without a message");
     return err && !transient;
 }
 
