@@ -470,6 +470,14 @@ static const refusal refusals[] = {
     { "damping", "coordinates: [x]\nmass: [1]\nforces: [-0.1*x']\ninitial: {q: {x: 1}}\n"
       "simulate: {t_end: 1, method: rattle4}\n", NULL, NAN, 2, 5, 30,
       "its forces depend on the velocities" },
+    { "constant full mass", "coordinates: [x, y]\nmass: [[2, 1], [1, 2]]\n"
+      "constraints: {c: x + y}\ninitial: {q: {x: 1, y: -1}}\n"
+      "simulate: {t_end: 1, method: rattle}\n", NULL, NAN, 2, 5, 30,
+      "its mass matrix is constant but not diagonal" },
+    { "mass of q", "coordinates: [x, y]\nmass: [[2 + x^2, 0], [0, 1]]\n"
+      "constraints: {c: x + y}\ninitial: {q: {x: 1, y: -1}}\n"
+      "simulate: {t_end: 1, method: rattle}\n", NULL, NAN, 2, 5, 30,
+      "its masses are not constant" },
     { "step does not divide dt", PEND_TOP "simulate:\n  t_end: 1\n  dt: 0.1\n"
       "  step: 0.03\n  method: rattle\n", NULL, NAN, 2, 9, 9,
       "simulate.step: the step 0.03 does not divide the output interval dt = 0.1" },

@@ -475,6 +475,22 @@ static int rattle_dense_at(hs_int_run *R, double theta, double *y)
     return compose(R, S, S->tau_start, S->tau_start + theta * S->h_last, y);
 }
 
+/* Is M constant (no entry reads t or q)?  Only to name what RATTLE
+ * lacks: a full constant M (bars in natural coordinates) is refused too. */
+static int mass_constant(const hs_model *m)
+{
+    if (!m->M)
+        return 0;
+    for (size_t e = 0; e < m->n * m->n; e++) {
+        if (hs_depends_on(m->M[e], m->sym_t))
+            return 0;
+        for (size_t j = 0; j < m->n; j++)
+            if (hs_depends_on(m->M[e], m->sym_q[j]))
+                return 0;
+    }
+    return 1;
+}
+
 /* The models RATTLE is written for; else an error naming what to use
  * (hs_stepper.suits). */
 static int suits(const hs_model *m, hs_error *err)
@@ -486,7 +502,8 @@ static int suits(const hs_model *m, hs_error *err)
               "the velocities" : "this model is in the embedding form, whose metric "
               "DX^T M DX depends on q";
     else if (m->mass_kind != HS_MASS_CONST_DIAG)
-        why = "its masses are not constant";
+        why = mass_constant(m) ? "its mass matrix is constant but not diagonal (this "
+              "RATTLE takes point masses, a diagonal M)" : "its masses are not constant";
     for (size_t i = 0; !why && i < m->n; i++)
         for (size_t j = 0; !why && j < m->n; j++)
             if (hs_depends_on(m->Q[i], m->sym_v[j]))
