@@ -1,6 +1,7 @@
 /* `holosim animate MODEL [RUN.csv] -o OUT`: the model's drawing
  * (model.h, hs_drawing) moving along a trajectory, as a page (.html), a
- * GIF (.gif) or a video (.mp4, through ffmpeg).
+ * GIF (.gif) or a video (.mp4, through ffmpeg); or still at the times of
+ * --at, drawn over one another (.svg, .pdf, .png, through cairo).
  *
  * The trajectory is RUN.csv when given (only the columns the drawing and
  * the plots read are parsed, and only on the rows kept as frames), or a
@@ -37,8 +38,14 @@ const char hs_usage_animate[] =
     "          small plots of chosen columns; 3D drawings orbit with the mouse\n"
     "  .gif    an animated GIF (drawn by holosim itself)\n"
     "  .mp4    a video (needs ffmpeg on the PATH)\n"
+    "  .svg, .pdf, .png   a still figure: the drawing at the times of --at\n"
+    "          drawn over one another, the earlier lighter, with the trails\n"
+    "          (drawn by cairo: vector SVG and PDF, antialiased PNG)\n"
     "\n"
     "  -o, --output OUT          the file to write (required)\n"
+    "  --at T1,T2,...            a figure's times (required for .svg, .pdf,\n"
+    "                            .png; increasing); the run ends at the last\n"
+    "                            unless --t-end is given\n"
     "  --fps N                   frames per second of playback (page: 60, the\n"
     "                            frames stored per simulated second at speed 1;\n"
     "                            GIF: 25; video: 30)\n"
@@ -58,7 +65,9 @@ const char hs_usage_animate[] =
     "rows doubles until they fit.  Every stored frame is a row of the\n"
     "trajectory; the page interpolates linearly between them.\n";
 
-enum { OUT_HTML, OUT_GIF, OUT_MP4 };
+enum { OUT_HTML, OUT_GIF, OUT_MP4, OUT_SVG, OUT_PDF, OUT_PNG };
+#define IS_FIG(k) ((k) >= OUT_SVG)
+#define MAX_AT 64
 #define PAGE_CAP 900000        /* numbers a page stores at most (documented) */
 #define MAX_GIF_FRAMES 20000
 
@@ -70,7 +79,26 @@ typedef struct aopts {
     long frames;               /* 0: from the duration */
     int width, height;
     const char *trail, *plot;
+    double at[MAX_AT];         /* a figure's times (--at) */
+    size_t nat;
 } aopts;
+
+/* --at T1,T2,...: increasing numbers, at most MAX_AT */
+static int parse_at(const char *spec, aopts *a)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", spec);
+    a->nat = 0;
+    for (char *s = buf, *tok; (tok = strsep(&s, ","));) {
+        double x;
+        if (a->nat == MAX_AT || hs_cli_parse_double(tok, &x) || !isfinite(x) ||
+            (a->nat && !(x > a->at[a->nat - 1])))
+            return hs_cli_usage_error(hs_usage_animate, "--at wants increasing times "
+                                      "T1,T2,... (at most 64), got '%s'", spec);
+        a->at[a->nat++] = x;
+    }
+    return 0;
+}
 
 static int parse_aopts(const opts *o, aopts *a)
 {
@@ -83,9 +111,24 @@ static int parse_aopts(const opts *o, aopts *a)
         a->kind = OUT_GIF;
     else if (ext && strcmp(ext, ".mp4") == 0)
         a->kind = OUT_MP4;
+    else if (ext && strcmp(ext, ".svg") == 0)
+        a->kind = OUT_SVG;
+    else if (ext && strcmp(ext, ".pdf") == 0)
+        a->kind = OUT_PDF;
+    else if (ext && strcmp(ext, ".png") == 0)
+        a->kind = OUT_PNG;
     else
         return hs_cli_usage_error(hs_usage_animate, "animate: the output '%s' must end in "
-                                  ".html, .gif or .mp4 (the kind of file to write)", o->output);
+                                  ".html, .gif, .mp4, .svg, .pdf or .png (the kind of file "
+                                  "to write)", o->output);
+    if (IS_FIG(a->kind) && !o->lin_at)
+        return hs_cli_usage_error(hs_usage_animate, "animate: a figure (%s) needs --at "
+                                  "T1,T2,...: the times to draw", o->output);
+    if (!IS_FIG(a->kind) && o->lin_at)
+        return hs_cli_usage_error(hs_usage_animate, "%s", "--at is for the figures (.svg, "
+                                  ".pdf, .png)");
+    if (o->lin_at && parse_at(o->lin_at, a))
+        return HS_EXIT_USAGE;
     a->fps = a->kind == OUT_HTML ? 60 : a->kind == OUT_GIF ? 25 : 30;
     a->speed = 1;
     a->width = a->kind == OUT_HTML ? 720 : 640;
@@ -98,9 +141,10 @@ static int parse_aopts(const opts *o, aopts *a)
         return hs_cli_usage_error(hs_usage_animate, "--speed wants a positive number, got "
                                   "'%s'", o->speed);
     if (o->frames) {
-        if (a->kind == OUT_HTML)
+        if (a->kind == OUT_HTML || IS_FIG(a->kind))
             return hs_cli_usage_error(hs_usage_animate, "%s", "--frames is for .gif and .mp4 "
-                                      "(a page stores the frames --fps asks for)");
+                                      "(a page stores the frames --fps asks for, a figure "
+                                      "draws the times of --at)");
         if (hs_cli_parse_double(o->frames, &x) || x < 2 || x > MAX_GIF_FRAMES || x != floor(x))
             return hs_cli_usage_error(hs_usage_animate, "--frames wants an integer 2..20000, "
                                       "got '%s'", o->frames);
@@ -572,7 +616,13 @@ static int write_output(const hs_anim *A, const aopts *ao, const char *out, int 
         nframes = n < 2 ? 2 : n > MAX_GIF_FRAMES ? MAX_GIF_FRAMES : (size_t)n;
     }
     int rc = 0;
-    if (ao->kind == OUT_HTML) {
+    hs_error ferr;
+    hs_error_init(&ferr);
+    if (IS_FIG(ao->kind)) {
+        hs_fig_kind k = ao->kind == OUT_SVG ? HS_FIG_SVG : ao->kind == OUT_PDF ? HS_FIG_PDF
+                                                                                : HS_FIG_PNG;
+        rc = hs_fig_write(A, f, k, ao->at, ao->nat, &ferr);
+    } else if (ao->kind == OUT_HTML) {
         rc = hs_anim_write_html(A, f);
     } else if (ao->kind == OUT_GIF) {
         int delay = (int)lround(100 / ao->fps);
@@ -588,13 +638,18 @@ static int write_output(const hs_anim *A, const aopts *ao, const char *out, int 
         int e = errno;
         unlink(tmp);
         free(tmp);
+        if (ferr.code)                 /* the figure's own reason (cairo, memory) */
+            return hs_cli_fail(&ferr);
         fprintf(stderr, "holosim: cannot write '%s'%s%s\n", out, ao->kind == OUT_MP4 ?
                 " (ffmpeg failed)" : ": ", ao->kind == OUT_MP4 ? "" : strerror(e ? e : EIO));
         return HS_EXIT_USAGE;
     }
     free(tmp);
     if (!quiet) {
-        if (ao->kind == OUT_HTML)
+        if (IS_FIG(ao->kind))
+            fprintf(stderr, "holosim: wrote %s: %zu times from t = %.6g to %.6g, %dx%d\n", out,
+                    ao->nat, ao->at[0], ao->at[ao->nat - 1], A->width, A->height);
+        else if (ao->kind == OUT_HTML)
             fprintf(stderr, "holosim: wrote %s: %zu frames, t = %.6g to %.6g%s\n", out,
                     A->nframe, t0, t1, A->thinned ? " (thinned to fit)" : "");
         else
@@ -620,6 +675,54 @@ static int csv_has_column(const char *csv, const char *name)
     if (f)
         fclose(f);
     return found;
+}
+
+/* ---------- figures ---------- */
+
+/* A figure's run: to the last time of --at unless --t-end is given, rows
+ * 2000 to that time unless --dt is given (the drawing between rows is
+ * linear: 1/2000 of the span keeps it below a pixel). */
+static int figure_run(const opts *o, const aopts *ao, hs_model *m)
+{
+    int t_end_given = !isnan(o->ov.s.t_end) || o->ov.num_text[HS_NUM_T_END];
+    double last = ao->at[ao->nat - 1];
+    if (!(ao->at[0] >= m->t0) || (!t_end_given && !(last > m->t0))) {
+        char t0[64];
+        snprintf(t0, sizeof t0, "%.6g", m->t0);
+        return hs_cli_usage_error(hs_usage_animate, "--at: the times must lie in the run, "
+                                  "after its start t0 = %s", t0);
+    }
+    if (!t_end_given)
+        m->set.t_end = last;
+    if (isnan(o->ov.s.dt) && !o->ov.num_text[HS_NUM_DT])
+        m->set.dt = fmin(isnan(m->set.dt) ? HUGE_VAL : m->set.dt, (last - m->t0) / 2000);
+    return 0;
+}
+
+/* The frames a figure draws: those from the first time of --at to the
+ * last (and one either side, between which the ends are interpolated),
+ * so that the view fits what is drawn; each time inside the trajectory. */
+static int figure_frames(hs_anim *A, const aopts *ao)
+{
+    double lo = ao->at[0], hi = ao->at[ao->nat - 1];
+    if (A->nframe == 0 || lo < A->t[0] || hi > A->t[A->nframe - 1]) {
+        fprintf(stderr, "holosim: error: --at: the times must lie in the trajectory, t = %.6g "
+                "to %.6g\n", A->nframe ? A->t[0] : (double)NAN,
+                A->nframe ? A->t[A->nframe - 1] : (double)NAN);
+        return HS_EXIT_USAGE;
+    }
+    size_t first = 0, last = A->nframe - 1, nv = A->nval, np = A->nplot;
+    while (first + 1 < A->nframe && A->t[first + 1] <= lo)
+        first++;
+    while (last > first && A->t[last - 1] >= hi)
+        last--;
+    size_t n = last - first + 1;
+    memmove(A->t, A->t + first, n * sizeof *A->t);
+    memmove(A->val, A->val + first * nv, n * nv * sizeof *A->val);
+    if (np)
+        memmove(A->plot, A->plot + first * np, n * np * sizeof *A->plot);
+    A->nframe = n;
+    return 0;
 }
 
 /* ---------- the command ---------- */
@@ -659,6 +762,8 @@ static int animate(opts *o, const aopts *ao, const char *csv)
                    ? (m->set.t_end - m->t0) / (double)(ao->frames - 1) / 2 : 0;
     if (ao->kind != OUT_HTML)          /* smooth trails, whatever the frame rate */
         interval = fmin(interval, ao->speed / 60);
+    if (IS_FIG(ao->kind))              /* a figure keeps every row */
+        interval = 0;
     int rc = hs_anim_init(&A, m, nplot, interval, cap);
     if (rc) {
         hs_model_free(m);
@@ -701,14 +806,16 @@ static int animate(opts *o, const aopts *ao, const char *csv)
                 k += (size_t)snprintf(cols + k, len - k, ",%s", m->qname[i]);
             for (size_t i = 0; i < A.nplot; i++)
                 k += (size_t)snprintf(cols + k, len - k, ",%s", A.plotname[i]);
-            if (isnan(o->ov.s.dt) && (isnan(m->set.dt) || m->set.dt > frame_dt) &&
-                1) {
+            if (IS_FIG(ao->kind))
+                rc = figure_run(o, ao, m);
+            else if (isnan(o->ov.s.dt) && (isnan(m->set.dt) || m->set.dt > frame_dt)) {
                 m->set.dt = frame_dt;
                 if (!o->quiet)
                     fprintf(stderr, "holosim: rows every %.6g s (the frame interval; --dt "
                             "chooses)\n", frame_dt);
             }
-            rc = hs_cli_run_model(m, o, NULL, tmp, cols);
+            if (!rc)
+                rc = hs_cli_run_model(m, o, NULL, tmp, cols);
             if (!rc && fflush(tmp) == 0)
                 rewind(tmp);
             R.f = tmp;
@@ -743,6 +850,8 @@ static int animate(opts *o, const aopts *ao, const char *csv)
     free(R.pend);
     free(R.want);
     free(R.row);
+    if (!rc && IS_FIG(ao->kind))
+        rc = figure_frames(&A, ao);
     if (!rc)
         rc = write_output(&A, ao, o->output, o->quiet);
     hs_anim_free(&A);
@@ -768,6 +877,8 @@ int hs_cli_animate(int argc, char **argv)
                                 ".gif or .mp4)");
     if (!rc)
         rc = parse_aopts(&o, &ao);
+    if (!rc && IS_FIG(ao.kind) && !hs_fig_available())
+        rc = hs_cli_usage_error(hs_usage_animate, "%s", HS_FIG_MISSING);
     if (!rc && ao.kind == OUT_MP4 && !have_ffmpeg()) {
         fprintf(stderr, "holosim: writing '%s' needs ffmpeg, not found on the PATH: install "
                 "it (Debian: ffmpeg), or write .gif or .html\n", o.output);

@@ -83,4 +83,17 @@ void hs_anim_raster(const hs_anim *a, double t, unsigned char *rgb);
 int hs_anim_write_gif(const hs_anim *a, FILE *f, size_t nframes, double t0, double t1,
                       int delay_cs);
 
+/* Still figures (figure.c, through cairo): the drawing at the times
+ * at[0..nat-1] (increasing, inside the kept frames) drawn over one another,
+ * the earlier ones lighter, the trail points' paths from at[0] to the last,
+ * the times as a caption; width x height points (SVG, PDF) or pixels (PNG,
+ * antialiased).  0, or an error (HS_EXIT_USAGE: a write failed, or the
+ * build has no cairo: HS_FIG_MISSING; memory). */
+typedef enum { HS_FIG_SVG, HS_FIG_PDF, HS_FIG_PNG } hs_fig_kind;
+#define HS_FIG_MISSING "this holosim was built without cairo, which draws the figures (.svg, " \
+    ".pdf, .png): install it (Debian: libcairo2-dev) and build again (make)"
+int hs_fig_available(void);
+int hs_fig_write(const hs_anim *a, FILE *f, hs_fig_kind kind, const double *at, size_t nat,
+                 hs_error *err);
+
 #endif
