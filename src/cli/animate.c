@@ -185,7 +185,7 @@ static int check_output(const opts *o, const char *csv)
     const char *out = o->output;
     if (is_dir(out)) {
         fprintf(stderr, "holosim: cannot write '%s': it is a directory (give a file name "
-                "ending in .html, .gif or .mp4)\n", out);
+                "ending in .html, .gif, .mp4, .svg, .pdf or .png)\n", out);
         return HS_EXIT_USAGE;
     }
     int rc = hs_cli_check_files(o, "the CSV", csv, NULL, NULL);
@@ -874,7 +874,7 @@ int hs_cli_animate(int argc, char **argv)
                                 "got '%s' too", o.pos[1]);
     else if (!o.output)
         rc = hs_cli_usage_error(hs_usage_animate, "%s", "animate: -o OUT is required (.html, "
-                                ".gif or .mp4)");
+                                ".gif, .mp4, .svg, .pdf or .png)");
     if (!rc)
         rc = parse_aopts(&o, &ao);
     if (!rc && IS_FIG(ao.kind) && !hs_fig_available())
