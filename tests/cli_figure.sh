@@ -11,6 +11,8 @@
 #              the first time lighter than the last, the trail half-way
 #              between two times, the pivot, a white background
 #   kinds      .svg and .pdf of the slider-crank: an SVG document, a PDF
+#   gif        the GIF's frames antialiased by cairo (decoded by
+#              figure_png.py: 12 frames, each of at least 20 colours)
 #   errors     a figure without --at, --at not increasing or not numbers,
 #              --at for a .gif, --frames for a figure, a time after the
 #              trajectory of a CSV (exit 1, nothing written)
@@ -57,6 +59,17 @@ head -c 200 "$T/sc.svg" | grep -q "<svg" || no "not an SVG document"
 hs animate "$M/slider_crank.yaml" -o "$T/sc.pdf" --at 0,0.2,0.4 -q
 rc_is 0
 [ "$(head -c 5 "$T/sc.pdf")" = "%PDF-" ] || no "not a PDF"
+end
+
+begin gif
+# the GIF's frames drawn by cairo too: antialiased edges (a frame of the
+# double pendulum uses about 60 colours; the hand rasterizer's about 10)
+hs animate "$M/double_pendulum.yaml" -o "$T/dp.gif" --frames 12 --size 200x150 -q
+rc_is 0
+python3 "$TESTS/figure_png.py" --gif "$T/dp.gif" >"$T/gif" 2>&1 || no "decoding: $(tail -n 1 "$T/gif")"
+grep -q "^frames 12 size 200x150 " "$T/gif" || no "$(cut -c1-80 "$T/gif")"
+few=$(sed 's/.* colours //' "$T/gif" | tr ',' '\n' | awk '$1 < 20' | wc -l)
+[ "$few" -eq 0 ] || no "$few frames with fewer than 20 colours: $(cut -c1-120 "$T/gif")"
 end
 
 begin errors

@@ -3,6 +3,7 @@
 the PNG decoded with zlib (8-bit RGB or RGBA, the five filters).
 
     python3 tests/figure_png.py FIG.png RUN.csv W H T1,T2,...
+    python3 tests/figure_png.py --gif ANIM.gif     (frames, the colours of each)
 
 RUN.csv: t, x, y of the drawn point P (the pivot O at the origin), the rows
 the figure drew.  Recomputes the view of holosim(1) (the bounding box of
@@ -87,4 +88,52 @@ def main():
     print(('ok' if white(px[H - 2][W - 2]) else 'FAIL') + ' the background white')
 
 
-main()
+# A GIF89a decoded (LZW by hand): its frames as lists of palette indices.
+def decode(path):
+    b = open(path,'rb').read(); assert b[:6]==b'GIF89a'
+    w,h,flags = struct.unpack('<HHB', b[6:11]); i=13
+    pal=[]
+    if flags & 0x80:
+        n = 2 << (flags & 7); pal=[tuple(b[i+3*k:i+3*k+3]) for k in range(n)]; i += 3*n
+    frames=[]
+    while i < len(b):
+        if b[i]==0x21:
+            i+=2
+            while b[i]: i+=b[i]+1
+            i+=1
+        elif b[i]==0x2c:
+            x,y,fw,fh,fl = struct.unpack('<HHHHB', b[i+1:i+10]); i+=10
+            mcs=b[i]; i+=1; data=b''
+            while b[i]: data+=b[i+1:i+1+b[i]]; i+=b[i]+1
+            i+=1
+            # LZW
+            clear=1<<mcs; eoi=clear+1; size=mcs+1; dic=None; out=[]; bits=0; nb=0; prev=None
+            def reset():
+                return [[k] for k in range(clear)]+[None,None]
+            dic=reset(); pos=0
+            while True:
+                while nb < size and pos < len(data):
+                    bits |= data[pos] << nb; nb += 8; pos+=1
+                if nb < size: break
+                code = bits & ((1<<size)-1); bits >>= size; nb -= size
+                if code==clear: dic=reset(); size=mcs+1; prev=None; continue
+                if code==eoi: break
+                if code < len(dic): entry=dic[code]
+                else: entry=prev+[prev[0]]
+                out+=entry
+                if prev is not None:
+                    dic.append(prev+[entry[0]])
+                    if len(dic)==(1<<size) and size<12: size+=1
+                prev=entry
+            frames.append(out)
+        elif b[i]==0x3b: break
+        else: raise Exception('bad %x'%b[i])
+    return w,h,pal,frames
+
+
+if sys.argv[1] == '--gif':
+    w, h, pal, frames = decode(sys.argv[2])
+    print('frames %d size %dx%d colours %s' % (len(frames), w, h,
+          ','.join(str(len(set(f))) for f in frames)))
+else:
+    main()

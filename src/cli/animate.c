@@ -36,7 +36,7 @@ const char hs_usage_animate[] =
     "OUT by its extension:\n"
     "  .html   one self-contained page: play/pause, time slider, speed, trails,\n"
     "          small plots of chosen columns; 3D drawings orbit with the mouse\n"
-    "  .gif    an animated GIF (drawn by holosim itself)\n"
+    "  .gif    an animated GIF (antialiased by cairo when built with it)\n"
     "  .mp4    a video (needs ffmpeg on the PATH)\n"
     "  .svg, .pdf, .png   a still figure: the drawing at the times of --at\n"
     "          drawn over one another, the earlier lighter, with the trails\n"

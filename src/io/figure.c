@@ -9,6 +9,7 @@
 #include "anim.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,17 @@ static void trails(cairo_t *cr, const hs_anim *a, const hs_anim_view *v, double 
         cairo_set_line_width(cr, 1.2);
         cairo_stroke(cr);
     }
+}
+
+/* A frame's trails: the kept frames of the last trail_time seconds. */
+static void frame_trails(cairo_t *cr, const hs_anim *a, const hs_anim_view *v, double t,
+                         double *val)
+{
+    double t0 = t - a->trail_time;
+    if (a->nframe && t0 < a->t[0])
+        t0 = a->t[0];
+    if (t > t0)
+        trails(cr, a, v, t0, t, val);
 }
 
 /* The ground marks (fixed points: drawn once, at the last time). */
@@ -200,6 +212,54 @@ static int draw(cairo_t *cr, const hs_anim *a, const double *at, size_t nat)
     return 0;
 }
 
+int hs_fig_frame_rgb(const hs_anim *a, double t, unsigned char *rgb)
+{
+    if (a->m->draw->dim != 2 || a->nframe == 0)
+        return -1;
+    int w = a->width, h = a->height;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    cairo_t *cr = cairo_create(s);
+    double *val = calloc(a->nval + 1, sizeof *val);
+    int rc = -1;
+    if (val && cairo_status(cr) == CAIRO_STATUS_SUCCESS) {
+        hs_anim_view v;
+        hs_anim_view_init(a, &v);
+        source(cr, 0xffffff, 1);
+        cairo_paint(cr);
+        frame_trails(cr, a, &v, t, val);
+        hs_anim_values_at(a, t, val);
+        grounds(cr, &v, a->m->draw, val);
+        mechanism(cr, a, &v, val, 1);
+        char buf[64];
+        snprintf(buf, sizeof buf, "t = %.2f s", t);
+        cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+                               CAIRO_FONT_WEIGHT_NORMAL);
+        cairo_set_font_size(cr, h >= 400 ? 16 : 11);
+        source(cr, 0x222222, 1);
+        cairo_move_to(cr, 8, h >= 400 ? 22 : 16);
+        cairo_show_text(cr, buf);
+        cairo_surface_flush(s);
+        rc = cairo_status(cr) == CAIRO_STATUS_SUCCESS ? 0 : -1;
+    }
+    if (!rc) {
+        const unsigned char *d = cairo_image_surface_get_data(s);
+        int stride = cairo_image_surface_get_stride(s);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                uint32_t p;
+                memcpy(&p, d + (size_t)y * (size_t)stride + 4 * (size_t)x, 4);
+                unsigned char *o = rgb + 3 * ((size_t)y * (size_t)w + (size_t)x);
+                o[0] = (unsigned char)(p >> 16);
+                o[1] = (unsigned char)(p >> 8);
+                o[2] = (unsigned char)p;
+            }
+    }
+    free(val);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+    return rc;
+}
+
 int hs_fig_write(const hs_anim *a, FILE *f, hs_fig_kind kind, const double *at, size_t nat,
                  hs_error *err)
 {
@@ -233,6 +293,12 @@ int hs_fig_write(const hs_anim *a, FILE *f, hs_fig_kind kind, const double *at, 
 int hs_fig_available(void)
 {
     return 0;
+}
+
+int hs_fig_frame_rgb(const hs_anim *a, double t, unsigned char *rgb)
+{
+    (void)a, (void)t, (void)rgb;
+    return -1;
 }
 
 int hs_fig_write(const hs_anim *a, FILE *f, hs_fig_kind kind, const double *at, size_t nat,
