@@ -57,6 +57,7 @@
 
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
 
 #define NEWTON_MAX 100
 
@@ -74,6 +75,10 @@ typedef struct rattle {
     struct pinv *P, *P1;        /* C^+ (pinv below) at a sub-step's start, end */
     int redundant;              /* the rank of G_q is below k at the start */
     int use0;                   /* this sub-step solves with P (not the dynamics' factor) */
+    /* Newton with the Jacobian of the step's end (full_newton), on demand */
+    gsl_matrix *J, *JV;         /* k x k: D1 G_q(q1) M^-1 G_q0^T D0, its SVD's V */
+    gsl_vector *Js, *Jw;        /* k: singular values, scratch */
+    double *d0, *d1;            /* [k] the row scales of G_q0, G_q(q1) in the M^-1 norm */
 } rattle;
 
 static const double order2[1] = { 1.0 };
@@ -264,13 +269,19 @@ static void add_GqT(const hs_model *m, const rattle *S, const double *Gz, const 
 /* Newton's iteration for the multipliers stopped: which constraint it
  * left unsolved, how far, and the rank C had at the step's start. */
 static int newton_failed(hs_int_run *R, const rattle *S, double t1, double h, double worst,
-                         size_t at, int it)
+                         size_t at, int it, size_t rank_end)
 {
     const hs_model *m = R->m;
-    char rank[160] = "";
+    char rank[320] = "";
+    size_t len = 0;
     if (S->use0)
-        snprintf(rank, sizeof rank, "; G_q had rank %zu of %zu at the step's start (solved "
-                 "on its %zu independent directions)", S->P->r, m->k, S->P->r);
+        len = (size_t)snprintf(rank, sizeof rank, "; G_q had rank %zu of %zu at the step's "
+                               "start (solved on its %zu independent directions)", S->P->r,
+                               m->k, S->P->r);
+    if (rank_end < m->k && len < sizeof rank)
+        snprintf(rank + len, sizeof rank - len, "; Newton with the Jacobian of the step's end "
+                 "(rank %zu of %zu) failed too: the step crosses a singular position", rank_end,
+                 m->k);
     if (!isfinite(worst))
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: Newton's method for the "
                             "multipliers diverged at t=%.17g: constraint '%s' became "
@@ -282,6 +293,134 @@ static int newton_failed(hs_int_run *R, const rattle *S, double t1, double h, do
                         "residual %.3g after %d iterations%s; the step %.6g is too large for "
                         "the constraints here: choose a smaller --step", R->step.type->name,
                         t1, m->cname[at], worst, it, rank, fabs(h));
+}
+
+/* G(t1, q1) into S->r (released rows 0); the worst residual relative to
+ * its terms' scale, its row into *at; G_q(q1) is left in w->pos + k. */
+static double residual(hs_int_run *R, rattle *S, double t1, double h, const double *v0,
+                       const double *q1, size_t *at, int *fail)
+{
+    const hs_model *m = R->m;
+    hs_work *w = R->w;
+    size_t k = m->k;
+    *fail = hs_dyn_constraints_sparse(m, w, t1, q1, S->r, NULL);
+    if (*fail)
+        return INFINITY;
+    const double *Gz = w->pos + k;
+    double worst = 0;
+    *at = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (hs_dyn_is_released(w, i)) {
+            S->r[i] = 0;
+            continue;
+        }
+        double sc = 0;
+        for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++) {
+            size_t c = (size_t)m->gq_col[p];
+            sc += fabs(Gz[p]) * (fabs(q1[c]) + fabs(h * v0[c]));
+        }
+        double e = fabs(S->r[i]) / (sc > 0 ? sc : DBL_MIN);
+        if (!(e <= worst)) {
+            worst = isnan(e) ? (double)INFINITY : e;
+            *at = i;
+        }
+    }
+    return worst;
+}
+
+/* to round-off: a residual left at 1e-14 of the scale made the energy
+ * error of rattle8 on the double pendulum grow linearly (1.8e-12 per
+ * 400 s), at round-off it stays at 4e-13 */
+static int converged(double worst, double prev)
+{
+    return worst <= 1e-17 || (worst <= 4e-14 && worst > 0.5 * prev) ||
+           (worst <= 1e-11 && worst >= prev);
+}
+
+/* Row scales 1 / |row i of G_q M^-1/2| (1 for a zero or released row). */
+static void row_scales(const hs_model *m, const hs_work *w, const double *Minv,
+                       const double *Gz, double *d)
+{
+    for (size_t i = 0; i < m->k; i++) {
+        double nr = 0;
+        for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++)
+            nr += Gz[p] * Gz[p] * Minv[m->gq_col[p]];
+        d[i] = nr > 0 && !hs_dyn_is_released(w, i) ? 1 / sqrt(nr) : 1;
+    }
+}
+
+/* Newton with the Jacobian of the end, J = G_q(q1) M^-1 G_q0^T, when the
+ * simplified iteration (J frozen at C0 = G_q0 M^-1 G_q0^T) failed: across
+ * a singular position the nearly dependent direction of G_q turns, and
+ * C0 then points Newton the wrong way along it.  Each step is J's least
+ * Euclidean-norm solution (row- and column-scaled SVD, singular values
+ * below HS_SV_RTOL^2 of the largest dropped, as C's).  From x = 0;
+ * 0, 1 (not converged: *worst, *at, *rank say how far), or an exit code. */
+static int full_newton(hs_int_run *R, rattle *S, double t1, double h, const double *v0,
+                       double *q1, double *worst_out, size_t *at_out, size_t *rank_out)
+{
+    const hs_model *m = R->m;
+    hs_work *w = R->w;
+    size_t k = m->k;
+    if (!S->J) {
+        S->J = gsl_matrix_alloc(k, k);
+        S->JV = gsl_matrix_alloc(k, k);
+        S->Js = gsl_vector_alloc(k);
+        S->Jw = gsl_vector_alloc(k);
+        S->d0 = calloc(k, sizeof *S->d0);
+        S->d1 = calloc(k, sizeof *S->d1);
+        if (!S->J || !S->JV || !S->Js || !S->Jw || !S->d0 || !S->d1)
+            return hs_error_nomem(R->err);
+    }
+    memset(S->x, 0, k * sizeof *S->x);
+    memcpy(q1, S->qf, m->n * sizeof *q1);
+    row_scales(m, w, S->Minv, S->Gq0, S->d0);
+    double prev = INFINITY;
+    for (int it = 0; it <= NEWTON_MAX; it++) {
+        int fail;
+        double worst = residual(R, S, t1, h, v0, q1, at_out, &fail);
+        if (fail)
+            return hs_int_fail(R, t1, q1);
+        *worst_out = worst;
+        if (converged(worst, prev))
+            return 0;
+        if (!isfinite(worst))
+            return 1;
+        prev = worst;
+        const double *Gz = w->pos + k;
+        row_scales(m, w, S->Minv, Gz, S->d1);
+        for (size_t i = 0; i < k; i++)          /* J over the columns rows i, j share */
+            for (size_t j = 0; j < k; j++) {
+                double c = 0;
+                for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++)
+                    for (int q = m->gq_start[j]; q < m->gq_start[j + 1]; q++)
+                        if (m->gq_col[p] == m->gq_col[q])
+                            c += Gz[p] * S->Minv[m->gq_col[p]] * S->Gq0[q];
+                gsl_matrix_set(S->J, i, j, c * S->d1[i] * S->d0[j]);
+            }
+        if (gsl_linalg_SV_decomp(S->J, S->JV, S->Js, S->Jw) != GSL_SUCCESS)
+            return 1;
+        double s0 = gsl_vector_get(S->Js, 0);
+        size_t r = 0;
+        while (r < k && gsl_vector_get(S->Js, r) > HS_SV_RTOL * HS_SV_RTOL * s0)
+            r++;
+        *rank_out = r;
+        /* dx = -D0 V S_r^-1 U^T D1 res */
+        for (size_t a = 0; a < r; a++) {
+            double u = 0;
+            for (size_t i = 0; i < k; i++)
+                u += gsl_matrix_get(S->J, i, a) * S->d1[i] * S->r[i];
+            S->Jw->data[a] = u / gsl_vector_get(S->Js, a);
+        }
+        for (size_t j = 0; j < k; j++) {
+            double dx = 0;
+            for (size_t a = 0; a < r; a++)
+                dx += gsl_matrix_get(S->JV, j, a) * S->Jw->data[a];
+            S->x[j] -= S->d0[j] * dx;
+        }
+        add_GqT(m, S, S->Gq0, S->x, 1.0, S->qf, q1);
+    }
+    return 1;
 }
 
 /* Newton on G(t1, qf + M^-1 G_q0^T x) = 0 for x (C0 factored in w);
@@ -297,35 +436,21 @@ static int positions(hs_int_run *R, rattle *S, double t1, double h, const double
     double prev = INFINITY;
     size_t worst_at = 0;
     for (int it = 0;; it++) {
-        if (hs_dyn_constraints_sparse(m, w, t1, q1, S->r, NULL))
+        size_t at;
+        int fail;
+        double worst = residual(R, S, t1, h, v0, q1, &at, &fail);
+        if (fail)
             return hs_int_fail(R, t1, q1);
-        const double *Gz = w->pos + k;
-        double worst = 0;
-        size_t at = 0;
-        for (size_t i = 0; i < k; i++) {
-            if (hs_dyn_is_released(w, i)) {
-                S->r[i] = 0;
-                continue;
-            }
-            double sc = 0;
-            for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++) {
-                size_t c = (size_t)m->gq_col[p];
-                sc += fabs(Gz[p]) * (fabs(q1[c]) + fabs(h * v0[c]));
-            }
-            double e = fabs(S->r[i]) / (sc > 0 ? sc : DBL_MIN);
-            if (!(e <= worst)) {
-                worst = isnan(e) ? (double)INFINITY : e;
-                at = i;
-            }
-        }
-        /* to round-off: a residual left at 1e-14 of the scale made the
-         * energy error of rattle8 on the double pendulum grow linearly
-         * (1.8e-12 per 400 s), at round-off it stays at 4e-13 */
-        if (worst <= 1e-17 || (worst <= 4e-14 && worst > 0.5 * prev) ||
-            (worst <= 1e-11 && worst >= prev))
+        if (converged(worst, prev))
             return 0;
-        if (it == NEWTON_MAX || !isfinite(worst))
-            return newton_failed(R, S, t1, h, worst, isfinite(worst) ? at : worst_at, it);
+        if (it == NEWTON_MAX || !isfinite(worst)) {
+            double w2 = worst;
+            size_t at2 = isfinite(worst) ? at : worst_at, rank = k;
+            int rc = full_newton(R, S, t1, h, v0, q1, &w2, &at2, &rank);
+            if (rc != 1)
+                return rc;                     /* converged (0), or an exit code */
+            return newton_failed(R, S, t1, h, w2, at2, NEWTON_MAX, rank);
+        }
         prev = worst;
         worst_at = at;
         if (S->use0)
@@ -605,6 +730,12 @@ static void rattle_finish(hs_int_run *R)
                     S->y_start };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         free(v[i]);
+    gsl_matrix_free(S->J);
+    gsl_matrix_free(S->JV);
+    gsl_vector_free(S->Js);
+    gsl_vector_free(S->Jw);
+    free(S->d0);
+    free(S->d1);
     pinv *P[] = { S->P, S->P1 };
     for (size_t i = 0; i < 2; i++)
         if (P[i]) {
