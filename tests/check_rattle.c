@@ -346,9 +346,14 @@ END_TEST
  * stopped there at its first passage (t = 0.31, "Newton's method for the
  * multipliers did not converge", at any step), its simplified Newton
  * (Jacobian frozen at C0) pointed the wrong way along the direction G_q
- * nearly loses.  With Newton on the Jacobian of the step's end after that,
- * rattle follows the one-angle motion at second order over 10 s: 7.7e-5 at
- * the step 1e-3, 7.8e-7 at 1e-4, every G at round-off. */
+ * nearly loses.  With Newton on the Jacobian of the step's end after that
+ * (and where the frozen one stagnates above round-off), over 10 s against
+ * the one-angle motion: rattle 7.7e-5 at the step 1e-3, 7.7e-7 at 1e-4
+ * (second order); rattle4 3.9e-9 and 2.8e-10; every G at round-off. */
+static const struct { const char *method; double tol[2]; } singular_runs[] = {
+    { "rattle", { 2e-4, 2e-6 } }, { "rattle4", { 2e-8, 2e-9 } },
+};
+
 START_TEST(parallelogram_singular_positions)
 {
     static const char ref[] =
@@ -362,7 +367,7 @@ START_TEST(parallelogram_singular_positions)
     for (int j = 0; j < 2; j++) {
         pu_args a = pu_defaults(), r = pu_defaults();
         a.path = PU_MODEL("parallelogram3.yaml");
-        a.method = "rattle";
+        a.method = singular_runs[_i].method;
         a.step = j ? 1e-4 : 1e-3;
         a.columns = "t,th1,th2,th3";
         pu_set(&a, "th0", 0.5);
@@ -377,8 +382,11 @@ START_TEST(parallelogram_singular_positions)
         pu_result_free(&ra);
         pu_result_free(&rr);
     }
-    ck_assert_msg(e[0] <= 2e-4 && e[1] <= 2e-6, "theta off the one angle: %.3g, %.3g", e[0], e[1]);
-    ck_assert_msg(e[0] / e[1] > 50, "order: %.3g / %.3g", e[0], e[1]);
+    ck_assert_msg(e[0] <= singular_runs[_i].tol[0] && e[1] <= singular_runs[_i].tol[1],
+                  "%s: theta off the one angle: %.3g, %.3g", singular_runs[_i].method, e[0],
+                  e[1]);
+    if (_i == 0)
+        ck_assert_msg(e[0] / e[1] > 50, "order: %.3g / %.3g", e[0], e[1]);
 }
 END_TEST
 
@@ -570,7 +578,8 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, event_time, 0, nf);
     tcase_add_loop_test(tc, redundant_fourbar, 0, nf);
     tcase_add_test(tc, redundant_parallelogram);
-    tcase_add_test(tc, parallelogram_singular_positions);
+    tcase_add_loop_test(tc, parallelogram_singular_positions, 0,
+                        (int)(sizeof singular_runs / sizeof *singular_runs));
     tcase_add_test(tc, rows_inside_steps);
     tcase_add_test(tc, default_step);
     tcase_add_loop_test(tc, refused, 0, NREFUSALS);

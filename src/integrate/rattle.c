@@ -79,6 +79,8 @@ typedef struct rattle {
     gsl_matrix *J, *JV;         /* k x k: D1 G_q(q1) M^-1 G_q0^T D0, its SVD's V */
     gsl_vector *Js, *Jw;        /* k: singular values, scratch */
     double *d0, *d1;            /* [k] the row scales of G_q0, G_q(q1) in the M^-1 norm */
+    double *qkeep, *xkeep;      /* [n], [k] a stagnated solution, kept while Newton
+                                 * with the end's Jacobian tries to do better */
 } rattle;
 
 static const double order2[1] = { 1.0 };
@@ -423,6 +425,36 @@ static int full_newton(hs_int_run *R, rattle *S, double t1, double h, const doub
     return 1;
 }
 
+/* The simplified iteration stagnated above round-off where C0 is nearly
+ * singular (a residual of 1e-11 there is 3e-6 in position along the
+ * direction G_q nearly loses, where G is quadratic): Newton with the end's
+ * Jacobian, kept when it does better.  0 or an exit code. */
+static int polish(hs_int_run *R, rattle *S, double t1, double h, const double *v0, double *q1,
+                  double worst)
+{
+    const hs_model *m = R->m;
+    size_t n = m->n, k = m->k, at, rank = k;
+    if (!S->qkeep) {
+        S->qkeep = calloc(n, sizeof *S->qkeep);
+        S->xkeep = calloc(k, sizeof *S->xkeep);
+        if (!S->qkeep || !S->xkeep)
+            return hs_error_nomem(R->err);
+    }
+    memcpy(S->qkeep, q1, n * sizeof *q1);
+    memcpy(S->xkeep, S->x, k * sizeof *S->x);
+    double w2 = worst;
+    int rc = full_newton(R, S, t1, h, v0, q1, &w2, &at, &rank);
+    if (rc > 1)
+        return rc;
+    if (rc == 0 && w2 < worst)
+        return 0;
+    memcpy(q1, S->qkeep, n * sizeof *q1);
+    memcpy(S->x, S->xkeep, k * sizeof *S->x);
+    int fail;                                 /* G_q and G_t at q1 again (the caller's) */
+    residual(R, S, t1, h, v0, q1, &at, &fail);
+    return fail ? hs_int_fail(R, t1, q1) : 0;
+}
+
 /* Newton on G(t1, qf + M^-1 G_q0^T x) = 0 for x (C0 factored in w);
  * the position into q1.  0 or an exit code. */
 static int positions(hs_int_run *R, rattle *S, double t1, double h, const double *v0,
@@ -441,8 +473,10 @@ static int positions(hs_int_run *R, rattle *S, double t1, double h, const double
         double worst = residual(R, S, t1, h, v0, q1, &at, &fail);
         if (fail)
             return hs_int_fail(R, t1, q1);
-        if (converged(worst, prev))
+        if (converged(worst, prev) && (worst <= 4e-14 || !S->use0))
             return 0;
+        if (converged(worst, prev))
+            return polish(R, S, t1, h, v0, q1, worst);
         if (it == NEWTON_MAX || !isfinite(worst)) {
             double w2 = worst;
             size_t at2 = isfinite(worst) ? at : worst_at, rank = k;
@@ -736,6 +770,8 @@ static void rattle_finish(hs_int_run *R)
     gsl_vector_free(S->Jw);
     free(S->d0);
     free(S->d1);
+    free(S->qkeep);
+    free(S->xkeep);
     pinv *P[] = { S->P, S->P1 };
     for (size_t i = 0; i < 2; i++)
         if (P[i]) {
