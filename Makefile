@@ -36,12 +36,21 @@ OPENBLAS_LIBS = -L$(OPENBLAS_DIR) -Wl,-rpath,$(OPENBLAS_DIR) -lopenblas
 BLAS_LIBS  = $(if $(wildcard $(OPENBLAS_DIR)/libopenblas.so),$(OPENBLAS_LIBS),-lgslcblas)
 # ... and its LAPACK (src/analysis/modes.c: the symmetric eigensolver)
 BLAS_CFLAGS = $(if $(wildcard $(OPENBLAS_DIR)/libopenblas.so),-DHS_HAVE_LAPACK)
-DEP_LIBS   = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS))) -lklu $(BLAS_LIBS) -lm
+# cairo (Debian's libcairo2-dev), optional: the still figures of `holosim
+# animate -o fig.svg|pdf|png` (src/io/figure.c).  Without it (or with
+# CAIRO=0) the build works and those outputs are refused with a message.
+CAIRO ?= auto
+HAVE_CAIRO = $(if $(filter 0,$(CAIRO)),,$(shell pkg-config --exists cairo 2>/dev/null && echo 1))
+CAIRO_CFLAGS = $(if $(HAVE_CAIRO),-DHS_HAVE_CAIRO $(shell pkg-config --cflags cairo))
+CAIRO_LIBS = $(if $(HAVE_CAIRO),$(shell pkg-config --libs cairo))
+DEP_LIBS   = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS))) -lklu $(BLAS_LIBS) \
+             $(CAIRO_LIBS) -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS   = $(shell pkg-config --libs check)
 
 CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) -MMD -MP \
-             -DHS_VERSION='"$(VERSION)"' $(DEP_CFLAGS) $(BLAS_CFLAGS) $(CFLAGS)
+             -DHS_VERSION='"$(VERSION)"' $(DEP_CFLAGS) $(BLAS_CFLAGS) $(CAIRO_CFLAGS) \
+             $(CFLAGS)
 
 SRC      := $(wildcard src/*/*.c)
 MAIN_SRC := $(wildcard src/cli/*.c)

@@ -16,6 +16,9 @@ ls /usr/lib/*/openblas-serial/libopenblas.so >/dev/null 2>&1 || need="$need libo
 # KLU (SuiteSparse): the sparse saddle-point solve of structured embeddings
 [ -f /usr/include/suitesparse/klu.h ] || need="$need libsuitesparse-dev"
 command -v make >/dev/null 2>&1 || need="$need make"
+# cairo: the still figures of holosim animate (.svg, .pdf, .png); optional
+# for the build (the Makefile leaves them out without it), installed here
+pkgconf_ok cairo      || need="$need libcairo2-dev"
 # the Python package (python/holosim: cffi in ABI mode over libholosim, NumPy)
 [ -d /usr/lib/python3/dist-packages/cffi ]  || need="$need python3-cffi"
 [ -d /usr/lib/python3/dist-packages/numpy ] || need="$need python3-numpy"

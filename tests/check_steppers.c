@@ -876,7 +876,8 @@ START_TEST(method_unknown_positioned)
     ck_assert_int_eq(err.line, 6);
     ck_assert_int_eq(err.column, 11);
     ck_assert_str_eq(err.file, "m.yaml");
-    ck_assert_ptr_nonnull(strstr(err.msg, "unknown method 'rk9' (did you mean 'rk2'?); choose one of: rk2 rk4"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "unknown method 'rk9' (did you mean 'rk2'?); "
+                                 "choose one of: rk2 rk4"));
     hs_model_free(m);
 
     hs_overrides ov;

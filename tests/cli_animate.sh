@@ -408,15 +408,15 @@ begin error-output
 mkdir "$T/adir"
 hs animate "$M/pendulum.yaml" -o "$T/adir"
 rc_is 1
-err_has "the output '$T/adir' must end in .html, .gif or .mp4"
+err_has "the output '$T/adir' must end in .html, .gif, .mp4, .svg, .pdf or .png"
 mkdir "$T/dir.html"
 hs animate "$M/pendulum.yaml" -o "$T/dir.html"
 rc_is 1
 err_has "cannot write '$T/dir.html': it is a directory"
 [ -z "$(ls -A "$T/dir.html")" ] || no "something was written into the directory"
-hs animate "$M/pendulum.yaml" -o "$T/p.png"
+hs animate "$M/pendulum.yaml" -o "$T/p.bmp"
 rc_is 1
-err_has "must end in .html, .gif or .mp4"
+err_has "must end in .html, .gif, .mp4, .svg, .pdf or .png"
 hs animate "$M/pendulum.yaml" -o "$T/tr.html" --trail Q
 rc_is 1
 err_has "--trail: the drawing has no point 'Q' (did you mean 'P'?); its points are P, rod_anchor"

@@ -421,7 +421,7 @@ printf 'coordinates: [x, y]\nmass: [[2, 0.5], [0.5, 1]]\nconstraints:\n  rod: x^
 begin rattle_constant_full_mass
 hs run "$T/fullmass.yaml" --method rattle --step 0.001 -q
 rc_is 1
-err_has "its mass matrix is not diagonal (RATTLE here takes constant diagonal masses, written as a list)"
+err_has "its mass matrix is constant but not diagonal (RATTLE here takes constant diagonal masses, written as a list)"
 grep -q "not constant" "$T/err" && no "called constant masses not constant"
 end
 # a circle and a parabola tangent at (1, 0): redundant there, disagreeing

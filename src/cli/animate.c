@@ -1,6 +1,7 @@
 /* `holosim animate MODEL [RUN.csv] -o OUT`: the model's drawing
  * (model.h, hs_drawing) moving along a trajectory, as a page (.html), a
- * GIF (.gif) or a video (.mp4, through ffmpeg).
+ * GIF (.gif) or a video (.mp4, through ffmpeg); or still at the times of
+ * --at, drawn over one another (.svg, .pdf, .png, through cairo).
  *
  * The trajectory is RUN.csv when given (only the columns the drawing and
  * the plots read are parsed, and only on the rows kept as frames), or a
@@ -35,10 +36,16 @@ const char hs_usage_animate[] =
     "OUT by its extension:\n"
     "  .html   one self-contained page: play/pause, time slider, speed, trails,\n"
     "          small plots of chosen columns; 3D drawings orbit with the mouse\n"
-    "  .gif    an animated GIF (drawn by holosim itself)\n"
+    "  .gif    an animated GIF (antialiased by cairo when built with it)\n"
     "  .mp4    a video (needs ffmpeg on the PATH)\n"
+    "  .svg, .pdf, .png   a still figure: the drawing at the times of --at\n"
+    "          drawn over one another, the earlier lighter, with the trails\n"
+    "          (drawn by cairo: vector SVG and PDF, antialiased PNG)\n"
     "\n"
     "  -o, --output OUT          the file to write (required)\n"
+    "  --at T1,T2,...            a figure's times (required for .svg, .pdf,\n"
+    "                            .png; increasing); the run ends at the last\n"
+    "                            unless --t-end is given\n"
     "  --fps N                   frames per second of playback (page: 60, the\n"
     "                            frames stored per simulated second at speed 1;\n"
     "                            GIF: 25; video: 30)\n"
@@ -61,7 +68,9 @@ const char hs_usage_animate[] =
     "whatever --speed asks.  Interrupted (Ctrl-C), animate writes nothing and\n"
     "leaves no temporary file (exit 130).\n";
 
-enum { OUT_HTML, OUT_GIF, OUT_MP4 };
+enum { OUT_HTML, OUT_GIF, OUT_MP4, OUT_SVG, OUT_PDF, OUT_PNG };
+#define IS_FIG(k) ((k) >= OUT_SVG)
+#define MAX_AT 64
 #define PAGE_CAP 900000        /* numbers a page stores at most (documented) */
 #define MAX_GIF_FRAMES 20000
 
@@ -73,7 +82,26 @@ typedef struct aopts {
     long frames;               /* 0: from the duration */
     int width, height;
     const char *trail, *plot;
+    double at[MAX_AT];         /* a figure's times (--at) */
+    size_t nat;
 } aopts;
+
+/* --at T1,T2,...: increasing numbers, at most MAX_AT */
+static int parse_at(const char *spec, aopts *a)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", spec);
+    a->nat = 0;
+    for (char *s = buf, *tok; (tok = strsep(&s, ","));) {
+        double x;
+        if (a->nat == MAX_AT || hs_cli_parse_double(tok, &x) || !isfinite(x) ||
+            (a->nat && !(x > a->at[a->nat - 1])))
+            return hs_cli_usage_error(hs_usage_animate, "--at wants increasing times "
+                                      "T1,T2,... (at most 64), got '%s'", spec);
+        a->at[a->nat++] = x;
+    }
+    return 0;
+}
 
 static int parse_aopts(const opts *o, aopts *a)
 {
@@ -86,9 +114,24 @@ static int parse_aopts(const opts *o, aopts *a)
         a->kind = OUT_GIF;
     else if (ext && strcmp(ext, ".mp4") == 0)
         a->kind = OUT_MP4;
+    else if (ext && strcmp(ext, ".svg") == 0)
+        a->kind = OUT_SVG;
+    else if (ext && strcmp(ext, ".pdf") == 0)
+        a->kind = OUT_PDF;
+    else if (ext && strcmp(ext, ".png") == 0)
+        a->kind = OUT_PNG;
     else
         return hs_cli_usage_error(hs_usage_animate, "animate: the output '%s' must end in "
-                                  ".html, .gif or .mp4 (the kind of file to write)", o->output);
+                                  ".html, .gif, .mp4, .svg, .pdf or .png (the kind of file "
+                                  "to write)", o->output);
+    if (IS_FIG(a->kind) && !o->lin_at)
+        return hs_cli_usage_error(hs_usage_animate, "animate: a figure (%s) needs --at "
+                                  "T1,T2,...: the times to draw", o->output);
+    if (!IS_FIG(a->kind) && o->lin_at)
+        return hs_cli_usage_error(hs_usage_animate, "%s", "--at is for the figures (.svg, "
+                                  ".pdf, .png)");
+    if (o->lin_at && parse_at(o->lin_at, a))
+        return HS_EXIT_USAGE;
     a->fps = a->kind == OUT_HTML ? 60 : a->kind == OUT_GIF ? 25 : 30;
     a->speed = 1;
     a->width = a->kind == OUT_HTML ? 720 : 640;
@@ -101,9 +144,10 @@ static int parse_aopts(const opts *o, aopts *a)
         return hs_cli_usage_error(hs_usage_animate, "--speed wants a positive number, got "
                                   "'%s'", o->speed);
     if (o->frames) {
-        if (a->kind == OUT_HTML)
+        if (a->kind == OUT_HTML || IS_FIG(a->kind))
             return hs_cli_usage_error(hs_usage_animate, "%s", "--frames is for .gif and .mp4 "
-                                      "(a page stores the frames --fps asks for)");
+                                      "(a page stores the frames --fps asks for, a figure "
+                                      "draws the times of --at)");
         if (hs_cli_parse_double(o->frames, &x) || x < 2 || x > MAX_GIF_FRAMES || x != floor(x))
             return hs_cli_usage_error(hs_usage_animate, "--frames wants an integer 2..20000, "
                                       "got '%s'", o->frames);
@@ -144,7 +188,7 @@ static int check_output(const opts *o, const char *csv)
     const char *out = o->output;
     if (is_dir(out)) {
         fprintf(stderr, "holosim: cannot write '%s': it is a directory (give a file name "
-                "ending in .html, .gif or .mp4)\n", out);
+                "ending in .html, .gif, .mp4, .svg, .pdf or .png)\n", out);
         return HS_EXIT_USAGE;
     }
     int rc = hs_cli_check_files(o, "the CSV", csv, NULL, NULL);
@@ -484,90 +528,6 @@ static int set_trails(hs_anim *A, const char *spec)
 
 /* ---------- writing ---------- */
 
-/* ffmpeg on the PATH */
-static int have_ffmpeg(void)
-{
-    const char *path = getenv("PATH");
-    if (!path)
-        return 0;
-    char *copy = strdup(path), *save = copy;
-    int found = 0;
-    for (char *dir; copy && !found && (dir = strsep(&save, ":"));) {
-        char buf[4096];
-        snprintf(buf, sizeof buf, "%s/ffmpeg", *dir ? dir : ".");
-        found = access(buf, X_OK) == 0;
-    }
-    free(copy);
-    return found;
-}
-
-/* ffmpeg reading raw frames on a pipe and writing tmp, started with
- * execvp (no shell: no quoting, no length limit), the name given as
- * file:NAME so that no name reads as an option (-x.mp4) or a URL
- * (tcp:..., x:y.mp4); SIGPIPE ignored while writing, so a reader that
- * goes away is a failed write (EPIPE), not the death of holosim with its
- * temporary file left. */
-static int write_mp4(const hs_anim *A, const char *tmp, size_t nframes, double t0, double t1,
-                     double fps)
-{
-    char size[48], rate[48];
-    snprintf(size, sizeof size, "%dx%d", A->width, A->height);
-    snprintf(rate, sizeof rate, "%.6g", fps);
-    size_t tl = strlen(tmp) + 6;
-    char *target = malloc(tl);
-    int fds[2];
-    if (!target || pipe(fds) != 0) {
-        free(target);
-        return -1;
-    }
-    snprintf(target, tl, "file:%s", tmp);
-    const char *argv[] = { "ffmpeg", "-hide_banner", "-loglevel", "error", "-y",
-                           "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", size, "-r", rate,
-                           "-i", "pipe:0", "-an", "-c:v", "libx264", "-pix_fmt", "yuv420p",
-                           "-f", "mp4", target, NULL };
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fds[0], STDIN_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        execvp("ffmpeg", (char *const *)argv);
-        _exit(127);
-    }
-    close(fds[0]);
-    free(target);
-    if (pid < 0) {
-        close(fds[1]);
-        return -1;
-    }
-    struct sigaction ign, old;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    sigaction(SIGPIPE, &ign, &old);
-    FILE *p = fdopen(fds[1], "wb");
-    size_t sz = (size_t)A->width * (size_t)A->height * 3;
-    unsigned char *rgb = malloc(sz);
-    int rc = rgb && p ? 0 : -1;
-    for (size_t k = 0; !rc && k < nframes && !hs_cli_interrupted; k++) {
-        double t = k + 1 == nframes ? t1 : t0 + (t1 - t0) * (double)k / (double)(nframes - 1);
-        hs_anim_raster(A, t, rgb);
-        if (fwrite(rgb, 1, sz, p) != sz)
-            rc = -1;
-    }
-    free(rgb);
-    if (p ? fclose(p) != 0 : close(fds[1]) != 0)
-        rc = -1;
-    sigaction(SIGPIPE, &old, NULL);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) {
-            st = -1;
-            break;
-        }
-    return rc || hs_cli_interrupted || !WIFEXITED(st) || WEXITSTATUS(st) != 0 ? -1 : 0;
-}
-
 /* The frames a GIF or video of t0..t1 draws: --frames, else the playback's. */
 static size_t frames_drawn(const aopts *ao, double t0, double t1)
 {
@@ -599,7 +559,13 @@ static int write_output(const hs_anim *A, const aopts *ao, const char *out, int 
     double t0 = A->t[0], t1 = A->t[A->nframe - 1];
     size_t nframes = frames_drawn(ao, t0, t1);
     int rc = 0;
-    if (ao->kind == OUT_HTML) {
+    hs_error ferr;
+    hs_error_init(&ferr);
+    if (IS_FIG(ao->kind)) {
+        hs_fig_kind k = ao->kind == OUT_SVG ? HS_FIG_SVG : ao->kind == OUT_PDF ? HS_FIG_PDF
+                                                                                : HS_FIG_PNG;
+        rc = hs_fig_write(A, f, k, ao->at, ao->nat, &ferr);
+    } else if (ao->kind == OUT_HTML) {
         rc = hs_anim_write_html(A, f);
     } else if (ao->kind == OUT_GIF) {
         int delay = (int)lround(100 / ao->fps);
@@ -607,7 +573,7 @@ static int write_output(const hs_anim *A, const aopts *ao, const char *out, int 
     } else {
         fclose(f);
         f = NULL;
-        rc = write_mp4(A, tmp, nframes, t0, t1, ao->fps);
+        rc = hs_cli_write_mp4(A, tmp, nframes, t0, t1, ao->fps);
     }
     if (f && fclose(f) != 0)
         rc = -1;
@@ -620,13 +586,18 @@ static int write_output(const hs_anim *A, const aopts *ao, const char *out, int 
         int e = errno;
         unlink(tmp);
         free(tmp);
+        if (ferr.code)                 /* the figure's own reason (cairo, memory) */
+            return hs_cli_fail(&ferr);
         fprintf(stderr, "holosim: cannot write '%s'%s%s\n", out, ao->kind == OUT_MP4 ?
                 " (ffmpeg failed)" : ": ", ao->kind == OUT_MP4 ? "" : strerror(e ? e : EIO));
         return HS_EXIT_USAGE;
     }
     free(tmp);
     if (!quiet) {
-        if (ao->kind == OUT_HTML)
+        if (IS_FIG(ao->kind))
+            fprintf(stderr, "holosim: wrote %s: %zu times from t = %.6g to %.6g, %dx%d\n", out,
+                    ao->nat, ao->at[0], ao->at[ao->nat - 1], A->width, A->height);
+        else if (ao->kind == OUT_HTML)
             fprintf(stderr, "holosim: wrote %s: %zu frames, t = %.6g to %.6g%s\n", out,
                     A->nframe, t0, t1, A->thinned ? " (thinned to fit)" : "");
         else
@@ -652,6 +623,54 @@ static int csv_has_column(const char *csv, const char *name)
     if (f)
         fclose(f);
     return found;
+}
+
+/* ---------- figures ---------- */
+
+/* A figure's run: to the last time of --at unless --t-end is given, rows
+ * 2000 to that time unless --dt is given (the drawing between rows is
+ * linear: 1/2000 of the span keeps it below a pixel). */
+static int figure_run(const opts *o, const aopts *ao, hs_model *m)
+{
+    int t_end_given = !isnan(o->ov.s.t_end) || o->ov.num_text[HS_NUM_T_END];
+    double last = ao->at[ao->nat - 1];
+    if (!(ao->at[0] >= m->t0) || (!t_end_given && !(last > m->t0))) {
+        char t0[64];
+        snprintf(t0, sizeof t0, "%.6g", m->t0);
+        return hs_cli_usage_error(hs_usage_animate, "--at: the times must lie in the run, "
+                                  "after its start t0 = %s", t0);
+    }
+    if (!t_end_given)
+        m->set.t_end = last;
+    if (isnan(o->ov.s.dt) && !o->ov.num_text[HS_NUM_DT])
+        m->set.dt = fmin(isnan(m->set.dt) ? HUGE_VAL : m->set.dt, (last - m->t0) / 2000);
+    return 0;
+}
+
+/* The frames a figure draws: those from the first time of --at to the
+ * last (and one either side, between which the ends are interpolated),
+ * so that the view fits what is drawn; each time inside the trajectory. */
+static int figure_frames(hs_anim *A, const aopts *ao)
+{
+    double lo = ao->at[0], hi = ao->at[ao->nat - 1];
+    if (A->nframe == 0 || lo < A->t[0] || hi > A->t[A->nframe - 1]) {
+        fprintf(stderr, "holosim: error: --at: the times must lie in the trajectory, t = %.6g "
+                "to %.6g\n", A->nframe ? A->t[0] : (double)NAN,
+                A->nframe ? A->t[A->nframe - 1] : (double)NAN);
+        return HS_EXIT_USAGE;
+    }
+    size_t first = 0, last = A->nframe - 1, nv = A->nval, np = A->nplot;
+    while (first + 1 < A->nframe && A->t[first + 1] <= lo)
+        first++;
+    while (last > first && A->t[last - 1] >= hi)
+        last--;
+    size_t n = last - first + 1;
+    memmove(A->t, A->t + first, n * sizeof *A->t);
+    memmove(A->val, A->val + first * nv, n * nv * sizeof *A->val);
+    if (np)
+        memmove(A->plot, A->plot + first * np, n * np * sizeof *A->plot);
+    A->nframe = n;
+    return 0;
 }
 
 /* ---------- the command ---------- */
@@ -696,13 +715,15 @@ static int animate(opts *o, const aopts *ao, const char *csv)
      * rows every 1.7e-8 s whatever it drew): two per frame of a GIF or
      * video (trails), as many as a page can store */
     double span = m->set.t_end - m->t0;
-    if (!csv && span > 0 && isfinite(span)) {
+    if (!csv && !IS_FIG(ao->kind) && span > 0 && isfinite(span)) {
         double per = (double)(m->draw->nout + nplot + 1);
         double nf = ao->kind == OUT_HTML ? fmax(2, floor(PAGE_CAP / per))
                                          : 2.0 * (double)frames_drawn(ao, m->t0, m->set.t_end);
         frame_dt = fmax(frame_dt, span / nf);
         interval = fmax(interval, span / nf);
     }
+    if (IS_FIG(ao->kind))              /* a figure keeps every row */
+        interval = 0;
     int rc = hs_anim_init(&A, m, nplot, interval, cap);
     if (rc) {
         hs_model_free(m);
@@ -745,14 +766,16 @@ static int animate(opts *o, const aopts *ao, const char *csv)
                 k += (size_t)snprintf(cols + k, len - k, ",%s", m->qname[i]);
             for (size_t i = 0; i < A.nplot; i++)
                 k += (size_t)snprintf(cols + k, len - k, ",%s", A.plotname[i]);
-            if (isnan(o->ov.s.dt) && (isnan(m->set.dt) || m->set.dt > frame_dt) &&
-                1) {
+            if (IS_FIG(ao->kind))
+                rc = figure_run(o, ao, m);
+            else if (isnan(o->ov.s.dt) && (isnan(m->set.dt) || m->set.dt > frame_dt)) {
                 m->set.dt = frame_dt;
                 if (!o->quiet)
                     fprintf(stderr, "holosim: rows every %.6g s (what the frames need; --dt "
                             "chooses)\n", frame_dt);
             }
-            rc = hs_cli_run_model(m, o, NULL, tmp, cols);
+            if (!rc)
+                rc = hs_cli_run_model(m, o, NULL, tmp, cols);
             if (!rc && fflush(tmp) == 0)
                 rewind(tmp);
             R.f = tmp;
@@ -790,6 +813,8 @@ static int animate(opts *o, const aopts *ao, const char *csv)
     A.stop = &hs_cli_interrupted;
     if (!rc && hs_cli_interrupted)            /* while reading the rows */
         rc = interrupted(o->output);
+    if (!rc && IS_FIG(ao->kind))
+        rc = figure_frames(&A, ao);
     if (!rc)
         rc = write_output(&A, ao, o->output, o->quiet);
     hs_anim_free(&A);
@@ -812,10 +837,12 @@ int hs_cli_animate(int argc, char **argv)
                                 "got '%s' too", o.pos[1]);
     else if (!o.output)
         rc = hs_cli_usage_error(hs_usage_animate, "%s", "animate: -o OUT is required (.html, "
-                                ".gif or .mp4)");
+                                ".gif, .mp4, .svg, .pdf or .png)");
     if (!rc)
         rc = parse_aopts(&o, &ao);
-    if (!rc && ao.kind == OUT_MP4 && !have_ffmpeg()) {
+    if (!rc && IS_FIG(ao.kind) && !hs_fig_available())
+        rc = hs_cli_usage_error(hs_usage_animate, "%s", HS_FIG_MISSING);
+    if (!rc && ao.kind == OUT_MP4 && !hs_cli_have_ffmpeg()) {
         fprintf(stderr, "holosim: writing '%s' needs ffmpeg, not found on the PATH: install "
                 "it (Debian: ffmpeg), or write .gif or .html\n", o.output);
         rc = HS_EXIT_USAGE;

@@ -176,4 +176,12 @@ int hs_cli_ss_write(const char *path, const struct hs_statespace *ss, const char
 /* The command line's option names for the core's messages (opts.c). */
 extern const hs_optnames hs_cli_optnames;
 
+/* mp4.c: whether ffmpeg is on the PATH; the frames of A from t0 to t1
+ * (nframes, fps) written as an mp4 at tmp through ffmpeg (0, or -1: a
+ * failed start or write, an interrupt). */
+struct hs_anim;
+int hs_cli_have_ffmpeg(void);
+int hs_cli_write_mp4(const struct hs_anim *A, const char *tmp, size_t nframes, double t0,
+                     double t1, double fps);
+
 #endif

@@ -448,7 +448,7 @@ static const optdef optdefs[] = {
     /* linearize */
     { "--inputs", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
     { "--outputs", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
-    { "--at", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
+    { "--at", 0, CMD_LINEARIZE | CMD_ANIMATE, 1, opt_text, 0, 0 },
     { "--bode", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
     { "--output", 'o', CMD_LINEARIZE, 1, opt_text, 0, 0 },
     { "--set", 0, CMD_LINEARIZE, 1, opt_set, 0, 0 },

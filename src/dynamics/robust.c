@@ -208,7 +208,7 @@ static int minnorm(const hs_model *m, hs_work *w, double t, size_t *rank_out, do
     const gsl_matrix *W = n >= k ? w->rV : A;
     const double *S = w->rS->data;
     double smax = S[0];                               /* sorted, decreasing */
-    double tol = HS_SV_RTOL * smax;
+    double tol = HS_SV_DYN_RTOL * smax;
     size_t rank = 0;
     while (rank < p && S[rank] > tol)
         rank++;

@@ -38,7 +38,7 @@
  * the rank-revealing solve takes over (dynamics.c, robust_solve): an SVD
  * of B = G_q L^-T with rows scaled to unit length (M = L L^T, or
  * M + alpha G_q^T G_q = L L^T for a singular M), singular values below
- * HS_SV_RTOL times the largest treated as zero, the multipliers the least
+ * HS_SV_DYN_RTOL times the largest treated as zero, the multipliers the least
  * Euclidean-norm solution of C Lambda = -(G_q M^-1 Q + gamma) on the rest.
  * What is dropped is M-orthogonal to the motion: the projection after the
  * step removes it (stepper.c).  When the accelerations it gives miss
@@ -53,6 +53,15 @@
  * constraints thus keep the fast path. */
 #define HS_PIVOT_SKIP 1e-10
 #define HS_SV_RTOL 1e-5
+/* The run's own threshold (robust.c): the rank of G_q during a singular
+ * passage.  Below it a direction's multiplier is dropped (an O(1) error in
+ * the force for as long as it stays below); above it the multiplier is
+ * -d / sigma^2 from a right-hand side whose drift (the stages lie off the
+ * manifold by the local error) it amplifies as 1 / sigma.  Measured on the
+ * N-four-bar at rtol 1e-10 (rk8pd, dop853; three initial speeds): 1e-5
+ * gives 2.6e-7 to 8.8e-6, 3e-5 gives 3e-10 to 1e-8, 1e-4 4e-9 to 4e-8,
+ * 1e-6 and below 1e-5 to a stop (tests/check_mechanisms.c) */
+#define HS_SV_DYN_RTOL 3e-5
 #define HS_LOCKUP_RTOL 1e-1
 
 typedef struct hs_chainwork hs_chainwork;   /* dynamics/chain.c */

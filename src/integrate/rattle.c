@@ -4,7 +4,6 @@
  * depend on the velocities.  One RATTLE step of h from (t0, q0, v0)
  * (Andersen 1983; Leimkuhler and Skeel 1994; Hairer, Lubich, Wanner,
  * "Geometric Numerical Integration", 2nd ed., Springer 2006, VII.1.4):
- *
  *   v+ = v0 + h/2 M^-1 (Q(t0, q0) + G_q(t0, q0)^T lambda)
  *   q1 = q0 + h v+,            G(t1, q1) = 0            (k equations)
  *   v1 = v+ + h/2 M^-1 (Q(t1, q1) + G_q(t1, q1)^T mu)
@@ -57,6 +56,7 @@
 
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
 
 #define NEWTON_MAX 100
 
@@ -74,6 +74,12 @@ typedef struct rattle {
     struct pinv *P, *P1;        /* C^+ (pinv below) at a sub-step's start, end */
     int redundant;              /* the rank of G_q is below k at the start */
     int use0;                   /* this sub-step solves with P (not the dynamics' factor) */
+    /* Newton with the Jacobian of the step's end (full_newton), on demand */
+    gsl_matrix *J, *JV;         /* k x k: D1 G_q(q1) M^-1 G_q0^T D0, its SVD's V */
+    gsl_vector *Js, *Jw;        /* k: singular values, scratch */
+    double *d0, *d1;            /* [k] the row scales of G_q0, G_q(q1) in the M^-1 norm */
+    double *qkeep, *xkeep;      /* [n], [k] a stagnated solution, kept while Newton
+                                 * with the end's Jacobian tries to do better */
 } rattle;
 
 static const double order2[1] = { 1.0 };
@@ -264,22 +270,23 @@ static void add_GqT(const hs_model *m, const rattle *S, const double *Gz, const 
 /* Newton's iteration for the multipliers stopped: which constraint it
  * left unsolved, how far, and the rank C had at the step's start. */
 static int newton_failed(hs_int_run *R, const rattle *S, double t1, double h, double worst,
-                         size_t at, int it)
+                         size_t at, int it, size_t rank_end)
 {
     const hs_model *m = R->m;
-    char rank[160] = "", advice[300];
-    if (S->use0)
-        snprintf(rank, sizeof rank, "; G_q had rank %zu of %zu at the step's start (solved "
-                 "on its %zu independent directions)", S->P->r, m->k, S->P->r);
-    /* redundant constraints that disagree beyond first order fail at every
-     * step size: a smaller --step is not the advice then */
-    if (S->use0)
-        snprintf(advice, sizeof advice, "the redundant constraints disagree off their first "
-                 "order (no step size helps then): drop the redundant ones, or use dop853 or "
-                 "rk8pd (adaptive, with projection)");
-    else
-        snprintf(advice, sizeof advice, "the step %.6g is too large for the constraints here: "
-                 "choose a smaller %s", fabs(h), hs_optname(m->names, HS_OPT_STEP));
+    char rank[160] = "", advice[400];
+    if (S->use0)       /* redundant constraints that disagree fail at every step size */
+        snprintf(rank, sizeof rank, "; G_q had rank %zu of %zu at the step's start (solved on "
+                 "its %zu independent directions)", S->P->r, m->k, S->P->r);
+    int n = S->use0 ? snprintf(advice, sizeof advice, "the redundant constraints disagree off "
+                               "their first order (no step size helps then), or the step "
+                               "crosses a singular position: drop the redundant ones, or use "
+                               "dop853 or rk8pd (adaptive, with projection)")
+                    : snprintf(advice, sizeof advice, "the step %.6g is too large for the "
+                               "constraints here: choose a smaller %s", fabs(h),
+                               hs_optname(m->names, HS_OPT_STEP));
+    if (rank_end < m->k && n > 0 && (size_t)n < sizeof advice)
+        snprintf(advice + n, sizeof advice - (size_t)n, " (Newton with the Jacobian of the "
+                 "step's end, rank %zu of %zu, failed too)", rank_end, m->k);
     if (!isfinite(worst))
         return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: Newton's method for the "
                             "multipliers diverged at t=%.17g: constraint '%s' became "
@@ -289,6 +296,164 @@ static int newton_failed(hs_int_run *R, const rattle *S, double t1, double h, do
                         "did not converge at t=%.17g: constraint '%s' left at relative "
                         "residual %.3g after %d iterations%s; %s", R->step.type->name,
                         t1, m->cname[at], worst, it, rank, advice);
+}
+
+/* G(t1, q1) into S->r (released rows 0); the worst residual relative to
+ * its terms' scale, its row into *at; G_q(q1) is left in w->pos + k. */
+static double residual(hs_int_run *R, rattle *S, double t1, double h, const double *v0,
+                       const double *q1, size_t *at, int *fail)
+{
+    const hs_model *m = R->m;
+    hs_work *w = R->w;
+    size_t k = m->k;
+    *fail = hs_dyn_constraints_sparse(m, w, t1, q1, S->r, NULL);
+    if (*fail)
+        return INFINITY;
+    const double *Gz = w->pos + k;
+    double worst = 0;
+    *at = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (hs_dyn_is_released(w, i)) {
+            S->r[i] = 0;
+            continue;
+        }
+        double sc = 0;
+        for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++) {
+            size_t c = (size_t)m->gq_col[p];
+            sc += fabs(Gz[p]) * (fabs(q1[c]) + fabs(h * v0[c]));
+        }
+        double e = fabs(S->r[i]) / (sc > 0 ? sc : DBL_MIN);
+        if (!(e <= worst)) {
+            worst = isnan(e) ? (double)INFINITY : e;
+            *at = i;
+        }
+    }
+    return worst;
+}
+
+/* to round-off: a residual left at 1e-14 of the scale made the energy
+ * error of rattle8 on the double pendulum grow linearly (1.8e-12 per
+ * 400 s), at round-off it stays at 4e-13 */
+static int converged(double worst, double prev)
+{
+    return worst <= 1e-17 || (worst <= 4e-14 && worst > 0.5 * prev) ||
+           (worst <= 1e-11 && worst >= prev);
+}
+
+/* Row scales 1 / |row i of G_q M^-1/2| (1 for a zero or released row). */
+static void row_scales(const hs_model *m, const hs_work *w, const double *Minv,
+                       const double *Gz, double *d)
+{
+    for (size_t i = 0; i < m->k; i++) {
+        double nr = 0;
+        for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++)
+            nr += Gz[p] * Gz[p] * Minv[m->gq_col[p]];
+        d[i] = nr > 0 && !hs_dyn_is_released(w, i) ? 1 / sqrt(nr) : 1;
+    }
+}
+
+/* Newton with the Jacobian of the end, J = G_q(q1) M^-1 G_q0^T, when the
+ * simplified iteration (J frozen at C0 = G_q0 M^-1 G_q0^T) failed: across
+ * a singular position the nearly dependent direction of G_q turns, and
+ * C0 then points Newton the wrong way along it.  Each step is J's least
+ * Euclidean-norm solution (row- and column-scaled SVD, singular values
+ * below HS_SV_RTOL^2 of the largest dropped, as C's).  From x = 0;
+ * 0, 1 (not converged: *worst, *at, *rank say how far), or an exit code. */
+static int full_newton(hs_int_run *R, rattle *S, double t1, double h, const double *v0,
+                       double *q1, double *worst_out, size_t *at_out, size_t *rank_out)
+{
+    const hs_model *m = R->m;
+    hs_work *w = R->w;
+    size_t k = m->k;
+    if (!S->J) {
+        S->J = gsl_matrix_alloc(k, k);
+        S->JV = gsl_matrix_alloc(k, k);
+        S->Js = gsl_vector_alloc(k);
+        S->Jw = gsl_vector_alloc(k);
+        S->d0 = calloc(k, sizeof *S->d0);
+        S->d1 = calloc(k, sizeof *S->d1);
+        if (!S->J || !S->JV || !S->Js || !S->Jw || !S->d0 || !S->d1)
+            return hs_error_nomem(R->err);
+    }
+    memset(S->x, 0, k * sizeof *S->x);
+    memcpy(q1, S->qf, m->n * sizeof *q1);
+    row_scales(m, w, S->Minv, S->Gq0, S->d0);
+    double prev = INFINITY;
+    for (int it = 0; it <= NEWTON_MAX; it++) {
+        int fail;
+        double worst = residual(R, S, t1, h, v0, q1, at_out, &fail);
+        if (fail)
+            return hs_int_fail(R, t1, q1);
+        *worst_out = worst;
+        if (converged(worst, prev))
+            return 0;
+        if (!isfinite(worst))
+            return 1;
+        prev = worst;
+        const double *Gz = w->pos + k;
+        row_scales(m, w, S->Minv, Gz, S->d1);
+        for (size_t i = 0; i < k; i++)          /* J over the columns rows i, j share */
+            for (size_t j = 0; j < k; j++) {
+                double c = 0;
+                for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++)
+                    for (int q = m->gq_start[j]; q < m->gq_start[j + 1]; q++)
+                        if (m->gq_col[p] == m->gq_col[q])
+                            c += Gz[p] * S->Minv[m->gq_col[p]] * S->Gq0[q];
+                gsl_matrix_set(S->J, i, j, c * S->d1[i] * S->d0[j]);
+            }
+        if (gsl_linalg_SV_decomp(S->J, S->JV, S->Js, S->Jw) != GSL_SUCCESS)
+            return 1;
+        double s0 = gsl_vector_get(S->Js, 0);
+        size_t r = 0;
+        while (r < k && gsl_vector_get(S->Js, r) > HS_SV_RTOL * HS_SV_RTOL * s0)
+            r++;
+        *rank_out = r;
+        /* dx = -D0 V S_r^-1 U^T D1 res */
+        for (size_t a = 0; a < r; a++) {
+            double u = 0;
+            for (size_t i = 0; i < k; i++)
+                u += gsl_matrix_get(S->J, i, a) * S->d1[i] * S->r[i];
+            S->Jw->data[a] = u / gsl_vector_get(S->Js, a);
+        }
+        for (size_t j = 0; j < k; j++) {
+            double dx = 0;
+            for (size_t a = 0; a < r; a++)
+                dx += gsl_matrix_get(S->JV, j, a) * S->Jw->data[a];
+            S->x[j] -= S->d0[j] * dx;
+        }
+        add_GqT(m, S, S->Gq0, S->x, 1.0, S->qf, q1);
+    }
+    return 1;
+}
+
+/* The simplified iteration stagnated above round-off where C0 is nearly
+ * singular (a residual of 1e-11 there is 3e-6 in position along the
+ * direction G_q nearly loses, where G is quadratic): Newton with the end's
+ * Jacobian, kept when it does better.  0 or an exit code. */
+static int polish(hs_int_run *R, rattle *S, double t1, double h, const double *v0, double *q1,
+                  double worst)
+{
+    const hs_model *m = R->m;
+    size_t n = m->n, k = m->k, at, rank = k;
+    if (!S->qkeep) {
+        S->qkeep = calloc(n, sizeof *S->qkeep);
+        S->xkeep = calloc(k, sizeof *S->xkeep);
+        if (!S->qkeep || !S->xkeep)
+            return hs_error_nomem(R->err);
+    }
+    memcpy(S->qkeep, q1, n * sizeof *q1);
+    memcpy(S->xkeep, S->x, k * sizeof *S->x);
+    double w2 = worst;
+    int rc = full_newton(R, S, t1, h, v0, q1, &w2, &at, &rank);
+    if (rc > 1)
+        return rc;
+    if (rc == 0 && w2 < worst)
+        return 0;
+    memcpy(q1, S->qkeep, n * sizeof *q1);
+    memcpy(S->x, S->xkeep, k * sizeof *S->x);
+    int fail;                                 /* G_q and G_t at q1 again (the caller's) */
+    residual(R, S, t1, h, v0, q1, &at, &fail);
+    return fail ? hs_int_fail(R, t1, q1) : 0;
 }
 
 /* Newton on G(t1, qf + M^-1 G_q0^T x) = 0 for x (C0 factored in w);
@@ -304,35 +469,23 @@ static int positions(hs_int_run *R, rattle *S, double t1, double h, const double
     double prev = INFINITY;
     size_t worst_at = 0;
     for (int it = 0;; it++) {
-        if (hs_dyn_constraints_sparse(m, w, t1, q1, S->r, NULL))
+        size_t at;
+        int fail;
+        double worst = residual(R, S, t1, h, v0, q1, &at, &fail);
+        if (fail)
             return hs_int_fail(R, t1, q1);
-        const double *Gz = w->pos + k;
-        double worst = 0;
-        size_t at = 0;
-        for (size_t i = 0; i < k; i++) {
-            if (hs_dyn_is_released(w, i)) {
-                S->r[i] = 0;
-                continue;
-            }
-            double sc = 0;
-            for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++) {
-                size_t c = (size_t)m->gq_col[p];
-                sc += fabs(Gz[p]) * (fabs(q1[c]) + fabs(h * v0[c]));
-            }
-            double e = fabs(S->r[i]) / (sc > 0 ? sc : DBL_MIN);
-            if (!(e <= worst)) {
-                worst = isnan(e) ? (double)INFINITY : e;
-                at = i;
-            }
-        }
-        /* to round-off: a residual left at 1e-14 of the scale made the
-         * energy error of rattle8 on the double pendulum grow linearly
-         * (1.8e-12 per 400 s), at round-off it stays at 4e-13 */
-        if (worst <= 1e-17 || (worst <= 4e-14 && worst > 0.5 * prev) ||
-            (worst <= 1e-11 && worst >= prev))
+        if (converged(worst, prev) && (worst <= 4e-14 || !S->use0))
             return 0;
-        if (it == NEWTON_MAX || !isfinite(worst))
-            return newton_failed(R, S, t1, h, worst, isfinite(worst) ? at : worst_at, it);
+        if (converged(worst, prev))
+            return polish(R, S, t1, h, v0, q1, worst);
+        if (it == NEWTON_MAX || !isfinite(worst)) {
+            double w2 = worst;
+            size_t at2 = isfinite(worst) ? at : worst_at, rank = k;
+            int rc = full_newton(R, S, t1, h, v0, q1, &w2, &at2, &rank);
+            if (rc != 1)
+                return rc;                     /* converged (0), or an exit code */
+            return newton_failed(R, S, t1, h, w2, at2, NEWTON_MAX, rank);
+        }
         prev = worst;
         worst_at = at;
         if (S->use0)
@@ -482,6 +635,22 @@ static int rattle_dense_at(hs_int_run *R, double theta, double *y)
     return compose(R, S, S->tau_start, S->tau_start + theta * S->h_last, y);
 }
 
+/* Is M constant (no entry reads t or q)?  Only to name what RATTLE
+ * lacks: a full constant M (bars in natural coordinates) is refused too. */
+static int mass_constant(const hs_model *m)
+{
+    if (!m->M)
+        return 0;
+    for (size_t e = 0; e < m->n * m->n; e++) {
+        if (hs_depends_on(m->M[e], m->sym_t))
+            return 0;
+        for (size_t j = 0; j < m->n; j++)
+            if (hs_depends_on(m->M[e], m->sym_q[j]))
+                return 0;
+    }
+    return 1;
+}
+
 /* The models RATTLE is written for; else an error naming what to use
  * (hs_stepper.suits). */
 /* Why a full mass matrix does not suit: constant or not. */
@@ -497,8 +666,8 @@ static const char *full_mass_why(const hs_model *m)
     varies = varies || used[m->sym_t];
     free(used);
     return varies ? "its masses are not constant"
-                  : "its mass matrix is not diagonal (RATTLE here takes constant diagonal "
-                    "masses, written as a list)";
+                  : "its mass matrix is constant but not diagonal (RATTLE here takes "
+                    "constant diagonal masses, written as a list)";
 }
 
 static int suits(const hs_model *m, hs_error *err)
@@ -513,7 +682,8 @@ static int suits(const hs_model *m, hs_error *err)
     else if (m->mass_kind == HS_MASS_FULL)
         why = full_mass_why(m);
     else if (m->mass_kind != HS_MASS_CONST_DIAG)
-        why = "its masses are not constant";
+        why = mass_constant(m) ? "its mass matrix is constant but not diagonal (this "
+              "RATTLE takes point masses, a diagonal M)" : "its masses are not constant";
     for (size_t i = 0; !why && i < m->n; i++)
         if (!(m->Mconst[i] > 0)) {         /* RATTLE divides by each mass */
             snprintf(massless, sizeof massless, "coordinate '%.60s' is massless (RATTLE "
@@ -622,6 +792,14 @@ static void rattle_finish(hs_int_run *R)
                     S->y_start };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         free(v[i]);
+    gsl_matrix_free(S->J);
+    gsl_matrix_free(S->JV);
+    gsl_vector_free(S->Js);
+    gsl_vector_free(S->Jw);
+    free(S->d0);
+    free(S->d1);
+    free(S->qkeep);
+    free(S->xkeep);
     pinv *P[] = { S->P, S->P1 };
     for (size_t i = 0; i < 2; i++)
         if (P[i]) {

@@ -78,11 +78,30 @@ void hs_anim_floor(const hs_anim *a, const hs_anim_view *v, double *zlo, double 
 /* The page: one HTML file, no network; 0 or -1 (a write failed). */
 int hs_anim_write_html(const hs_anim *a, FILE *f);
 
-/* A frame drawn into rgb[width * height * 3] at time t. */
+/* A frame drawn into rgb[width * height * 3] at time t (by cairo,
+ * antialiased, when hs_fig_frame_rgb can; else by the hand rasterizer).
+ * The GIF's frames likewise, reduced to a palette. */
 void hs_anim_raster(const hs_anim *a, double t, unsigned char *rgb);
 /* An animated GIF of nframes frames from t0 to t1 (inclusive), each shown
  * delay_cs hundredths of a second, looping; 0 or -1 (memory, a write). */
 int hs_anim_write_gif(const hs_anim *a, FILE *f, size_t nframes, double t0, double t1,
                       int delay_cs);
+
+/* Still figures (figure.c, through cairo): the drawing at the times
+ * at[0..nat-1] (increasing, inside the kept frames) drawn over one another,
+ * the earlier ones lighter, the trail points' paths from at[0] to the last,
+ * the times as a caption; width x height points (SVG, PDF) or pixels (PNG,
+ * antialiased).  0, or an error (HS_EXIT_USAGE: a write failed, or the
+ * build has no cairo: HS_FIG_MISSING; memory). */
+typedef enum { HS_FIG_SVG, HS_FIG_PDF, HS_FIG_PNG } hs_fig_kind;
+#define HS_FIG_MISSING "this holosim was built without cairo, which draws the figures (.svg, " \
+    ".pdf, .png): install it (Debian: libcairo2-dev) and build again (make)"
+int hs_fig_available(void);
+/* One frame of the animation (the GIF's, the video's) drawn by cairo,
+ * antialiased, into rgb[width * height * 3]: 0, or -1 (no cairo, a 3D
+ * drawing, which the hand rasterizer of anim_gif.c draws, or memory). */
+int hs_fig_frame_rgb(const hs_anim *a, double t, unsigned char *rgb);
+int hs_fig_write(const hs_anim *a, FILE *f, hs_fig_kind kind, const double *at, size_t nat,
+                 hs_error *err);
 
 #endif

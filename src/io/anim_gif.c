@@ -7,6 +7,7 @@
 #include "anim.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,6 +283,8 @@ static void scene_free(scene *S)
 
 void hs_anim_raster(const hs_anim *a, double t, unsigned char *rgb)
 {
+    if (hs_fig_frame_rgb(a, t, rgb) == 0)          /* antialiased, by cairo */
+        return;
     scene S = { .a = a };
     canvas c = { .w = a->width, .h = a->height };
     c.px = malloc((size_t)c.w * (size_t)c.h);
@@ -419,6 +422,69 @@ static void palette_init(const hs_anim *a, canvas *c)
     }
 }
 
+/* Antialiased frames (cairo, hs_fig_frame_rgb) into the palette: every
+ * colour of palette_init faded toward white in eighths (the edges of a
+ * line over the background), each pixel the nearest entry, memoized in
+ * an open-addressed table of the colours met (cleared when half full). */
+typedef struct quant {
+    unsigned char *rgb;          /* [w*h*3] the frame cairo drew */
+    uint32_t *key;               /* [QSLOTS] rgb | 1 << 24, 0: empty */
+    unsigned char *idx;          /* [QSLOTS] */
+    size_t used;
+} quant;
+#define QSLOTS 65536
+
+static void palette_fades(canvas *c)
+{
+    int n = c->npal;
+    for (int i = 0; i < n; i++)
+        for (int k = 1; k < 8 && c->pal[i] != 0xffffff; k++)
+            if (c->npal < 256)
+                colour(c, fade(c->pal[i], k / 8.0));
+}
+
+static int nearest(const canvas *c, unsigned rgb)
+{
+    int best = 0;
+    long bd = -1;
+    for (int i = 0; i < c->npal; i++) {
+        long d = 0;
+        for (int s = 0; s < 24; s += 8) {
+            long e = (long)(rgb >> s & 255) - (long)(c->pal[i] >> s & 255);
+            d += e * e;
+        }
+        if (bd < 0 || d < bd)
+            bd = d, best = i;
+    }
+    return best;
+}
+
+static int quant_frame(const hs_anim *a, quant *Q, canvas *c, double t)
+{
+    if (hs_fig_frame_rgb(a, t, Q->rgb) != 0)
+        return -1;
+    size_t npx = (size_t)c->w * (size_t)c->h;
+    for (size_t i = 0; i < npx; i++) {
+        const unsigned char *p = Q->rgb + 3 * i;
+        uint32_t k = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2] | 1u << 24;
+        size_t h = (size_t)((k * 2654435761u) >> 16) & (QSLOTS - 1);
+        while (Q->key[h] && Q->key[h] != k)
+            h = (h + 1) & (QSLOTS - 1);
+        if (!Q->key[h]) {
+            if (Q->used > QSLOTS / 2) {
+                memset(Q->key, 0, QSLOTS * sizeof *Q->key);
+                Q->used = 0;
+                h = (size_t)((k * 2654435761u) >> 16) & (QSLOTS - 1);
+            }
+            Q->key[h] = k;
+            Q->idx[h] = (unsigned char)nearest(c, k & 0xffffff);
+            Q->used++;
+        }
+        c->px[i] = Q->idx[h];
+    }
+    return 0;
+}
+
 int hs_anim_write_gif(const hs_anim *a, FILE *f, size_t nframes, double t0, double t1,
                       int delay_cs)
 {
@@ -427,9 +493,19 @@ int hs_anim_write_gif(const hs_anim *a, FILE *f, size_t nframes, double t0, doub
     size_t npx = (size_t)c.w * (size_t)c.h;
     c.px = malloc(npx);
     int rc = -1;
+    quant Q = { 0 };
+    int smooth = hs_fig_available() && a->m->draw->dim == 2;
+    if (smooth) {
+        Q.rgb = malloc(npx * 3);
+        Q.key = calloc(QSLOTS, sizeof *Q.key);
+        Q.idx = malloc(QSLOTS);
+        smooth = Q.rgb && Q.key && Q.idx;
+    }
     if (!c.px || scene_init(&S, a) != 0)
         goto out;
     palette_init(a, &c);
+    if (smooth)
+        palette_fades(&c);
     fwrite("GIF89a", 1, 6, f);
     u16(f, c.w);
     u16(f, c.h);
@@ -451,7 +527,8 @@ int hs_anim_write_gif(const hs_anim *a, FILE *f, size_t nframes, double t0, doub
         double t = nframes > 1 ? t0 + (t1 - t0) * (double)k / (double)(nframes - 1) : t0;
         if (k == nframes - 1)
             t = t1;
-        draw_frame(&S, &c, t);
+        if (!smooth || quant_frame(a, &Q, &c, t) != 0)
+            draw_frame(&S, &c, t);
         static const unsigned char gce[] = { 0x21, 0xf9, 4, 0 };
         fwrite(gce, 1, 4, f);
         u16(f, delay_cs);
@@ -470,6 +547,9 @@ int hs_anim_write_gif(const hs_anim *a, FILE *f, size_t nframes, double t0, doub
     rc = fflush(f) != 0 || ferror(f) ? -1 : 0;
 out:
     free(c.px);
+    free(Q.rgb);
+    free(Q.key);
+    free(Q.idx);
     scene_free(&S);
     return rc;
 }
