@@ -283,13 +283,28 @@ START_TEST(test_depth_limit)
         e = hs_call1(dag, HS_SIN, e);
     ck_assert_int_eq(e->depth, HS_MAX_DEPTH);
     ck_assert(!hs_dag_failed(dag));
-    /* derivative of the deepest allowed expression: bounded recursion */
-    const hs_node *de = hs_diff(dag, e, X);
-    ck_assert_ptr_nonnull(de);
+    /* one level more is refused */
     hs_call1(dag, HS_SIN, e);
     ck_assert(hs_dag_failed(dag));
     ck_assert_str_eq(hs_dag_error(dag)->msg, "expression nested too deeply");
     ck_assert_int_eq(hs_dag_error(dag)->code, HS_EXIT_MODEL);
+    /* the derivative of the deepest allowed expression, on a dag of its
+     * own: bounded recursion, no crash; its chain rule holds the 4000
+     * cosines' products, about 8e6 operands, past HS_MAX_OPERANDS: "too
+     * large", recorded, or a result */
+    hs_dag *d2 = hs_dag_new();
+    ck_assert_ptr_nonnull(d2);
+    int x2 = hs_dag_symbol(d2, "x");
+    const hs_node *e2 = hs_sym(d2, x2);
+    for (int i = 0; i < HS_MAX_DEPTH - 1; i++)
+        e2 = hs_call1(d2, HS_SIN, e2);
+    ck_assert(!hs_dag_failed(d2));
+    const hs_node *de = hs_diff(d2, e2, x2);
+    ck_assert(de != NULL || hs_dag_failed(d2));
+    if (hs_dag_failed(d2))
+        ck_assert_msg(strstr(hs_dag_error(d2)->msg, "expression too large") != NULL, "%s",
+                      hs_dag_error(d2)->msg);
+    hs_dag_free(d2);
 }
 END_TEST
 

@@ -514,6 +514,17 @@ static const bad_case bad[] = {
       "unknown key 'spring' in the model (did you mean 'springs'?)" },
     { "misspelt_bodies", "coordinates: [x]\nbody:\n  b[j=1..2]: {mass: 1, position: [x, 0, 0]}\n"
       "initial: {q: {x: 0}}\n" ONE_HDR, 2, 2, 1, "friction, points, bodies, springs, dissipation)" },
+    /* inside the sections the language rewrites, the hints the loader
+     * gives elsewhere */
+    { "dissipation_no_velocity", "coordinates: [x]\nmass: [1]\ndissipation: 0.3*xx'^2\n"
+      "initial: {q: {x: 0}}\n" ONE_HDR, 2, 3, 18,
+      "'xx' has no velocity: only coordinates take a prime (did you mean x'?)" },
+    { "dissipation_xdot", "coordinates: [x]\nmass: [1]\ndissipation: 0.3*xdot^2\n"
+      "initial: {q: {x: 0}}\n" ONE_HDR, 2, 3, 18,
+      "unknown name 'xdot' (a velocity is written with a prime: x')" },
+    { "dissipation_typo", "parameters: {c: 1}\ncoordinates: [x]\nmass: [1]\n"
+      "dissipation: 0.5*cc*x'^2\ninitial: {q: {x: 0}}\n" ONE_HDR, 2, 4, 18,
+      "unknown name 'cc' (did you mean 'c'?)" },
     { "neighbour_out_of_range", FAM_BASE FAM_INIT "constraints:\n  c[i=1..N]: x[i] - x[i-1]\n",
       2, 11, 21, "x[0] is outside the family x (x[1..3]) (at i = 1)" },
     { "range_in_expression", FAM_BASE FAM_INIT "potential: x[i=1..2]\n", 2, 10, 14,

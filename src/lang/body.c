@@ -680,6 +680,7 @@ int hs_bd_expand(fam *F, int root)
     r->data.mapping.pairs.top = w;
     pts P = { { 0 }, NULL, 0, 0 };
     buf kin = { 0 }, pot = { 0 }, diss = { 0 };
+    size_t roff = 0;            /* where the file's dissipation starts in diss */
     int rc = 0;
     if (val[K_BODIES] && hs_fm_get(F, root, "mass", NULL))
         rc = hs_ytree_error(F->y, F->err, NODEP(F, key[K_BODIES]), "'bodies' add to the kinetic "
@@ -718,11 +719,12 @@ int hs_bd_expand(fam *F, int root)
         if (!R)
             rc = hs_ytree_error(F->y, F->err, NODEP(F, val[K_DISS]), "'dissipation' must be "
                                 "an expression R(t, q, q') (forces -dR/dq')");
-        else if (hs_bd_bprintf(&diss, "%s(%s)", diss.len ? " + " : "", R))
+        else if ((roff = diss.len ? diss.len + 4 : 1),
+                 hs_bd_bprintf(&diss, "%s(%s)", diss.len ? " + " : "", R))
             rc = hs_fm_oom(F);
     }
     if (!rc)
-        rc = hs_bd_D_pass(F, root, diss.len ? diss.s : NULL,
+        rc = hs_bd_D_pass(F, root, diss.len ? diss.s : NULL, roff,
                           val[K_DISS] ? val[K_DISS] : key[K_SPRINGS]);
     for (size_t i = 0; i < P.n; i++)
         free(P.names[i]);

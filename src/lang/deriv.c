@@ -4,6 +4,7 @@
  * in the loader as the same expression; and the small edits of the root
  * that body.c shares. */
 #include "internal.h"
+#include "../util/suggest.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -64,6 +65,7 @@ typedef struct sctx {
     signed char *astate;
     size_t namb;
     int node;                   /* the scalar being rewritten (errors) */
+    size_t shift;               /* what precedes the node's text in the one parsed */
     buf tmp;
     int depth;
 } sctx;
@@ -160,6 +162,66 @@ bad:
 
 static int rewrite_D(sctx *S, const char *t, size_t len, size_t off0, buf *out, int *changed);
 
+/* The names of a table into c[*k] (at most cap). */
+static void names_of(const hs_strmap *t, const char **c, size_t *k, size_t cap, char *store,
+                     size_t *used, size_t scap)
+{
+    for (size_t i = 0; i < t->cap && *k < cap; i++) {
+        const hs_strmap_slot *sl = &t->slot[i];
+        if (!sl->s || sl->len >= 64 || *used + sl->len + 1 > scap)
+            continue;
+        memcpy(store + *used, sl->s, sl->len);
+        store[*used + sl->len] = '\0';
+        c[(*k)++] = store + *used;
+        *used += sl->len + 1;
+    }
+}
+
+/* What the parser's message lacks, as the loader adds it to the same
+ * message outside the language's sections: a velocity written xdot, vx,
+ * dx (" (a velocity is written with a prime: x')"), the nearest known name
+ * (" (did you mean 'x'?)"), the nearest coordinate to a name primed that
+ * has no velocity. */
+static void name_hint(sctx *S, const char *msg, char *hint, size_t cap)
+{
+    static const char *const pre[] = { "d", "v", "v_" };
+    static const char *const suf[] = { "dot", "_dot", "d", "_d", "_v" };
+    hint[0] = '\0';
+    int unknown = strncmp(msg, "unknown name '", 14) == 0;
+    int noprime = msg[0] == '\'' && strstr(msg, "' has no ") != NULL;
+    if (!unknown && !noprime)
+        return;
+    const char *a = msg + (unknown ? 14 : 1), *e = strchr(a, '\'');
+    char nm[64];
+    if (!e || (size_t)(e - a) >= sizeof nm)
+        return;
+    memcpy(nm, a, (size_t)(e - a));
+    nm[e - a] = '\0';
+    size_t len = strlen(nm);
+    for (size_t i = 0; unknown && i < 8; i++) {
+        const char *p = i < 3 ? pre[i] : "", *z = i < 3 ? "" : suf[i - 3];
+        size_t lp = strlen(p), lz = strlen(z);
+        if (len > lp + lz && strncmp(nm, p, lp) == 0 && strcmp(nm + len - lz, z) == 0 &&
+            hs_strmap_get(&S->qtab, nm + lp, len - lp - lz) >= 0) {
+            snprintf(hint, cap, " (a velocity is written with a prime: %.*s')",
+                     (int)(len - lp - lz), nm + lp);
+            return;
+        }
+    }
+    const char *c[256];
+    char store[8192];
+    size_t k = 0, used = 0;
+    names_of(&S->qtab, c, &k, 256, store, &used, sizeof store);
+    if (unknown) {
+        names_of(&S->ptab, c, &k, 256, store, &used, sizeof store);
+        names_of(&S->dtab, c, &k, 256, store, &used, sizeof store);
+        names_of(&S->atab, c, &k, 256, store, &used, sizeof store);
+    }
+    const char *near = hs_nearest(nm, c, k);
+    if (near)
+        snprintf(hint, cap, unknown ? " (did you mean '%s'?)" : " (did you mean %s'?)", near);
+}
+
 /* Parse text (offset off0 in the scalar S->node) with every D(...)
  * written out first. */
 static const hs_node *parse_text(sctx *S, const char *t, size_t len, size_t off0)
@@ -180,10 +242,14 @@ static const hs_node *parse_text(sctx *S, const char *t, size_t len, size_t off0
         const char *txt = changed ? b.s : t;
         size_t tl = changed ? b.len : len;
         e = hs_parse(S->d, txt, tl, -1, &r, &pe);
+        char hint[160];
+        if (!e && !F->err->code)
+            name_hint(S, pe.msg, hint, sizeof hint);
+        size_t pos = off0 + (changed ? 0 : pe.offset > 0 ? (size_t)pe.offset : 0);
         if (!e && !F->err->code)
             hs_ytree_error_in(F->y, F->err, NODEP(F, S->node),
-                              off0 + (changed ? 0 : pe.offset > 0 ? (size_t)pe.offset : 0),
-                              "%s%s", pe.msg, changed ? " (in an argument of D)" : "");
+                              pos >= S->shift ? pos - S->shift : 0, "%s%s%s", pe.msg, hint,
+                              changed ? " (in an argument of D)" : "");
     }
     free(b.s);
     S->depth--;
@@ -368,7 +434,7 @@ int hs_bd_add_entry(fam *F, int map, const char *name, const char *text, int tmp
 }
 
 /* forces[q_i] += -dR/dq_i' for the dissipation R. */
-static int dissipation_forces(fam *F, sctx *S, int root, const char *R, int tmpl)
+static int dissipation_forces(fam *F, sctx *S, int root, const char *R, size_t roff, int tmpl)
 {
     if (hs_fm_get(F, root, "embedding", NULL))
         return hs_ytree_error(F->y, F->err, NODEP(F, tmpl), "a dissipation function (or a "
@@ -378,9 +444,11 @@ static int dissipation_forces(fam *F, sctx *S, int root, const char *R, int tmpl
     int tn = hs_fm_add_scalar(F, R, strlen(R), tmpl, 1);
     if (!tn)
         return F->err->code;
-    S->node = tn;
+    S->node = roff ? tmpl : tn; /* errors at the file's text (roff into R) */
+    S->shift = roff;
     const hs_node *e = parse_text(S, R, strlen(R), 0);
     S->node = saved;
+    S->shift = 0;
     if (!e)
         return F->err->code ? F->err->code : HS_EXIT_MODEL;
     int fk, forces = hs_fm_get(F, root, "forces", &fk);
@@ -489,7 +557,7 @@ static const char *const d_sections[] = {
     "constraints", "embedding", "mass",
 };
 
-int hs_bd_D_pass(fam *F, int root, const char *diss, int diss_tmpl)
+int hs_bd_D_pass(fam *F, int root, const char *diss, size_t diss_off, int diss_tmpl)
 {
     sctx S;
     int rc = 0, have_S = 0;
@@ -498,7 +566,7 @@ int hs_bd_D_pass(fam *F, int root, const char *diss, int diss_tmpl)
         have_S = 1;
     }
     if (!rc && diss)
-        rc = dissipation_forces(F, &S, root, diss, diss_tmpl);
+        rc = dissipation_forces(F, &S, root, diss, diss_off, diss_tmpl);
     for (size_t s = 0; !rc && have_S && s < sizeof d_sections / sizeof *d_sections; s++) {
         int v = hs_fm_get(F, root, d_sections[s], NULL), o;
         if (!v)

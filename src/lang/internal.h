@@ -163,7 +163,7 @@ int hs_bd_add_entry(fam *F, int map, const char *name, const char *text, int tmp
 int hs_bd_text_has_D(fam *F);
 /* forces -dR/dq' of the dissipation diss (NULL: none), then every D(...)
  * of the expression sections written out. */
-int hs_bd_D_pass(fam *F, int root, const char *diss, int diss_tmpl);
+int hs_bd_D_pass(fam *F, int root, const char *diss, size_t diss_off, int diss_tmpl);
 
 /* body.c: springs, dissipation, bodies and D(...) on the expanded root;
  * 0 when the file uses none of them. */
