@@ -69,6 +69,10 @@ int hs_fl_tangent(hs_fl *f, double t, const double *q, const double *v, double *
 int hs_fl_propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
                     hs_error *err);
 
+/* The accepted steps and evaluations of the ODE's right-hand side over
+ * every integration f has done (for benchmarks). */
+void hs_fl_counts(const hs_fl *f, unsigned long *steps, unsigned long *evals);
+
 /* Whether the model's M, Q and G (at q0, v0) are the same at t0 and
  * t0 + T (to 1e-9 of their size): 1 yes, 0 no (what differs first into
  * what[cap]). */

@@ -40,6 +40,7 @@ struct hs_fl {
     gsl_vector *col;
     double *a, *lam;               /* the last evaluation: a [n], Lambda [k], */
     double *Aq, *Av;               /* [(n + k) x n]: da/dq, then dLambda/dq (and in v) */
+    unsigned long steps, evals;    /* accepted steps and ODE right-hand sides, all runs */
 };
 
 /* prog_acc at (t, q, v) into out_acc. */

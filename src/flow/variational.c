@@ -579,6 +579,7 @@ static int ode_rhs(double tau, const double y[], double dy[], void *params)
     hs_fl *f = c->f;
     size_t n = f->n, nc = c->ncol;
     const double *q = y, *v = y + n, *P = y + 2 * n;
+    f->evals++;
     if (!c->rc)
         c->rc = accel(f, c->t0 + tau, q, v, nc > 0, c->err);
     if (c->rc)
@@ -628,6 +629,7 @@ static int propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_
     gsl_odeiv2_driver_set_nmax(d, 0);
     double tau = 0;
     int st = gsl_odeiv2_driver_apply(d, &tau, span, y);
+    f->steps += d->e->count;
     int rc = c.rc;
     if (!rc && st != GSL_SUCCESS) {
         hs_error_set(err, HS_EXIT_NUMERIC, "%s: the stepper %s failed at t = %.17g with the "
@@ -642,6 +644,12 @@ static int propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_
     gsl_odeiv2_driver_free(d);
     free(y);
     return rc;
+}
+
+void hs_fl_counts(const hs_fl *f, unsigned long *steps, unsigned long *evals)
+{
+    *steps = f->steps;
+    *evals = f->evals;
 }
 
 int hs_fl_propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
