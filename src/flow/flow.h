@@ -63,6 +63,12 @@ int hs_fl_accel(hs_fl *f, double t, const double *q, const double *v, double *a,
 int hs_fl_tangent(hs_fl *f, double t, const double *q, const double *v, double *B,
                   size_t *dim, hs_error *err);
 
+/* P [2n x ncol] row-major onto that tangent space, in place (the
+ * orthogonal projection B B^T P, without forming B: a QR factorization of
+ * the constraints' Jacobian).  0, or 3 (dependent constraints) with err. */
+int hs_fl_project(hs_fl *f, double t, const double *q, const double *v, double *P,
+                  size_t ncol, hs_error *err);
+
 /* Integrate from t0 to t1 (> t0): x = (q, v) [2n] and the ncol tangent
  * vectors P [2n x ncol] row-major, in place.  0, or 4 (the stepper failed)
  * with err. */

@@ -36,6 +36,7 @@ struct hs_fl {
     size_t nacc, njac, nin;
     double *in, *regs, *out_acc, *out_jac;
     gsl_matrix *K, *rhs;           /* the saddle-point matrix (LU), right-hand sides */
+    gsl_matrix *rhsp;              /* rhs with its rows permuted as the LU's, solved */
     gsl_permutation *perm;
     gsl_vector *col;
     double *a, *lam;               /* the last evaluation: a [n], Lambda [k], */
