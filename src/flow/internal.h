@@ -41,6 +41,8 @@ struct hs_fl {
     gsl_vector *col;
     double *a, *lam;               /* the last evaluation: a [n], Lambda [k], */
     double *Aq, *Av;               /* [(n + k) x n]: da/dq, then dLambda/dq (and in v) */
+    double *dir;                   /* accel_dir's right-hand sides and solutions */
+    size_t dircap;
     unsigned long steps, evals;    /* accepted steps and ODE right-hand sides, all runs */
 };
 

@@ -357,6 +357,7 @@ void hs_fl_free(hs_fl *f)
     gsl_vector_free(f->col);
     free(f->Aq);
     free(f->Av);
+    free(f->dir);
     free(f->a);
     free(f->lam);
     free(f);
@@ -406,6 +407,20 @@ static int fail(hs_fl *f, double t, const char *what, hs_error *err)
     return HS_EXIT_NUMERIC;
 }
 
+/* The residuals' derivatives dr/dx, ds/dx into out_jac at the last
+ * accel's (a, Lambda). */
+static int eval_jac(hs_fl *f, double t, hs_error *err)
+{
+    for (size_t i = 0; i < f->n; i++)
+        f->in[f->sym_a[i]] = f->a[i];
+    for (size_t j = 0; j < f->k; j++)
+        f->in[f->sym_lam[j]] = f->lam[j];
+    hs_prog_eval(f->prog_jac, f->in, f->regs, f->out_jac);
+    if (!finite(f->out_jac, f->njac))
+        return fail(f, t, "a non-finite derivative of the accelerations", err);
+    return 0;
+}
+
 static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, hs_error *err)
 {
     size_t n = f->n, k = f->k, nk = n + k;
@@ -444,13 +459,9 @@ static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, 
     }
     if (!jac)
         return 0;
-    for (size_t i = 0; i < n; i++)
-        f->in[f->sym_a[i]] = f->a[i];
-    for (size_t j = 0; j < k; j++)
-        f->in[f->sym_lam[j]] = f->lam[j];
-    hs_prog_eval(f->prog_jac, f->in, f->regs, f->out_jac);
-    if (!finite(f->out_jac, f->njac))
-        return fail(f, t, "a non-finite derivative of the accelerations", err);
+    int rc = eval_jac(f, t, err);
+    if (rc)
+        return rc;
     /* rhs = -[dr/dq dr/dv; ds/dq ds/dv], (n + k) x 2n */
     gsl_matrix_set_zero(f->rhs);
     double *R = f->rhs->data;
@@ -647,6 +658,55 @@ typedef struct odectx {
     void *fctx;
 } odectx;
 
+/* X += the block's matrix times Y (ncol columns; rows of X from xr, of Y
+ * from yr). */
+static void blk_mul(const hs_fl_blk *b, const double *out, const double *Y, double *X,
+                    size_t ncol)
+{
+    for (size_t e = 0; e < b->cnt; e++) {
+        double g = out[b->off + e];
+        const double *y = Y + (size_t)b->c[e] * ncol;
+        double *x = X + (size_t)b->r[e] * ncol;
+        for (size_t j = 0; j < ncol; j++)
+            x[j] += g * y[j];
+    }
+}
+
+/* dv' = da/dq dq + da/dv dv for the ncol columns of P into dPv (n x ncol),
+ * without forming da/dx: [M -G_q^T; G_q 0] [dv'; dLambda] = -[dr/dx; ds/dx] P,
+ * ncol right-hand sides on the factorization accel left in K. */
+static int accel_dir(hs_fl *f, double t, const double *P, size_t ncol, double *dPv,
+                     hs_error *err)
+{
+    size_t n = f->n, k = f->k, nk = n + k;
+    int rc = eval_jac(f, t, err);
+    if (rc)
+        return rc;
+    if (f->dircap < nk * ncol) {
+        double *d = realloc(f->dir, 2 * nk * ncol * sizeof *d);
+        if (!d)
+            return hs_error_nomem(err);
+        f->dir = d;
+        f->dircap = nk * ncol;
+    }
+    double *R = f->dir, *X = f->dir + nk * ncol;
+    const double *Pq = P, *Pv = P + n * ncol;
+    memset(R, 0, nk * ncol * sizeof *R);
+    blk_mul(&f->bRq, f->out_jac, Pq, R, ncol);
+    blk_mul(&f->bRv, f->out_jac, Pv, R, ncol);
+    blk_mul(&f->bSq, f->out_jac, Pq, R + n * ncol, ncol);
+    blk_mul(&f->bSv, f->out_jac, Pv, R + n * ncol, ncol);
+    for (size_t i = 0; i < nk; i++)           /* rows permuted as the LU's */
+        memcpy(X + i * ncol, R + f->perm->data[i] * ncol, ncol * sizeof *X);
+    gsl_matrix_view Xv = gsl_matrix_view_array(X, nk, ncol);
+    gsl_blas_dtrsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, -1.0, f->K, &Xv.matrix);
+    gsl_blas_dtrsm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, 1.0, f->K, &Xv.matrix);
+    if (!finite(X, n * ncol))
+        return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
+    memcpy(dPv, X, n * ncol * sizeof *dPv);
+    return 0;
+}
+
 /* y = (q, v, P) with P (2n x ncol) row-major: the rows dq, then dv. */
 static int ode_rhs(double tau, const double y[], double dy[], void *params)
 {
@@ -656,28 +716,15 @@ static int ode_rhs(double tau, const double y[], double dy[], void *params)
     const double *q = y, *v = y + n, *P = y + 2 * n;
     f->evals++;
     if (!c->rc)
-        c->rc = accel(f, c->t0 + tau, q, v, nc > 0, c->err);
+        c->rc = accel(f, c->t0 + tau, q, v, 0, c->err);
     if (c->rc)
         return GSL_EBADFUNC;
     memcpy(dy, v, n * sizeof *dy);
     memcpy(dy + n, f->a, n * sizeof *dy);
     double *dP = dy + 2 * n;
     memcpy(dP, P + n * nc, n * nc * sizeof *dP);         /* dq' = dv */
-    for (size_t i = 0; i < n; i++) {                      /* dv' = Aq dq + Av dv */
-        double *row = dP + (n + i) * nc;
-        for (size_t j = 0; j < nc; j++)
-            row[j] = 0;
-        for (size_t l = 0; l < n; l++) {
-            double aq = f->Aq[i * n + l], av = f->Av[i * n + l];
-            const double *pq = P + l * nc, *pv = P + (n + l) * nc;
-            if (aq != 0)
-                for (size_t j = 0; j < nc; j++)
-                    row[j] += aq * pq[j];
-            if (av != 0)
-                for (size_t j = 0; j < nc; j++)
-                    row[j] += av * pv[j];
-        }
-    }
+    if (nc && (c->rc = accel_dir(f, c->t0 + tau, P, nc, dP + n * nc, c->err)))
+        return GSL_EBADFUNC;                              /* dv' = Aq dq + Av dv */
     if (c->force && (c->rc = c->force(c->fctx, c->t0 + tau, dP + n * nc, c->err)))
         return GSL_EBADFUNC;
     return GSL_SUCCESS;
