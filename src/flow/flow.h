@@ -15,7 +15,11 @@
  *                    ker [G_q 0; dGdot/dq G_q], 2 (n - k) columns
  *   hs_fl_propagate  the motion (q, v) and tangent vectors (dq, dv) carried
  *                    by the linearized flow, one augmented ODE through a
- *                    gsl_odeiv2 method under one error control
+ *                    gsl_odeiv2 method under one error control; the
+ *                    vectors' derivatives are directional (the residuals'
+ *                    Jacobian blocks times the vectors, then one solve per
+ *                    vector on the saddle-point LU), da/dx is not formed
+ *   hs_fl_project    vectors onto that tangent space (a QR of J^T)
  *   hs_fl_floquet    the monodromy matrix over a period, projected on the
  *                    tangent space at the start; its eigenvalues
  *   hs_fl_sens_run   forward sensitivities d(q, v, Lambda)/dp to parameters,
