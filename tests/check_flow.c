@@ -353,6 +353,92 @@ START_TEST(lyapunov_small_oscillation)
 }
 END_TEST
 
+/* The pendulum balanced upright (theta0 = pi, at rest): the linearization
+ * theta'' = w^2 theta, w = sqrt(g/l), holds along the whole run (the orbit
+ * leaves the top by sin(pi) e^(w t) ~ 1e-9 by t = 5), so Benettin's
+ * running estimate after each renormalization is exactly
+ * log |e^(A t) u0| / t, A = [0 1; w^2 0], u0 the first tangent vector (the
+ * basis is the identity for a model without constraints: e1 for the
+ * spectrum, (1, 1.618...) normalized for the largest alone).  Every row
+ * checks the renormalization, the metric and the time base; t -> inf gives
+ * sqrt(g/l). */
+typedef struct upright { double w, u0[2], worst; size_t rows; int spectrum; } upright;
+
+static int upright_row(double t, const double *lambda, size_t count, void *ctx)
+{
+    upright *u = ctx;
+    double ch = cosh(u->w * t), sh = sinh(u->w * t);
+    double x = ch * u->u0[0] + sh / u->w * u->u0[1], y = u->w * sh * u->u0[0] + ch * u->u0[1];
+    double want = log(hypot(x, y)) / t;
+    u->worst = fmax(u->worst, fabs(lambda[0] - want));
+    if (u->spectrum && count == 2)       /* det e^(A t) = 1 */
+        u->worst = fmax(u->worst, fabs(lambda[1] + want));
+    u->rows++;
+    return 0;
+}
+
+START_TEST(lyapunov_upright_pendulum)
+{
+    for (int spectrum = 0; spectrum < 2; spectrum++) {
+        sets s = { 1, { "theta0" }, { PI } };
+        fcase c;
+        open_case(&c, "pendulum_angle.yaml", NULL, &s);
+        double phi = 0.6180339887498949, nrm = hypot(1, 1 + phi);
+        upright u = { sqrt(9.81), { 1, 0 }, 0, 0, spectrum };
+        if (!spectrum) {
+            u.u0[0] = 1 / nrm;
+            u.u0[1] = (1 + phi) / nrm;
+        }
+        size_t count;
+        ck_assert_int_eq(hs_fl_lyapunov(c.f, 5, 0.25, spectrum, upright_row, &u, &count,
+                                        &c.err), 0);
+        ck_assert_uint_eq(count, spectrum ? 2 : 1);
+        ck_assert_uint_eq(u.rows, 20);
+        ck_assert_msg(u.worst < 1e-9, "spectrum %d: worst |lambda - closed form| %g", spectrum,
+                      u.worst);
+        close_case(&c);
+    }
+}
+END_TEST
+
+/* hs_fl_project (a QR factorization of J^T) against the basis of
+ * hs_fl_tangent: P -> B B^T P, off the start, on both Cartesian models. */
+START_TEST(project_matches_basis)
+{
+    static const char *const files[] = { "double_pendulum.yaml", "pendulum.yaml" };
+    for (int f = 0; f < 2; f++) {
+        fcase c;
+        open_case(&c, files[f], NULL, NULL);
+        size_t n = c.m->n, nn = 2 * n, d, nc = 3;
+        double *x = calloc(nn, sizeof *x), *B = calloc(nn * nn, sizeof *B);
+        double *P = calloc(nn * nc, sizeof *P), *W = calloc(nn * nc, sizeof *W);
+        memcpy(x, c.m->q0, n * sizeof *x);
+        memcpy(x + n, c.m->v0, n * sizeof *x);
+        ck_assert_int_eq(hs_fl_propagate(c.f, c.m->t0, c.m->t0 + 0.7, x, NULL, 0, &c.err), 0);
+        ck_assert_int_eq(hs_fl_tangent(c.f, c.m->t0 + 0.7, x, x + n, B, &d, &c.err), 0);
+        for (size_t i = 0; i < nn * nc; i++)
+            P[i] = sin(1.0 + 0.37 * (double)i * (double)i);
+        for (size_t r = 0; r < nn; r++)          /* W = B B^T P */
+            for (size_t j = 0; j < nc; j++) {
+                double sum = 0;
+                for (size_t a = 0; a < d; a++) {
+                    double bt = 0;
+                    for (size_t r2 = 0; r2 < nn; r2++)
+                        bt += B[r2 * d + a] * P[r2 * nc + j];
+                    sum += B[r * d + a] * bt;
+                }
+                W[r * nc + j] = sum;
+            }
+        ck_assert_int_eq(hs_fl_project(c.f, c.m->t0 + 0.7, x, x + n, P, nc, &c.err), 0);
+        for (size_t i = 0; i < nn * nc; i++)
+            ck_assert_msg(fabs(P[i] - W[i]) < 1e-12, "%s: entry %zu: %.17g against %.17g",
+                          files[f], i, P[i], W[i]);
+        free(x); free(B); free(P); free(W);
+        close_case(&c);
+    }
+}
+END_TEST
+
 /* Liouville: the spectrum sums to 0 up to (1/T) log of the ratio of the
  * Euclidean to the symplectic volume at the ends, a bounded quantity: its
  * running sum times t stays bounded (below 4 here, to t = 200). */
@@ -540,6 +626,8 @@ static Suite *flow_suite(void)
     tcase_add_test(t, lyapunov_small_oscillation);
     tcase_add_test(t, lyapunov_spectrum_sums_to_zero);
     tcase_add_test(t, lyapunov_double_pendulum);
+    tcase_add_test(t, lyapunov_upright_pendulum);
+    tcase_add_test(t, project_matches_basis);
     tcase_add_test(t, sens_pendulum_scaling);
     tcase_add_test(t, sens_derived_parameter);
     tcase_add_test(t, sens_initial_through_parameter);

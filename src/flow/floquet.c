@@ -162,25 +162,6 @@ int hs_fl_floquet_at(hs_fl *f, const double *x0, double T, hs_floquet *fl, hs_er
 
 /* ---------- Lyapunov exponents ---------- */
 
-/* P (nn x c) onto the tangent space B (nn x d): P = B B^T P. */
-static void project(const double *B, size_t nn, size_t d, double *P, size_t c, double *tmp)
-{
-    for (size_t i = 0; i < d; i++)
-        for (size_t j = 0; j < c; j++) {
-            double s = 0;
-            for (size_t r = 0; r < nn; r++)
-                s += B[r * d + i] * P[r * c + j];
-            tmp[i * c + j] = s;
-        }
-    for (size_t r = 0; r < nn; r++)
-        for (size_t j = 0; j < c; j++) {
-            double s = 0;
-            for (size_t i = 0; i < d; i++)
-                s += B[r * d + i] * tmp[i * c + j];
-            P[r * c + j] = s;
-        }
-}
-
 /* Modified Gram-Schmidt on the c columns of P (nn x c): log of each
  * column's norm after removing the previous ones added to sum. */
 static int gram_schmidt(double *P, size_t nn, size_t c, double *sum)
@@ -269,9 +250,8 @@ static int lyapunov(hs_fl *f, double T, double dt, int spectrum, hs_fl_row_fn ro
         t = t1;
         if (m->k) {                 /* back onto the manifold and its tangent space */
             if ((rc = hs_proj_apply(pj, w, t, L.x, L.x + n, NULL, 1e-12, 0, err)) ||
-                (rc = hs_fl_tangent(f, t, L.x, L.x + n, L.B, &d, err)))
+                (rc = hs_fl_project(f, t, L.x, L.x + n, L.P, c, err)))
                 break;
-            project(L.B, nn, d, L.P, c, L.tmp);
         }
         if (gram_schmidt(L.P, nn, c, L.sum)) {
             hs_error_set(err, HS_EXIT_NUMERIC, "%s: tangent vectors collapsed at t = %.17g",

@@ -15,7 +15,11 @@
  *                    ker [G_q 0; dGdot/dq G_q], 2 (n - k) columns
  *   hs_fl_propagate  the motion (q, v) and tangent vectors (dq, dv) carried
  *                    by the linearized flow, one augmented ODE through a
- *                    gsl_odeiv2 method under one error control
+ *                    gsl_odeiv2 method under one error control; the
+ *                    vectors' derivatives are directional (the residuals'
+ *                    Jacobian blocks times the vectors, then one solve per
+ *                    vector on the saddle-point LU), da/dx is not formed
+ *   hs_fl_project    vectors onto that tangent space (a QR of J^T)
  *   hs_fl_floquet    the monodromy matrix over a period, projected on the
  *                    tangent space at the start; its eigenvalues
  *   hs_fl_sens_run   forward sensitivities d(q, v, Lambda)/dp to parameters,
@@ -63,11 +67,21 @@ int hs_fl_accel(hs_fl *f, double t, const double *q, const double *v, double *a,
 int hs_fl_tangent(hs_fl *f, double t, const double *q, const double *v, double *B,
                   size_t *dim, hs_error *err);
 
+/* P [2n x ncol] row-major onto that tangent space, in place (the
+ * orthogonal projection B B^T P, without forming B: a QR factorization of
+ * the constraints' Jacobian).  0, or 3 (dependent constraints) with err. */
+int hs_fl_project(hs_fl *f, double t, const double *q, const double *v, double *P,
+                  size_t ncol, hs_error *err);
+
 /* Integrate from t0 to t1 (> t0): x = (q, v) [2n] and the ncol tangent
  * vectors P [2n x ncol] row-major, in place.  0, or 4 (the stepper failed)
  * with err. */
 int hs_fl_propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
                     hs_error *err);
+
+/* The accepted steps and evaluations of the ODE's right-hand side over
+ * every integration f has done (for benchmarks). */
+void hs_fl_counts(const hs_fl *f, unsigned long *steps, unsigned long *evals);
 
 /* Whether the model's M, Q and G (at q0, v0) are the same at t0 and
  * t0 + T (to 1e-9 of their size): 1 yes, 0 no (what differs first into

@@ -36,10 +36,14 @@ struct hs_fl {
     size_t nacc, njac, nin;
     double *in, *regs, *out_acc, *out_jac;
     gsl_matrix *K, *rhs;           /* the saddle-point matrix (LU), right-hand sides */
+    gsl_matrix *rhsp;              /* rhs with its rows permuted as the LU's, solved */
     gsl_permutation *perm;
     gsl_vector *col;
     double *a, *lam;               /* the last evaluation: a [n], Lambda [k], */
     double *Aq, *Av;               /* [(n + k) x n]: da/dq, then dLambda/dq (and in v) */
+    double *dir;                   /* accel_dir's right-hand sides and solutions */
+    size_t dircap;
+    unsigned long steps, evals;    /* accepted steps and ODE right-hand sides, all runs */
 };
 
 /* prog_acc at (t, q, v) into out_acc. */

@@ -282,12 +282,13 @@ static int fl_alloc(hs_fl *f, hs_error *err)
     f->K = gsl_matrix_alloc(nk, nk);
     f->perm = gsl_permutation_alloc(nk);
     f->rhs = gsl_matrix_alloc(nk, 2 * n + 1);
+    f->rhsp = gsl_matrix_alloc(nk, 2 * n + 1);
     f->col = gsl_vector_alloc(nk);
     f->Aq = calloc(nk * n + 1, sizeof *f->Aq);
     f->Av = calloc(nk * n + 1, sizeof *f->Av);
     f->a = calloc(n + 1, sizeof *f->a);
     f->lam = calloc(k + 1, sizeof *f->lam);
-    if (!f->in || !f->regs || !f->out_acc || !f->out_jac || !f->K || !f->perm || !f->rhs ||
+    if (!f->in || !f->regs || !f->out_acc || !f->out_jac || !f->K || !f->perm || !f->rhs || !f->rhsp ||
         !f->col || !f->Aq || !f->Av || !f->a || !f->lam)
         return hs_error_nomem(err);
     for (size_t j = 0; j < f->m->npar; j++)
@@ -352,9 +353,11 @@ void hs_fl_free(hs_fl *f)
     gsl_matrix_free(f->K);
     gsl_permutation_free(f->perm);
     gsl_matrix_free(f->rhs);
+    gsl_matrix_free(f->rhsp);
     gsl_vector_free(f->col);
     free(f->Aq);
     free(f->Av);
+    free(f->dir);
     free(f->a);
     free(f->lam);
     free(f);
@@ -404,6 +407,20 @@ static int fail(hs_fl *f, double t, const char *what, hs_error *err)
     return HS_EXIT_NUMERIC;
 }
 
+/* The residuals' derivatives dr/dx, ds/dx into out_jac at the last
+ * accel's (a, Lambda). */
+static int eval_jac(hs_fl *f, double t, hs_error *err)
+{
+    for (size_t i = 0; i < f->n; i++)
+        f->in[f->sym_a[i]] = f->a[i];
+    for (size_t j = 0; j < f->k; j++)
+        f->in[f->sym_lam[j]] = f->lam[j];
+    hs_prog_eval(f->prog_jac, f->in, f->regs, f->out_jac);
+    if (!all_finite(f->out_jac, f->njac))
+        return fail(f, t, "a non-finite derivative of the accelerations", err);
+    return 0;
+}
+
 static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, hs_error *err)
 {
     size_t n = f->n, k = f->k, nk = n + k;
@@ -442,13 +459,9 @@ static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, 
     }
     if (!jac)
         return 0;
-    for (size_t i = 0; i < n; i++)
-        f->in[f->sym_a[i]] = f->a[i];
-    for (size_t j = 0; j < k; j++)
-        f->in[f->sym_lam[j]] = f->lam[j];
-    hs_prog_eval(f->prog_jac, f->in, f->regs, f->out_jac);
-    if (!all_finite(f->out_jac, f->njac))
-        return fail(f, t, "a non-finite derivative of the accelerations", err);
+    int rc = eval_jac(f, t, err);
+    if (rc)
+        return rc;
     /* rhs = -[dr/dq dr/dv; ds/dq ds/dv], (n + k) x 2n */
     gsl_matrix_set_zero(f->rhs);
     double *R = f->rhs->data;
@@ -457,12 +470,19 @@ static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, 
     hs_fl_blk_fill(&f->bRv, f->out_jac, R + n, lr, 0);
     hs_fl_blk_fill(&f->bSq, f->out_jac, R + n * lr, lr, 0);
     hs_fl_blk_fill(&f->bSv, f->out_jac, R + n * lr + n, lr, 0);
-    for (size_t c = 0; c < 2 * n; c++) {
-        gsl_vector_view col = gsl_matrix_column(f->rhs, c);
-        gsl_vector_scale(&col.vector, -1.0);
-        if (gsl_linalg_LU_svx(f->K, f->perm, &col.vector))
+    /* every column at once (what LU_svx does to one: P, then L and U), the
+     * triangular solves as BLAS 3 */
+    for (size_t i = 0; i < n + k; i++)        /* row i of P rhs: row perm[i] of rhs */
+        memcpy(f->rhsp->data + i * f->rhsp->tda, R + f->perm->data[i] * lr,
+               2 * n * sizeof *R);
+    R = f->rhsp->data;
+    lr = f->rhsp->tda;
+    gsl_matrix_view X = gsl_matrix_submatrix(f->rhsp, 0, 0, n + k, 2 * n);
+    gsl_blas_dtrsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, -1.0, f->K, &X.matrix);
+    gsl_blas_dtrsm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, 1.0, f->K, &X.matrix);
+    for (size_t i = 0; i < n + k; i++)
+        if (!all_finite(R + i * lr, 2 * n))
             return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
-    }
     for (size_t i = 0; i < n + k; i++)        /* da/dx, then dLambda/dx */
         for (size_t j = 0; j < n; j++) {
             f->Aq[i * n + j] = R[i * lr + j];
@@ -492,6 +512,21 @@ int hs_fl_accel(hs_fl *f, double t, const double *q, const double *v, double *a,
 
 /* ---------- the tangent space ---------- */
 
+/* A (2n x 2k, zeroed) = J^T, J = [G_q 0; dGdot/dq G_q], from out_acc. */
+static void fill_jt(const hs_fl *f, gsl_matrix *A)
+{
+    size_t n = f->n, k = f->k;
+    for (size_t e = 0; e < f->bGq.cnt; e++) {
+        size_t r = (size_t)f->bGq.r[e], c = (size_t)f->bGq.c[e];
+        double g = f->out_acc[f->bGq.off + e];
+        gsl_matrix_set(A, c, r, g);
+        gsl_matrix_set(A, n + c, k + r, g);
+    }
+    for (size_t e = 0; e < f->bGdq.cnt; e++)
+        gsl_matrix_set(A, (size_t)f->bGdq.c[e], k + (size_t)f->bGdq.r[e],
+                       f->out_acc[f->bGdq.off + e]);
+}
+
 static int tangent(hs_fl *f, double t, const double *q, const double *v, double *B,
                    size_t *dim, hs_error *err)
 {
@@ -516,15 +551,7 @@ static int tangent(hs_fl *f, double t, const double *q, const double *v, double 
         rc = hs_error_nomem(err);
         goto done;
     }
-    for (size_t e = 0; e < f->bGq.cnt; e++) {
-        size_t r = (size_t)f->bGq.r[e], c = (size_t)f->bGq.c[e];
-        double g = f->out_acc[f->bGq.off + e];
-        gsl_matrix_set(A, c, r, g);
-        gsl_matrix_set(A, n + c, k + r, g);
-    }
-    for (size_t e = 0; e < f->bGdq.cnt; e++)
-        gsl_matrix_set(A, (size_t)f->bGdq.c[e], k + (size_t)f->bGdq.r[e],
-                       f->out_acc[f->bGdq.off + e]);
+    fill_jt(f, A);
     gsl_linalg_QRPT_decomp2(A, Q, R, tau, p, &sgn, norm);
     double r0 = fabs(gsl_matrix_get(R, 0, 0));
     size_t rank = 0;
@@ -560,6 +587,65 @@ int hs_fl_tangent(hs_fl *f, double t, const double *q, const double *v, double *
     return rc;
 }
 
+/* P = (I - J^+ J) P: the orthogonal projection onto ker J (what B B^T P
+ * gives with hs_fl_tangent's basis), from a QR factorization of J^T
+ * (Householder, no basis formed: O(n k^2 + n k ncol), not O(n^3)). */
+static int project(hs_fl *f, double t, const double *q, const double *v, double *P,
+                   size_t ncol, hs_error *err)
+{
+    size_t n = f->n, k = f->k, nn = 2 * n, kk = 2 * k;
+    if (!k || !ncol)
+        return 0;
+    hs_fl_eval_acc(f, t, q, v);
+    if (!all_finite(f->out_acc, f->nacc))
+        return fail(f, t, "a non-finite value of G_q or dGdot/dq", err);
+    gsl_matrix *A = gsl_matrix_calloc(nn, kk);
+    gsl_vector *tau = gsl_vector_alloc(kk), *w = gsl_vector_alloc(nn);
+    int rc = 0;
+    if (!A || !tau || !w) {
+        rc = hs_error_nomem(err);
+        goto done;
+    }
+    fill_jt(f, A);
+    gsl_linalg_QR_decomp(A, tau);
+    double rmax = 0, rmin = HUGE_VAL;
+    for (size_t i = 0; i < kk; i++) {
+        double r = fabs(gsl_matrix_get(A, i, i));
+        rmax = fmax(rmax, r);
+        rmin = fmin(rmin, r);
+    }
+    if (!(rmin > 1e-9 * rmax)) {
+        hs_error_set(err, HS_EXIT_INCONSISTENT, "%s: the constraints are dependent at t = "
+                     "%.17g: no tangent space of dimension 2 (n - k)", f->m->file, t);
+        rc = HS_EXIT_INCONSISTENT;
+        goto done;
+    }
+    for (size_t j = 0; j < ncol; j++) {
+        for (size_t r = 0; r < nn; r++)
+            gsl_vector_set(w, r, P[r * ncol + j]);
+        gsl_linalg_QR_QTvec(A, tau, w);            /* the range of J^T first: drop it */
+        for (size_t r = 0; r < kk; r++)
+            gsl_vector_set(w, r, 0);
+        gsl_linalg_QR_Qvec(A, tau, w);
+        for (size_t r = 0; r < nn; r++)
+            P[r * ncol + j] = gsl_vector_get(w, r);
+    }
+done:
+    gsl_matrix_free(A);
+    gsl_vector_free(tau);
+    gsl_vector_free(w);
+    return rc;
+}
+
+int hs_fl_project(hs_fl *f, double t, const double *q, const double *v, double *P,
+                  size_t ncol, hs_error *err)
+{
+    hs_la_handler h = hs_la_quiet();
+    int rc = project(f, t, q, v, P, ncol, err);
+    hs_la_restore(h);
+    return rc;
+}
+
 /* ---------- the augmented ODE ---------- */
 
 typedef struct odectx {
@@ -572,6 +658,55 @@ typedef struct odectx {
     void *fctx;
 } odectx;
 
+/* X += the block's matrix times Y (ncol columns; rows of X from xr, of Y
+ * from yr). */
+static void blk_mul(const hs_fl_blk *b, const double *out, const double *Y, double *X,
+                    size_t ncol)
+{
+    for (size_t e = 0; e < b->cnt; e++) {
+        double g = out[b->off + e];
+        const double *y = Y + (size_t)b->c[e] * ncol;
+        double *x = X + (size_t)b->r[e] * ncol;
+        for (size_t j = 0; j < ncol; j++)
+            x[j] += g * y[j];
+    }
+}
+
+/* dv' = da/dq dq + da/dv dv for the ncol columns of P into dPv (n x ncol),
+ * without forming da/dx: [M -G_q^T; G_q 0] [dv'; dLambda] = -[dr/dx; ds/dx] P,
+ * ncol right-hand sides on the factorization accel left in K. */
+static int accel_dir(hs_fl *f, double t, const double *P, size_t ncol, double *dPv,
+                     hs_error *err)
+{
+    size_t n = f->n, k = f->k, nk = n + k;
+    int rc = eval_jac(f, t, err);
+    if (rc)
+        return rc;
+    if (f->dircap < nk * ncol) {
+        double *d = realloc(f->dir, 2 * nk * ncol * sizeof *d);
+        if (!d)
+            return hs_error_nomem(err);
+        f->dir = d;
+        f->dircap = nk * ncol;
+    }
+    double *R = f->dir, *X = f->dir + nk * ncol;
+    const double *Pq = P, *Pv = P + n * ncol;
+    memset(R, 0, nk * ncol * sizeof *R);
+    blk_mul(&f->bRq, f->out_jac, Pq, R, ncol);
+    blk_mul(&f->bRv, f->out_jac, Pv, R, ncol);
+    blk_mul(&f->bSq, f->out_jac, Pq, R + n * ncol, ncol);
+    blk_mul(&f->bSv, f->out_jac, Pv, R + n * ncol, ncol);
+    for (size_t i = 0; i < nk; i++)           /* rows permuted as the LU's */
+        memcpy(X + i * ncol, R + f->perm->data[i] * ncol, ncol * sizeof *X);
+    gsl_matrix_view Xv = gsl_matrix_view_array(X, nk, ncol);
+    gsl_blas_dtrsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, -1.0, f->K, &Xv.matrix);
+    gsl_blas_dtrsm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, 1.0, f->K, &Xv.matrix);
+    if (!all_finite(X, n * ncol))
+        return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
+    memcpy(dPv, X, n * ncol * sizeof *dPv);
+    return 0;
+}
+
 /* y = (q, v, P) with P (2n x ncol) row-major: the rows dq, then dv. */
 static int ode_rhs(double tau, const double y[], double dy[], void *params)
 {
@@ -579,29 +714,17 @@ static int ode_rhs(double tau, const double y[], double dy[], void *params)
     hs_fl *f = c->f;
     size_t n = f->n, nc = c->ncol;
     const double *q = y, *v = y + n, *P = y + 2 * n;
+    f->evals++;
     if (!c->rc)
-        c->rc = accel(f, c->t0 + tau, q, v, nc > 0, c->err);
+        c->rc = accel(f, c->t0 + tau, q, v, 0, c->err);
     if (c->rc)
         return GSL_EBADFUNC;
     memcpy(dy, v, n * sizeof *dy);
     memcpy(dy + n, f->a, n * sizeof *dy);
     double *dP = dy + 2 * n;
     memcpy(dP, P + n * nc, n * nc * sizeof *dP);         /* dq' = dv */
-    for (size_t i = 0; i < n; i++) {                      /* dv' = Aq dq + Av dv */
-        double *row = dP + (n + i) * nc;
-        for (size_t j = 0; j < nc; j++)
-            row[j] = 0;
-        for (size_t l = 0; l < n; l++) {
-            double aq = f->Aq[i * n + l], av = f->Av[i * n + l];
-            const double *pq = P + l * nc, *pv = P + (n + l) * nc;
-            if (aq != 0)
-                for (size_t j = 0; j < nc; j++)
-                    row[j] += aq * pq[j];
-            if (av != 0)
-                for (size_t j = 0; j < nc; j++)
-                    row[j] += av * pv[j];
-        }
-    }
+    if (nc && (c->rc = accel_dir(f, c->t0 + tau, P, nc, dP + n * nc, c->err)))
+        return GSL_EBADFUNC;                              /* dv' = Aq dq + Av dv */
     if (c->force && (c->rc = c->force(c->fctx, c->t0 + tau, dP + n * nc, c->err)))
         return GSL_EBADFUNC;
     return GSL_SUCCESS;
@@ -628,6 +751,7 @@ static int propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_
     gsl_odeiv2_driver_set_nmax(d, 0);
     double tau = 0;
     int st = gsl_odeiv2_driver_apply(d, &tau, span, y);
+    f->steps += d->e->count;
     int rc = c.rc;
     if (!rc && st != GSL_SUCCESS) {
         hs_error_set(err, HS_EXIT_NUMERIC, "%s: the stepper %s failed at t = %.17g with the "
@@ -642,6 +766,12 @@ static int propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_
     gsl_odeiv2_driver_free(d);
     free(y);
     return rc;
+}
+
+void hs_fl_counts(const hs_fl *f, unsigned long *steps, unsigned long *evals)
+{
+    *steps = f->steps;
+    *evals = f->evals;
 }
 
 int hs_fl_propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
