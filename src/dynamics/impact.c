@@ -302,6 +302,7 @@ int hs_dyn_hold(const hs_model *m, hs_work *w, size_t j)
     if (w->released && w->released[j]) {
         w->released[j] = 0;
         w->nreleased--;
+        hs_dyn_held_changed(w);
     }
     return 0;
 }

@@ -90,6 +90,7 @@ int hs_dyn_release(const hs_model *m, hs_work *w, size_t j)
     if (!w->released[j]) {
         w->released[j] = 1;
         w->nreleased++;
+        hs_dyn_held_changed(w);
     }
     w->Lambda[j] = 0;
     return 0;
