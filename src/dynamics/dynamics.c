@@ -545,7 +545,7 @@ static int accel1(const hs_model *m, hs_work *w, double t, const double *q,
     }
     if (k) {
         /* constraints let go: the system of the rows held alone (held.c) */
-        int held = w->nreleased && hs_dyn_held_ready(m, w);
+        int held = hs_dyn_held_ready(m, w);
         /* redundant from the start: the small dense path skips the
          * dependent rows; the others go through the SVD */
         int small = held ? hs_dyn_held_small(w)

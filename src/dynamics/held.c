@@ -6,6 +6,7 @@
  * events and is rebuilt at the first evaluation after one. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,6 +118,11 @@ static void rebuild(const hs_model *m, const hs_work *w, hs_heldwork *h)
 
 int hs_dyn_held_ready(const hs_model *m, hs_work *w)
 {
+    if (!w->nreleased) {                          /* every row's C: hs_dyn_solve_C */
+        if (w->hw)
+            w->hw->used = 0;
+        return 0;
+    }
     if (!w->hw && !(w->hw = held_new(m, w)))
         return 0;
     hs_heldwork *h = w->hw;
@@ -233,10 +239,32 @@ int hs_dyn_held_solve(const hs_model *m, hs_work *w, double t, const double *dyn
     return 0;
 }
 
-void hs_dyn_solve_C(const hs_model *m, const hs_work *w, double *x)
+/* C_ii of the last evaluation, 1 where it is not positive (as
+ * hs_dyn_cut_released keeps a released row's diagonal). */
+static double diag_C(const hs_model *m, hs_work *w, size_t i)
+{
+    const double *Gq = w->dyn + m->off_Gq;
+    const int *st = m->gq_start, *col = m->gq_col;
+    double s = 0;
+    if (m->mass_kind != HS_MASS_FULL) {
+        for (int p = st[i]; p < st[i + 1]; p++)
+            s += Gq[p] * w->Minv[col[p]] * Gq[p];
+    } else {
+        double *y = w->tmpn->data;
+        memset(y, 0, m->n * sizeof *y);
+        for (int p = st[i]; p < st[i + 1]; p++)
+            y[col[p]] = Gq[p];
+        hs_dyn_solve_mass(m, w, y);
+        for (int p = st[i]; p < st[i + 1]; p++)
+            s += Gq[p] * y[col[p]];
+    }
+    return s > 0 ? s : 1;
+}
+
+void hs_dyn_solve_C(const hs_model *m, hs_work *w, double *x)
 {
     const hs_heldwork *h = w->hw;
-    if (!w->nreleased || !h || !h->used) {
+    if (!h || !h->used) {
         if (w->banded)
             hs_la_band_svx(w->Cb, x);
         else
@@ -248,7 +276,14 @@ void hs_dyn_solve_C(const hs_model *m, const hs_work *w, double *x)
         xh[a] = x[h->row[a]];
     if (h->kh)
         (h->banded ? hs_la_band_svx : hs_la_small_svx)(&h->C, xh);
-    memset(x, 0, m->k * sizeof *x);
+    /* a row outside the factor's held set (held since: the caller's
+     * Newton iteration after an event) is solved by its diagonal alone,
+     * as in every row's C with it cut out */
+    for (size_t i = 0; i < m->k; i++)
+        if (h->place[i] == UINT32_MAX && x[i] != 0) {
+            double l = sqrt(diag_C(m, w, i));
+            x[i] = x[i] / l / l;
+        }
     for (size_t a = 0; a < h->kh; a++)
         x[h->row[a]] = xh[a];
 }

@@ -66,9 +66,9 @@ void hs_dyn_solve_mass(const hs_model *m, hs_work *w, double *x);
 
 /* After hs_dyn_release or hs_dyn_hold: the held set is to be read again. */
 void hs_dyn_held_changed(hs_work *w);
-/* Inside hs_dyn_accel with w->nreleased: the held rows' structure (built
- * again only after a change); 0 when it could not be (memory: the cut of
- * every row's C is used instead). */
+/* Inside hs_dyn_accel: with w->nreleased, the held rows' structure (built
+ * again only after a change); 0 when none is released or it could not be
+ * built (memory): every row's C, the released cut out, is used then. */
 int hs_dyn_held_ready(const hs_model *m, hs_work *w);
 /* Whether the held system goes through the small dense path (or is empty). */
 int hs_dyn_held_small(const hs_work *w);
