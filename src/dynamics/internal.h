@@ -40,8 +40,10 @@ static inline int hs_dyn_all_finite(const double *x, size_t n)
 
 /* ---- outputs.c ---- */
 
-/* Inside hs_dyn_accel, C and its right-hand side assembled: the rows and
- * columns of the released constraints cut out (their multipliers 0). */
+/* Inside hs_dyn_accel, C and its right-hand side assembled over every
+ * row: the rows and columns of the released constraints cut out (their
+ * multipliers 0).  Only where the held rows' system (held.c) could not be
+ * built. */
 void hs_dyn_cut_released(const hs_model *m, hs_work *w);
 
 /* ---- dynamics.c: C factored, M^-1 applied ---- */
