@@ -456,8 +456,8 @@ static int robust(const hs_model *m, hs_work *w, double t, const double *dyn, in
     return hs_dyn_robust_solve(m, w, t, dyn, mass) ? HS_EXIT_NUMERIC : 0;
 }
 
-/* Every row in C, the released ones cut out after (hs_dyn_cut_released):
- * the multipliers into w->Lambda, acc += M^-1 G_q^T Lambda.  0, 1 (C
+/* Every row in C (none is released: held.c solves otherwise): the
+ * multipliers into w->Lambda, acc += M^-1 G_q^T Lambda.  0, 1 (C
  * singular or ill-conditioned: the rank-revealing solve) or
  * HS_EXIT_NUMERIC. */
 static int solve_all(const hs_model *m, hs_work *w, double t, const double *dyn, double *acc)
@@ -477,8 +477,6 @@ static int solve_all(const hs_model *m, hs_work *w, double t, const double *dyn,
                  m->set.beta * m->set.beta * dyn[m->off_Gb + i];
         rhs[i] = s;
     }
-    if (w->nreleased)                             /* outputs.c */
-        hs_dyn_cut_released(m, w);
     hs_csys sys = { k, w->C, w->Cb, w->banded };
     int fc = hs_dyn_factor_C(w, &sys, k - w->rank0, t);
     if (fc)

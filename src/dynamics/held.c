@@ -116,16 +116,19 @@ static void rebuild(const hs_model *m, const hs_work *w, hs_heldwork *h)
     h->ok = 1;
 }
 
+int hs_dyn_held_alloc(const hs_model *m, hs_work *w)
+{
+    return w->hw || (w->hw = held_new(m, w)) ? 0 : -1;
+}
+
 int hs_dyn_held_ready(const hs_model *m, hs_work *w)
 {
-    if (!w->nreleased) {                          /* every row's C: hs_dyn_solve_C */
-        if (w->hw)
-            w->hw->used = 0;
+    hs_heldwork *h = w->hw;
+    if (!w->nreleased || !h) {                    /* every row's C: hs_dyn_solve_C */
+        if (h)
+            h->used = 0;
         return 0;
     }
-    if (!w->hw && !(w->hw = held_new(m, w)))
-        return 0;
-    hs_heldwork *h = w->hw;
     if (h->dirty)
         rebuild(m, w, h);
     h->used = h->ok;
@@ -239,8 +242,8 @@ int hs_dyn_held_solve(const hs_model *m, hs_work *w, double t, const double *dyn
     return 0;
 }
 
-/* C_ii of the last evaluation, 1 where it is not positive (as
- * hs_dyn_cut_released keeps a released row's diagonal). */
+/* C_ii of the last evaluation, 1 where it is not positive: the pivot of
+ * a row decoupled from the others. */
 static double diag_C(const hs_model *m, hs_work *w, size_t i)
 {
     const double *Gq = w->dyn + m->off_Gq;

@@ -1,7 +1,8 @@
 /* Private to src/dynamics: what the files of the module call in one
  * another and nobody else does (dynamics.h is the interface).  Lowest
  * first: kernels.c (the model's programs at a state), outputs.c,
- * robust.c, chain.c, impact.c, and dynamics.c (hs_dyn_accel) on top. */
+ * robust.c, chain.c, impact.c, and dynamics.c (hs_dyn_accel) on top, with
+ * held.c beside it (the held rows' system, through its factorization). */
 #ifndef HS_DYNAMICS_INTERNAL_H
 #define HS_DYNAMICS_INTERNAL_H
 
@@ -38,14 +39,6 @@ static inline int hs_dyn_all_finite(const double *x, size_t n)
     return (s0 + s1) + (s2 + s3) == 0.0;
 }
 
-/* ---- outputs.c ---- */
-
-/* Inside hs_dyn_accel, C and its right-hand side assembled over every
- * row: the rows and columns of the released constraints cut out (their
- * multipliers 0).  Only where the held rows' system (held.c) could not be
- * built. */
-void hs_dyn_cut_released(const hs_model *m, hs_work *w);
-
 /* ---- dynamics.c: C factored, M^-1 applied ---- */
 
 /* A system C Lambda = rhs to factor: every row's C (in w) or the held
@@ -66,11 +59,14 @@ void hs_dyn_solve_mass(const hs_model *m, hs_work *w, double *x);
 
 /* ---- held.c: the system of the rows held when some are let go ---- */
 
+/* Its storage, at the first hs_dyn_release (none on the right-hand-side
+ * path): 0 or -1 (memory). */
+int hs_dyn_held_alloc(const hs_model *m, hs_work *w);
 /* After hs_dyn_release or hs_dyn_hold: the held set is to be read again. */
 void hs_dyn_held_changed(hs_work *w);
 /* Inside hs_dyn_accel: with w->nreleased, the held rows' structure (built
- * again only after a change); 0 when none is released or it could not be
- * built (memory): every row's C, the released cut out, is used then. */
+ * again only after a change, into the storage above); 0 when none is
+ * released: every row's C is used then. */
 int hs_dyn_held_ready(const hs_model *m, hs_work *w);
 /* Whether the held system goes through the small dense path (or is empty). */
 int hs_dyn_held_small(const hs_work *w);

@@ -94,8 +94,8 @@ typedef struct hs_work {
     double *rout, *out;    /* prog_out: scratch, the outputs (outputs.c) */
     double *rev, *ev;      /* prog_ev: scratch, the event functions */
     unsigned char *released; /* [k] 1: the constraint is let go (an event's
-                            * release): its multiplier is 0 and C's row and
-                            * column for it are cut out; NULL while none is */
+                            * release): its multiplier is 0 and C is formed
+                            * without it (held.c); NULL while none is */
     size_t nreleased;
     hs_heldwork *hw;       /* the held rows' system (held.c), from the first release */
     /* friction (impact.c): NULL until a run sets it up (hs_dyn_friction_alloc) */
