@@ -426,6 +426,65 @@ START_TEST(test_cradle_sequential)
 }
 END_TEST
 
+/* A ring of 20 balls, e = 0.3: the held contacts' system (dynamics/held.c)
+ * is a narrow band inside a C of every row that is not (ball 20 meets
+ * ball 1), then none held between impacts; momentum 1 throughout, energy
+ * never rising, no gap below -1e-9; once per method (RATTLE solves with
+ * the held rows' factor). */
+START_TEST(test_ring_held)
+{
+    enum { N = 20 };
+    static const char *const meth[] = { "rk8pd", "rattle" };
+    char *text = malloc(8192);
+    size_t len = 0;
+    len += (size_t)snprintf(text + len, 8192 - len, "coordinates: [x1");
+    for (int i = 2; i <= N; i++)
+        len += (size_t)snprintf(text + len, 8192 - len, ", x%d", i);
+    len += (size_t)snprintf(text + len, 8192 - len, "]\nmass: [1");
+    for (int i = 2; i <= N; i++)
+        len += (size_t)snprintf(text + len, 8192 - len, ", 1");
+    len += (size_t)snprintf(text + len, 8192 - len, "]\ncontacts:\n");
+    for (int i = 1; i < N; i++)
+        len += (size_t)snprintf(text + len, 8192 - len,
+                                "  c%d: {gap: x%d - x%d - 0.1, restitution: 0.3}\n", i, i + 1, i);
+    len += (size_t)snprintf(text + len, 8192 - len, "  c%d: {gap: x1 + %d*0.101 - x%d - 0.1, "
+                            "restitution: 0.3}\ninitial:\n  q: {x1: 0", N, N, N);
+    for (int i = 2; i <= N; i++)
+        len += (size_t)snprintf(text + len, 8192 - len, ", x%d: %.17g", i, 0.101 * (i - 1));
+    snprintf(text + len, 8192 - len, "}\n  v: {x1: 1}\nsimulate: {t_end: 0.5, dt: 0.01, "
+             "rtol: 1e-12, atol: 1e-12%s}\n", _i ? ", method: rattle, step: 1e-4" : "");
+    pu_args a = pu_defaults();
+    a.text = text;
+    a.columns = "all";
+    pu_result r;
+    pu_run_ok(&a, &r);
+    const pu_table *t = &r.tab;
+    double E0 = 0.5;
+    for (size_t row = 0; row < t->nrow; row++) {
+        double p = 0, E = 0;
+        for (int i = 1; i <= N; i++) {
+            char nm[16];
+            snprintf(nm, sizeof nm, "x%d'", i);
+            double v = PU_AT(t, row, pu_col(t, nm));
+            p += v;
+            E += v * v / 2;
+            snprintf(nm, sizeof nm, "x%d", i);
+            double x = PU_AT(t, row, pu_col(t, nm)), y;
+            snprintf(nm, sizeof nm, "x%d", i == N ? 1 : i + 1);
+            y = PU_AT(t, row, pu_col(t, nm)) + (i == N ? N * 0.101 : 0);
+            ck_assert_msg(y - x - 0.1 > -1e-9, "%s: gap %g at row %zu", meth[_i],
+                          y - x - 0.1, row);
+        }
+        ck_assert_msg(fabs(p - 1) < 1e-11, "%s: momentum %.17g at row %zu", meth[_i], p, row);
+        ck_assert_msg(E <= E0 + 1e-12, "%s: energy rose to %.17g", meth[_i], E);
+        E0 = E;
+    }
+    ck_assert(E0 < 0.45);              /* inelastic: energy lost */
+    pu_result_free(&r);
+    free(text);
+}
+END_TEST
+
 /* ---- the slack rope ---- */
 
 START_TEST(test_slack_rope)
@@ -857,6 +916,7 @@ static Suite *contacts_suite(void)
     tcase_add_loop_test(tc, test_three_balls_simultaneous, 0, 2);
     tcase_add_test(tc, test_cradle_sequential);
     tcase_add_test(tc, test_touching_row);
+    tcase_add_loop_test(tc, test_ring_held, 0, 2);
     tcase_add_loop_test(tc, test_slack_rope, 0, 3);
     tcase_add_test(tc, test_lift_opens);
     tcase_add_test(tc, test_slack_rope_swing);

@@ -79,14 +79,14 @@ static hs_work *work_new(const hs_model *m)
     hs_work *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
-    size_t n = m->n, k = m->k;
+    size_t n = m->n, k = m->k, ks = k < HS_SMALL_K ? k : HS_SMALL_K;  /* small paths' k */
 #define ALLOC(p, cnt) ((p) = calloc((cnt) > 0 ? (cnt) : 1, sizeof *(p)))
     int ok = ALLOC(w->in, m->nin) && ALLOC(w->rdyn, hs_prog_nregs(m->prog_dyn)) &&
              ALLOC(w->raux, hs_prog_nregs(m->prog_aux)) &&
              ALLOC(w->rpos, hs_prog_nregs(m->prog_pos)) && ALLOC(w->dyn, m->ndyn) &&
              ALLOC(w->aux, m->naux) && ALLOC(w->pos, 2 * k + m->nnz) && ALLOC(w->Minv, n) &&
              ALLOC(w->Lambda, k) && ALLOC(w->a, n) && ALLOC(w->Cdiag, k) &&
-             ALLOC(w->skip, k) && ALLOC(w->mnwork, k <= HS_SMALL_K ? 2 * k * k + k : 0) &&
+             ALLOC(w->skip, k) && ALLOC(w->mnwork, 2 * ks * ks + ks) &&
              ALLOC(w->rout, m->prog_out ? hs_prog_nregs(m->prog_out) : 0) &&
              ALLOC(w->out, m->nout) && ALLOC(w->ev, m->nev) &&
              ALLOC(w->rev, m->prog_ev ? hs_prog_nregs(m->prog_ev) : 0) &&
@@ -143,6 +143,7 @@ void hs_work_free(hs_work *w)
     if (!w)
         return;
     hs_chain_work_free(w->cw);
+    hs_dyn_held_free(w);
     free(w->in);
     free(w->tab_hint);
     free(w->rdyn);
@@ -256,8 +257,7 @@ static int factor_mass(const hs_model *m, hs_work *w, const double *dyn, double 
     return 0;
 }
 
-/* x <- M^-1 x */
-static void solve_mass(const hs_model *m, hs_work *w, double *x)
+void hs_dyn_solve_mass(const hs_model *m, hs_work *w, double *x)
 {
     if (m->mass_kind != HS_MASS_FULL) {
         for (size_t i = 0; i < m->n; i++)
@@ -278,35 +278,32 @@ static int matrix_finite(const gsl_matrix *A)
     return 1;
 }
 
-/* Factor C (Cholesky) and check its conditioning: 0, 1 when C is singular
- * or ill-conditioned (the rank-revealing solve takes over), or
- * HS_EXIT_NUMERIC (an overflow; with w->strict, a singular C). */
-static int factor_C(const hs_model *m, hs_work *w, double t)
+int hs_dyn_factor_C(hs_work *w, const hs_csys *s, size_t redundant, double t)
 {
-    size_t k = m->k;
+    size_t k = s->k;
     int st, weak = 0;
     w->nskip = 0;
     double rcond = 0, tau = w->strict ? 0 : HS_PIVOT_ROBUST;
     /* L_jj^2 / C_jj is the squared sine of the angle between row j of
      * B = G_q M^-1/2 and the rows before it (whatever the units): below
      * tau, a constraint is nearly dependent on the others */
-    if (w->banded) {
-        st = hs_la_band_cholesky_piv(w->Cb, tau, &weak) ? GSL_EDOM : GSL_SUCCESS;
+    if (s->banded) {
+        st = hs_la_band_cholesky_piv(s->Cb, tau, &weak) ? GSL_EDOM : GSL_SUCCESS;
     } else if (k <= HS_SMALL_K && !w->full_rcond && !w->strict) {
         double rmin;          /* (the SVD reports the condition of what it solves) */
-        int ns = hs_la_small_cholesky_skip(w->C, HS_PIVOT_SKIP, tau, &weak, w->skip, &rmin);
+        int ns = hs_la_small_cholesky_skip(s->C, HS_PIVOT_SKIP, tau, &weak, w->skip, &rmin);
         st = ns < 0 || ns == (int)k ? GSL_EDOM : GSL_SUCCESS;  /* non-finite; C = 0 */
         w->nskip = ns > 0 ? (size_t)ns : 0;
-        if (ns > 0 && (size_t)ns + w->rank0 > k)      /* beyond the start's redundancy: */
+        if (ns > 0 && (size_t)ns > redundant)      /* beyond the start's redundancy: */
             weak = 1;                                  /* a singular position, the SVD */
     } else if (k <= HS_SMALL_K && !w->full_rcond) {
-        st = hs_la_small_cholesky_piv(w->C, tau, &weak) ? GSL_EDOM : GSL_SUCCESS;
+        st = hs_la_small_cholesky_piv(s->C, tau, &weak) ? GSL_EDOM : GSL_SUCCESS;
     } else {
         for (size_t i = 0; i < k; i++)
-            w->Cdiag[i] = w->C->data[i * w->C->tda + i];
-        st = gsl_linalg_cholesky_decomp1(w->C);
+            w->Cdiag[i] = s->C->data[i * s->C->tda + i];
+        st = gsl_linalg_cholesky_decomp1(s->C);
         for (size_t i = 0; st == GSL_SUCCESS && i < k; i++) {
-            double l = w->C->data[i * w->C->tda + i];
+            double l = s->C->data[i * s->C->tda + i];
             weak |= l * l < tau * w->Cdiag[i];
         }
     }
@@ -316,23 +313,24 @@ static int factor_C(const hs_model *m, hs_work *w, double t)
         for (size_t i = 0; i < k; i++) {
             if (w->nskip && w->skip[i])
                 continue;                          /* a skipped row: L_ii = 1 */
-            double l = w->banded ? w->Cb->data[i * w->Cb->tda] : w->C->data[i * w->C->tda + i];
+            double l = s->banded ? s->Cb->data[i * s->Cb->tda] : s->C->data[i * s->C->tda + i];
             lo = l < lo ? l : lo;
             hi = l > hi ? l : hi;
         }
         rcond = (lo / hi) * (lo / hi);
         if (w->full_rcond || !(rcond >= HS_RCOND_PROXY)) {
-            if (w->banded)
-                gsl_linalg_cholesky_band_rcond(w->Cb, &rcond, w->work3k);
+            gsl_vector_view wk = gsl_vector_subvector(w->work3k, 0, 3 * k);
+            if (s->banded)
+                gsl_linalg_cholesky_band_rcond(s->Cb, &rcond, &wk.vector);
             else
-                gsl_linalg_cholesky_rcond(w->C, &rcond, w->work3k);
+                gsl_linalg_cholesky_rcond(s->C, &rcond, &wk.vector);
         }
     }
     w->rcond = st == GSL_SUCCESS ? rcond : 0;
     /* nearly dependent rows or ill-conditioned: the rank-revealing solve,
      * unless strict */
     if (st != GSL_SUCCESS || !(rcond >= HS_RCOND_MIN) || weak) {
-        if (!matrix_finite(w->banded ? w->Cb : w->C)) {
+        if (!matrix_finite(s->banded ? s->Cb : s->C)) {
             /* inf or nan in C or its factor: an overflow, not a rank loss */
             hs_error_init(&w->err);
             w->fail_kind = HS_FAIL_NONFINITE;
@@ -403,6 +401,112 @@ static void fill_g(const hs_model *m, hs_work *w, const double *dyn)
     }
 }
 
+/* C = G_q M^-1 G_q^T of every row (the dense or band storage of w). */
+static void assemble_C(const hs_model *m, hs_work *w, const double *Gq)
+{
+    size_t n = m->n, k = m->k;
+    const int *st = m->gq_start, *col = m->gq_col;
+    double *Cd = w->C ? w->C->data : NULL;  /* dense path only */
+    size_t tda = w->C ? w->C->tda : 0;
+    if (m->mass_kind != HS_MASS_FULL) {
+        /* C_ij = sum_c Gq_ic Minv_c Gq_jc over the columns rows i, j share */
+        const uint32_t *pi = w->pair_i, *pj = w->pair_j, *ei = w->pair_pi, *ej = w->pair_pj;
+        if (w->banded) {
+            double *B = w->Cb->data;
+            size_t btda = w->Cb->tda;
+            memset(B, 0, k * btda * sizeof *B);
+            for (size_t p = 0; p < w->npair; p++)
+                B[pj[p] * btda + (pi[p] - pj[p])] +=
+                    Gq[ei[p]] * w->Minv[col[ei[p]]] * Gq[ej[p]];
+        } else {
+            for (size_t i = 0; i < k; i++)
+                memset(Cd + i * tda, 0, k * sizeof *Cd);
+            for (size_t p = 0; p < w->npair; p++)
+                Cd[pi[p] * tda + pj[p]] += Gq[ei[p]] * w->Minv[col[ei[p]]] * Gq[ej[p]];
+            for (size_t i = 0; i < k; i++)
+                for (size_t j = 0; j < i; j++)
+                    Cd[j * tda + i] = Cd[i * tda + j];
+        }
+        return;
+    }
+    /* Y_i = M^-1 G_q,i^T, C_ij = G_q,i . Y_j */
+    for (size_t i = 0; i < k; i++) {
+        double *y = w->Y->data + i * w->Y->tda;
+        memset(y, 0, n * sizeof *y);
+        for (int p = st[i]; p < st[i + 1]; p++)
+            y[col[p]] = Gq[p];
+        hs_dyn_solve_mass(m, w, y);
+    }
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j <= i; j++) {
+            const double *y = w->Y->data + j * w->Y->tda;
+            double s = 0;
+            for (int p = st[i]; p < st[i + 1]; p++)
+                s += Gq[p] * y[col[p]];
+            Cd[i * tda + j] = Cd[j * tda + i] = s;
+        }
+}
+
+/* The rank-revealing solve (robust.c) from the dynamics outputs. */
+static int robust(const hs_model *m, hs_work *w, double t, const double *dyn, int mass)
+{
+    if (hs_dyn_robust_alloc(m, w))
+        return HS_EXIT_NUMERIC;
+    fill_g(m, w, dyn);
+    return hs_dyn_robust_solve(m, w, t, dyn, mass) ? HS_EXIT_NUMERIC : 0;
+}
+
+/* Every row in C (none is released: held.c solves otherwise): the
+ * multipliers into w->Lambda, acc += M^-1 G_q^T Lambda.  0, 1 (C
+ * singular or ill-conditioned: the rank-revealing solve) or
+ * HS_EXIT_NUMERIC. */
+static int solve_all(const hs_model *m, hs_work *w, double t, const double *dyn, double *acc)
+{
+    size_t n = m->n, k = m->k;
+    const int *st = m->gq_start, *col = m->gq_col;
+    const double *Gq = dyn + m->off_Gq, *z = w->z->data;
+    assemble_C(m, w, Gq);
+    /* rhs = G_q M^-1 Q + gamma (+ Baumgarte terms) */
+    double *rhs = w->rhs->data;
+    for (size_t i = 0; i < k; i++) {
+        double s = dyn[m->off_gamma + i];
+        for (int p = st[i]; p < st[i + 1]; p++)
+            s += Gq[p] * z[col[p]];
+        if (m->set.stabilize == HS_STAB_BAUMGARTE)
+            s += 2 * m->set.alpha * dyn[m->off_Gdotb + i] +
+                 m->set.beta * m->set.beta * dyn[m->off_Gb + i];
+        rhs[i] = s;
+    }
+    hs_csys sys = { k, w->C, w->Cb, w->banded };
+    int fc = hs_dyn_factor_C(w, &sys, k - w->rank0, t);
+    if (fc)
+        return fc;
+    for (size_t i = 0; w->nskip && i < k; i++)
+        if (w->skip[i])
+            rhs[i] = 0;                           /* dependent rows: solved by the others */
+    if (w->banded)                                /* rhs <- C^-1 rhs */
+        hs_la_band_svx(w->Cb, w->rhs->data);
+    else
+        hs_la_small_svx(w->C, w->rhs->data);          /* L lower triangle */
+    for (size_t i = 0; i < k; i++)
+        w->Lambda[i] = -rhs[i];                   /* Lambda = -C^-1 (...) */
+    if (w->nskip)                                 /* the least-norm multiplier */
+        hs_la_small_minnorm(w->C, w->skip, w->Lambda, w->mnwork);
+    /* a = z + M^-1 G_q^T Lambda */
+    if (m->mass_kind != HS_MASS_FULL) {
+        for (size_t i = 0; i < k; i++)
+            for (int p = st[i]; p < st[i + 1]; p++)
+                acc[col[p]] += w->Minv[col[p]] * Gq[p] * w->Lambda[i];
+    } else {
+        for (size_t i = 0; i < k; i++) {
+            const double *y = w->Y->data + i * w->Y->tda;
+            for (size_t c = 0; c < n; c++)
+                acc[c] += y[c] * w->Lambda[i];
+        }
+    }
+    return 0;
+}
+
 static int accel1(const hs_model *m, hs_work *w, double t, const double *q,
                   const double *v, double *a, double *Lambda)
 {
@@ -434,114 +538,25 @@ static int accel1(const hs_model *m, hs_work *w, double t, const double *q,
     if (!mass) {
         double *z = w->z->data;
         memcpy(z, dyn + m->off_Q, n * sizeof *z);
-        solve_mass(m, w, z);                           /* z = M^-1 Q */
+        hs_dyn_solve_mass(m, w, z);                    /* z = M^-1 Q */
         memcpy(acc, z, n * sizeof *acc);
     }
     if (k) {
-        const int *st = m->gq_start, *col = m->gq_col;
-        const double *Gq = dyn + m->off_Gq;
+        /* constraints let go: the system of the rows held alone (held.c) */
+        int held = hs_dyn_held_ready(m, w);
         /* redundant from the start: the small dense path skips the
          * dependent rows; the others go through the SVD */
-        int small = !w->banded && k <= HS_SMALL_K && !w->full_rcond;
-        int robust = mass || (w->rank0 < k && !w->strict && !small);
-        if (robust) {
-            if (hs_dyn_robust_alloc(m, w))
-                return HS_EXIT_NUMERIC;
-            fill_g(m, w, dyn);
-            if (hs_dyn_robust_solve(m, w, t, dyn, mass))
-                return HS_EXIT_NUMERIC;
-            goto done;
-        }
-        const double *z = w->z->data;
-        double *Cd = w->C ? w->C->data : NULL;  /* dense path only */
-        size_t tda = w->C ? w->C->tda : 0;
-        if (m->mass_kind != HS_MASS_FULL) {
-            /* C_ij = sum_c Gq_ic Minv_c Gq_jc over the columns rows i, j share */
-            const uint32_t *pi = w->pair_i, *pj = w->pair_j, *ei = w->pair_pi, *ej = w->pair_pj;
-            if (w->banded) {
-                double *B = w->Cb->data;
-                size_t btda = w->Cb->tda;
-                memset(B, 0, k * btda * sizeof *B);
-                for (size_t p = 0; p < w->npair; p++)
-                    B[pj[p] * btda + (pi[p] - pj[p])] +=
-                        Gq[ei[p]] * w->Minv[col[ei[p]]] * Gq[ej[p]];
-            } else {
-                for (size_t i = 0; i < k; i++)
-                    memset(Cd + i * tda, 0, k * sizeof *Cd);
-                for (size_t p = 0; p < w->npair; p++)
-                    Cd[pi[p] * tda + pj[p]] += Gq[ei[p]] * w->Minv[col[ei[p]]] * Gq[ej[p]];
-                for (size_t i = 0; i < k; i++)
-                    for (size_t j = 0; j < i; j++)
-                        Cd[j * tda + i] = Cd[i * tda + j];
-            }
-        } else {
-            /* Y_i = M^-1 G_q,i^T, C_ij = G_q,i . Y_j */
-            for (size_t i = 0; i < k; i++) {
-                double *y = w->Y->data + i * w->Y->tda;
-                memset(y, 0, n * sizeof *y);
-                for (int p = st[i]; p < st[i + 1]; p++)
-                    y[col[p]] = Gq[p];
-                solve_mass(m, w, y);
-            }
-            for (size_t i = 0; i < k; i++)
-                for (size_t j = 0; j <= i; j++) {
-                    const double *y = w->Y->data + j * w->Y->tda;
-                    double s = 0;
-                    for (int p = st[i]; p < st[i + 1]; p++)
-                        s += Gq[p] * y[col[p]];
-                    Cd[i * tda + j] = Cd[j * tda + i] = s;
-                }
-        }
-        /* rhs = G_q M^-1 Q + gamma (+ Baumgarte terms) */
-        double *rhs = w->rhs->data;
-        for (size_t i = 0; i < k; i++) {
-            double s = dyn[m->off_gamma + i];
-            for (int p = st[i]; p < st[i + 1]; p++)
-                s += Gq[p] * z[col[p]];
-            if (m->set.stabilize == HS_STAB_BAUMGARTE)
-                s += 2 * m->set.alpha * dyn[m->off_Gdotb + i] +
-                     m->set.beta * m->set.beta * dyn[m->off_Gb + i];
-            rhs[i] = s;
-        }
-        if (w->nreleased)                             /* outputs.c */
-            hs_dyn_cut_released(m, w);
-        int fc = factor_C(m, w, t);
-        if (fc == 1) {
-            /* singular or ill-conditioned: the rank-revealing solve */
-            if (hs_dyn_robust_alloc(m, w))
-                return HS_EXIT_NUMERIC;
-            fill_g(m, w, dyn);
-            if (hs_dyn_robust_solve(m, w, t, dyn, 0))
-                return HS_EXIT_NUMERIC;
-            goto done;
-        }
-        if (fc)
-            return HS_EXIT_NUMERIC;
-        for (size_t i = 0; w->nskip && i < k; i++)
-            if (w->skip[i])
-                rhs[i] = 0;                           /* dependent rows: solved by the others */
-        if (w->banded)                                /* rhs <- C^-1 rhs */
-            hs_la_band_svx(w->Cb, w->rhs->data);
-        else
-            hs_la_small_svx(w->C, w->rhs->data);          /* L lower triangle */
-        for (size_t i = 0; i < k; i++)
-            w->Lambda[i] = -rhs[i];                   /* Lambda = -C^-1 (...) */
-        if (w->nskip)                                 /* the least-norm multiplier */
-            hs_la_small_minnorm(w->C, w->skip, w->Lambda, w->mnwork);
-        /* a = z + M^-1 G_q^T Lambda */
-        if (m->mass_kind != HS_MASS_FULL) {
-            for (size_t i = 0; i < k; i++)
-                for (int p = st[i]; p < st[i + 1]; p++)
-                    acc[col[p]] += w->Minv[col[p]] * Gq[p] * w->Lambda[i];
-        } else {
-            for (size_t i = 0; i < k; i++) {
-                const double *y = w->Y->data + i * w->Y->tda;
-                for (size_t c = 0; c < n; c++)
-                    acc[c] += y[c] * w->Lambda[i];
-            }
-        }
+        int small = held ? hs_dyn_held_small(w)
+                    : !w->banded && k <= HS_SMALL_K && !w->full_rcond;
+        int rc;
+        if (mass || (w->rank0 < k && !w->strict && !small))
+            rc = robust(m, w, t, dyn, mass);
+        else if ((rc = held ? hs_dyn_held_solve(m, w, t, dyn, acc)
+                            : solve_all(m, w, t, dyn, acc)) == 1)
+            rc = robust(m, w, t, dyn, 0);         /* singular or ill-conditioned */
+        if (rc)
+            return rc;
     }
-done:
     w->T = quadratic_T(m, dyn, v);
     if (!hs_dyn_all_finite(acc, n) || (k && !hs_dyn_all_finite(w->Lambda, k))) {
         hs_error_init(&w->err);

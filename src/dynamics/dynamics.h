@@ -156,6 +156,11 @@ int hs_dyn_events(const hs_model *m, hs_work *w, double t, const double *q,
  * others; every constraint let go is free motion).  0 or -1 (memory). */
 int hs_dyn_release(const hs_model *m, hs_work *w, size_t j);
 
+/* x[k] <- C^-1 x with the factor the last hs_dyn_accel left (not after
+ * the rank-revealing solve or skipped rows: w->robust, w->nskip), the
+ * rows released at that evaluation cut out of C (their x_i / C_ii). */
+void hs_dyn_solve_C(const hs_model *m, hs_work *w, double *x);
+
 /* ---- impact.c: contacts (holosim-model(5), CONTACTS) ---- */
 
 /* The velocity jump of an impact at (t, q): role[k] 0 for a constraint

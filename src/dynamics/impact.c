@@ -46,8 +46,26 @@ static int cholesky(double *A, size_t n)
     return 0;
 }
 
-static void chol_solve(const double *L, size_t n, double *x)
+/* The same for a diagonal A: the O(n) of the loops above that are not
+ * sums of zeros (the same numbers). */
+static int diag_cholesky(double *A, size_t n)
 {
+    for (size_t j = 0; j < n; j++) {
+        if (!(A[j * n + j] > 0))
+            return -1;
+        A[j * n + j] = sqrt(A[j * n + j]);
+    }
+    return 0;
+}
+
+/* x <- A^-1 x with the factor L of either (diag: of diag_cholesky). */
+static void chol_solve(const double *L, size_t n, int diag, double *x)
+{
+    if (diag) {
+        for (size_t i = 0; i < n; i++)
+            x[i] = x[i] / L[i * n + i] / L[i * n + i];
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         double s = x[i];
         for (size_t p = 0; p < i; p++)
@@ -219,7 +237,11 @@ int hs_dyn_impact(const hs_model *m, hs_work *w, double t, double *q, double *v,
         for (size_t j = 0; j < n; j++)
             T0 += 0.5 * v[i] * M[i * n + j] * v[j];
     double *L = M;                      /* factored in place; T0 taken first */
-    if (cholesky(L, n)) {
+    int diag = 1;                       /* a diagonal M (masses of points): L_jj alone */
+    for (size_t i = 0; i < n && diag; i++)
+        for (size_t j = 0; j < n; j++)
+            diag &= i == j || M[i * n + j] == 0;
+    if (diag ? diag_cholesky(L, n) : cholesky(L, n)) {
         rc = hs_error_set(&w->err, HS_EXIT_NUMERIC, "the mass matrix is not positive "
                           "definite at the impact at t=%.17g", t);
         goto out;
@@ -235,7 +257,7 @@ int hs_dyn_impact(const hs_model *m, hs_work *w, double t, double *q, double *v,
         memcpy(y, w->Gqd + j * n, n * sizeof *y);
         for (size_t c = 0; c < n; c++)
             u += y[c] * v[c];
-        chol_solve(L, n, y);            /* M^-1 G_q,j^T */
+        chol_solve(L, n, diag, y);      /* M^-1 G_q,j^T */
         I.um[r] = u;
         scale = fmax(scale, fabs(u));
         r++;
@@ -302,6 +324,7 @@ int hs_dyn_hold(const hs_model *m, hs_work *w, size_t j)
     if (w->released && w->released[j]) {
         w->released[j] = 0;
         w->nreleased--;
+        hs_dyn_held_changed(w);
     }
     return 0;
 }

@@ -1,7 +1,8 @@
 /* Private to src/dynamics: what the files of the module call in one
  * another and nobody else does (dynamics.h is the interface).  Lowest
  * first: kernels.c (the model's programs at a state), outputs.c,
- * robust.c, chain.c, impact.c, and dynamics.c (hs_dyn_accel) on top. */
+ * robust.c, chain.c, impact.c, and dynamics.c (hs_dyn_accel) on top, with
+ * held.c beside it (the held rows' system, through its factorization). */
 #ifndef HS_DYNAMICS_INTERNAL_H
 #define HS_DYNAMICS_INTERNAL_H
 
@@ -38,11 +39,44 @@ static inline int hs_dyn_all_finite(const double *x, size_t n)
     return (s0 + s1) + (s2 + s3) == 0.0;
 }
 
-/* ---- outputs.c ---- */
+/* ---- dynamics.c: C factored, M^-1 applied ---- */
 
-/* Inside hs_dyn_accel, C and its right-hand side assembled: the rows and
- * columns of the released constraints cut out (their multipliers 0). */
-void hs_dyn_cut_released(const hs_model *m, hs_work *w);
+/* A system C Lambda = rhs to factor: every row's C (in w) or the held
+ * rows' (held.c); k x k dense C, or k x (bw+1) band storage Cb. */
+typedef struct hs_csys {
+    size_t k;
+    gsl_matrix *C, *Cb;
+    int banded;
+} hs_csys;
+/* Factor s's C (Cholesky) and check its conditioning (w->rcond, w->skip
+ * and w->nskip for its rows): 0, 1 when C is singular or ill-conditioned
+ * (the rank-revealing solve takes over), or HS_EXIT_NUMERIC (an overflow;
+ * with w->strict, a singular C).  redundant: the rows dependent at the
+ * start (k - rank0), which the small path may skip. */
+int hs_dyn_factor_C(hs_work *w, const hs_csys *s, size_t redundant, double t);
+/* x[n] <- M^-1 x with the mass factored by the last evaluation. */
+void hs_dyn_solve_mass(const hs_model *m, hs_work *w, double *x);
+
+/* ---- held.c: the system of the rows held when some are let go ---- */
+
+/* Its storage, at the first hs_dyn_release (none on the right-hand-side
+ * path): 0 or -1 (memory). */
+int hs_dyn_held_alloc(const hs_model *m, hs_work *w);
+/* After hs_dyn_release or hs_dyn_hold: the held set is to be read again. */
+void hs_dyn_held_changed(hs_work *w);
+/* Inside hs_dyn_accel: with w->nreleased, the held rows' structure (built
+ * again only after a change, into the storage above); 0 when none is
+ * released: every row's C is used then. */
+int hs_dyn_held_ready(const hs_model *m, hs_work *w);
+/* Whether the held system goes through the small dense path (or is empty). */
+int hs_dyn_held_small(const hs_work *w);
+/* The multipliers of the held rows (0 for the others) into w->Lambda and
+ * acc[n] (M^-1 Q on entry) += M^-1 G_q^T Lambda, with C formed over the
+ * held rows only.  0, 1 (singular or ill-conditioned: the rank-revealing
+ * solve) or HS_EXIT_NUMERIC. */
+int hs_dyn_held_solve(const hs_model *m, hs_work *w, double t, const double *dyn,
+                      double *acc);
+void hs_dyn_held_free(hs_work *w);
 
 /* ---- impact.c: friction inside hs_dyn_accel (dynamics.h, hs_dyn_friction_alloc) ---- */
 

@@ -87,44 +87,13 @@ int hs_dyn_release(const hs_model *m, hs_work *w, size_t j)
 {
     if (!w->released && !(w->released = calloc(m->k ? m->k : 1, 1)))
         return -1;
+    if (hs_dyn_held_alloc(m, w))                  /* held.c */
+        return -1;
     if (!w->released[j]) {
         w->released[j] = 1;
         w->nreleased++;
+        hs_dyn_held_changed(w);
     }
     w->Lambda[j] = 0;
     return 0;
-}
-
-/* Row and column r of C zeroed but its diagonal, r's right-hand side 0:
- * Lambda_r = 0 and the other multipliers solve the system of the
- * constraints still held (C stays positive definite with the diagonal
- * kept, or 1 where it is not positive, so its conditioning is theirs). */
-void hs_dyn_cut_released(const hs_model *m, hs_work *w)
-{
-    size_t k = m->k;
-    for (size_t r = 0; r < k; r++) {
-        if (!w->released[r])
-            continue;
-        w->rhs->data[r] = 0;
-        if (w->banded) {           /* Cb(j, i - j) = C(i, j), i >= j, i - j <= bw */
-            double *B = w->Cb->data;
-            size_t tda = w->Cb->tda;
-            for (size_t d = 1; d <= w->bw; d++) {
-                if (r + d < k)
-                    B[r * tda + d] = 0;
-                if (d <= r)
-                    B[(r - d) * tda + d] = 0;
-            }
-            if (!(B[r * tda] > 0))
-                B[r * tda] = 1;
-        } else {
-            double *C = w->C->data;
-            size_t tda = w->C->tda;
-            for (size_t j = 0; j < k; j++)
-                if (j != r)
-                    C[r * tda + j] = C[j * tda + r] = 0;
-            if (!(C[r * tda + r] > 0))
-                C[r * tda + r] = 1;
-        }
-    }
 }

@@ -65,6 +65,7 @@
 #define HS_LOCKUP_RTOL 1e-1
 
 typedef struct hs_chainwork hs_chainwork;   /* dynamics/chain.c */
+typedef struct hs_heldwork hs_heldwork;     /* dynamics/held.c */
 
 typedef struct hs_work {
     double *in;            /* [nin] VM inputs: t, q, q', parameters */
@@ -102,9 +103,10 @@ typedef struct hs_work {
     double *rout, *out;    /* prog_out: scratch, the outputs (outputs.c) */
     double *rev, *ev;      /* prog_ev: scratch, the event functions */
     unsigned char *released; /* [k] 1: the constraint is let go (an event's
-                            * release): its multiplier is 0 and C's row and
-                            * column for it are cut out; NULL while none is */
+                            * release): its multiplier is 0 and C is formed
+                            * without it (held.c); NULL while none is */
     size_t nreleased;
+    hs_heldwork *hw;       /* the held rows' system (held.c), from the first release */
     /* friction (impact.c): NULL until a run sets it up (hs_dyn_friction_alloc) */
     signed char *fdir;     /* [nfriction] 0 sticking (its row held), +-1 the
                             * direction it slides in (row let go) */

@@ -245,14 +245,6 @@ static void pinv_solve(const pinv *P, double *x)
     }
 }
 
-/* x <- C^-1 x with the factor the dynamics left in w */
-static void solve_C(const hs_work *w, double *x)
-{
-    if (w->banded)
-        hs_la_band_svx(w->Cb, x);
-    else
-        hs_la_small_svx(w->C, x);
-}
 
 /* out = base + scale M^-1 G_q^T z (G_q's non-zeros Gz) */
 static void add_GqT(const hs_model *m, const rattle *S, const double *Gz, const double *z,
@@ -491,7 +483,7 @@ static int positions(hs_int_run *R, rattle *S, double t1, double h, const double
         if (S->use0)
             pinv_solve(S->P, S->r);
         else
-            solve_C(w, S->r);
+            hs_dyn_solve_C(m, w, S->r);   /* the factor the dynamics left */
         for (size_t i = 0; i < k; i++)
             S->x[i] -= S->r[i];
         add_GqT(m, S, S->Gq0, S->x, 1.0, S->qf, q1);
@@ -562,7 +554,7 @@ static int rattle_step(hs_int_run *R, rattle *S, double tau, double tau_end, dou
                 return pinv_failed(R, t1);
             pinv_solve(S->P1, S->x);
         } else {
-            solve_C(w, S->x);
+            hs_dyn_solve_C(m, w, S->x);
         }
         for (size_t i = 0; i < k; i++)
             for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++) {
