@@ -55,23 +55,6 @@ static char *own(fam *F, const char *s, size_t len)
 /* ---------- numbers: parameters and index arithmetic ---------- */
 
 
-/* v in decimal into b (at least 21 bytes), without printf: the expansion
- * writes one per member. */
-size_t hs_fm_fmt_long(char *b, long v)
-{
-    char t[24];
-    size_t n = 0, k = 0;
-    unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
-    do
-        t[n++] = (char)('0' + u % 10);
-    while ((u /= 10) > 0);
-    if (v < 0)
-        b[k++] = '-';
-    while (n > 0)
-        b[k++] = t[--n];
-    b[k] = '\0';
-    return k;
-}
 
 static long env_get(fam *F, const char *s, size_t len, int *found);
 

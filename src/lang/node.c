@@ -156,3 +156,21 @@ int hs_fm_get(fam *F, int map, const char *key, int *keyid)
     }
     return 0;
 }
+
+/* v in decimal into b (at least 21 bytes), without printf: the expansion
+ * writes one per member. */
+size_t hs_fm_fmt_long(char *b, long v)
+{
+    char t[24];
+    size_t n = 0, k = 0;
+    unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+    do
+        t[n++] = (char)('0' + u % 10);
+    while ((u /= 10) > 0);
+    if (v < 0)
+        b[k++] = '-';
+    while (n > 0)
+        b[k++] = t[--n];
+    b[k] = '\0';
+    return k;
+}

@@ -1,6 +1,6 @@
 /* Private to the drawing's files (draw.c: the `draw` key, the program;
  * drawinfer.c: the default inferred from the names): the drawing under
- * construction and the helpers both use (prefix hs_dw_). */
+ * construction and the helpers both use (drawbuild.c, prefix hs_dw_). */
 #ifndef HS_MODEL_DRAWING_H
 #define HS_MODEL_DRAWING_H
 
@@ -23,6 +23,8 @@ typedef struct dbuild {
 } dbuild;
 
 int hs_dw_oom(loader *L);
+/* *p grown (doubling) to hold need elements of size; -1 out of memory. */
+int hs_dw_grow(void **p, size_t *cap, size_t need, size_t size);
 /* A point named name at (x, y, z) (z NULL: a planar point); its index, or
  * -1 (out of memory, recorded). */
 long hs_dw_add_point(dbuild *B, const char *name, const hs_node *x, const hs_node *y,
