@@ -5,35 +5,14 @@ bit (tests/api.sh runs it; make check).
     HOLOSIM=bin/holosim PYTHONPATH=python python3 tests/api_motion.py
 """
 import os
-import subprocess
 import sys
-import traceback
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOLOSIM = os.environ.get("HOLOSIM", os.path.join(ROOT, "bin", "holosim"))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from api_util import ROOT, cli, finish, test  # noqa: E402
 import holosim  # noqa: E402
 import numpy as np  # noqa: E402
 
 MODELS = os.path.join(ROOT, "models")
-passed = failed = 0
-
-
-def test(fn):
-    global passed, failed
-    try:
-        fn()
-        passed += 1
-    except Exception:
-        failed += 1
-        print("FAIL: %s" % fn.__name__)
-        traceback.print_exc(limit=3, file=sys.stdout)
-    return fn
-
-
-def cli(*args):
-    p = subprocess.run([HOLOSIM] + list(args), capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
 
 
 def csv_rows(text):
@@ -195,5 +174,4 @@ def docstrings():
         assert obj.__doc__ and len(obj.__doc__) > 40, obj
 
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+finish()

@@ -15,35 +15,15 @@ import sys
 import tempfile
 import threading
 import time
-import traceback
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOLOSIM = os.environ.get("HOLOSIM", os.path.join(ROOT, "bin", "holosim"))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from api_util import HOLOSIM, ROOT, cli, finish, test  # noqa: E402,F401
 import holosim  # noqa: E402
 import numpy as np  # noqa: E402  (importable once holosim is)
 
 PEND = os.path.join(ROOT, "models", "pendulum.yaml")
 DPEND = os.path.join(ROOT, "models", "double_pendulum.yaml")
-passed = failed = 0
 TMP = tempfile.mkdtemp(prefix="holosim-api-")
-
-
-def test(fn):
-    global passed, failed
-    try:
-        fn()
-        passed += 1
-    except Exception:
-        failed += 1
-        print("FAIL: %s" % fn.__name__)
-        traceback.print_exc(limit=3, file=sys.stdout)
-    return fn
-
-
-def cli(*args):
-    p = subprocess.run([HOLOSIM] + list(args), capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
 
 
 def csv_table(text):
@@ -342,5 +322,4 @@ def pandas_and_docstrings():
         assert obj.__doc__ and len(obj.__doc__) > 40, obj
 
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+finish()

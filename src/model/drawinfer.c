@@ -48,6 +48,28 @@ static void append(char *buf, size_t cap, const char *fmt, const char *a, const 
         snprintf(buf + len, cap - len, fmt, a, b, c);
 }
 
+/* A line between points a and b in colour rgb, said in the note as
+ * ", WORD A-B (WHY)" (the first NOTE_MAX; then ", ..."): 0, or the exit
+ * code (out of memory). */
+static int add_line(dbuild *B, size_t a, size_t b, unsigned rgb, const char *word,
+                    const char *why, size_t *nseg)
+{
+    hs_drawing *d = B->d;
+    hs_draw_item *it = hs_dw_add_item(B, HS_DRAW_LINE, 2, rgb);
+    if (!it)
+        return B->L->err->code;
+    it->pt[0] = a;
+    it->pt[1] = b;
+    if (*nseg < NOTE_MAX) {
+        append(d->note, sizeof d->note, "%s %s %s", *nseg ? "," : ";", word, d->ptname[a]);
+        append(d->note, sizeof d->note, "-%s (%s)%s", d->ptname[b], why, "");
+    } else if (*nseg == NOTE_MAX) {
+        append(d->note, sizeof d->note, ", ...%s%s%s", "", "", "");
+    }
+    (*nseg)++;
+    return 0;
+}
+
 /* The anchor of constraint c on point p (a new point with a ground mark)
  * when d2G/dp2 = h0 I, h0 != 0 free of p: a = p - (dG/dp)/h0.  Its index;
  * -1 when G is not of that kind; -2 on an error (L->err). */
@@ -176,21 +198,9 @@ static int embedded_segments(dbuild *B, const long *amb_point, size_t namb_point
                 p2 = p1;
                 p1 = origin;
             }
-            hs_draw_item *it = hs_dw_add_item(B, HS_DRAW_LINE, 2, LINE_RGB);
-            if (!it) {
-                rc = L->err->code;
+            if ((rc = add_line(B, (size_t)p1, (size_t)p2, LINE_RGB, "segment",
+                               "a constant distance", nseg)))
                 break;
-            }
-            it->pt[0] = (size_t)p1;
-            it->pt[1] = (size_t)p2;
-            if (*nseg < NOTE_MAX) {
-                append(d->note, sizeof d->note, "%s segment %s-%s", *nseg ? "," : ";",
-                       d->ptname[p1], d->ptname[p2]);
-                append(d->note, sizeof d->note, " (a constant distance)%s%s%s", "", "", "");
-            } else if (*nseg == NOTE_MAX) {
-                append(d->note, sizeof d->note, ", ...%s%s%s", "", "", "");
-            }
-            (*nseg)++;
         }
     free(in);
     free(x);
@@ -240,19 +250,9 @@ static int body_segments(dbuild *B, const cand *cd, const long *pidx, size_t nc,
                 continue;
             if (hs_dw_has_segment(d, (size_t)pidx[b], (size_t)pidx[j]))
                 continue;
-            hs_draw_item *it = hs_dw_add_item(B, HS_DRAW_LINE, 2, LINE_RGB);
-            if (!it)
+            if (add_line(B, (size_t)pidx[b], (size_t)pidx[j], LINE_RGB, "segment", "a body",
+                         nseg))
                 return L->err->code;
-            it->pt[0] = (size_t)pidx[b];
-            it->pt[1] = (size_t)pidx[j];
-            if (*nseg < NOTE_MAX) {
-                append(d->note, sizeof d->note, "%s segment %s-%s", *nseg ? "," : ";",
-                       d->ptname[pidx[b]], d->ptname[pidx[j]]);
-                append(d->note, sizeof d->note, " (a body)%s%s%s", "", "", "");
-            } else if (*nseg == NOTE_MAX) {
-                append(d->note, sizeof d->note, ", ...%s%s%s", "", "", "");
-            }
-            (*nseg)++;
         }
     }
     return 0;
@@ -310,26 +310,14 @@ static long spring_end(dbuild *B, const hs_lang_spring *sp, int e)
 static int spring_segments(dbuild *B, size_t *nseg)
 {
     loader *L = B->L;
-    hs_drawing *d = B->d;
     const hs_lang_info *info = &L->si->lang;
     for (size_t i = 0; i < info->nspring; i++) {
         const hs_lang_spring *sp = &info->spring[i];
         long a = spring_end(B, sp, 0), b = a < 0 ? -1 : spring_end(B, sp, 1);
         if (a < 0 || b < 0)
             return L->err->code ? L->err->code : hs_dw_oom(L);
-        hs_draw_item *it = hs_dw_add_item(B, HS_DRAW_LINE, 2, SPRING_RGB);
-        if (!it)
+        if (add_line(B, (size_t)a, (size_t)b, SPRING_RGB, "spring", sp->name, nseg))
             return L->err->code;
-        it->pt[0] = (size_t)a;
-        it->pt[1] = (size_t)b;
-        if (*nseg < NOTE_MAX) {
-            append(d->note, sizeof d->note, "%s spring %s-%s", *nseg ? "," : ";",
-                   d->ptname[a], d->ptname[b]);
-            append(d->note, sizeof d->note, " (%s)", sp->name, "", "");
-        } else if (*nseg == NOTE_MAX) {
-            append(d->note, sizeof d->note, ", ...%s%s%s", "", "", "");
-        }
-        (*nseg)++;
     }
     return 0;
 }
@@ -495,21 +483,9 @@ int hs_dw_infer(dbuild *B, yaml_node_t *root)
             p2 = p1;
             p1 = pa;
         }
-        hs_draw_item *it = hs_dw_add_item(B, HS_DRAW_LINE, 2, LINE_RGB);
-        if (!it) {
-            rc = L->err->code;
+        if ((rc = add_line(B, (size_t)p1, (size_t)p2, LINE_RGB, "segment", m->cname[c],
+                           &nseg)))
             break;
-        }
-        it->pt[0] = (size_t)p1;
-        it->pt[1] = (size_t)p2;
-        if (nseg < NOTE_MAX) {
-            append(note, cap, "%s segment %s-%s", nseg ? "," : ";", d->ptname[p1],
-                   d->ptname[p2]);
-            append(note, cap, " (%s)", m->cname[c], "", "");
-        } else if (nseg == NOTE_MAX) {
-            append(note, cap, ", ...%s%s%s", "", "", "");
-        }
-        nseg++;
     }
     if (!rc)
         rc = body_segments(B, cd, pidx, nc, &nseg);
