@@ -45,8 +45,9 @@ static inline int an_analyse(an_case *c, const char *text, const char *file,
         ov.set_value = s->value;
     }
     ov.statics = statics;
+    ck_assert(text || file);
     c->m = text ? hs_model_load_string("<test>", text, &ov, &c->err)
-                : hs_model_load(pu_model_path(file), &ov, &c->err);
+                : hs_model_load(pu_model_path(file ? file : ""), &ov, &c->err);
     ck_assert_msg(c->m, "load: %s", c->err.msg);
     c->a = hs_an_new(c->m, &c->err);
     if (!c->a)
