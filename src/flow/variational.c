@@ -738,7 +738,8 @@ static int propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_
     if (!y)
         return hs_error_nomem(err);
     memcpy(y, x, 2 * n * sizeof *y);
-    memcpy(y + 2 * n, P, 2 * n * ncol * sizeof *y);
+    if (ncol)
+        memcpy(y + 2 * n, P, 2 * n * ncol * sizeof *y);
     odectx c = { f, ncol, t0, err, 0, force, fctx };
     gsl_odeiv2_system sys = { ode_rhs, NULL, dim, &c };
     double span = t1 - t0, h0 = fmin(1e-3, span / 16);
@@ -761,7 +762,8 @@ static int propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_
     }
     if (!rc) {
         memcpy(x, y, 2 * n * sizeof *y);
-        memcpy(P, y + 2 * n, 2 * n * ncol * sizeof *y);
+        if (ncol)
+            memcpy(P, y + 2 * n, 2 * n * ncol * sizeof *y);
     }
     gsl_odeiv2_driver_free(d);
     free(y);
