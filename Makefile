@@ -146,6 +146,8 @@ CLI_TESTS := $(filter-out tests/cli_lib.sh,$(wildcard tests/cli.sh tests/cli_*.s
 # native builds that test runs start go to the build tree, not the user's cache
 check: export HOLOSIM_CACHE = $(abspath $(BUILD))/cache
 check: export HOLOSIM_OOM = $(abspath $(BUILD))/tests/holosim_oom
+# LeakSanitizer: fontconfig's process-long caches (cairo's fonts) are not ours
+check: export LSAN_OPTIONS = suppressions=$(abspath tests/lsan.supp):print_suppressions=0
 # The library and the Python package: tests/api.sh (the library is the
 # release build also under SANITIZE=1).
 check: $(BIN) $(TEST_BIN) $(BUILD)/tests/holosim_oom build/.deps-full lib $(API_TEST_BIN)
