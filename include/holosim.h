@@ -125,6 +125,21 @@ HOLOSIM_API const double *holosim_result_data(const holosim_result *r);
 HOLOSIM_API long holosim_result_steps(const holosim_result *r);
 HOLOSIM_API long holosim_result_nrhs(const holosim_result *r);
 
+/* `holosim run --sensitivity P1,P2,...`: the motion with its forward
+ * sensitivities to the parameters params[np], in a result whose columns
+ * are the command line's: t, the coordinates, the velocities, lambda_c,
+ * then per parameter p in the order given dq/dp, dq'/dp, dlambda_c/dp.
+ * o as holosim_run's (t_end, dt, method, rtol, atol); columns, step and
+ * output_mode are refused (HOLOSIM_EUSAGE), and so are models with
+ * contacts, friction, events or inputs.  The method must be an explicit
+ * gsl_odeiv2 one (the model's is replaced by rk8pd when it is not, as
+ * the command line does).  steps and nrhs are 0.  NULL with err set. */
+HOLOSIM_API holosim_result *holosim_sensitivity(const holosim_model *m,
+                                                const char *const *params, size_t np,
+                                                const holosim_run_options *o,
+                                                holosim_row_fn fn, void *ctx,
+                                                holosim_error *err);
+
 /* ---- check ---- */
 
 /* `holosim check` in numbers: the sizes, the constraints' residuals at

@@ -114,6 +114,27 @@ int main(void)
     CHECK(holosim_modes_find(m, &md, &e) == 0 && md.count == 1 &&
           fabs(md.omega[0] * md.omega[0] - 9.81 / 2) < 1e-12 && md.stable, "modes: %s", e.text);
     holosim_modes_free(&md);
+    /* a run with sensitivities: its fixed columns, what it refuses */
+    const char *pl[] = { "l" };
+    holosim_run_options so;
+    holosim_run_options_init(&so);
+    so.t_end = 1;
+    holosim_result *sr = holosim_sensitivity(m, pl, 1, &so, NULL, NULL, &e);
+    CHECK(sr && holosim_result_ncols(sr) == 1 + 2 * 2 + 1 + 2 * 2 + 1 &&
+          strcmp(holosim_result_column(sr, 6), "dx/dl") == 0 &&
+          strcmp(holosim_result_column(sr, 10), "dlambda_rod/dl") == 0 &&
+          holosim_result_nrows(sr) == 101, "sensitivity: %s", e.text);
+    holosim_result_free(sr);
+    so.columns = "t,x";
+    CHECK(!holosim_sensitivity(m, pl, 1, &so, NULL, NULL, &e) && e.code == 1 &&
+          strstr(e.message, "does not take columns") && !strstr(e.text, "--"),
+          "sensitivity columns: %d %s", e.code, e.text);
+    CHECK(!holosim_sensitivity(m, NULL, 0, NULL, NULL, NULL, &e) && e.code == 1 &&
+          strstr(e.message, "at least one parameter"), "sensitivity none: %d %s", e.code,
+          e.text);
+    rows sstop = { .stop_at = 3 };
+    CHECK(!holosim_sensitivity(m, pl, 1, NULL, on_row, &sstop, &e) && e.code == 130 &&
+          sstop.n == 3, "sensitivity stop: %zu rows, %s", sstop.n, e.text);
     holosim_model_free(m);
 
     /* analyses of a model whose kernels depend on time: exit 2 */

@@ -1,5 +1,5 @@
 """The Python package's analyses of a motion (Model.floquet, .lyapunov,
-.linearize) against closed forms and against the command line, bit for
+.linearize, .sensitivity) against closed forms and against the command line, bit for
 bit (tests/api.sh runs it; make check).
 
     HOLOSIM=bin/holosim PYTHONPATH=python python3 tests/api_motion.py
@@ -168,8 +168,55 @@ def on_row_streams_the_rows_of_the_buffer():
 
 
 @test
+def sensitivity_closed_form_and_cli():
+    """A pendulum started at rest: theta(t; l) = Theta(t sqrt(g / l)), so
+    dtheta/dl = -t theta' / (2 l) at any amplitude; the columns and the
+    numbers are the command line's, bit for bit."""
+    path = os.path.join(MODELS, "pendulum_angle.yaml")
+    m = holosim.load(path)
+    r = m.sensitivity(["l"], t_end=3, dt=0.05)
+    assert r.columns == ["t", "theta", "theta'", "dtheta/dl", "dtheta'/dl"], r.columns
+    l = m.parameters["l"]
+    want = -r["t"] * r["theta'"] / (2 * l)
+    assert np.max(np.abs(r["dtheta/dl"] - want)) < 1e-7, np.max(np.abs(r["dtheta/dl"] - want))
+    assert np.max(np.abs(want)) > 0.1                     # not a vacuous check
+    rc, out, err = cli("run", path, "--sensitivity", "l", "--t-end", "3", "--dt", "0.05")
+    assert rc == 0, err
+    names, rows = csv_rows(out)
+    ref = np.array([[float(x) for x in row] for row in rows])
+    assert names == r.columns and np.array_equal(r.data, ref), np.max(np.abs(r.data - ref))
+    seen = []
+    streamed = m.sensitivity("l", t_end=3, dt=0.05, on_row=seen.append)
+    assert len(streamed) == 0 and np.array_equal(np.array(seen), r.data)
+
+
+@test
+def sensitivity_errors():
+    m = holosim.load(os.path.join(MODELS, "pendulum_angle.yaml"))
+    for kw, cls, code, text in (
+            (dict(params="lenght"), holosim.ModelError, 2, "unknown parameter 'lenght'"),
+            (dict(params=[]), holosim.UsageError, 1, "needs at least one parameter"),
+            (dict(params="l", t_end=-1), holosim.UsageError, 1, "must be greater than"),
+            (dict(params="l", method="rattle2"), holosim.UsageError, 1, "'rattle2' is not one")):
+        try:
+            m.sensitivity(**kw)
+        except cls as e:
+            assert e.exit_code == code and text in e.text and "--" not in e.text, e.text
+        else:
+            raise AssertionError("%r accepted" % (kw,))
+    ball = holosim.load(os.path.join(MODELS, "bouncing_ball.yaml"))
+    try:
+        ball.sensitivity("e")
+    except holosim.UsageError as e:
+        assert "does not support contacts" in e.text and "--" not in e.text, e.text
+    else:
+        raise AssertionError("contacts accepted")
+
+
+@test
 def docstrings():
     for obj in (holosim.Model.floquet, holosim.Model.lyapunov, holosim.Model.linearize,
+                holosim.Model.sensitivity,
                 holosim.Floquet, holosim.Lyapunov, holosim.StateSpace):
         assert obj.__doc__ and len(obj.__doc__) > 40, obj
 

@@ -89,11 +89,22 @@ rc_is 1; err_has "--sensitivity does not support contacts"
 hs run "$MODELS/pendulum.yaml" --sensitivity l --columns t,x
 rc_is 1; err_has "--sensitivity does not support --columns"
 hs run "$MODELS/pendulum.yaml" --sensitivity l --stop-when 'y > 0'
-rc_is 1; err_has "--sensitivity does not support events"
+rc_is 1; err_has "--sensitivity does not support events (the model's or --stop-when)"
 hs run "$MODELS/pendulum.yaml" --sensitivity l --method bsimp
 rc_is 1; err_has "--method bsimp is not one"
 hs run "$MODELS/pendulum.yaml" --sensitivity l --stabilize baumgarte
 rc_is 1; err_has "--sensitivity does not support --stabilize"
+end
+
+begin "--sensitivity checks the times as a run does, and writes nothing then"
+hs run "$MODELS/pendulum.yaml" --sensitivity l --t-end -1
+rc_is 1; err_has "t_end (-1) must be greater than the initial time (0)"; out_empty
+hs run "$MODELS/pendulum.yaml" --sensitivity l --t-end 1 --dt 1e-12
+rc_is 1; err_has "too many output rows"; out_empty
+hs run "$MODELS/pendulum.yaml" --sensitivity l --t-end 0.3 --dt 0.1
+rc_is 0
+[ "$(cut -d, -f1 "$T/out" | tr '\n' ' ')" = "t 0 0.1 0.2 0.3 " ] ||
+    no "the times of the rows: $(cut -d, -f1 "$T/out" | tr '\n' ' ')"
 end
 
 # ---- Kapitza's pendulum: upright stable at w = 60, unstable at w = 30 ---------

@@ -63,6 +63,79 @@ class UsageError(Error):
     unknown parameter in `set`."""
 
 
+
+def _run_options(t_end=None, dt=None, method=None, rtol=None, atol=None, columns=None,
+                 step=None, output_mode=None):
+    """The holosim_run_options of run()'s keywords, and the strings it points
+    to (kept alive by the caller)."""
+    o = ffi.new("holosim_run_options *")
+    lib.holosim_run_options_init(o)
+    keep = []
+    if t_end is not None:
+        o.t_end = float(t_end)
+    if dt is not None:
+        o.dt = float(dt)
+    if step is not None:
+        o.step = float(step)
+    if rtol is not None:
+        o.rtol = float(rtol)
+    if atol is not None:
+        o.atol = float(atol)
+    if method is not None:
+        keep.append(ffi.new("char[]", str(method).encode()))
+        o.method = keep[-1]
+    if columns is not None:
+        if not isinstance(columns, str):
+            columns = ",".join(columns)
+        keep.append(ffi.new("char[]", columns.encode()))
+        o.columns = keep[-1]
+    if output_mode is not None:
+        if output_mode not in _OUTPUT_MODES:
+            raise UsageError(1, "output_mode must be 'exact' or 'interpolate'",
+                             "holosim: error: output_mode must be 'exact' or "
+                             "'interpolate', not %r\n" % (output_mode,))
+        o.output_mode = _OUTPUT_MODES[output_mode]
+    return o, keep
+
+
+def _gather(call, on_row):
+    """A Result from call(fn, err) (holosim_run or holosim_sensitivity with
+    the row callback fn, or NULL), the rows to on_row when given."""
+    err = ffi.new("holosim_error *")
+    fn, failure = ffi.NULL, []
+    if on_row is not None:
+        if not callable(on_row):
+            raise UsageError(1, "on_row must be callable",
+                             "holosim: error: on_row must be callable, not %r\n" % (on_row,))
+
+        def _row(ctx, row, ncols):
+            try:
+                a = np.frombuffer(ffi.buffer(row, 8 * ncols), dtype=np.float64).copy()
+                return 1 if on_row(a) else 0
+            except BaseException as e:       # raised again after the run
+                failure.append(e)
+                return 1
+
+        fn = ffi.callback("int(void *, const double *, size_t)", _row)
+    r = call(fn, err)
+    if failure:
+        if r != ffi.NULL:
+            lib.holosim_result_free(r)
+        raise failure[0]
+    if r == ffi.NULL:
+        _raise(err)
+    try:
+        nc, nr = lib.holosim_result_ncols(r), lib.holosim_result_nrows(r)
+        names = [_str(lib.holosim_result_column(r, j)) for j in range(nc)]
+        if nr and nc and on_row is None:
+            buf = ffi.buffer(lib.holosim_result_data(r), 8 * nr * nc)
+            data = np.frombuffer(buf, dtype=np.float64).reshape(nr, nc).copy()
+        else:                                  # no rows, or they went to on_row
+            data = np.zeros((0 if on_row is not None else nr, nc))
+        return Result(names, data, lib.holosim_result_steps(r), lib.holosim_result_nrhs(r))
+    finally:
+        lib.holosim_result_free(r)
+
 class ModelError(Error):
     """Exit code 2: an error in the model (or an expression), with its
     position: .path, .line, .column."""
@@ -284,67 +357,27 @@ class Model:
         The GIL is released while the run integrates (and taken for
         on_row).  Raises Error (a subclass by exit code) when the run
         cannot start or fails."""
-        o = ffi.new("holosim_run_options *")
-        lib.holosim_run_options_init(o)
-        keep = []
-        if t_end is not None:
-            o.t_end = float(t_end)
-        if dt is not None:
-            o.dt = float(dt)
-        if step is not None:
-            o.step = float(step)
-        if rtol is not None:
-            o.rtol = float(rtol)
-        if atol is not None:
-            o.atol = float(atol)
-        if method is not None:
-            keep.append(ffi.new("char[]", str(method).encode()))
-            o.method = keep[-1]
-        if columns is not None:
-            if not isinstance(columns, str):
-                columns = ",".join(columns)
-            keep.append(ffi.new("char[]", columns.encode()))
-            o.columns = keep[-1]
-        if output_mode is not None:
-            if output_mode not in _OUTPUT_MODES:
-                raise UsageError(1, "output_mode must be 'exact' or 'interpolate'",
-                                 "holosim: error: output_mode must be 'exact' or "
-                                 "'interpolate', not %r\n" % (output_mode,))
-            o.output_mode = _OUTPUT_MODES[output_mode]
-        err = ffi.new("holosim_error *")
-        fn, failure = ffi.NULL, []
-        if on_row is not None:
-            if not callable(on_row):
-                raise UsageError(1, "on_row must be callable",
-                                 "holosim: error: on_row must be callable, not %r\n" % (on_row,))
+        o, keep = _run_options(t_end, dt, method, rtol, atol, columns, step, output_mode)
+        return _gather(lambda fn, err: lib.holosim_run(self._h, o, fn, ffi.NULL, err), on_row)
 
-            def _row(ctx, row, ncols):
-                try:
-                    a = np.frombuffer(ffi.buffer(row, 8 * ncols), dtype=np.float64).copy()
-                    return 1 if on_row(a) else 0
-                except BaseException as e:       # raised again after the run
-                    failure.append(e)
-                    return 1
-
-            fn = ffi.callback("int(void *, const double *, size_t)", _row)
-        r = lib.holosim_run(self._h, o, fn, ffi.NULL, err)
-        if failure:
-            if r != ffi.NULL:
-                lib.holosim_result_free(r)
-            raise failure[0]
-        if r == ffi.NULL:
-            _raise(err)
-        try:
-            nc, nr = lib.holosim_result_ncols(r), lib.holosim_result_nrows(r)
-            names = [_str(lib.holosim_result_column(r, j)) for j in range(nc)]
-            if nr and nc and on_row is None:
-                buf = ffi.buffer(lib.holosim_result_data(r), 8 * nr * nc)
-                data = np.frombuffer(buf, dtype=np.float64).reshape(nr, nc).copy()
-            else:                                  # no rows, or they went to on_row
-                data = np.zeros((0 if on_row is not None else nr, nc))
-            return Result(names, data, lib.holosim_result_steps(r), lib.holosim_result_nrhs(r))
-        finally:
-            lib.holosim_result_free(r)
+    def sensitivity(self, params, t_end=None, dt=None, method=None, rtol=None, atol=None,
+                    on_row=None):
+        """Integrate the model with its forward sensitivities to the
+        parameters params (a list of names, or a comma list) and return a
+        Result: what `holosim run --sensitivity P1,...` writes, bit for bit,
+        in its columns (t, the coordinates, the velocities, lambda_c, then
+        per parameter p: dq/dp, dq'/dp, dlambda_c/dp; read them as
+        result["dtheta/dl"]).  t_end, dt, method, rtol, atol and on_row as
+        in run(); the method must be an explicit gsl_odeiv2 one.  Raises
+        ModelError for an unknown parameter (with the nearest name),
+        UsageError for a model with contacts, friction, events or inputs."""
+        if isinstance(params, str):
+            params = [p.strip() for p in params.split(",")]
+        o, keep = _run_options(t_end, dt, method, rtol, atol)
+        cp = [ffi.new("char[]", str(p).encode()) for p in params]
+        arr = ffi.new("const char *[]", cp or [ffi.NULL])
+        return _gather(lambda fn, err: lib.holosim_sensitivity(self._h, arr, len(cp), o, fn,
+                                                               ffi.NULL, err), on_row)
 
     def check(self):
         """`holosim check` in numbers (a CheckReport); raises Error when the

@@ -72,6 +72,9 @@ size_t holosim_result_nrows(const holosim_result *r);
 const double *holosim_result_data(const holosim_result *r);
 long holosim_result_steps(const holosim_result *r);
 long holosim_result_nrhs(const holosim_result *r);
+holosim_result *holosim_sensitivity(const holosim_model *m, const char *const *params,
+                                    size_t np, const holosim_run_options *o,
+                                    holosim_row_fn fn, void *ctx, holosim_error *err);
 typedef struct holosim_check_report {
     size_t n, k, nparams;
     size_t rank;

@@ -29,13 +29,6 @@
 #endif
 
 
-struct holosim_result {
-    size_t ncols;
-    char **names;              /* [ncols] */
-    size_t nrows, cap;
-    double *data;              /* [cap * ncols] rows gathered (no callback) */
-    long steps, nrhs;
-};
 
 const char *holosim_version(void) { return HS_VERSION; }
 
@@ -249,31 +242,41 @@ static void api_header(hs_sink *s, const hs_columns *c)
         }
 }
 
-static void api_row(hs_sink *s, const double *x, size_t n)
+/* A row to the callback or into the buffer (internal.h). */
+int hs_api_result_push(holosim_result *r, holosim_row_fn fn, void *ctx, const double *x,
+                       size_t n)
 {
-    api_sink *a = (api_sink *)s;
-    holosim_result *r = a->r;
-    if (a->nomem || *a->stop)
-        return;
-    if (a->fn) {
-        if (a->fn(a->ctx, x, n))
-            *a->stop = 1;
+    if (fn) {
+        int stop = fn(ctx, x, n) != 0;
+        r->nrows++;
+        return stop;
     } else {
         if (r->nrows == r->cap) {
             size_t cap = r->cap ? 2 * r->cap : 1024;
             double *d = realloc(r->data, cap * (n ? n : 1) * sizeof *d);
-            if (!d) {
-                a->nomem = 1;
-                *a->stop = 1;
-                return;
-            }
+            if (!d)
+                return -1;
             r->data = d;
             r->cap = cap;
         }
         memcpy(r->data + r->nrows * n, x, n * sizeof *x);
     }
     r->nrows++;
-    s->rows++;
+    return 0;
+}
+
+static void api_row(hs_sink *s, const double *x, size_t n)
+{
+    api_sink *a = (api_sink *)s;
+    if (a->nomem || *a->stop)
+        return;
+    int st = hs_api_result_push(a->r, a->fn, a->ctx, x, n);
+    if (st)
+        *a->stop = 1;
+    if (st < 0)
+        a->nomem = 1;
+    else
+        s->rows++;
 }
 
 static void api_event_row(hs_sink *s, const char *event, const double *x, size_t n)
@@ -321,9 +324,8 @@ const char *holosim_result_column(const holosim_result *r, size_t j)
     return j < r->ncols ? r->names[j] : NULL;
 }
 
-/* The options into the settings, as hs_ld_apply_overrides puts the
- * command line's: 0, or 1 with e set (a method name too long). */
-static int apply_options(hs_settings *s, const holosim_run_options *o, hs_error *e)
+/* The options into the settings (internal.h). */
+int hs_api_apply_options(hs_settings *s, const holosim_run_options *o, hs_error *e)
 {
     if (!isnan(o->t_end)) s->t_end = o->t_end;
     if (!isnan(o->dt)) s->dt = o->dt;
@@ -364,7 +366,7 @@ holosim_result *holosim_run(const holosim_model *h, const holosim_run_options *o
     volatile sig_atomic_t stop = 0;
     api_sink sink = { .base = { .type = &api_sink_type }, .r = r, .fn = fn, .ctx = ctx,
                       .stop = &stop };
-    int rc = apply_options(&copy.set, o ? o : &def, &e);
+    int rc = hs_api_apply_options(&copy.set, o ? o : &def, &e);
     if (!rc)
         rc = hs_stepper_check(&copy, &e);
     if (!rc) {

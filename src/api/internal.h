@@ -1,6 +1,6 @@
 /* Private to src/api/: the model handle and the helpers its files share
  * (api.c: models, runs, check, equilibrium and modes; motion.c: Floquet,
- * Lyapunov, linearization). */
+ * Lyapunov, linearization; sens.c: runs with sensitivities). */
 #ifndef HS_API_INTERNAL_H
 #define HS_API_INTERNAL_H
 
@@ -30,6 +30,25 @@ hs_model *hs_api_load(const holosim_model *h, unsigned flags, hs_error *e);
  * returns its code.  out NULL: the code alone. */
 int hs_api_export_error(holosim_error *out, const hs_error *e);
 void hs_api_clear_error(holosim_error *err);   /* NULL is fine */
+
+struct holosim_result {
+    size_t ncols;
+    char **names;              /* [ncols] */
+    size_t nrows, cap;
+    double *data;              /* [cap * ncols] rows gathered (no callback) */
+    long steps, nrhs;
+};
+
+/* A row of n values to fn (when given) or into r's buffer; r's count of
+ * rows grows (by the row fn said stop at too).  0, 1 when fn said stop,
+ * -1 out of memory. */
+int hs_api_result_push(holosim_result *r, holosim_row_fn fn, void *ctx, const double *x,
+                       size_t n);
+
+/* The run options into the settings, as the command line's overrides are
+ * put: 0, or an exit code with e set (a method name too long, a bad
+ * output_mode). */
+int hs_api_apply_options(hs_settings *s, const holosim_run_options *o, hs_error *e);
 
 /* A copy of x [n] (malloc; at least one element), or NULL. */
 double *hs_api_dup_doubles(const double *x, size_t n);

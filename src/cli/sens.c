@@ -42,21 +42,11 @@ static int header(sctx *c)
         fprintf(stderr, "holosim: cannot open '%s' for writing\n", c->path);
         return HS_EXIT_USAGE;
     }
-    fputs("t", c->out);
-    for (size_t i = 0; i < m->n; i++)
-        fprintf(c->out, ",%s", m->qname[i]);
-    for (size_t i = 0; i < m->n; i++)
-        fprintf(c->out, ",%s", m->vname[i]);
-    for (size_t j = 0; j < m->k; j++)
-        fprintf(c->out, ",lambda_%s", m->cname[j]);
-    for (size_t p = 0; p < c->np; p++) {
-        for (size_t i = 0; i < m->n; i++)
-            fprintf(c->out, ",d%s/d%s", m->qname[i], c->names[p]);
-        for (size_t i = 0; i < m->n; i++)
-            fprintf(c->out, ",d%s/d%s", m->vname[i], c->names[p]);
-        for (size_t j = 0; j < m->k; j++)
-            fprintf(c->out, ",dlambda_%s/d%s", m->cname[j], c->names[p]);
-    }
+    char buf[600];
+    size_t nc = hs_fl_sens_ncols(m, c->np);
+    for (size_t j = 0; j < nc; j++)
+        fprintf(c->out, "%s%s", j ? "," : "",
+                hs_fl_sens_column(m, (const char *const *)c->names, c->np, j, buf, sizeof buf));
     fputc('\n', c->out);
     return 0;
 }
@@ -86,7 +76,8 @@ static int row(double t, const double *x, const double *lam, const double *S,
     return ferror(c->out) ? (c->failed = HS_EXIT_USAGE) : 0;
 }
 
-/* What the sensitivities do not support, refused before anything runs. */
+/* What the sensitivities do not support, refused before anything runs:
+ * the options here, the model's contacts, events and inputs in flow. */
 static int refuse(const hs_model *m, const opts *o, const char *method)
 {
     const char *what = o->columns ? "--columns (the columns are fixed: see holosim(1), "
@@ -95,11 +86,11 @@ static int refuse(const hs_model *m, const opts *o, const char *method)
                      : o->summary ? "--summary"
                      : o->ov.has_stabilize ? "--stabilize (the motion is integrated without "
                                              "stabilization)"
-                     : o->ov.has_mode ? "--output-mode"
-                     : m->ncontact ? "contacts (one-sided constraints)"
-                     : m->nfriction ? "friction"
-                     : m->nev ? "events (the model's or --stop-when)"
-                     : m->ninput ? "inputs" : NULL;
+                     : o->ov.has_mode ? "--output-mode" : NULL;
+    hs_error err;
+    hs_error_init(&err);
+    if (!what && hs_fl_sens_refuse(m, &err))
+        return hs_cli_fail(&err);
     if (!what && o->ov.s.method[0] && strcmp(o->ov.s.method, method) != 0) {
         fprintf(stderr, "holosim: --sensitivity integrates with an explicit gsl_odeiv2 "
                 "method: --method %s is not one (rk8pd, rkf45, rkck, rk4, msadams ...)\n",
@@ -170,8 +161,8 @@ int hs_cli_run_sens(hs_model *m, const opts *o, const char *path)
                     "method %s is not an explicit gsl_odeiv2 one)\n", hs_fl_method(f),
                     m->set.method);
         sctx c = { m, np, path, path ? NULL : stdout, names, 0, 0, o->precision };
-        double off = 0, dt = m->set.dt > 0 ? m->set.dt : (m->set.t_end - m->t0) / 1000;
-        rc = hs_fl_sens_run(s, m->set.t_end, dt, row, &c, &off, &err);
+        double off = 0;
+        rc = hs_fl_sens_run(s, m->set.t_end, m->set.dt, row, &c, &off, &err);
         if (rc && !c.failed)
             hs_cli_fail(&err);
         else if (c.failed)

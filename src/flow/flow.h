@@ -150,7 +150,9 @@ size_t hs_fl_sens_count(const hs_fl_sens *s);
 typedef int (*hs_fl_sens_row_fn)(double t, const double *x, const double *lam,
                                  const double *S, const double *dlam, void *ctx);
 
-/* From the projected start at t0 to t_end, a row every dt (and at t_end):
+/* From the projected start at t0 to t_end, a row every dt (NaN: a
+ * thousandth of the span), at the times of a run's rows (hs_run_times,
+ * hs_grid_time; exit 1 with their messages):
  * the motion without stabilization, S(t0) = d(q0, v0)/dp of the initial
  * data as written.  *offset: how far S(t0) is from the linearized
  * constraints (0 when the initial data are consistent for every value of
@@ -158,5 +160,20 @@ typedef int (*hs_fl_sens_row_fn)(double t, const double *x, const double *lam,
  * numerical failure), or row's. */
 int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row, void *ctx,
                    double *offset, hs_error *err);
+
+/* What the sensitivities do not integrate (contacts, friction, events,
+ * inputs): exit 1 with err naming it, or 0. */
+int hs_fl_sens_refuse(const hs_model *m, hs_error *err);
+
+/* The columns of a run with sensitivities to names[np]: t, the
+ * coordinates, the velocities, lambda_c, then per parameter p in order
+ * dq/dp, dq'/dp and dlambda_c/dp.  hs_fl_sens_column gives column j's
+ * name (in buf when it is made; NULL past the last); hs_fl_sens_pack a
+ * row's values (hs_fl_sens_row_fn's arguments) in that order. */
+size_t hs_fl_sens_ncols(const hs_model *m, size_t np);
+const char *hs_fl_sens_column(const hs_model *m, const char *const *names, size_t np,
+                              size_t j, char *buf, size_t len);
+void hs_fl_sens_pack(const hs_model *m, size_t np, double t, const double *x,
+                     const double *lam, const double *S, const double *dlam, double *row);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include <gsl/gsl_linalg.h>
 
+#include "../integrate/integrate.h"
 #include "../linalg/linalg.h"
 #include "../util/suggest.h"
 
@@ -318,10 +319,12 @@ int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row
         memcpy(S, s->S0, 2 * n * np * sizeof *S);
         *offset = k ? tangency(s, m->t0, x) : 0;
     }
-    double t = m->t0;
-    long steps = dt > 0 ? (long)ceil((t_end - m->t0) / dt - 1e-9) : 1;
+    double t = m->t0, step = 0;
+    long steps = 0;
+    if (!rc)
+        rc = hs_run_times(m, t_end, dt, &step, &steps, err);
     for (long i = 0; !rc && i <= steps; i++) {
-        double ti = i == steps ? t_end : m->t0 + (double)i * dt;
+        double ti = i == steps ? t_end : hs_grid_time(m->t0, i, step);
         hs_la_handler h = hs_la_quiet();
         if (ti > t)
             rc = hs_fl_propagate_forced(f, t, ti, x, S, np, force, s, err);
@@ -342,4 +345,69 @@ int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row
 size_t hs_fl_sens_count(const hs_fl_sens *s)
 {
     return s->np;
+}
+
+/* What the sensitivities do not integrate (flow.h). */
+int hs_fl_sens_refuse(const hs_model *m, hs_error *err)
+{
+    const char *what = m->ncontact ? "contacts (one-sided constraints)"
+                     : m->nfriction ? "friction"
+                     : m->nev ? "events (the model's or "
+                     : m->ninput ? "inputs" : NULL;
+    if (!what)
+        return 0;
+    return hs_error_set(err, HS_EXIT_USAGE, "%s does not support %s%s%s",
+                        hs_optname(m->names, HS_OPT_SENSITIVITY), what,
+                        m->nev && !m->ncontact && !m->nfriction
+                            ? hs_optname(m->names, HS_OPT_STOP_WHEN) : "",
+                        m->nev && !m->ncontact && !m->nfriction ? ")" : "");
+}
+
+size_t hs_fl_sens_ncols(const hs_model *m, size_t np)
+{
+    return 1 + 2 * m->n + m->k + np * (2 * m->n + m->k);
+}
+
+/* Column j's name (flow.h): t, q, v, lambda_c, then per parameter p
+ * dq/dp, dv/dp, dlambda_c/dp. */
+const char *hs_fl_sens_column(const hs_model *m, const char *const *names, size_t np,
+                              size_t j, char *buf, size_t len)
+{
+    size_t n = m->n, k = m->k, per = 2 * n + k;
+    if (j == 0)
+        return "t";
+    if (--j < 2 * n)
+        return j < n ? m->qname[j] : m->vname[j - n];
+    if ((j -= 2 * n) < k) {
+        snprintf(buf, len, "lambda_%s", m->cname[j]);
+        return buf;
+    }
+    j -= k;
+    if (j >= np * per)
+        return NULL;
+    size_t p = j / per, i = j % per;
+    const char *what = i < n ? m->qname[i] : i < 2 * n ? m->vname[i - n] : NULL;
+    if (what)
+        snprintf(buf, len, "d%s/d%s", what, names[p]);
+    else
+        snprintf(buf, len, "dlambda_%s/d%s", m->cname[i - 2 * n], names[p]);
+    return buf;
+}
+
+/* A row's values in the columns' order (flow.h). */
+void hs_fl_sens_pack(const hs_model *m, size_t np, double t, const double *x,
+                     const double *lam, const double *S, const double *dlam, double *row)
+{
+    size_t n = m->n, k = m->k, c = 0;
+    row[c++] = t;
+    for (size_t i = 0; i < 2 * n; i++)
+        row[c++] = x[i];
+    for (size_t j = 0; j < k; j++)
+        row[c++] = lam[j];
+    for (size_t p = 0; p < np; p++) {
+        for (size_t i = 0; i < 2 * n; i++)
+            row[c++] = S[i * np + p];
+        for (size_t j = 0; j < k; j++)
+            row[c++] = dlam[j * np + p];
+    }
 }

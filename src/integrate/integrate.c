@@ -48,37 +48,45 @@ static int plan_times(hs_int_run *R)
     }
     R->t0 = R->m->t0;
     R->t_end = s->t_end;
-    if (isnan(R->t_end))
-        return hs_error_set(R->err, HS_EXIT_USAGE, "no end time: give simulate.t_end in the "
-                            "model or %s", hs_optname(R->m->names, HS_OPT_T_END));
-    if (!isfinite(R->t0) || !isfinite(R->t_end))
-        return hs_error_set(R->err, HS_EXIT_USAGE, "the initial time (%g) and t_end (%g) "
-                            "must be finite", R->t0, R->t_end);
-    if (!(R->t_end > R->t0))
-        return hs_error_set(R->err, HS_EXIT_USAGE, "t_end (%g) must be greater than the "
-                            "initial time (%g)", R->t_end, R->t0);
-    double span = R->t_end - R->t0;
+    return hs_run_times(R->m, s->t_end, s->dt, &R->dt, &R->N, R->err);
+}
+
+/* The output grid (integrate.h): every check a run's times get. */
+int hs_run_times(const hs_model *m, double t_end, double dt_in, double *dt, long *N,
+                 hs_error *err)
+{
+    double t0 = m->t0;
+    if (isnan(t_end))
+        return hs_error_set(err, HS_EXIT_USAGE, "no end time: give simulate.t_end in the "
+                            "model or %s", hs_optname(m->names, HS_OPT_T_END));
+    if (!isfinite(t0) || !isfinite(t_end))
+        return hs_error_set(err, HS_EXIT_USAGE, "the initial time (%g) and t_end (%g) "
+                            "must be finite", t0, t_end);
+    if (!(t_end > t0))
+        return hs_error_set(err, HS_EXIT_USAGE, "t_end (%g) must be greater than the "
+                            "initial time (%g)", t_end, t0);
+    double span = t_end - t0;
     if (!isfinite(span))
-        return hs_error_set(R->err, HS_EXIT_USAGE, "the time span from %g to %g is too "
-                            "large to represent", R->t0, R->t_end);
-    R->dt = isnan(s->dt) ? span / 1000 : s->dt;
-    if (!(R->dt > 0) || !isfinite(R->dt))
-        return hs_error_set(R->err, HS_EXIT_USAGE, "dt must be > 0");
-    double rows = span / R->dt;
+        return hs_error_set(err, HS_EXIT_USAGE, "the time span from %g to %g is too "
+                            "large to represent", t0, t_end);
+    *dt = isnan(dt_in) ? span / 1000 : dt_in;
+    if (!(*dt > 0) || !isfinite(*dt))
+        return hs_error_set(err, HS_EXIT_USAGE, "dt must be > 0");
+    double rows = span / *dt;
     if (!(rows <= 1e9))
-        return hs_error_set(R->err, HS_EXIT_USAGE, "too many output rows (%.3g): choose a "
+        return hs_error_set(err, HS_EXIT_USAGE, "too many output rows (%.3g): choose a "
                             "larger dt", rows);
     /* output times are rounded to 15 significant digits: a smaller dt
      * would give rows with equal or unevenly spaced times */
-    double tmax = fmax(fabs(R->t0), fabs(R->t_end));
+    double tmax = fmax(fabs(t0), fabs(t_end));
     double res = pow(10.0, floor(log10(tmax)) - 14);
-    if (R->dt < res)
-        return hs_error_set(R->err, HS_EXIT_USAGE, "dt (%g) is below the resolution of the "
+    if (*dt < res)
+        return hs_error_set(err, HS_EXIT_USAGE, "dt (%g) is below the resolution of the "
                             "output times near t = %g (%g: times are rounded to 15 significant "
                             "digits); choose a larger dt or an initial time nearer 0",
-                            R->dt, tmax, res);
+                            *dt, tmax, res);
     /* a last partial interval shorter than 1e-9 dt is merged into t_end */
-    R->N = (long)ceil(rows - 1e-9);
+    *N = (long)ceil(rows - 1e-9);
     return 0;
 }
 

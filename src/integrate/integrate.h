@@ -152,4 +152,12 @@ double hs_grid_time(double t0, long i, double dt);
  * interrupted through opts->stop. */
 int hs_run(const hs_model *m, const hs_run_opts *opts, hs_summary *sum, hs_error *err);
 
+/* The output grid of a run from m's t0 to t_end every dt_in (NaN: a
+ * thousandth of the span): *dt and the count of intervals *N (a last one
+ * shorter than 1e-9 dt merged into t_end); exit 1 with err when t_end is
+ * missing, not finite or not after t0, dt not positive, more than 1e9
+ * rows, or dt below the 15-digit resolution of the times. */
+int hs_run_times(const hs_model *m, double t_end, double dt_in, double *dt, long *N,
+                 hs_error *err);
+
 #endif
