@@ -6,7 +6,7 @@
  * DAG); a run's options go into a copy of the hs_model struct's settings
  * (the same values the command line's options put there at load), so a
  * run gives `holosim run`'s numbers bit for bit.  Rows reach the caller
- * through a sink of this file (io/sink.h): a growing buffer or the
+ * through the caller-function sink of io/sink.h (hs_sink_fn): a growing buffer or the
  * caller's callback. */
 #include "../../include/holosim.h"
 
@@ -220,8 +220,10 @@ const char *holosim_model_param(const holosim_model *h, size_t i, double *value)
 
 /* ---------- runs: the sink ---------- */
 
+/* The rows into the result's buffer, or to the caller's callback
+ * (io/sink.h, hs_sink_fn). */
 typedef struct api_sink {
-    hs_sink base;
+    hs_sink_fn base;
     holosim_result *r;
     holosim_row_fn fn;
     void *ctx;
@@ -229,9 +231,9 @@ typedef struct api_sink {
     int nomem;
 } api_sink;
 
-static void api_header(hs_sink *s, const hs_columns *c)
+static void api_header(void *ctx, const hs_columns *c)
 {
-    api_sink *a = (api_sink *)s;
+    api_sink *a = ctx;
     holosim_result *r = a->r;
     if (r->names)
         return;
@@ -249,9 +251,9 @@ static void api_header(hs_sink *s, const hs_columns *c)
         }
 }
 
-static void api_row(hs_sink *s, const double *x, size_t n)
+static void api_row(void *ctx, const double *x, size_t n)
 {
-    api_sink *a = (api_sink *)s;
+    api_sink *a = ctx;
     holosim_result *r = a->r;
     if (a->nomem || *a->stop)
         return;
@@ -273,22 +275,7 @@ static void api_row(hs_sink *s, const double *x, size_t n)
         memcpy(r->data + r->nrows * n, x, n * sizeof *x);
     }
     r->nrows++;
-    s->rows++;
 }
-
-static void api_event_row(hs_sink *s, const char *event, const double *x, size_t n)
-{
-    (void)s, (void)event, (void)x, (void)n;
-}
-
-static int api_close(hs_sink *s, int publish)
-{
-    (void)s, (void)publish;
-    return 0;
-}
-
-static const hs_sink_type api_sink_type = { "holosim_api", api_header, api_row, api_event_row,
-                                            api_close };
 
 /* ---------- runs ---------- */
 
@@ -362,14 +349,14 @@ holosim_result *holosim_run(const holosim_model *h, const holosim_run_options *o
     holosim_run_options def;
     holosim_run_options_init(&def);
     volatile sig_atomic_t stop = 0;
-    api_sink sink = { .base = { .type = &api_sink_type }, .r = r, .fn = fn, .ctx = ctx,
-                      .stop = &stop };
+    api_sink sink = { .r = r, .fn = fn, .ctx = ctx, .stop = &stop };
+    hs_sink_fn_init(&sink.base, &sink, api_header, api_row, NULL);
     int rc = apply_options(&copy.set, o ? o : &def, &e);
     if (!rc)
         rc = hs_stepper_check(&copy, &e);
     if (!rc) {
         hs_run_opts ro = {
-            .out = &sink.base,
+            .out = &sink.base.base,
             .columns = o ? o->columns : NULL,
             .precision = 17,
             .report = NULL,
