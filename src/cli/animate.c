@@ -561,6 +561,14 @@ static int animate(opts *o, const aopts *ao, const char *csv)
         rc = interrupted(o->output);
     if (!rc && IS_FIG(ao->kind))
         rc = figure_frames(&A, ao);
+    if (!rc && (ao->kind == OUT_GIF || ao->kind == OUT_MP4)) {
+        /* an impact's ring: in the frame nearest it and the next at least */
+        double t0 = A.t[0], t1 = A.t[A.nframe - 1];
+        size_t nf = frames_drawn(ao, t0, t1);
+        double frame = (t1 - t0) / (double)(nf - 1);
+        A.flash_time = fmax(HS_ANIM_FLASH_TIME * A.speed, 1.5 * frame);
+        A.flash_lead = 0.5 * frame;
+    }
     if (!rc)
         rc = write_output(&A, ao, o->output, o->quiet);
     hs_anim_free(&A);

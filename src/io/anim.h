@@ -47,6 +47,9 @@ typedef struct hs_anim {
     unsigned char *imp_pt; /* [ncontact * npt] 1: an impact of the contact marks the point */
     struct hs_prog *bnd_prog;      /* the contacts' gaps */
     double *bnd_in, *bnd_regs, *bnd_out;  /* its scratch (the drawing is single-threaded) */
+    double flash_time;     /* simulated seconds a ring lasts (0: hs_anim_flash_time's default) */
+    double flash_lead;     /* and how long before its impact it shows (the frame
+                            * nearest an impact shows it: half a frame) */
 } hs_anim;
 
 /* An empty animation of the model's drawing; 0 or -1 (memory). */
@@ -108,9 +111,9 @@ int hs_anim_bound_moves(const hs_anim *a, size_t j);
  * frees); NULL when none (a 3D view, no contact drawn, memory). */
 double *hs_anim_bounds(const hs_anim *a, const hs_anim_view *v, double t, size_t *nseg);
 /* The impact marks at time t: one per marked point of each impact in
- * (t - dur, t], at the point's place at the impact (p, world), with the
+ * (t - dur, t + a->flash_lead], at the point's place at the impact (p, world), with the
  * radius of its largest circle (r, world; 0: none) and how far into dur
- * (age, 0 .. 1); their number, at most cap. */
+ * (age, 0 .. 1; 0 before the impact); their number, at most cap. */
 typedef struct hs_anim_flash {
     double p[3], r, age;
 } hs_anim_flash;
@@ -118,6 +121,8 @@ typedef struct hs_anim_flash {
 #define HS_ANIM_BOUND_RGB 0x808080      /* the contacts' boundaries */
 #define HS_ANIM_FLASH_TIME 0.25         /* seconds of playback a ring lasts (at least) */
 size_t hs_anim_flashes(const hs_anim *a, double t, double dur, hs_anim_flash *f, size_t cap);
+/* a->flash_time, or HS_ANIM_FLASH_TIME seconds of playback at a->speed. */
+double hs_anim_flash_time(const hs_anim *a);
 
 /* The page: one HTML file, no network; 0 or -1 (a write failed). */
 int hs_anim_write_html(const hs_anim *a, FILE *f);

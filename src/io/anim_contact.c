@@ -264,8 +264,9 @@ size_t hs_anim_flashes(const hs_anim *a, double t, double dur, hs_anim_flash *f,
         return 0;
     for (size_t k = 0; k < a->nimpact && n < cap; k++) {
         double age = (t - a->impact_t[k]) / dur;
-        if (!(age >= 0 && age < 1))
+        if (!(age >= 0 && age < 1) && !(t >= a->impact_t[k] - a->flash_lead && age < 0))
             continue;
+        age = fmax(age, 0);
         hs_anim_values_at(a, a->impact_t[k], val);
         for (size_t p = 0; p < d->npt && n < cap; p++) {
             if (!a->imp_pt[a->impact_c[k] * d->npt + p])
@@ -282,4 +283,9 @@ size_t hs_anim_flashes(const hs_anim *a, double t, double dur, hs_anim_flash *f,
     }
     free(val);
     return n;
+}
+
+double hs_anim_flash_time(const hs_anim *a)
+{
+    return a->flash_time > 0 ? a->flash_time : HS_ANIM_FLASH_TIME * a->speed;
 }
