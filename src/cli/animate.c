@@ -64,7 +64,12 @@ const char hs_usage_animate[] =
     "trajectory; the page interpolates linearly between them.  A run makes rows\n"
     "for the frames drawn only (two per GIF or video frame, what a page stores),\n"
     "whatever --speed asks.  Interrupted (Ctrl-C), animate writes nothing and\n"
-    "leaves no temporary file (exit 130).\n";
+    "leaves no temporary file (exit 130).\n"
+    "\n"
+    "Contacts: a boundary gap = 0 whose coordinates one drawn point carries (a\n"
+    "floor, a wall, a rope's circle) is a thin grey line; each impact of the run\n"
+    "is an orange ring around the points it hit for a moment (GIF, video, page;\n"
+    "none from a CSV, none in a figure).\n";
 
 enum { OUT_HTML, OUT_GIF, OUT_MP4, OUT_SVG, OUT_PDF, OUT_PNG };
 #define IS_FIG(k) ((k) >= OUT_SVG)
