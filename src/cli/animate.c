@@ -536,6 +536,7 @@ static int animate(opts *o, const aopts *ao, const char *csv)
         interval = 0;
     int rc = hs_anim_init(&A, m, nplot, interval, cap);
     if (rc) {
+        hs_anim_free(&A);
         hs_model_free(m);
         free_list(plots, nplot);
         return hs_cli_nomem();
