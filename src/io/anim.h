@@ -106,10 +106,12 @@ int hs_anim_add_impact(hs_anim *a, double t, size_t j);
 /* Whether contact j's boundary is drawn; whether it moves (its gap reads t). */
 int hs_anim_bound_drawn(const hs_anim *a, size_t j);
 int hs_anim_bound_moves(const hs_anim *a, size_t j);
-/* The boundaries drawn in view v at time t: *nseg segments in world
- * coordinates, seg[4k .. 4k + 3] = x0, y0, x1, y1 (malloc, the caller
- * frees); NULL when none (a 3D view, no contact drawn, memory). */
-double *hs_anim_bounds(const hs_anim *a, const hs_anim_view *v, double t, size_t *nseg);
+/* The boundaries drawn in view v at time t (still: only those that do
+ * not move): *nseg segments in world coordinates, seg[4k .. 4k + 3] =
+ * x0, y0, x1, y1 (malloc, the caller frees); NULL when none (a 3D view, no
+ * contact drawn, memory). */
+double *hs_anim_bounds(const hs_anim *a, const hs_anim_view *v, double t, int still,
+                       size_t *nseg);
 /* The impact marks at time t: one per marked point of each impact in
  * (t - dur, t + a->flash_lead], at the point's place at the impact (p, world), with the
  * radius of its largest circle (r, world; 0: none) and how far into dur

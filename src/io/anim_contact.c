@@ -198,7 +198,8 @@ static size_t cell(const double *g, double gc, double x0, double y0, double x1, 
     return 2;
 }
 
-double *hs_anim_bounds(const hs_anim *a, const hs_anim_view *v, double t, size_t *nseg)
+double *hs_anim_bounds(const hs_anim *a, const hs_anim_view *v, double t, int still,
+                       size_t *nseg)
 {
     *nseg = 0;
     if (v->dim != 2 || !a->bnd_prog || !(v->s > 0))
@@ -213,7 +214,7 @@ double *hs_anim_bounds(const hs_anim *a, const hs_anim_view *v, double t, size_t
     double *seg = NULL;
     size_t cap = 0;
     for (size_t j = 0; g && j < m->ncontact; j++) {
-        if (!hs_anim_bound_drawn(a, j))
+        if (!hs_anim_bound_drawn(a, j) || (still && hs_anim_bound_moves(a, j)))
             continue;
         for (int iy = 0; iy <= ny; iy++)
             for (int ix = 0; ix <= nx; ix++)

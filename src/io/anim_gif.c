@@ -187,7 +187,7 @@ static void floor_grid(scene *S, canvas *c)
 static void bounds(scene *S, canvas *c, double t)
 {
     size_t n;
-    double *seg = hs_anim_bounds(S->a, &S->v, t, &n);
+    double *seg = hs_anim_bounds(S->a, &S->v, t, 0, &n);
     int idx = colour(c, HS_ANIM_BOUND_RGB);
     for (size_t k = 0; seg && k < n; k++) {
         double p0[3] = { seg[4 * k], seg[4 * k + 1], 0 }, p1[3] = { seg[4 * k + 2],

@@ -480,11 +480,7 @@ static void put_rgb(wr *w, unsigned rgb)
 static void put_contacts(wr *w, const hs_anim *a, const hs_anim_view *v)
 {
     size_t n = 0;
-    int still = 1;
-    for (size_t j = 0; j < a->m->ncontact; j++)
-        if (hs_anim_bound_drawn(a, j) && hs_anim_bound_moves(a, j))
-            still = 0;         /* the page draws no moving boundary */
-    double *seg = still ? hs_anim_bounds(a, v, a->t[0], &n) : NULL;
+    double *seg = hs_anim_bounds(a, v, a->t[0], 1, &n);   /* none that moves */
     putf(w, "  flash: %.17g,\n  bounds: [", HS_ANIM_FLASH_TIME);
     for (size_t k = 0; k < 4 * n; k++)
         putf(w, "%s%.9g", k ? (k % 16 ? "," : ",\n    ") : "", seg[k]);

@@ -115,7 +115,7 @@ static void grounds(cairo_t *cr, const hs_anim_view *v, const hs_drawing *d, con
 static void bounds(cairo_t *cr, const hs_anim *a, const hs_anim_view *v, double t)
 {
     size_t n;
-    double *seg = hs_anim_bounds(a, v, t, &n);
+    double *seg = hs_anim_bounds(a, v, t, 0, &n);
     if (!seg)
         return;
     for (size_t k = 0; k < n; k++) {
