@@ -6,8 +6,8 @@
  * DAG); a run's options go into a copy of the hs_model struct's settings
  * (the same values the command line's options put there at load), so a
  * run gives `holosim run`'s numbers bit for bit.  Rows reach the caller
- * through the caller-function sink of io/sink.h (hs_sink_fn): a growing buffer or the
- * caller's callback. */
+ * through the caller-function sink of io/sink.h (hs_sink_fn): into a
+ * growing buffer or to the caller's callback. */
 #include "../../include/holosim.h"
 
 #include <math.h>

@@ -477,7 +477,7 @@ static int animate_run(opts *o, const aopts *ao, hs_model *m, anim_rows *E, doub
     hs_sink_fn rows, events;
     hs_cli_anim_sinks(E, &rows, &events);
     if (!rc)
-        rc = hs_cli_run_model_to(m, o, &rows.base, &events, cols);
+        rc = hs_cli_run_model_to(m, o, &rows.base, m->ncontact ? &events : NULL, cols);
     free(cols);
     if (!rc && !hs_cli_interrupted)
         rc = hs_cli_anim_rows_end(E, err);
