@@ -1,7 +1,7 @@
 /* Output (src/io): exact shortest number formatting, the buffered
  * writer's error detection, the CSV sink (its text, nothing before the
  * first row, a failed write cut back to the last complete row), the table
- * of formats. */
+ * of formats, the sink of the caller's functions. */
 #include <check.h>
 
 #include "check_main.h"
@@ -339,6 +339,71 @@ START_TEST(formats)
 }
 END_TEST
 
+/* The sink of the caller's functions (hs_sink_fn): rows and event rows to
+ * them, as the run computed them, and on to a CSV behind it (a tee),
+ * closed with it; a call without a function is dropped. */
+typedef struct seen {
+    int headers, rows, events;
+    double last;
+    char event[32];
+} seen;
+static void seen_header(void *ctx, const hs_columns *c)
+{
+    ((seen *)ctx)->headers += (int)c->n;
+}
+static void seen_row(void *ctx, const double *x, size_t n)
+{
+    seen *v = ctx;
+    v->rows++;
+    v->last = x[n - 1];
+}
+static void seen_event(void *ctx, const char *event, const double *x, size_t n)
+{
+    seen *v = ctx;
+    v->events++;
+    v->last = x[n - 1];
+    snprintf(v->event, sizeof v->event, "%s", event);
+}
+
+START_TEST(sink_fn)
+{
+    char dir[] = "/tmp/holosim-io.XXXXXX", p[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/e.csv", dir);
+    seen v = { 0 };
+    hs_sink_fn f;
+    hs_sink_fn_init(&f, &v, seen_header, seen_row, seen_event);
+    f.next = open_format(0, p, 1);
+    hs_sink_header(&f.base, &two);
+    ck_assert_int_eq(v.headers, 2);
+    double x[2] = { 0.1, 1.0 / 3 };
+    hs_sink_event_row(&f.base, "floor:impact", x, 2);
+    ck_assert_int_eq(v.events, 1);
+    ck_assert_str_eq(v.event, "floor:impact");
+    ck_assert(v.last == 1.0 / 3);              /* the double itself */
+    hs_sink_row(&f.base, x, 2);
+    ck_assert_int_eq(v.rows, 1);
+    ck_assert_int_eq(f.base.rows, 2);
+    ck_assert_int_eq(hs_sink_close(&f.base, 1), 0);
+    ck_assert_ptr_null(f.next);
+    size_t len;
+    char *b = slurp(p, &len);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_str_eq(b, "event,t,x\nfloor:impact,0.1,0.3333333333333333\n"
+                        "0.1,0.3333333333333333\n");
+    free(b);
+    unlink(p);
+    rmdir(dir);
+    hs_sink_fn_init(&f, &v, NULL, NULL, NULL);  /* nothing to call: dropped */
+    hs_sink_header(&f.base, &two);
+    hs_sink_row(&f.base, x, 2);
+    hs_sink_event_row(&f.base, "e", x, 2);
+    ck_assert_int_eq(v.rows, 1);
+    ck_assert_int_eq(f.base.rows, 2);
+    ck_assert_int_eq(hs_sink_close(&f.base, 0), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("io");
@@ -356,6 +421,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, sink_first_row, 0, nformats);
     tcase_add_loop_test(tc, sink_cut_back, 0, nformats);
     tcase_add_test(tc, formats);
+    tcase_add_test(tc, sink_fn);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,8 +6,8 @@
  * DAG); a run's options go into a copy of the hs_model struct's settings
  * (the same values the command line's options put there at load), so a
  * run gives `holosim run`'s numbers bit for bit.  Rows reach the caller
- * through a sink of this file (io/sink.h): a growing buffer or the
- * caller's callback. */
+ * through the caller-function sink of io/sink.h (hs_sink_fn): into a
+ * growing buffer or to the caller's callback. */
 #include "../../include/holosim.h"
 
 #include <math.h>
@@ -213,8 +213,10 @@ const char *holosim_model_param(const holosim_model *h, size_t i, double *value)
 
 /* ---------- runs: the sink ---------- */
 
+/* The rows into the result's buffer, or to the caller's callback
+ * (io/sink.h, hs_sink_fn). */
 typedef struct api_sink {
-    hs_sink base;
+    hs_sink_fn base;
     holosim_result *r;
     holosim_row_fn fn;
     void *ctx;
@@ -222,9 +224,9 @@ typedef struct api_sink {
     int nomem;
 } api_sink;
 
-static void api_header(hs_sink *s, const hs_columns *c)
+static void api_header(void *ctx, const hs_columns *c)
 {
-    api_sink *a = (api_sink *)s;
+    api_sink *a = ctx;
     holosim_result *r = a->r;
     if (r->names)
         return;
@@ -265,9 +267,9 @@ int hs_api_result_push(holosim_result *r, holosim_row_fn fn, void *ctx, const do
     return 0;
 }
 
-static void api_row(hs_sink *s, const double *x, size_t n)
+static void api_row(void *ctx, const double *x, size_t n)
 {
-    api_sink *a = (api_sink *)s;
+    api_sink *a = ctx;
     if (a->nomem || *a->stop)
         return;
     int st = hs_api_result_push(a->r, a->fn, a->ctx, x, n);
@@ -275,23 +277,7 @@ static void api_row(hs_sink *s, const double *x, size_t n)
         *a->stop = 1;
     if (st < 0)
         a->nomem = 1;
-    else
-        s->rows++;
 }
-
-static void api_event_row(hs_sink *s, const char *event, const double *x, size_t n)
-{
-    (void)s, (void)event, (void)x, (void)n;
-}
-
-static int api_close(hs_sink *s, int publish)
-{
-    (void)s, (void)publish;
-    return 0;
-}
-
-static const hs_sink_type api_sink_type = { "holosim_api", api_header, api_row, api_event_row,
-                                            api_close };
 
 /* ---------- runs ---------- */
 
@@ -364,14 +350,14 @@ holosim_result *holosim_run(const holosim_model *h, const holosim_run_options *o
     holosim_run_options def;
     holosim_run_options_init(&def);
     volatile sig_atomic_t stop = 0;
-    api_sink sink = { .base = { .type = &api_sink_type }, .r = r, .fn = fn, .ctx = ctx,
-                      .stop = &stop };
+    api_sink sink = { .r = r, .fn = fn, .ctx = ctx, .stop = &stop };
+    hs_sink_fn_init(&sink.base, &sink, api_header, api_row, NULL);
     int rc = hs_api_apply_options(&copy.set, o ? o : &def, &e);
     if (!rc)
         rc = hs_stepper_check(&copy, &e);
     if (!rc) {
         hs_run_opts ro = {
-            .out = &sink.base,
+            .out = &sink.base.base,
             .columns = o ? o->columns : NULL,
             .precision = 17,
             .report = NULL,

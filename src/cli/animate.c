@@ -3,15 +3,14 @@
  * GIF (.gif) or a video (.mp4, through ffmpeg); or still at the times of
  * --at, drawn over one another (.svg, .pdf, .png, through cairo).
  *
- * The trajectory is RUN.csv when given (only the columns the drawing and
- * the plots read are parsed, and only on the rows kept as frames), or a
- * run of the model with every option of `run` (its CSV, in those columns
- * only, goes to an unnamed temporary file and is read back the same way).
+ * The trajectory is RUN.csv when given, or a run of the model with every
+ * option of `run`, its rows (in the columns the drawing and the plots
+ * read) and its contacts' impacts handed over in memory (animrows.c).
  * The output is written to a temporary file beside OUT and renamed at the
  * end: a failure leaves no OUT, and an existing OUT as it was. */
 #define _DEFAULT_SOURCE     /* strsep */
 #define _XOPEN_SOURCE 700   /* mkstemp, fdopen */
-#include "cli.h"
+#include "animate.h"
 
 #include <errno.h>
 #include <math.h>
@@ -23,7 +22,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../io/anim.h"
 #include "../util/suggest.h"
 
 const char hs_usage_animate[] =
@@ -66,7 +64,12 @@ const char hs_usage_animate[] =
     "trajectory; the page interpolates linearly between them.  A run makes rows\n"
     "for the frames drawn only (two per GIF or video frame, what a page stores),\n"
     "whatever --speed asks.  Interrupted (Ctrl-C), animate writes nothing and\n"
-    "leaves no temporary file (exit 130).\n";
+    "leaves no temporary file (exit 130).\n"
+    "\n"
+    "Contacts: a boundary gap = 0 whose coordinates one drawn point carries (a\n"
+    "floor, a wall, a rope's circle) is a thin grey line; each impact of the run\n"
+    "is an orange ring around the points it hit for a moment (GIF, video, page;\n"
+    "none from a CSV, none in a figure).\n";
 
 enum { OUT_HTML, OUT_GIF, OUT_MP4, OUT_SVG, OUT_PDF, OUT_PNG };
 #define IS_FIG(k) ((k) >= OUT_SVG)
@@ -233,221 +236,6 @@ static FILE *open_beside(const char *path, char **tmp)
     return f;
 }
 
-/* ---------- the trajectory ---------- */
-
-typedef struct reader {
-    const char *name;          /* for messages */
-    FILE *f;
-    char *line, *pend;         /* the current line, the last line not kept */
-    size_t lcap, pcap;
-    long lineno, pend_no;
-    int has_pend;
-    size_t ncol;               /* fields in the header */
-    long *want;                /* [nwant] column of each value read, or -1 */
-    size_t nwant;              /* 1 (t) + n (q) + nplot */
-    double *row;               /* [nwant] */
-} reader;
-
-/* The 0-based column of name in the header fields, or -1. */
-static long find_col(char **cols, size_t ncol, const char *name)
-{
-    for (size_t i = 0; i < ncol; i++)
-        if (strcmp(cols[i], name) == 0)
-            return (long)i;
-    return -1;
-}
-
-static void chomp(char *s)
-{
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-        s[--n] = '\0';
-}
-
-/* The values this reader wants from one line (fields as %.17g, or any
- * strtod number); an error at the field that is not a number. */
-static int parse_row(reader *R, const char *line, long lineno, hs_error *err)
-{
-    const char *p = line;
-    long maxc = 0;
-    for (size_t w = 0; w < R->nwant; w++)
-        if (R->want[w] > maxc)
-            maxc = R->want[w];
-    for (long c = 0; c <= maxc; c++) {
-        const char *start = p;
-        const char *end = strchr(p, ',');
-        if (!end)
-            end = p + strlen(p);
-        for (size_t w = 0; w < R->nwant; w++) {
-            if (R->want[w] != c)
-                continue;
-            char *e;
-            errno = 0;
-            double v = strtod(start, &e);
-            while (e < end && (*e == ' ' || *e == '\t'))
-                e++;
-            if (e == start || e != end) {
-                hs_error_at(err, HS_EXIT_MODEL, R->name, (int)lineno, (int)(start - line) + 1,
-                            line, "field %ld of line %ld is not a number", c + 1, lineno);
-                return err->code;
-            }
-            if (!isfinite(v)) {                /* nan, inf, 1e999: never drawn as nothing */
-                hs_error_at(err, HS_EXIT_MODEL, R->name, (int)lineno, (int)(start - line) + 1,
-                            line, "field %ld of line %ld is not a finite number ('%.*s')",
-                            c + 1, lineno, (int)(end - start < 40 ? end - start : 40), start);
-                return err->code;
-            }
-            R->row[w] = v;
-        }
-        if (!*end && c < maxc) {
-            hs_error_at(err, HS_EXIT_MODEL, R->name, (int)lineno, (int)strlen(line) + 1, line,
-                        "line %ld has %ld fields; the header has %zu", lineno, c + 1, R->ncol);
-            return err->code;
-        }
-        p = end + 1;
-    }
-    return 0;
-}
-
-typedef struct evalctx {
-    const hs_model *m;
-    double *in, *regs, *q, *val;
-    long *qcol;                /* [n] index into the reader's row of q_i, or -1 */
-} evalctx;
-
-static int add_frame(hs_anim *A, reader *R, evalctx *E)
-{
-    const hs_model *m = E->m;
-    for (size_t i = 0; i < m->n; i++)
-        E->q[i] = E->qcol[i] >= 0 ? R->row[E->qcol[i]] : m->q0[i];
-    hs_draw_eval(m, R->row[0], E->q, E->in, E->regs, E->val);
-    return hs_anim_add(A, R->row[0], E->val, R->row + 1 + m->n);
-}
-
-/* Read the rows into frames.  The header names the columns; the drawing's
- * coordinates and the plotted columns must be there. */
-static int read_rows(reader *R, hs_anim *A, evalctx *E, const char *const *plots,
-                     size_t nplot, hs_error *err)
-{
-    const hs_model *m = E->m;
-    ssize_t len = getline(&R->line, &R->lcap, R->f);
-    if (len <= 0) {
-        hs_error_at(err, HS_EXIT_MODEL, R->name, 1, 1, "", "the CSV is empty: no header");
-        return err->code;
-    }
-    chomp(R->line);
-    char *hdr = strdup(R->line);
-    char **cols = calloc((size_t)len + 1, sizeof *cols);
-    if (!hdr || !cols) {
-        free(hdr);
-        free(cols);
-        return hs_error_nomem(err);
-    }
-    for (char *s = hdr, *tok; (tok = strsep(&s, ","));) {
-        while (*tok == ' ' || *tok == '"')
-            tok++;
-        size_t n = strlen(tok);
-        while (n && (tok[n - 1] == ' ' || tok[n - 1] == '"'))
-            tok[--n] = '\0';
-        cols[R->ncol++] = tok;
-    }
-    R->nwant = 1 + m->n + nplot;
-    R->want = calloc(R->nwant, sizeof *R->want);
-    R->row = calloc(R->nwant, sizeof *R->row);
-    char miss[3][400] = { "", "", "" };   /* time, the drawing, the plots */
-    size_t nmiss[3] = { 0, 0, 0 };
-    int rc = 0;
-    if (!R->want || !R->row)
-        rc = hs_error_nomem(err);
-    for (size_t w = 0; !rc && w < R->nwant; w++) {
-        const char *name = w == 0 ? "t" : w <= m->n ? m->qname[w - 1] : plots[w - 1 - m->n];
-        int needed = w == 0 || w > m->n || hs_draw_reads(m, w - 1);
-        R->want[w] = needed ? find_col(cols, R->ncol, name) : -1;
-        if (w >= 1 && w <= m->n)
-            E->qcol[w - 1] = R->want[w] >= 0 ? (long)w : -1;
-        if (needed && R->want[w] < 0) {
-            int g = w == 0 ? 0 : w <= m->n ? 1 : 2;
-            size_t l = strlen(miss[g]);
-            snprintf(miss[g] + l, sizeof miss[g] - l, "%s'%s'", nmiss[g] ? ", " : "", name);
-            nmiss[g]++;
-        }
-    }
-    if (!rc && nmiss[0] + nmiss[1] + nmiss[2]) {
-        char msg[1300] = "";
-        static const char *const why[3] = { "(the time)", "(the drawing reads %s)",
-                                            "(--plot)" };
-        for (int g = 0; g < 3; g++) {
-            if (!nmiss[g])
-                continue;
-            size_t l = strlen(msg);
-            snprintf(msg + l, sizeof msg - l, "%s%s ", l ? "; " : "", miss[g]);
-            l = strlen(msg);
-            snprintf(msg + l, sizeof msg - l, why[g], nmiss[g] > 1 ? "them" : "it");
-        }
-        hs_error_at(err, HS_EXIT_MODEL, R->name, 1, 1, R->line, "the CSV has no column%s %s",
-                    nmiss[0] + nmiss[1] + nmiss[2] > 1 ? "s" : "", msg);
-        rc = err->code;
-    }
-    free(hdr);
-    free(cols);
-    if (rc)
-        return rc;
-    long lineno = 1;
-    double tlast = -INFINITY;
-    while (!rc && !hs_cli_interrupted && (len = getline(&R->line, &R->lcap, R->f)) > 0) {
-        lineno++;
-        chomp(R->line);
-        if (!R->line[0])
-            continue;
-        /* t first: most rows are not kept */
-        char *e = NULL;
-        const char *tf = R->line;
-        for (long c = 0; c < R->want[0] && tf; c++)
-            tf = (tf = strchr(tf, ',')) ? tf + 1 : NULL;
-        double t = tf ? strtod(tf, &e) : (double)NAN;
-        if (!tf || e == tf || !isfinite(t)) {
-            hs_error_at(err, HS_EXIT_MODEL, R->name, (int)lineno,
-                        tf ? (int)(tf - R->line) + 1 : 1, R->line, "the time of line %ld is "
-                        "not a number", lineno);
-            return err->code;
-        }
-        if (t < tlast) {
-            hs_error_at(err, HS_EXIT_MODEL, R->name, (int)lineno, (int)(tf - R->line) + 1,
-                        R->line, "time goes back at line %ld (t = %.17g after %.17g)", lineno,
-                        t, tlast);
-            return err->code;
-        }
-        tlast = t;
-        if (!hs_anim_wants(A, t)) {
-            char *sw = R->pend;            /* keep it: it may be the last */
-            size_t sc = R->pcap;
-            R->pend = R->line, R->pcap = R->lcap;
-            R->line = sw, R->lcap = sc;
-            R->pend_no = lineno;
-            R->has_pend = 1;
-            continue;
-        }
-        R->has_pend = 0;
-        if (parse_row(R, R->line, lineno, err))
-            return err->code;
-        if (add_frame(A, R, E))
-            return hs_error_nomem(err);
-    }
-    if (hs_cli_interrupted)                /* the caller says so */
-        return 0;
-    if (R->has_pend) {                     /* the last row is always a frame */
-        if (parse_row(R, R->pend, R->pend_no, err))
-            return err->code;
-        if (add_frame(A, R, E))
-            return hs_error_nomem(err);
-    }
-    if (!A->nframe) {
-        hs_error_at(err, HS_EXIT_MODEL, R->name, 2, 1, "", "the CSV has a header and no rows");
-        return err->code;
-    }
-    return 0;
-}
-
 /* ---------- lists of names ---------- */
 
 /* Split a comma list into names (owned copies) */
@@ -607,24 +395,6 @@ static int write_output(const hs_anim *A, const aopts *ao, const char *out, int 
     return 0;
 }
 
-/* The CSV's header names the column (the default plot: E when there). */
-static int csv_has_column(const char *csv, const char *name)
-{
-    FILE *f = fopen(csv, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    int found = 0;
-    if (f && getline(&line, &cap, f) > 0) {
-        chomp(line);
-        for (char *s = line, *tok; !found && (tok = strsep(&s, ","));)
-            found = strcmp(tok, name) == 0;
-    }
-    free(line);
-    if (f)
-        fclose(f);
-    return found;
-}
-
 /* ---------- figures ---------- */
 
 /* A figure's run: to the last time of --at unless --t-end is given, rows
@@ -675,6 +445,46 @@ static int figure_frames(hs_anim *A, const aopts *ao)
 
 /* ---------- the command ---------- */
 
+/* The run, its rows (in the columns the drawing and the plots read) and
+ * impacts handed over in memory; the frames in E.  0, or an exit code:
+ * the run's (its message printed), or with err set. */
+static int animate_run(opts *o, const aopts *ao, hs_model *m, anim_rows *E, double frame_dt,
+                       hs_error *err)
+{
+    const hs_anim *A = E->A;
+    size_t len = 16;
+    for (size_t i = 0; i < m->n; i++)
+        len += strlen(m->qname[i]) + 1;
+    for (size_t i = 0; i < A->nplot; i++)
+        len += strlen(A->plotname[i]) + 1;
+    char *cols = malloc(len);
+    if (!cols)
+        return hs_error_nomem(err);
+    size_t k = (size_t)snprintf(cols, len, "t");
+    for (size_t i = 0; i < m->n; i++)
+        k += (size_t)snprintf(cols + k, len - k, ",%s", m->qname[i]);
+    for (size_t i = 0; i < A->nplot; i++)
+        k += (size_t)snprintf(cols + k, len - k, ",%s", A->plotname[i]);
+    int rc = 0;
+    if (IS_FIG(ao->kind))
+        rc = figure_run(o, ao, m);
+    else if (isnan(o->ov.s.dt) && (isnan(m->set.dt) || m->set.dt > frame_dt)) {
+        m->set.dt = frame_dt;
+        if (!o->quiet)
+            fprintf(stderr, "holosim: rows every %.6g s (what the frames need; --dt "
+                    "chooses)\n", frame_dt);
+    }
+    hs_sink_fn rows, events;
+    hs_cli_anim_sinks(E, &rows, &events);
+    if (!rc)
+        rc = hs_cli_run_model_to(m, o, &rows.base, m->ncontact ? &events : NULL, cols);
+    free(cols);
+    if (!rc && !hs_cli_interrupted)
+        rc = hs_cli_anim_rows_end(E, err);
+    return rc;
+}
+
+
 static int animate(opts *o, const aopts *ao, const char *csv)
 {
     hs_error err;
@@ -701,7 +511,7 @@ static int animate(opts *o, const aopts *ao, const char *csv)
     else if (!ao->plot && !csv)
         nplot = split_list(m->has_potential || m->form == HS_FORM_EMBEDDING ? "E" : "T",
                            &plots);
-    else if (!ao->plot && csv_has_column(csv, "E"))
+    else if (!ao->plot && hs_cli_csv_has_column(csv, "E"))
         nplot = split_list("E", &plots);
     hs_anim A;
     size_t cap = ao->kind == OUT_HTML ? PAGE_CAP : (size_t)4e7;
@@ -726,6 +536,7 @@ static int animate(opts *o, const aopts *ao, const char *csv)
         interval = 0;
     int rc = hs_anim_init(&A, m, nplot, interval, cap);
     if (rc) {
+        hs_anim_free(&A);
         hs_model_free(m);
         free_list(plots, nplot);
         return hs_cli_nomem();
@@ -740,81 +551,30 @@ static int animate(opts *o, const aopts *ao, const char *csv)
     }
     free(plots);
     rc = set_trails(&A, ao->trail);
-    reader R = { .name = csv ? csv : "(the run)" };
-    FILE *tmp = NULL;
+    anim_rows E = { 0 };
+    if (!rc && hs_cli_anim_rows_init(&E, &A))
+        rc = hs_error_nomem(&err);
     if (!rc && csv) {
-        R.f = fopen(csv, "r");
-        if (!R.f) {
-            fprintf(stderr, "holosim: cannot read '%s': %s\n", csv, strerror(errno));
-            rc = HS_EXIT_USAGE;
-        }
+        rc = hs_cli_anim_read_csv(&E, csv, &err);
     } else if (!rc) {
-        /* the run, in the columns the drawing and the plots read */
-        size_t len = 16;
-        for (size_t i = 0; i < m->n; i++)
-            len += strlen(m->qname[i]) + 1;
-        for (size_t i = 0; i < A.nplot; i++)
-            len += strlen(A.plotname[i]) + 1;
-        char *cols = malloc(len);
-        tmp = tmpfile();
-        if (!cols || !tmp) {
-            fprintf(stderr, "holosim: cannot make a temporary file: %s\n", strerror(errno));
-            rc = HS_EXIT_USAGE;
-        } else {
-            size_t k = (size_t)snprintf(cols, len, "t");
-            for (size_t i = 0; i < m->n; i++)
-                k += (size_t)snprintf(cols + k, len - k, ",%s", m->qname[i]);
-            for (size_t i = 0; i < A.nplot; i++)
-                k += (size_t)snprintf(cols + k, len - k, ",%s", A.plotname[i]);
-            if (IS_FIG(ao->kind))
-                rc = figure_run(o, ao, m);
-            else if (isnan(o->ov.s.dt) && (isnan(m->set.dt) || m->set.dt > frame_dt)) {
-                m->set.dt = frame_dt;
-                if (!o->quiet)
-                    fprintf(stderr, "holosim: rows every %.6g s (what the frames need; --dt "
-                            "chooses)\n", frame_dt);
-            }
-            if (!rc)
-                rc = hs_cli_run_model(m, o, NULL, tmp, cols);
-            if (!rc && fflush(tmp) == 0)
-                rewind(tmp);
-            R.f = tmp;
-        }
-        free(cols);
+        rc = animate_run(o, ao, m, &E, frame_dt, &err);
     }
-    if (!rc) {
-        evalctx E = { .m = m };
-        size_t nin = m->nin > hs_prog_nin(m->draw->prog) ? m->nin : hs_prog_nin(m->draw->prog);
-        E.in = calloc(nin + 1, sizeof *E.in);
-        E.regs = calloc(hs_prog_nregs(m->draw->prog) + 1, sizeof *E.regs);
-        E.q = calloc(m->n + 1, sizeof *E.q);
-        E.val = calloc(m->draw->nout + 1, sizeof *E.val);
-        E.qcol = calloc(m->n + 1, sizeof *E.qcol);
-        if (!E.in || !E.regs || !E.q || !E.val || !E.qcol) {
-            rc = hs_error_nomem(&err);
-        } else {
-            hs_model_inputs(m, E.in);
-            rc = read_rows(&R, &A, &E, (const char *const *)A.plotname, A.nplot, &err);
-        }
-        if (rc)
-            hs_cli_fail(&err);
-        free(E.in);
-        free(E.regs);
-        free(E.q);
-        free(E.val);
-        free(E.qcol);
-    }
-    if (R.f)
-        fclose(R.f);
-    free(R.line);
-    free(R.pend);
-    free(R.want);
-    free(R.row);
+    if (rc && err.code)
+        hs_cli_fail(&err);
+    hs_cli_anim_rows_free(&E);
     A.stop = &hs_cli_interrupted;
     if (!rc && hs_cli_interrupted)            /* while reading the rows */
         rc = interrupted(o->output);
     if (!rc && IS_FIG(ao->kind))
         rc = figure_frames(&A, ao);
+    if (!rc && (ao->kind == OUT_GIF || ao->kind == OUT_MP4)) {
+        /* an impact's ring: in the frame nearest it and the next at least */
+        double t0 = A.t[0], t1 = A.t[A.nframe - 1];
+        size_t nf = frames_drawn(ao, t0, t1);
+        double frame = (t1 - t0) / (double)(nf - 1);
+        A.flash_time = fmax(HS_ANIM_FLASH_TIME * A.speed, 1.5 * frame);
+        A.flash_lead = 0.5 * frame;
+    }
     if (!rc)
         rc = write_output(&A, ao, o->output, o->quiet);
     hs_anim_free(&A);

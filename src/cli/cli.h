@@ -149,6 +149,13 @@ struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs);
  * NULL, in the given columns; the exit code, the error printed. */
 int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
                      const char *columns);
+struct hs_sink;
+struct hs_sink_fn;
+/* The same with the rows to sink (taken: closed here, its failure "cannot
+ * write the CSV") and the events, when spy is not NULL, to spy as well
+ * (taken likewise; the events file of --events goes on behind it). */
+int hs_cli_run_model_to(hs_model *m, const opts *o, struct hs_sink *sink,
+                        struct hs_sink_fn *spy, const char *columns);
 
 int hs_cli_run(int argc, char **argv);
 int hs_cli_check(int argc, char **argv);

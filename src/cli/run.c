@@ -236,18 +236,33 @@ int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
 {
     hs_error err;
     hs_error_init(&err);
-    hs_cli_catch_signals();
-    int ev_stdout = o->events && strcmp(o->events, "-") == 0;
-    /* the sinks create no file before their first row: a run that fails
+    /* the sink creates no file before its first row: a run that fails
      * earlier leaves an existing file as it was */
     hs_sink_args sa = { .f = out, .path = path, .precision = o->precision, .model = m };
+    hs_sink *sink = hs_sink_open(NULL, &sa, &err);
+    if (!sink)
+        return hs_cli_fail(&err);
+    return hs_cli_run_model_to(m, o, sink, NULL, columns);
+}
+
+int hs_cli_run_model_to(hs_model *m, const opts *o, hs_sink *sink, hs_sink_fn *spy,
+                        const char *columns)
+{
+    hs_error err;
+    hs_error_init(&err);
+    hs_cli_catch_signals();
+    int ev_stdout = o->events && strcmp(o->events, "-") == 0;
     hs_sink_args ea = { .f = ev_stdout ? stdout : NULL, .path = ev_stdout ? NULL : o->events,
                         .precision = o->precision, .events = 1, .model = m };
-    hs_sink *sink = hs_sink_open(NULL, &sa, &err);
-    hs_sink *evs = sink && o->events ? hs_sink_open(NULL, &ea, &err) : NULL;
-    if (!sink || (o->events && !evs)) {
+    hs_sink *evs = o->events ? hs_sink_open(NULL, &ea, &err) : NULL;
+    if (o->events && !evs) {
         hs_sink_close(sink, 0);
+        hs_sink_close(spy ? &spy->base : NULL, 0);
         return hs_cli_fail(&err);
+    }
+    if (spy) {                              /* the events file behind the observer */
+        spy->next = evs;
+        evs = &spy->base;
     }
     hs_run_opts ro = {
         .out = sink,

@@ -37,6 +37,19 @@ typedef struct hs_anim {
     size_t cap;            /* at most this many stored numbers (frames x values) */
     long thinned;          /* times the interval doubled */
     volatile sig_atomic_t *stop;  /* non-zero (a signal): the writers stop, fail */
+    /* contacts (anim_contact.c): the run's impacts, and how each contact's
+     * boundary is drawn */
+    size_t nimpact, impact_cap;
+    double *impact_t;      /* [nimpact] the times of the run's impacts, in order */
+    size_t *impact_c;      /* [nimpact] the contact of each (0 .. m->ncontact - 1) */
+    long *bnd_axis;        /* [2 ncontact] the coordinate on each axis of a 2D view
+                            * (-1: none; both -1: the boundary is not drawn) */
+    unsigned char *imp_pt; /* [ncontact * npt] 1: an impact of the contact marks the point */
+    struct hs_prog *bnd_prog;      /* the contacts' gaps */
+    double *bnd_in, *bnd_regs, *bnd_out;  /* its scratch (the drawing is single-threaded) */
+    double flash_time;     /* simulated seconds a ring lasts (0: hs_anim_flash_time's default) */
+    double flash_lead;     /* and how long before its impact it shows (the frame
+                            * nearest an impact shows it: half a frame) */
 } hs_anim;
 
 /* An empty animation of the model's drawing; 0 or -1 (memory). */
@@ -74,6 +87,44 @@ void hs_anim_project(const hs_anim_view *v, const double *p, double *px, double 
  * side of the square grid drawn there (1.2 times their horizontal extent
  * around the view's centre). */
 void hs_anim_floor(const hs_anim *a, const hs_anim_view *v, double *zlo, double *span);
+
+/* ---- contacts (anim_contact.c) ---- */
+
+/* A contact's boundary gap(t, q) = 0 is drawn in a 2D view when one
+ * drawn point reads every coordinate the gap reads, each alone on an
+ * axis of its own (a floor y, a wall x, a circle x^2 + y^2 - l^2 of a
+ * particle's point [x, y], or [0, y + r] lifting a disc onto the floor
+ * y = 0): that axis is the coordinate's, and the boundary is the zero
+ * set of the gap over the view box, traced by marching squares (a
+ * straight line, exactly, for an affine gap).  A gap between two points
+ * (x2 - x1 - d) has none.  An impact marks the points that read a
+ * coordinate of its gap with a ring, for a moment after it. */
+int hs_anim_contacts_init(hs_anim *a);   /* by hs_anim_init: 0, or -1 (memory) */
+void hs_anim_contacts_free(hs_anim *a);
+/* Keep an impact of contact j at time t (in order); 0, or -1 (memory). */
+int hs_anim_add_impact(hs_anim *a, double t, size_t j);
+/* Whether contact j's boundary is drawn; whether it moves (its gap reads t). */
+int hs_anim_bound_drawn(const hs_anim *a, size_t j);
+int hs_anim_bound_moves(const hs_anim *a, size_t j);
+/* The boundaries drawn in view v at time t (still: only those that do
+ * not move): *nseg segments in world coordinates, seg[4k .. 4k + 3] =
+ * x0, y0, x1, y1 (malloc, the caller frees); NULL when none (a 3D view, no
+ * contact drawn, memory). */
+double *hs_anim_bounds(const hs_anim *a, const hs_anim_view *v, double t, int still,
+                       size_t *nseg);
+/* The impact marks at time t: one per marked point of each impact in
+ * (t - dur, t + a->flash_lead], at the point's place at the impact (p, world), with the
+ * radius of its largest circle (r, world; 0: none) and how far into dur
+ * (age, 0 .. 1; 0 before the impact); their number, at most cap. */
+typedef struct hs_anim_flash {
+    double p[3], r, age;
+} hs_anim_flash;
+#define HS_ANIM_FLASH_RGB 0xff7f0e      /* the impact's ring */
+#define HS_ANIM_BOUND_RGB 0x808080      /* the contacts' boundaries */
+#define HS_ANIM_FLASH_TIME 0.25         /* seconds of playback a ring lasts (at least) */
+size_t hs_anim_flashes(const hs_anim *a, double t, double dur, hs_anim_flash *f, size_t cap);
+/* a->flash_time, or HS_ANIM_FLASH_TIME seconds of playback at a->speed. */
+double hs_anim_flash_time(const hs_anim *a);
 
 /* The page: one HTML file, no network; 0 or -1 (a write failed). */
 int hs_anim_write_html(const hs_anim *a, FILE *f);

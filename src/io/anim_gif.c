@@ -183,6 +183,36 @@ static void floor_grid(scene *S, canvas *c)
     }
 }
 
+/* The contacts' boundaries at time t (anim_contact.c), thin grey lines. */
+static void bounds(scene *S, canvas *c, double t)
+{
+    size_t n;
+    double *seg = hs_anim_bounds(S->a, &S->v, t, 0, &n);
+    int idx = colour(c, HS_ANIM_BOUND_RGB);
+    for (size_t k = 0; seg && k < n; k++) {
+        double p0[3] = { seg[4 * k], seg[4 * k + 1], 0 }, p1[3] = { seg[4 * k + 2],
+                                                                   seg[4 * k + 3], 0 };
+        double x0, y0, x1, y1, D;
+        hs_anim_project(&S->v, p0, &x0, &y0, &D);
+        hs_anim_project(&S->v, p1, &x1, &y1, &D);
+        line(c, x0, y0, x1, y1, 0.7, idx);
+    }
+    free(seg);
+}
+
+/* The rings of the impacts just before t (anim_contact.c). */
+static void flashes(scene *S, canvas *c, double t)
+{
+    hs_anim_flash f[64];
+    size_t n = hs_anim_flashes(S->a, t, hs_anim_flash_time(S->a), f, 64);
+    for (size_t k = 0; k < n; k++) {
+        double x, y, D, R = f[k].r * S->v.s + 4 + 10 * f[k].age;
+        hs_anim_project(&S->v, f[k].p, &x, &y, &D);
+        if (isfinite(x) && isfinite(y) && isfinite(R))
+            ring(c, x, y, R, 1.2, colour(c, HS_ANIM_FLASH_RGB));
+    }
+}
+
 /* One frame at time t into the canvas (the page's picture, without its
  * gradients and transparency). */
 static void draw_frame(scene *S, canvas *c, double t)
@@ -214,6 +244,7 @@ static void draw_frame(scene *S, canvas *c, double t)
         if (isfinite(lx))
             line(c, lx, ly, S->px[p], S->py[p], 0.8, idx);
     }
+    bounds(S, c, t);
     int gidx = colour(c, 0x404040);
     for (size_t i = 0; i < d->nitem; i++) {
         const hs_draw_item *it = &d->item[i];
@@ -251,6 +282,7 @@ static void draw_frame(scene *S, canvas *c, double t)
     for (size_t p = 0; p < d->npt; p++)
         if (d->ptdot[p] && isfinite(S->px[p]) && isfinite(S->py[p]))
             disc(c, S->px[p], S->py[p], 4, colour(c, d->ptrgb[p]));
+    flashes(S, c, t);
     char buf[64];
     snprintf(buf, sizeof buf, "t = %.2f s", t);
     int scale = c->h >= 400 ? 2 : 1;
@@ -419,6 +451,10 @@ static void palette_init(const hs_anim *a, canvas *c)
     for (size_t i = 0; i < d->nitem; i++) {
         colour(c, d->item[i].rgb);
         colour(c, fade(d->item[i].rgb, d->dim == 3 ? 0.7 : 0.25));
+    }
+    if (a->m->ncontact) {              /* anim_contact.c */
+        colour(c, HS_ANIM_BOUND_RGB);
+        colour(c, HS_ANIM_FLASH_RGB);
     }
 }
 

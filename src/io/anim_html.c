@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char page_head[] =
@@ -161,6 +162,9 @@ static const char page_script[] =
     "      it = items[i];\n"
     "      if (it.k === 2) ground(px[it.p[0]], py[it.p[0]]);\n"
     "    }\n"
+;
+/* ... the contacts' boundaries here (page_bounds) ... */
+static const char page_script2[] =
     "    g.lineCap = 'round'; g.lineJoin = 'round'; g.lineWidth = 3;\n"
     "    for (var ci = 0; ci < lineColours.length; ci++) {   /* one path per colour */\n"
     "      g.strokeStyle = lineColours[ci]; g.beginPath();\n"
@@ -197,6 +201,9 @@ static const char page_script[] =
     "      }\n"
     "      g.fill();\n"
     "    }\n"
+;
+/* ... the contacts' rings here (page_flashes) ... */
+static const char page_script3[] =
     "    tlabel.textContent = 't = ' + t.toFixed(3) + ' s';\n"
     "    for (i = 0; i < plots.length; i++) plotCursor(plots[i]);\n"
     "    return fi;\n"
@@ -332,6 +339,32 @@ static const char page_script[] =
     "  requestAnimationFrame(tick);\n"
     "})();\n";
 
+/* Inserted into drawScene for a model with contacts (anim_contact.c):
+ * the boundaries (world segments, HS.bounds: those that do not move),
+ * and a ring at each marked point (HS.impacts: t, x, y, z, r per point)
+ * for HS.flash seconds of playback after its impact. */
+static const char page_bounds[] =
+    "    var B = HS.bounds;\n"
+    "    if (B.length) {\n"
+    "      g.strokeStyle = '#808080'; g.lineWidth = 1.5; g.lineCap = 'round'; g.beginPath();\n"
+    "      for (i = 0; i + 3 < B.length; i += 4) {\n"
+    "        var b0 = project(B[i], B[i + 1], 0); g.moveTo(b0[0], b0[1]);\n"
+    "        b0 = project(B[i + 2], B[i + 3], 0); g.lineTo(b0[0], b0[1]);\n"
+    "      }\n"
+    "      g.stroke();\n"
+    "    }\n";
+static const char page_flashes[] =
+    "    var I = HS.impacts, dur = HS.flash * speed;\n"
+    "    g.strokeStyle = '#ff7f0e'; g.lineWidth = 2.5;\n"
+    "    for (i = 0; i + 4 < I.length; i += 5) {\n"
+    "      var age = (t - I[i]) / dur;\n"
+    "      if (!(age >= 0 && age < 1)) continue;\n"
+    "      var fq = project(I[i + 1], I[i + 2], I[i + 3]);\n"
+    "      g.globalAlpha = 1 - 0.6 * age; g.beginPath();\n"
+    "      g.arc(fq[0], fq[1], I[i + 4] * view.s + 4 + 10 * age, 0, 2 * Math.PI); g.stroke();\n"
+    "    }\n"
+    "    g.globalAlpha = 1;\n";
+
 /* ---------- a buffered writer with base64 ---------- */
 
 typedef struct wr {
@@ -443,6 +476,34 @@ static void put_rgb(wr *w, unsigned rgb)
     putf(w, "'#%06x'", rgb & 0xffffff);
 }
 
+/* HS.bounds and HS.impacts (page_bounds, page_flashes). */
+static void put_contacts(wr *w, const hs_anim *a, const hs_anim_view *v)
+{
+    size_t n = 0;
+    double *seg = hs_anim_bounds(a, v, a->t[0], 1, &n);   /* none that moves */
+    putf(w, "  flash: %.17g,\n  bounds: [", HS_ANIM_FLASH_TIME);
+    for (size_t k = 0; k < 4 * n; k++)
+        putf(w, "%s%.9g", k ? (k % 16 ? "," : ",\n    ") : "", seg[k]);
+    free(seg);
+    put(w, "],\n  impacts: [");
+    hs_anim_flash f[64];
+    size_t nout = 0;
+    for (size_t k = 0; k < a->nimpact && nout < 100000; k++) {
+        /* the marks at the impact's own time: this impact's, and those of
+         * any other at the same time (each written once) */
+        if (k && a->impact_t[k] == a->impact_t[k - 1])
+            continue;
+        size_t nf = hs_anim_flashes(a, a->impact_t[k], 1e-300, f, 64);
+        for (size_t i = 0; i < nf; i++) {
+            if (f[i].age != 0)
+                continue;
+            putf(w, "%s%.17g,%.9g,%.9g,%.9g,%.9g", nout++ ? (nout % 4 ? "," : ",\n    ") : "",
+                 a->impact_t[k], f[i].p[0], f[i].p[1], f[i].p[2], f[i].r);
+        }
+    }
+    put(w, "],\n");
+}
+
 int hs_anim_write_html(const hs_anim *a, FILE *f)
 {
     const hs_model *m = a->m;
@@ -450,6 +511,7 @@ int hs_anim_write_html(const hs_anim *a, FILE *f)
     wr w = { .f = f };
     hs_anim_view v;
     hs_anim_view_init(a, &v);
+    int contacts = m->ncontact > 0;
     put(&w, page_head);
     put(&w, "<title>");
     put_html(&w, m->name[0] ? m->name : m->file);
@@ -511,6 +573,8 @@ int hs_anim_write_html(const hs_anim *a, FILE *f)
     hs_anim_floor(a, &v, &zlo, &span);
     putf(&w, "],\n  view: { c: [%.17g, %.17g, %.17g], s: %.17g, az: %.17g, el: %.17g },\n"
          "  floor: %.17g, span: %.17g,\n", v.c[0], v.c[1], v.c[2], v.s, v.az, v.el, zlo, span);
+    if (contacts)
+        put_contacts(&w, a, &v);
     put(&w, "  T: '");
     for (size_t i = 0; i < a->nframe; i++)
         b64_f64(&w, a->t[i]);
@@ -525,6 +589,10 @@ int hs_anim_write_html(const hs_anim *a, FILE *f)
     b64_end(&w);
     put(&w, "'\n};\n");
     put(&w, page_script);
+    put(&w, contacts ? page_bounds : "");
+    put(&w, page_script2);
+    put(&w, contacts ? page_flashes : "");
+    put(&w, page_script3);
     put(&w, "</script>\n</body>\n</html>\n");
     if (fflush(f) != 0 || ferror(f))
         w.failed = 1;

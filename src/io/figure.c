@@ -111,6 +111,48 @@ static void grounds(cairo_t *cr, const hs_anim_view *v, const hs_drawing *d, con
     }
 }
 
+/* The contacts' boundaries at time t (anim_contact.c): thin grey lines. */
+static void bounds(cairo_t *cr, const hs_anim *a, const hs_anim_view *v, double t)
+{
+    size_t n;
+    double *seg = hs_anim_bounds(a, v, t, 0, &n);
+    if (!seg)
+        return;
+    for (size_t k = 0; k < n; k++) {
+        double p0[3] = { seg[4 * k], seg[4 * k + 1], 0 }, p1[3] = { seg[4 * k + 2],
+                                                                   seg[4 * k + 3], 0 };
+        double x0, y0, x1, y1, depth;
+        hs_anim_project(v, p0, &x0, &y0, &depth);
+        hs_anim_project(v, p1, &x1, &y1, &depth);
+        cairo_move_to(cr, x0, y0);
+        cairo_line_to(cr, x1, y1);
+    }
+    free(seg);
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+    source(cr, HS_ANIM_BOUND_RGB, 1);
+    cairo_set_line_width(cr, 1.5);
+    cairo_stroke(cr);
+}
+
+/* The rings of the impacts just before t (anim_contact.c). */
+static void flashes(cairo_t *cr, const hs_anim *a, const hs_anim_view *v, double t)
+{
+    hs_anim_flash f[64];
+    size_t n = hs_anim_flashes(a, t, hs_anim_flash_time(a), f, 64);
+    for (size_t k = 0; k < n; k++) {
+        double x, y, depth;
+        hs_anim_project(v, f[k].p, &x, &y, &depth);
+        double R = f[k].r * v->s + 4 + 10 * f[k].age;
+        if (!isfinite(x) || !isfinite(y) || !isfinite(R))
+            continue;
+        cairo_new_sub_path(cr);
+        cairo_arc(cr, x, y, R, 0, 2 * PI);
+        source(cr, HS_ANIM_FLASH_RGB, 1 - 0.6 * f[k].age);
+        cairo_set_line_width(cr, 2.5);
+        cairo_stroke(cr);
+    }
+}
+
 /* The mechanism at one time, with opacity alpha: bars, circles, dots. */
 static void mechanism(cairo_t *cr, const hs_anim *a, const hs_anim_view *v, const double *val,
                       double alpha)
@@ -202,6 +244,7 @@ static int draw(cairo_t *cr, const hs_anim *a, const double *at, size_t nat)
     cairo_paint(cr);
     trails(cr, a, &v, at[0], at[nat - 1], val);
     hs_anim_values_at(a, at[nat - 1], val);
+    bounds(cr, a, &v, at[nat - 1]);
     grounds(cr, &v, a->m->draw, val);
     for (size_t i = 0; i < nat; i++) {
         hs_anim_values_at(a, at[i], val);
@@ -228,8 +271,10 @@ int hs_fig_frame_rgb(const hs_anim *a, double t, unsigned char *rgb)
         cairo_paint(cr);
         frame_trails(cr, a, &v, t, val);
         hs_anim_values_at(a, t, val);
+        bounds(cr, a, &v, t);
         grounds(cr, &v, a->m->draw, val);
         mechanism(cr, a, &v, val, 1);
+        flashes(cr, a, &v, t);
         char buf[64];
         snprintf(buf, sizeof buf, "t = %.2f s", t);
         cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,

@@ -98,6 +98,32 @@ hs_sink *hs_sink_open(const char *format, const hs_sink_args *a, hs_error *err);
  * Returns the resulting exit code (rc, or 1). */
 int hs_sink_finish(hs_sink *s, const char *what, int publish, int rc, hs_error *err);
 
+/* ---- sink.c: rows handed to the caller ---- */
+
+/* A sink with no file and no text: each row (and each event row, when
+ * event_row is set) goes to the caller's function as the vector of
+ * doubles the run computed, with ctx; header (NULL: none) sees the
+ * columns once.  next, when set, gets every call after them (a tee: the
+ * events file of --events behind an observer) and is closed with it.
+ * The caller owns the struct (embedded or on its stack: close frees
+ * nothing).  Not in hs_sink_formats[], whose entries are file formats
+ * opened from hs_sink_args; the library's result buffer (src/api) and
+ * `holosim animate` (its frames, its impacts) are its users. */
+typedef struct hs_sink_fn {
+    hs_sink base;
+    void *ctx;
+    void (*header)(void *ctx, const hs_columns *c);
+    void (*row)(void *ctx, const double *x, size_t n);
+    void (*event_row)(void *ctx, const char *event, const double *x, size_t n);
+    hs_sink *next;
+} hs_sink_fn;
+
+/* s as such a sink with those functions (any may be NULL: that call is
+ * dropped), next NULL. */
+void hs_sink_fn_init(hs_sink_fn *s, void *ctx, void (*header)(void *, const hs_columns *),
+                     void (*row)(void *, const double *, size_t),
+                     void (*event_row)(void *, const char *, const double *, size_t));
+
 /* ---- csv.c ---- */
 
 /* A CSV sink (RFC 4180: a header line, comma-separated fields, a text
