@@ -195,11 +195,13 @@ static double now(void)
 }
 
 /* The run with its sensitivities into path (NULL: out), the record into
- * r, the finals into F; the exit code with err set. */
+ * r, the finals into F; *ran: it got past the checks (a summary is
+ * written); the exit code with err set. */
 static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
-                     hs_cli_final *F, hs_sumrow *r, hs_error *err)
+                     hs_cli_final *F, hs_sumrow *r, int *ran, hs_error *err)
 {
     double t0 = now();
+    *ran = 0;
     char **names = NULL, *text = NULL;
     size_t np = 0;
     hs_sumrow_init(r);
@@ -217,6 +219,7 @@ static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
         rc = hs_error_nomem(err);
     if (!rc)
         rc = hs_cli_final_init(F, o, (const char *const *)c.col, c.ncol, err);
+    *ran = !rc;
     if (!rc) {
         if (!o->quiet && strcmp(m->set.method[0] ? m->set.method : "rk8pd",
                                 hs_fl_method(f)) != 0)
@@ -262,7 +265,8 @@ static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
 int hs_cli_sens_point(hs_model *m, const opts *o, const char *path, hs_cli_final *F,
                       hs_sumrow *r, hs_error *err)
 {
-    return sens_core(m, o, path, NULL, F, r, err);
+    int ran;
+    return sens_core(m, o, path, NULL, F, r, &ran, err);
 }
 
 int hs_cli_run_sens(hs_model *m, const opts *o, const char *path)
@@ -271,10 +275,11 @@ int hs_cli_run_sens(hs_model *m, const opts *o, const char *path)
     hs_error_init(&err);
     hs_cli_final F;
     hs_sumrow r;
-    int rc = sens_core(m, o, path, path ? NULL : stdout, &F, &r, &err);
+    int ran;
+    int rc = sens_core(m, o, path, path ? NULL : stdout, &F, &r, &ran, &err);
     if (rc)
         hs_cli_fail(&err);
-    int src = o->summary ? hs_cli_summary_file(o->summary, &r, m, rc, &err, "") : 0;
+    int src = o->summary && ran ? hs_cli_summary_file(o->summary, &r, m, rc, &err, "") : 0;
     hs_cli_final_free(&F);
     return rc ? rc : src;
 }
