@@ -19,16 +19,22 @@ static void sep(hs_table *t)
         fputc(',', t->f);
 }
 
-/* a, then b, in double quotes with each quote doubled */
+/* s with each double quote doubled */
+static void put_doubled(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+}
+
+/* a, then b, in double quotes */
 static void put_quoted(FILE *f, const char *a, const char *b)
 {
     fputc('"', f);
-    for (const char *s = a; s; s = s == a ? b : NULL)
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', f);
-            fputc(*s, f);
-        }
+    put_doubled(f, a);
+    put_doubled(f, b);
     fputc('"', f);
 }
 
