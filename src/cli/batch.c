@@ -239,10 +239,10 @@ static hs_model *point_model(batch *B, char **val, int *rc, hs_error *err)
 /* A point's run of the loaded model m into part (the finals looked up
  * first, into F); the exit code. */
 static int run_one(batch *B, hs_model *m, const char *part, hs_cli_final *F,
-                   hs_columns *fcols, hs_summary *sum, hs_error *err)
+                   hs_summary *sum, hs_error *err)
 {
     opts *o = B->o;
-    int rc = hs_cli_final_columns(F, o, m, o->columns, fcols, err);
+    int rc = hs_cli_final_columns(F, o, m, o->columns, err);
     if (rc)
         return rc;
     hs_sink_args sa = { .path = part, .precision = o->precision, .model = m };
@@ -290,9 +290,7 @@ static int run_point(batch *B, const char *name, char **val)
     hs_summary sum;
     memset(&sum, 0, sizeof sum);
     hs_cli_final F;
-    hs_columns fcols;
     memset(&F, 0, sizeof F);
-    memset(&fcols, 0, sizeof fcols);
     hs_sumrow r;
     hs_sumrow_init(&r);
     int rc, sens = 0;
@@ -303,7 +301,7 @@ static int run_point(batch *B, const char *name, char **val)
         if (m != B->base)
             hs_model_free(m);
     } else if (m) {
-        rc = run_one(B, m, part, &F, &fcols, &sum, &err);
+        rc = run_one(B, m, part, &F, &sum, &err);
         if (m != B->base)
             hs_model_free(m);
     }
@@ -312,7 +310,6 @@ static int run_point(batch *B, const char *name, char **val)
         free(part);
         free(csv);
         hs_cli_final_free(&F);
-        hs_columns_free(&fcols);
         return 128 + batch_signal;
     }
     if (!sens)
@@ -333,7 +330,6 @@ static int run_point(batch *B, const char *name, char **val)
     r.exit = rc;
     int wst = write_status(o->statusdir, name, rc, &r, sum.stopped_by, sum.stop_text, &err);
     hs_cli_final_free(&F);
-    hs_columns_free(&fcols);
     if (wst != 0) {
         fprintf(stderr, "holosim: batch: cannot write the status of '%s' in '%s'\n", name,
                 o->statusdir);

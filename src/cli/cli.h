@@ -163,14 +163,12 @@ typedef struct hs_cli_final {
 } hs_cli_final;
 struct hs_summary;
 struct hs_sink;
-struct hs_columns;
 /* o->final looked up among the ncol names col; none: F empty.  0, or the exit code with err set. */
 int hs_cli_final_init(hs_cli_final *F, const opts *o, const char *const *col, size_t ncol,
                       hs_error *err);
-/* The same among the columns a run of m writes (columns: --columns),
- * selected into *cols (freed by the caller, hs_columns_free). */
+/* The same among the columns a run of m writes (columns: --columns). */
 int hs_cli_final_columns(hs_cli_final *F, const opts *o, const hs_model *m,
-                         const char *columns, struct hs_columns *cols, hs_error *err);
+                         const char *columns, hs_error *err);
 /* run --summary FILE: the header and the record r (its model and message
  * set here: the message the error's, or stop when rc is 0); 0 or 1 after
  * a message (run.c). */

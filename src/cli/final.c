@@ -51,26 +51,25 @@ int hs_cli_final_init(hs_cli_final *F, const opts *o, const char *const *col, si
 }
 
 int hs_cli_final_columns(hs_cli_final *F, const opts *o, const hs_model *m,
-                         const char *columns, hs_columns *cols, hs_error *err)
+                         const char *columns, hs_error *err)
 {
     memset(F, 0, sizeof *F);
-    memset(cols, 0, sizeof *cols);
     if (!o->final)
         return 0;
-    int rc = hs_columns_select(m, columns, cols, err);
+    hs_columns cols;
+    int rc = hs_columns_select(m, columns, &cols, err);
     if (rc)
         return rc;
-    const char **names = calloc(cols->n + 1, sizeof *names);
+    const char **names = calloc(cols.n + 1, sizeof *names);
     if (!names) {
-        hs_columns_free(cols);
+        hs_columns_free(&cols);
         return hs_error_nomem(err);
     }
-    for (size_t j = 0; j < cols->n; j++)
-        names[j] = cols->c[j].name;
-    rc = hs_cli_final_init(F, o, names, cols->n, err);
+    for (size_t j = 0; j < cols.n; j++)
+        names[j] = cols.c[j].name;
+    rc = hs_cli_final_init(F, o, names, cols.n, err);
     free(names);
-    if (rc)
-        hs_columns_free(cols);
+    hs_columns_free(&cols);
     return rc;
 }
 

@@ -236,8 +236,7 @@ int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
     hs_sink_args ea = { .f = ev_stdout ? stdout : NULL, .path = ev_stdout ? NULL : o->events,
                         .precision = o->precision, .events = 1, .model = m };
     hs_cli_final F;               /* --final: looked up before anything runs */
-    hs_columns fcols;
-    int rc = hs_cli_final_columns(&F, o, m, columns, &fcols, &err);
+    int rc = hs_cli_final_columns(&F, o, m, columns, &err);
     if (rc)
         return hs_cli_fail(&err);
     hs_sink *sink = hs_cli_final_sink(hs_sink_open(NULL, &sa, &err), &F);
@@ -245,7 +244,6 @@ int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
     if (!sink || (o->events && !evs)) {
         hs_sink_close(sink, 0);
         hs_cli_final_free(&F);
-        hs_columns_free(&fcols);
         return err.code ? hs_cli_fail(&err) : hs_cli_nomem();
     }
     hs_run_opts ro = {
@@ -273,7 +271,6 @@ int hs_cli_run_model(hs_model *m, const opts *o, const char *path, FILE *out,
     }
     int src = write_summary(o->summary, m, &sum, rc, &err, o->quiet || rc, &F);
     hs_cli_final_free(&F);
-    hs_columns_free(&fcols);
     if (rc)
         hs_cli_fail(&err);
     return rc ? rc : src;
