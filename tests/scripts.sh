@@ -850,6 +850,11 @@ mkdir -p "$work/fb"
 check "batch --final thetaa: the point fails with exit 2" [ $? -eq 1 ] && grep -q '^2,' "$work/fb/p.status"
 check "  ... its status: did you mean, the columns, one empty final field" \
     grep -q "^2,,,,,,,,,,,,,,\"holosim: error: --final: unknown column 'thetaa' (did you mean 'theta'?); the columns of this run: t,theta,theta',E,x,y\"\$" "$work/fb/p.status"
+printf 'name\te\np\t0.9\n' >"$work/one-e.tsv"
+"$HOLOSIM" batch "$bb" --points "$work/one-e.tsv" --outdir "$work/fb" --status-dir "$work/fb" \
+    --sensitivity g -q >/dev/null 2>&1
+check "batch --sensitivity on a contact model: the point fails with exit 1 and says why" \
+    [ $? -eq 1 ] && grep -q '^1,,,,,,,,,,,,,"holosim: error: --sensitivity does not support contacts' "$work/fb/p.status"
 
 # ---------------------------------------------------------------- man pages
 for page in holosim-sweep holosim-plot; do
