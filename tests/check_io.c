@@ -20,6 +20,8 @@
 #include "io/fmt.h"
 #include "io/sink.h"
 #include "io/out.h"
+#include "io/summary.h"
+#include "io/table.h"
 #include "integrate/integrate.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
@@ -401,6 +403,117 @@ START_TEST(sink_fn)
     ck_assert_int_eq(v.rows, 1);
     ck_assert_int_eq(f.base.rows, 2);
     ck_assert_int_eq(hs_sink_close(&f.base, 0), 0);
+/* What a stdio memory stream holds after fn wrote to it. */
+static char *written(void (*fn)(FILE *f, void *ctx), void *ctx)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    fn(f, ctx);
+    ck_assert_int_eq(fclose(f), 0);
+    return buf;
+}
+
+static void table_fields(FILE *f, void *ctx)
+{
+    (void)ctx;
+    hs_table t;
+    hs_table_init(&t, f, HS_TABLE_SHORTEST);
+    hs_table_text(&t, "x'");                   /* a prime needs no quotes */
+    hs_table_text(&t, "a,b");                  /* a comma does */
+    hs_table_text2(&t, "say \"", "hi\"");      /* a quote doubled */
+    hs_table_text(&t, "two\nlines");
+    hs_table_num(&t, 0.1);
+    hs_table_num(&t, -0.0);                    /* never -0 */
+    hs_table_num(&t, (double)NAN);             /* never nan: empty */
+    hs_table_num(&t, -(double)INFINITY);
+    hs_table_fixed(&t, 1.5, 6);
+    hs_table_int(&t, -3);
+    hs_table_quoted(&t, "");
+    hs_table_end(&t);
+    hs_table_init(&t, f, HS_TABLE_G17);
+    hs_table_num(&t, 0.1);
+    hs_table_empty(&t);
+    hs_table_end(&t);
+}
+
+START_TEST(table_rules)
+{
+    char *s = written(table_fields, NULL);
+    ck_assert_str_eq(s, "x',\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",0.1,0,,,1.500000,-3,\"\"\n"
+                        "0.10000000000000001,\n");
+    free(s);
+}
+END_TEST
+
+static void summary_both(FILE *f, void *ctx)
+{
+    hs_sumrow *r = ctx;
+    hs_summary_header(f, r, HS_SUM_FILE);
+    hs_summary_record(f, r, HS_SUM_FILE);
+    hs_summary_record(f, r, HS_SUM_STATUS);
+    r->integrated = 0;
+    r->message = "";
+    hs_summary_record(f, r, HS_SUM_STATUS);
+}
+
+START_TEST(summary_fields)
+{
+    static const char *const names[] = { "x", "dtheta/dl" };
+    const double val[] = { 0.25, -1.5 };
+    hs_sumrow r;
+    hs_sumrow_init(&r);
+    r.model = "m,\"1\".yaml";
+    r.exit = 4;
+    r.integrated = 1;
+    r.steps = 10;
+    r.nrhs = 130;
+    r.rows = 3;
+    r.t_reached = 0.5;
+    r.max_G = r.max_Gdot = r.max_ebal = r.max_pres = 0;
+    r.wall = 0.25;
+    r.impacts = 2;
+    r.transitions = 1;
+    r.nfinal = 2;
+    r.final_name = names;
+    r.final = val;
+    r.message = "failed";
+    char *s = written(summary_both, &r);
+    ck_assert_str_eq(s,
+        "model,exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,"
+        "max_power_residual,wall_s,impacts,transitions,t_rest,final_x,final_dtheta/dl,message\n"
+        "\"m,\"\"1\"\".yaml\",4,10,130,3,0.5,0,0,0,0,0.250000,2,1,,0.25,-1.5,\"failed\"\n"
+        "4,10,130,3,0.5,0,0,0,0,0.250000,2,1,,0.25,-1.5,\"failed\"\n"
+        "4,,,,,,,,,,,,,,,\n");
+    free(s);
+}
+END_TEST
+
+START_TEST(summary_final_lookup)
+{
+    static const char *const col[] = { "t", "theta", "theta'", "dtheta/dl" };
+    size_t idx[4], n = 9;
+    hs_error err;
+    hs_error_init(&err);
+    ck_assert_int_eq(hs_summary_finals(" dtheta/dl ,t", col, 4, NULL, idx, &n, &err), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_uint_eq(idx[0], 3);
+    ck_assert_uint_eq(idx[1], 0);
+    ck_assert_uint_eq(hs_summary_nfinal_max("a,b,,c"), 4);
+    static const struct { const char *list, *msg; } bad[] = {
+        { "thetaa", "final: unknown column 'thetaa' (did you mean 'theta'?); the columns of "
+                    "this run: t,theta,theta',dtheta/dl" },
+        { "t,t", "final: column named twice 't'" },
+        { "t,", "final wants column names separated by commas, got 't,'" },
+        { "", "final wants column names" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        hs_error_init(&err);
+        ck_assert_int_eq(hs_summary_finals(bad[i].list, col, 4, NULL, idx, &n, &err),
+                         HS_EXIT_MODEL);
+        ck_assert_msg(strstr(err.msg, bad[i].msg), "%s: %s", bad[i].list, err.msg);
+    }
 }
 END_TEST
 
@@ -422,6 +535,9 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, sink_cut_back, 0, nformats);
     tcase_add_test(tc, formats);
     tcase_add_test(tc, sink_fn);
+    tcase_add_test(tc, table_rules);
+    tcase_add_test(tc, summary_fields);
+    tcase_add_test(tc, summary_final_lookup);
     suite_add_tcase(s, tc);
     return s;
 }

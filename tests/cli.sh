@@ -370,6 +370,50 @@ hs run "$PEND" -q --t-end 1 --dt 0.5 --summary "$T/sum.csv"
 rc_is 0; err_empty
 sed -n 1p "$T/sum.csv" | grep -q '^model,exit,steps,' || no "summary header: $(sed -n 1p "$T/sum.csv")"
 [ "$(wc -l <"$T/sum.csv" | tr -d ' ')" = 2 ] || no "summary is not one row"
+[ "$(sed -n 1p "$T/sum.csv")" = "model,exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,max_power_residual,wall_s,impacts,transitions,t_rest,message" ] ||
+    no "summary header: $(sed -n 1p "$T/sum.csv")"
+# no contact: impacts 0, transitions 0, t_rest empty (never nan)
+[ "$(sed -n 2p "$T/sum.csv" | cut -d, -f12-15)" = '0,0,,""' ] || no "contact fields: $(sed -n 2p "$T/sum.csv")"
+end
+
+begin summary_final_columns
+# --final: the value of each column named in the last row written, as a
+# field final_COL before message; the CSV's last row is the reference
+hs run "$PEND" -q --t-end 1 --dt 0.1 --columns t,x,lambda_rod,E --summary "$T/sum.csv" --final ' lambda_rod,x'
+rc_is 0; err_empty
+sed -n 1p "$T/sum.csv" | grep -q ',t_rest,final_lambda_rod,final_x,message$' || no "header: $(sed -n 1p "$T/sum.csv")"
+last=$(tail -n 1 "$T/out")
+got=$(sed -n 2p "$T/sum.csv" | cut -d, -f15-16)
+awk -v a="$last" -v b="$got" 'BEGIN { split(a, r, ","); split(b, f, ",")
+    if (f[1] != r[3] + 0 || f[2] != r[2] + 0) exit 1 }' ||
+    no "finals $got are not lambda_rod, x of the last row $last"
+# with --sensitivity: its columns by name
+hs run "$ROOT/models/pendulum_angle.yaml" -q --t-end 0.5 --sensitivity l --summary "$T/sum.csv" --final "dtheta/dl"
+rc_is 0
+[ "$(sed -n 1p "$T/sum.csv" | cut -d, -f15)" = "final_dtheta/dl" ] || no "sensitivity header: $(sed -n 1p "$T/sum.csv")"
+awk -v a="$(tail -n 1 "$T/out")" -v b="$(sed -n 2p "$T/sum.csv" | cut -d, -f5,15)" 'BEGIN {
+    split(a, r, ","); split(b, f, ","); if (f[1] != 51 || f[2] != r[4] + 0 || r[4] == "") exit 1 }' ||
+    no "sensitivity final: $(sed -n 2p "$T/sum.csv") against the last row $(tail -n 1 "$T/out")"
+end
+
+begin summary_final_errors
+# each refused before anything runs: no CSV, no summary
+rm -f "$T/sum.csv" "$T/never.csv"
+hs run "$PEND" -q --summary "$T/sum.csv" --final x,thetta -o "$T/never.csv"
+rc_is 2
+err_has "error: --final: unknown column 'thetta' (did you mean 'theta'?); the columns of this run: t,x,y,x',y',lambda_rod,G_rod,Gdot_rod,E,theta"
+[ ! -e "$T/sum.csv" ] && [ ! -e "$T/never.csv" ] || no "an output was written"
+hs run "$PEND" -q --columns t,x --summary "$T/sum.csv" --final y
+rc_is 2; err_has "unknown column 'y'"; err_has "the columns of this run: t,x"
+hs run "$PEND" -q --summary "$T/sum.csv" --final x,x
+rc_is 2; err_has "--final: column named twice 'x'"
+hs run "$PEND" -q --summary "$T/sum.csv" --final 'x,,y'
+rc_is 2; err_has "--final wants column names separated by commas, got 'x,,y'"
+hs run "$ROOT/models/pendulum_angle.yaml" -q --sensitivity l --summary "$T/sum.csv" --final dx/dl
+rc_is 2; err_has "unknown column 'dx/dl'"; err_has "t,theta,theta',dtheta/dl,dtheta'/dl"
+[ ! -e "$T/sum.csv" ] || no "a summary was written"
+hs run "$PEND" -q --final x
+rc_is 1; err_has "error: --final names fields of the summary: give --summary FILE too"
 end
 
 # ---- columns and precision --------------------------------------------------

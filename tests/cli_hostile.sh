@@ -303,7 +303,7 @@ if command -v python3 >/dev/null 2>&1; then
     python3 - "$T/ws.csv" "$weird" <<'EOP' || no "python's csv reads another path"
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline='')))
-sys.exit(not (len(rows) == 2 and len(rows[1]) == 12 and rows[1][0] == sys.argv[2]))
+sys.exit(not (len(rows) == 2 and len(rows[0]) == len(rows[1]) == 15 and rows[1][0] == sys.argv[2]))
 EOP
 fi
 end

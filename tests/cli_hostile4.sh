@@ -461,9 +461,9 @@ HOLOSIM=$H $TO bash "$ROOT/scripts/sweep" "$T/pe.yaml" -o "$T/sw2" exit=1,2 file
 rc=$?
 rc_is 0
 [ "$(head -n 1 "$T/sw2/summary.csv")" = \
-  "exit,file,run_exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,max_power_residual,wall_s,message,run_file" ] ||
+  "exit,file,run_exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,max_power_residual,wall_s,impacts,transitions,t_rest,message,run_file" ] ||
     no "header $(head -n 1 "$T/sw2/summary.csv")"
-awk -F, 'NR > 1 && ($3 != 0 || $14 !~ /\.csv$/) { bad = 1 } END { exit bad || NR != 3 }' \
+awk -F, 'NR > 1 && ($3 != 0 || $17 !~ /\.csv$/) { bad = 1 } END { exit bad || NR != 3 }' \
     "$T/sw2/summary.csv" || no "the rows"
 end
 

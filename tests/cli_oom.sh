@@ -96,5 +96,9 @@ sweep inputs 6 run "$M/cart_pole.yaml" --t-end 0.4 --dt 0.1 --native=never \
     --input F="$M/cart_push.csv" -o "$T/o.csv"
 sweep linearize 6 linearize "$M/cart_pole.yaml" --outputs x,th,th\'\'
 sweep linearize-mat 6 linearize "$M/cart_pole.yaml" -o "$T/o.mat"
+sweep final 4 run "$M/pendulum.yaml" --t-end 0.1 --dt 0.05 --native=never -o "$T/o.csv" \
+    --summary "$T/o.sum" --final x,lambda_rod
+sweep sensitivity-final 6 run "$M/pendulum_angle.yaml" --t-end 0.1 --dt 0.05 -o "$T/o.csv" \
+    --sensitivity l --summary "$T/o.sum" --final "dtheta/dl"
 
 summary

@@ -79,7 +79,10 @@ check "3x3 summary has a header and 9 rows" [ "$(lines "$d/summary.csv")" -eq 10
 check "file name encodes the parameters" [ -s "$d/l=1.5_theta0=0.3.csv" ]
 check "each run CSV has a header and 11 rows" [ "$(lines "$d/l=1_theta0=0.5.csv")" -eq 12 ]
 check "summary header" [ "$(head -n 1 "$d/summary.csv")" = \
-    "l,theta0,exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,max_power_residual,wall_s,message,file" ]
+    "l,theta0,exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,max_power_residual,wall_s,impacts,transitions,t_rest,message,file" ]
+"$HOLOSIM" run "$model" -q --t-end 0.1 -o /dev/null --summary "$work/run-summary.csv"
+check "  ... the fields of holosim run --summary (but model), then file" \
+    [ "$(head -n 1 "$d/summary.csv" | cut -d, -f3-)" = "$(head -n 1 "$work/run-summary.csv" | cut -d, -f2-),file" ]
 check "summary rows in grid order" [ "$(awk -F, 'NR > 1 { printf "%s/%s ", $1, $2 }' "$d/summary.csv")" = \
     "0.5/0.1 0.5/0.3 0.5/0.5 1/0.1 1/0.3 1/0.5 1.5/0.1 1.5/0.3 1.5/0.5 " ]
 check "all 9 points exit 0 with 11 rows to t=1" \
@@ -190,15 +193,15 @@ check "sweep --help states the exit status" [ $? -eq 0 ]
 "$sweep" --help >"$work/help"
 check "sweep --help exits 0 and shows the usage" has "$work/help" "usage: sweep [OPTIONS] MODEL"
 check "sweep --help: metrics are empty for a run that never integrated" \
-    has "$work/help" "all nine empty when the"
+    has "$work/help" "these empty when the run stopped before integrating"
 
 # ---------------------------------- sweep: a failed point's message and fields
 # The model path as the user typed it (relative), never the sweep's own copy
 # or an absolute path; a point that never integrated has empty metrics.
 (cd "$root" && "$sweep" -o "$work/rel" models/pendulum.yaml l=0,1 -- --t-end 0.2 2>"$work/err")
 check "sweep with a bad point exits 1" [ $? -eq 1 ]
-check "a point that never integrated: exit 2, nine empty metric fields, the typed path" \
-    grep -q '^0,2,,,,,,,,,,"models/pendulum.yaml:16:8: error: the constraints are dependent' "$work/rel/summary.csv"
+check "a point that never integrated: exit 2, twelve empty metric fields, the typed path" \
+    grep -q '^0,2,,,,,,,,,,,,,"models/pendulum.yaml:16:8: error: the constraints are dependent' "$work/rel/summary.csv"
 check "the message names no absolute path and not the sweep's copy" \
     sh -c "! grep -e '$root' -e '.sweep/' '$work/rel/summary.csv' '$work/err'"
 check "the failure on stderr shows the typed path" \
@@ -262,7 +265,7 @@ check "  ... and nothing that is not the sweep's" [ -s "$d/notes.txt" ] && [ -s 
 check "  ... the summary has the new grid only" [ "$(lines "$d/summary.csv")" -eq 2 ]
 # --force deletes only what the sweep's state records: not the files a
 # hand-made summary.csv names, not a name no sweep writes
-printf 'l,exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,max_power_residual,wall_s,message,file\n1,0,,,,,,,,,,,notes.txt\n2,0,,,,,,,,,,,keep.yaml\n' >"$work/f2.summary"
+printf 'l,exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,max_power_residual,wall_s,impacts,transitions,t_rest,message,file\n1,0,,,,,,,,,,,,,,notes.txt\n2,0,,,,,,,,,,,,,,keep.yaml\n' >"$work/f2.summary"
 mkdir -p "$work/f2"
 cp "$work/f2.summary" "$work/f2/summary.csv"
 echo keep >"$work/f2/notes.txt"; echo keep >"$work/f2/keep.yaml"
@@ -792,6 +795,66 @@ check "plot -h shows the usage (exit 0)" [ $? -eq 0 ] && has "$work/help" "usage
 check "plot --help lists every option" [ $? -eq 0 ]
 "$plot" - - --dry-run </dev/null 2>/dev/null
 check "plot: standard input twice exits 1" [ $? -eq 1 ]
+
+# ------------------------------- sweep: contact results and --final columns
+# The bouncing ball (h = 1, g = 9.81) comes to rest at the accumulation
+# point of its impacts, t_rest = t1 (1 + e)/(1 - e) with t1 = sqrt(2 h/g):
+# summary.csv carries t_rest, the impacts and no other transition per point.
+bb=$root/models/bouncing_ball.yaml
+grep -q '^  h: 1.0 ' "$bb" && grep -q '^  g: 9.81$' "$bb" ||
+    fail "models/bouncing_ball.yaml: h or g is not the value the closed form below takes"
+d=$work/bounce
+"$sweep" -o "$d" "$bb" e=0.3:0.9:0.2 2>"$work/err"
+check "restitution sweep of the bouncing ball: exit 0" [ $? -eq 0 ]
+check "  ... t_rest = t1 (1 + e)/(1 - e) to 1e-8 at every point, impacts counted, no other transition" \
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        { e = $1; t1 = sqrt(2 / 9.81); want = t1 * (1 + e) / (1 - e); n++
+          d = $c["t_rest"] - want; if (d < 0) d = -d
+          if ($c["t_rest"] == "" || d > 1e-8 || $c["impacts"] < 10 || $c["transitions"] != 0) {
+              print "e=" e ": t_rest " $c["t_rest"] ", want " want ", impacts " $c["impacts"]; bad = 1 } }
+        END { exit bad || n != 4 }' "$d/summary.csv"
+d=$work/nocontact
+"$sweep" -o "$d" "$model" l=1 -- --t-end 0.2 2>/dev/null
+check "  ... a model without contacts: impacts 0, transitions 0, t_rest an empty field (never nan)" \
+    [ "$(cut -d, -f12-14 "$d/summary.csv" | sed -n 2p)" = "0,0," ]
+
+# The sensitivity dtheta/dl of the pendulum in its angle: theta(t; l) =
+# Theta(t sqrt(g/l)) for a fixed start, so dtheta/dl = -t theta'/(2 l) at
+# any amplitude; and over neighbouring points of the sweep (l = 1, 1.0005,
+# 1.001), the finite difference of theta is Simpson's mean of the three
+# sensitivities to O(h^4) (measured 3e-12 relative; the trapezoid's mean
+# is off by 1e-5, the midpoint's by 5e-6, in the ratio -2 : 1 of h^2 S''/12
+# and h^2 S''/24).
+pa=$root/models/pendulum_angle.yaml
+d=$work/sens
+(cd "$root" && "$sweep" -o "$d" models/pendulum_angle.yaml l=0,1,1.0005,1.001,2 -- --t-end 2 \
+    --sensitivity l --final "theta, theta',dtheta/dl" 2>"$work/err")
+check "sweep with --sensitivity l --final: exit 1 (l = 0 fails)" [ $? -eq 1 ]
+check "  ... the header names final_theta, final_theta', final_dtheta/dl before message" \
+    [ "$(head -n 1 "$d/summary.csv")" = "l,exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,max_power_residual,wall_s,impacts,transitions,t_rest,final_theta,final_theta',final_dtheta/dl,message,file" ]
+check "  ... the failed point: exit 2 and every run field empty, the finals too" \
+    [ "$(sed -n 2p "$d/summary.csv" | cut -d, -f1-18)" = "0,2,,,,,,,,,,,,,,,,\"models/pendulum_angle.yaml:15:10: error: metric d2T/dv2 is not positive definite: diagonal entry 1 (theta) is 0" ]
+check "  ... dtheta/dl = -t theta'/(2 l) at t_reached = 2, to 1e-8" \
+    awk -F, 'NR > 2 { want = -$6 * $16 / (2 * $1); d = $17 - want; if (d < 0) d = -d
+        if ($6 != 2 || $5 != 201 || d > 1e-8 || $17 == "") { print "l=" $1 ": " $17 ", want " want; bad = 1 }; n++ }
+        END { exit bad || n != 4 }' "$d/summary.csv"
+check "  ... the finite difference of theta over l = 1 .. 1.001: Simpson's mean of the sensitivities to 1e-8" \
+    awk -F, 'NR == 3 { l1 = $1; t1 = $15; s1 = $17 } NR == 4 { sm = $17 } NR == 5 { l2 = $1; t2 = $15; s2 = $17 }
+        END { fd = (t2 - t1) / (l2 - l1); d = fd - (s1 + 4 * sm + s2) / 6; if (d < 0) d = -d
+              if (sm == "" || d > 1e-8 * (fd < 0 ? -fd : fd)) { printf "fd %.12g, sensitivities %s %s %s\n", fd, s1, sm, s2; exit 1 } }' "$d/summary.csv"
+# batch itself: an unknown --final column is each point's exit 2, with the columns
+printf 'name\tl\np\t1\n' >"$work/one.tsv"
+mkdir -p "$work/fb"
+"$HOLOSIM" batch "$pa" --points "$work/one.tsv" --outdir "$work/fb" --status-dir "$work/fb" \
+    --t-end 0.1 --final thetaa -q >/dev/null 2>&1
+check "batch --final thetaa: the point fails with exit 2" [ $? -eq 1 ] && grep -q '^2,' "$work/fb/p.status"
+check "  ... its status: did you mean, the columns, one empty final field" \
+    grep -q "^2,,,,,,,,,,,,,,\"holosim: error: --final: unknown column 'thetaa' (did you mean 'theta'?); the columns of this run: t,theta,theta',E,x,y\"\$" "$work/fb/p.status"
+printf 'name\te\np\t0.9\n' >"$work/one-e.tsv"
+"$HOLOSIM" batch "$bb" --points "$work/one-e.tsv" --outdir "$work/fb" --status-dir "$work/fb" \
+    --sensitivity g -q >/dev/null 2>&1
+check "batch --sensitivity on a contact model: the point fails with exit 1 and says why" \
+    [ $? -eq 1 ] && grep -q '^1,,,,,,,,,,,,,"holosim: error: --sensitivity does not support contacts' "$work/fb/p.status"
 
 # ---------------------------------------------------------------- man pages
 for page in holosim-sweep holosim-plot; do

@@ -10,6 +10,7 @@
 
 #include "../analysis/analysis.h"
 #include "../io/fmt.h"
+#include "../io/table.h"
 
 #define TWO_PI 6.283185307179586
 
@@ -223,19 +224,23 @@ int hs_cli_equilibrium(int argc, char **argv)
         return rc;
     }
     const hs_model *m = s.m;
-    char b[32];
     if (o.csv) {
+        hs_table t;
+        hs_table_init(&t, stdout, HS_TABLE_SHORTEST);
         for (size_t i = 0; i < m->n; i++)
-            printf("%s,", m->qname[i]);
+            hs_table_text(&t, m->qname[i]);
         for (size_t j = 0; j < m->k; j++)
-            printf("lambda_%s,", m->cname[j]);
-        printf("stable,verdict\n");
+            hs_table_text2(&t, "lambda_", m->cname[j]);
+        hs_table_text(&t, "stable");
+        hs_table_text(&t, "verdict");
+        hs_table_end(&t);
         for (size_t i = 0; i < m->n; i++)
-            printf("%s,", num(b, s.eq.q[i]));
+            hs_table_num(&t, s.eq.q[i]);
         for (size_t j = 0; j < m->k; j++)
-            printf("%s,", num(b, s.eq.lambda[j]));
-        printf("%d,%s\n", s.undecided ? 0 : s.md.stable,
-               s.undecided ? "undecided" : hs_an_verdict_names[s.md.verdict]);
+            hs_table_num(&t, s.eq.lambda[j]);
+        hs_table_int(&t, s.undecided ? 0 : s.md.stable);
+        hs_table_text(&t, s.undecided ? "undecided" : hs_an_verdict_names[s.md.verdict]);
+        hs_table_end(&t);
     } else {
         print_header(m, &s.eq);
         print_equilibrium(m, &s.eq);
@@ -251,21 +256,25 @@ int hs_cli_equilibrium(int argc, char **argv)
 
 static void modes_csv(const hs_model *m, const hs_modes *md)
 {
-    char b[32];
-    printf("mode,sigma,omega");
+    hs_table t;
+    hs_table_init(&t, stdout, HS_TABLE_SHORTEST);
+    hs_table_text(&t, "mode");
+    hs_table_text(&t, "sigma");
+    hs_table_text(&t, "omega");
     for (size_t i = 0; i < m->n; i++)
-        printf(",d_%s", m->qname[i]);
+        hs_table_text2(&t, "d_", m->qname[i]);
     for (size_t i = 0; i < m->n; i++)
-        printf(",im_d_%s", m->qname[i]);
-    putchar('\n');
+        hs_table_text2(&t, "im_d_", m->qname[i]);
+    hs_table_end(&t);
     for (size_t r = 0; r < md->count; r++) {
-        printf("%zu,%s", r + 1, num(b, md->sigma[r]));
-        printf(",%s", num(b, md->omega[r]));
+        hs_table_int(&t, (long)r + 1);
+        hs_table_num(&t, md->sigma[r]);
+        hs_table_num(&t, md->omega[r]);
         for (size_t i = 0; i < m->n; i++)
-            printf(",%s", num(b, md->shape[r * m->n + i]));
+            hs_table_num(&t, md->shape[r * m->n + i]);
         for (size_t i = 0; i < m->n; i++)
-            printf(",%s", num(b, md->shape_im[r * m->n + i]));
-        putchar('\n');
+            hs_table_num(&t, md->shape_im[r * m->n + i]);
+        hs_table_end(&t);
     }
 }
 
@@ -379,15 +388,24 @@ static void linear_print(const hs_model *m, const hs_linear *lin, int csv)
                    "to the linearized ones)\n", lin->nsolved, lin->k);
         printf("A:\n");
     } else {
-        printf("state");
+        hs_table t;
+        hs_table_init(&t, stdout, HS_TABLE_SHORTEST);
+        hs_table_text(&t, "state");
         for (size_t i = 0; i < m2; i++)
-            printf(",%s", state_name(m, lin, i));
-        putchar('\n');
+            hs_table_text(&t, state_name(m, lin, i));
+        hs_table_end(&t);
+        for (size_t i = 0; i < m2; i++) {
+            hs_table_text(&t, state_name(m, lin, i));
+            for (size_t j = 0; j < m2; j++)
+                hs_table_num(&t, lin->A[i * m2 + j]);
+            hs_table_end(&t);
+        }
+        return;
     }
     for (size_t i = 0; i < m2; i++) {
-        printf(csv ? "%s" : "  %-12s", state_name(m, lin, i));
+        printf("  %-12s", state_name(m, lin, i));
         for (size_t j = 0; j < m2; j++)
-            printf(csv ? ",%s" : " %24s", num(b, lin->A[i * m2 + j]));
+            printf(" %24s", num(b, lin->A[i * m2 + j]));
         putchar('\n');
     }
 }

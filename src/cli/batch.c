@@ -108,22 +108,17 @@ static size_t split_tabs(char *line, char **field, size_t cap)
     return n;
 }
 
-/* The first line of text in CSV quotes (tabs and carriage returns as blanks). */
-static void quote_line(const char *line, char *out, size_t cap)
+/* The first line of text (tabs and carriage returns as blanks). */
+static void first_line(const char *line, char *out, size_t cap)
 {
     size_t n = 0;
-    out[n++] = '"';
-    for (const char *p = line; *p && *p != '\n' && n + 3 < cap; p++) {
-        if (*p == '"')
-            out[n++] = '"';
+    for (const char *p = line; *p && *p != '\n' && n + 1 < cap; p++)
         out[n++] = *p == '\t' || *p == '\r' ? ' ' : *p;
-    }
-    out[n++] = '"';
     out[n] = '\0';
 }
 
-/* The first line of the error as `holosim run` prints it, in CSV quotes. */
-static void quoted_message(const hs_error *e, char *out, size_t cap)
+/* The first line of the error as `holosim run` prints it. */
+static void error_line(const hs_error *e, char *out, size_t cap)
 {
     char line[sizeof e->msg + sizeof e->file + 64];
     if (e->file[0] && e->line > 0)
@@ -132,7 +127,7 @@ static void quoted_message(const hs_error *e, char *out, size_t cap)
         snprintf(line, sizeof line, "%s: error: %s", e->file, e->msg);
     else
         snprintf(line, sizeof line, "holosim: error: %s", e->msg);
-    quote_line(line, out, cap);
+    first_line(line, out, cap);
 }
 
 /* DIR/PREFIX NAME SUFFIX, however long (malloc'd; NULL: out of memory): a
@@ -147,9 +142,10 @@ static char *point_path(const char *dir, const char *prefix, const char *name,
     return p;
 }
 
-/* Write SDIR/NAME.status through a .part and a rename; 0 or -1. */
-static int write_status(const char *sdir, const char *name, int rc, const hs_summary *s,
-                        const hs_error *err)
+/* Write SDIR/NAME.status through a .part and a rename: the summary's
+ * record (io/summary.h) from exit on; 0 or -1. */
+static int write_status(const char *sdir, const char *name, int rc, hs_sumrow *r,
+                        const char *stopped_by, const char *stop_text, const hs_error *err)
 {
     char sfx[48], msg[2400] = "";
     snprintf(sfx, sizeof sfx, ".status.%ld.part", (long)getpid());
@@ -160,22 +156,16 @@ static int write_status(const char *sdir, const char *name, int rc, const hs_sum
         free(path);
         return -1;
     }
-    fprintf(f, "%d,", rc);
-    if (s->steps || s->rows)
-        fprintf(f, "%ld,%ld,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.6f,", s->steps, s->nrhs,
-                s->rows, s->t_reached, s->max_G, s->max_Gdot, s->max_ebal, s->max_pres,
-                s->wall);
-    else
-        fputs(",,,,,,,,,", f);
     if (rc)
-        quoted_message(err, msg, sizeof msg);
-    else if (s->stopped_by) {     /* what `run` says of a run an event ended */
+        error_line(err, msg, sizeof msg);
+    else if (stopped_by) {        /* what `run` says of a run an event ended */
         char stop[700];
-        snprintf(stop, sizeof stop, "stopped by event '%s' (%.500s) at t=%.17g", s->stopped_by,
-                 s->stop_text ? s->stop_text : "", s->t_reached);
-        quote_line(stop, msg, sizeof msg);
+        snprintf(stop, sizeof stop, "stopped by event '%s' (%.500s) at t=%.17g", stopped_by,
+                 stop_text ? stop_text : "", r->t_reached);
+        first_line(stop, msg, sizeof msg);
     }
-    fprintf(f, "%s\n", msg);
+    r->message = msg;
+    hs_summary_record(f, r, HS_SUM_STATUS);
     int rc2 = 0;
     if (fclose(f) != 0 || rename(part, path) != 0) {
         remove(part);
@@ -246,6 +236,35 @@ static hs_model *point_model(batch *B, char **val, int *rc, hs_error *err)
     return m;
 }
 
+/* A point's run of the loaded model m into part (the finals looked up
+ * first, into F); the exit code. */
+static int run_one(batch *B, hs_model *m, const char *part, hs_cli_final *F,
+                   hs_summary *sum, hs_error *err)
+{
+    opts *o = B->o;
+    int rc = hs_cli_final_columns(F, o, m, o->columns, err);
+    if (rc)
+        return rc;
+    hs_sink_args sa = { .path = part, .precision = o->precision, .model = m };
+    hs_run_opts ro = { .out = hs_cli_final_sink(hs_sink_open(NULL, &sa, err), F),
+                       .columns = o->columns, .precision = o->precision,
+                       .progress = HS_PROGRESS_OFF, .stop = &hs_cli_interrupted };
+    /* the same programs at every point: one native build serves all */
+    if (m != B->base || !B->native_tried) {
+        hs_native *nat = hs_cli_native(m, o, (double)(B->npts > 1 ? B->npts : 1));
+        if (m == B->base) {
+            B->native = nat;
+            B->native_tried = 1;
+        } else {
+            hs_native_free(B->own_native);
+            B->own_native = nat;
+        }
+    }
+    ro.native = m == B->base ? B->native : B->own_native;
+    rc = ro.out ? hs_run(m, &ro, sum, err) : err->code ? err->code : hs_error_nomem(err);
+    return hs_sink_finish(ro.out, "the CSV", 0, rc, err);
+}
+
 /* One point: load with its values, run into DIR/.NAME.csv.PID.part, rename,
  * status.  Returns the point's exit code (128 + signal when interrupted). */
 static int run_point(batch *B, const char *name, char **val)
@@ -270,27 +289,19 @@ static int run_point(batch *B, const char *name, char **val)
     hs_error_init(&err);
     hs_summary sum;
     memset(&sum, 0, sizeof sum);
-    int rc;
+    hs_cli_final F;
+    memset(&F, 0, sizeof F);
+    hs_sumrow r;
+    hs_sumrow_init(&r);
+    int rc, sens = 0;
     hs_model *m = point_model(B, val, &rc, &err);
-    if (m) {
-        hs_sink_args sa = { .path = part, .precision = o->precision, .model = m };
-        hs_run_opts ro = { .out = hs_sink_open(NULL, &sa, &err), .columns = o->columns,
-                           .precision = o->precision, .progress = HS_PROGRESS_OFF,
-                           .stop = &hs_cli_interrupted };
-        /* the same programs at every point: one native build serves all */
-        if (m != B->base || !B->native_tried) {
-            hs_native *nat = hs_cli_native(m, o, (double)(B->npts > 1 ? B->npts : 1));
-            if (m == B->base) {
-                B->native = nat;
-                B->native_tried = 1;
-            } else {
-                hs_native_free(B->own_native);
-                B->own_native = nat;
-            }
-        }
-        ro.native = m == B->base ? B->native : B->own_native;
-        rc = ro.out ? hs_run(m, &ro, &sum, &err) : err.code;
-        rc = hs_sink_finish(ro.out, "the CSV", 0, rc, &err);
+    if (m && o->sensitivity) {
+        sens = 1;
+        rc = hs_cli_sens_point(m, o, part, &F, &r, &err);
+        if (m != B->base)
+            hs_model_free(m);
+    } else if (m) {
+        rc = run_one(B, m, part, &F, &sum, &err);
         if (m != B->base)
             hs_model_free(m);
     }
@@ -298,9 +309,14 @@ static int run_point(batch *B, const char *name, char **val)
         remove(part);
         free(part);
         free(csv);
+        hs_cli_final_free(&F);
         return 128 + batch_signal;
     }
-    if (sum.rows > 0 && access(part, F_OK) == 0) {
+    if (!sens)
+        hs_cli_sumrow(&r, &sum, rc, &F);
+    if (!F.n && o->final)              /* never looked up: empty fields all the same */
+        r.nfinal = hs_summary_nfinal_max(o->final);
+    if ((sens ? r.rows : sum.rows) > 0 && access(part, F_OK) == 0) {
         if (rename(part, csv) != 0 && !rc) {
             hs_error_init(&err);
             rc = hs_error_set(&err, HS_EXIT_USAGE, "cannot rename '%s' to '%s': %s", part,
@@ -311,7 +327,10 @@ static int run_point(batch *B, const char *name, char **val)
     }
     free(part);
     free(csv);
-    if (write_status(o->statusdir, name, rc, &sum, &err) != 0) {
+    r.exit = rc;
+    int wst = write_status(o->statusdir, name, rc, &r, sum.stopped_by, sum.stop_text, &err);
+    hs_cli_final_free(&F);
+    if (wst != 0) {
         fprintf(stderr, "holosim: batch: cannot write the status of '%s' in '%s'\n", name,
                 o->statusdir);
         return rc ? rc : HS_EXIT_USAGE;
@@ -570,6 +589,8 @@ int hs_cli_batch(int argc, char **argv)
         hs_cli_free_opts(&o);
         return HS_EXIT_USAGE;
     }
+    if (o.sensitivity)
+        o.ov.dense = 1;                /* the variational system is dense (run.c) */
     hs_error err;
     hs_error_init(&err);
     size_t ptslen = 0;

@@ -27,6 +27,7 @@
 #include "../model/model.h"
 #include "params.h"
 #include "../native/native.h"
+#include "../io/summary.h"
 #include "../util/error.h"
 
 extern const char hs_usage_main[], hs_usage_run[], hs_usage_check[], hs_usage_derive[],
@@ -57,6 +58,7 @@ typedef struct opts {
     int spectrum;            /* lyapunov --spectrum */
     int find;                /* floquet --find */
     const char *sensitivity; /* run --sensitivity p1,p2,... (sens.c) */
+    const char *final;       /* run, batch --final COL,...: summary fields (run.c) */
     char **input_name, **input_text;  /* [argc] --input NAME=SRC (o->ov points here) */
     size_t ninput;
     const char *lin_inputs, *lin_outputs, *lin_at, *bode;   /* linearize */
@@ -157,14 +159,52 @@ struct hs_sink_fn;
 int hs_cli_run_model_to(hs_model *m, const opts *o, struct hs_sink *sink,
                         struct hs_sink_fn *spy, const char *columns);
 
+/* --final (final.c): the columns named, their places in a row and their
+ * values in the last row written. */
+typedef struct hs_cli_final {
+    size_t n;
+    size_t *idx;               /* [n] places in a row */
+    const char **name;         /* [n] names (copies) */
+    double *val;               /* [n] values in the last row written */
+    int have;                  /* a row was written */
+} hs_cli_final;
+struct hs_summary;
+struct hs_sink;
+/* o->final looked up among the ncol names col; none: F empty.  0, or the exit code with err set. */
+int hs_cli_final_init(hs_cli_final *F, const opts *o, const char *const *col, size_t ncol,
+                      hs_error *err);
+/* The same among the columns a run of m writes (columns: --columns). */
+int hs_cli_final_columns(hs_cli_final *F, const opts *o, const hs_model *m,
+                         const char *columns, hs_error *err);
+/* run --summary FILE: the header and the record r (its model and message
+ * set here: the message the error's, or stop when rc is 0); 0 or 1 after
+ * a message (run.c). */
+int hs_cli_summary_file(const char *path, hs_sumrow *r, const hs_model *m, int rc,
+                        const hs_error *err, const char *stop);
+void hs_cli_final_free(hs_cli_final *F);
+/* A row's values x: the finals kept. */
+void hs_cli_final_keep(hs_cli_final *F, const double *x);
+/* inner wrapped in a sink that keeps the finals of each row written
+ * (inner itself when none are named; NULL, inner closed: out of memory). */
+struct hs_sink *hs_cli_final_sink(struct hs_sink *inner, hs_cli_final *F);
+/* The summary record of a run: exit rc, the integrator's summary s, the
+ * finals F (NULL: none). */
+void hs_cli_sumrow(hs_sumrow *r, const struct hs_summary *s, int rc, const hs_cli_final *F);
+
 int hs_cli_run(int argc, char **argv);
 int hs_cli_check(int argc, char **argv);
 int hs_cli_derive(int argc, char **argv);
 int hs_cli_eval(int argc, char **argv);
 int hs_cli_columns(int argc, char **argv);
 /* run --sensitivity on a model loaded dense: the CSV to path (NULL:
- * stdout); the exit code, the error printed (sens.c). */
+ * stdout), the summary to o->summary; the exit code, the error printed
+ * (sens.c). */
 int hs_cli_run_sens(hs_model *m, const opts *o, const char *path);
+/* The same for a point of batch: the CSV to path, the summary's record
+ * into r (finals in F, which the record points to), nothing printed but
+ * the notes o->quiet silences; the exit code with err set. */
+int hs_cli_sens_point(hs_model *m, const opts *o, const char *path, hs_cli_final *F,
+                      hs_sumrow *r, hs_error *err);
 int hs_cli_batch(int argc, char **argv);
 int hs_cli_equilibrium(int argc, char **argv);
 int hs_cli_modes(int argc, char **argv);

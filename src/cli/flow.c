@@ -9,6 +9,7 @@
 
 #include "../flow/flow.h"
 #include "../io/fmt.h"
+#include "../io/table.h"
 #include "../util/suggest.h"
 
 const char hs_usage_floquet[] =
@@ -210,19 +211,26 @@ static void periodicity(hs_fl *f, const hs_model *m, const hs_floquet *fl, int c
 static void print_floquet(const hs_model *m, const hs_floquet *fl, int csv)
 {
     char b[6][32];
+    static const char *const head[] = { "mu", "re", "im", "abs", "arg", "exponent",
+                                        "abs_max", "verdict" };
+    hs_table t;
+    hs_table_init(&t, stdout, HS_TABLE_SHORTEST);
     if (csv)
-        printf("mu,re,im,abs,arg,exponent,abs_max,verdict\n");
+        hs_table_header(&t, head, sizeof head / sizeof *head);
     else
         printf("multipliers (eigenvalues of the monodromy on the tangent space, largest "
                "|mu| first; exponent = log|mu| / T):\n");
     for (size_t i = 0; i < fl->dim; i++) {
         double re = fl->re[i], im = fl->im[i], ab = hypot(re, im), arg = atan2(im, re);
         double ex = log(ab) / fl->T;
-        if (csv)
-            printf("%zu,%s,%s,%s,%s,%s,%s,%s\n", i + 1, num(b[0], re), num(b[1], im),
-                   num(b[2], ab), num(b[3], arg), num(b[4], ex), num(b[5], fl->mu_max),
-                   hs_fl_verdict_names[fl->verdict]);
-        else
+        if (csv) {
+            const double v[] = { re, im, ab, arg, ex, fl->mu_max };
+            hs_table_int(&t, (long)i + 1);
+            for (size_t j = 0; j < sizeof v / sizeof *v; j++)
+                hs_table_num(&t, v[j]);
+            hs_table_text(&t, hs_fl_verdict_names[fl->verdict]);
+            hs_table_end(&t);
+        } else
             printf("  mu_%zu = %s %s %si   |mu| = %s   arg = %s   exponent = %s\n", i + 1,
                    num(b[0], re), im < 0 ? "-" : "+", num(b[1], fabs(im)), num(b[2], ab),
                    num(b[3], arg), num(b[4], ex));
@@ -334,12 +342,13 @@ typedef struct lyctx {
 static int lyap_row(double t, const double *lambda, size_t count, void *ctx)
 {
     lyctx *c = ctx;
-    char b[32];
     if (c->csv) {
-        fputs(num(b, t), stdout);
+        hs_table tb;
+        hs_table_init(&tb, stdout, HS_TABLE_SHORTEST);
+        hs_table_num(&tb, t);
         for (size_t j = 0; j < count; j++)
-            printf(",%s", num(b, lambda[j]));
-        putchar('\n');
+            hs_table_num(&tb, lambda[j]);
+        hs_table_end(&tb);
     }
     memcpy(c->last, lambda, count * sizeof *lambda);
     c->count = count;
@@ -363,10 +372,15 @@ static int lyap_run(hs_model *m, hs_fl *f, const opts *o, double T, double dt)
         return hs_cli_nomem();
     if (o->csv) {
         size_t cols = o->spectrum ? 2 * (m->n - m->k) : 1;
-        printf("t");
-        for (size_t j = 0; j < cols; j++)
-            printf(",lambda_%zu", j + 1);
-        putchar('\n');
+        hs_table t;
+        hs_table_init(&t, stdout, HS_TABLE_SHORTEST);
+        hs_table_text(&t, "t");
+        for (size_t j = 0; j < cols; j++) {
+            char name[32];
+            snprintf(name, sizeof name, "lambda_%zu", j + 1);
+            hs_table_text(&t, name);
+        }
+        hs_table_end(&t);
     }
     hs_error err;
     hs_error_init(&err);

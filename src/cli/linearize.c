@@ -10,6 +10,7 @@
 
 #include "../analysis/analysis.h"
 #include "../io/fmt.h"
+#include "../io/table.h"
 
 const char hs_usage_linearize[] =
     "usage: holosim linearize MODEL [--inputs U1,...] [--outputs Y1,...]\n"
@@ -210,8 +211,10 @@ static int bode(const hs_statespace *ss, double w1, double w2, long np)
         free(im);
         return hs_cli_nomem();
     }
-    char b[32], b2[32], b3[32];
-    printf("w,pair,mag_db,phase_deg\n");
+    static const char *const head[] = { "w", "pair", "mag_db", "phase_deg" };
+    hs_table t;
+    hs_table_init(&t, stdout, HS_TABLE_SHORTEST);
+    hs_table_header(&t, head, 4);
     int rc = 0;
     for (long k = 0; k < np && !rc; k++) {
         double w = w1 * pow(w2 / w1, (double)k / (double)(np - 1));
@@ -222,9 +225,16 @@ static int bode(const hs_statespace *ss, double w1, double w2, long np)
             for (size_t j = 0; j < ss->nu; j++) {
                 double x = re[i * ss->nu + j], y = im[i * ss->nu + j];
                 double mag = hypot(x, y);
-                printf("%s,%s/%s,%s,%s\n", num(b, w), ss->yname[i], ss->uname[j],
-                       mag > 0 ? num(b2, 20 * log10(mag)) : "-inf",
-                       num(b3, atan2(y, x) * (180 / 3.14159265358979323846)));
+                char pair[512];
+                snprintf(pair, sizeof pair, "%s/%s", ss->yname[i], ss->uname[j]);
+                hs_table_num(&t, w);
+                hs_table_text(&t, pair);
+                if (mag > 0)
+                    hs_table_num(&t, 20 * log10(mag));
+                else
+                    hs_table_text(&t, "-inf");    /* a zero of the response */
+                hs_table_num(&t, atan2(y, x) * (180 / 3.14159265358979323846));
+                hs_table_end(&t);
             }
     }
     free(re);

@@ -45,6 +45,7 @@ const hs_optnames hs_cli_optnames = { {
     [HS_OPT_NATIVE_ALWAYS] = "--native=always",
     [HS_OPT_SENSITIVITY] = "--sensitivity",
     [HS_OPT_MODE_COUNT] = "--count",
+    [HS_OPT_FINAL] = "--final",
 } };
 
 typedef struct optdef optdef;
@@ -290,6 +291,7 @@ static int opt_text(const optdef *d, opts *o, const char *val, const char *usage
                      : strcmp(d->name, "--period") == 0 ? &o->period
                      : strcmp(d->name, "--every") == 0 ? &o->every
                      : strcmp(d->name, "--sensitivity") == 0 ? &o->sensitivity
+                     : strcmp(d->name, "--final") == 0 ? &o->final
                      : strcmp(d->name, "--fps") == 0 ? &o->fps
                      : strcmp(d->name, "--size") == 0 ? &o->size
                      : strcmp(d->name, "--frames") == 0 ? &o->frames
@@ -422,6 +424,7 @@ static const optdef optdefs[] = {
     { "--columns", 0, RUNS, 1, opt_text, 0, 0 },
     { "--summary", 0, CMD_RUN | CMD_ANIMATE, 1, opt_text, 0, 0 },
     { "--events", 0, CMD_RUN | CMD_ANIMATE, 1, opt_text, 0, 0 },
+    { "--final", 0, CMD_RUN | CMD_BATCH, 1, opt_text, 0, 0 },
     { "--stop-when", 0, RUNS, 1, opt_stop_when, 0, 0 },
     { "--method", 0, RUNS | FLOW, 1, opt_method, 0, 0 },
     { "--stabilize", 0, RUNS, 1, opt_stabilize, 0, 0 },
@@ -444,7 +447,7 @@ static const optdef optdefs[] = {
     { "--every", 0, CMD_LYAPUNOV, 1, opt_text, 0, 0 },
     { "--spectrum", 0, CMD_LYAPUNOV, 0, opt_flag, 0, 0 },
     { "--find", 0, CMD_FLOQUET, 0, opt_flag, 0, 0 },
-    { "--sensitivity", 0, CMD_RUN, 1, opt_text, 0, 0 },
+    { "--sensitivity", 0, CMD_RUN | CMD_BATCH, 1, opt_text, 0, 0 },
     /* linearize */
     { "--inputs", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },
     { "--outputs", 0, CMD_LINEARIZE, 1, opt_text, 0, 0 },

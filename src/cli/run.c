@@ -123,21 +123,8 @@ static int check_writable(const char *opt, const char *path)
 
 /* ---------- the summary ---------- */
 
-/* One CSV field, RFC 4180: in double quotes, a double quote doubled (a
- * comma, a quote or a line break in a path stays one field). */
-static void csv_field(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static int write_summary(const char *path, const hs_model *m, const hs_summary *s, int rc,
-                         const hs_error *err, int quiet)
+                         const hs_error *err, int quiet, const hs_cli_final *F)
 {
     char stop[700] = "";
     if (!rc && s->stopped_by)
@@ -171,13 +158,19 @@ static int write_summary(const char *path, const hs_model *m, const hs_summary *
                 s->t_reached, s->max_G, s->max_Gdot, s->max_ebal, s->max_pres, s->wall);
     if (!path)
         return 0;
+    hs_sumrow r;
+    hs_cli_sumrow(&r, s, rc, F);
+    return hs_cli_summary_file(path, &r, m, rc, err, stop);
+}
+
+int hs_cli_summary_file(const char *path, hs_sumrow *r, const hs_model *m, int rc,
+                        const hs_error *err, const char *stop)
+{
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "holosim: cannot write summary '%s': %s\n", path, strerror(errno));
         return HS_EXIT_USAGE;
     }
-    fprintf(f, "model,exit,steps,rhs_evals,rows,t_reached,max_G,max_Gdot,max_energy_balance,"
-            "max_power_residual,wall_s,message\n");
     /* the message on one line and without double quotes (a reader may take
      * the row as one line); the path exactly, quoted */
     char msg[sizeof err->msg];
@@ -187,11 +180,10 @@ static int write_summary(const char *path, const hs_model *m, const hs_summary *
             *p = '\'';
         else if (*p == '\n' || *p == '\r')
             *p = ' ';
-    csv_field(f, m->file);
-    fprintf(f, ",%d,%ld,%ld,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.6f,", rc, s->steps, s->nrhs,
-            s->rows, s->t_reached, s->max_G, s->max_Gdot, s->max_ebal, s->max_pres, s->wall);
-    csv_field(f, msg);
-    fputc('\n', f);
+    r->model = m->file;
+    r->message = msg;
+    hs_summary_header(f, r, HS_SUM_FILE);
+    hs_summary_record(f, r, HS_SUM_FILE);
     if (fclose(f) != 0) {
         fprintf(stderr, "holosim: cannot write summary '%s'\n", path);
         return HS_EXIT_USAGE;
@@ -254,11 +246,20 @@ int hs_cli_run_model_to(hs_model *m, const opts *o, hs_sink *sink, hs_sink_fn *s
     int ev_stdout = o->events && strcmp(o->events, "-") == 0;
     hs_sink_args ea = { .f = ev_stdout ? stdout : NULL, .path = ev_stdout ? NULL : o->events,
                         .precision = o->precision, .events = 1, .model = m };
-    hs_sink *evs = o->events ? hs_sink_open(NULL, &ea, &err) : NULL;
-    if (o->events && !evs) {
+    hs_cli_final F;               /* --final: looked up before anything runs */
+    int rc = hs_cli_final_columns(&F, o, m, columns, &err);
+    if (rc) {
         hs_sink_close(sink, 0);
         hs_sink_close(spy ? &spy->base : NULL, 0);
         return hs_cli_fail(&err);
+    }
+    sink = hs_cli_final_sink(sink, &F);        /* NULL: sink closed, out of memory */
+    hs_sink *evs = sink && o->events ? hs_sink_open(NULL, &ea, &err) : NULL;
+    if (!sink || (o->events && !evs)) {
+        hs_sink_close(sink, 0);
+        hs_sink_close(spy ? &spy->base : NULL, 0);
+        hs_cli_final_free(&F);
+        return err.code ? hs_cli_fail(&err) : hs_cli_nomem();
     }
     if (spy) {                              /* the events file behind the observer */
         spy->next = evs;
@@ -278,7 +279,7 @@ int hs_cli_run_model_to(hs_model *m, const opts *o, hs_sink *sink, hs_sink_fn *s
     hs_native *nat = hs_cli_native(m, o, 1);
     ro.native = nat;
     hs_summary sum;
-    int rc = hs_run(m, &ro, &sum, &err);
+    rc = hs_run(m, &ro, &sum, &err);
     hs_native_free(nat);
     rc = hs_sink_finish(sink, "the CSV", 0, rc, &err);
     rc = hs_sink_finish(evs, "the events CSV", !rc, rc, &err);   /* none: the header alone */
@@ -287,7 +288,8 @@ int hs_cli_run_model_to(hs_model *m, const opts *o, hs_sink *sink, hs_sink_fn *s
         hs_error_append(&err, " (%s)", signal_name(sig));
         rc = hs_error_recode(&err, 128 + sig);
     }
-    int src = write_summary(o->summary, m, &sum, rc, &err, o->quiet || rc);
+    int src = write_summary(o->summary, m, &sum, rc, &err, o->quiet || rc, &F);
+    hs_cli_final_free(&F);
     if (rc)
         hs_cli_fail(&err);
     return rc ? rc : src;
@@ -300,7 +302,10 @@ int hs_cli_run(int argc, char **argv)
     if (hs_cli_begin(argc, argv, hs_usage_run, CMD_RUN, &o, &rc) ||
         hs_cli_one_model(&o, hs_usage_run, "run", &rc))
         return rc;
-    if ((rc = check_coincide(&o))) {
+    if ((rc = check_coincide(&o)) ||
+        (o.final && !o.summary &&
+         (rc = hs_cli_usage_error(hs_usage_run, "%s names fields of the summary: "
+                                  "give --summary FILE too", "--final")))) {
         hs_cli_free_opts(&o);
         return rc;
     }

@@ -2,13 +2,17 @@
  * sensitivities to parameters (src/flow, hs_fl_sens_run), one CSV row per
  * output time: t, the coordinates, the velocities, the multipliers, then
  * for each parameter p in the order given dq/dp for every coordinate,
- * dq'/dp for every velocity and dlambda_c/dp for every constraint. */
+ * dq'/dp for every velocity and dlambda_c/dp for every constraint.  The
+ * summary (--summary, batch's status) knows the rows, the time reached
+ * and the --final columns; the integrator's counts and monitors are
+ * empty fields. */
 #include "cli.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../flow/flow.h"
 #include "../io/fmt.h"
@@ -21,6 +25,11 @@ typedef struct sctx {
     char **names;
     int failed, started;
     int precision;             /* significant digits; 17: the shortest exact */
+    char **col;                /* [ncol] the column names */
+    size_t ncol, pos;
+    double *last;              /* [ncol] the row being written, then the last one */
+    long rows;
+    double t;                  /* the time of the last row */
 } sctx;
 
 static void put(sctx *c, double x, int first)
@@ -33,20 +42,45 @@ static void put(sctx *c, double x, int first)
     if (!first)
         fputc(',', c->out);
     fputs(b, c->out);
+    if (c->pos < c->ncol)
+        c->last[c->pos++] = x;
+}
+
+/* The column names, in the order of the rows; 0 or -1 (out of memory). */
+static int make_columns(sctx *c)
+{
+    const hs_model *m = c->m;
+    size_t np = c->np, nc = hs_fl_sens_ncols(m, np);
+    c->col = calloc(nc, sizeof *c->col);
+    c->last = calloc(nc, sizeof *c->last);
+    if (!c->col || !c->last)
+        return -1;
+    char b[600];
+    for (size_t j = 0; j < nc; j++)
+        if (!(c->col[j] = strdup(hs_fl_sens_column(m, (const char *const *)c->names, np, j, b,
+                                                   sizeof b))))
+            return -1;
+    c->ncol = nc;
+    return 0;
+}
+
+static void free_columns(sctx *c)
+{
+    for (size_t j = 0; c->col && j < c->ncol; j++)
+        free(c->col[j]);
+    free(c->col);
+    free(c->last);
 }
 
 static int header(sctx *c)
 {
-    const hs_model *m = c->m;
-    if (!c->out && !(c->out = fopen(c->path, "w"))) {
-        fprintf(stderr, "holosim: cannot open '%s' for writing\n", c->path);
-        return HS_EXIT_USAGE;
+    if (!c->out && !(c->out = fopen(c->path, "w")))
+        return c->failed = HS_EXIT_USAGE;
+    for (size_t j = 0; j < c->ncol; j++) {
+        if (j)
+            fputc(',', c->out);
+        fputs(c->col[j], c->out);
     }
-    char buf[600];
-    size_t nc = hs_fl_sens_ncols(m, c->np);
-    for (size_t j = 0; j < nc; j++)
-        fprintf(c->out, "%s%s", j ? "," : "",
-                hs_fl_sens_column(m, (const char *const *)c->names, c->np, j, buf, sizeof buf));
     fputc('\n', c->out);
     return 0;
 }
@@ -61,6 +95,7 @@ static int row(double t, const double *x, const double *lam, const double *S,
     if (!c->started && (rc = header(c)))
         return rc;
     c->started = 1;
+    c->pos = 0;
     put(c, t, 1);
     for (size_t i = 0; i < 2 * n; i++)
         put(c, x[i], 0);
@@ -73,38 +108,34 @@ static int row(double t, const double *x, const double *lam, const double *S,
             put(c, dlam[j * np + p], 0);
     }
     fputc('\n', c->out);
+    c->rows++;
+    c->t = t;
     return ferror(c->out) ? (c->failed = HS_EXIT_USAGE) : 0;
 }
 
 /* What the sensitivities do not support, refused before anything runs:
  * the options here, the model's contacts, events and inputs in flow. */
-static int refuse(const hs_model *m, const opts *o, const char *method)
+static int refuse(const hs_model *m, const opts *o, const char *method, hs_error *err)
 {
     const char *what = o->columns ? "--columns (the columns are fixed: see holosim(1), "
                                     "SENSITIVITIES)"
                      : o->events ? "--events"
-                     : o->summary ? "--summary"
                      : o->ov.has_stabilize ? "--stabilize (the motion is integrated without "
                                              "stabilization)"
                      : o->ov.has_mode ? "--output-mode" : NULL;
-    hs_error err;
-    hs_error_init(&err);
-    if (!what && hs_fl_sens_refuse(m, &err))
-        return hs_cli_fail(&err);
-    if (!what && o->ov.s.method[0] && strcmp(o->ov.s.method, method) != 0) {
-        fprintf(stderr, "holosim: --sensitivity integrates with an explicit gsl_odeiv2 "
-                "method: --method %s is not one (rk8pd, rkf45, rkck, rk4, msadams ...)\n",
-                o->ov.s.method);
-        return HS_EXIT_USAGE;
-    }
+    if (!what && hs_fl_sens_refuse(m, err))      /* contacts, friction, events, inputs */
+        return err->code;
+    if (!what && o->ov.s.method[0] && strcmp(o->ov.s.method, method) != 0)
+        return hs_error_set(err, HS_EXIT_USAGE, "--sensitivity integrates with an explicit "
+                            "gsl_odeiv2 method: --method %s is not one (rk8pd, rkf45, rkck, "
+                            "rk4, msadams ...)", o->ov.s.method);
     if (!what)
         return 0;
-    fprintf(stderr, "holosim: --sensitivity does not support %s\n", what);
-    return HS_EXIT_USAGE;
+    return hs_error_set(err, HS_EXIT_USAGE, "--sensitivity does not support %s", what);
 }
 
 /* The comma-separated list into names (text copied): 0 or an exit code. */
-static int split(const char *list, char ***names, size_t *np, char **text)
+static int split(const char *list, char ***names, size_t *np, char **text, hs_error *err)
 {
     size_t cap = 1;
     for (const char *p = list; *p; p++)
@@ -113,7 +144,7 @@ static int split(const char *list, char ***names, size_t *np, char **text)
     if (!v || !copy) {
         free(v);
         free(copy);
-        return hs_cli_nomem();
+        return hs_error_nomem(err);
     }
     strcpy(copy, list);
     size_t c = 0;
@@ -127,11 +158,10 @@ static int split(const char *list, char ***names, size_t *np, char **text)
         while (len && tok[len - 1] == ' ')
             tok[--len] = '\0';
         if (!*tok) {
-            fprintf(stderr, "holosim: --sensitivity wants parameter names separated by "
-                    "commas, got '%s'\n", list);
             free(v);
             free(copy);
-            return HS_EXIT_USAGE;
+            return hs_error_set(err, HS_EXIT_USAGE, "--sensitivity wants parameter names "
+                                "separated by commas, got '%s'", list);
         }
         v[c++] = tok;
     }
@@ -141,38 +171,56 @@ static int split(const char *list, char ***names, size_t *np, char **text)
     return 0;
 }
 
-int hs_cli_run_sens(hs_model *m, const opts *o, const char *path)
+static double now(void)
 {
-    hs_error err;
-    hs_error_init(&err);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The run with its sensitivities into path (NULL: out), the record into
+ * r, the finals into F; *ran: it got past the checks (a summary is
+ * written); the exit code with err set. */
+static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
+                     hs_cli_final *F, hs_sumrow *r, int *ran, hs_error *err)
+{
+    double t0 = now();
+    *ran = 0;
     char **names = NULL, *text = NULL;
     size_t np = 0;
-    int rc = split(o->sensitivity, &names, &np, &text);
+    hs_sumrow_init(r);
+    memset(F, 0, sizeof *F);
+    int rc = split(o->sensitivity, &names, &np, &text, err);
     if (rc)
         return rc;
-    hs_fl *f = hs_fl_new(m, &err);
-    hs_fl_sens *s = f ? hs_fl_sens_new(f, (const char *const *)names, np, &err) : NULL;
-    if (!s) {
-        rc = hs_cli_fail(&err);
-    } else if (!(rc = refuse(m, o, hs_fl_method(f)))) {
+    sctx c = { .m = m, .np = np, .path = path, .out = out, .names = names,
+               .precision = o->precision };
+    hs_fl *f = hs_fl_new(m, err);
+    hs_fl_sens *s = f ? hs_fl_sens_new(f, (const char *const *)names, np, err) : NULL;
+    if (!s)
+        rc = err->code ? err->code : hs_error_nomem(err);
+    else if (!(rc = refuse(m, o, hs_fl_method(f), err)) && make_columns(&c))
+        rc = hs_error_nomem(err);
+    if (!rc)
+        rc = hs_cli_final_init(F, o, (const char *const *)c.col, c.ncol, err);
+    *ran = !rc;
+    if (!rc) {
         if (!o->quiet && strcmp(m->set.method[0] ? m->set.method : "rk8pd",
                                 hs_fl_method(f)) != 0)
             fprintf(stderr, "holosim: --sensitivity: integrating with %s (the model's "
                     "method %s is not an explicit gsl_odeiv2 one)\n", hs_fl_method(f),
                     m->set.method);
-        sctx c = { m, np, path, path ? NULL : stdout, names, 0, 0, o->precision };
         double off = 0;
-        rc = hs_fl_sens_run(s, m->set.t_end, m->set.dt, row, &c, &off, &err);
-        if (rc && !c.failed)
-            hs_cli_fail(&err);
-        else if (c.failed)
-            fprintf(stderr, "holosim: cannot write the output\n");
-        if (c.out && c.out != stdout && fclose(c.out) != 0 && !rc) {
-            fprintf(stderr, "holosim: cannot write '%s'\n", path);
-            rc = HS_EXIT_USAGE;
-        } else if (c.out == stdout && fflush(stdout) != 0 && !rc) {
-            rc = HS_EXIT_USAGE;
+        rc = hs_fl_sens_run(s, m->set.t_end, m->set.dt, row, &c, &off, err);
+        if (c.failed) {
+            hs_error_init(err);
+            rc = hs_error_set(err, HS_EXIT_USAGE, c.out ? "cannot write the output"
+                              : "cannot open '%s' for writing", path);
         }
+        if (c.out && c.out != out && fclose(c.out) != 0 && !rc)
+            rc = hs_error_set(err, HS_EXIT_USAGE, "cannot write '%s'", path);
+        else if (out && c.out == out && fflush(out) != 0 && !rc)
+            rc = hs_error_set(err, HS_EXIT_USAGE, "cannot write the output");
         if (!o->quiet && off > 1e-8)
             fprintf(stderr, "holosim: warning: --sensitivity: the initial data are not "
                     "consistent for every value of the parameters (the derivative of the "
@@ -180,9 +228,42 @@ int hs_cli_run_sens(hs_model *m, const opts *o, const char *path)
                     "off the constraints' tangent space; write the initial data through "
                     "the parameters so that they stay consistent\n", off);
     }
+    if (c.rows && F->n)
+        hs_cli_final_keep(F, c.last);
+    r->exit = rc;
+    r->integrated = c.rows > 0;
+    r->rows = c.rows;
+    r->t_reached = c.rows ? c.t : (double)NAN;
+    r->wall = now() - t0;
+    r->nfinal = F->n;
+    r->final_name = F->name;
+    r->final = F->have ? F->val : NULL;
+    free_columns(&c);
     hs_fl_sens_free(s);
     hs_fl_free(f);
     free(text);
     free(names);
     return rc;
+}
+
+int hs_cli_sens_point(hs_model *m, const opts *o, const char *path, hs_cli_final *F,
+                      hs_sumrow *r, hs_error *err)
+{
+    int ran;
+    return sens_core(m, o, path, NULL, F, r, &ran, err);
+}
+
+int hs_cli_run_sens(hs_model *m, const opts *o, const char *path)
+{
+    hs_error err;
+    hs_error_init(&err);
+    hs_cli_final F;
+    hs_sumrow r;
+    int ran;
+    int rc = sens_core(m, o, path, path ? NULL : stdout, &F, &r, &ran, &err);
+    if (rc)
+        hs_cli_fail(&err);
+    int src = o->summary && ran ? hs_cli_summary_file(o->summary, &r, m, rc, &err, "") : 0;
+    hs_cli_final_free(&F);
+    return rc ? rc : src;
 }

@@ -11,6 +11,7 @@
 
 #include "../analysis/analysis.h"
 #include "../io/fmt.h"
+#include "../io/table.h"
 
 static const char *num(char *buf, double x)
 {
@@ -203,10 +204,16 @@ static void m_matrix(FILE *f, const char *name, const double *X, size_t r, size_
 static void csv_matrix(FILE *f, const char *name, const double *X, size_t r, size_t c,
                        char *const *rn, char *const *cn)
 {
-    char b[32];
+    hs_table t;
+    hs_table_init(&t, f, HS_TABLE_SHORTEST);
     for (size_t i = 0; i < r; i++)
-        for (size_t j = 0; j < c; j++)
-            fprintf(f, "%s,%s,%s,%s\n", name, rn[i], cn[j], num(b, X[i * c + j]));
+        for (size_t j = 0; j < c; j++) {
+            hs_table_text(&t, name);
+            hs_table_text(&t, rn[i]);
+            hs_table_text(&t, cn[j]);
+            hs_table_num(&t, X[i * c + j]);
+            hs_table_end(&t);
+        }
 }
 
 static int ends_with(const char *s, const char *ext)
@@ -255,7 +262,10 @@ int hs_cli_ss_write(const char *path, const hs_statespace *ss, const char *model
         m_matrix(f, "C", ss->C, ss->ny, ss->nx);
         m_matrix(f, "D", ss->D, ss->ny, ss->nu);
     } else if (kind == 'c') {
-        fputs("matrix,row,column,value\n", f);
+        hs_table t;
+        hs_table_init(&t, f, HS_TABLE_SHORTEST);
+        static const char *const head[] = { "matrix", "row", "column", "value" };
+        hs_table_header(&t, head, 4);
         csv_matrix(f, "A", ss->A, ss->nx, ss->nx, ss->xname, ss->xname);
         csv_matrix(f, "B", ss->B, ss->nx, ss->nu, ss->xname, ss->uname);
         csv_matrix(f, "C", ss->C, ss->ny, ss->nx, ss->yname, ss->xname);

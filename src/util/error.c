@@ -160,6 +160,7 @@ const hs_optnames hs_optnames_library = { {
     [HS_OPT_NATIVE_ALWAYS] = "native policy 'always'",
     [HS_OPT_SENSITIVITY] = "sensitivity",
     [HS_OPT_MODE_COUNT] = "count",
+    [HS_OPT_FINAL] = "final",
 } };
 
 const char *hs_optname(const hs_optnames *names, hs_opt o)

@@ -56,6 +56,7 @@ typedef enum hs_opt {
     HS_OPT_NATIVE_ALWAYS, /* build the native kernels whatever the cache says */
     HS_OPT_SENSITIVITY,  /* the parameters of the sensitivities */
     HS_OPT_MODE_COUNT,   /* modes: how many of the lowest */
+    HS_OPT_FINAL,        /* the columns whose last values the summary shows */
     HS_OPT_COUNT
 } hs_opt;
 
