@@ -16,8 +16,8 @@ static int poles(const hs_statespace *ss, double *re, double *im)
     size_t N = ss->nx;
     if (!N)
         return 0;
-    gsl_matrix *A = gsl_matrix_alloc(N, N);
-    gsl_vector_complex *ev = gsl_vector_complex_alloc(N);
+    gsl_matrix *A = hs_la_matrix_alloc(N, N);
+    gsl_vector_complex *ev = hs_la_vector_complex_alloc(N);
     gsl_eigen_nonsymm_workspace *w = gsl_eigen_nonsymm_alloc(N);
     int rc = -1;
     if (A && ev && w) {
@@ -38,9 +38,7 @@ static int poles(const hs_statespace *ss, double *re, double *im)
 
 int hs_ss_poles(const hs_statespace *ss, double *re, double *im)
 {
-    hs_la_handler h = hs_la_quiet();
     int r = poles(ss, re, im);
-    hs_la_restore(h);
     return r;
 }
 
@@ -100,9 +98,9 @@ static int zeros(const hs_statespace *ss, size_t i, size_t j, double *re, double
     int z0 = zero_transfer(ss, i, j);
     if (z0)
         return z0;
-    gsl_matrix *A = gsl_matrix_calloc(P, P), *B = gsl_matrix_calloc(P, P);
-    gsl_vector_complex *alpha = gsl_vector_complex_alloc(P);
-    gsl_vector *beta = gsl_vector_alloc(P);
+    gsl_matrix *A = hs_la_matrix_calloc(P, P), *B = hs_la_matrix_calloc(P, P);
+    gsl_vector_complex *alpha = hs_la_vector_complex_alloc(P);
+    gsl_vector *beta = hs_la_vector_alloc(P);
     gsl_eigen_gen_workspace *w = gsl_eigen_gen_alloc(P);
     int rc = -1;
     if (A && B && alpha && beta && w) {
@@ -144,9 +142,7 @@ static int zeros(const hs_statespace *ss, size_t i, size_t j, double *re, double
 int hs_ss_zeros(const hs_statespace *ss, size_t i, size_t j, double *re, double *im,
                 size_t *nz)
 {
-    hs_la_handler h = hs_la_quiet();
     int r = zeros(ss, i, j, re, im, nz);
-    hs_la_restore(h);
     return r;
 }
 
@@ -159,9 +155,9 @@ static int response(const hs_statespace *ss, double w, double *re, double *im)
     }
     if (!N)
         return 0;
-    gsl_matrix_complex *Z = gsl_matrix_complex_calloc(N, N);
-    gsl_permutation *p = gsl_permutation_alloc(N);
-    gsl_vector_complex *x = gsl_vector_complex_alloc(N);
+    gsl_matrix_complex *Z = hs_la_matrix_complex_calloc(N, N);
+    gsl_permutation *p = hs_la_permutation_alloc(N);
+    gsl_vector_complex *x = hs_la_vector_complex_alloc(N);
     int rc = -1, signum;
     if (Z && p && x) {
         for (size_t r = 0; r < N; r++)
@@ -192,8 +188,6 @@ static int response(const hs_statespace *ss, double w, double *re, double *im)
 
 int hs_ss_response(const hs_statespace *ss, double w, double *re, double *im)
 {
-    hs_la_handler h = hs_la_quiet();
     int r = response(ss, w, re, im);
-    hs_la_restore(h);
     return r;
 }

@@ -322,12 +322,10 @@ int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row
     long steps = dt > 0 ? (long)ceil((t_end - m->t0) / dt - 1e-9) : 1;
     for (long i = 0; !rc && i <= steps; i++) {
         double ti = i == steps ? t_end : m->t0 + (double)i * dt;
-        hs_la_handler h = hs_la_quiet();
         if (ti > t)
             rc = hs_fl_propagate_forced(f, t, ti, x, S, np, force, s, err);
         if (!rc)
             rc = multipliers(s, ti, x, S, lam, dlam, err);
-        hs_la_restore(h);
         t = ti;
         if (!rc)
             rc = row(ti, x, lam, S, dlam, ctx);

@@ -48,6 +48,7 @@
  * events are the method itself run from the step's start for the part of
  * the step asked for: they keep the constraints as the steps do. */
 #include "internal.h"
+#include "../linalg/linalg.h"
 
 #include <float.h>
 #include <math.h>
@@ -154,9 +155,9 @@ static int pinv_alloc(pinv *P, size_t k)
     P->N = calloc(k * k, sizeof *P->N);
     P->d = calloc(k, sizeof *P->d);
     P->t = calloc(k, sizeof *P->t);
-    P->C = gsl_matrix_alloc(k, k);
-    P->W = gsl_matrix_alloc(k, k);
-    P->ev = gsl_vector_alloc(k);
+    P->C = hs_la_matrix_alloc(k, k);
+    P->W = hs_la_matrix_alloc(k, k);
+    P->ev = hs_la_vector_alloc(k);
     P->ws = gsl_eigen_symmv_alloc(k);
     return P->Wd && P->s2 && P->N && P->d && P->t && P->C && P->W && P->ev && P->ws ? 0 : -1;
 }
@@ -358,10 +359,10 @@ static int full_newton(hs_int_run *R, rattle *S, double t1, double h, const doub
     hs_work *w = R->w;
     size_t k = m->k;
     if (!S->J) {
-        S->J = gsl_matrix_alloc(k, k);
-        S->JV = gsl_matrix_alloc(k, k);
-        S->Js = gsl_vector_alloc(k);
-        S->Jw = gsl_vector_alloc(k);
+        S->J = hs_la_matrix_alloc(k, k);
+        S->JV = hs_la_matrix_alloc(k, k);
+        S->Js = hs_la_vector_alloc(k);
+        S->Jw = hs_la_vector_alloc(k);
         S->d0 = calloc(k, sizeof *S->d0);
         S->d1 = calloc(k, sizeof *S->d1);
         if (!S->J || !S->JV || !S->Js || !S->Jw || !S->d0 || !S->d1)
