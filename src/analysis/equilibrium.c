@@ -238,7 +238,7 @@ static void solve_step(newton *w)
 {
     for (size_t i = 0; i < w->N; i++)
         w->dz->data[i] = -w->rs->data[i] * w->F->data[i];
-    gsl_linalg_LU_svx(w->LU, w->perm, w->dz);
+    hs_la_lu_svx(w->LU, w->perm, w->dz);
     for (size_t i = 0; i < w->N; i++)
         w->dz->data[i] *= w->cs->data[i];
 }
@@ -263,7 +263,7 @@ static size_t argmax_abs(const double *x, size_t n)
 static size_t singular_block(newton *w)
 {
     size_t N = w->N;
-    gsl_linalg_SV_decomp(w->J, w->V, w->sv, w->work);   /* J <- U */
+    hs_la_sv_decomp(w->J, w->V, w->sv, w->work);   /* J <- U */
     double *x = w->zt->data;
     double any = 0;
     for (size_t i = 0; i < N; i++) {

@@ -471,7 +471,7 @@ static int solve_gensymm(const reduced *r, const gsl_matrix *T, hs_ak_rows *R)
                 gsl_matrix_set(K, i, j, 0.5 * (gsl_matrix_get(r->Kr, i, j) +
                                                gsl_matrix_get(r->Kr, j, i)));
         gsl_matrix_memcpy(Mc, r->Mr);
-        rc = gsl_eigen_gensymmv(K, Mc, mu, phi, ws) ? -2 : 0;
+        rc = hs_la_gensymmv(K, Mc, mu, phi, ws) ? -2 : 0;
     }
     double mumax = 0;
     for (size_t i = 0; !rc && i < m; i++)
@@ -522,7 +522,7 @@ static int solve_nonsymm(const reduced *r, const gsl_matrix *Kt, const gsl_matri
                 gsl_matrix_set(A, m + i, m + j, -gsl_matrix_get(Ct, i, j));
             }
         }
-        rc = gsl_eigen_nonsymmv(A, s, X, ws) ? -2 : 0;
+        rc = hs_la_nonsymmv(A, s, X, ws) ? -2 : 0;
     }
     for (size_t e = 0; !rc && e < m2; e++) {
         gsl_complex se = gsl_vector_complex_get(s, e);
@@ -760,7 +760,7 @@ static int state_basis(hs_an *a, const hs_equil *eq, size_t k, hs_linear *lin, g
         gsl_matrix_set(T, lin->state[j], j, 1.0);
         for (size_t r = 0; r < k; r++)
             gsl_vector_set(x, r, -gsl_matrix_get(Gq, r, lin->state[j]));
-        gsl_linalg_LU_svx(GD, pk, x);     /* G_D dq_D = -G_I e_j */
+        hs_la_lu_svx(GD, pk, x);     /* G_D dq_D = -G_I e_j */
         for (size_t r = 0; r < k; r++)
             gsl_matrix_set(T, lin->solved[r], j, gsl_vector_get(x, r));
     }

@@ -68,7 +68,7 @@ static int svd_of(svd *v, const gsl_matrix *Gq)
         for (size_t c = 0; c < n; c++)
             gsl_matrix_set(v->A, n >= k ? c : j, n >= k ? j : c,
                            v->d[j] * gsl_matrix_get(Gq, j, c));
-    if (gsl_linalg_SV_decomp(v->A, v->V, v->s, v->work))
+    if (hs_la_sv_decomp(v->A, v->V, v->s, v->work))
         return -1;
     v->Nn = n >= k ? v->A : v->V;
     v->Kk = n >= k ? v->V : v->A;
@@ -141,7 +141,7 @@ int hs_ak_reduced_step(const gsl_matrix *Gq, const gsl_matrix *S, const double *
     }
     if (!(umax > 0 && umin > HS_AK_PIVOT_TOL * umax))
         goto done;
-    gsl_linalg_LU_svx(J, p, x);
+    hs_la_lu_svx(J, p, x);
     gsl_vector_mul(x, cs);
     for (size_t i = 0; i < n; i++)
         dq[i] = gsl_vector_get(x, i);

@@ -22,7 +22,7 @@ static int poles(const hs_statespace *ss, double *re, double *im)
     int rc = -1;
     if (A && ev && w) {
         memcpy(A->data, ss->A, N * N * sizeof *ss->A);   /* tda = N */
-        rc = gsl_eigen_nonsymm(A, ev, w) ? -2 : 0;
+        rc = hs_la_nonsymm(A, ev, w) ? -2 : 0;
         for (size_t i = 0; !rc && i < N; i++) {
             gsl_complex z = gsl_vector_complex_get(ev, i);
             re[i] = GSL_REAL(z);
@@ -171,7 +171,7 @@ static int response(const hs_statespace *ss, double w, double *re, double *im)
         for (size_t j = 0; !rc && j < nu; j++) {
             for (size_t r = 0; r < N; r++)
                 gsl_vector_complex_set(x, r, gsl_complex_rect(ss->B[r * nu + j], 0));
-            gsl_linalg_complex_LU_svx(Z, p, x);
+            hs_la_complex_lu_svx(Z, p, x);
             for (size_t i = 0; i < ny; i++)
                 for (size_t r = 0; r < N; r++) {
                     gsl_complex z = gsl_vector_complex_get(x, r);

@@ -112,7 +112,7 @@ static void lu_solve(const gsl_matrix *LU, const gsl_permutation *p, double *X, 
     for (size_t j = 0; j < c; j++) {
         for (size_t i = 0; i < r; i++)
             gsl_vector_set(v, i, X[i * c + j]);
-        gsl_linalg_LU_svx(LU, p, v);
+        hs_la_lu_svx(LU, p, v);
         for (size_t i = 0; i < r; i++)
             X[i * c + j] = gsl_vector_get(v, i);
     }

@@ -393,7 +393,7 @@ static int robust_build(hs_proj *p, hs_work *w)
                 gsl_matrix_set(&A.matrix, i, a, G[i * nf + a]);
     gsl_matrix_view V = hs_la_submatrix(p->rV, 0, 0, mn, mn);
     gsl_vector_view S = hs_la_subvector(p->rS, 0, mn);
-    if (gsl_linalg_SV_decomp_jacobi(&A.matrix, &V.matrix, &S.vector) != GSL_SUCCESS)
+    if (hs_la_sv_jacobi(&A.matrix, &V.matrix, &S.vector) != GSL_SUCCESS)
         return -1;
     p->robust = 1;
     p->a_valid = 1;

@@ -200,7 +200,7 @@ static int minnorm(const hs_model *m, hs_work *w, double t, size_t *rank_out, do
                 A->data[c * A->tda + i] = Bt[i * n + c] / D[i];
             else
                 A->data[i * A->tda + c] = Bt[i * n + c] / D[i];
-    if (gsl_linalg_SV_decomp(A, w->rV, w->rS, w->rwork) != GSL_SUCCESS) {
+    if (hs_la_sv_decomp(A, w->rV, w->rS, w->rwork) != GSL_SUCCESS) {
         hs_error_init(&w->err);
         w->fail_kind = HS_FAIL_NONFINITE;
         return hs_error_set(&w->err, HS_EXIT_NUMERIC, "the singular value decomposition of "

@@ -55,7 +55,7 @@ static int multipliers(hs_floquet *fl, hs_error *err)
         goto done;
     }
     memcpy(A->data, fl->mono, d * d * sizeof *fl->mono);
-    if (gsl_eigen_nonsymm(A, ev, ws)) {
+    if (hs_la_nonsymm(A, ev, ws)) {
         hs_error_set(err, HS_EXIT_NUMERIC, "the eigensolver did not converge on the "
                      "monodromy matrix");
         rc = HS_EXIT_NUMERIC;

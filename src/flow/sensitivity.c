@@ -223,7 +223,7 @@ static int partials(hs_fl_sens *s, double t, hs_error *err)
     for (size_t i = 0; i < np; i++) {
         for (size_t j = 0; j < n + k; j++)
             gsl_vector_set(f->col, j, -s->out[i * per + j]);
-        if (gsl_linalg_LU_svx(f->K, f->perm, f->col))
+        if (hs_la_lu_svx(f->K, f->perm, f->col))
             goto singular;
         for (size_t j = 0; j < n + k; j++) {
             double x = gsl_vector_get(f->col, j);

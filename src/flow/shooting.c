@@ -145,7 +145,7 @@ static int newton(shoot *s, const double *x, double T, double *xi, double *dT, h
             gsl_matrix_set(A, nn + 1, j, erow[j]);
         gsl_vector_set(b, nn + 1, rhs);
     }
-    if (gsl_linalg_SV_decomp(A, V, S, work)) {
+    if (hs_la_sv_decomp(A, V, S, work)) {
         hs_error_set(err, HS_EXIT_NUMERIC, "%s: the SVD of the shooting Jacobian failed",
                      s->f->m->file);
         rc = HS_EXIT_NUMERIC;

@@ -4,6 +4,7 @@
  * as one ODE. */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -444,7 +445,7 @@ static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, 
     for (size_t e = 0; e < f->bgam.cnt; e++)
         f->col->data[n + (size_t)f->bgam.r[e]] = -f->out_acc[f->bgam.off + e];
     int sgn;
-    if (gsl_linalg_LU_decomp(f->K, f->perm, &sgn) || gsl_linalg_LU_svx(f->K, f->perm, f->col))
+    if (gsl_linalg_LU_decomp(f->K, f->perm, &sgn) || hs_la_lu_svx(f->K, f->perm, f->col))
         return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
     for (size_t i = 0; i < nk; i++) {
         double x = gsl_vector_get(f->col, i);
@@ -735,6 +736,15 @@ static int propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_
     odectx c = { f, ncol, t0, err, 0, force, fctx };
     gsl_odeiv2_system sys = { ode_rhs, NULL, dim, &c };
     double span = t1 - t0, h0 = fmin(1e-3, span / 16);
+    /* a positive finite first step: GSL's driver reports "invalid hstart"
+     * and a backward interval to its handler */
+    if (!(span > 0 && span <= DBL_MAX)) {
+        free(y);
+        if (span == 0)
+            return 0;
+        return hs_error_set(err, HS_EXIT_NUMERIC, "%s: no interval to integrate from t = %.17g "
+                            "to %.17g", f->m->file, t0, t1);
+    }
     gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_standard_new(&sys, *f->step->gsl, h0,
                                                                 f->atol, f->rtol, 1, 0);
     if (!d) {

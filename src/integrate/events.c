@@ -262,8 +262,13 @@ static int trial(hs_int_run *R, double s, double *y)
     int st;
     if (R->step.multistep) {
         gsl_odeiv2_driver *d = R->ev.trial_drv;
-        double tau = R->ev.tau_start;
-        gsl_odeiv2_driver_reset_hstart(d, fmin(s, fabs(R->step.h)));
+        double tau = R->ev.tau_start, h0 = fmin(s, fabs(R->step.h));
+        /* a positive finite hstart and s > 0: GSL's driver reports neither
+         * "invalid hstart" nor an inconsistent direction */
+        if (!(h0 > 0 && h0 <= DBL_MAX && s > 0))
+            return hs_error_set(R->err, HS_EXIT_NUMERIC, "no step to take at t=%.17g while "
+                                "locating an event", R->t0 + (R->ev.tau_start + s));
+        gsl_odeiv2_driver_reset_hstart(d, h0);
         st = gsl_odeiv2_driver_apply(d, &tau, R->ev.tau_start + s, y);
     } else {
         gsl_odeiv2_step *sp = R->ev.trial_drv->s;
@@ -294,7 +299,7 @@ static double g_at(double s, void *p)
     evfun *F = p;
     hs_int_run *R = F->R;
     if (F->rc)
-        return NAN;
+        return 0;     /* finite for GSL's Brent (a non-finite value goes to its handler) */
     if (s == 0)
         return R->ev.g_start[F->e];
     if (s == F->h && !isnan(F->gh))
@@ -305,7 +310,7 @@ static double g_at(double s, void *p)
         rc = eval_g1(R, F->e, R->t0 + (R->ev.tau_start + s), R->ev.y_trial, R->ev.f_trial, &g);
     if (rc) {
         F->rc = rc;
-        return NAN;
+        return 0;     /* unused: the caller reads F->rc first */
     }
     return g;
 }
@@ -317,8 +322,13 @@ static int brent(evfun *F, gsl_root_fsolver *solver, double lo0, double hi, int 
     hs_int_run *R = F->R;
     gsl_function fn = { g_at, F };
     for (int round = 0; round < 8; round++) {
+        /* g_e(lo0) and g_e(hi) straddle 0 (a trial step is the same
+         * numbers every time), lo0 <= hi and g_at is finite: no report
+         * to GSL's handler ("endpoints do not straddle", "not finite") */
         if (gsl_root_fsolver_set(solver, &fn, lo0, hi) != GSL_SUCCESS)
             break;
+        if (F->rc)
+            return F->rc;
         double lo = lo0;
         for (int it = 0; it < 200; it++) {
             int st = gsl_root_fsolver_iterate(solver);

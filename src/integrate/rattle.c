@@ -394,7 +394,7 @@ static int full_newton(hs_int_run *R, rattle *S, double t1, double h, const doub
                             c += Gz[p] * S->Minv[m->gq_col[p]] * S->Gq0[q];
                 gsl_matrix_set(S->J, i, j, c * S->d1[i] * S->d0[j]);
             }
-        if (gsl_linalg_SV_decomp(S->J, S->JV, S->Js, S->Jw) != GSL_SUCCESS)
+        if (hs_la_sv_decomp(S->J, S->JV, S->Js, S->Jw) != GSL_SUCCESS)
             return 1;
         double s0 = gsl_vector_get(S->Js, 0);
         size_t r = 0;

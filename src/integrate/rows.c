@@ -286,7 +286,7 @@ int hs_int_interp_init(hs_int_run *R)
                 gsl_matrix_set(A, (size_t)r, (size_t)k, a);
             }
         if (gsl_linalg_LU_decomp(A, p, &sg) == GSL_SUCCESS &&
-            gsl_linalg_LU_invert(A, p, B) == GSL_SUCCESS) {
+            hs_la_lu_invert(A, p, B) == GSL_SUCCESS) {
             /* B is contiguous, tda = NW */
             memcpy(R->rows.w_inverse, B->data, sizeof R->rows.w_inverse);
             rc = 0;

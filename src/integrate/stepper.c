@@ -435,6 +435,11 @@ gsl_odeiv2_driver *hs_int_driver_new(hs_int_run *R, const hs_stepper *method)
         R->step.atol = atol;
         R->step.rtol = rtol;
     }
+    /* what GSL's driver would report to its handler: a zero or non-finite
+     * first step, a negative tolerance (a model's settings are checked
+     * positive at load; the caller reports NULL) */
+    if (!(fabs(R->step.h) > 0 && fabs(R->step.h) <= DBL_MAX && atol >= 0 && rtol >= 0))
+        return NULL;
     gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&R->step.sys, T, R->step.h, atol, rtol);
     if (!d)
         return NULL;
@@ -631,6 +636,10 @@ int hs_int_advance(hs_int_run *R, double t_stop)
     R->step.h = landing_step(R->tau, R->step.h);
     ((ctl_state *)R->step.drv->c->state)->t = R->tau;
     gsl_odeiv2_driver *d = R->step.drv;
+    /* GSL's evolve reports a step against the interval to its handler */
+    if ((tau_stop < R->tau && R->step.h > 0) || (tau_stop > R->tau && R->step.h < 0))
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "the step runs away from t=%.17g at "
+                            "t=%.17g", t_stop, R->t);
     int st = gsl_odeiv2_evolve_apply(d->e, d->c, d->s, &R->step.sys, &R->tau, tau_stop,
                                      &R->step.h, R->y);
     /* the model time: t_stop itself when the step ended there */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <gsl/gsl_blas.h>
+#include <gsl/gsl_linalg.h>
 
 /* n1 * n2 * each bytes after a header of hdr bytes, or NULL (overflow
  * included). */
@@ -250,4 +251,56 @@ int hs_la_finite(const gsl_matrix *A)
             if (!isfinite(A->data[i * A->tda + j]))
                 return 0;
     return 1;
+}
+
+int hs_la_lu_svx(const gsl_matrix *LU, const gsl_permutation *p, gsl_vector *x)
+{
+    return hs_la_lu_singular(LU) ? GSL_EDOM : gsl_linalg_LU_svx(LU, p, x);
+}
+
+int hs_la_lu_invert(const gsl_matrix *LU, const gsl_permutation *p, gsl_matrix *inverse)
+{
+    return hs_la_lu_singular(LU) ? GSL_EDOM : gsl_linalg_LU_invert(LU, p, inverse);
+}
+
+int hs_la_complex_lu_svx(const gsl_matrix_complex *LU, const gsl_permutation *p,
+                         gsl_vector_complex *x)
+{
+    return hs_la_complex_lu_singular(LU) ? GSL_EDOM : gsl_linalg_complex_LU_svx(LU, p, x);
+}
+
+int hs_la_sv_decomp(gsl_matrix *A, gsl_matrix *V, gsl_vector *S, gsl_vector *work)
+{
+    return A->size1 < A->size2 ? GSL_EUNIMPL : gsl_linalg_SV_decomp(A, V, S, work);
+}
+
+int hs_la_sv_jacobi(gsl_matrix *A, gsl_matrix *Q, gsl_vector *S)
+{
+    if (A->size1 < A->size2)
+        return GSL_EUNIMPL;
+    return hs_la_finite(A) ? gsl_linalg_SV_decomp_jacobi(A, Q, S) : GSL_ETOL;
+}
+
+int hs_la_nonsymm(gsl_matrix *A, gsl_vector_complex *eval, gsl_eigen_nonsymm_workspace *w)
+{
+    return hs_la_finite(A) ? gsl_eigen_nonsymm(A, eval, w) : GSL_EMAXITER;
+}
+
+int hs_la_nonsymmv(gsl_matrix *A, gsl_vector_complex *eval, gsl_matrix_complex *evec,
+                   gsl_eigen_nonsymmv_workspace *w)
+{
+    return hs_la_finite(A) ? gsl_eigen_nonsymmv(A, eval, evec, w) : GSL_EMAXITER;
+}
+
+int hs_la_gensymmv(gsl_matrix *A, gsl_matrix *B, gsl_vector *eval, gsl_matrix *evec,
+                   gsl_eigen_gensymmv_workspace *w)
+{
+    gsl_matrix *L = hs_la_matrix_alloc(B->size1, B->size2);
+    if (!L)
+        return GSL_ENOMEM;
+    for (size_t i = 0; i < B->size1; i++)
+        memcpy(L->data + i * L->tda, B->data + i * B->tda, B->size2 * sizeof(double));
+    int st = hs_la_cholesky(L);
+    gsl_matrix_free(L);
+    return st ? st : gsl_eigen_gensymmv(A, B, eval, evec, w);
 }

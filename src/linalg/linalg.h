@@ -15,6 +15,7 @@
 #ifndef HS_LINALG_H
 #define HS_LINALG_H
 
+#include <gsl/gsl_eigen.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_permutation.h>
@@ -66,6 +67,29 @@ int hs_la_cholesky(gsl_matrix *A);
  * singular" to GSL's handler. */
 int hs_la_lu_singular(const gsl_matrix *LU);
 int hs_la_complex_lu_singular(const gsl_matrix_complex *LU);
+/* GSL's routines behind their preconditions (the status GSL returns when
+ * its handler is off, without calling it):
+ *   hs_la_lu_svx, hs_la_lu_invert, hs_la_complex_lu_svx   GSL_EDOM on a
+ *       zero on U's diagonal ("matrix is singular")
+ *   hs_la_sv_decomp, hs_la_sv_jacobi   GSL_EUNIMPL when A has fewer rows
+ *       than columns; the Jacobi SVD GSL_ETOL on non-finite A (its sweeps
+ *       would run out: "did not reach desired tolerance")
+ *   hs_la_nonsymm, hs_la_nonsymmv   GSL_EMAXITER on non-finite A (Francis'
+ *       QR would run out of iterations)
+ *   hs_la_gensymmv   B's Cholesky tried first on a copy with hs_la_cholesky
+ *       (the same operations as the one gsl_eigen_gensymmv makes, whose
+ *       failure it reports): its status (GSL_EDOM), GSL_ENOMEM for the copy */
+int hs_la_lu_svx(const gsl_matrix *LU, const gsl_permutation *p, gsl_vector *x);
+int hs_la_lu_invert(const gsl_matrix *LU, const gsl_permutation *p, gsl_matrix *inverse);
+int hs_la_complex_lu_svx(const gsl_matrix_complex *LU, const gsl_permutation *p,
+                         gsl_vector_complex *x);
+int hs_la_sv_decomp(gsl_matrix *A, gsl_matrix *V, gsl_vector *S, gsl_vector *work);
+int hs_la_sv_jacobi(gsl_matrix *A, gsl_matrix *Q, gsl_vector *S);
+int hs_la_nonsymm(gsl_matrix *A, gsl_vector_complex *eval, gsl_eigen_nonsymm_workspace *w);
+int hs_la_nonsymmv(gsl_matrix *A, gsl_vector_complex *eval, gsl_matrix_complex *evec,
+                   gsl_eigen_nonsymmv_workspace *w);
+int hs_la_gensymmv(gsl_matrix *A, gsl_matrix *B, gsl_vector *eval, gsl_matrix *evec,
+                   gsl_eigen_gensymmv_workspace *w);
 /* 1 when every entry is finite: an iterative eigensolver or SVD (whose
  * non-convergence GSL reports to its handler) is called on finite data
  * only. */
