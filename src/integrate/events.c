@@ -2,8 +2,8 @@
  * evaluated after every accepted step (so an event never depends on the
  * output grid).  A sign change in the event's direction between the
  * step's start and end is a crossing; it is located by Brent's method
- * (GSL's gsl_root_fsolver_brent) on s -> g(y(tau_start + s)), where
- * y(tau_start + s) is the true state of a fresh step of s from the step's
+ * (GSL's gsl_root_fsolver_brent, written out in brent.c) on
+ * s -> g(y(tau_start + s)), where y(tau_start + s) is the true state of a fresh step of s from the step's
  * start: for a one-step method one step of its own kind (no longer than
  * the accepted one, so at least as accurate), for a multistep method,
  * whose history a trial step cannot use, the helper stepper of interpolate
@@ -299,7 +299,7 @@ static double g_at(double s, void *p)
     evfun *F = p;
     hs_int_run *R = F->R;
     if (F->rc)
-        return 0;     /* finite for GSL's Brent (a non-finite value goes to its handler) */
+        return NAN;
     if (s == 0)
         return R->ev.g_start[F->e];
     if (s == F->h && !isnan(F->gh))
@@ -310,7 +310,7 @@ static double g_at(double s, void *p)
         rc = eval_g1(R, F->e, R->t0 + (R->ev.tau_start + s), R->ev.y_trial, R->ev.f_trial, &g);
     if (rc) {
         F->rc = rc;
-        return 0;     /* unused: the caller reads F->rc first */
+        return NAN;
     }
     return g;
 }
@@ -322,13 +322,8 @@ static int brent(evfun *F, gsl_root_fsolver *solver, double lo0, double hi, int 
     hs_int_run *R = F->R;
     gsl_function fn = { g_at, F };
     for (int round = 0; round < 8; round++) {
-        /* g_e(lo0) and g_e(hi) straddle 0 (a trial step is the same
-         * numbers every time), lo0 <= hi and g_at is finite: no report
-         * to GSL's handler ("endpoints do not straddle", "not finite") */
-        if (gsl_root_fsolver_set(solver, &fn, lo0, hi) != GSL_SUCCESS)
-            break;
-        if (F->rc)
-            return F->rc;
+        if (!(lo0 <= hi) || gsl_root_fsolver_set(solver, &fn, lo0, hi) != GSL_SUCCESS)
+            break;                  /* GSL's set reports lo0 > hi to its handler */
         double lo = lo0;
         for (int it = 0; it < 200; it++) {
             int st = gsl_root_fsolver_iterate(solver);
@@ -544,7 +539,7 @@ static long find_crossings(hs_int_run *R, double h)
         hs_int_fail(R, R->t0 + R->ev.tau_start, R->ev.y_start);
         return -1;
     }
-    gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    gsl_root_fsolver *solver = hs_int_brent_new();
     if (!solver) {
         hs_error_nomem(R->err);
         return -1;
