@@ -19,7 +19,6 @@
 #include <string.h>
 #include <sys/time.h>
 
-
 #include "integrate/integrate.h"
 #include "model/model.h"
 #include "../run_csv.h"
