@@ -307,7 +307,8 @@ static void minnorm_lambda(newton *w, double *lambda, size_t *rank, int only_red
     if (!k)
         return;
     gsl_matrix *A = hs_la_matrix_alloc(n, k);
-    gsl_vector *tq = hs_la_vector_alloc(mn), *tz = hs_la_vector_alloc(mn), *b = hs_la_vector_alloc(n);
+    gsl_vector *tq = hs_la_vector_alloc(mn), *tz = hs_la_vector_alloc(mn);
+    gsl_vector *b = hs_la_vector_alloc(n);
     gsl_vector *x = hs_la_vector_alloc(k), *r = hs_la_vector_alloc(n), *wk = hs_la_vector_alloc(k);
     gsl_permutation *p = hs_la_permutation_alloc(k);
     if (A && tq && tz && b && x && r && wk && p) {
@@ -374,7 +375,8 @@ static int minnorm_step(newton *w)
 {
     size_t N = w->N, mn = N;
     gsl_matrix *A = hs_la_matrix_alloc(N, N);
-    gsl_vector *tq = hs_la_vector_alloc(mn), *tz = hs_la_vector_alloc(mn), *b = hs_la_vector_alloc(N);
+    gsl_vector *tq = hs_la_vector_alloc(mn), *tz = hs_la_vector_alloc(mn);
+    gsl_vector *b = hs_la_vector_alloc(N);
     gsl_vector *r = hs_la_vector_alloc(N), *wk = hs_la_vector_alloc(N);
     gsl_permutation *p = hs_la_permutation_alloc(N);
     int rc = -1;

@@ -723,7 +723,8 @@ static int state_basis(hs_an *a, const hs_equil *eq, size_t k, hs_linear *lin, g
     size_t n = a->n, m = n - k;
     gsl_matrix *Gf = jacobian_at(a, eq), *Gq = hs_la_matrix_alloc(k, n);
     gsl_matrix *A = hs_la_matrix_alloc(k, n), *GD = hs_la_matrix_alloc(k, k);
-    gsl_vector *tau = hs_la_vector_alloc(k), *norm = hs_la_vector_alloc(n), *x = hs_la_vector_alloc(k);
+    gsl_vector *tau = hs_la_vector_alloc(k), *norm = hs_la_vector_alloc(n);
+    gsl_vector *x = hs_la_vector_alloc(k);
     gsl_permutation *p = hs_la_permutation_alloc(n), *pk = hs_la_permutation_alloc(k);
     size_t *rows = calloc(k, sizeof *rows);
     int rc = 0, signum;

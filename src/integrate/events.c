@@ -3,9 +3,10 @@
  * output grid).  A sign change in the event's direction between the
  * step's start and end is a crossing; it is located by Brent's method
  * (GSL's gsl_root_fsolver_brent, written out in brent.c) on
- * s -> g(y(tau_start + s)), where y(tau_start + s) is the true state of a fresh step of s from the step's
- * start: for a one-step method one step of its own kind (no longer than
- * the accepted one, so at least as accurate), for a multistep method,
+ * s -> g(y(tau_start + s)), where y(tau_start + s) is the true state of a
+ * fresh step of s from the step's start: for a one-step method one step
+ * of its own kind (no longer than the accepted one, so at least as
+ * accurate), for a multistep method,
  * whose history a trial step cannot use, the helper stepper of interpolate
  * mode run adaptively from the start to tau_start + s.  The bracket is closed
  * to 1e-13 of the elapsed time (plus two ulps of s); the event's state is
