@@ -308,7 +308,8 @@ static int thick_restart(lanczos *L, size_t keep, int from_w)
 static int run(lanczos *L)
 {
     size_t n = L->n, h = L->mmax + 1;
-    gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(L->mmax);
+    /* size 0: GSL would report it to its handler */
+    gsl_eigen_symmv_workspace *ws = L->mmax ? gsl_eigen_symmv_alloc(L->mmax) : NULL;
     if (!ws)
         return -1;
     L->rng = 88172645463325252ULL;

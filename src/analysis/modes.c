@@ -462,7 +462,8 @@ static int solve_gensymm(const reduced *r, const gsl_matrix *T, hs_ak_rows *R)
     gsl_matrix *K = hs_la_matrix_alloc(m, m), *Mc = hs_la_matrix_alloc(m, m);
     gsl_matrix *phi = hs_la_matrix_alloc(m, m);
     gsl_vector *mu = hs_la_vector_alloc(m);
-    gsl_eigen_gensymmv_workspace *ws = gsl_eigen_gensymmv_alloc(m);
+    /* size 0: GSL would report it to its handler */
+    gsl_eigen_gensymmv_workspace *ws = m ? gsl_eigen_gensymmv_alloc(m) : NULL;
     double *y = malloc(m * sizeof *y), *dq = malloc(n * sizeof *dq);
     int rc = -1;
     if (K && Mc && phi && mu && ws && y && dq) {
@@ -510,7 +511,8 @@ static int solve_nonsymm(const reduced *r, const gsl_matrix *Kt, const gsl_matri
     gsl_matrix *A = hs_la_matrix_calloc(m2, m2);
     gsl_vector_complex *s = hs_la_vector_complex_alloc(m2);
     gsl_matrix_complex *X = hs_la_matrix_complex_alloc(m2, m2);
-    gsl_eigen_nonsymmv_workspace *ws = gsl_eigen_nonsymmv_alloc(m2);
+    /* size 0: GSL would report it to its handler */
+    gsl_eigen_nonsymmv_workspace *ws = m2 ? gsl_eigen_nonsymmv_alloc(m2) : NULL;
     double *yr = malloc(m * sizeof *yr), *yi = malloc(m * sizeof *yi);
     double *dr = malloc(n * sizeof *dr), *di = malloc(n * sizeof *di);
     int rc = -1;

@@ -18,7 +18,8 @@ static int poles(const hs_statespace *ss, double *re, double *im)
         return 0;
     gsl_matrix *A = hs_la_matrix_alloc(N, N);
     gsl_vector_complex *ev = hs_la_vector_complex_alloc(N);
-    gsl_eigen_nonsymm_workspace *w = gsl_eigen_nonsymm_alloc(N);
+    /* size 0: GSL would report it to its handler */
+    gsl_eigen_nonsymm_workspace *w = N ? gsl_eigen_nonsymm_alloc(N) : NULL;
     int rc = -1;
     if (A && ev && w) {
         memcpy(A->data, ss->A, N * N * sizeof *ss->A);   /* tda = N */
@@ -101,7 +102,8 @@ static int zeros(const hs_statespace *ss, size_t i, size_t j, double *re, double
     gsl_matrix *A = hs_la_matrix_calloc(P, P), *B = hs_la_matrix_calloc(P, P);
     gsl_vector_complex *alpha = hs_la_vector_complex_alloc(P);
     gsl_vector *beta = hs_la_vector_alloc(P);
-    gsl_eigen_gen_workspace *w = gsl_eigen_gen_alloc(P);
+    /* size 0: GSL would report it to its handler */
+    gsl_eigen_gen_workspace *w = P ? gsl_eigen_gen_alloc(P) : NULL;
     int rc = -1;
     if (A && B && alpha && beta && w) {
         double scale = 1;

@@ -48,7 +48,8 @@ static int multipliers(hs_floquet *fl, hs_error *err)
     size_t d = fl->dim;
     gsl_matrix *A = hs_la_matrix_alloc(d, d);
     gsl_vector_complex *ev = hs_la_vector_complex_alloc(d);
-    gsl_eigen_nonsymm_workspace *ws = gsl_eigen_nonsymm_alloc(d);
+    /* size 0: GSL would report it to its handler */
+    gsl_eigen_nonsymm_workspace *ws = d ? gsl_eigen_nonsymm_alloc(d) : NULL;
     int rc = 0;
     if (!A || !ev || !ws) {
         rc = hs_error_nomem(err);

@@ -745,8 +745,11 @@ static int propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_
         return hs_error_set(err, HS_EXIT_NUMERIC, "%s: no interval to integrate from t = %.17g "
                             "to %.17g", f->m->file, t0, t1);
     }
-    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_standard_new(&sys, *f->step->gsl, h0,
-                                                                f->atol, f->rtol, 1, 0);
+    /* GSL's standard control (its own allocation), the rest allocated by
+     * holosim (hs_int_gsl_driver); tolerances checked positive at load */
+    gsl_odeiv2_driver *d = hs_int_gsl_driver(&sys, *f->step->gsl, h0,
+                                             gsl_odeiv2_control_standard_new(f->atol, f->rtol,
+                                                                             1, 0));
     if (!d) {
         free(y);
         return hs_error_nomem(err);

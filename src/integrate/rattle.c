@@ -158,7 +158,8 @@ static int pinv_alloc(pinv *P, size_t k)
     P->C = hs_la_matrix_alloc(k, k);
     P->W = hs_la_matrix_alloc(k, k);
     P->ev = hs_la_vector_alloc(k);
-    P->ws = gsl_eigen_symmv_alloc(k);
+    /* size 0: GSL would report it to its handler */
+    P->ws = k ? gsl_eigen_symmv_alloc(k) : NULL;
     return P->Wd && P->s2 && P->N && P->d && P->t && P->C && P->W && P->ev && P->ws ? 0 : -1;
 }
 
