@@ -40,6 +40,7 @@ struct hs_proj {
      * G_q^T G_q), allocated at its first use */
     int msing;                      /* M singular (positive semidefinite) */
     int robust;                     /* the last factorization is robust_build's */
+    int nomem;                      /* a matrix allocated at first use could not be */
     size_t nf;                      /* free coordinates (free_idx) */
     gsl_matrix *rL, *rA, *rV;       /* nf x nf; max(nf,k) x min; min x min */
     gsl_vector *rS;                 /* min(nf, k) singular values */
@@ -236,10 +237,11 @@ static int build_A(hs_proj *p, hs_work *w)
     p->robust = 0;
     if (p->msing)
         return -1;
-    if (w->banded && !p->Ab && !(p->Ab = hs_la_matrix_alloc(k, w->bw + 1)))
+    if ((w->banded && !p->Ab && !(p->Ab = hs_la_matrix_alloc(k, w->bw + 1))) ||
+        (!w->banded && !p->A && !(p->A = hs_la_matrix_alloc(k, k)))) {
+        p->nomem = 1;
         return -1;
-    if (!w->banded && !p->A && !(p->A = hs_la_matrix_alloc(k, k)))
-        return -1;
+    }
     if (p->diagW) {
         if (w->banded)
             memset(p->Ab->data, 0, k * p->Ab->tda * sizeof(double));
@@ -332,8 +334,10 @@ static int robust_build(hs_proj *p, hs_work *w)
         p->rBt = calloc(k * n, sizeof *p->rBt);
         p->rmu = calloc(k, sizeof *p->rmu);
         p->ry = calloc(n, sizeof *p->ry);
-        if (!p->rL || !p->rA || !p->rV || !p->rS || !p->rBt || !p->rmu || !p->ry)
+        if (!p->rL || !p->rA || !p->rV || !p->rS || !p->rBt || !p->rmu || !p->ry) {
+            p->nomem = 1;
             return -1;
+        }
     }
     size_t nf = 0;
     for (size_t c = 0; c < n; c++)
@@ -405,7 +409,7 @@ static int factor_A(hs_proj *p, hs_work *w)
 {
     if (build_A(p, w) == 0)
         return 0;
-    if (w->strict && !p->msing)
+    if (p->nomem || (w->strict && !p->msing))
         return -1;
     return robust_build(p, w);
 }
@@ -530,6 +534,8 @@ static int newton(hs_proj *p, hs_work *w, double t, double *q, const double *v,
         if (build_W(p, w, t, q, v, lock, err))
             return err->code;
         if (factor_A(p, w)) {
+            if (p->nomem)
+                return hs_error_nomem(err);
             char buf[600];
             list_violations(m, p->G, tol, buf, sizeof buf);
             return hs_error_set(err, HS_EXIT_INCONSISTENT, "cannot project onto the "
@@ -676,7 +682,10 @@ static int project_velocities(hs_proj *p, hs_work *w, double t, const double *q,
         if (!p->a_valid || pass == 1) {
             if (build_W(p, w, t, q, v, lock, err))
                 return err->code;
-            if (factor_A(p, w))
+            int failed = factor_A(p, w);
+            if (failed && p->nomem)
+                return hs_error_nomem(err);
+            if (failed)
                 return hs_error_set(err, HS_EXIT_INCONSISTENT, "cannot project the "
                                     "velocities at t=%.17g: G_q W G_q^T is singular", t);
         }
