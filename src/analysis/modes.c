@@ -783,7 +783,7 @@ done:
 
 /* A = [0 I; -Mr^-1 Kr  -Mr^-1 Cr] into lin->A, in the model's time: the
  * balanced blocks times w0^2 and w0.  -1 when an entry is beyond the
- * range of doubles. */
+ * range of doubles, -2 out of memory. */
 static int state_matrix(const reduced *r, hs_linear *lin)
 {
     size_t m = r->m, m2 = 2 * m;
@@ -808,7 +808,7 @@ static int state_matrix(const reduced *r, hs_linear *lin)
         }
     }
     if (!col)
-        return -1;
+        return -2;
     gsl_vector_free(col);
     return -bad;
 }
@@ -853,7 +853,10 @@ static int linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err
     memset(&r, 0, sizeof r);
     if (!rc)
         rc = reduce(a, eq, T, &r, err);
-    if (!rc && state_matrix(&r, lin)) {
+    int sm = rc ? 0 : state_matrix(&r, lin);
+    if (sm == -2)
+        rc = hs_error_nomem(err);
+    if (sm == -1) {
         rc = hs_error_set(err, HS_EXIT_INCONSISTENT, "an entry of the state-space matrix is "
                           "beyond the range of doubles (rate scale %.3g per time unit)", r.w0);
         snprintf(err->file, sizeof err->file, "%s", a->m->file);
