@@ -94,17 +94,17 @@ static int newton_alloc(newton *w, hs_an *a)
     w->k = a->k;
     w->N = a->n + a->k;
     size_t N = w->N;
-    w->J = gsl_matrix_alloc(N, N);
-    w->V = gsl_matrix_alloc(N, N);
-    w->LU = gsl_matrix_alloc(N, N);
-    w->Gq = gsl_matrix_alloc(a->k ? a->k : 1, a->n);
-    w->S = gsl_matrix_alloc(a->n, a->n);
-    w->perm = gsl_permutation_alloc(N);
+    w->J = hs_la_matrix_alloc(N, N);
+    w->V = hs_la_matrix_alloc(N, N);
+    w->LU = hs_la_matrix_alloc(N, N);
+    w->Gq = hs_la_matrix_alloc(a->k ? a->k : 1, a->n);
+    w->S = hs_la_matrix_alloc(a->n, a->n);
+    w->perm = hs_la_permutation_alloc(N);
     gsl_vector **vecs[] = { &w->F, &w->dz, &w->z, &w->zt, &w->Ft, &w->rs, &w->cs, &w->W,
                             &w->sv, &w->work };
     int bad = !w->J || !w->V || !w->LU || !w->Gq || !w->S || !w->perm;
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
-        bad |= !(*vecs[i] = gsl_vector_alloc(N));
+        bad |= !(*vecs[i] = hs_la_vector_alloc(N));
     w->best = calloc(N, sizeof *w->best);
     w->tQ = calloc(w->n + 1, sizeof *w->tQ);
     w->tG = calloc(w->k + 1, sizeof *w->tG);
@@ -238,7 +238,7 @@ static void solve_step(newton *w)
 {
     for (size_t i = 0; i < w->N; i++)
         w->dz->data[i] = -w->rs->data[i] * w->F->data[i];
-    gsl_linalg_LU_svx(w->LU, w->perm, w->dz);
+    hs_la_lu_svx(w->LU, w->perm, w->dz);
     for (size_t i = 0; i < w->N; i++)
         w->dz->data[i] *= w->cs->data[i];
 }
@@ -263,7 +263,7 @@ static size_t argmax_abs(const double *x, size_t n)
 static size_t singular_block(newton *w)
 {
     size_t N = w->N;
-    gsl_linalg_SV_decomp(w->J, w->V, w->sv, w->work);   /* J <- U */
+    hs_la_sv_decomp(w->J, w->V, w->sv, w->work);   /* J <- U */
     double *x = w->zt->data;
     double any = 0;
     for (size_t i = 0; i < N; i++) {
@@ -306,10 +306,11 @@ static void minnorm_lambda(newton *w, double *lambda, size_t *rank, int only_red
     *rank = k;
     if (!k)
         return;
-    gsl_matrix *A = gsl_matrix_alloc(n, k);
-    gsl_vector *tq = gsl_vector_alloc(mn), *tz = gsl_vector_alloc(mn), *b = gsl_vector_alloc(n);
-    gsl_vector *x = gsl_vector_alloc(k), *r = gsl_vector_alloc(n), *wk = gsl_vector_alloc(k);
-    gsl_permutation *p = gsl_permutation_alloc(k);
+    gsl_matrix *A = hs_la_matrix_alloc(n, k);
+    gsl_vector *tq = hs_la_vector_alloc(mn), *tz = hs_la_vector_alloc(mn);
+    gsl_vector *b = hs_la_vector_alloc(n);
+    gsl_vector *x = hs_la_vector_alloc(k), *r = hs_la_vector_alloc(n), *wk = hs_la_vector_alloc(k);
+    gsl_permutation *p = hs_la_permutation_alloc(k);
     if (A && tq && tz && b && x && r && wk && p) {
         hs_ak_fill_Gq(w->a, w->Gq);
         for (size_t i = 0; i < n; i++) {
@@ -345,9 +346,9 @@ static void start_lambda(newton *w)
     minnorm_lambda(w, lambda, &rank, 0);
     if (!k || k > n || rank < k)
         return;
-    gsl_matrix *A = gsl_matrix_alloc(n, k);
-    gsl_vector *tau = gsl_vector_alloc(k), *b = gsl_vector_alloc(n), *x = gsl_vector_alloc(k);
-    gsl_vector *r = gsl_vector_alloc(n);
+    gsl_matrix *A = hs_la_matrix_alloc(n, k);
+    gsl_vector *tau = hs_la_vector_alloc(k), *b = hs_la_vector_alloc(n), *x = hs_la_vector_alloc(k);
+    gsl_vector *r = hs_la_vector_alloc(n);
     if (A && tau && b && x && r) {
         hs_ak_fill_Gq(w->a, w->Gq);
         for (size_t i = 0; i < n; i++) {
@@ -373,10 +374,11 @@ static void start_lambda(newton *w)
 static int minnorm_step(newton *w)
 {
     size_t N = w->N, mn = N;
-    gsl_matrix *A = gsl_matrix_alloc(N, N);
-    gsl_vector *tq = gsl_vector_alloc(mn), *tz = gsl_vector_alloc(mn), *b = gsl_vector_alloc(N);
-    gsl_vector *r = gsl_vector_alloc(N), *wk = gsl_vector_alloc(N);
-    gsl_permutation *p = gsl_permutation_alloc(N);
+    gsl_matrix *A = hs_la_matrix_alloc(N, N);
+    gsl_vector *tq = hs_la_vector_alloc(mn), *tz = hs_la_vector_alloc(mn);
+    gsl_vector *b = hs_la_vector_alloc(N);
+    gsl_vector *r = hs_la_vector_alloc(N), *wk = hs_la_vector_alloc(N);
+    gsl_permutation *p = hs_la_permutation_alloc(N);
     int rc = -1;
     if (A && tq && tz && b && r && wk && p) {
         gsl_matrix_memcpy(A, w->J);                        /* equilibrated */
@@ -425,7 +427,7 @@ static int fail(newton *w, hs_equil *eq, const char *why, size_t block, hs_error
     const hs_model *m = a->m;
     memcpy(eq->q, w->best, w->n * sizeof *eq->q);
     memcpy(eq->lambda, w->best + w->n, w->k * sizeof *eq->lambda);
-    gsl_vector_view bz = gsl_vector_view_array(w->best, w->N);
+    gsl_vector_view bz = hs_la_vview(w->best, w->N);
     if (residual(w, &bz.vector, w->Ft) == 0)
         residual_norms(w, w->Ft, eq);
     else
@@ -801,10 +803,8 @@ done:
 
 int hs_an_equilibrium(hs_an *a, const double *q_start, hs_equil *eq, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     int r = hs_ak_sparse(a) ? hs_ak_sparse_equilibrium(a, q_start, eq, err)
                             : equilibrium(a, q_start, eq, err);
-    hs_la_restore(h);
     return r;
 }
 

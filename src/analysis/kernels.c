@@ -434,9 +434,7 @@ int hs_ak_dense_only(const hs_an *a, const char *what, hs_error *err)
 
 hs_an *hs_an_new(hs_model *m, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     hs_an *r = an_new(m, err);
-    hs_la_restore(h);
     return r;
 }
 
@@ -577,15 +575,15 @@ void hs_ak_point(const hs_an *a, const double *q, char *buf, size_t cap)
 int hs_ak_tangent_blocked(const gsl_matrix *Gq, gsl_matrix *T, double rank_tol)
 {
     size_t k = Gq->size1, n = Gq->size2, m = n - k;
-    gsl_matrix *A = gsl_matrix_alloc(n, k), *W = gsl_matrix_alloc(k, k);
-    gsl_matrix *Y = gsl_matrix_alloc(k, m ? m : 1);
+    gsl_matrix *A = hs_la_matrix_alloc(n, k), *W = hs_la_matrix_alloc(k, k);
+    gsl_matrix *Y = hs_la_matrix_alloc(k, m ? m : 1);
     int rc = -1;
     if (!A || !W || !Y)
         goto done;
     gsl_matrix_transpose_memcpy(A, Gq);
     double r0 = 0;
     for (size_t j = 0; j < k; j++) {
-        gsl_vector_const_view c = gsl_matrix_const_column(A, j);
+        gsl_vector_const_view c = hs_la_column_const(A, j);
         r0 = fmax(r0, gsl_blas_dnrm2(&c.vector));
     }
     if (gsl_linalg_QR_decomp_r(A, W)) {
@@ -597,10 +595,10 @@ int hs_ak_tangent_blocked(const gsl_matrix *Gq, gsl_matrix *T, double rank_tol)
         rc = !(fabs(gsl_matrix_get(A, j, j)) > rank_tol * r0);
     if (rc || !m)
         goto done;
-    gsl_matrix_const_view V1 = gsl_matrix_const_submatrix(A, 0, 0, k, k);
-    gsl_matrix_const_view V2 = gsl_matrix_const_submatrix(A, k, 0, m, k);
-    gsl_matrix_view T1 = gsl_matrix_submatrix(T, 0, 0, k, m);
-    gsl_matrix_view T2 = gsl_matrix_submatrix(T, k, 0, m, m);
+    gsl_matrix_const_view V1 = hs_la_submatrix_const(A, 0, 0, k, k);
+    gsl_matrix_const_view V2 = hs_la_submatrix_const(A, k, 0, m, k);
+    gsl_matrix_view T1 = hs_la_submatrix(T, 0, 0, k, m);
+    gsl_matrix_view T2 = hs_la_submatrix(T, k, 0, m, m);
     gsl_matrix_transpose_memcpy(Y, &V2.matrix);                         /* V2^T */
     gsl_blas_dtrmm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, 1.0, W, Y);
     gsl_matrix_memcpy(&T1.matrix, Y);

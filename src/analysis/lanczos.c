@@ -19,6 +19,7 @@
  * O(n) KLU solve, converge in well under a second for the chains it is
  * meant for, without a new dependency (bench/README.md). */
 #include "internal.h"
+#include "../linalg/linalg.h"
 
 #include <float.h>
 #include <math.h>
@@ -155,8 +156,8 @@ static int ritz_converged(lanczos *L, size_t i)
 static int ritz(lanczos *L, gsl_eigen_symmv_workspace *ws)
 {
     size_t m = L->m, h = L->mmax + 1;
-    gsl_matrix *A = gsl_matrix_alloc(m, m), *S = gsl_matrix_alloc(m, m);
-    gsl_vector *th = gsl_vector_alloc(m);
+    gsl_matrix *A = hs_la_matrix_alloc(m, m), *S = hs_la_matrix_alloc(m, m);
+    gsl_vector *th = hs_la_vector_alloc(m);
     int ok = A && S && th;
     if (ok) {
         for (size_t i = 0; i < m; i++)
@@ -307,7 +308,8 @@ static int thick_restart(lanczos *L, size_t keep, int from_w)
 static int run(lanczos *L)
 {
     size_t n = L->n, h = L->mmax + 1;
-    gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(L->mmax);
+    /* size 0: GSL would report it to its handler */
+    gsl_eigen_symmv_workspace *ws = L->mmax ? gsl_eigen_symmv_alloc(L->mmax) : NULL;
     if (!ws)
         return -1;
     L->rng = 88172645463325252ULL;

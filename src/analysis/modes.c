@@ -82,7 +82,7 @@ static int congruence(const gsl_matrix *A, const gsl_matrix *T, int T_is_I, doub
         gsl_matrix_scale(X, s);
         return 0;
     }
-    gsl_matrix *AT = gsl_matrix_alloc(A->size1, T->size2);
+    gsl_matrix *AT = hs_la_matrix_alloc(A->size1, T->size2);
     if (!AT)
         return -1;
     gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, A, T, 0.0, AT);
@@ -147,12 +147,12 @@ static int reduce(hs_an *a, const hs_equil *eq, const gsl_matrix *T, reduced *r,
     memset(r, 0, sizeof *r);
     r->n = n;
     r->m = m;
-    gsl_matrix *M = gsl_matrix_alloc(n, n), *S = gsl_matrix_alloc(n, n);
-    gsl_matrix *D = gsl_matrix_alloc(n, n);
-    r->Mr = gsl_matrix_alloc(m, m);
-    r->Kr = gsl_matrix_alloc(m, m);
-    r->Cr = gsl_matrix_alloc(m, m);
-    r->L = gsl_matrix_alloc(m, m);
+    gsl_matrix *M = hs_la_matrix_alloc(n, n), *S = hs_la_matrix_alloc(n, n);
+    gsl_matrix *D = hs_la_matrix_alloc(n, n);
+    r->Mr = hs_la_matrix_alloc(m, m);
+    r->Kr = hs_la_matrix_alloc(m, m);
+    r->Cr = hs_la_matrix_alloc(m, m);
+    r->L = hs_la_matrix_alloc(m, m);
     int rc = 0;
     if (!M || !S || !D || !r->Mr || !r->Kr || !r->Cr || !r->L) {
         rc = hs_error_nomem(err);
@@ -183,7 +183,7 @@ static int reduce(hs_an *a, const hs_equil *eq, const gsl_matrix *T, reduced *r,
     }
     balance(r);
     gsl_matrix_memcpy(r->L, r->Mr);
-    if (m && gsl_linalg_cholesky_decomp1(r->L) != GSL_SUCCESS) {
+    if (m && hs_la_cholesky(r->L) != GSL_SUCCESS) {
         rc = hs_error_set(err, HS_EXIT_INCONSISTENT, "the %s is not positive definite on "
                           "the tangent space at the equilibrium", a->m->form ==
                           HS_FORM_CARTESIAN ? "mass matrix" : "metric d2T/dv2");
@@ -202,7 +202,7 @@ done:
 /* G_q at eq (k x n); NULL when out of memory. */
 static gsl_matrix *jacobian_at(hs_an *a, const hs_equil *eq)
 {
-    gsl_matrix *Gq = gsl_matrix_alloc(a->k, a->n);
+    gsl_matrix *Gq = hs_la_matrix_alloc(a->k, a->n);
     if (Gq) {
         hs_ak_eval_eq(a, eq->q);
         hs_ak_fill_Gq(a, Gq);
@@ -237,7 +237,7 @@ static int tangent_basis(hs_an *a, const hs_equil *eq, gsl_matrix **Tout, int re
         return dependent(a, n, err);
     gsl_matrix *T = NULL;
     if (!k) {
-        if (!(T = gsl_matrix_alloc(n, n)))
+        if (!(T = hs_la_matrix_alloc(n, n)))
             return hs_error_nomem(err);
         gsl_matrix_set_identity(T);
         *Tout = T;
@@ -245,7 +245,7 @@ static int tangent_basis(hs_an *a, const hs_equil *eq, gsl_matrix **Tout, int re
     }
     if (n >= BLOCKED_QR_N && k < n) {     /* full rank found by the blocked QR, else QRPT */
         gsl_matrix *G = jacobian_at(a, eq);
-        T = gsl_matrix_alloc(n, n - k);
+        T = hs_la_matrix_alloc(n, n - k);
         int b = G && T ? hs_ak_tangent_blocked(G, T, RANK_TOL) : -1;
         if (G)
             gsl_matrix_free(G);
@@ -261,10 +261,10 @@ static int tangent_basis(hs_an *a, const hs_equil *eq, gsl_matrix **Tout, int re
         gsl_matrix_free(T);
         T = NULL;
     }
-    gsl_matrix *Gq = jacobian_at(a, eq), *A = gsl_matrix_alloc(n, k);
-    gsl_matrix *Q = gsl_matrix_alloc(n, n), *R = gsl_matrix_alloc(n, k);
-    gsl_vector *tau = gsl_vector_alloc(k < n ? k : n), *norm = gsl_vector_alloc(k);
-    gsl_permutation *p = gsl_permutation_alloc(k);
+    gsl_matrix *Gq = jacobian_at(a, eq), *A = hs_la_matrix_alloc(n, k);
+    gsl_matrix *Q = hs_la_matrix_alloc(n, n), *R = hs_la_matrix_alloc(n, k);
+    gsl_vector *tau = hs_la_vector_alloc(k < n ? k : n), *norm = hs_la_vector_alloc(k);
+    gsl_permutation *p = hs_la_permutation_alloc(k);
     int rc = 0, signum;
     size_t rank = 0;
     if (!Gq || !A || !Q || !R || !tau || !norm || !p) {
@@ -282,10 +282,10 @@ static int tangent_basis(hs_an *a, const hs_equil *eq, gsl_matrix **Tout, int re
     for (size_t j = 0; j < k && !rc; j++)
         if (!allow && (j >= n || !(fabs(gsl_matrix_get(R, j, j)) > RANK_TOL * r0)))
             rc = dependent(a, gsl_permutation_get(p, j), err);
-    if (!rc && !(T = gsl_matrix_alloc(n, n - rank ? n - rank : 1)))
+    if (!rc && !(T = hs_la_matrix_alloc(n, n - rank ? n - rank : 1)))
         rc = hs_error_nomem(err);
     if (!rc && n > rank) {
-        gsl_matrix_const_view Q2 = gsl_matrix_const_submatrix(Q, 0, rank, n, n - rank);
+        gsl_matrix_const_view Q2 = hs_la_submatrix_const(Q, 0, rank, n, n - rank);
         gsl_matrix_memcpy(T, &Q2.matrix);
     }
     *rank_out = rank;
@@ -323,8 +323,8 @@ static void add_row(hs_ak_rows *R, double sigma, double omega, const double *re,
 /* dq = T y for a real y. */
 static void to_model(const gsl_matrix *T, const double *y, double *dq)
 {
-    gsl_vector_const_view yv = gsl_vector_const_view_array(y, T->size2);
-    gsl_vector_view dv = gsl_vector_view_array(dq, T->size1);
+    gsl_vector_const_view yv = hs_la_vview_const(y, T->size2);
+    gsl_vector_view dv = hs_la_vview(dq, T->size1);
     gsl_blas_dgemv(CblasNoTrans, 1.0, T, &yv.vector, 0.0, &dv.vector);
 }
 
@@ -369,7 +369,7 @@ static int solve_syevd(const reduced *r, const gsl_matrix *Kt, const gsl_matrix 
     double *A = malloc(m * m * sizeof *A), *mu = malloc(m * sizeof *mu);
     double *work = malloc((size_t)(lwork > 1 ? lwork : 1) * sizeof *work);
     int *iwork = malloc((size_t)(liwork > 1 ? liwork : 1) * sizeof *iwork);
-    gsl_matrix *DQ = gsl_matrix_alloc(m, n);
+    gsl_matrix *DQ = hs_la_matrix_alloc(m, n);
     int rc = -1;
     if (A && mu && work && iwork && DQ && !info) {
         for (size_t i = 0; i < m; i++)       /* symmetric: row- and column-major alike */
@@ -384,7 +384,7 @@ static int solve_syevd(const reduced *r, const gsl_matrix *Kt, const gsl_matrix 
     if (!rc) {
         /* the eigenvectors z_i are the rows of Z (column-major A); all at
          * once: rows y_i^T = z_i^T L^-1, then dq_i^T = y_i^T T^T */
-        gsl_matrix_view Z = gsl_matrix_view_array(A, m, m);
+        gsl_matrix_view Z = hs_la_mview(A, m, m);
         gsl_blas_dtrsm(CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, 1.0, r->L,
                        &Z.matrix);
         gsl_blas_dgemm(CblasNoTrans, CblasTrans, 1.0, &Z.matrix, T, 0.0, DQ);
@@ -440,7 +440,7 @@ static int solve_geev(const reduced *r, const gsl_matrix *Kt, const gsl_matrix *
             yr[j] = vre[j];
             yi[j] = vim ? vim[j] : 0.0;
         }
-        gsl_vector_view vr = gsl_vector_view_array(yr, m), vi = gsl_vector_view_array(yi, m);
+        gsl_vector_view vr = hs_la_vview(yr, m), vi = hs_la_vview(yi, m);
         gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, r->L, &vr.vector);
         gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, r->L, &vi.vector);
         to_model(T, yr, dr);
@@ -459,10 +459,11 @@ static int solve_geev(const reduced *r, const gsl_matrix *Kt, const gsl_matrix *
 static int solve_gensymm(const reduced *r, const gsl_matrix *T, hs_ak_rows *R)
 {
     size_t m = r->m, n = r->n;
-    gsl_matrix *K = gsl_matrix_alloc(m, m), *Mc = gsl_matrix_alloc(m, m);
-    gsl_matrix *phi = gsl_matrix_alloc(m, m);
-    gsl_vector *mu = gsl_vector_alloc(m);
-    gsl_eigen_gensymmv_workspace *ws = gsl_eigen_gensymmv_alloc(m);
+    gsl_matrix *K = hs_la_matrix_alloc(m, m), *Mc = hs_la_matrix_alloc(m, m);
+    gsl_matrix *phi = hs_la_matrix_alloc(m, m);
+    gsl_vector *mu = hs_la_vector_alloc(m);
+    /* size 0: GSL would report it to its handler */
+    gsl_eigen_gensymmv_workspace *ws = m ? gsl_eigen_gensymmv_alloc(m) : NULL;
     double *y = malloc(m * sizeof *y), *dq = malloc(n * sizeof *dq);
     int rc = -1;
     if (K && Mc && phi && mu && ws && y && dq) {
@@ -471,7 +472,7 @@ static int solve_gensymm(const reduced *r, const gsl_matrix *T, hs_ak_rows *R)
                 gsl_matrix_set(K, i, j, 0.5 * (gsl_matrix_get(r->Kr, i, j) +
                                                gsl_matrix_get(r->Kr, j, i)));
         gsl_matrix_memcpy(Mc, r->Mr);
-        rc = gsl_eigen_gensymmv(K, Mc, mu, phi, ws) ? -2 : 0;
+        rc = hs_la_gensymmv(K, Mc, mu, phi, ws) ? -2 : 0;
     }
     double mumax = 0;
     for (size_t i = 0; !rc && i < m; i++)
@@ -507,10 +508,11 @@ static int solve_nonsymm(const reduced *r, const gsl_matrix *Kt, const gsl_matri
                          const gsl_matrix *T, hs_ak_rows *R)
 {
     size_t m = r->m, n = r->n, m2 = 2 * m;
-    gsl_matrix *A = gsl_matrix_calloc(m2, m2);
-    gsl_vector_complex *s = gsl_vector_complex_alloc(m2);
-    gsl_matrix_complex *X = gsl_matrix_complex_alloc(m2, m2);
-    gsl_eigen_nonsymmv_workspace *ws = gsl_eigen_nonsymmv_alloc(m2);
+    gsl_matrix *A = hs_la_matrix_calloc(m2, m2);
+    gsl_vector_complex *s = hs_la_vector_complex_alloc(m2);
+    gsl_matrix_complex *X = hs_la_matrix_complex_alloc(m2, m2);
+    /* size 0: GSL would report it to its handler */
+    gsl_eigen_nonsymmv_workspace *ws = m2 ? gsl_eigen_nonsymmv_alloc(m2) : NULL;
     double *yr = malloc(m * sizeof *yr), *yi = malloc(m * sizeof *yi);
     double *dr = malloc(n * sizeof *dr), *di = malloc(n * sizeof *di);
     int rc = -1;
@@ -522,7 +524,7 @@ static int solve_nonsymm(const reduced *r, const gsl_matrix *Kt, const gsl_matri
                 gsl_matrix_set(A, m + i, m + j, -gsl_matrix_get(Ct, i, j));
             }
         }
-        rc = gsl_eigen_nonsymmv(A, s, X, ws) ? -2 : 0;
+        rc = hs_la_nonsymmv(A, s, X, ws) ? -2 : 0;
     }
     for (size_t e = 0; !rc && e < m2; e++) {
         gsl_complex se = gsl_vector_complex_get(s, e);
@@ -533,7 +535,7 @@ static int solve_nonsymm(const reduced *r, const gsl_matrix *Kt, const gsl_matri
             yr[j] = GSL_REAL(x);
             yi[j] = GSL_IMAG(x);
         }
-        gsl_vector_view vr = gsl_vector_view_array(yr, m), vi = gsl_vector_view_array(yi, m);
+        gsl_vector_view vr = hs_la_vview(yr, m), vi = hs_la_vview(yi, m);
         gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, r->L, &vr.vector);
         gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, r->L, &vi.vector);
         to_model(T, yr, dr);
@@ -579,7 +581,7 @@ static int eigen(const reduced *r, const gsl_matrix *T, const char *file, hs_mod
     size_t m = r->m, n = r->n, cap = 2 * m;
     hs_ak_rows R = { n, 0, malloc(cap * sizeof(double)), malloc(cap * sizeof(double)),
                malloc(cap * n * sizeof(double)), malloc(cap * n * sizeof(double)) };
-    gsl_matrix *Kt = gsl_matrix_alloc(m, m), *Ct = gsl_matrix_alloc(m, m);
+    gsl_matrix *Kt = hs_la_matrix_alloc(m, m), *Ct = hs_la_matrix_alloc(m, m);
     int rc = !R.sigma || !R.omega || !R.re || !R.im || !Kt || !Ct ? -1 : 0;
     if (!rc) {
         gsl_matrix_memcpy(Kt, r->Kr);
@@ -657,7 +659,6 @@ int hs_an_modes_lowest(hs_an *a, const hs_equil *eq, size_t count, hs_modes *md,
                      "freedom (n - k)", hs_optname(a->m->names, HS_OPT_MODE_COUNT), count, dof);
         return HS_EXIT_USAGE;
     }
-    hs_la_handler h = hs_la_quiet();
     int r;
     if (hs_ak_sparse(a)) {
         r = hs_ak_sparse_modes(a, eq, count, md, err);
@@ -666,7 +667,6 @@ int hs_an_modes_lowest(hs_an *a, const hs_equil *eq, size_t count, hs_modes *md,
         if (!r && count && md->count > count)
             md->count = count;
     }
-    hs_la_restore(h);
     return r;
 }
 
@@ -694,9 +694,9 @@ static int cmp_size(const void *pa, const void *pb)
 static int independent_rows(const gsl_matrix *Gq, size_t r, size_t *rows)
 {
     size_t k = Gq->size1, n = Gq->size2;
-    gsl_matrix *A = gsl_matrix_alloc(n, k);
-    gsl_vector *tau = gsl_vector_alloc(k < n ? k : n), *norm = gsl_vector_alloc(k);
-    gsl_permutation *p = gsl_permutation_alloc(k);
+    gsl_matrix *A = hs_la_matrix_alloc(n, k);
+    gsl_vector *tau = hs_la_vector_alloc(k < n ? k : n), *norm = hs_la_vector_alloc(k);
+    gsl_permutation *p = hs_la_permutation_alloc(k);
     int signum, rc = -1;
     if (A && tau && norm && p) {
         gsl_matrix_transpose_memcpy(A, Gq);
@@ -723,10 +723,11 @@ static int state_basis(hs_an *a, const hs_equil *eq, size_t k, hs_linear *lin, g
                        hs_error *err)
 {
     size_t n = a->n, m = n - k;
-    gsl_matrix *Gf = jacobian_at(a, eq), *Gq = gsl_matrix_alloc(k, n);
-    gsl_matrix *A = gsl_matrix_alloc(k, n), *GD = gsl_matrix_alloc(k, k);
-    gsl_vector *tau = gsl_vector_alloc(k), *norm = gsl_vector_alloc(n), *x = gsl_vector_alloc(k);
-    gsl_permutation *p = gsl_permutation_alloc(n), *pk = gsl_permutation_alloc(k);
+    gsl_matrix *Gf = jacobian_at(a, eq), *Gq = hs_la_matrix_alloc(k, n);
+    gsl_matrix *A = hs_la_matrix_alloc(k, n), *GD = hs_la_matrix_alloc(k, k);
+    gsl_vector *tau = hs_la_vector_alloc(k), *norm = hs_la_vector_alloc(n);
+    gsl_vector *x = hs_la_vector_alloc(k);
+    gsl_permutation *p = hs_la_permutation_alloc(n), *pk = hs_la_permutation_alloc(k);
     size_t *rows = calloc(k, sizeof *rows);
     int rc = 0, signum;
     if (!Gf || !Gq || !A || !GD || !tau || !norm || !x || !p || !pk || !rows ||
@@ -762,7 +763,7 @@ static int state_basis(hs_an *a, const hs_equil *eq, size_t k, hs_linear *lin, g
         gsl_matrix_set(T, lin->state[j], j, 1.0);
         for (size_t r = 0; r < k; r++)
             gsl_vector_set(x, r, -gsl_matrix_get(Gq, r, lin->state[j]));
-        gsl_linalg_LU_svx(GD, pk, x);     /* G_D dq_D = -G_I e_j */
+        hs_la_lu_svx(GD, pk, x);     /* G_D dq_D = -G_I e_j */
         for (size_t r = 0; r < k; r++)
             gsl_matrix_set(T, lin->solved[r], j, gsl_vector_get(x, r));
     }
@@ -782,14 +783,14 @@ done:
 
 /* A = [0 I; -Mr^-1 Kr  -Mr^-1 Cr] into lin->A, in the model's time: the
  * balanced blocks times w0^2 and w0.  -1 when an entry is beyond the
- * range of doubles. */
+ * range of doubles, -2 out of memory. */
 static int state_matrix(const reduced *r, hs_linear *lin)
 {
     size_t m = r->m, m2 = 2 * m;
     double *A = lin->A;
     int bad = 0;
     memset(A, 0, m2 * m2 * sizeof *A);
-    gsl_vector *col = gsl_vector_alloc(m);
+    gsl_vector *col = hs_la_vector_alloc(m);
     for (size_t i = 0; i < m; i++)
         A[i * m2 + m + i] = 1.0;
     for (int which = 0; col && which < 2; which++) {
@@ -807,7 +808,7 @@ static int state_matrix(const reduced *r, hs_linear *lin)
         }
     }
     if (!col)
-        return -1;
+        return -2;
     gsl_vector_free(col);
     return -bad;
 }
@@ -839,7 +840,7 @@ static int linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err
             lin->solved[i] = i;
         return 0;
     }
-    if (!(T = gsl_matrix_alloc(n, m)))
+    if (!(T = hs_la_matrix_alloc(n, m)))
         return hs_error_nomem(err);
     if (rank) {
         rc = state_basis(a, eq, rank, lin, T, err);
@@ -852,7 +853,10 @@ static int linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err
     memset(&r, 0, sizeof r);
     if (!rc)
         rc = reduce(a, eq, T, &r, err);
-    if (!rc && state_matrix(&r, lin)) {
+    int sm = rc ? 0 : state_matrix(&r, lin);
+    if (sm == -2)
+        rc = hs_error_nomem(err);
+    if (sm == -1) {
         rc = hs_error_set(err, HS_EXIT_INCONSISTENT, "an entry of the state-space matrix is "
                           "beyond the range of doubles (rate scale %.3g per time unit)", r.w0);
         snprintf(err->file, sizeof err->file, "%s", a->m->file);
@@ -864,9 +868,7 @@ static int linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err
 
 int hs_an_linearize(hs_an *a, const hs_equil *eq, hs_linear *lin, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     int r = linearize(a, eq, lin, err);
-    hs_la_restore(h);
     return r;
 }
 

@@ -20,6 +20,7 @@
 #include <gsl/gsl_linalg.h>
 
 #include "../dynamics/dynamics.h"
+#include "../linalg/linalg.h"
 
 #define PROJECT_MAXIT 50
 #define PROJECT_TOL 1e-12   /* max_j |G_j| / |grad G_j|, of max(1, |q|) */
@@ -51,14 +52,14 @@ static int svd_of(svd *v, const gsl_matrix *Gq)
     v->k = k;
     v->m = m;
     v->d = malloc(k * sizeof *v->d);
-    v->A = gsl_matrix_alloc(n >= k ? n : k, m);
-    v->V = gsl_matrix_alloc(m, m);
-    v->s = gsl_vector_alloc(m);
-    v->work = gsl_vector_alloc(m);
+    v->A = hs_la_matrix_alloc(n >= k ? n : k, m);
+    v->V = hs_la_matrix_alloc(m, m);
+    v->s = hs_la_vector_alloc(m);
+    v->work = hs_la_vector_alloc(m);
     if (!v->d || !v->A || !v->V || !v->s || !v->work)
         return -1;
     for (size_t j = 0; j < k; j++) {
-        gsl_vector_const_view row = gsl_matrix_const_row(Gq, j);
+        gsl_vector_const_view row = hs_la_row_const(Gq, j);
         double nr = gsl_blas_dnrm2(&row.vector);
         v->d[j] = nr > 0 ? 1 / nr : 1;
     }
@@ -67,7 +68,7 @@ static int svd_of(svd *v, const gsl_matrix *Gq)
         for (size_t c = 0; c < n; c++)
             gsl_matrix_set(v->A, n >= k ? c : j, n >= k ? j : c,
                            v->d[j] * gsl_matrix_get(Gq, j, c));
-    if (gsl_linalg_SV_decomp(v->A, v->V, v->s, v->work))
+    if (hs_la_sv_decomp(v->A, v->V, v->s, v->work))
         return -1;
     v->Nn = n >= k ? v->A : v->V;
     v->Kk = n >= k ? v->V : v->A;
@@ -94,9 +95,9 @@ int hs_ak_reduced_step(const gsl_matrix *Gq, const gsl_matrix *S, const double *
 {
     size_t k = Gq->size1, n = Gq->size2, N = n + r;
     svd v;
-    gsl_matrix *J = gsl_matrix_alloc(N, N);
-    gsl_vector *x = gsl_vector_alloc(N), *rs = gsl_vector_alloc(N), *cs = gsl_vector_alloc(N);
-    gsl_permutation *p = gsl_permutation_alloc(N);
+    gsl_matrix *J = hs_la_matrix_alloc(N, N);
+    gsl_vector *x = hs_la_vector_alloc(N), *rs = hs_la_vector_alloc(N), *cs = hs_la_vector_alloc(N);
+    gsl_permutation *p = hs_la_permutation_alloc(N);
     int rc = -1;
     if (svd_of(&v, Gq) || !J || !x || !rs || !cs || !p || r > v.m)
         goto done;
@@ -140,7 +141,7 @@ int hs_ak_reduced_step(const gsl_matrix *Gq, const gsl_matrix *S, const double *
     }
     if (!(umax > 0 && umin > HS_AK_PIVOT_TOL * umax))
         goto done;
-    gsl_linalg_LU_svx(J, p, x);
+    hs_la_lu_svx(J, p, x);
     gsl_vector_mul(x, cs);
     for (size_t i = 0; i < n; i++)
         dq[i] = gsl_vector_get(x, i);
@@ -168,7 +169,7 @@ static double scaled_G(const hs_an *a, const gsl_matrix *Gq)
 {
     double mx = 0;
     for (size_t j = 0; j < a->k; j++) {
-        gsl_vector_const_view row = gsl_matrix_const_row(Gq, j);
+        gsl_vector_const_view row = hs_la_row_const(Gq, j);
         double nr = gsl_blas_dnrm2(&row.vector);
         mx = fmax(mx, fabs(a->out_eq[a->off_G + j]) / (nr > 0 ? nr : 1));
     }
@@ -178,7 +179,7 @@ static double scaled_G(const hs_an *a, const gsl_matrix *Gq)
 int hs_ak_project(hs_an *a, double *q, size_t *rank)
 {
     size_t n = a->n, k = a->k;
-    gsl_matrix *Gq = gsl_matrix_alloc(k, n), *I = gsl_matrix_alloc(n, n);
+    gsl_matrix *Gq = hs_la_matrix_alloc(k, n), *I = hs_la_matrix_alloc(n, n);
     double *dq = calloc(n, sizeof *dq), *lam = calloc(k, sizeof *lam);
     double *zero = calloc(n, sizeof *zero), *qt = calloc(n, sizeof *qt);
     int rc = -1;

@@ -16,13 +16,14 @@ static int poles(const hs_statespace *ss, double *re, double *im)
     size_t N = ss->nx;
     if (!N)
         return 0;
-    gsl_matrix *A = gsl_matrix_alloc(N, N);
-    gsl_vector_complex *ev = gsl_vector_complex_alloc(N);
-    gsl_eigen_nonsymm_workspace *w = gsl_eigen_nonsymm_alloc(N);
+    gsl_matrix *A = hs_la_matrix_alloc(N, N);
+    gsl_vector_complex *ev = hs_la_vector_complex_alloc(N);
+    /* size 0: GSL would report it to its handler */
+    gsl_eigen_nonsymm_workspace *w = N ? gsl_eigen_nonsymm_alloc(N) : NULL;
     int rc = -1;
     if (A && ev && w) {
         memcpy(A->data, ss->A, N * N * sizeof *ss->A);   /* tda = N */
-        rc = gsl_eigen_nonsymm(A, ev, w) ? -2 : 0;
+        rc = hs_la_nonsymm(A, ev, w) ? -2 : 0;
         for (size_t i = 0; !rc && i < N; i++) {
             gsl_complex z = gsl_vector_complex_get(ev, i);
             re[i] = GSL_REAL(z);
@@ -38,9 +39,7 @@ static int poles(const hs_statespace *ss, double *re, double *im)
 
 int hs_ss_poles(const hs_statespace *ss, double *re, double *im)
 {
-    hs_la_handler h = hs_la_quiet();
     int r = poles(ss, re, im);
-    hs_la_restore(h);
     return r;
 }
 
@@ -100,10 +99,11 @@ static int zeros(const hs_statespace *ss, size_t i, size_t j, double *re, double
     int z0 = zero_transfer(ss, i, j);
     if (z0)
         return z0;
-    gsl_matrix *A = gsl_matrix_calloc(P, P), *B = gsl_matrix_calloc(P, P);
-    gsl_vector_complex *alpha = gsl_vector_complex_alloc(P);
-    gsl_vector *beta = gsl_vector_alloc(P);
-    gsl_eigen_gen_workspace *w = gsl_eigen_gen_alloc(P);
+    gsl_matrix *A = hs_la_matrix_calloc(P, P), *B = hs_la_matrix_calloc(P, P);
+    gsl_vector_complex *alpha = hs_la_vector_complex_alloc(P);
+    gsl_vector *beta = hs_la_vector_alloc(P);
+    /* size 0: GSL would report it to its handler */
+    gsl_eigen_gen_workspace *w = P ? gsl_eigen_gen_alloc(P) : NULL;
     int rc = -1;
     if (A && B && alpha && beta && w) {
         double scale = 1;
@@ -144,9 +144,7 @@ static int zeros(const hs_statespace *ss, size_t i, size_t j, double *re, double
 int hs_ss_zeros(const hs_statespace *ss, size_t i, size_t j, double *re, double *im,
                 size_t *nz)
 {
-    hs_la_handler h = hs_la_quiet();
     int r = zeros(ss, i, j, re, im, nz);
-    hs_la_restore(h);
     return r;
 }
 
@@ -159,9 +157,9 @@ static int response(const hs_statespace *ss, double w, double *re, double *im)
     }
     if (!N)
         return 0;
-    gsl_matrix_complex *Z = gsl_matrix_complex_calloc(N, N);
-    gsl_permutation *p = gsl_permutation_alloc(N);
-    gsl_vector_complex *x = gsl_vector_complex_alloc(N);
+    gsl_matrix_complex *Z = hs_la_matrix_complex_calloc(N, N);
+    gsl_permutation *p = hs_la_permutation_alloc(N);
+    gsl_vector_complex *x = hs_la_vector_complex_alloc(N);
     int rc = -1, signum;
     if (Z && p && x) {
         for (size_t r = 0; r < N; r++)
@@ -175,7 +173,7 @@ static int response(const hs_statespace *ss, double w, double *re, double *im)
         for (size_t j = 0; !rc && j < nu; j++) {
             for (size_t r = 0; r < N; r++)
                 gsl_vector_complex_set(x, r, gsl_complex_rect(ss->B[r * nu + j], 0));
-            gsl_linalg_complex_LU_svx(Z, p, x);
+            hs_la_complex_lu_svx(Z, p, x);
             for (size_t i = 0; i < ny; i++)
                 for (size_t r = 0; r < N; r++) {
                     gsl_complex z = gsl_vector_complex_get(x, r);
@@ -192,8 +190,6 @@ static int response(const hs_statespace *ss, double w, double *re, double *im)
 
 int hs_ss_response(const hs_statespace *ss, double w, double *re, double *im)
 {
-    hs_la_handler h = hs_la_quiet();
     int r = response(ss, w, re, im);
-    hs_la_restore(h);
     return r;
 }

@@ -106,13 +106,13 @@ static void from_gsl(const gsl_matrix *G, double *X)
 static void lu_solve(const gsl_matrix *LU, const gsl_permutation *p, double *X, size_t r,
                      size_t c)
 {
-    gsl_vector *v = gsl_vector_alloc(r);
+    gsl_vector *v = hs_la_vector_alloc(r);
     if (!v)
         return;
     for (size_t j = 0; j < c; j++) {
         for (size_t i = 0; i < r; i++)
             gsl_vector_set(v, i, X[i * c + j]);
-        gsl_linalg_LU_svx(LU, p, v);
+        hs_la_lu_svx(LU, p, v);
         for (size_t i = 0; i < r; i++)
             X[i * c + j] = gsl_vector_get(v, i);
     }
@@ -197,8 +197,8 @@ static int basis(const hs_linear *lin, const double *Gq, double *T)
         T[lin->state[j] * m + j] = 1.0;
     if (!k)
         return 0;
-    gsl_matrix *GD = gsl_matrix_alloc(k, k);
-    gsl_permutation *p = gsl_permutation_alloc(k);
+    gsl_matrix *GD = hs_la_matrix_alloc(k, k);
+    gsl_permutation *p = hs_la_permutation_alloc(k);
     double *X = mat(k, m);
     int signum, rc = -1;
     if (GD && p && X) {
@@ -227,7 +227,7 @@ static int kernels_at(hs_an *a, const hs_equil *eq, double *M, double *S, double
                       double *HL, double *Gq, hs_error *err)
 {
     size_t n = a->n, k = a->k;
-    gsl_matrix *g1 = gsl_matrix_alloc(n, n), *g2 = gsl_matrix_alloc(k ? k : 1, n);
+    gsl_matrix *g1 = hs_la_matrix_alloc(n, n), *g2 = hs_la_matrix_alloc(k ? k : 1, n);
     if (!g1 || !g2) {
         gsl_matrix_free(g1);
         gsl_matrix_free(g2);
@@ -313,8 +313,8 @@ static int solve_maps(size_t n, size_t k, size_t m, size_t nu, const double *A, 
 {
     size_t m2 = 2 * m;
     double *TtM = mat(m, n), *Mr = mat(m, m), *TtQ = mat(m, nu ? nu : 1);
-    gsl_matrix *LU = gsl_matrix_alloc(m, m);
-    gsl_permutation *p = gsl_permutation_alloc(m);
+    gsl_matrix *LU = hs_la_matrix_alloc(m, m);
+    gsl_permutation *p = hs_la_permutation_alloc(m);
     int rc = -1, signum;
     if (!TtM || !Mr || !TtQ || !LU || !p)
         goto done;
@@ -351,8 +351,8 @@ static int solve_maps(size_t n, size_t k, size_t m, size_t nu, const double *A, 
         goto done;
     /* P = (G_q G_q^T)^-1 G_q */
     double *GG = mat(k, k);
-    gsl_matrix *LK = gsl_matrix_alloc(k, k);
-    gsl_permutation *pk = gsl_permutation_alloc(k);
+    gsl_matrix *LK = hs_la_matrix_alloc(k, k);
+    gsl_permutation *pk = hs_la_permutation_alloc(k);
     rc = -1;
     if (GG && LK && pk) {
         for (size_t i = 0; i < k; i++)
@@ -569,9 +569,7 @@ int hs_an_statespace(hs_an *a, const hs_equil *eq, const char *const *u, size_t 
     memset(ss, 0, sizeof *ss);
     if (hs_ak_dense_only(a, "the state-space model", err))
         return err->code;
-    hs_la_handler h = hs_la_quiet();
     int r = statespace(a, eq, u, nu, y, ny, ss, err);
-    hs_la_restore(h);
     return r;
 }
 
@@ -621,8 +619,8 @@ int hs_an_point(hs_an *a, const double *q, hs_equil *eq, hs_error *err)
     for (size_t e = 0; e < a->gq.cnt && !rc; e++)
         Gq[(size_t)a->gq.r[e] * n + (size_t)a->gq.c[e]] = a->out_eq[a->off_Gq + e];
     if (!rc && k) {          /* least squares: lambda = -(G_q G_q^T)^-1 G_q Q */
-        gsl_matrix *LK = gsl_matrix_alloc(k, k);
-        gsl_permutation *p = gsl_permutation_alloc(k);
+        gsl_matrix *LK = hs_la_matrix_alloc(k, k);
+        gsl_permutation *p = hs_la_permutation_alloc(k);
         int signum;
         if (!LK || !p) {
             rc = hs_error_nomem(err);

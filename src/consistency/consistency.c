@@ -40,6 +40,7 @@ struct hs_proj {
      * G_q^T G_q), allocated at its first use */
     int msing;                      /* M singular (positive semidefinite) */
     int robust;                     /* the last factorization is robust_build's */
+    int nomem;                      /* a matrix allocated at first use could not be */
     size_t nf;                      /* free coordinates (free_idx) */
     gsl_matrix *rL, *rA, *rV;       /* nf x nf; max(nf,k) x min; min x min */
     gsl_vector *rS;                 /* min(nf, k) singular values */
@@ -67,9 +68,9 @@ static hs_proj *proj_new(const hs_model *m)
     p->free_idx = calloc(n, sizeof *p->free_idx);
     p->fixed = calloc(k, 1);
     p->Wd = calloc(n, sizeof *p->Wd);
-    p->work3k = gsl_vector_alloc(3 * k);
-    p->mu = gsl_vector_alloc(k);
-    p->Mff = gsl_matrix_alloc(nf, nf);
+    p->work3k = hs_la_vector_alloc(3 * k);
+    p->mu = hs_la_vector_alloc(k);
+    p->Mff = hs_la_matrix_alloc(nf, nf);
     if (!p->G || !p->Gt || !p->Gnew || !p->r || !p->W || !p->Mfull || !p->WGt || !p->dq ||
         !p->qtry || !p->free_idx || !p->fixed || !p->Wd || !p->Md || !p->work3k || !p->mu ||
         !p->Mff) {
@@ -81,9 +82,7 @@ static hs_proj *proj_new(const hs_model *m)
 
 hs_proj *hs_proj_new(const hs_model *m)
 {
-    hs_la_handler h = hs_la_quiet();
     hs_proj *r = proj_new(m);
-    hs_la_restore(h);
     return r;
 }
 
@@ -168,11 +167,11 @@ static int build_W(hs_proj *p, hs_work *w, double t, const double *q, const doub
     for (size_t i = 0; i < n; i++)
         if (!lock || !lock[i])
             p->free_idx[nf++] = i;
-    gsl_matrix_view F = gsl_matrix_submatrix(p->Mff, 0, 0, nf, nf);
+    gsl_matrix_view F = hs_la_submatrix(p->Mff, 0, 0, nf, nf);
     for (size_t a = 0; a < nf; a++)
         for (size_t b = 0; b < nf; b++)
             gsl_matrix_set(&F.matrix, a, b, p->Mfull[p->free_idx[a] * n + p->free_idx[b]]);
-    if (nf && (gsl_linalg_cholesky_decomp1(&F.matrix) != GSL_SUCCESS ||
+    if (nf && (hs_la_cholesky(&F.matrix) != GSL_SUCCESS ||
                gsl_linalg_cholesky_invert(&F.matrix) != GSL_SUCCESS)) {
         for (size_t i = 0; i < n; i++)
             if (!(p->Mfull[i * n + i] >= 0) || !m->k)
@@ -238,10 +237,11 @@ static int build_A(hs_proj *p, hs_work *w)
     p->robust = 0;
     if (p->msing)
         return -1;
-    if (w->banded && !p->Ab && !(p->Ab = gsl_matrix_alloc(k, w->bw + 1)))
+    if ((w->banded && !p->Ab && !(p->Ab = hs_la_matrix_alloc(k, w->bw + 1))) ||
+        (!w->banded && !p->A && !(p->A = hs_la_matrix_alloc(k, k)))) {
+        p->nomem = 1;
         return -1;
-    if (!w->banded && !p->A && !(p->A = gsl_matrix_alloc(k, k)))
-        return -1;
+    }
     if (p->diagW) {
         if (w->banded)
             memset(p->Ab->data, 0, k * p->Ab->tda * sizeof(double));
@@ -287,10 +287,10 @@ static int build_A(hs_proj *p, hs_work *w)
             set_A(p, w, i > j ? i : j, i > j ? j : i, 0);
         set_A(p, w, i, i, 1);
     }
-    gsl_matrix_view A = gsl_matrix_submatrix(w->banded ? p->Ab : p->A, 0, 0, k,
+    gsl_matrix_view A = hs_la_submatrix(w->banded ? p->Ab : p->A, 0, 0, k,
                                              w->banded ? w->bw + 1 : k);
     if (w->banded ? hs_la_band_cholesky(&A.matrix) != 0
-                  : gsl_linalg_cholesky_decomp1(&A.matrix) != GSL_SUCCESS)
+                  : hs_la_cholesky(&A.matrix) != GSL_SUCCESS)
         return -1;
     /* the squared ratio of the smallest to the largest pivot is a cheap
      * guess of the reciprocal condition; GSL's estimate runs when the
@@ -327,15 +327,17 @@ static int robust_build(hs_proj *p, hs_work *w)
     const double *Gz = w->pos + k;
     if (!p->rBt) {
         size_t mn = n < k ? n : k;
-        p->rL = gsl_matrix_alloc(n, n);
-        p->rA = gsl_matrix_alloc(n > k ? n : k, mn);
-        p->rV = gsl_matrix_alloc(mn, mn);
-        p->rS = gsl_vector_alloc(mn);
+        p->rL = hs_la_matrix_alloc(n, n);
+        p->rA = hs_la_matrix_alloc(n > k ? n : k, mn);
+        p->rV = hs_la_matrix_alloc(mn, mn);
+        p->rS = hs_la_vector_alloc(mn);
         p->rBt = calloc(k * n, sizeof *p->rBt);
         p->rmu = calloc(k, sizeof *p->rmu);
         p->ry = calloc(n, sizeof *p->ry);
-        if (!p->rL || !p->rA || !p->rV || !p->rS || !p->rBt || !p->rmu || !p->ry)
+        if (!p->rL || !p->rA || !p->rV || !p->rS || !p->rBt || !p->rmu || !p->ry) {
+            p->nomem = 1;
             return -1;
+        }
     }
     size_t nf = 0;
     for (size_t c = 0; c < n; c++)
@@ -344,7 +346,7 @@ static int robust_build(hs_proj *p, hs_work *w)
     p->nf = nf;
     if (!nf)
         return -1;
-    gsl_matrix_view Lv = gsl_matrix_submatrix(p->rL, 0, 0, nf, nf);
+    gsl_matrix_view Lv = hs_la_submatrix(p->rL, 0, 0, nf, nf);
     gsl_matrix *L = &Lv.matrix;
     for (size_t a = 0; a < nf; a++)
         for (size_t b = 0; b < nf; b++) {
@@ -379,23 +381,23 @@ static int robust_build(hs_proj *p, hs_work *w)
                     for (size_t b = 0; b < nf; b++)
                         *gsl_matrix_ptr(L, a, b) += alpha * G[i * nf + a] * G[i * nf + b];
     }
-    if (gsl_linalg_cholesky_decomp1(L) != GSL_SUCCESS)
+    if (hs_la_cholesky(L) != GSL_SUCCESS)
         return -1;
     for (size_t i = 0; i < k; i++) {
-        gsl_vector_view x = gsl_vector_view_array(G + i * nf, nf);
+        gsl_vector_view x = hs_la_vview(G + i * nf, nf);
         gsl_blas_dtrsv(CblasLower, CblasNoTrans, CblasNonUnit, L, &x.vector);
     }
     size_t mn = nf < k ? nf : k;
-    gsl_matrix_view A = gsl_matrix_submatrix(p->rA, 0, 0, nf >= k ? nf : k, mn);
+    gsl_matrix_view A = hs_la_submatrix(p->rA, 0, 0, nf >= k ? nf : k, mn);
     for (size_t i = 0; i < k; i++)
         for (size_t a = 0; a < nf; a++)
             if (nf >= k)
                 gsl_matrix_set(&A.matrix, a, i, G[i * nf + a]);
             else
                 gsl_matrix_set(&A.matrix, i, a, G[i * nf + a]);
-    gsl_matrix_view V = gsl_matrix_submatrix(p->rV, 0, 0, mn, mn);
-    gsl_vector_view S = gsl_vector_subvector(p->rS, 0, mn);
-    if (gsl_linalg_SV_decomp_jacobi(&A.matrix, &V.matrix, &S.vector) != GSL_SUCCESS)
+    gsl_matrix_view V = hs_la_submatrix(p->rV, 0, 0, mn, mn);
+    gsl_vector_view S = hs_la_subvector(p->rS, 0, mn);
+    if (hs_la_sv_jacobi(&A.matrix, &V.matrix, &S.vector) != GSL_SUCCESS)
         return -1;
     p->robust = 1;
     p->a_valid = 1;
@@ -407,7 +409,7 @@ static int factor_A(hs_proj *p, hs_work *w)
 {
     if (build_A(p, w) == 0)
         return 0;
-    if (w->strict && !p->msing)
+    if (p->nomem || (w->strict && !p->msing))
         return -1;
     return robust_build(p, w);
 }
@@ -439,8 +441,8 @@ static void robust_step(hs_proj *p, const double *rhs, double *out)
     for (size_t i = 0; i < k; i++)
         for (size_t a = 0; a < nf; a++)
             p->ry[a] += p->rBt[i * nf + a] * p->rmu[i];
-    gsl_matrix_view Lv = gsl_matrix_submatrix(p->rL, 0, 0, nf, nf);
-    gsl_vector_view y = gsl_vector_view_array(p->ry, nf);
+    gsl_matrix_view Lv = hs_la_submatrix(p->rL, 0, 0, nf, nf);
+    gsl_vector_view y = hs_la_vview(p->ry, nf);
     gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, &Lv.matrix, &y.vector);
     memset(out, 0, n * sizeof *out);
     for (size_t a = 0; a < nf; a++)
@@ -456,13 +458,13 @@ static void solve_step(hs_proj *p, hs_work *w, const double *rhs, double *out)
         robust_step(p, rhs, out);
         return;
     }
-    gsl_vector_view mu = gsl_vector_subvector(p->mu, 0, k);
+    gsl_vector_view mu = hs_la_subvector(p->mu, 0, k);
     for (size_t i = 0; i < k; i++)
         mu.vector.data[i] = p->fixed[i] ? 0 : rhs[i];
     if (w->banded) {
         hs_la_band_svx(p->Ab, mu.vector.data);
     } else {
-        gsl_matrix_view A = gsl_matrix_submatrix(p->A, 0, 0, k, k);
+        gsl_matrix_view A = hs_la_submatrix(p->A, 0, 0, k, k);
         gsl_linalg_cholesky_svx(&A.matrix, &mu.vector);
     }
     if (p->diagW) {
@@ -532,6 +534,8 @@ static int newton(hs_proj *p, hs_work *w, double t, double *q, const double *v,
         if (build_W(p, w, t, q, v, lock, err))
             return err->code;
         if (factor_A(p, w)) {
+            if (p->nomem)
+                return hs_error_nomem(err);
             char buf[600];
             list_violations(m, p->G, tol, buf, sizeof buf);
             return hs_error_set(err, HS_EXIT_INCONSISTENT, "cannot project onto the "
@@ -678,7 +682,10 @@ static int project_velocities(hs_proj *p, hs_work *w, double t, const double *q,
         if (!p->a_valid || pass == 1) {
             if (build_W(p, w, t, q, v, lock, err))
                 return err->code;
-            if (factor_A(p, w))
+            int failed = factor_A(p, w);
+            if (failed && p->nomem)
+                return hs_error_nomem(err);
+            if (failed)
                 return hs_error_set(err, HS_EXIT_INCONSISTENT, "cannot project the "
                                     "velocities at t=%.17g: G_q W G_q^T is singular", t);
         }
@@ -727,9 +734,7 @@ static int proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
 int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
                   const unsigned char *lock, double tol, int min_steps, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     int r = proj_apply(p, w, t, q, v, lock, tol, min_steps, err);
-    hs_la_restore(h);
     return r;
 }
 
@@ -872,8 +877,6 @@ out:
 int hs_cons_start(const hs_model *m, hs_work *w, double *q, double *v,
                   FILE *report, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     int r = cons_start(m, w, q, v, report, err);
-    hs_la_restore(h);
     return r;
 }

@@ -42,10 +42,10 @@ static size_t rank_of(const hs_model *m, hs_work *w, double t, const double *q,
         return k;
     if (hs_dyn_constraints(m, w, t, q, NULL, NULL))
         return k;     /* a domain error here is reported by the caller later */
-    gsl_matrix *A = gsl_matrix_alloc(n, k);
-    gsl_vector *tau = gsl_vector_alloc(n < k ? n : k);
-    gsl_permutation *perm = gsl_permutation_alloc(k);
-    gsl_vector *norm = gsl_vector_alloc(k);
+    gsl_matrix *A = hs_la_matrix_alloc(n, k);
+    gsl_vector *tau = hs_la_vector_alloc(n < k ? n : k);
+    gsl_permutation *perm = hs_la_permutation_alloc(k);
+    gsl_vector *norm = hs_la_vector_alloc(k);
     size_t rank = k;
     if (!A || !tau || !perm || !norm)
         goto out;
@@ -98,8 +98,6 @@ out:
 size_t hs_cons_rank(const hs_model *m, hs_work *w, double t, const double *q,
                     char *msg, size_t cap, size_t *first_dependent)
 {
-    hs_la_handler h = hs_la_quiet();     /* GSL's aborting handler off (linalg.h) */
     size_t r = rank_of(m, w, t, q, msg, cap, first_dependent);
-    hs_la_restore(h);
     return r;
 }

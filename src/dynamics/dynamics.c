@@ -64,7 +64,7 @@ static int build_pairs(const hs_model *m, hs_work *w)
     w->banded = k >= HS_BAND_MIN_K && w->bw * HS_BAND_RATIO <= k;
     if (w->banded && w->bw == 0)
         w->bw = 1;            /* room for the norm slot the condition estimate reads */
-    if (w->banded && !(w->Cb = gsl_matrix_alloc(k, w->bw + 1)))
+    if (w->banded && !(w->Cb = hs_la_matrix_alloc(k, w->bw + 1)))
         goto out;
     rc = 0;
 out:
@@ -93,14 +93,14 @@ static hs_work *work_new(const hs_model *m)
              ALLOC(w->tab_hint, m->ntab);
 #undef ALLOC
     size_t nM = m->mass_kind == HS_MASS_FULL && !m->chain ? n : 1;   /* a dense metric */
-    w->M = gsl_matrix_alloc(nM, nM);
-    w->z = gsl_vector_alloc(n);
-    w->tmpn = gsl_vector_alloc(n);
+    w->M = hs_la_matrix_alloc(nM, nM);
+    w->z = hs_la_vector_alloc(n);
+    w->tmpn = hs_la_vector_alloc(n);
     if (k) {
         if (m->mass_kind == HS_MASS_FULL)
-            w->Y = gsl_matrix_alloc(k, n);
-        w->rhs = gsl_vector_alloc(k);
-        w->work3k = gsl_vector_alloc(3 * k);
+            w->Y = hs_la_matrix_alloc(k, n);
+        w->rhs = hs_la_vector_alloc(k);
+        w->work3k = hs_la_vector_alloc(3 * k);
     }
     if (!ok || !w->M || !w->z || !w->tmpn ||
         (k && ((m->mass_kind == HS_MASS_FULL && !w->Y) || !w->rhs || !w->work3k))) {
@@ -123,7 +123,7 @@ static hs_work *work_new(const hs_model *m)
         hs_work_free(w);
         return NULL;
     }
-    if (k && !w->banded && !(w->C = gsl_matrix_alloc(k, k))) {  /* dense C only */
+    if (k && !w->banded && !(w->C = hs_la_matrix_alloc(k, k))) {  /* dense C only */
         hs_work_free(w);
         return NULL;
     }
@@ -132,9 +132,7 @@ static hs_work *work_new(const hs_model *m)
 
 hs_work *hs_work_new(const hs_model *m)
 {
-    hs_la_handler h = hs_la_quiet();
     hs_work *r = work_new(m);
-    hs_la_restore(h);
     return r;
 }
 
@@ -245,7 +243,7 @@ static int factor_mass(const hs_model *m, hs_work *w, const double *dyn, double 
         src += i + 1;
         negative |= !(src[-1] >= 0);
     }
-    if (negative || gsl_linalg_cholesky_decomp1(w->M) != GSL_SUCCESS) {
+    if (negative || hs_la_cholesky(w->M) != GSL_SUCCESS) {
         if (!negative && m->k)
             return 1;
         hs_error_init(&w->err);
@@ -530,9 +528,7 @@ static int accel(const hs_model *m, hs_work *w, double t, const double *q,
 int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
                  const double *v, double *a, double *Lambda)
 {
-    hs_la_handler h = hs_la_quiet();
     int r = m->chain ? chain_accel(m, w, t, q, v, a) : accel(m, w, t, q, v, a, Lambda);
-    hs_la_restore(h);
     return r;
 }
 

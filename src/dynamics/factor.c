@@ -19,7 +19,7 @@ void hs_dyn_solve_mass(const hs_model *m, hs_work *w, double *x)
             x[i] *= w->Minv[i];
         return;
     }
-    gsl_vector_view xv = gsl_vector_view_array(x, m->n);
+    gsl_vector_view xv = hs_la_vview(x, m->n);
     gsl_linalg_cholesky_svx(w->M, &xv.vector);
 }
 
@@ -56,7 +56,7 @@ int hs_dyn_factor_C(hs_work *w, const hs_csys *s, size_t redundant, double t)
     } else {
         for (size_t i = 0; i < k; i++)
             w->Cdiag[i] = s->C->data[i * s->C->tda + i];
-        st = gsl_linalg_cholesky_decomp1(s->C);
+        st = hs_la_cholesky(s->C);
         for (size_t i = 0; st == GSL_SUCCESS && i < k; i++) {
             double l = s->C->data[i * s->C->tda + i];
             weak |= l * l < tau * w->Cdiag[i];
@@ -74,7 +74,7 @@ int hs_dyn_factor_C(hs_work *w, const hs_csys *s, size_t redundant, double t)
         }
         rcond = (lo / hi) * (lo / hi);
         if (w->full_rcond || !(rcond >= HS_RCOND_PROXY)) {
-            gsl_vector_view wk = gsl_vector_subvector(w->work3k, 0, 3 * k);
+            gsl_vector_view wk = hs_la_subvector(w->work3k, 0, 3 * k);
             if (s->banded)
                 gsl_linalg_cholesky_band_rcond(s->Cb, &rcond, &wk.vector);
             else

@@ -5,6 +5,7 @@
  * the pairs of them that share a column, its bandwidth) changes only at
  * events and is rebuilt at the first evaluation after one. */
 #include "internal.h"
+#include "../linalg/linalg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -109,7 +110,7 @@ static void rebuild(const hs_model *m, const hs_work *w, hs_heldwork *h)
     }
     if (h->banded && h->bw == 0)
         h->bw = 1;            /* room for the norm slot the condition estimate reads */
-    gsl_matrix_view v = gsl_matrix_view_array(h->buf, kh ? kh : 1,
+    gsl_matrix_view v = hs_la_mview(h->buf, kh ? kh : 1,
                                               h->banded ? h->bw + 1 : (kh ? kh : 1));
     h->C = v.matrix;
     h->dirty = 0;

@@ -2,6 +2,7 @@
  * (dynamics.h): redundant constraints, singular positions, singular mass
  * matrices.  Only where the Cholesky paths of dynamics.c cannot serve. */
 #include "internal.h"
+#include "../linalg/linalg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -34,11 +35,11 @@ int hs_dyn_robust_alloc(const hs_model *m, hs_work *w)
     size_t n = m->n, k = m->k, p = n < k ? n : k;
     if (w->rL)
         return 0;
-    w->rL = gsl_matrix_alloc(n, n);
-    w->rA = gsl_matrix_alloc(n >= k ? n : k, p);
-    w->rV = gsl_matrix_alloc(p, p);
-    w->rS = gsl_vector_alloc(p);
-    w->rwork = gsl_vector_alloc(p);
+    w->rL = hs_la_matrix_alloc(n, n);
+    w->rA = hs_la_matrix_alloc(n >= k ? n : k, p);
+    w->rV = hs_la_matrix_alloc(p, p);
+    w->rS = hs_la_vector_alloc(p);
+    w->rwork = hs_la_vector_alloc(p);
     w->rH = calloc(p * p, sizeof *w->rH);
     w->rc = calloc(p, sizeof *w->rc);
     w->rD = calloc(k, sizeof *w->rD);
@@ -158,14 +159,14 @@ static int factor_system(const hs_model *m, hs_work *w, double t, const double *
                 }
             }
     }
-    if (gsl_linalg_cholesky_decomp1(L) != GSL_SUCCESS)
+    if (hs_la_cholesky(L) != GSL_SUCCESS)
         return hs_dyn_saddle_singular(m, w, t, Md);
-    gsl_vector_view bv = gsl_vector_view_array(b, n);
+    gsl_vector_view bv = hs_la_vview(b, n);
     gsl_blas_dtrsv(CblasLower, CblasNoTrans, CblasNonUnit, L, &bv.vector);   /* b = L^-1 Q_r */
     for (size_t i = 0; i < k; i++) {
         double *x = Bt + i * n;
         memcpy(x, G + i * n, n * sizeof *x);
-        gsl_vector_view xv = gsl_vector_view_array(x, n);
+        gsl_vector_view xv = hs_la_vview(x, n);
         gsl_blas_dtrsv(CblasLower, CblasNoTrans, CblasNonUnit, L, &xv.vector);
         double s = g[i];
         for (size_t c = 0; c < n; c++)
@@ -199,7 +200,7 @@ static int minnorm(const hs_model *m, hs_work *w, double t, size_t *rank_out, do
                 A->data[c * A->tda + i] = Bt[i * n + c] / D[i];
             else
                 A->data[i * A->tda + c] = Bt[i * n + c] / D[i];
-    if (gsl_linalg_SV_decomp(A, w->rV, w->rS, w->rwork) != GSL_SUCCESS) {
+    if (hs_la_sv_decomp(A, w->rV, w->rS, w->rwork) != GSL_SUCCESS) {
         hs_error_init(&w->err);
         w->fail_kind = HS_FAIL_NONFINITE;
         return hs_error_set(&w->err, HS_EXIT_NUMERIC, "the singular value decomposition of "
@@ -230,9 +231,9 @@ static int minnorm(const hs_model *m, hs_work *w, double t, size_t *rank_out, do
     }
     memset(w->Lambda, 0, k * sizeof *w->Lambda);
     if (rank) {
-        gsl_matrix_view Hv = gsl_matrix_view_array(H, rank, rank);
-        gsl_vector_view cv = gsl_vector_view_array(cc, rank);
-        if (gsl_linalg_cholesky_decomp1(&Hv.matrix) != GSL_SUCCESS ||
+        gsl_matrix_view Hv = hs_la_mview(H, rank, rank);
+        gsl_vector_view cv = hs_la_vview(cc, rank);
+        if (hs_la_cholesky(&Hv.matrix) != GSL_SUCCESS ||
             gsl_linalg_cholesky_svx(&Hv.matrix, &cv.vector) != GSL_SUCCESS)
             return hs_dyn_singular_C(w, t, 1, 0);
         for (size_t i = 0; i < k; i++) {
@@ -287,7 +288,7 @@ static int accelerations(const hs_model *m, hs_work *w, double t, const double *
                 acc[c] += Bt[i * n + c] * w->Lambda[i];
                 b[c] += fabs(Bt[i * n + c] * w->Lambda[i]);
             }
-    gsl_vector_view av = gsl_vector_view_array(acc, n);
+    gsl_vector_view av = hs_la_vview(acc, n);
     gsl_blas_dtrsv(CblasLower, CblasTrans, CblasNonUnit, w->rL, &av.vector);
     /* the residual's scale: the terms before they cancel (the forces and
      * the reactions that balance them, |b| + |B^T Lambda| through L's

@@ -46,16 +46,17 @@ void hs_fl_floquet_free(hs_floquet *fl)
 static int multipliers(hs_floquet *fl, hs_error *err)
 {
     size_t d = fl->dim;
-    gsl_matrix *A = gsl_matrix_alloc(d, d);
-    gsl_vector_complex *ev = gsl_vector_complex_alloc(d);
-    gsl_eigen_nonsymm_workspace *ws = gsl_eigen_nonsymm_alloc(d);
+    gsl_matrix *A = hs_la_matrix_alloc(d, d);
+    gsl_vector_complex *ev = hs_la_vector_complex_alloc(d);
+    /* size 0: GSL would report it to its handler */
+    gsl_eigen_nonsymm_workspace *ws = d ? gsl_eigen_nonsymm_alloc(d) : NULL;
     int rc = 0;
     if (!A || !ev || !ws) {
         rc = hs_error_nomem(err);
         goto done;
     }
     memcpy(A->data, fl->mono, d * d * sizeof *fl->mono);
-    if (gsl_eigen_nonsymm(A, ev, ws)) {
+    if (hs_la_nonsymm(A, ev, ws)) {
         hs_error_set(err, HS_EXIT_NUMERIC, "the eigensolver did not converge on the "
                      "monodromy matrix");
         rc = HS_EXIT_NUMERIC;
@@ -146,17 +147,13 @@ done:
 
 int hs_fl_floquet(hs_fl *f, double T, hs_floquet *fl, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     int rc = floquet(f, NULL, T, fl, err);
-    hs_la_restore(h);
     return rc;
 }
 
 int hs_fl_floquet_at(hs_fl *f, const double *x0, double T, hs_floquet *fl, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     int rc = floquet(f, x0, T, fl, err);
-    hs_la_restore(h);
     return rc;
 }
 
@@ -274,8 +271,6 @@ done:
 int hs_fl_lyapunov(hs_fl *f, double T, double dt, int spectrum, hs_fl_row_fn row, void *ctx,
                    size_t *count, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     int rc = lyapunov(f, T, dt, spectrum, row, ctx, count, err);
-    hs_la_restore(h);
     return rc;
 }

@@ -224,7 +224,7 @@ static int partials(hs_fl_sens *s, double t, hs_error *err)
     for (size_t i = 0; i < np; i++) {
         for (size_t j = 0; j < n + k; j++)
             gsl_vector_set(f->col, j, -s->out[i * per + j]);
-        if (gsl_linalg_LU_svx(f->K, f->perm, f->col))
+        if (hs_la_lu_svx(f->K, f->perm, f->col))
             goto singular;
         for (size_t j = 0; j < n + k; j++) {
             double x = gsl_vector_get(f->col, j);
@@ -325,12 +325,10 @@ int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row
         rc = hs_run_times(m, t_end, dt, &step, &steps, err);
     for (long i = 0; !rc && i <= steps; i++) {
         double ti = i == steps ? t_end : hs_grid_time(m->t0, i, step);
-        hs_la_handler h = hs_la_quiet();
         if (ti > t)
             rc = hs_fl_propagate_forced(f, t, ti, x, S, np, force, s, err);
         if (!rc)
             rc = multipliers(s, ti, x, S, lam, dlam, err);
-        hs_la_restore(h);
         t = ti;
         if (!rc)
             rc = row(ti, x, lam, S, dlam, ctx);

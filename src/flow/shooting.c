@@ -109,9 +109,9 @@ static int newton(shoot *s, const double *x, double T, double *xi, double *dT, h
 {
     size_t nn = s->nn, d = s->d, aut = (size_t)s->aut, cons = (size_t)s->cons;
     size_t rows = nn + aut + cons, cols = d + aut;
-    gsl_matrix *A = gsl_matrix_calloc(rows, cols), *V = gsl_matrix_alloc(cols, cols);
-    gsl_vector *S = gsl_vector_alloc(cols), *work = gsl_vector_alloc(cols);
-    gsl_vector *b = gsl_vector_alloc(rows), *sol = gsl_vector_alloc(cols);
+    gsl_matrix *A = hs_la_matrix_calloc(rows, cols), *V = hs_la_matrix_alloc(cols, cols);
+    gsl_vector *S = hs_la_vector_alloc(cols), *work = hs_la_vector_alloc(cols);
+    gsl_vector *b = hs_la_vector_alloc(rows), *sol = hs_la_vector_alloc(cols);
     double *fT = calloc(2 * nn + d + 1, sizeof *fT), *f0 = fT + nn, *erow = f0 + nn;
     int rc = 0;
     if (!A || !V || !S || !work || !b || !sol || !fT) {
@@ -145,7 +145,7 @@ static int newton(shoot *s, const double *x, double T, double *xi, double *dT, h
             gsl_matrix_set(A, nn + 1, j, erow[j]);
         gsl_vector_set(b, nn + 1, rhs);
     }
-    if (gsl_linalg_SV_decomp(A, V, S, work)) {
+    if (hs_la_sv_decomp(A, V, S, work)) {
         hs_error_set(err, HS_EXIT_NUMERIC, "%s: the SVD of the shooting Jacobian failed",
                      s->f->m->file);
         rc = HS_EXIT_NUMERIC;
@@ -275,9 +275,7 @@ int hs_fl_find_orbit(hs_fl *f, double *x, double *T, int *steps, double *resid,
     if (!rc && s.cons && hs_dyn_energy(f->m, s.w, f->m->t0, x, x + f->n, &s.E0))
         rc = hs_error_adopt(err, &s.w->err, HS_EXIT_NUMERIC);
     if (!rc) {
-        hs_la_handler h = hs_la_quiet();
         rc = iterate(&s, x, T, steps, resid, err);
-        hs_la_restore(h);
     }
     shoot_free(&s);
     return rc;

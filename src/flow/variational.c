@@ -4,6 +4,7 @@
  * as one ODE. */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,11 +280,11 @@ static int fl_alloc(hs_fl *f, hs_error *err)
     f->regs = calloc(nregs + 1, sizeof *f->regs);
     f->out_acc = calloc(f->nacc + 1, sizeof *f->out_acc);
     f->out_jac = calloc(f->njac + 1, sizeof *f->out_jac);
-    f->K = gsl_matrix_alloc(nk, nk);
-    f->perm = gsl_permutation_alloc(nk);
-    f->rhs = gsl_matrix_alloc(nk, 2 * n + 1);
-    f->rhsp = gsl_matrix_alloc(nk, 2 * n + 1);
-    f->col = gsl_vector_alloc(nk);
+    f->K = hs_la_matrix_alloc(nk, nk);
+    f->perm = hs_la_permutation_alloc(nk);
+    f->rhs = hs_la_matrix_alloc(nk, 2 * n + 1);
+    f->rhsp = hs_la_matrix_alloc(nk, 2 * n + 1);
+    f->col = hs_la_vector_alloc(nk);
     f->Aq = calloc(nk * n + 1, sizeof *f->Aq);
     f->Av = calloc(nk * n + 1, sizeof *f->Av);
     f->a = calloc(n + 1, sizeof *f->a);
@@ -322,9 +323,7 @@ static hs_fl *fl_new(hs_model *m, hs_error *err)
 
 hs_fl *hs_fl_new(hs_model *m, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     hs_fl *f = fl_new(m, err);
-    hs_la_restore(h);
     return f;
 }
 
@@ -446,7 +445,7 @@ static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, 
     for (size_t e = 0; e < f->bgam.cnt; e++)
         f->col->data[n + (size_t)f->bgam.r[e]] = -f->out_acc[f->bgam.off + e];
     int sgn;
-    if (gsl_linalg_LU_decomp(f->K, f->perm, &sgn) || gsl_linalg_LU_svx(f->K, f->perm, f->col))
+    if (gsl_linalg_LU_decomp(f->K, f->perm, &sgn) || hs_la_lu_svx(f->K, f->perm, f->col))
         return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
     for (size_t i = 0; i < nk; i++) {
         double x = gsl_vector_get(f->col, i);
@@ -477,7 +476,7 @@ static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, 
                2 * n * sizeof *R);
     R = f->rhsp->data;
     lr = f->rhsp->tda;
-    gsl_matrix_view X = gsl_matrix_submatrix(f->rhsp, 0, 0, n + k, 2 * n);
+    gsl_matrix_view X = hs_la_submatrix(f->rhsp, 0, 0, n + k, 2 * n);
     gsl_blas_dtrsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, -1.0, f->K, &X.matrix);
     gsl_blas_dtrsm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, 1.0, f->K, &X.matrix);
     for (size_t i = 0; i < n + k; i++)
@@ -494,9 +493,7 @@ static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, 
 int hs_fl_accel(hs_fl *f, double t, const double *q, const double *v, double *a,
                 double *lam, double *Aq, double *Av, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     int rc = accel(f, t, q, v, Aq || Av, err);
-    hs_la_restore(h);
     if (rc)
         return rc;
     size_t n = f->n;
@@ -542,10 +539,10 @@ static int tangent(hs_fl *f, double t, const double *q, const double *v, double 
     if (!all_finite(f->out_acc, f->nacc))
         return fail(f, t, "a non-finite value of G_q or dGdot/dq", err);
     /* A = J^T (2n x 2k), J = [G_q 0; dGdot/dq G_q] */
-    gsl_matrix *A = gsl_matrix_calloc(nn, kk), *Q = gsl_matrix_alloc(nn, nn);
-    gsl_matrix *R = gsl_matrix_alloc(nn, kk);
-    gsl_vector *tau = gsl_vector_alloc(kk), *norm = gsl_vector_alloc(kk);
-    gsl_permutation *p = gsl_permutation_alloc(kk);
+    gsl_matrix *A = hs_la_matrix_calloc(nn, kk), *Q = hs_la_matrix_alloc(nn, nn);
+    gsl_matrix *R = hs_la_matrix_alloc(nn, kk);
+    gsl_vector *tau = hs_la_vector_alloc(kk), *norm = hs_la_vector_alloc(kk);
+    gsl_permutation *p = hs_la_permutation_alloc(kk);
     int rc = 0, sgn;
     if (!A || !Q || !R || !tau || !norm || !p) {
         rc = hs_error_nomem(err);
@@ -581,9 +578,7 @@ done:
 int hs_fl_tangent(hs_fl *f, double t, const double *q, const double *v, double *B,
                   size_t *dim, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     int rc = tangent(f, t, q, v, B, dim, err);
-    hs_la_restore(h);
     return rc;
 }
 
@@ -599,8 +594,8 @@ static int project(hs_fl *f, double t, const double *q, const double *v, double 
     hs_fl_eval_acc(f, t, q, v);
     if (!all_finite(f->out_acc, f->nacc))
         return fail(f, t, "a non-finite value of G_q or dGdot/dq", err);
-    gsl_matrix *A = gsl_matrix_calloc(nn, kk);
-    gsl_vector *tau = gsl_vector_alloc(kk), *w = gsl_vector_alloc(nn);
+    gsl_matrix *A = hs_la_matrix_calloc(nn, kk);
+    gsl_vector *tau = hs_la_vector_alloc(kk), *w = hs_la_vector_alloc(nn);
     int rc = 0;
     if (!A || !tau || !w) {
         rc = hs_error_nomem(err);
@@ -640,9 +635,7 @@ done:
 int hs_fl_project(hs_fl *f, double t, const double *q, const double *v, double *P,
                   size_t ncol, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     int rc = project(f, t, q, v, P, ncol, err);
-    hs_la_restore(h);
     return rc;
 }
 
@@ -698,7 +691,7 @@ static int accel_dir(hs_fl *f, double t, const double *P, size_t ncol, double *d
     blk_mul(&f->bSv, f->out_jac, Pv, R + n * ncol, ncol);
     for (size_t i = 0; i < nk; i++)           /* rows permuted as the LU's */
         memcpy(X + i * ncol, R + f->perm->data[i] * ncol, ncol * sizeof *X);
-    gsl_matrix_view Xv = gsl_matrix_view_array(X, nk, ncol);
+    gsl_matrix_view Xv = hs_la_mview(X, nk, ncol);
     gsl_blas_dtrsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, -1.0, f->K, &Xv.matrix);
     gsl_blas_dtrsm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, 1.0, f->K, &Xv.matrix);
     if (!all_finite(X, n * ncol))
@@ -743,8 +736,20 @@ static int propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_
     odectx c = { f, ncol, t0, err, 0, force, fctx };
     gsl_odeiv2_system sys = { ode_rhs, NULL, dim, &c };
     double span = t1 - t0, h0 = fmin(1e-3, span / 16);
-    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_standard_new(&sys, *f->step->gsl, h0,
-                                                                f->atol, f->rtol, 1, 0);
+    /* a positive finite first step: GSL's driver reports "invalid hstart"
+     * and a backward interval to its handler */
+    if (!(span > 0 && span <= DBL_MAX)) {
+        free(y);
+        if (span == 0)
+            return 0;
+        return hs_error_set(err, HS_EXIT_NUMERIC, "%s: no interval to integrate from t = %.17g "
+                            "to %.17g", f->m->file, t0, t1);
+    }
+    /* GSL's standard control (its own allocation), the rest allocated by
+     * holosim (hs_int_gsl_driver); tolerances checked positive at load */
+    gsl_odeiv2_driver *d = hs_int_gsl_driver(&sys, *f->step->gsl, h0,
+                                             gsl_odeiv2_control_standard_new(f->atol, f->rtol,
+                                                                             1, 0));
     if (!d) {
         free(y);
         return hs_error_nomem(err);
@@ -779,18 +784,14 @@ void hs_fl_counts(const hs_fl *f, unsigned long *steps, unsigned long *evals)
 int hs_fl_propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
                     hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     int rc = propagate(f, t0, t1, x, P, ncol, NULL, NULL, err);
-    hs_la_restore(h);
     return rc;
 }
 
 int hs_fl_propagate_forced(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
                            hs_fl_force_fn force, void *fctx, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     int rc = propagate(f, t0, t1, x, P, ncol, force, fctx, err);
-    hs_la_restore(h);
     return rc;
 }
 

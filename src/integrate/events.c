@@ -2,10 +2,11 @@
  * evaluated after every accepted step (so an event never depends on the
  * output grid).  A sign change in the event's direction between the
  * step's start and end is a crossing; it is located by Brent's method
- * (GSL's gsl_root_fsolver_brent) on s -> g(y(tau_start + s)), where
- * y(tau_start + s) is the true state of a fresh step of s from the step's
- * start: for a one-step method one step of its own kind (no longer than
- * the accepted one, so at least as accurate), for a multistep method,
+ * (GSL's gsl_root_fsolver_brent, written out in brent.c) on
+ * s -> g(y(tau_start + s)), where y(tau_start + s) is the true state of a
+ * fresh step of s from the step's start: for a one-step method one step
+ * of its own kind (no longer than the accepted one, so at least as
+ * accurate), for a multistep method,
  * whose history a trial step cannot use, the helper stepper of interpolate
  * mode run adaptively from the start to tau_start + s.  The bracket is closed
  * to 1e-13 of the elapsed time (plus two ulps of s); the event's state is
@@ -262,8 +263,13 @@ static int trial(hs_int_run *R, double s, double *y)
     int st;
     if (R->step.multistep) {
         gsl_odeiv2_driver *d = R->ev.trial_drv;
-        double tau = R->ev.tau_start;
-        gsl_odeiv2_driver_reset_hstart(d, fmin(s, fabs(R->step.h)));
+        double tau = R->ev.tau_start, h0 = fmin(s, fabs(R->step.h));
+        /* a positive finite hstart and s > 0: GSL's driver reports neither
+         * "invalid hstart" nor an inconsistent direction */
+        if (!(h0 > 0 && h0 <= DBL_MAX && s > 0))
+            return hs_error_set(R->err, HS_EXIT_NUMERIC, "no step to take at t=%.17g while "
+                                "locating an event", R->t0 + (R->ev.tau_start + s));
+        gsl_odeiv2_driver_reset_hstart(d, h0);
         st = gsl_odeiv2_driver_apply(d, &tau, R->ev.tau_start + s, y);
     } else {
         gsl_odeiv2_step *sp = R->ev.trial_drv->s;
@@ -317,8 +323,8 @@ static int brent(evfun *F, gsl_root_fsolver *solver, double lo0, double hi, int 
     hs_int_run *R = F->R;
     gsl_function fn = { g_at, F };
     for (int round = 0; round < 8; round++) {
-        if (gsl_root_fsolver_set(solver, &fn, lo0, hi) != GSL_SUCCESS)
-            break;
+        if (!(lo0 <= hi) || gsl_root_fsolver_set(solver, &fn, lo0, hi) != GSL_SUCCESS)
+            break;                  /* GSL's set reports lo0 > hi to its handler */
         double lo = lo0;
         for (int it = 0; it < 200; it++) {
             int st = gsl_root_fsolver_iterate(solver);
@@ -534,7 +540,7 @@ static long find_crossings(hs_int_run *R, double h)
         hs_int_fail(R, R->t0 + R->ev.tau_start, R->ev.y_start);
         return -1;
     }
-    gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    gsl_root_fsolver *solver = hs_int_brent_new();
     if (!solver) {
         hs_error_nomem(R->err);
         return -1;

@@ -332,8 +332,6 @@ static int run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_erro
 
 int hs_run(const hs_model *m, const hs_run_opts *o, hs_summary *sum, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     int r = run(m, o, sum, err);
-    hs_la_restore(h);
     return r;
 }

@@ -124,6 +124,15 @@ typedef struct hs_stepper {
     void (*reset)(struct hs_int_run *R);
 } hs_stepper;
 
+/* GSL's driver (as gsl_odeiv2_driver_alloc_*), built here: the step of
+ * type T (its state from T->alloc), an evolve, the control c (taken over,
+ * freed on failure), first step h (nonzero, finite); GSL's allocators
+ * report a failed allocation of a state, holosim's own types' included,
+ * to GSL's handler.  NULL when out of memory; gsl_odeiv2_driver_free frees
+ * it. */
+gsl_odeiv2_driver *hs_int_gsl_driver(const gsl_odeiv2_system *sys, const gsl_odeiv2_step_type *T,
+                                     double h, gsl_odeiv2_control *c);
+
 /* Every method, in the order `holosim help methods` lists them; NULL ends it. */
 extern const hs_stepper *const hs_steppers[];
 /* The method of that name, or NULL. */

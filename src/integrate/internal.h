@@ -22,6 +22,7 @@
 #define HS_INTEGRATE_INTERNAL_H
 
 #include <gsl/gsl_odeiv2.h>
+#include <gsl/gsl_roots.h>
 
 #include "../consistency/consistency.h"
 #include "../dynamics/dynamics.h"
@@ -192,6 +193,12 @@ int hs_int_jacobian(double tau, const double y[], double *dfdy, double dfdt[], v
 /* The driver of a gsl_odeiv2 method with holosim's control; NULL when out
  * of memory. */
 gsl_odeiv2_driver *hs_int_driver_new(hs_int_run *R, const hs_stepper *method);
+/* GSL's Brent root solver (gsl_root_fsolver_brent), operation for
+ * operation, as a solver of GSL's interface allocated here (brent.c):
+ * endpoints that do not straddle 0 give GSL_EINVAL, a non-finite function
+ * value GSL_EBADFUNC, as GSL's return when its handler is off, without
+ * reaching it; NULL when out of memory; gsl_root_fsolver_free frees it. */
+gsl_root_fsolver *hs_int_brent_new(void);
 void hs_int_driver_free(gsl_odeiv2_driver *d);  /* NULL is fine */
 /* Let the energy balance steer R->drv's steps too (R->wb set). */
 void hs_int_balance_control(hs_int_run *R);

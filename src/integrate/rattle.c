@@ -48,6 +48,7 @@
  * events are the method itself run from the step's start for the part of
  * the step asked for: they keep the constraints as the steps do. */
 #include "internal.h"
+#include "../linalg/linalg.h"
 
 #include <float.h>
 #include <math.h>
@@ -154,10 +155,11 @@ static int pinv_alloc(pinv *P, size_t k)
     P->N = calloc(k * k, sizeof *P->N);
     P->d = calloc(k, sizeof *P->d);
     P->t = calloc(k, sizeof *P->t);
-    P->C = gsl_matrix_alloc(k, k);
-    P->W = gsl_matrix_alloc(k, k);
-    P->ev = gsl_vector_alloc(k);
-    P->ws = gsl_eigen_symmv_alloc(k);
+    P->C = hs_la_matrix_alloc(k, k);
+    P->W = hs_la_matrix_alloc(k, k);
+    P->ev = hs_la_vector_alloc(k);
+    /* size 0: GSL would report it to its handler */
+    P->ws = k ? gsl_eigen_symmv_alloc(k) : NULL;
     return P->Wd && P->s2 && P->N && P->d && P->t && P->C && P->W && P->ev && P->ws ? 0 : -1;
 }
 
@@ -358,10 +360,10 @@ static int full_newton(hs_int_run *R, rattle *S, double t1, double h, const doub
     hs_work *w = R->w;
     size_t k = m->k;
     if (!S->J) {
-        S->J = gsl_matrix_alloc(k, k);
-        S->JV = gsl_matrix_alloc(k, k);
-        S->Js = gsl_vector_alloc(k);
-        S->Jw = gsl_vector_alloc(k);
+        S->J = hs_la_matrix_alloc(k, k);
+        S->JV = hs_la_matrix_alloc(k, k);
+        S->Js = hs_la_vector_alloc(k);
+        S->Jw = hs_la_vector_alloc(k);
         S->d0 = calloc(k, sizeof *S->d0);
         S->d1 = calloc(k, sizeof *S->d1);
         if (!S->J || !S->JV || !S->Js || !S->Jw || !S->d0 || !S->d1)
@@ -393,7 +395,7 @@ static int full_newton(hs_int_run *R, rattle *S, double t1, double h, const doub
                             c += Gz[p] * S->Minv[m->gq_col[p]] * S->Gq0[q];
                 gsl_matrix_set(S->J, i, j, c * S->d1[i] * S->d0[j]);
             }
-        if (gsl_linalg_SV_decomp(S->J, S->JV, S->Js, S->Jw) != GSL_SUCCESS)
+        if (hs_la_sv_decomp(S->J, S->JV, S->Js, S->Jw) != GSL_SUCCESS)
             return 1;
         double s0 = gsl_vector_get(S->Js, 0);
         size_t r = 0;

@@ -1,6 +1,7 @@
 /* Output rows (internal.h): grid times, what a row computes, rows inside a
  * step (interpolate mode) and the progress line. */
 #include "internal.h"
+#include "../linalg/linalg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -269,9 +270,9 @@ static const double wnode[HS_INT_NP] = {
 int hs_int_interp_init(hs_int_run *R)
 {
     /* rows: W(-1), W(0), W(1), then W'(u_j) for the seven points */
-    gsl_matrix *A = gsl_matrix_alloc(HS_INT_NW, HS_INT_NW);
-    gsl_matrix *B = gsl_matrix_alloc(HS_INT_NW, HS_INT_NW);
-    gsl_permutation *p = gsl_permutation_alloc(HS_INT_NW);
+    gsl_matrix *A = hs_la_matrix_alloc(HS_INT_NW, HS_INT_NW);
+    gsl_matrix *B = hs_la_matrix_alloc(HS_INT_NW, HS_INT_NW);
+    gsl_permutation *p = hs_la_permutation_alloc(HS_INT_NW);
     int sg, rc = -1;
     if (A && B && p) {
         static const double wu[3] = { -1, 0, 1 };
@@ -285,7 +286,7 @@ int hs_int_interp_init(hs_int_run *R)
                 gsl_matrix_set(A, (size_t)r, (size_t)k, a);
             }
         if (gsl_linalg_LU_decomp(A, p, &sg) == GSL_SUCCESS &&
-            gsl_linalg_LU_invert(A, p, B) == GSL_SUCCESS) {
+            hs_la_lu_invert(A, p, B) == GSL_SUCCESS) {
             /* B is contiguous, tda = NW */
             memcpy(R->rows.w_inverse, B->data, sizeof R->rows.w_inverse);
             rc = 0;

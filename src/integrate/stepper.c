@@ -426,6 +426,37 @@ void hs_int_bsimp_tune(gsl_odeiv2_step *step, const hs_settings *set, double ato
     ((shift_state *)step->state)->scale = set->rtol > 0 ? set->atol / set->rtol : 1.0;
 }
 
+gsl_odeiv2_driver *hs_int_gsl_driver(const gsl_odeiv2_system *sys, const gsl_odeiv2_step_type *T,
+                                     double h, gsl_odeiv2_control *c)
+{
+    size_t dim = sys->dimension;
+    gsl_odeiv2_driver *d = calloc(1, sizeof *d);
+    gsl_odeiv2_step *s = malloc(sizeof *s);
+    gsl_odeiv2_evolve *e = malloc(sizeof *e);
+    double *v[4];
+    int ok = d && s && e && c;
+    for (int i = 0; i < 4; i++)
+        ok &= (v[i] = malloc((dim ? dim : 1) * sizeof(double))) != NULL;
+    void *state = ok ? T->alloc(dim) : NULL;  /* GSL's types report their own OOM */
+    if (!state) {
+        for (int i = 0; i < 4; i++)
+            free(v[i]);
+        free(d);
+        free(s);
+        free(e);
+        if (c)
+            gsl_odeiv2_control_free(c);
+        return NULL;
+    }
+    *s = (gsl_odeiv2_step){ T, dim, state };
+    *e = (gsl_odeiv2_evolve){ dim, v[0], v[1], v[2], v[3], 0.0, 0, 0, NULL };
+    *d = (gsl_odeiv2_driver){ .sys = sys, .s = s, .c = c, .e = e, .h = h, .hmax = DBL_MAX };
+    gsl_odeiv2_step_set_driver(s, d);
+    gsl_odeiv2_evolve_set_driver(e, d);
+    gsl_odeiv2_control_set_driver(c, d);
+    return d;
+}
+
 gsl_odeiv2_driver *hs_int_driver_new(hs_int_run *R, const hs_stepper *method)
 {
     const hs_settings *s = &R->m->set;
@@ -435,22 +466,26 @@ gsl_odeiv2_driver *hs_int_driver_new(hs_int_run *R, const hs_stepper *method)
         R->step.atol = atol;
         R->step.rtol = rtol;
     }
-    gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&R->step.sys, T, R->step.h, atol, rtol);
-    if (!d)
+    /* what GSL's driver would report to its handler: a zero or non-finite
+     * first step, a negative tolerance (a model's settings are checked
+     * positive at load; the caller reports NULL) */
+    if (!(fabs(R->step.h) > 0 && fabs(R->step.h) <= DBL_MAX && atol >= 0 && rtol >= 0))
         return NULL;
-    gsl_odeiv2_control *c = gsl_odeiv2_control_alloc(&ctl_type);
-    if (!c || gsl_odeiv2_control_init(c, atol, rtol, 1.0, 0.0) != GSL_SUCCESS) {
-        if (c)
-            gsl_odeiv2_control_free(c);
-        gsl_odeiv2_driver_free(d);
+    /* the control, the step, the driver allocated here (GSL's _alloc
+     * report a failed allocation of a state to its handler) */
+    gsl_odeiv2_control *c = malloc(sizeof *c);
+    ctl_state *cs = c ? ctl_alloc() : NULL;
+    if (!cs) {
+        free(c);
         return NULL;
     }
-    ((ctl_state *)c->state)->nctl = 2 * R->m->n;
-    ((ctl_state *)c->state)->work_steers =
-        (method->flags & (HS_STEP_IMPLICIT | HS_STEP_MULTISTEP)) != 0;
-    gsl_odeiv2_control_free(d->c);
-    d->c = c;
-    gsl_odeiv2_control_set_driver(c, d);
+    *c = (gsl_odeiv2_control){ &ctl_type, cs };
+    gsl_odeiv2_control_init(c, atol, rtol, 1.0, 0.0);   /* atol, rtol >= 0 (above) */
+    cs->nctl = 2 * R->m->n;
+    cs->work_steers = (method->flags & (HS_STEP_IMPLICIT | HS_STEP_MULTISTEP)) != 0;
+    gsl_odeiv2_driver *d = hs_int_gsl_driver(&R->step.sys, T, R->step.h, c);
+    if (!d)
+        return NULL;
     if (method->tune)
         method->tune(d->s, s, atol, rtol, 2 * R->m->n);
     return d;
@@ -631,6 +666,10 @@ int hs_int_advance(hs_int_run *R, double t_stop)
     R->step.h = landing_step(R->tau, R->step.h);
     ((ctl_state *)R->step.drv->c->state)->t = R->tau;
     gsl_odeiv2_driver *d = R->step.drv;
+    /* GSL's evolve reports a step against the interval to its handler */
+    if ((tau_stop < R->tau && R->step.h > 0) || (tau_stop > R->tau && R->step.h < 0))
+        return hs_error_set(R->err, HS_EXIT_NUMERIC, "the step runs away from t=%.17g at "
+                            "t=%.17g", t_stop, R->t);
     int st = gsl_odeiv2_evolve_apply(d->e, d->c, d->s, &R->step.sys, &R->tau, tau_stop,
                                      &R->step.h, R->y);
     /* the model time: t_stop itself when the step ended there */

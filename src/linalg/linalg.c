@@ -2,39 +2,6 @@
 #include "linalg.h"
 
 #include <math.h>
-#include <pthread.h>
-
-/* The guard of GSL's handler (linalg.h): the threads inside an entry
- * point, and the handler the first of them found.  Nesting inside one
- * thread is counted per thread and takes no lock (an entry point called
- * from inside another, hs_dyn_accel at every step of hs_run, costs an
- * increment); the lock is taken once per outermost entry point. */
-static pthread_mutex_t quiet_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long quiet_threads;
-static gsl_error_handler_t *quiet_saved;
-static _Thread_local unsigned long quiet_depth;
-
-hs_la_handler hs_la_quiet(void)
-{
-    if (quiet_depth++ == 0) {
-        pthread_mutex_lock(&quiet_lock);
-        if (quiet_threads++ == 0)
-            quiet_saved = gsl_set_error_handler_off();
-        pthread_mutex_unlock(&quiet_lock);
-    }
-    return NULL;
-}
-
-void hs_la_restore(hs_la_handler h)
-{
-    (void)h;
-    if (quiet_depth == 0 || --quiet_depth > 0)
-        return;
-    pthread_mutex_lock(&quiet_lock);
-    if (quiet_threads && --quiet_threads == 0)
-        gsl_set_error_handler(quiet_saved);
-    pthread_mutex_unlock(&quiet_lock);
-}
 
 /* The tridiagonal case (b = 1: the chains), the general loops written out:
  * the same operations in the same order, so the same bits. */
@@ -273,7 +240,7 @@ void hs_la_small_minnorm(const gsl_matrix *C, const unsigned char *skip, double 
             H[i * m + j] = H[j * m + i] = h;
         }
     }
-    gsl_matrix_view Hv = gsl_matrix_view_array(H, m, m);
+    gsl_matrix_view Hv = hs_la_mview(H, m, m);
     if (hs_la_small_cholesky(&Hv.matrix))
         return;
     hs_la_small_svx(&Hv.matrix, y);

@@ -15,29 +15,85 @@
 #ifndef HS_LINALG_H
 #define HS_LINALG_H
 
+#include <gsl/gsl_eigen.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_matrix.h>
+#include <gsl/gsl_permutation.h>
+#include <gsl/gsl_vector.h>
 
 /* GSL reports errors through a process-wide handler whose default aborts.
- * The library never relies on its caller having switched it off and never
- * leaves a caller's handler replaced: each exported entry point that
- * reaches GSL runs between hs_la_quiet() (handler off) and
- * hs_la_restore() (the caller's put back), and reads GSL's
- * status codes.  Nested entry points nest, and so do entry points running
- * at once in several threads (libholosim): a mutex guards a count of the
- * threads inside an entry point (nesting within a thread is counted per
- * thread, without the lock), the first one in saves the caller's handler
- * and switches it off, the last one out puts it back (linalg.c).  The
- * compromise left: GSL's handler is one per process, so while any entry
- * point runs in any thread it is off for every thread (a host thread's
- * own GSL calls in that window return their status without calling its
- * handler), and a handler the host installs in that window is replaced by
- * the saved one when the last entry point leaves.  hs_la_restore's
- * argument is the value hs_la_quiet returned (NULL, kept for the callers:
- * the counts decide). */
-typedef gsl_error_handler_t *hs_la_handler;
-hs_la_handler hs_la_quiet(void);
-void hs_la_restore(hs_la_handler h);
+ * holosim never touches that handler and calls no GSL function in a way
+ * that reaches it: GSL's storage is allocated here, through malloc (an
+ * out of memory is ours to report), views are made here (an empty one
+ * instead of GSL's error on a zero size), the Cholesky factorization is
+ * GSL's algorithm written out with a status code where GSL's calls its
+ * handler, and every other routine gets its preconditions checked at the
+ * call (a singular LU factor, non-finite input to an iterative
+ * eigensolver or SVD, dimensions).  doc/architecture.md, Errors, lists
+ * what guards each routine. */
+
+/* Storage in one malloc'd block with owner 0, so gsl_matrix_free,
+ * gsl_vector_free, gsl_permutation_free (its data apart) and the complex
+ * ones free it; any size, 0 included; NULL when out of memory. */
+gsl_matrix *hs_la_matrix_alloc(size_t n1, size_t n2);
+gsl_matrix *hs_la_matrix_calloc(size_t n1, size_t n2);
+gsl_vector *hs_la_vector_alloc(size_t n);
+gsl_permutation *hs_la_permutation_alloc(size_t n);
+gsl_matrix_complex *hs_la_matrix_complex_alloc(size_t n1, size_t n2);
+gsl_matrix_complex *hs_la_matrix_complex_calloc(size_t n1, size_t n2);
+gsl_vector_complex *hs_la_vector_complex_alloc(size_t n);
+
+/* GSL's views and submatrices, except that a zero size or a range outside
+ * the parent gives the all-zero view GSL returns after reporting an error
+ * (what holosim received while it switched the handler off). */
+gsl_matrix_view hs_la_mview(double *base, size_t n1, size_t n2);
+_gsl_matrix_const_view hs_la_mview_const(const double *base, size_t n1, size_t n2);
+gsl_vector_view hs_la_vview(double *base, size_t n);
+_gsl_vector_const_view hs_la_vview_const(const double *base, size_t n);
+gsl_matrix_view hs_la_submatrix(gsl_matrix *m, size_t i, size_t j, size_t n1, size_t n2);
+_gsl_matrix_const_view hs_la_submatrix_const(const gsl_matrix *m, size_t i, size_t j,
+                                            size_t n1, size_t n2);
+gsl_vector_view hs_la_subvector(gsl_vector *v, size_t i, size_t n);
+_gsl_vector_const_view hs_la_row_const(const gsl_matrix *m, size_t i);
+_gsl_vector_const_view hs_la_column_const(const gsl_matrix *m, size_t j);
+
+/* gsl_linalg_cholesky_decomp1, operation for operation (the same BLAS
+ * calls in the same order, so the same bits), returning GSL_EDOM where
+ * GSL reports "matrix is not positive definite" to its handler, and
+ * GSL_ENOTSQR for a matrix that is not square. */
+int hs_la_cholesky(gsl_matrix *A);
+/* 1 when the LU factor has a zero on U's diagonal: the test
+ * gsl_linalg_LU_svx, _solve and _invert make before reporting "matrix is
+ * singular" to GSL's handler. */
+int hs_la_lu_singular(const gsl_matrix *LU);
+int hs_la_complex_lu_singular(const gsl_matrix_complex *LU);
+/* GSL's routines behind their preconditions (the status GSL returns when
+ * its handler is off, without calling it):
+ *   hs_la_lu_svx, hs_la_lu_invert, hs_la_complex_lu_svx   GSL_EDOM on a
+ *       zero on U's diagonal ("matrix is singular")
+ *   hs_la_sv_decomp, hs_la_sv_jacobi   GSL_EUNIMPL when A has fewer rows
+ *       than columns; the Jacobi SVD GSL_ETOL on non-finite A (its sweeps
+ *       would run out: "did not reach desired tolerance")
+ *   hs_la_nonsymm, hs_la_nonsymmv   GSL_EMAXITER on non-finite A (Francis'
+ *       QR would run out of iterations)
+ *   hs_la_gensymmv   B's Cholesky tried first on a copy with hs_la_cholesky
+ *       (the same operations as the one gsl_eigen_gensymmv makes, whose
+ *       failure it reports): its status (GSL_EDOM), GSL_ENOMEM for the copy */
+int hs_la_lu_svx(const gsl_matrix *LU, const gsl_permutation *p, gsl_vector *x);
+int hs_la_lu_invert(const gsl_matrix *LU, const gsl_permutation *p, gsl_matrix *inverse);
+int hs_la_complex_lu_svx(const gsl_matrix_complex *LU, const gsl_permutation *p,
+                         gsl_vector_complex *x);
+int hs_la_sv_decomp(gsl_matrix *A, gsl_matrix *V, gsl_vector *S, gsl_vector *work);
+int hs_la_sv_jacobi(gsl_matrix *A, gsl_matrix *Q, gsl_vector *S);
+int hs_la_nonsymm(gsl_matrix *A, gsl_vector_complex *eval, gsl_eigen_nonsymm_workspace *w);
+int hs_la_nonsymmv(gsl_matrix *A, gsl_vector_complex *eval, gsl_matrix_complex *evec,
+                   gsl_eigen_nonsymmv_workspace *w);
+int hs_la_gensymmv(gsl_matrix *A, gsl_matrix *B, gsl_vector *eval, gsl_matrix *evec,
+                   gsl_eigen_gensymmv_workspace *w);
+/* 1 when every entry is finite: an iterative eigensolver or SVD (whose
+ * non-convergence GSL reports to its handler) is called on finite data
+ * only. */
+int hs_la_finite(const gsl_matrix *A);
 
 /* Cholesky factorization in place of a band matrix (bandwidth B->size2 - 1);
  * also stores the 1-norm of A where GSL keeps it (the unused last slot of

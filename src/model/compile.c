@@ -4,6 +4,7 @@
  * diagonal, diagonal, full) and the sparsity of G_q found on the folded
  * kernels; the mass matrix checked at t0. */
 #include "loader.h"
+#include "../linalg/linalg.h"
 
 #include <math.h>
 #include <string.h>
@@ -603,7 +604,7 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
     double *in = xcalloc(m->nin, sizeof *in);
     double *regs = xcalloc(hs_prog_nregs(m->prog_dyn), sizeof *regs);
     double *out = xcalloc(m->ndyn, sizeof *out);
-    gsl_matrix *M = gsl_matrix_alloc(m->mass_kind == HS_MASS_FULL ? n : 1,
+    gsl_matrix *M = hs_la_matrix_alloc(m->mass_kind == HS_MASS_FULL ? n : 1,
                                      m->mass_kind == HS_MASS_FULL ? n : 1);  /* n x n: full M */
     int rc = 0;
     if (!in || !regs || !out || !M) {
@@ -652,7 +653,7 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
         }
         if (!bad && psd && zero_rows)
             ;
-        else if (bad || gsl_linalg_cholesky_decomp1(M) != GSL_SUCCESS)
+        else if (bad || hs_la_cholesky(M) != GSL_SUCCESS)
             rc = hs_ytree_error(L->y, L->err, where, "%s is not positive definite at the "
                                 "initial state (t=%g)%s", what, m->t0,
                                 m->form == HS_FORM_CARTESIAN ? ": every eigenvalue must be > "

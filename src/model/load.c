@@ -256,9 +256,7 @@ static hs_model *model_load(const char *path, const hs_overrides *ov, hs_error *
 
 hs_model *hs_model_load(const char *path, const hs_overrides *ov, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     hs_model *r = model_load(path, ov, err);
-    hs_la_restore(h);
     return r;
 }
 
@@ -278,9 +276,7 @@ static hs_model *model_load_string(const char *name, const char *text,
 hs_model *hs_model_load_string(const char *name, const char *text,
                                const hs_overrides *ov, hs_error *err)
 {
-    hs_la_handler h = hs_la_quiet();
     hs_model *r = model_load_string(name, text, ov, err);
-    hs_la_restore(h);
     return r;
 }
 

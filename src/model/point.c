@@ -77,7 +77,7 @@ static int mass_ok(const hs_model *m, double *in)
     }
     double *regs = xcalloc(hs_prog_nregs(m->prog_dyn), sizeof *regs);
     double *out = xcalloc(m->ndyn, sizeof *out);
-    gsl_matrix *M = gsl_matrix_alloc(n, n);
+    gsl_matrix *M = hs_la_matrix_alloc(n, n);
     int ok = regs && out && M;
     if (ok) {
         in[m->sym_t] = m->t0;
@@ -97,7 +97,7 @@ static int mass_ok(const hs_model *m, double *in)
                     gsl_matrix_set(M, i, j, out[z]);
                     gsl_matrix_set(M, j, i, out[z]);
                 }
-            ok = ok && gsl_linalg_cholesky_decomp1(M) == GSL_SUCCESS;
+            ok = ok && hs_la_cholesky(M) == GSL_SUCCESS;
         }
     }
     free(regs);
@@ -129,8 +129,6 @@ static int repoint(hs_model *m, const char *const *name, const double *value, si
 
 int hs_model_repoint(hs_model *m, const char *const *name, const double *value, size_t n)
 {
-    hs_la_handler h = hs_la_quiet();
     int r = repoint(m, name, value, n);
-    hs_la_restore(h);
     return r;
 }
