@@ -124,13 +124,8 @@ static int setup(hs_int_run *R)
         R->bal.w = hs_work_new(m);
     hs_work *ws[2] = { R->w, R->bal.w };
     for (int i = 0; i < 2; i++)
-        if (ws[i] && o->native) {
-            *(m->chain ? &ws[i]->kchain : &ws[i]->kdyn) = hs_native_fn(o->native, 0);
-            ws[i]->kaux = hs_native_fn(o->native, 1);
-            ws[i]->kpos = hs_native_fn(o->native, 2);
-            ws[i]->kout = hs_native_fn(o->native, 3);
-            ws[i]->kev = hs_native_fn(o->native, 4);
-        }
+        if (ws[i] && o->native)
+            hs_work_set_native(m, ws[i], o->native);
     R->proj = hs_proj_new(m);
     double **v[] = { &R->y, &R->rows.y_start, &R->rows.y_at, &R->rows.f_start,
                      &R->rows.f_end, &R->rows.f_at, &R->rows.helper_err,
@@ -163,7 +158,7 @@ static int setup(hs_int_run *R)
     if (rc)
         return rc;
     if (R->bal.w)
-        hs_dyn_set_rank0(R->bal.w, R->w->rank0);
+        hs_dyn_set_rank0(R->bal.w, hs_work_get_stats(R->w).rank0);
     R->rows.out = o->out;
     R->rows.vals = vec(R->rows.cols.n + 1);
     if (!R->rows.vals)
@@ -273,16 +268,16 @@ static int finish(hs_int_run *R, int rc)
     hs_int_driver_free(R->rows.helper);
     if (R->w) {
         hs_summary *s = R->sum;
-        s->nrhs = R->w->nrhs;   /* (the balance control evaluates no accelerations) */
+        s->nrhs = hs_work_get_stats(R->w).nrhs;   /* (the balance control evaluates no accelerations) */
         s->k = R->m->k;
-        s->rank0 = R->w->rank0;
-        s->nrobust = R->w->nrobust;
-        s->nsingular = R->w->nsingular;
-        s->worst_rcond = R->w->worst_rcond;
-        s->augmented = R->w->mass_zero || R->w->augmented;
+        s->rank0 = hs_work_get_stats(R->w).rank0;
+        s->nrobust = hs_work_get_stats(R->w).nrobust;
+        s->nsingular = hs_work_get_stats(R->w).nsingular;
+        s->worst_rcond = hs_work_get_stats(R->w).worst_rcond;
+        s->augmented = hs_work_get_stats(R->w).mass_zero || hs_work_get_stats(R->w).augmented;
         if (R->bal.w) {
-            s->nsingular += R->bal.w->nsingular;
-            s->worst_rcond = fmin(s->worst_rcond, R->bal.w->worst_rcond);
+            s->nsingular += hs_work_get_stats(R->bal.w).nsingular;
+            s->worst_rcond = fmin(s->worst_rcond, hs_work_get_stats(R->bal.w).worst_rcond);
         }
     }
     if (R->rows.cols_ok)

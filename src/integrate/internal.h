@@ -272,7 +272,7 @@ int hs_int_friction_idle(const hs_int_run *R, size_t e);
  * sliding ones at rest try to stick, sticking ones that cannot slide. */
 int hs_int_friction_settle(hs_int_run *R);
 int hs_int_friction_event(hs_int_run *R, size_t e, hs_int_step_fate *fate);
-/* evstate.c: every event function at state y, time t, into R->w->ev
+/* evstate.c: every event function at state y, time t, into hs_work_events(R->w)
  * (f: rates scratch); every event's function and sign at the current state
  * (the start, or a restart); a clean restart after a jump of the dynamics
  * or the state (rates, stepper history and its reset hook, every event's

@@ -291,7 +291,7 @@ static int newton_failed(hs_int_run *R, const rattle *S, double t1, double h, do
 }
 
 /* G(t1, q1) into S->r (released rows 0); the worst residual relative to
- * its terms' scale, its row into *at; G_q(q1) is left in w->pos + k. */
+ * its terms' scale, its row into *at; G_q(q1) is left in hs_work_con_Gq(m, w). */
 static double residual(hs_int_run *R, rattle *S, double t1, double h, const double *v0,
                        const double *q1, size_t *at, int *fail)
 {
@@ -301,7 +301,7 @@ static double residual(hs_int_run *R, rattle *S, double t1, double h, const doub
     *fail = hs_dyn_constraints_sparse(m, w, t1, q1, S->r, NULL);
     if (*fail)
         return INFINITY;
-    const double *Gz = w->pos + k;
+    const double *Gz = hs_work_con_Gq(m, w);
     double worst = 0;
     *at = 0;
     for (size_t i = 0; i < k; i++) {
@@ -382,7 +382,7 @@ static int full_newton(hs_int_run *R, rattle *S, double t1, double h, const doub
         if (!isfinite(worst))
             return 1;
         prev = worst;
-        const double *Gz = w->pos + k;
+        const double *Gz = hs_work_con_Gq(m, w);
         row_scales(m, w, S->Minv, Gz, S->d1);
         for (size_t i = 0; i < k; i++)          /* J over the columns rows i, j share */
             for (size_t j = 0; j < k; j++) {
@@ -508,10 +508,10 @@ static int rattle_step(hs_int_run *R, rattle *S, double tau, double tau_end, dou
      * last evaluation, as it is after a step) */
     if (hs_int_eval(&R->c, t0, y, S->f0) != GSL_SUCCESS)
         return hs_int_fail(R, t0, y);
-    memcpy(S->Q0, w->dyn + m->off_Q, n * sizeof *S->Q0);
-    memcpy(S->Gq0, w->dyn + m->off_Gq, m->nnz * sizeof *S->Gq0);
+    memcpy(S->Q0, hs_work_Q(m, w), n * sizeof *S->Q0);
+    memcpy(S->Gq0, hs_work_Gq(m, w), m->nnz * sizeof *S->Gq0);
     /* redundant or singular there: C^+ of its own (the dynamics' factor is not C's) */
-    S->use0 = k && (S->redundant || w->robust || w->nskip);
+    S->use0 = k && (S->redundant || hs_work_get_stats(w).robust || hs_work_get_stats(w).nskip);
     if (S->use0 && pinv_set(S->P, m, w, S->Minv, S->Gq0))
         return pinv_failed(R, t0);
     double *q = y, *v = y + n;
@@ -531,14 +531,14 @@ static int rattle_step(hs_int_run *R, rattle *S, double tau, double tau_end, dou
     }
     double *Gt1 = S->r;                          /* G_t at q1 (Newton's last) */
     if (k)
-        memcpy(Gt1, w->pos + k + m->nnz, k * sizeof *Gt1);
+        memcpy(Gt1, hs_work_con_Gt(m, w), k * sizeof *Gt1);
     /* Q and C at the end */
     R->c.last_ok = 0;
     if (hs_dyn_accel(m, w, t1, q1, v1, NULL, NULL)) {
         R->c.failed = 1;
         return hs_int_fail(R, t1, S->f1);
     }
-    const double *Q1 = w->dyn + m->off_Q, *Gq1 = w->dyn + m->off_Gq;
+    const double *Q1 = hs_work_Q(m, w), *Gq1 = hs_work_Gq(m, w);
     for (size_t i = 0; i < n; i++)
         v1[i] += 0.5 * h * S->Minv[i] * Q1[i];
     if (k) {
@@ -549,7 +549,7 @@ static int rattle_step(hs_int_run *R, rattle *S, double tau, double tau_end, dou
             S->x[i] = hs_dyn_is_released(w, i) ? 0 : s;
         }
         /* G_q1 (v1 - M^-1 G_q1^T x) + G_t = 0 */
-        if (S->redundant || w->robust || w->nskip) {
+        if (S->redundant || hs_work_get_stats(w).robust || hs_work_get_stats(w).nskip) {
             if (pinv_set(S->P1, m, w, S->Minv, Gq1))
                 return pinv_failed(R, t1);
             pinv_solve(S->P1, S->x);
@@ -747,8 +747,8 @@ static int choose_step(hs_int_run *R, rattle *S)
                          cur);
         if (rc) {                  /* too large a step: try a smaller one */
             hs_error_init(R->err);
-            hs_error_init(&R->w->err);
-            R->w->fail_kind = HS_FAIL_NONE;
+            hs_error_init(hs_work_err(R->w));
+            hs_work_set_fail_kind(R->w, HS_FAIL_NONE);
             R->c.failed = 0;
             R->c.last_ok = 0;
             rc = 0;
@@ -852,7 +852,7 @@ static int rattle_start(hs_int_run *R, const double *gamma, size_t ns)
     /* C^+ of its own: always allocated with constraints (a singular
      * position may need it); used at every step when redundant from the
      * start (hs_cons_start decided the rank, as for every stepper) */
-    S->redundant = k && R->w->rank0 < k;
+    S->redundant = k && hs_work_get_stats(R->w).rank0 < k;
     if (k) {
         S->P = calloc(1, sizeof *S->P);
         S->P1 = calloc(1, sizeof *S->P1);
