@@ -258,7 +258,7 @@ static int trial(hs_int_run *R, double s, double *y)
     if (s == 0)
         return 0;
     if (R->step.type->step_from)           /* a fixed-step method's own step */
-        return R->step.type->step_from(R, R->ev.tau_start, s, y);
+        return R->step.type->step_from(&R->step.ctx, R->ev.tau_start, s, y);
     int st;
     if (R->step.multistep) {
         gsl_odeiv2_driver *d = R->ev.trial_drv;

@@ -58,7 +58,7 @@ int hs_int_events_restart(hs_int_run *R)
         gsl_odeiv2_step_reset(R->step.drv->s);
     }
     if (R->step.type->reset)
-        R->step.type->reset(R);
+        R->step.type->reset(&R->step.ctx);
     if (R->m->set.interpolate && hs_int_eval(&R->c, R->t, R->y, R->rows.f_start) != GSL_SUCCESS)
         return hs_int_fail(R, R->t, R->y);
     return hs_int_events_signs(R);

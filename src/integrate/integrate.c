@@ -181,7 +181,8 @@ static int setup(hs_int_run *R)
     if ((type->gsl && !R->step.drv) ||
         (helped && (!R->rows.helper || hs_int_interp_init(R))))
         return hs_error_nomem(R->err);     /* only an allocation fails there */
-    if (type->start && (rc = type->start(R)))
+    hs_int_step_ctx(R);
+    if (type->start && (rc = type->start(&R->step.ctx)))
         return rc;
     if (R->bal.w)
         hs_int_balance_control(R);
@@ -263,7 +264,7 @@ static int finish(hs_int_run *R, int rc)
     rc = hs_int_events_finish(R, rc);
     hs_int_contacts_free(R);
     if (R->step.type && R->step.type->finish)
-        R->step.type->finish(R);
+        R->step.type->finish(&R->step.ctx);
     hs_int_driver_free(R->step.drv);
     hs_int_driver_free(R->rows.helper);
     if (R->w) {

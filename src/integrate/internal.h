@@ -139,7 +139,9 @@ typedef struct hs_int_stepping {
     gsl_odeiv2_system sys;
     gsl_odeiv2_driver *drv;     /* a gsl_odeiv2 method's stepper, control and
                                  * evolution (NULL for a method that steps itself) */
-    void *own;                  /* the state of a method that steps itself */
+    hs_step_ctx ctx;            /* what the method's hooks see (integrate.h;
+                                 * hs_int_step_ctx), its state in ctx.own */
+    double opt[HS_STEP_MAXOPT]; /* the values of the method's options */
     double h;                   /* the next step (GSL's time) */
     double atol, rtol;          /* the tolerances the stepper is handed */
     int projecting;             /* stabilize: projection, with constraints */
@@ -208,6 +210,10 @@ static inline const hs_stepper *hs_int_helper(const hs_stepper *s)
  * the step ends there), then stabilization; 0 or an exit code with R->err
  * set. */
 int hs_int_advance(hs_int_run *R, double t_stop);
+/* The context of the method's hooks (R->step.ctx: the model, the work,
+ * the run's times and state, the tolerances, the callbacks), once the
+ * stepper and its driver are set up. */
+void hs_int_step_ctx(hs_int_run *R);
 /* The smallest step at GSL's time tau that is not an underflow. */
 double hs_int_min_step(double tau);
 /* A numerical failure at (t, y): w's reason, a rank diagnosis. */

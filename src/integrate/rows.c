@@ -473,14 +473,14 @@ static int dense_rows(hs_int_run *R, long *i)
     double tau_a, h;
     if (*i > R->N || !(row_time(R, *i) - R->t0 < R->tau))
         return 0;                              /* no row here */
-    int rc = type->dense(R, &tau_a, &h);
+    int rc = type->dense(&R->step.ctx, &tau_a, &h);
     if (rc)
         return rc;
     for (; *i <= R->N; (*i)++) {
         double ti = row_time(R, *i);
         if (!(ti - R->t0 < R->tau))
             break;
-        if ((rc = type->dense_at(R, ((ti - R->t0) - tau_a) / h, R->rows.y_at)) ||
+        if ((rc = type->dense_at(&R->step.ctx, ((ti - R->t0) - tau_a) / h, R->rows.y_at)) ||
             (rc = row(R, ti, R->rows.y_at, 0, R->rows.dense_w)))
             return rc;
     }

@@ -195,7 +195,7 @@ static double balance_ratio(hs_int_run *R, double tau, const double *y, const do
     double t = R->t0 + tau, B1, B2, s1, s2;
     double *y2 = R->bal.y_less_err;
     if (R->step.type->error)
-        yerr = R->step.type->error(R);
+        yerr = R->step.type->error(&R->step.ctx);
     for (size_t i = 0; i < R->dim; i++)
         y2[i] = y[i] - yerr[i];
     if (balance_at(R, R->bal.w, t, y2, &B2, &s2) || balance_at(R, R->w, t, y, &B1, &s1))
@@ -481,6 +481,47 @@ static void near_singular(const hs_model *m, hs_work *w, double t, const double 
         hs_error_append(err, "%s%s=%.6g", i ? ", " : "; at ", m->qname[i], y[i]);
 }
 
+/* The callbacks of the method's context (integrate.h: hs_step_ctx). */
+static int ctx_rates(hs_step_ctx *c, double t, const double *y, double *f)
+{
+    hs_int_run *R = c->run;
+    return hs_int_eval(&R->c, t, y, f) != GSL_SUCCESS ? hs_int_fail(R, t, y) : 0;
+}
+
+static void ctx_forget(hs_step_ctx *c)
+{
+    c->run->c.last_ok = 0;
+}
+
+static int ctx_fail(hs_step_ctx *c, double t, const double *y)
+{
+    c->run->c.failed = 1;
+    return hs_int_fail(c->run, t, y);
+}
+
+static void ctx_clear_failure(hs_step_ctx *c)
+{
+    hs_int_run *R = c->run;
+    hs_error_init(R->err);
+    hs_error_init(hs_work_err(R->w));
+    hs_work_set_fail_kind(R->w, HS_FAIL_NONE);
+    R->c.failed = 0;
+    R->c.last_ok = 0;
+}
+
+void hs_int_step_ctx(hs_int_run *R)
+{
+    double f = R->step.type->tol_factor;     /* as hs_int_driver_new hands them */
+    R->step.ctx = (hs_step_ctx){
+        .m = R->m, .w = R->w, .type = R->step.type, .err = R->err, .dim = R->dim,
+        .t0 = R->t0, .t_end = R->t_end, .dt = R->dt, .y = R->y, .tau = &R->tau, .t = &R->t,
+        .steps = &R->sum->steps, .atol = R->m->set.atol * f,
+        .rtol = R->m->set.rtol * f, .opt = R->step.opt, .gsl_step = R->step.drv ? R->step.drv->s : NULL,
+        .failed = &R->c.failed, .rates = ctx_rates, .forget = ctx_forget, .fail = ctx_fail,
+        .clear_failure = ctx_clear_failure, .run = R,
+    };
+}
+
 int hs_int_fail(hs_int_run *R, double t, const double *y)
 {
     const hs_model *m = R->m;
@@ -611,7 +652,7 @@ int hs_int_advance(hs_int_run *R, double t_stop)
     const hs_model *m = R->m;
     if (R->step.type->advance) {           /* a method that steps itself */
         R->step.projected = 0;
-        return R->step.type->advance(R, t_stop);
+        return R->step.type->advance(&R->step.ctx, t_stop);
     }
     double tau_stop = t_stop - R->t0;
     R->step.h = landing_step(R->tau, R->step.h);
