@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../flow/flow.h"
+#include "../integrate/integrate.h"
 #include "../io/fmt.h"
 
 typedef struct sctx {
@@ -102,8 +103,8 @@ static int refuse(const hs_model *m, const opts *o, const char *method)
                      : m->ninput ? "inputs" : NULL;
     if (!what && o->ov.s.method[0] && strcmp(o->ov.s.method, method) != 0) {
         fprintf(stderr, "holosim: --sensitivity integrates with an explicit gsl_odeiv2 "
-                "method: --method %s is not one (rk8pd, rkf45, rkck, rk4, msadams ...)\n",
-                o->ov.s.method);
+                "method: --method %s is not one (%s, rkf45, rkck, rk4, msadams ...)\n",
+                o->ov.s.method, hs_stepper_default->name);
         return HS_EXIT_USAGE;
     }
     if (!what)
@@ -164,7 +165,7 @@ int hs_cli_run_sens(hs_model *m, const opts *o, const char *path)
     if (!s) {
         rc = hs_cli_fail(&err);
     } else if (!(rc = refuse(m, o, hs_fl_method(f)))) {
-        if (!o->quiet && strcmp(m->set.method[0] ? m->set.method : "rk8pd",
+        if (!o->quiet && strcmp(m->set.method[0] ? m->set.method : hs_stepper_default->name,
                                 hs_fl_method(f)) != 0)
             fprintf(stderr, "holosim: --sensitivity: integrating with %s (the model's "
                     "method %s is not an explicit gsl_odeiv2 one)\n", hs_fl_method(f),

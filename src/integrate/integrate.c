@@ -34,18 +34,8 @@ static int plan_times(hs_int_run *R)
     if (hs_stepper_check(R->m, R->err))
         return R->err->code;
     R->step.type = hs_stepper_find(s->method);
-    if (!isnan(s->step) && !(R->step.type->flags & HS_STEP_FIXED)) {
-        int in_file = s->step_pos.src >= 0;
-        char fixed[256];
-        hs_error_set(R->err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "%s is for the "
-                     "fixed-step methods (%s); '%s' chooses its own steps (drop the step, "
-                     "or choose one of those)",
-                     in_file ? "simulate.step" : hs_optname(R->m->names, HS_OPT_STEP),
-                     hs_stepper_names_with(fixed, sizeof fixed, HS_STEP_FIXED), R->step.type->name);
-        if (in_file)
-            hs_model_place(R->m, s->step_pos, R->err);
+    if (hs_stepper_options(R->m, R->step.type, R->step.opt, R->err))
         return R->err->code;
-    }
     R->t0 = R->m->t0;
     R->t_end = s->t_end;
     if (isnan(R->t_end))

@@ -120,6 +120,24 @@ typedef struct hs_step_ctx {
     struct hs_int_run *run;    /* the run's, for the callbacks alone */
 } hs_step_ctx;
 
+/* One option of a method, declared in its table entry and checked from
+ * there (hs_stepper_options): its value is the model's numeric setting
+ * `setting` (model.h: simulate.NAME in the file, the command line's option
+ * `optname`), NAN when not given (then `def`). */
+typedef enum { HS_STEP_OPT_NUMBER } hs_step_opt_type;
+typedef struct hs_step_option {
+    const char *name;          /* "step" */
+    hs_step_opt_type type;
+    hs_numset setting;         /* where the value is read (model.h: hs_numsets) */
+    int optname;               /* HS_OPT_*: how the caller names it (util/error.h) */
+    double def;                /* the value when not given (NAN: the method chooses) */
+    double min, max;           /* the range: min < value <= max, and finite */
+    const char *range;         /* the range in words: "a positive number" */
+    const char *who;           /* the methods that take it, in words: "fixed-step" */
+    const char *without;       /* what a method without it does instead */
+    const char *help;          /* one line: what it is, its default */
+} hs_step_option;
+
 typedef struct hs_stepper {
     const char *name;
     int order;                 /* its order (variable-order methods: the highest) */
@@ -128,6 +146,8 @@ typedef struct hs_stepper {
     const struct hs_stepper *helper; /* rows inside a step and trial steps for
                                 * events where it cannot (multistep): NULL, itself */
     const char *about;         /* one line for `holosim help methods` */
+    const hs_step_option *options; /* [noptions] its options (NULL: none) */
+    size_t noptions;           /* at most HS_STEP_MAXOPT */
     /* a gsl_odeiv2 method: its step type, and what it is told beyond GSL's
      * interface once allocated (NULL: nothing) */
     const gsl_odeiv2_step_type *const *gsl;
@@ -177,7 +197,18 @@ const char *hs_stepper_names_with(char *buf, size_t cap, unsigned flags);
  * an error: at its place in the model file (exit 2) when it came from
  * there, exit 1 otherwise. */
 int hs_stepper_check(const hs_model *m, hs_error *err);
-/* `holosim help methods`: one line per method (name, order, kind, about). */
+/* The values of method s's options (hs_stepper.options) into val[noptions]
+ * (the default for one not given), each checked against its range; an
+ * option of another method given to s is refused (a usage error, or a
+ * model error at its place in the file).  0 or an exit code. */
+int hs_stepper_options(const hs_model *m, const hs_stepper *s, double *val, hs_error *err);
+/* An error about option j of s: msg after the option's name (simulate.NAME
+ * at its place in the file when it came from there, exit 2; else the
+ * caller's option name, exit 1).  Returns the code. */
+int hs_stepper_option_error(const hs_model *m, const hs_stepper *s, size_t j, hs_error *err,
+                            const char *msg);
+/* `holosim help methods`: one line per method (name, order, kind, about),
+ * then one per option of the methods that have them. */
 void hs_stepper_print(FILE *f);
 
 /* Output time i: t0 + i dt rounded to 15 significant digits (rows read

@@ -274,7 +274,8 @@ static int newton_failed(hs_step_ctx *cx, const rattle *S, double t1, double h, 
     int n = S->use0 ? snprintf(advice, sizeof advice, "the redundant constraints disagree off "
                                "their first order (no step size helps then), or the step "
                                "crosses a singular position: drop the redundant ones, or use "
-                               "dop853 or rk8pd (adaptive, with projection)")
+                               "dop853 or %s (adaptive, with projection)",
+                               hs_stepper_default->name)
                     : snprintf(advice, sizeof advice, "the step %.6g is too large for the "
                                "constraints here: choose a smaller %s", fabs(h),
                                hs_optname(m->names, HS_OPT_STEP));
@@ -692,33 +693,27 @@ static int suits(const hs_model *m, hs_error *err)
     /* the Cartesian form is advice only to a model not written in it */
     hs_error_set(err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "method '%s' needs a "
                  "constant mass matrix and forces of (t, q) alone (RATTLE, explicit in the "
-                 "forces): %s; use dop853 or rk8pd (adaptive, with projection)%s",
-                 m->set.method, why, m->form != HS_FORM_CARTESIAN ? ", or write the model in "
-                 "the Cartesian form with constant masses" : "");
+                 "forces): %s; use dop853 or %s (adaptive, with projection)%s",
+                 m->set.method, why, hs_stepper_default->name,
+                 m->form != HS_FORM_CARTESIAN ? ", or write the model in the Cartesian form "
+                 "with constant masses" : "");
     if (in_file)
         hs_model_place(m, m->set.method_pos, err);
     return err->code;
 }
 
-/* An error about the step, at simulate.step when the file gives it. */
+/* An error about the step (option 0), at simulate.step when the file gives it. */
 static int step_error(hs_step_ctx *cx, const char *msg)
 {
-    const hs_settings *s = &cx->m->set;
-    int in_file = s->step_pos.src >= 0;
-    hs_error_set(cx->err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "%s: %s",
-                 in_file ? "simulate.step" : hs_optname(cx->m->names, HS_OPT_STEP), msg);
-    if (in_file)
-        hs_model_place(cx->m, s->step_pos, cx->err);
-    return cx->err->code;
+    return hs_stepper_option_error(cx->m, cx->type, 0, cx->err, msg);
 }
 
 /* The largest |y_i - z_i| / (atol + rtol |z_i|) over q and v. */
 static double error_ratio(const hs_step_ctx *cx, const double *y, const double *z)
 {
-    const hs_settings *s = &cx->m->set;
     double r = 0;
     for (size_t i = 0; i < 2 * cx->m->n; i++) {
-        double e = fabs(y[i] - z[i]) / (s->atol + s->rtol * fabs(z[i]));
+        double e = fabs(y[i] - z[i]) / (cx->atol + cx->rtol * fabs(z[i]));
         if (!(e <= r))
             r = isnan(e) ? (double)INFINITY : e;
     }
@@ -802,11 +797,9 @@ static int rattle_start(hs_step_ctx *cx, const double *gamma, size_t ns)
 {
     const hs_model *m = cx->m;
     size_t n = m->n, k = m->k, dim = cx->dim;
-    const hs_settings *s = &m->set;           /* (suits: hs_stepper_check, before) */
-    double h = s->step;
+    /* (suits: hs_stepper_check; the step's range: hs_stepper_options, before) */
+    double h = cx->opt[0];
     if (!isnan(h)) {
-        if (!(h > 0) || !isfinite(h))
-            return step_error(cx, "the step must be a positive number");
         if (!((cx->t_end - cx->t0) / h <= 1e10))
             return step_error(cx, "the step is too small: more than 1e10 steps to t_end");
         double per = cx->dt / h;
@@ -866,9 +859,20 @@ static int start4(hs_step_ctx *cx) { return rattle_start(cx, yoshida4, 3); }
 static int start6(hs_step_ctx *cx) { return rattle_start(cx, kahan_li6, 9); }
 static int start8(hs_step_ctx *cx) { return rattle_start(cx, kahan_li8, 17); }
 
+/* The options of every RATTLE method: the step. */
+static const hs_step_option options[] = {
+    { .name = "step", .type = HS_STEP_OPT_NUMBER, .setting = HS_NUM_STEP,
+      .optname = HS_OPT_STEP, .def = NAN, .min = 0, .max = INFINITY,
+      .range = "a positive number", .who = "fixed-step", .without = "chooses its own steps",
+      .help = "the step (it divides dt in exact output mode; default: the largest dt/2^j "
+              "that meets rtol and atol over the first output interval)" },
+};
+
 #define RATTLE(id, nm, ord, st, ab) \
     const hs_stepper id = { .name = nm, .order = ord, .flags = HS_STEP_FIXED | HS_STEP_DENSE, \
-                            .tol_factor = 1, .about = ab, .suits = suits, .start = st, \
+                            .tol_factor = 1, .about = ab, .options = options, \
+                            .noptions = sizeof options / sizeof *options, \
+                            .suits = suits, .start = st, \
                             .advance = rattle_advance, .step_from = rattle_step_from, \
                             .dense = rattle_dense, .dense_at = rattle_dense_at, \
                             .finish = rattle_finish }
