@@ -23,7 +23,8 @@
 
 typedef struct hs_work hs_work;      /* the run state (private: work.h) */
 
-/* The thresholds the solves decide by, which the callers share. */
+/* The thresholds the solves decide by that other modules share (the
+ * module's own: work.h). */
 /* When a pivot ratio L_ii^2 / C_ii of C's Cholesky falls below
  * HS_PIVOT_ROBUST (a constraint gradient within 1e-3 rad of the span of
  * the others, in the M^-1 metric), or the Cholesky fails, or the
@@ -38,26 +39,11 @@ typedef struct hs_work hs_work;      /* the run state (private: work.h) */
  * G_q a + gamma = 0 by more than HS_LOCKUP_RTOL of the size of its terms,
  * the constraints cannot be met (a lock-up, a bifurcation): the run stops. */
 #define HS_PIVOT_ROBUST 1e-6
-/* On the small dense path (k <= 16, not strict) a row whose pivot ratio is
- * below HS_PIVOT_SKIP is dependent (within 1e-5 rad of the span of the
- * rows before it): the Cholesky skips it, the others give a multiplier,
- * and its least-norm version comes from the kernel the skipped rows span
- * (linalg.h: hs_la_small_cholesky_skip, hs_la_small_minnorm).  Redundant
- * constraints thus keep the fast path. */
-#define HS_PIVOT_SKIP 1e-10
+/* The rank of G_q at the start and in the projection (consistency): singular
+ * values below HS_SV_RTOL of the largest are zero. */
 #define HS_SV_RTOL 1e-5
-/* The run's own threshold (robust.c): the rank of G_q during a singular
- * passage.  Below it a direction's multiplier is dropped (an O(1) error in
- * the force for as long as it stays below); above it the multiplier is
- * -d / sigma^2 from a right-hand side whose drift (the stages lie off the
- * manifold by the local error) it amplifies as 1 / sigma.  Measured on the
- * N-four-bar at rtol 1e-10 (rk8pd, dop853; three initial speeds): 1e-5
- * gives 2.6e-7 to 8.8e-6, 3e-5 gives 3e-10 to 1e-8, 1e-4 4e-9 to 4e-8,
- * 1e-6 and below 1e-5 to a stop (tests/check_mechanisms.c) */
-#define HS_SV_DYN_RTOL 3e-5
-#define HS_LOCKUP_RTOL 1e-1
 
-/* Why the last failed evaluation failed (hs_dyn_fail_kind). */
+/* Why the last failed evaluation failed (hs_work_fail_kind). */
 enum { HS_FAIL_NONE, HS_FAIL_NONFINITE, HS_FAIL_MASS, HS_FAIL_SINGULAR_C };
 
 /* The rank of G_q the run starts with (hs_cons_start): below k, every
@@ -68,37 +54,37 @@ hs_work *hs_work_new(const hs_model *m);
 void hs_work_free(hs_work *w);              /* NULL is fine */
 
 /* Accelerations a[n] and multipliers Lambda[k] (either may be NULL: the
- * values stay in w->a, w->Lambda) at (t, q, v).  Also sets w->T.  Where C
+ * values stay in hs_work_a, hs_work_Lambda) at (t, q, v).  Where C
  * is singular or ill-conditioned (redundant constraints, a singular
  * position) or M is singular, the rank-revealing solve gives the unique
- * accelerations and the minimum Euclidean-norm multipliers (w->robust).
- * Returns 0, or HS_EXIT_NUMERIC with w->err saying why (a non-finite value
+ * accelerations and the minimum Euclidean-norm multipliers (hs_work_stats.robust).
+ * Returns 0, or HS_EXIT_NUMERIC with w's error (hs_work_err) saying why (a non-finite value
  * and the model position that produced it, a mass matrix that is not
  * positive definite or a singular saddle-point matrix [M G_q^T; G_q 0],
- * constraints that cannot be met (lock-up), or with w->strict a singular
+ * constraints that cannot be met (lock-up), or with consistency.dependent: reject a singular
  * or ill-conditioned C). */
 int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
                  const double *v, double *a, double *Lambda);
 
 /* The energy E = T + U at (t, q, v) without the accelerations (the
  * dynamics program only for a mass that is not a constant diagonal, then
- * the output program; w->T and w->aux are left at this state, w's other
- * evaluations are not).  Returns 0 or HS_EXIT_NUMERIC with w->err set. */
+ * the output program; the kinetic energy and hs_work_aux are left at this state, w's other
+ * evaluations are not).  Returns 0 or HS_EXIT_NUMERIC with w's error (hs_work_err) set. */
 int hs_dyn_energy(const hs_model *m, hs_work *w, double t, const double *q, const double *v,
                   double *E);
 
 /* Evaluate the output program (G, Gdot, G_t, U, P_nc, outputs, ambient)
- * into w->aux.  Returns 0 or HS_EXIT_NUMERIC with w->err set. */
+ * into the work (hs_work_aux).  Returns 0 or HS_EXIT_NUMERIC with w's error (hs_work_err) set. */
 int hs_dyn_aux(const hs_model *m, hs_work *w, double t, const double *q,
                const double *v);
 
-/* G (k), dense G_q (k*n, into w->Gqd, allocated at the first call) and G_t
+/* G (k), dense G_q (k*n, hs_work_Gq_dense, allocated at the first call) and G_t
  * (k) at (t, q); G and G_t go to the caller's arrays (either may be NULL).
- * Returns 0, HS_EXIT_NUMERIC or HS_EXIT_NOMEM (w->err set). */
+ * Returns 0, HS_EXIT_NUMERIC or HS_EXIT_NOMEM (w's error (hs_work_err) set). */
 int hs_dyn_constraints(const hs_model *m, hs_work *w, double t, const double *q,
                        double *G, double *G_t);
 
-/* The same without the dense copy: G_q stays in w->pos + k (non-zeros in
+/* The same without the dense copy: G_q stays in the work (hs_work_con_Gq: non-zeros in
  * the order of model->gq_start/gq_col); see hs_dyn_gq_dot. */
 int hs_dyn_constraints_sparse(const hs_model *m, hs_work *w, double t, const double *q,
                               double *G, double *G_t);
@@ -122,8 +108,8 @@ double hs_dyn_jacobi(const hs_model *m, const hs_work *w);
 /* The run's monitors and the reactions (holosim(1), OUTPUT), computed here
  * and nowhere else: for the rows, the summary and the step control alike.
  * aux is prog_aux's outputs at the state (hs_dyn_aux), Lambda the
- * multipliers there (hs_dyn_accel), Gz the non-zeros of G_q (w->dyn +
- * m->off_Gq).  The order of the operations is part of the contract: the
+ * multipliers there (hs_dyn_accel), Gz the non-zeros of G_q
+ * (hs_work_Gq).  The order of the operations is part of the contract: the
  * CSV prints these to the last bit. */
 
 /* energy_balance = E - E0 - W_R - W_nc - W_t, E = T + U; W = (W_R, W_nc,
@@ -264,14 +250,14 @@ int hs_dyn_is_released(const hs_work *w, size_t j);
 
 /* ---- outputs.c: what outputs and events read (model.h) ---- */
 
-/* The outputs at (t, q, v) into w->out [nout]; when m->out_dyn, after
+/* The outputs at (t, q, v) into the work (hs_work_outputs) [nout]; when m->out_dyn, after
  * hs_dyn_accel at the same state (the accelerations and multipliers are
- * read from w->a, w->Lambda).  Returns 0 or HS_EXIT_NUMERIC with w->err
+ * read from the work's).  Returns 0 or HS_EXIT_NUMERIC with w's error (hs_work_err)
  * naming the position that gave a non-finite value. */
 int hs_dyn_outputs(const hs_model *m, hs_work *w, double t, const double *q,
                    const double *v);
-/* The event functions into w->ev [nev] (after hs_dyn_accel when
- * m->ev_dyn).  Returns 0, or HS_EXIT_NUMERIC with w->err set and the
+/* The event functions into the work (hs_work_events) [nev] (after hs_dyn_accel when
+ * m->ev_dyn).  Returns 0, or HS_EXIT_NUMERIC with w's error (hs_work_err) set and the
  * index of the first non-finite one in *bad (may be NULL). */
 int hs_dyn_events(const hs_model *m, hs_work *w, double t, const double *q,
                   const double *v, size_t *bad);
@@ -280,7 +266,7 @@ int hs_dyn_events(const hs_model *m, hs_work *w, double t, const double *q,
 int hs_dyn_release(const hs_model *m, hs_work *w, size_t j);
 
 /* x[k] <- C^-1 x with the factor the last hs_dyn_accel left (not after
- * the rank-revealing solve or skipped rows: w->robust, w->nskip), the
+ * the rank-revealing solve or skipped rows: hs_work_stats robust, nskip), the
  * rows released at that evaluation cut out of C (their x_i / C_ii). */
 void hs_dyn_solve_C(const hs_model *m, hs_work *w, double *x);
 
@@ -292,7 +278,7 @@ void hs_dyn_solve_C(const hs_model *m, hs_work *w, double *x);
  * e[j] (e[j] read for role 2 only; e = 0 for a closed contact).  v[n]
  * jumps to v + M^-1 G_q^T Lambda, the impulses into Lam[k] (0 outside),
  * T+ - T- into *dT; q[n] moves onto G = 0 of those rows (one Newton step
- * in the M-norm: the impact's residual is of the size of its location).  0, or HS_EXIT_NUMERIC / HS_EXIT_NOMEM with w->err set
+ * in the M-norm: the impact's residual is of the size of its location).  0, or HS_EXIT_NUMERIC / HS_EXIT_NOMEM with w's error (hs_work_err) set
  * (no consistent impulses, too many contacts). */
 int hs_dyn_impact(const hs_model *m, hs_work *w, double t, double *q, double *v,
                   const signed char *role, const double *e, double *Lam, double *dT);

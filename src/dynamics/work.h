@@ -35,6 +35,24 @@
 #define HS_RCOND_PROXY 1e-6
 
 
+/* On the small dense path (k <= 16, not strict) a row whose pivot ratio is
+ * below HS_PIVOT_SKIP is dependent (within 1e-5 rad of the span of the
+ * rows before it): the Cholesky skips it, the others give a multiplier,
+ * and its least-norm version comes from the kernel the skipped rows span
+ * (linalg.h: hs_la_small_cholesky_skip, hs_la_small_minnorm).  Redundant
+ * constraints thus keep the fast path. */
+#define HS_PIVOT_SKIP 1e-10
+/* The run's own threshold (robust.c): the rank of G_q during a singular
+ * passage.  Below it a direction's multiplier is dropped (an O(1) error in
+ * the force for as long as it stays below); above it the multiplier is
+ * -d / sigma^2 from a right-hand side whose drift (the stages lie off the
+ * manifold by the local error) it amplifies as 1 / sigma.  Measured on the
+ * N-four-bar at rtol 1e-10 (rk8pd, dop853; three initial speeds): 1e-5
+ * gives 2.6e-7 to 8.8e-6, 3e-5 gives 3e-10 to 1e-8, 1e-4 4e-9 to 4e-8,
+ * 1e-6 and below 1e-5 to a stop (tests/check_mechanisms.c) */
+#define HS_SV_DYN_RTOL 3e-5
+#define HS_LOCKUP_RTOL 1e-1
+
 typedef struct hs_chainwork hs_chainwork;   /* dynamics/chain.c */
 typedef struct hs_heldwork hs_heldwork;     /* dynamics/held.c */
 
