@@ -75,7 +75,8 @@ int hs_cli_check(int argc, char **argv)
                 s += hs_work_con_Gq(m, w)[z] * v[m->gq_col[z]];
             if (i >= m->fric0)        /* a friction element: sliding or sticking */
                 printf("  %-16s slip = %-12.6g  slip rate = %-12.6g %s\n", m->cname[i],
-                       G[i] + hs_dyn_friction_offset(w, i), s, hs_dyn_is_released(w, i) ? "sliding" : "sticking");
+                       G[i] + hs_dyn_friction_offset(w, i), s,
+                       hs_dyn_is_released(w, i) ? "sliding" : "sticking");
             else if (i >= m->contact0)      /* a contact: open or closed at t0 */
                 printf("  %-16s gap = %-12.6g  gap rate = %-12.6g %s\n", m->cname[i], G[i],
                        s, hs_dyn_is_released(w, i) ? "open" : "closed");
@@ -101,13 +102,15 @@ int hs_cli_check(int argc, char **argv)
                memcmp(v, m->v0, m->n * sizeof *v) ? " after projection" : "");
         if (hs_dyn_accel(m, w, m->t0, q, v, NULL, NULL) || hs_dyn_aux(m, w, m->t0, q, v))
             rc = hs_cli_fail(hs_work_err(w));
-        else    /* E in the frame of the model's mass (an embedding: the ambient one) */
-            printf("%sE0 = %.17g\n", !m->k ? "" : hs_work_get_stats(w).augmented ? "M singular at t0: "
-                   "solved through [M G_q^T; G_q 0]; " : hs_work_get_stats(w).robust ? "C = G_q M^-1 G_q^T "
-                   "singular or nearly so at t0: the rank-revealing solve; " : hs_work_get_stats(w).nskip ?
+        else {  /* E in the frame of the model's mass (an embedding: the ambient one) */
+            hs_work_stats st = hs_work_get_stats(w);
+            printf("%sE0 = %.17g\n", !m->k ? "" : st.augmented ? "M singular at t0: "
+                   "solved through [M G_q^T; G_q 0]; " : st.robust ? "C = G_q M^-1 G_q^T "
+                   "singular or nearly so at t0: the rank-revealing solve; " : st.nskip ?
                    "C = G_q M^-1 G_q^T singular at t0: the Cholesky skips the dependent "
                    "rows; " : "C = G_q M^-1 G_q^T positive definite at t0; ",
                    hs_dyn_kinetic(m, w) + hs_work_aux(w)[m->off_U]);
+        }
     }
 out:
     free(q);

@@ -74,7 +74,8 @@ int hs_dyn_energy(const hs_model *m, hs_work *w, double t, const double *q, cons
                   double *E);
 
 /* Evaluate the output program (G, Gdot, G_t, U, P_nc, outputs, ambient)
- * into the work (hs_work_aux).  Returns 0 or HS_EXIT_NUMERIC with w's error (hs_work_err) set. */
+ * into the work (hs_work_aux).  Returns 0 or HS_EXIT_NUMERIC with w's error
+ * (hs_work_err) set. */
 int hs_dyn_aux(const hs_model *m, hs_work *w, double t, const double *q,
                const double *v);
 
@@ -278,7 +279,8 @@ void hs_dyn_solve_C(const hs_model *m, hs_work *w, double *x);
  * e[j] (e[j] read for role 2 only; e = 0 for a closed contact).  v[n]
  * jumps to v + M^-1 G_q^T Lambda, the impulses into Lam[k] (0 outside),
  * T+ - T- into *dT; q[n] moves onto G = 0 of those rows (one Newton step
- * in the M-norm: the impact's residual is of the size of its location).  0, or HS_EXIT_NUMERIC / HS_EXIT_NOMEM with w's error (hs_work_err) set
+ * in the M-norm: the impact's residual is of the size of its location).  0,
+ * or HS_EXIT_NUMERIC / HS_EXIT_NOMEM with w's error (hs_work_err) set
  * (no consistent impulses, too many contacts). */
 int hs_dyn_impact(const hs_model *m, hs_work *w, double t, double *q, double *v,
                   const signed char *role, const double *e, double *Lam, double *dT);

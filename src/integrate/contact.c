@@ -119,11 +119,12 @@ static int open_pulled(hs_int_run *R, int rows)
         }
         double lmax = 0, worst = 0;
         size_t jw = m->k;
+        const double *Lambda = hs_work_Lambda(R->w);
         for (size_t j = 0; j < m->k; j++)
-            lmax = fmax(lmax, fabs(hs_work_Lambda(R->w)[j]));
+            lmax = fmax(lmax, fabs(Lambda[j]));
         for (size_t j = k0; j < k0 + m->ncontact; j++)
-            if (!is_open(R, j) && hs_work_Lambda(R->w)[j] < -1e-12 * lmax && hs_work_Lambda(R->w)[j] < worst) {
-                worst = hs_work_Lambda(R->w)[j];
+            if (!is_open(R, j) && Lambda[j] < -1e-12 * lmax && Lambda[j] < worst) {
+                worst = Lambda[j];
                 jw = j;
             }
         if (jw == m->k)

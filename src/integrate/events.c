@@ -483,7 +483,8 @@ static int inner_values(hs_int_run *R, double h)
             hs_work_set_fail_kind(R->w, HS_FAIL_NONE);
             return 0;
         }
-        memcpy(R->ev.g_inside + (size_t)j * R->ev.n, hs_work_events(R->w), R->ev.n * sizeof *R->ev.g_inside);
+        memcpy(R->ev.g_inside + (size_t)j * R->ev.n, hs_work_events(R->w),
+               R->ev.n * sizeof *R->ev.g_inside);
     }
     return 1;
 }

@@ -259,7 +259,8 @@ static int finish(hs_int_run *R, int rc)
     hs_int_driver_free(R->rows.helper);
     if (R->w) {
         hs_summary *s = R->sum;
-        s->nrhs = hs_work_get_stats(R->w).nrhs;   /* (the balance control evaluates no accelerations) */
+        /* (the balance control evaluates no accelerations) */
+        s->nrhs = hs_work_get_stats(R->w).nrhs;
         s->k = R->m->k;
         s->rank0 = hs_work_get_stats(R->w).rank0;
         s->nrobust = hs_work_get_stats(R->w).nrobust;

@@ -93,7 +93,8 @@ static int row_values(hs_int_run *R, double t, const double *y, hs_row *r, int f
     if (first)
         R->rows.E0 = T + U;
     *r = (hs_row){ .t = t, .q = y, .v = y + n, .a = hs_work_a(w), .Lambda = hs_work_Lambda(w),
-                   .aux = hs_work_aux(w), .out = hs_work_outputs(w), .Gz = hs_work_Gq(m, w), .W = y + 2 * n,
+                   .aux = hs_work_aux(w), .out = hs_work_outputs(w), .Gz = hs_work_Gq(m, w),
+                   .W = y + 2 * n,
                    .T = T, .E = T + U, .H = hs_dyn_jacobi(m, w),
                    .ebal = hs_dyn_balance(T, U, R->rows.E0, y + 2 * n),
                    .pres = hs_dyn_power_residual(m, hs_work_Lambda(w), hs_work_aux(w)),

@@ -516,7 +516,8 @@ void hs_int_step_ctx(hs_int_run *R)
         .m = R->m, .w = R->w, .type = R->step.type, .err = R->err, .dim = R->dim,
         .t0 = R->t0, .t_end = R->t_end, .dt = R->dt, .y = R->y, .tau = &R->tau, .t = &R->t,
         .steps = &R->sum->steps, .atol = R->m->set.atol * f,
-        .rtol = R->m->set.rtol * f, .opt = R->step.opt, .gsl_step = R->step.drv ? R->step.drv->s : NULL,
+        .rtol = R->m->set.rtol * f, .opt = R->step.opt,
+        .gsl_step = R->step.drv ? R->step.drv->s : NULL,
         .failed = &R->c.failed, .rates = ctx_rates, .forget = ctx_forget, .fail = ctx_fail,
         .clear_failure = ctx_clear_failure, .run = R,
     };
