@@ -231,12 +231,6 @@ void hs_int_dop853_at(const gsl_odeiv2_step *step, double theta, double *y);
 /* The error estimate of its last step, per component (GSL's yerr holds
  * the error norm times each steering component's scale). */
 const double *hs_int_dop853_error(const gsl_odeiv2_step *step);
-/* The method (steppers.c). */
-extern const hs_stepper hs_int_step_dop853;
-
-/* rattle.c: RATTLE and its compositions of order 4, 6, 8 (steppers.c). */
-extern const hs_stepper hs_int_step_rattle, hs_int_step_rattle4, hs_int_step_rattle6,
-    hs_int_step_rattle8;
 
 /* rows.c */
 /* Write the row at state y (time t); first = 1 for the first row (sets

@@ -57,6 +57,12 @@ GSL_METHOD(msbdf, "msbdf", 5, HS_STEP_IMPLICIT | HS_STEP_MULTISTEP, 0.001, &rk4i
            "BDF, orders 1 to 5, for "
            "stiff models", gsl_odeiv2_step_msbdf);
 
+/* holosim's own methods, each defined in a file of its own: dop853.c,
+ * rattle.c (RATTLE and its compositions of order 4, 6, 8). */
+extern const hs_stepper hs_int_step_dop853;
+extern const hs_stepper hs_int_step_rattle, hs_int_step_rattle4, hs_int_step_rattle6,
+    hs_int_step_rattle8;
+
 const hs_stepper *const hs_steppers[] = {
     &rk2, &rk4, &rkf45, &rkck, &rk8pd, &rk1imp, &rk2imp, &rk4imp, &bsimp, &msadams, &msbdf,
     &hs_int_step_dop853, &hs_int_step_rattle, &hs_int_step_rattle4, &hs_int_step_rattle6,
