@@ -195,7 +195,8 @@ static int constraints(const hs_proj *p, hs_work *w, double t, const double *q, 
                                              : hs_dyn_constraints_sparse(p->m, w, t, q, G, G_t);
     /* a constraint an event let go (dynamics.h) is not projected onto: its
      * residual counts as met, its row of A is the identity (as a fixed one) */
-    for (size_t i = 0; !rc && hs_work_get_stats(w).nreleased && i < p->m->k; i++)
+    size_t nreleased = rc ? 0 : hs_work_get_stats(w).nreleased;
+    for (size_t i = 0; nreleased && i < p->m->k; i++)
         if (hs_dyn_is_released(w, i)) {
             if (G)
                 G[i] = 0;
@@ -790,7 +791,8 @@ static int cons_start(const hs_model *m, hs_work *w, double *q, double *v,
     }
     for (size_t i = 0; i < k; i++)
         Gd[i] = Gt[i] + hs_dyn_gq_dot(m, w, i, v);
-    for (size_t i = 0; hs_work_get_stats(w).nreleased && i < k; i++)
+    size_t nreleased = hs_work_get_stats(w).nreleased;
+    for (size_t i = 0; nreleased && i < k; i++)
         if (hs_dyn_is_released(w, i))                         /* an open contact: no residual */
             G[i] = Gd[i] = 0;
     double tol = m->set.tol;

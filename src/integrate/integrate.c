@@ -260,13 +260,14 @@ static int finish(hs_int_run *R, int rc)
     if (R->w) {
         hs_summary *s = R->sum;
         /* (the balance control evaluates no accelerations) */
-        s->nrhs = hs_work_get_stats(R->w).nrhs;
+        hs_work_stats ws = hs_work_get_stats(R->w);
+        s->nrhs = ws.nrhs;
         s->k = R->m->k;
-        s->rank0 = hs_work_get_stats(R->w).rank0;
-        s->nrobust = hs_work_get_stats(R->w).nrobust;
-        s->nsingular = hs_work_get_stats(R->w).nsingular;
-        s->worst_rcond = hs_work_get_stats(R->w).worst_rcond;
-        s->augmented = hs_work_get_stats(R->w).mass_zero || hs_work_get_stats(R->w).augmented;
+        s->rank0 = ws.rank0;
+        s->nrobust = ws.nrobust;
+        s->nsingular = ws.nsingular;
+        s->worst_rcond = ws.worst_rcond;
+        s->augmented = ws.mass_zero || ws.augmented;
         if (R->bal.w) {
             s->nsingular += hs_work_get_stats(R->bal.w).nsingular;
             s->worst_rcond = fmin(s->worst_rcond, hs_work_get_stats(R->bal.w).worst_rcond);

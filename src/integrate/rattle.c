@@ -499,6 +499,14 @@ static int pinv_failed(hs_step_ctx *cx, double t)
                         "did not converge at t=%.17g", cx->type->name, t);
 }
 
+/* The dynamics' last evaluation left no Cholesky factor of C (its
+ * rank-revealing solve, or rows its small Cholesky skipped). */
+static int no_factor(const hs_work *w)
+{
+    hs_work_stats st = hs_work_get_stats(w);
+    return st.robust || st.nskip;
+}
+
 /* One RATTLE step of h from y at GSL time tau; y becomes the state at
  * tau + h (exactly tau_end).  0 or an exit code. */
 static int rattle_step(hs_step_ctx *cx, rattle *S, double tau, double tau_end, double *y)
@@ -515,7 +523,7 @@ static int rattle_step(hs_step_ctx *cx, rattle *S, double tau, double tau_end, d
     memcpy(S->Q0, hs_work_Q(m, w), n * sizeof *S->Q0);
     memcpy(S->Gq0, hs_work_Gq(m, w), m->nnz * sizeof *S->Gq0);
     /* redundant or singular there: C^+ of its own (the dynamics' factor is not C's) */
-    S->use0 = k && (S->redundant || hs_work_get_stats(w).robust || hs_work_get_stats(w).nskip);
+    S->use0 = k && (S->redundant || no_factor(w));
     if (S->use0 && pinv_set(S->P, m, w, S->Minv, S->Gq0))
         return pinv_failed(cx, t0);
     double *q = y, *v = y + n;
@@ -550,7 +558,7 @@ static int rattle_step(hs_step_ctx *cx, rattle *S, double tau, double tau_end, d
             S->x[i] = hs_dyn_is_released(w, i) ? 0 : s;
         }
         /* G_q1 (v1 - M^-1 G_q1^T x) + G_t = 0 */
-        if (S->redundant || hs_work_get_stats(w).robust || hs_work_get_stats(w).nskip) {
+        if (S->redundant || no_factor(w)) {
             if (pinv_set(S->P1, m, w, S->Minv, Gq1))
                 return pinv_failed(cx, t1);
             pinv_solve(S->P1, S->x);
