@@ -49,7 +49,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         v[i] = m->v0[i];
     if (hs_dyn_accel(m, w, m->t0, m->q0, v, a, NULL)) {
-        fprintf(stderr, "rhs_bench: %s\n", w->err.msg);
+        fprintf(stderr, "rhs_bench: %s\n", hs_work_err(w)->msg);
         return 4;
     }
     double t1 = now();

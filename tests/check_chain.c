@@ -108,8 +108,8 @@ START_TEST(band_path_chosen)
     ck_assert_msg(m != NULL, "%s", err.msg);
     hs_work *w = hs_work_new(m);
     ck_assert_ptr_nonnull(w);
-    ck_assert_int_eq(w->banded, 1);
-    ck_assert_uint_eq(w->bw, 1);
+    ck_assert_int_eq(hs_work_cstruct(w).banded, 1);
+    ck_assert_uint_eq(hs_work_cstruct(w).bw, 1);
     hs_work_free(w);
     hs_model_free(m);
 }

@@ -102,7 +102,7 @@ START_TEST(accel)
     ck_assert_int_eq(hs_dyn_accel(m, w, 0, q, v, a, NULL), 0);
     q[1] = 2;                                  /* [[1, 2], [2, 1]]: eigenvalue -1 */
     ck_assert_int_eq(hs_dyn_accel(m, w, 0, q, v, a, NULL), HS_EXIT_NUMERIC);
-    ck_assert_msg(strstr(w->err.msg, "not positive definite") != NULL, "%s", w->err.msg);
+    ck_assert_msg(strstr(hs_work_err(w)->msg, "not positive definite") != NULL, "%s", hs_work_err(w)->msg);
     hs_work_free(w);
     hs_model_free(m);
     host_kept(h);

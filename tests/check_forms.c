@@ -218,7 +218,7 @@ static void emb_X(const hs_model *m, hs_work *w, double t, const double *q, doub
     double v[4] = { 0, 0, 0, 0 };
     ck_assert_int_eq(hs_dyn_aux(m, w, t, q, v), 0);
     for (size_t a = 0; a < m->namb; a++)
-        X[a] = w->aux[m->off_amb + a];
+        X[a] = hs_work_aux(w)[m->off_amb + a];
 }
 
 /* Central differences of X: first derivatives (h1), second (h2). */
@@ -321,7 +321,7 @@ START_TEST(embedding_is_reduced_dalembert)
         }
         ck_assert_int_eq(hs_dyn_mass(m, w, t, q, v, Mgot), 0);
         ck_assert_int_eq(hs_dyn_accel(m, w, t, q, v, NULL, NULL), 0);
-        const double *Qgot = w->dyn + m->off_Q;
+        const double *Qgot = hs_work_Q(m, w);
         double scaleM = 0, scaleQ = 1;
         for (size_t i = 0; i < n * n; i++)
             scaleM = fmax(scaleM, fabs(Mref[i]));

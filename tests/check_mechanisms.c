@@ -121,7 +121,7 @@ START_TEST(parallelogram_minimum_norm_multipliers)
         ck_assert_int_eq(hs_dyn_constraints(m, w, PU_AT(&ra.tab, row, 0), q, NULL, NULL), 0);
         for (size_t i = 0; i < 6; i++)
             for (size_t c = 0; c < 6; c++)
-                gsl_matrix_set(A, c, i, w->Gqd[i * 6 + c]);  /* A = G_q^T */
+                gsl_matrix_set(A, c, i, hs_work_Gq_dense(w)[i * 6 + c]);  /* A = G_q^T */
         gsl_linalg_SV_decomp(A, V, S, wk);
         ck_assert_double_le(gsl_vector_get(S, 5), 1e-12 * gsl_vector_get(S, 0));
         double dot = 0, norm = 0;
@@ -373,7 +373,7 @@ START_TEST(natural_projection_with_massless)
         ck_assert_double_le(fabs(G[i]), 1e-10);
         double gd = Gt[i];
         for (size_t c = 0; c < 6; c++)
-            gd += w->Gqd[i * 6 + c] * v[c];
+            gd += hs_work_Gq_dense(w)[i * 6 + c] * v[c];
         ck_assert_double_le(fabs(gd), 1e-10);
     }
     hs_work_free(w);

@@ -900,6 +900,73 @@ START_TEST(method_unknown_positioned)
 }
 END_TEST
 
+/* Every option every method declares (hs_stepper.options): well formed;
+ * a value in its range is accepted and handed to the method; values out of
+ * it (below, above, not finite) are refused with a message naming it and
+ * its range; a method that does not declare it refuses it. */
+static void set_num(hs_model *m, hs_numset i, double x)
+{
+    *(double *)((char *)&m->set + hs_numsets[i].off) = x;
+}
+
+START_TEST(method_options)
+{
+    static const char text[] = "coordinates: [x]\nmass: [1]\ninitial: {q: {x: 0}}\n"
+                               "simulate: {t_end: 1}\n";
+    const hs_stepper *s = hs_steppers[_i];
+    ck_assert_uint_le(s->noptions, HS_STEP_MAXOPT);
+    ck_assert(!s->noptions == !s->options);
+    for (size_t j = 0; j < s->noptions; j++) {
+        const hs_step_option *o = &s->options[j];
+        ck_assert_msg(o->name && o->help && o->range && o->who && o->without,
+                      "%s: option %zu described", s->name, j);
+        ck_assert_msg(o->type == HS_STEP_OPT_NUMBER && (int)o->setting >= 0 &&
+                      o->setting < HS_NUM_COUNT && o->min < o->max, "%s: %s", s->name,
+                      o->name);
+        ck_assert_msg(isnan(o->def) || (o->def > o->min && o->def <= o->max),
+                      "%s: %s's default in its range", s->name, o->name);
+        hs_error err;
+        hs_error_init(&err);
+        hs_model *m = hs_model_load_string("m.yaml", text, NULL, &err);
+        ck_assert_ptr_nonnull(m);
+        double val[HS_STEP_MAXOPT], in = isfinite(o->max) ? o->max : o->min + 1;
+        /* not given: the default */
+        ck_assert_int_eq(hs_stepper_options(m, s, val, &err), 0);
+        ck_assert(isnan(o->def) ? isnan(val[j]) : val[j] == o->def);
+        /* accepted */
+        set_num(m, o->setting, in);
+        ck_assert_int_eq(hs_stepper_options(m, s, val, &err), 0);
+        ck_assert_double_eq(val[j], in);
+        /* refused, with the option's name and range */
+        double out[] = { o->min, o->min - 1, (double)INFINITY, -(double)INFINITY,
+                         isfinite(o->max) ? 2 * o->max + 1 : (double)INFINITY };
+        for (size_t k = 0; k < sizeof out / sizeof *out; k++) {
+            set_num(m, o->setting, out[k]);
+            hs_error_init(&err);
+            ck_assert_int_eq(hs_stepper_options(m, s, val, &err), HS_EXIT_USAGE);
+            char want[160];
+            snprintf(want, sizeof want, "the %s must be %s", o->name, o->range);
+            ck_assert_msg(strstr(err.msg, want) != NULL, "%s: %g: %s", s->name, out[k],
+                          err.msg);
+        }
+        /* another method without it refuses it, naming those that take it */
+        set_num(m, o->setting, in);
+        for (size_t k = 0; hs_steppers[k]; k++) {
+            const hs_stepper *t = hs_steppers[k];
+            int has = 0;
+            for (size_t l = 0; l < t->noptions; l++)
+                has |= t->options[l].setting == o->setting;
+            hs_error_init(&err);
+            ck_assert_int_eq(hs_stepper_options(m, t, val, &err), has ? 0 : HS_EXIT_USAGE);
+            if (!has)
+                ck_assert_msg(strstr(err.msg, s->name) && strstr(err.msg, t->name) &&
+                              strstr(err.msg, o->without), "%s: %s", t->name, err.msg);
+        }
+        hs_model_free(m);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("steppers");
@@ -907,6 +974,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, method_table);
     tcase_add_test(tc, method_unknown_positioned);
+    tcase_add_loop_test(tc, method_options, 0, NSTEPPERS);
     tcase_add_loop_test(tc, closed_forms, 0, NSTEPPERS * NCASES);
     tcase_add_test(tc, rk1imp_first_order);
     tcase_add_loop_test(tc, multistep_keeps_order, 0, 2);

@@ -559,7 +559,7 @@ hs run "$PEND" --t-end 0.1 --dt 0.05 --columns t,x -q
 xref=$(last_field 2)
 # every method under error control of the table (`holosim help methods`);
 # the fixed-step ones: tests/check_rattle.c
-for m in $("$H" help methods | awk '$4 != "fixed" { print $1 }'); do
+for m in $("$H" help methods | awk '/^[^ ]/ && $4 != "fixed" { print $1 }'); do
     begin "method_$m"
     TO_SAVE=$TO
     TO=$TO_SHORT

@@ -247,7 +247,7 @@ EOF2
 D=0.010000041667135     # acos(0.99995)
 
 begin graze_every_stepper
-for me in $("$H" help methods | awk '$4 != "fixed" && $1 != "rk1imp" && $1 != "bsimp" {
+for me in $("$H" help methods | awk '/^[^ ]/ && $4 != "fixed" && $1 != "rk1imp" && $1 != "bsimp" {
                                        print $1 }'); do
     hs run "$T/graze.yaml" --method "$me" -q -o "$T/g.csv" --events "$T/gev.csv"
     rc_is 0

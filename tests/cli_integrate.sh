@@ -35,7 +35,7 @@ lt() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x + 0 < y + 0) }'; }
 # rotating wire (r = r0 cosh(omega t)) to t_end; errors within 1e-6 at
 # rtol = atol = 1e-8, rk1imp (first order) within 1e-2.  The methods are
 # those of the table under error control (`holosim help methods`).
-for meth in $("$H" help methods | awk '$4 != "fixed" { print $1 }'); do
+for meth in $("$H" help methods | awk '/^[^ ]/ && $4 != "fixed" { print $1 }'); do
     lim=1e-6
     [ $meth = rk1imp ] && lim=1e-2
     begin "method_$meth"

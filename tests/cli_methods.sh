@@ -17,13 +17,17 @@ begin "help_methods"
 hs help methods
 rc_is 0
 err_empty
-awk '{ print $1 }' "$T/out" | sort >"$T/table"
+awk '/^[^ ]/ { print $1 }' "$T/out" | sort >"$T/table"
 n=$(wc -l <"$T/table")
 [ "$n" -ge 12 ] || no "only $n methods listed"
 grep -q -x rk8pd "$T/table" || no "rk8pd missing"
 # every line: name, 'order', a number or 'var', a kind, a description
-awk '!($2 == "order" && ($3 ~ /^[0-9]+$/ || $3 == "var") && NF >= 6) { exit 1 }' "$T/out" ||
-    no "a line is not 'NAME order N KIND ...'"
+awk '/^[^ ]/ && !($2 == "order" && ($3 ~ /^[0-9]+$/ || $3 == "var") && NF >= 6) { exit 1 }
+     /^ / && $1 != "option" { exit 1 }' "$T/out" ||
+    no "a line is not 'NAME order N KIND ...' or '  option NAME ...'"
+# the options (hs_stepper.options): rattle's step, with its range and help
+grep -q '^  option step (a positive number: rattle rattle4 rattle6 rattle8): the step' "$T/out" ||
+    no "rattle's option step is not listed"
 end
 
 # same_set LABEL FILE: FILE (names, one a line) holds the table's names

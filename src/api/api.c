@@ -414,13 +414,13 @@ int holosim_check(const holosim_model *h, holosim_check_report *rep, holosim_err
     rep->rank = m->k;
     if (m->k) {
         if (hs_dyn_constraints_sparse(m, w, m->t0, q, G, Gt)) {
-            rc = hs_error_adopt(&e, &w->err, 0);
+            rc = hs_error_adopt(&e, hs_work_err(w), 0);
             goto out;
         }
         for (size_t i = 0; i < m->k; i++) {
             double s = Gt[i];
             for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
-                s += w->pos[m->k + (size_t)z] * v[m->gq_col[z]];
+                s += hs_work_con_Gq(m, w)[z] * v[m->gq_col[z]];
             rep->max_G = fmax(rep->max_G, fabs(G[i]));
             rep->max_Gdot = fmax(rep->max_Gdot, fabs(s));
         }

@@ -65,17 +65,18 @@ int hs_cli_check(int argc, char **argv)
         if (hs_dyn_contacts_open(m, w, m->t0, q, v) ||
             hs_dyn_friction_start(m, w, m->t0, q, v) ||
             hs_dyn_constraints_sparse(m, w, m->t0, q, G, Gt)) {
-            rc = hs_cli_fail(&w->err);
+            rc = hs_cli_fail(hs_work_err(w));
             goto out;
         }
         printf("constraint residuals at t0 (tolerance %g):\n", m->set.tol);
         for (size_t i = 0; i < m->k; i++) {
             double s = Gt[i];   /* + G_q v over the row's non-zeros, in column order */
             for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
-                s += w->pos[m->k + (size_t)z] * v[m->gq_col[z]];
+                s += hs_work_con_Gq(m, w)[z] * v[m->gq_col[z]];
             if (i >= m->fric0)        /* a friction element: sliding or sticking */
                 printf("  %-16s slip = %-12.6g  slip rate = %-12.6g %s\n", m->cname[i],
-                       G[i] + w->goff[i], s, hs_dyn_is_released(w, i) ? "sliding" : "sticking");
+                       G[i] + hs_dyn_friction_offset(w, i), s,
+                       hs_dyn_is_released(w, i) ? "sliding" : "sticking");
             else if (i >= m->contact0)      /* a contact: open or closed at t0 */
                 printf("  %-16s gap = %-12.6g  gap rate = %-12.6g %s\n", m->cname[i], G[i],
                        s, hs_dyn_is_released(w, i) ? "open" : "closed");
@@ -100,14 +101,16 @@ int hs_cli_check(int argc, char **argv)
         printf("initial data: consistent%s\n", memcmp(q, m->q0, m->n * sizeof *q) ||
                memcmp(v, m->v0, m->n * sizeof *v) ? " after projection" : "");
         if (hs_dyn_accel(m, w, m->t0, q, v, NULL, NULL) || hs_dyn_aux(m, w, m->t0, q, v))
-            rc = hs_cli_fail(&w->err);
-        else    /* E in the frame of the model's mass (an embedding: the ambient one) */
-            printf("%sE0 = %.17g\n", !m->k ? "" : w->augmented ? "M singular at t0: "
-                   "solved through [M G_q^T; G_q 0]; " : w->robust ? "C = G_q M^-1 G_q^T "
-                   "singular or nearly so at t0: the rank-revealing solve; " : w->nskip ?
+            rc = hs_cli_fail(hs_work_err(w));
+        else {  /* E in the frame of the model's mass (an embedding: the ambient one) */
+            hs_work_stats st = hs_work_get_stats(w);
+            printf("%sE0 = %.17g\n", !m->k ? "" : st.augmented ? "M singular at t0: "
+                   "solved through [M G_q^T; G_q 0]; " : st.robust ? "C = G_q M^-1 G_q^T "
+                   "singular or nearly so at t0: the rank-revealing solve; " : st.nskip ?
                    "C = G_q M^-1 G_q^T singular at t0: the Cholesky skips the dependent "
                    "rows; " : "C = G_q M^-1 G_q^T positive definite at t0; ",
-                   hs_dyn_kinetic(m, w) + w->aux[m->off_U]);
+                   hs_dyn_kinetic(m, w) + hs_work_aux(w)[m->off_U]);
+        }
     }
 out:
     free(q);

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "../flow/flow.h"
+#include "../integrate/integrate.h"
 #include "../io/fmt.h"
 
 typedef struct sctx {
@@ -127,8 +128,9 @@ static int refuse(const hs_model *m, const opts *o, const char *method, hs_error
         return err->code;
     if (!what && o->ov.s.method[0] && strcmp(o->ov.s.method, method) != 0)
         return hs_error_set(err, HS_EXIT_USAGE, "--sensitivity integrates with an explicit "
-                            "gsl_odeiv2 method: --method %s is not one (rk8pd, rkf45, rkck, "
-                            "rk4, msadams ...)", o->ov.s.method);
+                            "gsl_odeiv2 method: --method %s is not one (%s, rkf45, rkck, "
+                            "rk4, msadams ...)", o->ov.s.method,
+                            hs_stepper_default->name);
     if (!what)
         return 0;
     return hs_error_set(err, HS_EXIT_USAGE, "--sensitivity does not support %s", what);
@@ -205,7 +207,7 @@ static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
         rc = hs_cli_final_init(F, o, (const char *const *)c.col, c.ncol, err);
     *ran = !rc;
     if (!rc) {
-        if (!o->quiet && strcmp(m->set.method[0] ? m->set.method : "rk8pd",
+        if (!o->quiet && strcmp(m->set.method[0] ? m->set.method : hs_stepper_default->name,
                                 hs_fl_method(f)) != 0)
             fprintf(stderr, "holosim: --sensitivity: integrating with %s (the model's "
                     "method %s is not an explicit gsl_odeiv2 one)\n", hs_fl_method(f),

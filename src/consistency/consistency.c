@@ -146,7 +146,7 @@ static int build_W(hs_proj *p, hs_work *w, double t, const double *q, const doub
     p->msing = 0;
     if (p->diagW) {
         if (hs_dyn_mass_diag(m, w, t, q, v, p->Md)) {
-            hs_error_set(err, w->err.code, "%s", w->err.msg);
+            hs_error_set(err, hs_work_err(w)->code, "%s", hs_work_err(w)->msg);
             return err->code;
         }
         for (size_t i = 0; i < n; i++) {
@@ -159,7 +159,7 @@ static int build_W(hs_proj *p, hs_work *w, double t, const double *q, const doub
         return 0;
     }
     if (hs_dyn_mass(m, w, t, q, v, p->Mfull)) {
-        hs_error_set(err, w->err.code, "%s", w->err.msg);
+        hs_error_set(err, hs_work_err(w)->code, "%s", hs_work_err(w)->msg);
         return err->code;
     }
     memset(p->W, 0, n * n * sizeof *p->W);
@@ -185,7 +185,7 @@ static int build_W(hs_proj *p, hs_work *w, double t, const double *q, const doub
     return 0;
 }
 
-/* G and G_t at (t, q); G_q sparse in w->pos, and dense in w->Gqd too when
+/* G and G_t at (t, q); G_q sparse in w->pos, and dense in hs_work_Gq_dense(w) too when
  * the mass is full (the dense path of build_A reads it). */
 static int constraints(const hs_proj *p, hs_work *w, double t, const double *q, double *G,
                        double *G_t)
@@ -194,8 +194,9 @@ static int constraints(const hs_proj *p, hs_work *w, double t, const double *q, 
                                              : hs_dyn_constraints_sparse(p->m, w, t, q, G, G_t);
     /* a constraint an event let go (dynamics.h) is not projected onto: its
      * residual counts as met, its row of A is the identity (as a fixed one) */
-    for (size_t i = 0; !rc && w->nreleased && i < p->m->k; i++)
-        if (w->released[i]) {
+    size_t nreleased = rc ? 0 : hs_work_get_stats(w).nreleased;
+    for (size_t i = 0; nreleased && i < p->m->k; i++)
+        if (hs_dyn_is_released(w, i)) {
             if (G)
                 G[i] = 0;
             if (G_t)
@@ -223,7 +224,8 @@ static unsigned char row_fixed(const hs_proj *p, const hs_model *m, const hs_wor
 
 static void set_A(hs_proj *p, hs_work *w, size_t i, size_t j, double v)
 {
-    if (w->banded)
+    const hs_cstruct cs = hs_work_cstruct(w);
+    if (cs.banded)
         p->Ab->data[j * p->Ab->tda + (i - j)] = v;   /* i >= j */
     else
         p->A->data[i * p->A->tda + j] = p->A->data[j * p->A->tda + i] = v;
@@ -231,37 +233,38 @@ static void set_A(hs_proj *p, hs_work *w, size_t i, size_t j, double v)
 
 static int build_A(hs_proj *p, hs_work *w)
 {
+    const hs_cstruct cs = hs_work_cstruct(w);
     const hs_model *m = p->m;
     size_t n = m->n, k = m->k;
-    const double *Gz = w->pos + k;               /* G_q non-zeros, row order */
+    const double *Gz = hs_work_con_Gq(m, w);               /* G_q non-zeros, row order */
     p->robust = 0;
     if (p->msing)
         return -1;
-    if ((w->banded && !p->Ab && !(p->Ab = hs_la_matrix_alloc(k, w->bw + 1))) ||
-        (!w->banded && !p->A && !(p->A = hs_la_matrix_alloc(k, k)))) {
+    if ((cs.banded && !p->Ab && !(p->Ab = hs_la_matrix_alloc(k, cs.bw + 1))) ||
+        (!cs.banded && !p->A && !(p->A = hs_la_matrix_alloc(k, k)))) {
         p->nomem = 1;
         return -1;
     }
     if (p->diagW) {
-        if (w->banded)
+        if (cs.banded)
             memset(p->Ab->data, 0, k * p->Ab->tda * sizeof(double));
         else
             for (size_t i = 0; i < k; i++)
                 memset(p->A->data + i * p->A->tda, 0, k * sizeof(double));
-        for (size_t z = 0; z < w->npair; z++) {
-            size_t i = w->pair_i[z], j = w->pair_j[z];
-            double v = Gz[w->pair_pi[z]] * p->Wd[m->gq_col[w->pair_pi[z]]] * Gz[w->pair_pj[z]];
-            if (w->banded)
+        for (size_t z = 0; z < cs.npair; z++) {
+            size_t i = cs.pair_i[z], j = cs.pair_j[z];
+            double v = Gz[cs.pair_pi[z]] * p->Wd[m->gq_col[cs.pair_pi[z]]] * Gz[cs.pair_pj[z]];
+            if (cs.banded)
                 p->Ab->data[j * p->Ab->tda + (i - j)] += v;
             else
                 p->A->data[i * p->A->tda + j] += v;
         }
-        if (!w->banded)
+        if (!cs.banded)
             for (size_t i = 0; i < k; i++)
                 for (size_t j = 0; j < i; j++)
                     p->A->data[j * p->A->tda + i] = p->A->data[i * p->A->tda + j];
     } else {
-        const double *Gq = w->Gqd;
+        const double *Gq = hs_work_Gq_dense(w);
         for (size_t c = 0; c < n; c++)
             for (size_t j = 0; j < k; j++) {
                 double s = 0;
@@ -281,15 +284,15 @@ static int build_A(hs_proj *p, hs_work *w)
         int fixed = p->fixed[i] = row_fixed(p, m, w, i);
         if (!fixed)
             continue;
-        size_t lo = w->banded && i > w->bw ? i - w->bw : 0;
-        size_t hi = w->banded ? (i + w->bw < k ? i + w->bw : k - 1) : k - 1;
+        size_t lo = cs.banded && i > cs.bw ? i - cs.bw : 0;
+        size_t hi = cs.banded ? (i + cs.bw < k ? i + cs.bw : k - 1) : k - 1;
         for (size_t j = lo; j <= hi; j++)
             set_A(p, w, i > j ? i : j, i > j ? j : i, 0);
         set_A(p, w, i, i, 1);
     }
-    gsl_matrix_view A = hs_la_submatrix(w->banded ? p->Ab : p->A, 0, 0, k,
-                                             w->banded ? w->bw + 1 : k);
-    if (w->banded ? hs_la_band_cholesky(&A.matrix) != 0
+    gsl_matrix_view A = hs_la_submatrix(cs.banded ? p->Ab : p->A, 0, 0, k,
+                                             cs.banded ? cs.bw + 1 : k);
+    if (cs.banded ? hs_la_band_cholesky(&A.matrix) != 0
                   : hs_la_cholesky(&A.matrix) != GSL_SUCCESS)
         return -1;
     /* the squared ratio of the smallest to the largest pivot is a cheap
@@ -297,13 +300,13 @@ static int build_A(hs_proj *p, hs_work *w)
      * guess is poor, and always at the start of a run (full_rcond) */
     double lo = INFINITY, hi = 0;
     for (size_t i = 0; i < k; i++) {
-        double l = A.matrix.data[i * A.matrix.tda + (w->banded ? 0 : i)];
+        double l = A.matrix.data[i * A.matrix.tda + (cs.banded ? 0 : i)];
         lo = l < lo ? l : lo;
         hi = l > hi ? l : hi;
     }
     double rcond = (lo / hi) * (lo / hi);
     if (p->full_rcond || !(rcond >= 1e-6)) {
-        if (w->banded)
+        if (cs.banded)
             gsl_linalg_cholesky_band_rcond(&A.matrix, &rcond, p->work3k);
         else
             gsl_linalg_cholesky_rcond(&A.matrix, &rcond, p->work3k);
@@ -324,7 +327,7 @@ static int robust_build(hs_proj *p, hs_work *w)
 {
     const hs_model *m = p->m;
     size_t n = m->n, k = m->k;
-    const double *Gz = w->pos + k;
+    const double *Gz = hs_work_con_Gq(m, w);
     if (!p->rBt) {
         size_t mn = n < k ? n : k;
         p->rL = hs_la_matrix_alloc(n, n);
@@ -409,7 +412,7 @@ static int factor_A(hs_proj *p, hs_work *w)
 {
     if (build_A(p, w) == 0)
         return 0;
-    if (p->nomem || (w->strict && !p->msing))
+    if (p->nomem || (hs_work_get_stats(w).strict && !p->msing))
         return -1;
     return robust_build(p, w);
 }
@@ -452,6 +455,7 @@ static void robust_step(hs_proj *p, const double *rhs, double *out)
 /* out = W G_q^T A^-1 rhs */
 static void solve_step(hs_proj *p, hs_work *w, const double *rhs, double *out)
 {
+    const hs_cstruct cs = hs_work_cstruct(w);
     const hs_model *m = p->m;
     size_t n = m->n, k = m->k;
     if (p->robust) {
@@ -461,14 +465,14 @@ static void solve_step(hs_proj *p, hs_work *w, const double *rhs, double *out)
     gsl_vector_view mu = hs_la_subvector(p->mu, 0, k);
     for (size_t i = 0; i < k; i++)
         mu.vector.data[i] = p->fixed[i] ? 0 : rhs[i];
-    if (w->banded) {
+    if (cs.banded) {
         hs_la_band_svx(p->Ab, mu.vector.data);
     } else {
         gsl_matrix_view A = hs_la_submatrix(p->A, 0, 0, k, k);
         gsl_linalg_cholesky_svx(&A.matrix, &mu.vector);
     }
     if (p->diagW) {
-        const double *Gz = w->pos + k;
+        const double *Gz = hs_work_con_Gq(m, w);
         memset(out, 0, n * sizeof *out);
         for (size_t i = 0; i < k; i++)
             for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
@@ -507,7 +511,7 @@ static void list_violations(const hs_model *m, const double *G, double tol, char
 static int satisfied(const hs_model *m, const hs_work *w, const double *q, const double *G,
                      double tol)
 {
-    const double *Gz = w->pos + m->k;
+    const double *Gz = hs_work_con_Gq(m, w);
     for (size_t i = 0; i < m->k; i++) {
         double scale = 0;
         for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
@@ -524,7 +528,7 @@ static int newton(hs_proj *p, hs_work *w, double t, double *q, const double *v,
     const hs_model *m = p->m;
     size_t n = m->n, k = m->k;
     if (constraints(p, w, t, q, p->G, p->Gt)) {
-        hs_error_set(err, w->err.code, "%s", w->err.msg);
+        hs_error_set(err, hs_work_err(w)->code, "%s", hs_work_err(w)->msg);
         return err->code;
     }
     int it = 0;
@@ -652,7 +656,7 @@ out:
 static double velocity_excess(const hs_model *m, const hs_work *w, const double *v,
                               const double *r)
 {
-    const double *Gz = w->pos + m->k, *Gt = w->pos + m->k + m->nnz;
+    const double *Gz = hs_work_con_Gq(m, w), *Gt = hs_work_con_Gt(m, w);
     double worst = 0;
     for (size_t i = 0; i < m->k; i++) {
         double scale = fabs(Gt[i]);
@@ -677,7 +681,7 @@ static int project_velocities(hs_proj *p, hs_work *w, double t, const double *q,
 {
     const hs_model *m = p->m;
     size_t n = m->n, k = m->k;
-    const double *Gt = w->pos + k + m->nnz;
+    const double *Gt = hs_work_con_Gt(m, w);
     for (int pass = 0; pass < 2; pass++) {
         if (!p->a_valid || pass == 1) {
             if (build_W(p, w, t, q, v, lock, err))
@@ -759,7 +763,7 @@ static int cons_start(const hs_model *m, hs_work *w, double *q, double *v,
         for (size_t i = 0; i < k && !zero_row; i++) {
             int zero = 1;
             for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
-                zero &= w->pos[k + (size_t)z] == 0;
+                zero &= hs_work_con_Gq(m, w)[z] == 0;
             if (zero) {
                 zero_row = 1;
                 dep = i;
@@ -784,7 +788,7 @@ static int cons_start(const hs_model *m, hs_work *w, double *q, double *v,
     if (hs_dyn_constraints_sparse(m, w, t, q, G, Gt)) {
         /* a domain error in the model at the initial data: a model error,
          * positioned in the file */
-        rc = hs_error_adopt(err, &w->err, HS_EXIT_MODEL);
+        rc = hs_error_adopt(err, hs_work_err(w), HS_EXIT_MODEL);
         if (rc != HS_EXIT_NOMEM)
             hs_error_append(err, ", the initial position: the expression must be finite "
                             "there (change 'initial', or the expression)");
@@ -792,8 +796,9 @@ static int cons_start(const hs_model *m, hs_work *w, double *q, double *v,
     }
     for (size_t i = 0; i < k; i++)
         Gd[i] = Gt[i] + hs_dyn_gq_dot(m, w, i, v);
-    for (size_t i = 0; w->nreleased && i < k; i++)
-        if (w->released[i])                         /* an open contact: no residual */
+    size_t nreleased = hs_work_get_stats(w).nreleased;
+    for (size_t i = 0; nreleased && i < k; i++)
+        if (hs_dyn_is_released(w, i))                         /* an open contact: no residual */
             G[i] = Gd[i] = 0;
     double tol = m->set.tol;
     /* round-off floors as in satisfied(): |G_i| against sum |dG_i/dq_j q_j|,
@@ -802,7 +807,7 @@ static int cons_start(const hs_model *m, hs_work *w, double *q, double *v,
     for (size_t i = 0; i < k; i++) {
         double scale = fabs(Gt[i]);
         for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
-            scale += fabs(w->pos[k + (size_t)z] * v[m->gq_col[z]]);
+            scale += fabs(hs_work_con_Gq(m, w)[z] * v[m->gq_col[z]]);
         if (!(fabs(Gd[i]) <= fmax(tol, 16 * DBL_EPSILON * scale)))
             vel_bad = 1;
     }

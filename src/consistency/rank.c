@@ -19,13 +19,13 @@ static int full_rank_certified(const hs_model *m, hs_work *w, double t, const do
     double *v0 = calloc(m->n, sizeof *v0);
     if (!v0)
         return 0;
-    long nrhs = w->nrhs;                  /* not a right-hand side of the run */
-    int full = w->full_rcond;
-    w->full_rcond = 1;
-    int ok = hs_dyn_accel(m, w, t, q, v0, NULL, NULL) == 0 && w->rcond >= HS_RANK_RCOND;
-    w->full_rcond = full;
-    w->nrhs = nrhs;
-    hs_error_init(&w->err);
+    long nrhs = hs_work_get_stats(w).nrhs;  /* not a right-hand side of the run */
+    int full = hs_work_full_rcond(w, 1);
+    int ok = hs_dyn_accel(m, w, t, q, v0, NULL, NULL) == 0 &&
+             hs_work_get_stats(w).rcond >= HS_RANK_RCOND;
+    hs_work_full_rcond(w, full);
+    hs_work_set_nrhs(w, nrhs);
+    hs_error_init(hs_work_err(w));
     free(v0);
     return ok;
 }
@@ -51,7 +51,7 @@ static size_t rank_of(const hs_model *m, hs_work *w, double t, const double *q,
         goto out;
     for (size_t i = 0; i < k; i++)
         for (size_t c = 0; c < n; c++)
-            gsl_matrix_set(A, c, i, w->Gqd[i * n + c]);   /* A = G_q^T */
+            gsl_matrix_set(A, c, i, hs_work_Gq_dense(w)[i * n + c]);   /* A = G_q^T */
     int signum;
     gsl_linalg_QRPT_decomp(A, tau, perm, &signum, norm);
     size_t dmax = n < k ? n : k;

@@ -306,7 +306,7 @@ static void fill_g(const hs_model *m, hs_work *w, const double *dyn)
         if (m->set.stabilize == HS_STAB_BAUMGARTE)
             s += 2 * m->set.alpha * dyn[m->off_Gdotb + i] +
                  m->set.beta * m->set.beta * dyn[m->off_Gb + i];
-        w->rg[i] = hs_dyn_is_released(w, i) ? 0 : s;
+        w->rg[i] = hs_dyn_is_released_(w, i) ? 0 : s;
     }
 }
 

@@ -82,7 +82,7 @@ static void rebuild(const hs_model *m, const hs_work *w, hs_heldwork *h)
     size_t k = m->k;
     h->kh = 0;
     for (size_t i = 0; i < k; i++)
-        if (!hs_dyn_is_released(w, i))
+        if (!hs_dyn_is_released_(w, i))
             h->row[h->kh++] = (uint32_t)i;
     size_t kh = h->kh;
     h->np = 0;
@@ -91,7 +91,7 @@ static void rebuild(const hs_model *m, const hs_work *w, hs_heldwork *h)
         /* a held row's place among the held ones (UINT32_MAX: let go); a
          * pair keeps the order of its rows (i >= j), the places follow */
         for (size_t i = 0, r = 0; i < k; i++)
-            h->place[i] = hs_dyn_is_released(w, i) ? UINT32_MAX : (uint32_t)r++;
+            h->place[i] = hs_dyn_is_released_(w, i) ? UINT32_MAX : (uint32_t)r++;
         for (size_t p = 0; p < w->npair; p++) {
             uint32_t a = h->place[w->pair_i[p]], b = h->place[w->pair_j[p]];
             if (a == UINT32_MAX || b == UINT32_MAX)

@@ -341,7 +341,7 @@ int hs_dyn_contacts_open(const hs_model *m, hs_work *w, double t, const double *
     int rc = hs_dyn_constraints_sparse(m, w, t, q, G, G + k);
     double tol = m->set.tol;
     for (size_t j = k0; j < k0 + m->ncontact && !rc; j++) {
-        double u = G[k + j] + hs_dyn_gq_dot(m, w, j, v);
+        double u = G[k + j] + hs_dyn_gq_dot_(m, w, j, v);
         if ((G[j] > tol || (G[j] > -tol && u > tol)) && hs_dyn_release(m, w, j))
             rc = hs_error_nomem(&w->err);
     }
@@ -448,7 +448,7 @@ int hs_dyn_friction_start(const hs_model *m, hs_work *w, double t, const double 
         rc = hs_dyn_constraints_sparse(m, w, t, q, NULL, NULL);
     for (size_t f = 0; f < m->nfriction && !rc; f++) {
         size_t j = m->fric0 + f;
-        double rate = w->pos[m->k + m->nnz + j] + hs_dyn_gq_dot(m, w, j, v);
+        double rate = w->pos[m->k + m->nnz + j] + hs_dyn_gq_dot_(m, w, j, v);
         if (fabs(rate) > m->set.tol) {
             w->fdir[f] = (signed char)(rate > 0 ? 1 : -1);
             if (hs_dyn_release(m, w, j))

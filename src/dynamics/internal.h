@@ -7,6 +7,7 @@
 #define HS_DYNAMICS_INTERNAL_H
 
 #include "dynamics.h"
+#include "work.h"
 
 /* ---- kernels.c ---- */
 
@@ -78,7 +79,17 @@ int hs_dyn_held_solve(const hs_model *m, hs_work *w, double t, const double *dyn
                       double *acc);
 void hs_dyn_held_free(hs_work *w);
 
-/* ---- impact.c: friction inside hs_dyn_accel (dynamics.h, hs_dyn_friction_alloc) ---- */
+/* ---- impact.c: friction inside hs_dyn_accel ---- */
+
+/* Friction: the state above allocated (0, or HS_EXIT_NOMEM); after the
+ * dynamics program at a state, Q += Qx and a sticking slip's held value
+ * out of the Baumgarte term; step `it` of the solve of the sliding forces
+ * F = -mu |N| dir (|N| from the multipliers just computed): *done when
+ * they agree with the applied ones to 1e-14 (then lambda of each sliding
+ * element is its force), else Qx takes the next iterate (a secant step
+ * per element); the norm |N| of
+ * element f's normal reaction at the last evaluation. */
+int hs_dyn_friction_alloc(const hs_model *m, hs_work *w);
 
 void hs_dyn_friction_adjust(const hs_model *m, hs_work *w);
 int hs_dyn_friction_step(const hs_model *m, hs_work *w, int it, int *done);

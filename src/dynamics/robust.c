@@ -71,7 +71,7 @@ int hs_dyn_saddle_singular(const hs_model *m, hs_work *w, double t, const double
                 continue;
             int touched = 0;
             for (size_t i = 0; i < k && !touched; i++)
-                touched = !hs_dyn_is_released(w, i) && w->rG[i * n + c] != 0;
+                touched = !hs_dyn_is_released_(w, i) && w->rG[i * n + c] != 0;
             if (pass == 0 && touched)
                 continue;
             len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'", cnt ? ", " : "",
@@ -82,7 +82,7 @@ int hs_dyn_saddle_singular(const hs_model *m, hs_work *w, double t, const double
     int none = 1;
     for (size_t c = 0; c < n && none; c++)
         for (size_t i = 0; i < k && none; i++)
-            none = !(Md[c] == 0 && w->rG[i * n + c] != 0 && !hs_dyn_is_released(w, i));
+            none = !(Md[c] == 0 && w->rG[i * n + c] != 0 && !hs_dyn_is_released_(w, i));
     hs_error_init(&w->err);
     w->fail_kind = HS_FAIL_MASS;
     if (!cnt)
@@ -114,7 +114,7 @@ static int factor_system(const hs_model *m, hs_work *w, double t, const double *
     double *G = w->rG, *b = w->rb, *r = w->rr, *Bt = w->rBt;
     memset(G, 0, k * n * sizeof *G);
     for (size_t i = 0; i < k; i++)
-        if (!hs_dyn_is_released(w, i))
+        if (!hs_dyn_is_released_(w, i))
             for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++)
                 G[i * n + (size_t)m->gq_col[z]] = Gq[z];
     gsl_matrix *L = w->rL;
@@ -255,7 +255,7 @@ static int minnorm(const hs_model *m, hs_work *w, double t, size_t *rank_out, do
     w->rcond = w->rank0 == k ? rc : 0;
     size_t nrel = 0;
     for (size_t i = 0; i < k; i++)
-        nrel += hs_dyn_is_released(w, i);
+        nrel += hs_dyn_is_released_(w, i);
     if (nrel == 0 && rc < HS_PIVOT_ROBUST) {
         w->nsingular++;
         w->near_singular = 1;
@@ -297,7 +297,7 @@ static int accelerations(const hs_model *m, hs_work *w, double t, const double *
      * of 10, and their round-off was read as a lock-up */
     double emax = 0, scale = 0;
     for (size_t i = 0; i < k; i++) {
-        if (hs_dyn_is_released(w, i))
+        if (hs_dyn_is_released_(w, i))
             continue;
         double e = g[i], sc = fabs(g[i]);
         for (int z = m->gq_start[i]; z < m->gq_start[i + 1]; z++) {

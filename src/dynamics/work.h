@@ -1,7 +1,9 @@
-/* The run state of the dynamics (dynamics.h): hs_work, the scratch and the
- * results of one evaluation, allocated once per run (hs_work_new), and the
- * thresholds the solves decide by.  The model stays const; everything an
- * evaluation changes lives here, as MuJoCo's mjData beside mjModel. */
+/* Private to src/dynamics (included through internal.h only): the run
+ * state hs_work, the scratch and the results of one evaluation, allocated
+ * once per run (hs_work_new), and the thresholds the solves decide by.
+ * The model stays const; everything an evaluation changes lives here, as
+ * MuJoCo's mjData beside mjModel.  Outside the module hs_work is an
+ * incomplete type read through the accessors of dynamics.h. */
 #ifndef HS_DYNAMICS_WORK_H
 #define HS_DYNAMICS_WORK_H
 
@@ -13,6 +15,7 @@
 #include "../linalg/linalg.h"
 #include "../native/native.h"
 #include "../model/model.h"
+#include "dynamics.h"
 
 /* C is factored as a band matrix when k >= HS_BAND_MIN_K and its
  * bandwidth is at most k / HS_BAND_RATIO (measured: bench/README.md). */
@@ -31,20 +34,7 @@
 #define HS_RCOND_MIN 1e-13
 #define HS_RCOND_PROXY 1e-6
 
-/* When a pivot ratio L_ii^2 / C_ii of C's Cholesky falls below
- * HS_PIVOT_ROBUST (a constraint gradient within 1e-3 rad of the span of
- * the others, in the M^-1 metric), or the Cholesky fails, or the
- * constraints are redundant at the start, or the mass matrix is singular,
- * the rank-revealing solve takes over (dynamics.c, robust_solve): an SVD
- * of B = G_q L^-T with rows scaled to unit length (M = L L^T, or
- * M + alpha G_q^T G_q = L L^T for a singular M), singular values below
- * HS_SV_DYN_RTOL times the largest treated as zero, the multipliers the least
- * Euclidean-norm solution of C Lambda = -(G_q M^-1 Q + gamma) on the rest.
- * What is dropped is M-orthogonal to the motion: the projection after the
- * step removes it (stepper.c).  When the accelerations it gives miss
- * G_q a + gamma = 0 by more than HS_LOCKUP_RTOL of the size of its terms,
- * the constraints cannot be met (a lock-up, a bifurcation): the run stops. */
-#define HS_PIVOT_ROBUST 1e-6
+
 /* On the small dense path (k <= 16, not strict) a row whose pivot ratio is
  * below HS_PIVOT_SKIP is dependent (within 1e-5 rad of the span of the
  * rows before it): the Cholesky skips it, the others give a multiplier,
@@ -52,7 +42,6 @@
  * (linalg.h: hs_la_small_cholesky_skip, hs_la_small_minnorm).  Redundant
  * constraints thus keep the fast path. */
 #define HS_PIVOT_SKIP 1e-10
-#define HS_SV_RTOL 1e-5
 /* The run's own threshold (robust.c): the rank of G_q during a singular
  * passage.  Below it a direction's multiplier is dropped (an O(1) error in
  * the force for as long as it stays below); above it the multiplier is
@@ -67,7 +56,7 @@
 typedef struct hs_chainwork hs_chainwork;   /* dynamics/chain.c */
 typedef struct hs_heldwork hs_heldwork;     /* dynamics/held.c */
 
-typedef struct hs_work {
+struct hs_work {
     double *in;            /* [nin] VM inputs: t, q, q', parameters */
     size_t *tab_hint;      /* [model ntab] the input tables' last pieces */
     double *rdyn, *raux, *rpos;  /* VM scratch registers */
@@ -140,16 +129,13 @@ typedef struct hs_work {
     unsigned char *skip;   /* [k] rows the small Cholesky skipped (dependent) */
     size_t nskip;          /* how many, at the last evaluation */
     double *mnwork;        /* [2k^2 + k] hs_la_small_minnorm's scratch (k <= 16) */
-} hs_work;
+};
 
-enum { HS_FAIL_NONE, HS_FAIL_NONFINITE, HS_FAIL_MASS, HS_FAIL_SINGULAR_C };
+/* Small reads of the work every file of the module makes, inline here
+ * (dynamics.h has the same as functions for the other modules). */
 
-/* Small reads of the work every file of the module makes (here, below
- * dynamics.h, so that impact.c and robust.c need nothing from above). */
-
-/* Row i of G_q (from the last hs_dyn_constraints*) dotted with x[n]. */
-static inline double hs_dyn_gq_dot(const hs_model *m, const hs_work *w, size_t i,
-                                   const double *x)
+static inline double hs_dyn_gq_dot_(const hs_model *m, const hs_work *w, size_t i,
+                                    const double *x)
 {
     const double *Gz = w->pos + m->k;
     double s = 0;
@@ -158,8 +144,7 @@ static inline double hs_dyn_gq_dot(const hs_model *m, const hs_work *w, size_t i
     return s;
 }
 
-/* Whether constraint j was let go (hs_dyn_release). */
-static inline int hs_dyn_is_released(const hs_work *w, size_t j)
+static inline int hs_dyn_is_released_(const hs_work *w, size_t j)
 {
     return w->released && w->released[j];
 }

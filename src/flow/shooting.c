@@ -100,7 +100,7 @@ static int energy_row(shoot *s, const double *x, double *row, double *rhs, hs_er
     *rhs = -(E - s->E0);
     free(y);
     if (rc)
-        hs_error_adopt(err, &s->w->err, HS_EXIT_NUMERIC);
+        hs_error_adopt(err, hs_work_err(s->w), HS_EXIT_NUMERIC);
     return rc;
 }
 
@@ -273,7 +273,7 @@ int hs_fl_find_orbit(hs_fl *f, double *x, double *T, int *steps, double *resid,
     if (!rc)
         rc = hs_fl_start_state(f, x, err);
     if (!rc && s.cons && hs_dyn_energy(f->m, s.w, f->m->t0, x, x + f->n, &s.E0))
-        rc = hs_error_adopt(err, &s.w->err, HS_EXIT_NUMERIC);
+        rc = hs_error_adopt(err, hs_work_err(s.w), HS_EXIT_NUMERIC);
     if (!rc) {
         rc = iterate(&s, x, T, steps, resid, err);
     }

@@ -210,12 +210,13 @@ static int dag_check(hs_fl *f, hs_error *err)
     return HS_EXIT_MODEL;
 }
 
-/* The stepper: the model's when it is an explicit gsl_odeiv2 method. */
+/* The stepper: the model's when it is an explicit gsl_odeiv2 method, else
+ * the default one (explicit: steppers.c). */
 static void pick_method(hs_fl *f)
 {
     const hs_stepper *s = hs_stepper_find(f->m->set.method);
     if (!s || !s->gsl || (s->flags & HS_STEP_IMPLICIT) || s->tune)
-        s = hs_stepper_find("rk8pd");
+        s = hs_stepper_default;
     f->step = s;
     f->rtol = f->m->set.rtol * s->tol_factor;
     f->atol = f->m->set.atol * s->tol_factor;

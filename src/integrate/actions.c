@@ -62,7 +62,7 @@ static int hold(hs_int_run *R, size_t e, hs_int_step_fate *fate)
     double dT = 0;
     int rc = 0;
     if (hs_dyn_impact(m, R->w, R->t, R->y, R->y + n, role, ez, lam, &dT)) {
-        hs_error_adopt(R->err, &R->w->err, HS_EXIT_NUMERIC);
+        hs_error_adopt(R->err, hs_work_err(R->w), HS_EXIT_NUMERIC);
         rc = R->err->code;
     }
     for (size_t r = 0; r < ev->nrel && !rc; r++)

@@ -70,7 +70,7 @@ static int rates(hs_int_run *R, const double *y, double *G, double *Gt, double *
 {
     const hs_model *m = R->m;
     if (hs_dyn_constraints_sparse(m, R->w, R->t, y, G, Gt)) {
-        hs_error_adopt(R->err, &R->w->err, HS_EXIT_NUMERIC);
+        hs_error_adopt(R->err, hs_work_err(R->w), HS_EXIT_NUMERIC);
         return R->err->code;
     }
     for (size_t j = 0; j < m->k; j++)
@@ -102,7 +102,7 @@ int hs_int_contacts_init(hs_int_run *R)
     int rc = 0;
     for (int i = 0; i < 2 && !rc; i++)
         if (ws[i] && hs_dyn_contacts_open(m, ws[i], R->t0, R->y, R->y + m->n))
-            rc = hs_error_adopt(R->err, &ws[i]->err, HS_EXIT_NUMERIC);
+            rc = hs_error_adopt(R->err, hs_work_err(ws[i]), HS_EXIT_NUMERIC);
     return rc;
 }
 
@@ -114,16 +114,17 @@ static int open_pulled(hs_int_run *R, int rows)
     size_t k0 = first_contact(m);
     for (size_t round = 0; round <= m->ncontact; round++) {
         if (hs_dyn_accel(m, R->w, R->t, R->y, R->y + m->n, NULL, NULL)) {
-            hs_error_adopt(R->err, &R->w->err, HS_EXIT_NUMERIC);
+            hs_error_adopt(R->err, hs_work_err(R->w), HS_EXIT_NUMERIC);
             return R->err->code;
         }
         double lmax = 0, worst = 0;
         size_t jw = m->k;
+        const double *Lambda = hs_work_Lambda(R->w);
         for (size_t j = 0; j < m->k; j++)
-            lmax = fmax(lmax, fabs(R->w->Lambda[j]));
+            lmax = fmax(lmax, fabs(Lambda[j]));
         for (size_t j = k0; j < k0 + m->ncontact; j++)
-            if (!is_open(R, j) && R->w->Lambda[j] < -1e-12 * lmax && R->w->Lambda[j] < worst) {
-                worst = R->w->Lambda[j];
+            if (!is_open(R, j) && Lambda[j] < -1e-12 * lmax && Lambda[j] < worst) {
+                worst = Lambda[j];
                 jw = j;
             }
         if (jw == m->k)
@@ -193,9 +194,9 @@ static int below_rounding(const hs_int_run *R, size_t j, double u)
     double d = h[3] - h[2], e = R->ct.e[j];
     if (!(d > 0))
         return 0;
-    double scale = fabs(R->w->pos[m->k + m->nnz + j] * R->t);
+    double scale = fabs(hs_work_con_Gt(m, R->w)[j] * R->t);
     for (int z = m->gq_start[j]; z < m->gq_start[j + 1]; z++)
-        scale += fabs(R->w->pos[m->k + (size_t)z] * R->y[m->gq_col[z]]);
+        scale += fabs(hs_work_con_Gq(m, R->w)[z] * R->y[m->gq_col[z]]);
     return e * e * fabs(u) * d / 4 <= 64 * DBL_EPSILON * scale;
 }
 
@@ -239,7 +240,7 @@ static int impact(hs_int_run *R, size_t j)
     }
     double dT = 0;
     if (!rc && hs_dyn_impact(m, R->w, R->t, R->y, R->y + n, C->role, e, C->lam, &dT)) {
-        hs_error_adopt(R->err, &R->w->err, HS_EXIT_NUMERIC);
+        hs_error_adopt(R->err, hs_work_err(R->w), HS_EXIT_NUMERIC);
         rc = R->err->code;
     }
     if (!rc) {

@@ -458,26 +458,26 @@ static void dp_tune(gsl_odeiv2_step *step, const hs_settings *set, double atol, 
     hs_int_dop853_scales(step, atol, rtol, nctl);
 }
 
-static const double *dp_error(const hs_int_run *R)
+static const double *dp_error(const hs_step_ctx *c)
 {
-    return hs_int_dop853_error(R->step.drv->s);
+    return hs_int_dop853_error(c->gsl_step);
 }
 
-static int dp_dense(hs_int_run *R, double *tau_start, double *h)
+static int dp_dense(hs_step_ctx *c, double *tau_start, double *h)
 {
-    gsl_odeiv2_step *s = R->step.drv->s;
+    gsl_odeiv2_step *s = c->gsl_step;
     int st = hs_int_dop853_dense(s, tau_start, h);
     if (st == GSL_SUCCESS)
         return 0;
-    if (R->c.failed)
-        return hs_int_fail(R, R->t, R->y);
-    return hs_error_set(R->err, HS_EXIT_NUMERIC, "the stepper %s failed at t=%.17g while "
-                        "interpolating rows: %s", s->type->name, R->t, gsl_strerror(st));
+    if (*c->failed)
+        return c->fail(c, *c->t, c->y);
+    return hs_error_set(c->err, HS_EXIT_NUMERIC, "the stepper %s failed at t=%.17g while "
+                        "interpolating rows: %s", s->type->name, *c->t, gsl_strerror(st));
 }
 
-static int dp_dense_at(hs_int_run *R, double theta, double *y)
+static int dp_dense_at(hs_step_ctx *c, double theta, double *y)
 {
-    hs_int_dop853_at(R->step.drv->s, theta, y);
+    hs_int_dop853_at(c->gsl_step, theta, y);
     return 0;
 }
 

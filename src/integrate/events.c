@@ -167,7 +167,7 @@ static int eval_g1(hs_int_run *R, size_t e, double t, const double *y, double *f
     hs_work *w = R->w;
     if (!E->g1_at[e]) {
         int rc = hs_int_events_eval(R, t, y, f);
-        *g = w->ev[e];
+        *g = hs_work_events(w)[e];
         return rc;
     }
     if (m->ev_dyn && hs_int_eval(&R->c, t, y, f) != GSL_SUCCESS)
@@ -175,11 +175,11 @@ static int eval_g1(hs_int_run *R, size_t e, double t, const double *y, double *f
     hs_dyn_set_state(m, w, t, y, y + m->n);
     for (size_t i = 0; m->ev_dyn && m->sym_a && i < m->n; i++)
         if (m->sym_a[i] >= 0)
-            w->in[m->sym_a[i]] = w->a[i];
+            hs_work_inputs(w)[m->sym_a[i]] = hs_work_a(w)[i];
     for (size_t j = 0; m->ev_dyn && m->sym_lam && j < m->k; j++)
         if (m->sym_lam[j] >= 0)
-            w->in[m->sym_lam[j]] = w->Lambda[j];
-    hs_prog_eval(E->g1[E->g1_at[e] - 1], w->in, E->g1_regs, E->g1_val);
+            hs_work_inputs(w)[m->sym_lam[j]] = hs_work_Lambda(w)[j];
+    hs_prog_eval(E->g1[E->g1_at[e] - 1], hs_work_inputs(w), E->g1_regs, E->g1_val);
     *g = E->g1_val[E->g1_out[e]];
     if (isfinite(*g))
         return 0;
@@ -230,8 +230,8 @@ int hs_int_events_start(hs_int_run *R)
         if (ev->pos.src < 0)
             return hs_error_set(R->err, HS_EXIT_MODEL, "%s '%.200s': not finite at "
                                 "the start: %.700s", hs_optname(R->m->names, HS_OPT_STOP_WHEN),
-                                ev->text, R->w->err.msg);
-        hs_error_adopt(R->err, &R->w->err, HS_EXIT_MODEL);
+                                ev->text, hs_work_err(R->w)->msg);
+        hs_error_adopt(R->err, hs_work_err(R->w), HS_EXIT_MODEL);
         if (!R->err->line)
             hs_model_place(m, ev->pos, R->err);
         return R->err->code;
@@ -259,7 +259,7 @@ static int trial(hs_int_run *R, double s, double *y)
     if (s == 0)
         return 0;
     if (R->step.type->step_from)           /* a fixed-step method's own step */
-        return R->step.type->step_from(R, R->ev.tau_start, s, y);
+        return R->step.type->step_from(&R->step.ctx, R->ev.tau_start, s, y);
     int st;
     if (R->step.multistep) {
         gsl_odeiv2_driver *d = R->ev.trial_drv;
@@ -485,11 +485,12 @@ static int inner_values(hs_int_run *R, double h)
             hs_dyn_events(m, R->w, t, R->ev.y_trial, R->ev.y_trial + m->n, NULL)) {
             R->c.failed = 0;
             R->c.last_ok = 0;
-            hs_error_init(&R->w->err);
-            R->w->fail_kind = HS_FAIL_NONE;
+            hs_error_init(hs_work_err(R->w));
+            hs_work_set_fail_kind(R->w, HS_FAIL_NONE);
             return 0;
         }
-        memcpy(R->ev.g_inside + (size_t)j * R->ev.n, R->w->ev, R->ev.n * sizeof *R->ev.g_inside);
+        memcpy(R->ev.g_inside + (size_t)j * R->ev.n, hs_work_events(R->w),
+               R->ev.n * sizeof *R->ev.g_inside);
     }
     return 1;
 }
@@ -629,7 +630,7 @@ int hs_int_events_step(hs_int_run *R, double taup, long *i, hs_int_step_fate *fa
     int rc = hs_int_events_eval(R, R->t, R->y, R->ev.f_trial);
     if (rc)
         return rc;
-    memcpy(R->ev.g_end, R->w->ev, R->ev.n * sizeof *R->ev.g_end);
+    memcpy(R->ev.g_end, hs_work_events(R->w), R->ev.n * sizeof *R->ev.g_end);
     long nf = find_crossings(R, h);
     if (nf < 0)
         return R->err->code;

@@ -16,7 +16,7 @@ static int sgn(double x)
     return x > 0 ? 1 : x < 0 ? -1 : 0;
 }
 
-/* The event functions at state y, model time t, into R->w->ev (f: rates
+/* The event functions at state y, model time t, into hs_work_events(R->w) (f: rates
  * scratch).  0 or an exit code. */
 int hs_int_events_eval(hs_int_run *R, double t, const double *y, double *f)
 {
@@ -36,7 +36,7 @@ int hs_int_events_signs(hs_int_run *R)
     if (rc)
         return rc;
     for (size_t e = 0; e < R->ev.n; e++) {
-        R->ev.g_start[e] = R->w->ev[e];
+        R->ev.g_start[e] = hs_work_events(R->w)[e];
         R->ev.sign[e] = (signed char)sgn(R->ev.g_start[e]);
         if (!R->ev.sign[e] && R->m->ev[e].action == HS_EV_OPEN)
             R->ev.sign[e] = 1;          /* a closed contact without force: pulling opens it */
@@ -58,7 +58,7 @@ int hs_int_events_restart(hs_int_run *R)
         gsl_odeiv2_step_reset(R->step.drv->s);
     }
     if (R->step.type->reset)
-        R->step.type->reset(R);
+        R->step.type->reset(&R->step.ctx);
     if (R->m->set.interpolate && hs_int_eval(&R->c, R->t, R->y, R->rows.f_start) != GSL_SUCCESS)
         return hs_int_fail(R, R->t, R->y);
     return hs_int_events_signs(R);

@@ -31,25 +31,19 @@ static int sgn(double x)
 static int set_dir(hs_int_run *R, size_t f, int dir)
 {
     const hs_model *m = R->m;
-    size_t j = m->fric0 + f;
     R->c.last_ok = 0;                   /* the cached rates are the old dynamics' */
     hs_work *ws[2] = { R->w, R->bal.w };
     for (int i = 0; i < 2; i++) {
         hs_work *w = ws[i];
         if (!w)
             continue;
-        w->fdir[f] = (signed char)dir;
-        if (dir) {
-            if (hs_dyn_release(m, w, j))
-                return hs_error_nomem(R->err);
-            continue;
-        }
-        hs_dyn_hold(m, w, j);
-        if (hs_dyn_constraints_sparse(m, w, R->t, R->y, NULL, NULL)) {
-            hs_error_adopt(R->err, &w->err, HS_EXIT_NUMERIC);
+        int rc = hs_dyn_friction_set(m, w, f, dir, R->t, R->y);
+        if (rc == HS_EXIT_NOMEM && dir)
+            return hs_error_nomem(R->err);
+        if (rc) {
+            hs_error_adopt(R->err, hs_work_err(w), HS_EXIT_NUMERIC);
             return R->err->code;
         }
-        w->goff[j] += w->pos[j];          /* pos holds slip - the old offset */
     }
     return 0;
 }
@@ -61,7 +55,7 @@ int hs_int_friction_init(hs_int_run *R)
     R->t = R->t0;
     for (int i = 0; i < 2; i++)
         if (ws[i] && hs_dyn_friction_start(m, ws[i], R->t0, R->y, R->y + m->n)) {
-            hs_error_adopt(R->err, &ws[i]->err, HS_EXIT_NUMERIC);
+            hs_error_adopt(R->err, hs_work_err(ws[i]), HS_EXIT_NUMERIC);
             return R->err->code;
         }
     return 0;
@@ -74,22 +68,22 @@ static int unstick(hs_int_run *R, int rows)
     const hs_model *m = R->m;
     for (size_t round = 0; round <= m->nfriction; round++) {
         if (hs_dyn_accel(m, R->w, R->t, R->y, R->y + m->n, NULL, NULL)) {
-            hs_error_adopt(R->err, &R->w->err, HS_EXIT_NUMERIC);
+            hs_error_adopt(R->err, hs_work_err(R->w), HS_EXIT_NUMERIC);
             return R->err->code;
         }
         size_t fw = m->nfriction;
         double worst = 0;
         for (size_t f = 0; f < m->nfriction; f++) {
-            double lam = R->w->Lambda[m->fric0 + f];
+            double lam = hs_work_Lambda(R->w)[m->fric0 + f];
             double ex = fabs(lam) - m->fric_mus[f] * hs_dyn_friction_normal(m, R->w, f);
-            if (!R->w->fdir[f] && ex > 1e-12 * fabs(lam) && ex > worst) {
+            if (!hs_dyn_friction_dir(R->w, f) && ex > 1e-12 * fabs(lam) && ex > worst) {
                 worst = ex;
                 fw = f;
             }
         }
         if (fw == m->nfriction)
             return 0;
-        int rc = set_dir(R, fw, -sgn(R->w->Lambda[m->fric0 + fw]));
+        int rc = set_dir(R, fw, -sgn(hs_work_Lambda(R->w)[m->fric0 + fw]));
         R->sum->transitions += rows;
         if (!rc && rows) {
             char name[200];
@@ -129,25 +123,26 @@ static int settle(hs_int_run *R, int rows)
         size_t j = m->fric0 + f;
         int rc = 0;
         if (hs_dyn_constraints_sparse(m, R->w, R->t, R->y, NULL, NULL)) {
-            hs_error_adopt(R->err, &R->w->err, HS_EXIT_NUMERIC);
+            hs_error_adopt(R->err, hs_work_err(R->w), HS_EXIT_NUMERIC);
             return R->err->code;
         }
-        double rate = R->w->pos[m->k + m->nnz + j] + hs_dyn_gq_dot(m, R->w, j, R->y + n);
+        double rate = hs_work_con_Gt(m, R->w)[j] + hs_dyn_gq_dot(m, R->w, j, R->y + n);
         int still = fabs(rate) <= 1e-12 * vs;
-        if (!R->w->fdir[f] && unpressed(R, f)) {
+        if (!hs_dyn_friction_dir(R->w, f) && unpressed(R, f)) {
             rc = set_dir(R, f, rate < 0 ? -1 : 1);
-        } else if (R->w->fdir[f] && !still && sgn(rate) != R->w->fdir[f]) {
+        } else if (hs_dyn_friction_dir(R->w, f) && !still &&
+                   sgn(rate) != hs_dyn_friction_dir(R->w, f)) {
             rc = set_dir(R, f, sgn(rate));         /* (it landed moving the other way) */
-        } else if (R->w->fdir[f] && !unpressed(R, f)) {
+        } else if (hs_dyn_friction_dir(R->w, f) && !unpressed(R, f)) {
             if (!still)
                 continue;
             if ((rc = set_dir(R, f, 0)))
                 return rc;
             if (hs_dyn_accel(m, R->w, R->t, R->y, R->y + n, NULL, NULL)) {
-                hs_error_adopt(R->err, &R->w->err, HS_EXIT_NUMERIC);
+                hs_error_adopt(R->err, hs_work_err(R->w), HS_EXIT_NUMERIC);
                 return R->err->code;
             }
-            double lam = R->w->Lambda[j], N = hs_dyn_friction_normal(m, R->w, f);
+            double lam = hs_work_Lambda(R->w)[j], N = hs_dyn_friction_normal(m, R->w, f);
             if (fabs(lam) > m->fric_mus[f] * N * (1 + 1e-12)) {
                 rc = set_dir(R, f, -sgn(lam));
                 continue;
@@ -178,7 +173,7 @@ int hs_int_friction_start(hs_int_run *R)
 int hs_int_friction_idle(const hs_int_run *R, size_t e)
 {
     const hs_event *ev = &R->m->ev[e];
-    int sliding = R->w->fdir[ev->contact - R->m->fric0] != 0;
+    int sliding = hs_dyn_friction_dir(R->w, ev->contact - R->m->fric0) != 0;
     return ev->action == HS_EV_SLIPSTOP ? !sliding : sliding;
 }
 
@@ -195,10 +190,10 @@ int hs_int_friction_event(hs_int_run *R, size_t e, hs_int_step_fate *fate)
         if ((rc = set_dir(R, f, 0)))
             return rc;
         if (hs_dyn_accel(m, R->w, R->t, R->y, R->y + m->n, NULL, NULL)) {
-            hs_error_adopt(R->err, &R->w->err, HS_EXIT_NUMERIC);
+            hs_error_adopt(R->err, hs_work_err(R->w), HS_EXIT_NUMERIC);
             return R->err->code;
         }
-        double lam = R->w->Lambda[j], N = hs_dyn_friction_normal(m, R->w, f);
+        double lam = hs_work_Lambda(R->w)[j], N = hs_dyn_friction_normal(m, R->w, f);
         int sticks = fabs(lam) <= m->fric_mus[f] * N * (1 + 1e-12);
         snprintf(name, sizeof name, "%s:%s", m->cname[j], sticks ? "stick" : "slip");
         if (!sticks)
@@ -206,10 +201,10 @@ int hs_int_friction_event(hs_int_run *R, size_t e, hs_int_step_fate *fate)
     } else {
         snprintf(name, sizeof name, "%s:slip", m->cname[j]);
         if (hs_dyn_accel(m, R->w, R->t, R->y, R->y + m->n, NULL, NULL)) {
-            hs_error_adopt(R->err, &R->w->err, HS_EXIT_NUMERIC);
+            hs_error_adopt(R->err, hs_work_err(R->w), HS_EXIT_NUMERIC);
             return R->err->code;
         }
-        rc = set_dir(R, f, -sgn(R->w->Lambda[j]));
+        rc = set_dir(R, f, -sgn(hs_work_Lambda(R->w)[j]));
     }
     R->sum->transitions++;
     if (!rc)

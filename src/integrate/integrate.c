@@ -34,18 +34,8 @@ static int plan_times(hs_int_run *R)
     if (hs_stepper_check(R->m, R->err))
         return R->err->code;
     R->step.type = hs_stepper_find(s->method);
-    if (!isnan(s->step) && !(R->step.type->flags & HS_STEP_FIXED)) {
-        int in_file = s->step_pos.src >= 0;
-        char fixed[256];
-        hs_error_set(R->err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "%s is for the "
-                     "fixed-step methods (%s); '%s' chooses its own steps (drop the step, "
-                     "or choose one of those)",
-                     in_file ? "simulate.step" : hs_optname(R->m->names, HS_OPT_STEP),
-                     hs_stepper_names_with(fixed, sizeof fixed, HS_STEP_FIXED), R->step.type->name);
-        if (in_file)
-            hs_model_place(R->m, s->step_pos, R->err);
+    if (hs_stepper_options(R->m, R->step.type, R->step.opt, R->err))
         return R->err->code;
-    }
     R->t0 = R->m->t0;
     R->t_end = s->t_end;
     return hs_run_times(R->m, s->t_end, s->dt, &R->dt, &R->N, R->err);
@@ -132,13 +122,8 @@ static int setup(hs_int_run *R)
         R->bal.w = hs_work_new(m);
     hs_work *ws[2] = { R->w, R->bal.w };
     for (int i = 0; i < 2; i++)
-        if (ws[i] && o->native) {
-            *(m->chain ? &ws[i]->kchain : &ws[i]->kdyn) = hs_native_fn(o->native, 0);
-            ws[i]->kaux = hs_native_fn(o->native, 1);
-            ws[i]->kpos = hs_native_fn(o->native, 2);
-            ws[i]->kout = hs_native_fn(o->native, 3);
-            ws[i]->kev = hs_native_fn(o->native, 4);
-        }
+        if (ws[i] && o->native)
+            hs_work_set_native(m, ws[i], o->native);
     R->proj = hs_proj_new(m);
     double **v[] = { &R->y, &R->rows.y_start, &R->rows.y_at, &R->rows.f_start,
                      &R->rows.f_end, &R->rows.f_at, &R->rows.helper_err,
@@ -171,7 +156,7 @@ static int setup(hs_int_run *R)
     if (rc)
         return rc;
     if (R->bal.w)
-        hs_dyn_set_rank0(R->bal.w, R->w->rank0);
+        hs_dyn_set_rank0(R->bal.w, hs_work_get_stats(R->w).rank0);
     R->rows.out = o->out;
     R->rows.vals = vec(R->rows.cols.n + 1);
     if (!R->rows.vals)
@@ -194,7 +179,8 @@ static int setup(hs_int_run *R)
     if ((type->gsl && !R->step.drv) ||
         (helped && (!R->rows.helper || hs_int_interp_init(R))))
         return hs_error_nomem(R->err);     /* only an allocation fails there */
-    if (type->start && (rc = type->start(R)))
+    hs_int_step_ctx(R);
+    if (type->start && (rc = type->start(&R->step.ctx)))
         return rc;
     if (R->bal.w)
         hs_int_balance_control(R);
@@ -276,21 +262,23 @@ static int finish(hs_int_run *R, int rc)
     rc = hs_int_events_finish(R, rc);
     hs_int_contacts_free(R);
     if (R->step.type && R->step.type->finish)
-        R->step.type->finish(R);
+        R->step.type->finish(&R->step.ctx);
     hs_int_driver_free(R->step.drv);
     hs_int_driver_free(R->rows.helper);
     if (R->w) {
         hs_summary *s = R->sum;
-        s->nrhs = R->w->nrhs;   /* (the balance control evaluates no accelerations) */
+        /* (the balance control evaluates no accelerations) */
+        hs_work_stats ws = hs_work_get_stats(R->w);
+        s->nrhs = ws.nrhs;
         s->k = R->m->k;
-        s->rank0 = R->w->rank0;
-        s->nrobust = R->w->nrobust;
-        s->nsingular = R->w->nsingular;
-        s->worst_rcond = R->w->worst_rcond;
-        s->augmented = R->w->mass_zero || R->w->augmented;
+        s->rank0 = ws.rank0;
+        s->nrobust = ws.nrobust;
+        s->nsingular = ws.nsingular;
+        s->worst_rcond = ws.worst_rcond;
+        s->augmented = ws.mass_zero || ws.augmented;
         if (R->bal.w) {
-            s->nsingular += R->bal.w->nsingular;
-            s->worst_rcond = fmin(s->worst_rcond, R->bal.w->worst_rcond);
+            s->nsingular += hs_work_get_stats(R->bal.w).nsingular;
+            s->worst_rcond = fmin(s->worst_rcond, hs_work_get_stats(R->bal.w).worst_rcond);
         }
     }
     if (R->rows.cols_ok)

@@ -74,6 +74,7 @@ typedef struct hs_summary {
  * solves for the multipliers inside it, no error estimate); either may
  * have a dense output of its own.  Adding a method: its type in a file of
  * its own (or beside GSL's in steppers.c) and one entry in hs_steppers. */
+#define HS_STEP_MAXOPT 4        /* options of one method (hs_stepper.options) */
 enum {
     HS_STEP_IMPLICIT = 1,      /* a gsl_odeiv2 method that needs the Jacobian */
     HS_STEP_MULTISTEP = 2,     /* keeps past steps (a projection or an event
@@ -84,6 +85,59 @@ enum {
                                 * error estimate, no error control */
 };
 struct hs_int_run;             /* the run's state (src/integrate/internal.h) */
+struct hs_stepper;
+typedef struct hs_work hs_work;    /* the dynamics' run state (dynamics.h) */
+
+/* What a method's hooks are handed: the model, the dynamics' work, the
+ * run's times and state, the tolerances, the method's option values, and
+ * the run's services as callbacks; nothing else of the run.  GSL steps in
+ * tau = t - t0; y is the state (q, v, W_R, W_nc, W_t). */
+typedef struct hs_step_ctx {
+    const hs_model *m;
+    hs_work *w;                /* the dynamics' evaluations (dynamics.h) */
+    const struct hs_stepper *type; /* the run's method */
+    hs_error *err;             /* the run's error (first kept) */
+    size_t dim;                /* 2n + 3 */
+    double t0, t_end, dt;      /* the start, the end, the output interval */
+    double *y;                 /* [dim] the run's state, at GSL time *tau, */
+    double *tau, *t;           /* and model time *t (advance moves all three) */
+    long *steps;               /* the summary's count of accepted steps */
+    double atol, rtol;         /* the tolerances the method is handed */
+    const double *opt;         /* the values of the method's options (hs_stepper.options) */
+    void *own;                 /* the method's state: start sets it, finish frees it */
+    void *gsl_step;            /* a gsl_odeiv2 method's gsl_odeiv2_step (NULL else) */
+    const int *failed;         /* an evaluation failed (w's error says why) */
+    /* the rates y' at model time t (the run's remembered evaluation when it
+     * is at that state): 0, or an exit code with err set */
+    int (*rates)(struct hs_step_ctx *c, double t, const double *y, double *f);
+    /* the work's last evaluation is no longer the remembered one */
+    void (*forget)(struct hs_step_ctx *c);
+    /* a failed evaluation (of the dynamics, at (t, y)) into err, with a
+     * rank diagnosis; returns the exit code */
+    int (*fail)(struct hs_step_ctx *c, double t, const double *y);
+    /* forget a failure (a trial the method retries): err, w's error */
+    void (*clear_failure)(struct hs_step_ctx *c);
+    struct hs_int_run *run;    /* the run's, for the callbacks alone */
+} hs_step_ctx;
+
+/* One option of a method, declared in its table entry and checked from
+ * there (hs_stepper_options): its value is the model's numeric setting
+ * `setting` (model.h: simulate.NAME in the file, the command line's option
+ * `optname`), NAN when not given (then `def`). */
+typedef enum { HS_STEP_OPT_NUMBER } hs_step_opt_type;
+typedef struct hs_step_option {
+    const char *name;          /* "step" */
+    hs_step_opt_type type;
+    hs_numset setting;         /* where the value is read (model.h: hs_numsets) */
+    int optname;               /* HS_OPT_*: how the caller names it (util/error.h) */
+    double def;                /* the value when not given (NAN: the method chooses) */
+    double min, max;           /* the range: min < value <= max, and finite */
+    const char *range;         /* the range in words: "a positive number" */
+    const char *who;           /* the methods that take it, in words: "fixed-step" */
+    const char *without;       /* what a method without it does instead */
+    const char *help;          /* one line: what it is, its default */
+} hs_step_option;
+
 typedef struct hs_stepper {
     const char *name;
     int order;                 /* its order (variable-order methods: the highest) */
@@ -92,6 +146,8 @@ typedef struct hs_stepper {
     const struct hs_stepper *helper; /* rows inside a step and trial steps for
                                 * events where it cannot (multistep): NULL, itself */
     const char *about;         /* one line for `holosim help methods` */
+    const hs_step_option *options; /* [noptions] its options (NULL: none) */
+    size_t noptions;           /* at most HS_STEP_MAXOPT */
     /* a gsl_odeiv2 method: its step type, and what it is told beyond GSL's
      * interface once allocated (NULL: nothing) */
     const gsl_odeiv2_step_type *const *gsl;
@@ -99,12 +155,12 @@ typedef struct hs_stepper {
                  size_t nctl);
     /* the error estimate of its last step per component, when the one GSL
      * hands the control is something else (NULL: GSL's yerr) */
-    const double *(*error)(const struct hs_int_run *R);
+    const double *(*error)(const hs_step_ctx *c);
     /* dense output (HS_STEP_DENSE): make the last step's extension, its
      * start and length in GSL's time, then the state at theta in [0, 1]
      * of it (each 0 or an exit code with the run's error set) */
-    int (*dense)(struct hs_int_run *R, double *tau_start, double *h);
-    int (*dense_at)(struct hs_int_run *R, double theta, double *y);
+    int (*dense)(hs_step_ctx *c, double *tau_start, double *h);
+    int (*dense_at)(hs_step_ctx *c, double theta, double *y);
     /* NULL, or whether the method can run the model: 0, or an error
      * placed at the method in the model file (exit 2) or exit 1 when the
      * command line chose it (hs_stepper_check calls it) */
@@ -113,15 +169,16 @@ typedef struct hs_stepper {
      * code), one step towards model time t_stop (the run's state and
      * times advanced; 0 or an exit code), one step of s from the state y
      * at GSL time tau (y updated in place: events' trial steps; 0 or an
-     * exit code), clean-up (nothing set up is fine) */
-    int (*start)(struct hs_int_run *R);
-    int (*advance)(struct hs_int_run *R, double t_stop);
-    int (*step_from)(struct hs_int_run *R, double tau, double s, double *y);
-    void (*finish)(struct hs_int_run *R);
+     * exit code), clean-up (nothing set up is fine); all through the
+ * context (hs_step_ctx), with the run's state and times in it */
+    int (*start)(hs_step_ctx *c);
+    int (*advance)(hs_step_ctx *c, double t_stop);
+    int (*step_from)(hs_step_ctx *c, double tau, double s, double *y);
+    void (*finish)(hs_step_ctx *c);
     /* A method that steps itself and keeps state between steps: forget it
      * after a jump of the state or the dynamics (an impact, a release, a
      * hold; evstate.c calls it), or NULL. */
-    void (*reset)(struct hs_int_run *R);
+    void (*reset)(hs_step_ctx *c);
 } hs_stepper;
 
 /* GSL's driver (as gsl_odeiv2_driver_alloc_*), built here: the step of
@@ -149,7 +206,18 @@ const char *hs_stepper_names_with(char *buf, size_t cap, unsigned flags);
  * an error: at its place in the model file (exit 2) when it came from
  * there, exit 1 otherwise. */
 int hs_stepper_check(const hs_model *m, hs_error *err);
-/* `holosim help methods`: one line per method (name, order, kind, about). */
+/* The values of method s's options (hs_stepper.options) into val[noptions]
+ * (the default for one not given), each checked against its range; an
+ * option of another method given to s is refused (a usage error, or a
+ * model error at its place in the file).  0 or an exit code. */
+int hs_stepper_options(const hs_model *m, const hs_stepper *s, double *val, hs_error *err);
+/* An error about option j of s: msg after the option's name (simulate.NAME
+ * at its place in the file when it came from there, exit 2; else the
+ * caller's option name, exit 1).  Returns the code. */
+int hs_stepper_option_error(const hs_model *m, const hs_stepper *s, size_t j, hs_error *err,
+                            const char *msg);
+/* `holosim help methods`: one line per method (name, order, kind, about),
+ * then one per option of the methods that have them. */
 void hs_stepper_print(FILE *f);
 
 /* Output time i: t0 + i dt rounded to 15 significant digits (rows read

@@ -140,7 +140,9 @@ typedef struct hs_int_stepping {
     gsl_odeiv2_system sys;
     gsl_odeiv2_driver *drv;     /* a gsl_odeiv2 method's stepper, control and
                                  * evolution (NULL for a method that steps itself) */
-    void *own;                  /* the state of a method that steps itself */
+    hs_step_ctx ctx;            /* what the method's hooks see (integrate.h;
+                                 * hs_int_step_ctx), its state in ctx.own */
+    double opt[HS_STEP_MAXOPT]; /* the values of the method's options */
     double h;                   /* the next step (GSL's time) */
     double atol, rtol;          /* the tolerances the stepper is handed */
     int projecting;             /* stabilize: projection, with constraints */
@@ -215,6 +217,10 @@ static inline const hs_stepper *hs_int_helper(const hs_stepper *s)
  * the step ends there), then stabilization; 0 or an exit code with R->err
  * set. */
 int hs_int_advance(hs_int_run *R, double t_stop);
+/* The context of the method's hooks (R->step.ctx: the model, the work,
+ * the run's times and state, the tolerances, the callbacks), once the
+ * stepper and its driver are set up. */
+void hs_int_step_ctx(hs_int_run *R);
 /* The smallest step at GSL's time tau that is not an underflow. */
 double hs_int_min_step(double tau);
 /* A numerical failure at (t, y): w's reason, a rank diagnosis. */
@@ -232,12 +238,6 @@ void hs_int_dop853_at(const gsl_odeiv2_step *step, double theta, double *y);
 /* The error estimate of its last step, per component (GSL's yerr holds
  * the error norm times each steering component's scale). */
 const double *hs_int_dop853_error(const gsl_odeiv2_step *step);
-/* The method (steppers.c). */
-extern const hs_stepper hs_int_step_dop853;
-
-/* rattle.c: RATTLE and its compositions of order 4, 6, 8 (steppers.c). */
-extern const hs_stepper hs_int_step_rattle, hs_int_step_rattle4, hs_int_step_rattle6,
-    hs_int_step_rattle8;
 
 /* rows.c */
 /* Write the row at state y (time t); first = 1 for the first row (sets
@@ -279,7 +279,7 @@ int hs_int_friction_idle(const hs_int_run *R, size_t e);
  * sliding ones at rest try to stick, sticking ones that cannot slide. */
 int hs_int_friction_settle(hs_int_run *R);
 int hs_int_friction_event(hs_int_run *R, size_t e, hs_int_step_fate *fate);
-/* evstate.c: every event function at state y, time t, into R->w->ev
+/* evstate.c: every event function at state y, time t, into hs_work_events(R->w)
  * (f: rates scratch); every event's function and sign at the current state
  * (the start, or a restart); a clean restart after a jump of the dynamics
  * or the state (rates, stepper history and its reset hook, every event's

@@ -47,7 +47,9 @@
  * Rows inside a step (interpolate mode) and the trial states that locate
  * events are the method itself run from the step's start for the part of
  * the step asked for: they keep the constraints as the steps do. */
-#include "internal.h"
+#include "integrate.h"
+
+#include "../dynamics/dynamics.h"
 #include "../linalg/linalg.h"
 
 #include <float.h>
@@ -263,10 +265,10 @@ static void add_GqT(const hs_model *m, const rattle *S, const double *Gz, const 
 
 /* Newton's iteration for the multipliers stopped: which constraint it
  * left unsolved, how far, and the rank C had at the step's start. */
-static int newton_failed(hs_int_run *R, const rattle *S, double t1, double h, double worst,
+static int newton_failed(hs_step_ctx *cx, const rattle *S, double t1, double h, double worst,
                          size_t at, int it, size_t rank_end)
 {
-    const hs_model *m = R->m;
+    const hs_model *m = cx->m;
     char rank[160] = "", advice[400];
     if (S->use0)       /* redundant constraints that disagree fail at every step size */
         snprintf(rank, sizeof rank, "; G_q had rank %zu of %zu at the step's start (solved on "
@@ -274,7 +276,8 @@ static int newton_failed(hs_int_run *R, const rattle *S, double t1, double h, do
     int n = S->use0 ? snprintf(advice, sizeof advice, "the redundant constraints disagree off "
                                "their first order (no step size helps then), or the step "
                                "crosses a singular position: drop the redundant ones, or use "
-                               "dop853 or rk8pd (adaptive, with projection)")
+                               "dop853 or %s (adaptive, with projection)",
+                               hs_stepper_default->name)
                     : snprintf(advice, sizeof advice, "the step %.6g is too large for the "
                                "constraints here: choose a smaller %s", fabs(h),
                                hs_optname(m->names, HS_OPT_STEP));
@@ -282,28 +285,28 @@ static int newton_failed(hs_int_run *R, const rattle *S, double t1, double h, do
         snprintf(advice + n, sizeof advice - (size_t)n, " (Newton with the Jacobian of the "
                  "step's end, rank %zu of %zu, failed too)", rank_end, m->k);
     if (!isfinite(worst))
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: Newton's method for the "
+        return hs_error_set(cx->err, HS_EXIT_NUMERIC, "%s: Newton's method for the "
                             "multipliers diverged at t=%.17g: constraint '%s' became "
-                            "non-finite after %d iterations%s; %s", R->step.type->name, t1,
+                            "non-finite after %d iterations%s; %s", cx->type->name, t1,
                             m->cname[at], it, rank, advice);
-    return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: Newton's method for the multipliers "
+    return hs_error_set(cx->err, HS_EXIT_NUMERIC, "%s: Newton's method for the multipliers "
                         "did not converge at t=%.17g: constraint '%s' left at relative "
-                        "residual %.3g after %d iterations%s; %s", R->step.type->name,
+                        "residual %.3g after %d iterations%s; %s", cx->type->name,
                         t1, m->cname[at], worst, it, rank, advice);
 }
 
 /* G(t1, q1) into S->r (released rows 0); the worst residual relative to
- * its terms' scale, its row into *at; G_q(q1) is left in w->pos + k. */
-static double residual(hs_int_run *R, rattle *S, double t1, double h, const double *v0,
+ * its terms' scale, its row into *at; G_q(q1) is left in hs_work_con_Gq(m, w). */
+static double residual(hs_step_ctx *cx, rattle *S, double t1, double h, const double *v0,
                        const double *q1, size_t *at, int *fail)
 {
-    const hs_model *m = R->m;
-    hs_work *w = R->w;
+    const hs_model *m = cx->m;
+    hs_work *w = cx->w;
     size_t k = m->k;
     *fail = hs_dyn_constraints_sparse(m, w, t1, q1, S->r, NULL);
     if (*fail)
         return INFINITY;
-    const double *Gz = w->pos + k;
+    const double *Gz = hs_work_con_Gq(m, w);
     double worst = 0;
     *at = 0;
     for (size_t i = 0; i < k; i++) {
@@ -353,11 +356,11 @@ static void row_scales(const hs_model *m, const hs_work *w, const double *Minv,
  * Euclidean-norm solution (row- and column-scaled SVD, singular values
  * below HS_SV_RTOL^2 of the largest dropped, as C's).  From x = 0;
  * 0, 1 (not converged: *worst, *at, *rank say how far), or an exit code. */
-static int full_newton(hs_int_run *R, rattle *S, double t1, double h, const double *v0,
+static int full_newton(hs_step_ctx *cx, rattle *S, double t1, double h, const double *v0,
                        double *q1, double *worst_out, size_t *at_out, size_t *rank_out)
 {
-    const hs_model *m = R->m;
-    hs_work *w = R->w;
+    const hs_model *m = cx->m;
+    hs_work *w = cx->w;
     size_t k = m->k;
     if (!S->J) {
         S->J = hs_la_matrix_alloc(k, k);
@@ -367,7 +370,7 @@ static int full_newton(hs_int_run *R, rattle *S, double t1, double h, const doub
         S->d0 = calloc(k, sizeof *S->d0);
         S->d1 = calloc(k, sizeof *S->d1);
         if (!S->J || !S->JV || !S->Js || !S->Jw || !S->d0 || !S->d1)
-            return hs_error_nomem(R->err);
+            return hs_error_nomem(cx->err);
     }
     memset(S->x, 0, k * sizeof *S->x);
     memcpy(q1, S->qf, m->n * sizeof *q1);
@@ -375,16 +378,16 @@ static int full_newton(hs_int_run *R, rattle *S, double t1, double h, const doub
     double prev = INFINITY;
     for (int it = 0; it <= NEWTON_MAX; it++) {
         int fail;
-        double worst = residual(R, S, t1, h, v0, q1, at_out, &fail);
+        double worst = residual(cx, S, t1, h, v0, q1, at_out, &fail);
         if (fail)
-            return hs_int_fail(R, t1, q1);
+            return cx->fail(cx, t1, q1);
         *worst_out = worst;
         if (converged(worst, prev))
             return 0;
         if (!isfinite(worst))
             return 1;
         prev = worst;
-        const double *Gz = w->pos + k;
+        const double *Gz = hs_work_con_Gq(m, w);
         row_scales(m, w, S->Minv, Gz, S->d1);
         for (size_t i = 0; i < k; i++)          /* J over the columns rows i, j share */
             for (size_t j = 0; j < k; j++) {
@@ -424,21 +427,21 @@ static int full_newton(hs_int_run *R, rattle *S, double t1, double h, const doub
  * singular (a residual of 1e-11 there is 3e-6 in position along the
  * direction G_q nearly loses, where G is quadratic): Newton with the end's
  * Jacobian, kept when it does better.  0 or an exit code. */
-static int polish(hs_int_run *R, rattle *S, double t1, double h, const double *v0, double *q1,
+static int polish(hs_step_ctx *cx, rattle *S, double t1, double h, const double *v0, double *q1,
                   double worst)
 {
-    const hs_model *m = R->m;
+    const hs_model *m = cx->m;
     size_t n = m->n, k = m->k, at, rank = k;
     if (!S->qkeep) {
         S->qkeep = calloc(n, sizeof *S->qkeep);
         S->xkeep = calloc(k, sizeof *S->xkeep);
         if (!S->qkeep || !S->xkeep)
-            return hs_error_nomem(R->err);
+            return hs_error_nomem(cx->err);
     }
     memcpy(S->qkeep, q1, n * sizeof *q1);
     memcpy(S->xkeep, S->x, k * sizeof *S->x);
     double w2 = worst;
-    int rc = full_newton(R, S, t1, h, v0, q1, &w2, &at, &rank);
+    int rc = full_newton(cx, S, t1, h, v0, q1, &w2, &at, &rank);
     if (rc > 1)
         return rc;
     if (rc == 0 && w2 < worst)
@@ -446,17 +449,17 @@ static int polish(hs_int_run *R, rattle *S, double t1, double h, const double *v
     memcpy(q1, S->qkeep, n * sizeof *q1);
     memcpy(S->x, S->xkeep, k * sizeof *S->x);
     int fail;                                 /* G_q and G_t at q1 again (the caller's) */
-    residual(R, S, t1, h, v0, q1, &at, &fail);
-    return fail ? hs_int_fail(R, t1, q1) : 0;
+    residual(cx, S, t1, h, v0, q1, &at, &fail);
+    return fail ? cx->fail(cx, t1, q1) : 0;
 }
 
 /* Newton on G(t1, qf + M^-1 G_q0^T x) = 0 for x (C0 factored in w);
  * the position into q1.  0 or an exit code. */
-static int positions(hs_int_run *R, rattle *S, double t1, double h, const double *v0,
+static int positions(hs_step_ctx *cx, rattle *S, double t1, double h, const double *v0,
                      double *q1)
 {
-    const hs_model *m = R->m;
-    hs_work *w = R->w;
+    const hs_model *m = cx->m;
+    hs_work *w = cx->w;
     size_t k = m->k;
     memset(S->x, 0, k * sizeof *S->x);
     memcpy(q1, S->qf, m->n * sizeof *q1);
@@ -465,20 +468,20 @@ static int positions(hs_int_run *R, rattle *S, double t1, double h, const double
     for (int it = 0;; it++) {
         size_t at;
         int fail;
-        double worst = residual(R, S, t1, h, v0, q1, &at, &fail);
+        double worst = residual(cx, S, t1, h, v0, q1, &at, &fail);
         if (fail)
-            return hs_int_fail(R, t1, q1);
+            return cx->fail(cx, t1, q1);
         if (converged(worst, prev) && (worst <= 4e-14 || !S->use0))
             return 0;
         if (converged(worst, prev))
-            return polish(R, S, t1, h, v0, q1, worst);
+            return polish(cx, S, t1, h, v0, q1, worst);
         if (it == NEWTON_MAX || !isfinite(worst)) {
             double w2 = worst;
             size_t at2 = isfinite(worst) ? at : worst_at, rank = k;
-            int rc = full_newton(R, S, t1, h, v0, q1, &w2, &at2, &rank);
+            int rc = full_newton(cx, S, t1, h, v0, q1, &w2, &at2, &rank);
             if (rc != 1)
                 return rc;                     /* converged (0), or an exit code */
-            return newton_failed(R, S, t1, h, w2, at2, NEWTON_MAX, rank);
+            return newton_failed(cx, S, t1, h, w2, at2, NEWTON_MAX, rank);
         }
         prev = worst;
         worst_at = at;
@@ -492,39 +495,47 @@ static int positions(hs_int_run *R, rattle *S, double t1, double h, const double
     }
 }
 
-static int pinv_failed(hs_int_run *R, double t)
+static int pinv_failed(hs_step_ctx *cx, double t)
 {
-    return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: the eigensolver of C = G_q M^-1 G_q^T "
-                        "did not converge at t=%.17g", R->step.type->name, t);
+    return hs_error_set(cx->err, HS_EXIT_NUMERIC, "%s: the eigensolver of C = G_q M^-1 G_q^T "
+                        "did not converge at t=%.17g", cx->type->name, t);
+}
+
+/* The dynamics' last evaluation left no Cholesky factor of C (its
+ * rank-revealing solve, or rows its small Cholesky skipped). */
+static int no_factor(const hs_work *w)
+{
+    hs_work_stats st = hs_work_get_stats(w);
+    return st.robust || st.nskip;
 }
 
 /* One RATTLE step of h from y at GSL time tau; y becomes the state at
  * tau + h (exactly tau_end).  0 or an exit code. */
-static int rattle_step(hs_int_run *R, rattle *S, double tau, double tau_end, double *y)
+static int rattle_step(hs_step_ctx *cx, rattle *S, double tau, double tau_end, double *y)
 {
-    const hs_model *m = R->m;
-    hs_work *w = R->w;
+    const hs_model *m = cx->m;
+    hs_work *w = cx->w;
     size_t n = m->n, k = m->k;
-    double h = tau_end - tau, t0 = R->t0 + tau, t1 = R->t0 + tau_end;
+    double h = tau_end - tau, t0 = cx->t0 + tau, t1 = cx->t0 + tau_end;
     /* the start: Q, G_q and C factored there (remembered when it was the
      * last evaluation, as it is after a step) */
-    if (hs_int_eval(&R->c, t0, y, S->f0) != GSL_SUCCESS)
-        return hs_int_fail(R, t0, y);
-    memcpy(S->Q0, w->dyn + m->off_Q, n * sizeof *S->Q0);
-    memcpy(S->Gq0, w->dyn + m->off_Gq, m->nnz * sizeof *S->Gq0);
+    int rc;
+    if ((rc = cx->rates(cx, t0, y, S->f0)))
+        return rc;
+    memcpy(S->Q0, hs_work_Q(m, w), n * sizeof *S->Q0);
+    memcpy(S->Gq0, hs_work_Gq(m, w), m->nnz * sizeof *S->Gq0);
     /* redundant or singular there: C^+ of its own (the dynamics' factor is not C's) */
-    S->use0 = k && (S->redundant || w->robust || w->nskip);
+    S->use0 = k && (S->redundant || no_factor(w));
     if (S->use0 && pinv_set(S->P, m, w, S->Minv, S->Gq0))
-        return pinv_failed(R, t0);
+        return pinv_failed(cx, t0);
     double *q = y, *v = y + n;
     for (size_t i = 0; i < n; i++) {
         S->vh[i] = v[i] + 0.5 * h * S->Minv[i] * S->Q0[i];
         S->qf[i] = q[i] + h * S->vh[i];
     }
     double *q1 = S->f1, *v1 = S->f1 + n;      /* scratch until the end's rates */
-    int rc;
     if (k) {
-        if ((rc = positions(R, S, t1, h, v, q1)))
+        if ((rc = positions(cx, S, t1, h, v, q1)))
             return rc;
         add_GqT(m, S, S->Gq0, S->x, 1.0 / h, S->vh, v1);   /* v+ = (q1 - q0)/h */
     } else {
@@ -533,14 +544,12 @@ static int rattle_step(hs_int_run *R, rattle *S, double tau, double tau_end, dou
     }
     double *Gt1 = S->r;                          /* G_t at q1 (Newton's last) */
     if (k)
-        memcpy(Gt1, w->pos + k + m->nnz, k * sizeof *Gt1);
+        memcpy(Gt1, hs_work_con_Gt(m, w), k * sizeof *Gt1);
     /* Q and C at the end */
-    R->c.last_ok = 0;
-    if (hs_dyn_accel(m, w, t1, q1, v1, NULL, NULL)) {
-        R->c.failed = 1;
-        return hs_int_fail(R, t1, S->f1);
-    }
-    const double *Q1 = w->dyn + m->off_Q, *Gq1 = w->dyn + m->off_Gq;
+    cx->forget(cx);
+    if (hs_dyn_accel(m, w, t1, q1, v1, NULL, NULL))
+        return cx->fail(cx, t1, S->f1);
+    const double *Q1 = hs_work_Q(m, w), *Gq1 = hs_work_Gq(m, w);
     for (size_t i = 0; i < n; i++)
         v1[i] += 0.5 * h * S->Minv[i] * Q1[i];
     if (k) {
@@ -551,9 +560,9 @@ static int rattle_step(hs_int_run *R, rattle *S, double tau, double tau_end, dou
             S->x[i] = hs_dyn_is_released(w, i) ? 0 : s;
         }
         /* G_q1 (v1 - M^-1 G_q1^T x) + G_t = 0 */
-        if (S->redundant || w->robust || w->nskip) {
+        if (S->redundant || no_factor(w)) {
             if (pinv_set(S->P1, m, w, S->Minv, Gq1))
-                return pinv_failed(R, t1);
+                return pinv_failed(cx, t1);
             pinv_solve(S->P1, S->x);
         } else {
             hs_dyn_solve_C(m, w, S->x);
@@ -567,20 +576,20 @@ static int rattle_step(hs_int_run *R, rattle *S, double tau, double tau_end, dou
     memcpy(y, q1, n * sizeof *y);
     memcpy(y + n, v1, n * sizeof *y);
     /* the rates at the end (remembered for the next step and the row) */
-    if (hs_int_eval(&R->c, t1, y, S->f1) != GSL_SUCCESS)
-        return hs_int_fail(R, t1, y);
-    for (size_t j = 2 * n; j < R->dim; j++)
+    if ((rc = cx->rates(cx, t1, y, S->f1)))
+        return rc;
+    for (size_t j = 2 * n; j < cx->dim; j++)
         y[j] += 0.5 * h * (S->f0[j] + S->f1[j]);
     return 0;
 }
 
 /* The composition: one step from tau to tau_end. */
-static int compose(hs_int_run *R, rattle *S, double tau, double tau_end, double *y)
+static int compose(hs_step_ctx *cx, rattle *S, double tau, double tau_end, double *y)
 {
     double h = tau_end - tau, ta = tau;
     for (size_t j = 0; j < S->ns; j++) {
         double tb = j + 1 == S->ns ? tau_end : ta + S->gamma[j] * h;
-        int rc = rattle_step(R, S, ta, tb, y);
+        int rc = rattle_step(cx, S, ta, tb, y);
         if (rc)
             return rc;
         ta = tb;
@@ -588,45 +597,45 @@ static int compose(hs_int_run *R, rattle *S, double tau, double tau_end, double 
     return 0;
 }
 
-static int rattle_step_from(hs_int_run *R, double tau, double s, double *y)
+static int rattle_step_from(hs_step_ctx *cx, double tau, double s, double *y)
 {
-    return compose(R, R->step.own, tau, tau + s, y);
+    return compose(cx, cx->own, tau, tau + s, y);
 }
 
-static int rattle_advance(hs_int_run *R, double t_stop)
+static int rattle_advance(hs_step_ctx *cx, double t_stop)
 {
-    rattle *S = R->step.own;
-    double tau_stop = t_stop - R->t0, rem = tau_stop - R->tau;
+    rattle *S = cx->own;
+    double tau_stop = t_stop - cx->t0, rem = tau_stop - (*cx->tau);
     /* steps of h: in exact mode h divides dt (checked), so the rows fall on
      * step ends; the last interval, when shorter, in equal steps */
     double ns = ceil(rem / S->h * (1 - 1e-9));
     int last = !(ns > 1);
-    double tau_end = last ? tau_stop : R->tau + rem / ns;
-    memcpy(S->y_start, R->y, R->dim * sizeof *R->y);
-    S->tau_start = R->tau;
-    int rc = compose(R, S, R->tau, tau_end, R->y);
+    double tau_end = last ? tau_stop : (*cx->tau) + rem / ns;
+    memcpy(S->y_start, cx->y, cx->dim * sizeof *cx->y);
+    S->tau_start = (*cx->tau);
+    int rc = compose(cx, S, (*cx->tau), tau_end, cx->y);
     if (rc)
         return rc;
-    R->tau = tau_end;
-    R->t = last ? t_stop : R->t0 + tau_end;
+    (*cx->tau) = tau_end;
+    *cx->t = last ? t_stop : cx->t0 + tau_end;
     S->h_last = tau_end - S->tau_start;
-    R->sum->steps++;
+    (*cx->steps)++;
     return 0;
 }
 
-static int rattle_dense(hs_int_run *R, double *tau_start, double *h)
+static int rattle_dense(hs_step_ctx *cx, double *tau_start, double *h)
 {
-    const rattle *S = R->step.own;
+    const rattle *S = cx->own;
     *tau_start = S->tau_start;
     *h = S->h_last;
     return 0;
 }
 
-static int rattle_dense_at(hs_int_run *R, double theta, double *y)
+static int rattle_dense_at(hs_step_ctx *cx, double theta, double *y)
 {
-    rattle *S = R->step.own;
-    memcpy(y, S->y_start, R->dim * sizeof *y);
-    return compose(R, S, S->tau_start, S->tau_start + theta * S->h_last, y);
+    rattle *S = cx->own;
+    memcpy(y, S->y_start, cx->dim * sizeof *y);
+    return compose(cx, S, S->tau_start, S->tau_start + theta * S->h_last, y);
 }
 
 /* Is M constant (no entry reads t or q)?  Only to name what RATTLE
@@ -694,33 +703,27 @@ static int suits(const hs_model *m, hs_error *err)
     /* the Cartesian form is advice only to a model not written in it */
     hs_error_set(err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "method '%s' needs a "
                  "constant mass matrix and forces of (t, q) alone (RATTLE, explicit in the "
-                 "forces): %s; use dop853 or rk8pd (adaptive, with projection)%s",
-                 m->set.method, why, m->form != HS_FORM_CARTESIAN ? ", or write the model in "
-                 "the Cartesian form with constant masses" : "");
+                 "forces): %s; use dop853 or %s (adaptive, with projection)%s",
+                 m->set.method, why, hs_stepper_default->name,
+                 m->form != HS_FORM_CARTESIAN ? ", or write the model in the Cartesian form "
+                 "with constant masses" : "");
     if (in_file)
         hs_model_place(m, m->set.method_pos, err);
     return err->code;
 }
 
-/* An error about the step, at simulate.step when the file gives it. */
-static int step_error(hs_int_run *R, const char *msg)
+/* An error about the step (option 0), at simulate.step when the file gives it. */
+static int step_error(hs_step_ctx *cx, const char *msg)
 {
-    const hs_settings *s = &R->m->set;
-    int in_file = s->step_pos.src >= 0;
-    hs_error_set(R->err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, "%s: %s",
-                 in_file ? "simulate.step" : hs_optname(R->m->names, HS_OPT_STEP), msg);
-    if (in_file)
-        hs_model_place(R->m, s->step_pos, R->err);
-    return R->err->code;
+    return hs_stepper_option_error(cx->m, cx->type, 0, cx->err, msg);
 }
 
 /* The largest |y_i - z_i| / (atol + rtol |z_i|) over q and v. */
-static double error_ratio(const hs_int_run *R, const double *y, const double *z)
+static double error_ratio(const hs_step_ctx *cx, const double *y, const double *z)
 {
-    const hs_settings *s = &R->m->set;
     double r = 0;
-    for (size_t i = 0; i < 2 * R->m->n; i++) {
-        double e = fabs(y[i] - z[i]) / (s->atol + s->rtol * fabs(z[i]));
+    for (size_t i = 0; i < 2 * cx->m->n; i++) {
+        double e = fabs(y[i] - z[i]) / (cx->atol + cx->rtol * fabs(z[i]));
         if (!(e <= r))
             r = isnan(e) ? (double)INFINITY : e;
     }
@@ -731,33 +734,29 @@ static double error_ratio(const hs_int_run *R, const double *y, const double *z)
  * and 2N steps over the first output interval agree within the
  * tolerances (the error of N steps is about their difference times
  * 2^p / (2^p - 1) <= 4/3). */
-static int choose_step(hs_int_run *R, rattle *S)
+static int choose_step(hs_step_ctx *cx, rattle *S)
 {
-    double span = fmin(R->dt, R->t_end - R->t0);
-    double *a = malloc(R->dim * sizeof *a), *b = malloc(R->dim * sizeof *b);
+    double span = fmin(cx->dt, cx->t_end - cx->t0);
+    double *a = malloc(cx->dim * sizeof *a), *b = malloc(cx->dim * sizeof *b);
     if (!a || !b) {
         free(a);
         free(b);
-        return hs_error_nomem(R->err);
+        return hs_error_nomem(cx->err);
     }
     int rc = 0, found = 0, have_prev = 0;
     double *prev = a, *cur = b;
     for (long N = 1; N <= (1L << 22) && !rc && !found; N *= 2) {
-        memcpy(cur, R->y, R->dim * sizeof *cur);
+        memcpy(cur, cx->y, cx->dim * sizeof *cur);
         for (long j = 0; j < N && !rc; j++)
-            rc = compose(R, S, span * (double)j / (double)N, span * (double)(j + 1) / (double)N,
+            rc = compose(cx, S, span * (double)j / (double)N, span * (double)(j + 1) / (double)N,
                          cur);
         if (rc) {                  /* too large a step: try a smaller one */
-            hs_error_init(R->err);
-            hs_error_init(&R->w->err);
-            R->w->fail_kind = HS_FAIL_NONE;
-            R->c.failed = 0;
-            R->c.last_ok = 0;
+            cx->clear_failure(cx);
             rc = 0;
             have_prev = 0;
             continue;
         }
-        if (have_prev && error_ratio(R, prev, cur) <= 0.75) {
+        if (have_prev && error_ratio(cx, prev, cur) <= 0.75) {
             S->h = span / (double)(N / 2);
             found = 1;
         }
@@ -768,18 +767,18 @@ static int choose_step(hs_int_run *R, rattle *S)
     }
     free(a);
     free(b);
-    R->c.last_ok = 0;
+    cx->forget(cx);
     if (!found)
-        return hs_error_set(R->err, HS_EXIT_NUMERIC, "%s: no step of dt/2^j (j <= 21) "
+        return hs_error_set(cx->err, HS_EXIT_NUMERIC, "%s: no step of dt/2^j (j <= 21) "
                             "meets the tolerances over the first output interval; give "
-                            "one with %s or simulate.step", R->step.type->name,
-                            hs_optname(R->m->names, HS_OPT_STEP));
+                            "one with %s or simulate.step", cx->type->name,
+                            hs_optname(cx->m->names, HS_OPT_STEP));
     return 0;
 }
 
-static void rattle_finish(hs_int_run *R)
+static void rattle_finish(hs_step_ctx *cx)
 {
-    rattle *S = R->step.own;
+    rattle *S = cx->own;
     if (!S)
         return;
     double *v[] = { S->Minv, S->Q0, S->Gq0, S->x, S->r, S->qf, S->vh, S->f0, S->f1,
@@ -801,39 +800,37 @@ static void rattle_finish(hs_int_run *R)
             free(P[i]);
         }
     free(S);
-    R->step.own = NULL;
+    cx->own = NULL;
 }
 
-static int rattle_start(hs_int_run *R, const double *gamma, size_t ns)
+static int rattle_start(hs_step_ctx *cx, const double *gamma, size_t ns)
 {
-    const hs_model *m = R->m;
-    size_t n = m->n, k = m->k, dim = R->dim;
-    const hs_settings *s = &m->set;           /* (suits: hs_stepper_check, before) */
-    double h = s->step;
+    const hs_model *m = cx->m;
+    size_t n = m->n, k = m->k, dim = cx->dim;
+    /* (suits: hs_stepper_check; the step's range: hs_stepper_options, before) */
+    double h = cx->opt[0];
     if (!isnan(h)) {
-        if (!(h > 0) || !isfinite(h))
-            return step_error(R, "the step must be a positive number");
-        if (!((R->t_end - R->t0) / h <= 1e10))
-            return step_error(R, "the step is too small: more than 1e10 steps to t_end");
-        double per = R->dt / h;
-        if (m->set.interpolate ? h > R->t_end - R->t0 : !(per >= 1 - 1e-9))
-            return step_error(R, "the step is longer than the output interval dt");
+        if (!((cx->t_end - cx->t0) / h <= 1e10))
+            return step_error(cx, "the step is too small: more than 1e10 steps to t_end");
+        double per = cx->dt / h;
+        if (m->set.interpolate ? h > cx->t_end - cx->t0 : !(per >= 1 - 1e-9))
+            return step_error(cx, "the step is longer than the output interval dt");
         if (!m->set.interpolate && fabs(per - nearbyint(per)) > 1e-9 * per) {
             char msg[300];
             snprintf(msg, sizeof msg, "the step %.15g does not divide the output interval "
                      "dt = %.15g (dt/step = %.15g): rows must fall on step ends; choose "
-                     "dt/N (N = %.0f gives %.15g) or %s interpolate", h, R->dt,
-                     per, fmax(1, nearbyint(per)), R->dt / fmax(1, nearbyint(per)),
+                     "dt/N (N = %.0f gives %.15g) or %s interpolate", h, cx->dt,
+                     per, fmax(1, nearbyint(per)), cx->dt / fmax(1, nearbyint(per)),
                      hs_optname(m->names, HS_OPT_OUTPUT_MODE));
-            return step_error(R, msg);
+            return step_error(cx, msg);
         }
         if (!m->set.interpolate)
-            h = R->dt / nearbyint(per);
+            h = cx->dt / nearbyint(per);
     }
     rattle *S = calloc(1, sizeof *S);
     if (!S)
-        return hs_error_nomem(R->err);
-    R->step.own = S;
+        return hs_error_nomem(cx->err);
+    cx->own = S;
     S->gamma = gamma;
     S->ns = ns;
     S->Minv = calloc(n ? n : 1, sizeof *S->Minv);
@@ -848,33 +845,44 @@ static int rattle_start(hs_int_run *R, const double *gamma, size_t ns)
     S->y_start = calloc(dim, sizeof *S->y_start);
     if (!S->Minv || !S->Q0 || !S->Gq0 || !S->x || !S->r || !S->qf || !S->vh || !S->f0 ||
         !S->f1 || !S->y_start)
-        return hs_error_nomem(R->err);
+        return hs_error_nomem(cx->err);
     for (size_t i = 0; i < n; i++)
         S->Minv[i] = 1 / m->Mconst[i];
     /* C^+ of its own: always allocated with constraints (a singular
      * position may need it); used at every step when redundant from the
      * start (hs_cons_start decided the rank, as for every stepper) */
-    S->redundant = k && R->w->rank0 < k;
+    S->redundant = k && hs_work_get_stats(cx->w).rank0 < k;
     if (k) {
         S->P = calloc(1, sizeof *S->P);
         S->P1 = calloc(1, sizeof *S->P1);
         if (!S->P || !S->P1 || pinv_alloc(S->P, k) || pinv_alloc(S->P1, k))
-            return hs_error_nomem(R->err);
+            return hs_error_nomem(cx->err);
     }
     if (isnan(h))
-        return choose_step(R, S);
+        return choose_step(cx, S);
     S->h = h;
     return 0;
 }
 
-static int start2(hs_int_run *R) { return rattle_start(R, order2, 1); }
-static int start4(hs_int_run *R) { return rattle_start(R, yoshida4, 3); }
-static int start6(hs_int_run *R) { return rattle_start(R, kahan_li6, 9); }
-static int start8(hs_int_run *R) { return rattle_start(R, kahan_li8, 17); }
+static int start2(hs_step_ctx *cx) { return rattle_start(cx, order2, 1); }
+static int start4(hs_step_ctx *cx) { return rattle_start(cx, yoshida4, 3); }
+static int start6(hs_step_ctx *cx) { return rattle_start(cx, kahan_li6, 9); }
+static int start8(hs_step_ctx *cx) { return rattle_start(cx, kahan_li8, 17); }
+
+/* The options of every RATTLE method: the step. */
+static const hs_step_option options[] = {
+    { .name = "step", .type = HS_STEP_OPT_NUMBER, .setting = HS_NUM_STEP,
+      .optname = HS_OPT_STEP, .def = NAN, .min = 0, .max = INFINITY,
+      .range = "a positive number", .who = "fixed-step", .without = "chooses its own steps",
+      .help = "the step (it divides dt in exact output mode; default: the largest dt/2^j "
+              "that meets rtol and atol over the first output interval)" },
+};
 
 #define RATTLE(id, nm, ord, st, ab) \
     const hs_stepper id = { .name = nm, .order = ord, .flags = HS_STEP_FIXED | HS_STEP_DENSE, \
-                            .tol_factor = 1, .about = ab, .suits = suits, .start = st, \
+                            .tol_factor = 1, .about = ab, .options = options, \
+                            .noptions = sizeof options / sizeof *options, \
+                            .suits = suits, .start = st, \
                             .advance = rattle_advance, .step_from = rattle_step_from, \
                             .dense = rattle_dense, .dense_at = rattle_dense_at, \
                             .finish = rattle_finish }

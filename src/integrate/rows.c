@@ -90,15 +90,16 @@ static int row_values(hs_int_run *R, double t, const double *y, hs_row *r, int f
     if (hs_int_eval(&R->c, t, y, R->rows.f_at) != GSL_SUCCESS || hs_dyn_aux(m, w, t, y, y + n) ||
         hs_dyn_outputs(m, w, t, y, y + n))
         return hs_int_fail(R, t, y);
-    double T = hs_dyn_kinetic(m, w), U = w->aux[m->off_U];
+    double T = hs_dyn_kinetic(m, w), U = hs_work_aux(w)[m->off_U];
     if (first)
         R->rows.E0 = T + U;
-    *r = (hs_row){ .t = t, .q = y, .v = y + n, .a = w->a, .Lambda = w->Lambda,
-                   .aux = w->aux, .out = w->out, .Gz = w->dyn + m->off_Gq, .W = y + 2 * n,
+    *r = (hs_row){ .t = t, .q = y, .v = y + n, .a = hs_work_a(w), .Lambda = hs_work_Lambda(w),
+                   .aux = hs_work_aux(w), .out = hs_work_outputs(w), .Gz = hs_work_Gq(m, w),
+                   .W = y + 2 * n,
                    .T = T, .E = T + U, .H = hs_dyn_jacobi(m, w),
                    .ebal = hs_dyn_balance(T, U, R->rows.E0, y + 2 * n),
-                   .pres = hs_dyn_power_residual(m, w->Lambda, w->aux),
-                   .released = w->released, .E_impact = R->ct.E_impact };
+                   .pres = hs_dyn_power_residual(m, hs_work_Lambda(w), hs_work_aux(w)),
+                   .released = hs_work_released(w), .E_impact = R->ct.E_impact };
     return 0;
 }
 
@@ -106,8 +107,8 @@ static int row_values(hs_int_run *R, double t, const double *y, hs_row *r, int f
  * finite: nothing written). */
 static int put(hs_int_run *R, hs_sink *s, const char *event, const hs_row *r, const double *y)
 {
-    if (hs_columns_values(R->m, &R->rows.cols, r, s->rows == 0, R->rows.vals, &R->w->err)) {
-        R->w->fail_kind = HS_FAIL_NONFINITE;
+    if (hs_columns_values(R->m, &R->rows.cols, r, s->rows == 0, R->rows.vals, hs_work_err(R->w))) {
+        hs_work_set_fail_kind(R->w, HS_FAIL_NONFINITE);
         return hs_int_fail(R, r->t, y);
     }
     if (event)
@@ -137,7 +138,7 @@ static int row(hs_int_run *R, double t, const double *y, int first, int w_known)
     }
     if ((rc = row_values(R, t, y, &r, first)) || (rc = put(R, R->rows.out, NULL, &r, y)))
         return rc;
-    const double *aux = w->aux;
+    const double *aux = hs_work_aux(w);
     hs_summary *sum = R->sum;
     sum->rows++;
     for (size_t i = 0; i < k; i++) {
@@ -474,14 +475,14 @@ static int dense_rows(hs_int_run *R, long *i)
     double tau_a, h;
     if (*i > R->N || !(row_time(R, *i) - R->t0 < R->tau))
         return 0;                              /* no row here */
-    int rc = type->dense(R, &tau_a, &h);
+    int rc = type->dense(&R->step.ctx, &tau_a, &h);
     if (rc)
         return rc;
     for (; *i <= R->N; (*i)++) {
         double ti = row_time(R, *i);
         if (!(ti - R->t0 < R->tau))
             break;
-        if ((rc = type->dense_at(R, ((ti - R->t0) - tau_a) / h, R->rows.y_at)) ||
+        if ((rc = type->dense_at(&R->step.ctx, ((ti - R->t0) - tau_a) / h, R->rows.y_at)) ||
             (rc = row(R, ti, R->rows.y_at, 0, R->rows.dense_w)))
             return rc;
     }
@@ -500,7 +501,7 @@ int hs_int_emit_inside(hs_int_run *R, double taup, long *i)
     if (!R->rows.need_w) {                               /* the summary's balance, here */
         if (hs_dyn_aux(m, R->w, R->t, R->y, R->y + n))
             return hs_int_fail(R, R->t, R->y);
-        note_balance(R, hs_dyn_balance(hs_dyn_kinetic(m, R->w), R->w->aux[m->off_U],
+        note_balance(R, hs_dyn_balance(hs_dyn_kinetic(m, R->w), hs_work_aux(R->w)[m->off_U],
                                        R->rows.E0, R->y + 2 * n));
     }
     /* inside the step, the stepper's own trajectory: its end before any

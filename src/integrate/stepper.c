@@ -56,7 +56,7 @@
 int hs_int_eval(hs_int_ctx *c, double t, const double y[], double f[])
 {
     const hs_model *m = c->m;
-    size_t n = m->n, k = m->k;
+    size_t n = m->n;
     if (c->last_ok && t == c->last_t && memcmp(y, c->last_y, 2 * n * sizeof *y) == 0) {
         memcpy(f, c->last_f, c->dim * sizeof *f);      /* w still holds this state */
         return GSL_SUCCESS;
@@ -68,20 +68,7 @@ int hs_int_eval(hs_int_ctx *c, double t, const double y[], double f[])
         return GSL_EBADFUNC;
     }
     memcpy(f, v, n * sizeof *f);
-    const double *dyn = c->w->dyn, *Gq = dyn + m->off_Gq;
-    double pr = 0;
-    for (size_t i = 0; i < k; i++) {
-        double s = 0;
-        for (int p = m->gq_start[i]; p < m->gq_start[i + 1]; p++)
-            s += Gq[p] * v[m->gq_col[p]];
-        pr += c->w->Lambda[i] * s;
-    }
-    double pt = dyn[m->off_Pt];
-    for (size_t i = 0; i < m->nbT; i++)      /* dT1/dt = D T1 + bT . a */
-        pt += dyn[m->off_bT + i] * f[n + i];
-    f[2 * n] = pr;
-    f[2 * n + 1] = dyn[m->off_Pd];
-    f[2 * n + 2] = pt;
+    hs_dyn_work_rates(m, c->w, v, f + n, f + 2 * n);
     c->last_t = t;
     memcpy(c->last_y, y, 2 * n * sizeof *y);
     memcpy(c->last_f, f, c->dim * sizeof *f);
@@ -191,11 +178,11 @@ static int balance_at(hs_int_run *R, hs_work *w, double t, const double *y, doub
             R->c.failed = 0;
             R->c.last_ok = 0;
         }
-        hs_error_init(&w->err);
-        w->fail_kind = HS_FAIL_NONE;
+        hs_error_init(hs_work_err(w));
+        hs_work_set_fail_kind(w, HS_FAIL_NONE);
         return -1;
     }
-    double T = hs_dyn_kinetic(m, w), U = w->aux[m->off_U];
+    double T = hs_dyn_kinetic(m, w), U = hs_work_aux(w)[m->off_U];
     const double *W = y + 2 * n;
     *B = hs_dyn_balance(T, U, 0, W);       /* B + E0: E0 drops out of differences */
     *scale = fabs(T) + fabs(U) + fabs(W[0]) + fabs(W[1]) + fabs(W[2]);
@@ -208,7 +195,7 @@ static double balance_ratio(hs_int_run *R, double tau, const double *y, const do
     double t = R->t0 + tau, B1, B2, s1, s2;
     double *y2 = R->bal.y_less_err;
     if (R->step.type->error)
-        yerr = R->step.type->error(R);
+        yerr = R->step.type->error(&R->step.ctx);
     for (size_t i = 0; i < R->dim; i++)
         y2[i] = y[i] - yerr[i];
     if (balance_at(R, R->bal.w, t, y2, &B2, &s2) || balance_at(R, R->w, t, y, &B1, &s1))
@@ -505,28 +492,70 @@ static void near_singular(const hs_model *m, hs_work *w, double t, const double 
                           hs_error *err)
 {
     size_t n = m->n, k = m->k;
-    w->full_rcond = 1;
+    hs_work_full_rcond(w, 1);
     int bad = k == 0 || hs_dyn_accel(m, w, t, y, y + n, NULL, NULL);
-    w->full_rcond = 0;
-    if (bad || !(w->rcond < 1e-6))
+    hs_work_full_rcond(w, 0);
+    if (bad || !(hs_work_get_stats(w).rcond < 1e-6))
         return;
     hs_error_append(err, "; the configuration is nearly singular (reciprocal condition of C "
-                    "%.2g), multipliers", w->rcond);
+                    "%.2g), multipliers", hs_work_get_stats(w).rcond);
     for (int pass = 0; pass < 3; pass++) {
         size_t best = k;                   /* the largest |Lambda| not yet named */
         for (size_t i = 0; i < k; i++)
-            if (best == k || fabs(w->Lambda[i]) > fabs(w->Lambda[best]))
+            if (best == k || fabs(hs_work_Lambda(w)[i]) > fabs(hs_work_Lambda(w)[best]))
                 best = i;
         if (best == k)
             break;
         hs_error_append(err, "%s %s = %.3g", pass ? "," : "", m->cname[best],
-                        w->Lambda[best]);
-        w->Lambda[best] = 0;               /* scratch: next pass names the next */
+                        hs_work_Lambda(w)[best]);
+        hs_work_Lambda(w)[best] = 0;               /* scratch: next pass names the next */
         if (pass + 1 >= (int)k)
             break;
     }
     for (size_t i = 0; i < n; i++)
         hs_error_append(err, "%s%s=%.6g", i ? ", " : "; at ", m->qname[i], y[i]);
+}
+
+/* The callbacks of the method's context (integrate.h: hs_step_ctx). */
+static int ctx_rates(hs_step_ctx *c, double t, const double *y, double *f)
+{
+    hs_int_run *R = c->run;
+    return hs_int_eval(&R->c, t, y, f) != GSL_SUCCESS ? hs_int_fail(R, t, y) : 0;
+}
+
+static void ctx_forget(hs_step_ctx *c)
+{
+    c->run->c.last_ok = 0;
+}
+
+static int ctx_fail(hs_step_ctx *c, double t, const double *y)
+{
+    c->run->c.failed = 1;
+    return hs_int_fail(c->run, t, y);
+}
+
+static void ctx_clear_failure(hs_step_ctx *c)
+{
+    hs_int_run *R = c->run;
+    hs_error_init(R->err);
+    hs_error_init(hs_work_err(R->w));
+    hs_work_set_fail_kind(R->w, HS_FAIL_NONE);
+    R->c.failed = 0;
+    R->c.last_ok = 0;
+}
+
+void hs_int_step_ctx(hs_int_run *R)
+{
+    double f = R->step.type->tol_factor;     /* as hs_int_driver_new hands them */
+    R->step.ctx = (hs_step_ctx){
+        .m = R->m, .w = R->w, .type = R->step.type, .err = R->err, .dim = R->dim,
+        .t0 = R->t0, .t_end = R->t_end, .dt = R->dt, .y = R->y, .tau = &R->tau, .t = &R->t,
+        .steps = &R->sum->steps, .atol = R->m->set.atol * f,
+        .rtol = R->m->set.rtol * f, .opt = R->step.opt,
+        .gsl_step = R->step.drv ? R->step.drv->s : NULL,
+        .failed = &R->c.failed, .rates = ctx_rates, .forget = ctx_forget, .fail = ctx_fail,
+        .clear_failure = ctx_clear_failure, .run = R,
+    };
 }
 
 int hs_int_fail(hs_int_run *R, double t, const double *y)
@@ -535,11 +564,11 @@ int hs_int_fail(hs_int_run *R, double t, const double *y)
     hs_work *w = R->w;
     hs_error *err = R->err;
     R->c.last_ok = 0;
-    if (w->err.code) {
+    if (hs_work_err(w)->code) {
         if (err->code)
             return err->code;
-        hs_error_adopt(err, &w->err, HS_EXIT_NUMERIC);
-        if (w->fail_kind == HS_FAIL_SINGULAR_C && m->k) {
+        hs_error_adopt(err, hs_work_err(w), HS_EXIT_NUMERIC);
+        if (hs_work_fail_kind(w) == HS_FAIL_SINGULAR_C && m->k) {
             char msg[600];
             size_t rank = hs_cons_rank(m, w, t, y, msg, sizeof msg, NULL);
             if (rank < m->k)
@@ -580,7 +609,7 @@ static int residual_exceeds(const hs_int_run *R, double t, const double *y, doub
     const double *q = y, *v = y + n;
     if (hs_dyn_constraints_sparse(m, w, t, q, NULL, NULL))
         return 1;                          /* let the projection report it */
-    const double *G = w->pos, *Gz = w->pos + k, *Gt = w->pos + k + m->nnz;
+    const double *G = hs_work_con_G(w), *Gz = hs_work_con_Gq(m, w), *Gt = hs_work_con_Gt(m, w);
     double atol = R->step.atol, rtol = R->step.rtol;
     for (size_t i = 0; i < k; i++) {
         if (hs_dyn_is_released(w, i))          /* let go by an event: no residual */
@@ -621,8 +650,7 @@ static int wants_projection(const hs_int_run *R)
      * order 1, and a passage of hundreds of restarts cost msadams 5e-5 on
      * the N-four-bar at rtol 1e-10 (msbdf 3e-4); with the residual test
      * alone both stay within 1e-8 */
-    int singular = R->w->near_singular;
-    R->w->near_singular = 0;
+    int singular = hs_work_near_singular(R->w, 1);
     if (singular && !R->step.multistep)
         return 1;
     if (R->step.multistep)
@@ -660,7 +688,7 @@ int hs_int_advance(hs_int_run *R, double t_stop)
     const hs_model *m = R->m;
     if (R->step.type->advance) {           /* a method that steps itself */
         R->step.projected = 0;
-        return R->step.type->advance(R, t_stop);
+        return R->step.type->advance(&R->step.ctx, t_stop);
     }
     double tau_stop = t_stop - R->t0;
     R->step.h = landing_step(R->tau, R->step.h);
@@ -689,9 +717,9 @@ int hs_int_advance(hs_int_run *R, double t_stop)
     /* a step that met a singular position is projected whatever the
      * stabilization (wants_projection: what the rank-revealing solve drops
      * there is removed only by a projection) */
-    int singular = R->w->near_singular && m->set.stabilize == HS_STAB_BAUMGARTE;
+    int singular = hs_work_near_singular(R->w, 0) && m->set.stabilize == HS_STAB_BAUMGARTE;
     if ((R->step.projecting && wants_projection(R)) || singular) {
-        R->w->near_singular = 0;
+        hs_work_near_singular(R->w, 1);
         if (R->m->set.interpolate)                 /* rows inside follow the step */
             memcpy(R->rows.y_unprojected, R->y, R->dim * sizeof *R->y);
         R->step.projected = 1;

@@ -7,6 +7,7 @@
  * rattle8). */
 #include "internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,6 +56,12 @@ GSL_METHOD(msadams, "msadams", 12, HS_STEP_MULTISTEP, 0.01, &rk8pd, "Adams, orde
 GSL_METHOD(msbdf, "msbdf", 5, HS_STEP_IMPLICIT | HS_STEP_MULTISTEP, 0.001, &rk4imp,
            "BDF, orders 1 to 5, for "
            "stiff models", gsl_odeiv2_step_msbdf);
+
+/* holosim's own methods, each defined in a file of its own: dop853.c,
+ * rattle.c (RATTLE and its compositions of order 4, 6, 8). */
+extern const hs_stepper hs_int_step_dop853;
+extern const hs_stepper hs_int_step_rattle, hs_int_step_rattle4, hs_int_step_rattle6,
+    hs_int_step_rattle8;
 
 const hs_stepper *const hs_steppers[] = {
     &rk2, &rk4, &rkf45, &rkck, &rk8pd, &rk1imp, &rk2imp, &rk4imp, &bsimp, &msadams, &msbdf,
@@ -129,6 +136,81 @@ int hs_stepper_check(const hs_model *m, hs_error *err)
     return err->code;
 }
 
+/* Whether s declares an option read from setting i; its index, or -1. */
+static long option_of(const hs_stepper *s, hs_numset i)
+{
+    for (size_t j = 0; j < s->noptions; j++)
+        if (s->options[j].setting == i)
+            return (long)j;
+    return -1;
+}
+
+/* An error at the place of setting i: simulate.NAME in the file (exit 2),
+ * else the caller's option (exit 1). */
+static int setting_error(const hs_model *m, const hs_step_option *o, hs_error *err,
+                         const char *fmt, const char *msg)
+{
+    hs_srcpos pos = hs_settings_pos(&m->set, o->setting);
+    int in_file = pos.src >= 0;
+    char label[64];
+    if (in_file)
+        snprintf(label, sizeof label, "simulate.%s", o->name);
+    else
+        snprintf(label, sizeof label, "%s", hs_optname(m->names, o->optname));
+    hs_error_set(err, in_file ? HS_EXIT_MODEL : HS_EXIT_USAGE, fmt, label, msg);
+    if (in_file)
+        hs_model_place(m, pos, err);
+    return err->code;
+}
+
+int hs_stepper_option_error(const hs_model *m, const hs_stepper *s, size_t j, hs_error *err,
+                            const char *msg)
+{
+    return setting_error(m, &s->options[j], err, "%s: %s", msg);
+}
+
+/* The methods that declare an option read from setting i, one space apart. */
+static const char *takers(char *buf, size_t cap, hs_numset i)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; hs_steppers[k] && len + 1 < cap; k++)
+        if (option_of(hs_steppers[k], i) >= 0)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? " " : "",
+                                    hs_steppers[k]->name);
+    return buf;
+}
+
+int hs_stepper_options(const hs_model *m, const hs_stepper *s, double *val, hs_error *err)
+{
+    for (size_t k = 0; hs_steppers[k]; k++)          /* another method's option */
+        for (size_t j = 0; j < hs_steppers[k]->noptions; j++) {
+            const hs_step_option *o = &hs_steppers[k]->options[j];
+            if (option_of(s, o->setting) >= 0 || isnan(hs_settings_num(&m->set, o->setting)))
+                continue;
+            char names[256], msg[512];
+            snprintf(msg, sizeof msg, "%s methods (%s); '%s' %s (drop the %s, or choose one "
+                     "of those)", o->who, takers(names, sizeof names, o->setting), s->name,
+                     o->without, o->name);
+            return setting_error(m, o, err, "%s is for the %s", msg);
+        }
+    for (size_t j = 0; j < s->noptions; j++) {
+        const hs_step_option *o = &s->options[j];
+        double x = hs_settings_num(&m->set, o->setting);
+        if (isnan(x)) {
+            val[j] = o->def;
+            continue;
+        }
+        if (!(x > o->min && x <= o->max && isfinite(x))) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "the %s must be %s", o->name, o->range);
+            return hs_stepper_option_error(m, s, j, err, msg);
+        }
+        val[j] = x;
+    }
+    return 0;
+}
+
 void hs_stepper_print(FILE *f)
 {
     for (size_t i = 0; hs_steppers[i]; i++) {
@@ -143,4 +225,13 @@ void hs_stepper_print(FILE *f)
             snprintf(order, sizeof order, "var");
         fprintf(f, "%-9s order %-4s %-11s %s\n", s->name, order, kind, s->about);
     }
+    for (size_t i = 0; hs_steppers[i]; i++)     /* the options, once per list */
+        for (size_t j = 0; j < hs_steppers[i]->noptions; j++) {
+            const hs_step_option *o = &hs_steppers[i]->options[j];
+            if (i && hs_steppers[i - 1]->options == hs_steppers[i]->options)
+                continue;
+            char names[256];
+            fprintf(f, "  option %s (%s: %s): %s\n", o->name, o->range,
+                    takers(names, sizeof names, o->setting), o->help);
+        }
 }

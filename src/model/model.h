@@ -82,6 +82,10 @@ typedef struct hs_numset_def {
     int positive;              /* 1: > 0; 0: t_end (checked against t0), alpha, beta (>= 0) */
 } hs_numset_def;
 extern const hs_numset_def hs_numsets[HS_NUM_COUNT];
+/* Numeric setting i of s, and where the model file gives it (src < 0: the
+ * command line, or not given; kept for the methods' options, step). */
+double hs_settings_num(const hs_settings *s, hs_numset i);
+hs_srcpos hs_settings_pos(const hs_settings *s, hs_numset i);
 
 /* What the command line overrides (NAN / "" / -1 = keep the file's). */
 typedef struct hs_overrides {

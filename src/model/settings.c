@@ -24,6 +24,16 @@ const hs_numset_def hs_numsets[HS_NUM_COUNT] = {
     { "beta", offsetof(hs_settings, beta), 0 },
 };
 
+double hs_settings_num(const hs_settings *s, hs_numset i)
+{
+    return *(const double *)((const char *)s + hs_numsets[i].off);
+}
+
+hs_srcpos hs_settings_pos(const hs_settings *s, hs_numset i)
+{
+    return i == HS_NUM_STEP ? s->step_pos : (hs_srcpos){ -1, 0 };
+}
+
 int hs_keyword(const char *const *names, size_t n, const char *s)
 {
     for (size_t i = 0; s && i < n; i++)
