@@ -403,6 +403,9 @@ START_TEST(sink_fn)
     ck_assert_int_eq(v.rows, 1);
     ck_assert_int_eq(f.base.rows, 2);
     ck_assert_int_eq(hs_sink_close(&f.base, 0), 0);
+}
+END_TEST
+
 /* What a stdio memory stream holds after fn wrote to it. */
 static char *written(void (*fn)(FILE *f, void *ctx), void *ctx)
 {
