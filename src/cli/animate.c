@@ -534,8 +534,9 @@ static int animate(opts *o, const aopts *ao, const char *csv)
     }
     if (IS_FIG(ao->kind))              /* a figure keeps every row */
         interval = 0;
-    int rc = hs_anim_init(&A, m, nplot, interval, cap);
+    int rc = hs_anim_init(&A, m, nplot, interval, cap) || hs_anim_contacts_init(&A);
     if (rc) {
+        hs_anim_contacts_free(&A);
         hs_anim_free(&A);
         hs_model_free(m);
         free_list(plots, nplot);
@@ -577,6 +578,7 @@ static int animate(opts *o, const aopts *ao, const char *csv)
     }
     if (!rc)
         rc = write_output(&A, ao, o->output, o->quiet);
+    hs_anim_contacts_free(&A);
     hs_anim_free(&A);
     hs_model_free(m);
     return rc;

@@ -178,7 +178,7 @@ int hs_cli_final_columns(hs_cli_final *F, const opts *o, const hs_model *m,
                          const char *columns, hs_error *err);
 /* run --summary FILE: the header and the record r (its model and message
  * set here: the message the error's, or stop when rc is 0); 0 or 1 after
- * a message (run.c). */
+ * a message (final.c). */
 int hs_cli_summary_file(const char *path, hs_sumrow *r, const hs_model *m, int rc,
                         const hs_error *err, const char *stop);
 void hs_cli_final_free(hs_cli_final *F);

@@ -163,34 +163,6 @@ static int write_summary(const char *path, const hs_model *m, const hs_summary *
     return hs_cli_summary_file(path, &r, m, rc, err, stop);
 }
 
-int hs_cli_summary_file(const char *path, hs_sumrow *r, const hs_model *m, int rc,
-                        const hs_error *err, const char *stop)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "holosim: cannot write summary '%s': %s\n", path, strerror(errno));
-        return HS_EXIT_USAGE;
-    }
-    /* the message on one line and without double quotes (a reader may take
-     * the row as one line); the path exactly, quoted */
-    char msg[sizeof err->msg];
-    snprintf(msg, sizeof msg, "%s", rc ? err->msg : stop);
-    for (char *p = msg; *p; p++)
-        if (*p == '"')
-            *p = '\'';
-        else if (*p == '\n' || *p == '\r')
-            *p = ' ';
-    r->model = m->file;
-    r->message = msg;
-    hs_summary_header(f, r, HS_SUM_FILE);
-    hs_summary_record(f, r, HS_SUM_FILE);
-    if (fclose(f) != 0) {
-        fprintf(stderr, "holosim: cannot write summary '%s'\n", path);
-        return HS_EXIT_USAGE;
-    }
-    return 0;
-}
-
 /* ---------- native kernels ---------- */
 
 struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs)

@@ -15,7 +15,7 @@ int hs_anim_init(hs_anim *a, const hs_model *m, size_t nplot, double interval, s
                     .trail_time = 2 };
     a->plotname = calloc(nplot + 1, sizeof *a->plotname);
     a->trail = calloc(d->npt + 1, 1);
-    return a->plotname && a->trail && hs_anim_contacts_init(a) == 0 ? 0 : -1;
+    return a->plotname && a->trail ? 0 : -1;
 }
 
 void hs_anim_free(hs_anim *a)
@@ -29,7 +29,6 @@ void hs_anim_free(hs_anim *a)
     free(a->t);
     free(a->val);
     free(a->plot);
-    hs_anim_contacts_free(a);
     memset(a, 0, sizeof *a);
 }
 

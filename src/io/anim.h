@@ -99,7 +99,8 @@ void hs_anim_floor(const hs_anim *a, const hs_anim_view *v, double *zlo, double 
  * straight line, exactly, for an affine gap).  A gap between two points
  * (x2 - x1 - d) has none.  An impact marks the points that read a
  * coordinate of its gap with a ring, for a moment after it. */
-int hs_anim_contacts_init(hs_anim *a);   /* by hs_anim_init: 0, or -1 (memory) */
+/* After hs_anim_init (0, or -1: memory); free before hs_anim_free. */
+int hs_anim_contacts_init(hs_anim *a);
 void hs_anim_contacts_free(hs_anim *a);
 /* Keep an impact of contact j at time t (in order); 0, or -1 (memory). */
 int hs_anim_add_impact(hs_anim *a, double t, size_t j);
