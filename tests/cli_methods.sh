@@ -44,7 +44,7 @@ hs help run
 rc_is 0
 awk '/--method NAME/ { on = 1; sub(/.*methods.\):/, "") }
      on && /^  --/ && !/--method/ { exit }
-     on { gsub(/\(default\)|fixed step:|[;,]/, ""); for (i = 1; i <= NF; i++) print $i }' \
+     on { sub(/\(the default:.*/, ""); gsub(/\(default\)|fixed step:|[;,]/, ""); for (i = 1; i <= NF; i++) print $i }' \
     "$T/out" >"$T/usage"
 same_set "holosim help run" "$T/usage"
 end

@@ -110,8 +110,8 @@ holosim_result *holosim_sensitivity(const holosim_model *h, const char *const *p
         rc = e.code;
     if (!rc && o && o->method && strcmp(o->method, hs_fl_method(f)) != 0)
         rc = hs_error_set(&e, HS_EXIT_USAGE, "a run with sensitivities integrates with an "
-                          "explicit gsl_odeiv2 method: '%s' is not one (rk8pd, rkf45, rkck, "
-                          "rk4, msadams ...)", o->method);
+                          "explicit gsl_odeiv2 method: '%s' is not one (%s, rkf45, rkck, "
+                          "rk4, msadams ...)", o->method, hs_stepper_default->name);
     if (!rc)
         rc = integrate(m, s, params, np, r, fn, ctx, &e);
     hs_fl_sens_free(s);
