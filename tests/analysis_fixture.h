@@ -1,5 +1,6 @@
 /* The fixture the analysis suites share (check_analysis.c,
- * check_analysis_shapes.c): one analysis of a model (load, equilibrium,
+ * check_analysis_failures.c, check_analysis_shapes.c; the first two add
+ * tests/analysis_expect.h): one analysis of a model (load, equilibrium,
  * modes) with --set pairs, and the Cartesian double pendulum whose modes
  * are known by hand (omega^2 = (2 -+ sqrt 2) g/l, x1/x2 = sqrt 2 - 1). */
 #ifndef HS_TESTS_ANALYSIS_FIXTURE_H
