@@ -307,10 +307,11 @@ static double residual(hs_step_ctx *cx, rattle *S, double t1, double h, const do
     if (*fail)
         return INFINITY;
     const double *Gz = hs_work_con_Gq(m, w);
+    const unsigned char *rel = hs_work_released(w);
     double worst = 0;
     *at = 0;
     for (size_t i = 0; i < k; i++) {
-        if (hs_dyn_is_released(w, i)) {
+        if (rel && rel[i]) {
             S->r[i] = 0;
             continue;
         }
