@@ -57,11 +57,11 @@ static int make_columns(sctx *c)
     if (!c->col || !c->last)
         return -1;
     char b[600];
+    c->ncol = nc;              /* the names made so far are freed on failure */
     for (size_t j = 0; j < nc; j++)
         if (!(c->col[j] = strdup(hs_fl_sens_column(m, (const char *const *)c->names, np, j, b,
                                                    sizeof b))))
             return -1;
-    c->ncol = nc;
     return 0;
 }
 
