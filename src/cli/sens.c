@@ -27,7 +27,7 @@ typedef struct sctx {
     int failed, started;
     int precision;             /* significant digits; 17: the shortest exact */
     char **col;                /* [ncol] the column names */
-    size_t ncol, pos;
+    size_t ncol;
     double *last;              /* [ncol] the row being written, then the last one */
     long rows;
     double t;                  /* the time of the last row */
@@ -43,8 +43,6 @@ static void put(sctx *c, double x, int first)
     if (!first)
         fputc(',', c->out);
     fputs(b, c->out);
-    if (c->pos < c->ncol)
-        c->last[c->pos++] = x;
 }
 
 /* The column names, in the order of the rows; 0 or -1 (out of memory). */
@@ -90,24 +88,13 @@ static int row(double t, const double *x, const double *lam, const double *S,
                const double *dlam, void *ctx)
 {
     sctx *c = ctx;
-    const hs_model *m = c->m;
-    size_t n = m->n, k = m->k, np = c->np;
     int rc;
     if (!c->started && (rc = header(c)))
         return rc;
     c->started = 1;
-    c->pos = 0;
-    put(c, t, 1);
-    for (size_t i = 0; i < 2 * n; i++)
-        put(c, x[i], 0);
-    for (size_t j = 0; j < k; j++)
-        put(c, lam[j], 0);
-    for (size_t p = 0; p < np; p++) {
-        for (size_t i = 0; i < 2 * n; i++)
-            put(c, S[i * np + p], 0);
-        for (size_t j = 0; j < k; j++)
-            put(c, dlam[j * np + p], 0);
-    }
+    hs_fl_sens_pack(c->m, c->np, t, x, lam, S, dlam, c->last);   /* the columns' order */
+    for (size_t j = 0; j < c->ncol; j++)
+        put(c, c->last[j], j == 0);
     fputc('\n', c->out);
     c->rows++;
     c->t = t;
