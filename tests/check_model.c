@@ -376,15 +376,17 @@ START_TEST(test_deep_nesting)
 END_TEST
 
 /* Absurd sizes are refused with a message before the big arrays exist:
- * more than 5000 coordinates, and k*n above 10^7 (a dense Jacobian). */
+ * more than 100000 coordinates; more than 5000 in generalized coordinates
+ * (an n x n mass matrix); k*n above 10^7 where a dense Jacobian is kept
+ * (here: a model with a contact, whose impacts solve densely). */
 START_TEST(test_size_limits)
 {
-    size_t cap = 1 << 20, len = 0;
+    size_t cap = 4 << 20, len = 0;
     char *text = malloc(cap);
     ck_assert_ptr_nonnull(text);
 #define PUT(...) (len += (size_t)snprintf(text + len, cap - len, __VA_ARGS__))
     PUT("coordinates: [");
-    for (int i = 0; i < 5001; i++)
+    for (int i = 0; i < 100001; i++)
         PUT("%sq%d", i ? ", " : "", i);
     PUT("]\nmass: [1]\ninitial: {q: {q0: 0}}\n");
     hs_error err;
@@ -392,10 +394,25 @@ START_TEST(test_size_limits)
     ck_assert_ptr_null(m);
     ck_assert_int_eq(err.code, HS_EXIT_MODEL);
     ck_assert_int_eq(err.line, 1);
-    ck_assert_msg(strstr(err.msg, "too many coordinates (5001; the limit is 5000"), "%s",
+    ck_assert_msg(strstr(err.msg, "too many coordinates (100001; the limit is 100000"), "%s",
                   err.msg);
 
-    len = 0;                        /* n = 2500, k = 4001: k*n just above 10^7 */
+    len = 0;                        /* 5001 generalized coordinates */
+    PUT("coordinates: [");
+    for (int i = 0; i < 5001; i++)
+        PUT("%sq%d", i ? ", " : "", i);
+    PUT("]\nlagrangian: q0'^2/2\ninitial: {q: {");
+    for (int i = 0; i < 5001; i++)
+        PUT("%sq%d: 0", i ? ", " : "", i);
+    PUT("}}\n");
+    m = load(text, NULL, &err);
+    ck_assert_ptr_null(m);
+    ck_assert_int_eq(err.code, HS_EXIT_MODEL);
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_msg(strstr(err.msg, "too many coordinates for a model in generalized "
+                         "coordinates (5001; the limit is 5000"), "%s", err.msg);
+
+    len = 0;                        /* n = 2500, k = 4001 with a contact: k*n > 10^7 */
     PUT("coordinates: [");
     for (int i = 0; i < 2500; i++)
         PUT("%sq%d", i ? ", " : "", i);
@@ -403,8 +420,9 @@ START_TEST(test_size_limits)
     for (int i = 0; i < 2500; i++)
         PUT("%s1", i ? ", " : "");
     PUT("]\nconstraints:\n");
-    for (int i = 0; i < 4001; i++)
+    for (int i = 0; i < 4000; i++)
         PUT("  - q%d\n", i % 2500);
+    PUT("contacts:\n  floor: {gap: q0 + 1, restitution: 0}\n");
     PUT("initial: {q: {");
     for (int i = 0; i < 2500; i++)
         PUT("%sq%d: 0", i ? ", " : "", i);

@@ -32,6 +32,9 @@ struct hs_proj {
     double *Wd;                     /* [n] diagonal of W */
     double *Md;                     /* [n] diagonal of M (diagonal kinds) */
     gsl_matrix *Ab;                 /* k x (bw+1) band storage of A */
+    hs_la_sparse *As;               /* A factored sparse (where the dynamics factors
+                                     * C so, with a diagonal W), or NULL */
+    int *as_slot, *as_mirror, *as_diag;   /* hs_la_sparse_sym_new's */
     gsl_vector *work3k;             /* rcond scratch */
     int a_valid;                    /* A holds a factorization from this call */
     int full_rcond;                 /* 1: condition estimate on every build_A */
@@ -105,6 +108,10 @@ void hs_proj_free(hs_proj *p)
     free(p->Md);
     if (p->work3k) gsl_vector_free(p->work3k);
     if (p->Ab) gsl_matrix_free(p->Ab);
+    hs_la_sparse_free(p->As);
+    free(p->as_slot);
+    free(p->as_mirror);
+    free(p->as_diag);
     if (p->A) gsl_matrix_free(p->A);
     if (p->mu) gsl_vector_free(p->mu);
     if (p->Mff) gsl_matrix_free(p->Mff);
@@ -231,6 +238,52 @@ static void set_A(hs_proj *p, hs_work *w, size_t i, size_t j, double v)
         p->A->data[i * p->A->tda + j] = p->A->data[j * p->A->tda + i] = v;
 }
 
+/* A of a sparse model (the dynamics' C is sparse, W diagonal): the pairs
+ * into KLU's entries, a fixed row's off-diagonal left out, its diagonal 1;
+ * factored, its condition checked as build_A's.  0 or -1. */
+static int build_A_sparse(hs_proj *p, hs_work *w, const hs_cstruct *cs)
+{
+    const hs_model *m = p->m;
+    size_t k = m->k;
+    const double *Gz = hs_work_con_Gq(m, w);
+    if (!p->As) {
+        size_t np = cs->npair ? cs->npair : 1;
+        p->as_slot = malloc(np * sizeof *p->as_slot);
+        p->as_mirror = malloc(np * sizeof *p->as_mirror);
+        p->as_diag = malloc(k * sizeof *p->as_diag);
+        if (!p->as_slot || !p->as_mirror || !p->as_diag ||
+            !(p->As = hs_la_sparse_sym_new(k, cs->npair, cs->pair_i, cs->pair_j, p->as_slot,
+                                           p->as_mirror, p->as_diag))) {
+            p->nomem = 1;
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < k; i++)
+        p->fixed[i] = row_fixed(p, m, w, i);
+    double *x = hs_la_sparse_values(p->As);
+    for (size_t z = 0; z < cs->npair; z++) {
+        size_t i = cs->pair_i[z], j = cs->pair_j[z];
+        if (p->fixed[i] || p->fixed[j])
+            continue;
+        double v = Gz[cs->pair_pi[z]] * p->Wd[m->gq_col[cs->pair_pi[z]]] * Gz[cs->pair_pj[z]];
+        x[p->as_slot[z]] += v;
+        if (p->as_mirror[z] >= 0)
+            x[p->as_mirror[z]] += v;
+    }
+    for (size_t i = 0; i < k; i++)
+        if (p->fixed[i])
+            x[p->as_diag[i]] = 1;
+    if (hs_la_sparse_factor(p->As))
+        return -1;
+    double rcond = hs_la_sparse_rcond(p->As, 0);
+    if (p->full_rcond || !(rcond >= 1e-6))
+        rcond = hs_la_sparse_rcond(p->As, 1);
+    if (!(rcond >= 1e-15))
+        return -1;
+    p->a_valid = 1;
+    return 0;
+}
+
 static int build_A(hs_proj *p, hs_work *w)
 {
     const hs_cstruct cs = hs_work_cstruct(w);
@@ -240,6 +293,8 @@ static int build_A(hs_proj *p, hs_work *w)
     p->robust = 0;
     if (p->msing)
         return -1;
+    if (cs.sparse && p->diagW)
+        return build_A_sparse(p, w, &cs);
     if ((cs.banded && !p->Ab && !(p->Ab = hs_la_matrix_alloc(k, cs.bw + 1))) ||
         (!cs.banded && !p->A && !(p->A = hs_la_matrix_alloc(k, k)))) {
         p->nomem = 1;
@@ -330,6 +385,8 @@ static int robust_build(hs_proj *p, hs_work *w)
     const double *Gz = hs_work_con_Gq(m, w);
     if (!p->rBt) {
         size_t mn = n < k ? n : k;
+        if ((double)k * (double)n > HS_DENSE_MAX || (double)n * (double)n > HS_DENSE_MAX)
+            return -1;            /* a sparse model (dynamics.h): no dense fallback */
         p->rL = hs_la_matrix_alloc(n, n);
         p->rA = hs_la_matrix_alloc(n > k ? n : k, mn);
         p->rV = hs_la_matrix_alloc(mn, mn);
@@ -465,7 +522,9 @@ static void solve_step(hs_proj *p, hs_work *w, const double *rhs, double *out)
     gsl_vector_view mu = hs_la_subvector(p->mu, 0, k);
     for (size_t i = 0; i < k; i++)
         mu.vector.data[i] = p->fixed[i] ? 0 : rhs[i];
-    if (cs.banded) {
+    if (cs.sparse && p->diagW) {
+        hs_la_sparse_solve(p->As, mu.vector.data);
+    } else if (cs.banded) {
         hs_la_band_svx(p->Ab, mu.vector.data);
     } else {
         gsl_matrix_view A = hs_la_submatrix(p->A, 0, 0, k, k);

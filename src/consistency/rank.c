@@ -40,6 +40,13 @@ static size_t rank_of(const hs_model *m, hs_work *w, double t, const double *q,
         return 0;
     if (full_rank_certified(m, w, t, q))
         return k;
+    if ((double)k * (double)n > HS_DENSE_MAX) {
+        if (cap)      /* a sparse model (loader.h): C is singular, the run says so */
+            snprintf(msg, cap, "not certified: C = G_q M^-1 G_q^T is singular or "
+                     "ill-conditioned, and a %zu x %zu G_q is too large for the dense QR",
+                     k, n);
+        return k;
+    }
     if (hs_dyn_constraints(m, w, t, q, NULL, NULL))
         return k;     /* a domain error here is reported by the caller later */
     gsl_matrix *A = hs_la_matrix_alloc(n, k);

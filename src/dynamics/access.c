@@ -55,7 +55,7 @@ int hs_work_near_singular(hs_work *w, int clear)
 
 hs_cstruct hs_work_cstruct(const hs_work *w)
 {
-    return (hs_cstruct){ .banded = w->banded, .bw = w->bw, .npair = w->npair,
+    return (hs_cstruct){ .banded = w->banded, .sparse = w->Cs != NULL, .bw = w->bw, .npair = w->npair,
                          .pair_i = w->pair_i, .pair_j = w->pair_j, .pair_pi = w->pair_pi,
                          .pair_pj = w->pair_pj };
 }

@@ -42,6 +42,10 @@ typedef struct hs_work hs_work;      /* the run state (private: work.h) */
 /* The rank of G_q at the start and in the projection (consistency): singular
  * values below HS_SV_RTOL of the largest are zero. */
 #define HS_SV_RTOL 1e-5
+/* The dense fallbacks (the rank-revealing solve, the rank's QR) refuse a
+ * model whose k*n or n*n passes this (a sparse model of model/loader.h:
+ * tens of thousands of coordinates, C factored sparse). */
+#define HS_DENSE_MAX 1e7
 
 /* Why the last failed evaluation failed (hs_work_fail_kind). */
 enum { HS_FAIL_NONE, HS_FAIL_NONFINITE, HS_FAIL_MASS, HS_FAIL_SINGULAR_C };
@@ -226,6 +230,7 @@ int hs_work_near_singular(hs_work *w, int clear);
  * share a column (rows i >= j, entries pi, pj), from which C is summed. */
 typedef struct hs_cstruct {
     int banded;
+    int sparse;                /* C factored as a sparse matrix (KLU) */
     size_t bw;
     size_t npair;
     const uint32_t *pair_i, *pair_j, *pair_pi, *pair_pj;

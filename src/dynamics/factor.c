@@ -42,7 +42,11 @@ int hs_dyn_factor_C(hs_work *w, const hs_csys *s, size_t redundant, double t)
     /* L_jj^2 / C_jj is the squared sine of the angle between row j of
      * B = G_q M^-1/2 and the rows before it (whatever the units): below
      * tau, a constraint is nearly dependent on the others */
-    if (s->banded) {
+    if (s->Cs) {
+        /* no pivot-ratio test per row here: KLU pivots, and the condition
+         * below (its pivot ratio, else its 1-norm estimate) decides */
+        st = hs_la_sparse_factor(s->Cs) ? GSL_EDOM : GSL_SUCCESS;
+    } else if (s->banded) {
         st = hs_la_band_cholesky_piv(s->Cb, tau, &weak) ? GSL_EDOM : GSL_SUCCESS;
     } else if (k <= HS_SMALL_K && !w->full_rcond && !w->strict) {
         double rmin;          /* (the SVD reports the condition of what it solves) */
@@ -62,7 +66,11 @@ int hs_dyn_factor_C(hs_work *w, const hs_csys *s, size_t redundant, double t)
             weak |= l * l < tau * w->Cdiag[i];
         }
     }
-    if (st == GSL_SUCCESS) {
+    if (st == GSL_SUCCESS && s->Cs) {
+        rcond = hs_la_sparse_rcond(s->Cs, 0);
+        if (w->full_rcond || !(rcond >= HS_RCOND_PROXY))
+            rcond = hs_la_sparse_rcond(s->Cs, 1);
+    } else if (st == GSL_SUCCESS) {
         /* L_ii^2 are pivots, each within [lambda_min, lambda_max] */
         double lo = INFINITY, hi = 0;
         for (size_t i = 0; i < k; i++) {
@@ -85,7 +93,7 @@ int hs_dyn_factor_C(hs_work *w, const hs_csys *s, size_t redundant, double t)
     /* nearly dependent rows or ill-conditioned: the rank-revealing solve,
      * unless strict */
     if (st != GSL_SUCCESS || !(rcond >= HS_RCOND_MIN) || weak) {
-        if (!matrix_finite(s->banded ? s->Cb : s->C)) {
+        if (s->Cs ? !hs_la_sparse_finite(s->Cs) : !matrix_finite(s->banded ? s->Cb : s->C)) {
             /* inf or nan in C or its factor: an overflow, not a rank loss */
             hs_error_init(&w->err);
             w->fail_kind = HS_FAIL_NONFINITE;

@@ -207,7 +207,8 @@ int hs_dyn_held_solve(const hs_model *m, hs_work *w, double t, const double *dyn
                  m->set.beta * m->set.beta * dyn[m->off_Gb + i];
         rhs[a] = s;
     }
-    hs_csys sys = { kh, h->banded ? NULL : &h->C, h->banded ? &h->C : NULL, h->banded };
+    hs_csys sys = { kh, h->banded ? NULL : &h->C, h->banded ? &h->C : NULL, h->banded,
+                    NULL };
     int fc = hs_dyn_factor_C(w, &sys, m->k - w->rank0, t);
     if (fc) {
         h->used = 0;
@@ -269,7 +270,9 @@ void hs_dyn_solve_C(const hs_model *m, hs_work *w, double *x)
 {
     const hs_heldwork *h = w->hw;
     if (!h || !h->used) {
-        if (w->banded)
+        if (w->Cs)
+            hs_la_sparse_solve(w->Cs, x);
+        else if (w->banded)
             hs_la_band_svx(w->Cb, x);
         else
             hs_la_small_svx(w->C, x);

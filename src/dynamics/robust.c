@@ -35,6 +35,14 @@ int hs_dyn_robust_alloc(const hs_model *m, hs_work *w)
     size_t n = m->n, k = m->k, p = n < k ? n : k;
     if (w->rL)
         return 0;
+    if ((double)k * (double)n > HS_DENSE_MAX || (double)n * (double)n > HS_DENSE_MAX) {
+        hs_error_init(&w->err);         /* a sparse model (loader.h): no dense fallback */
+        w->fail_kind = HS_FAIL_NONFINITE;
+        return hs_error_set(&w->err, HS_EXIT_NUMERIC, "the constraint matrix C = G_q M^-1 "
+                            "G_q^T is singular or ill-conditioned, and the rank-revealing "
+                            "solve of a %zu x %zu constraint system is too large (its dense "
+                            "arrays: k*n and n*n at most %.0f)", k, n, HS_DENSE_MAX);
+    }
     w->rL = hs_la_matrix_alloc(n, n);
     w->rA = hs_la_matrix_alloc(n >= k ? n : k, p);
     w->rV = hs_la_matrix_alloc(p, p);

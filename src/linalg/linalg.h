@@ -15,6 +15,8 @@
 #ifndef HS_LINALG_H
 #define HS_LINALG_H
 
+#include <stdint.h>
+
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_matrix.h>
@@ -144,5 +146,18 @@ double *hs_la_sparse_values(hs_la_sparse *S);
 const int *hs_la_sparse_slots(const hs_la_sparse *S);
 int hs_la_sparse_factor(hs_la_sparse *S);
 void hs_la_sparse_solve(hs_la_sparse *S, double *x);
+/* The symmetric pattern of C = G_q W G_q^T for a diagonal W: np positions
+ * of its lower triangle (pi[z] >= pj[z]; repeats add up) and the whole
+ * diagonal.  An evaluation adds position z at slot[z] of
+ * hs_la_sparse_values, and at mirror[z] too (-1 on the diagonal); diag[i]
+ * is the slot of (i, i).  NULL when out of memory. */
+hs_la_sparse *hs_la_sparse_sym_new(size_t N, size_t np, const uint32_t *pi,
+                                   const uint32_t *pj, int *slot, int *mirror, int *diag);
+/* After hs_la_sparse_factor: the reciprocal pivot ratio min |U_ii| / max
+ * |U_ii| (estimate 0), or the reciprocal of KLU's 1-norm condition
+ * estimate (estimate 1; a few solves).  Every entry of the values finite:
+ * hs_la_sparse_finite. */
+double hs_la_sparse_rcond(hs_la_sparse *S, int estimate);
+int hs_la_sparse_finite(const hs_la_sparse *S);
 
 #endif

@@ -668,7 +668,9 @@ static int constraint_kernels(loader *L, yaml_node_t *root)
     size_t k = m->k;
     /* documented limits: the run keeps a dense copy of G_q (reactions, rank
      * diagnosis) and, for a full mass matrix, dense n x n factors */
-    if ((double)k * (double)n > MAX_DENSE)
+    /* a sparse model keeps no dense G_q (loader.h) */
+    int sparse = m->form == HS_FORM_CARTESIAN && !m->M && !m->ncontact && !m->nfriction;
+    if (!sparse && (double)k * (double)n > MAX_DENSE)
         return hs_error_set(L->err, HS_EXIT_MODEL, "%s: model too large: %zu coordinates "
                             "and %zu constraints (holosim keeps a dense k x n Jacobian; the "
                             "limit is k*n <= %.0f)", L->y->file, n, k, MAX_DENSE);
@@ -739,6 +741,12 @@ int hs_ld_build_kernels(loader *L, yaml_node_t *root)
     kbuild B = { L, root, hs_ld_get(L, root, "potential"), hs_ld_get(L, root, "forces"),
                  NULL, NULL, scalar_zero(L), NULL, NULL, NULL };
     /* the Cartesian form's M: its `mass` says dense or diagonal (cartesian_form) */
+    if (m->form != HS_FORM_CARTESIAN && n > MAX_DENSE_COORDS)
+        return hs_ytree_error(L->y, L->err, hs_ld_get(L, root, "coordinates"), "too many "
+                              "coordinates for a model in generalized coordinates (%zu; the "
+                              "limit is %d: its mass matrix is kept as n x n; the Cartesian "
+                              "form with a diagonal mass takes up to %d)", n,
+                              MAX_DENSE_COORDS, MAX_COORDS);
     if (m->form != HS_FORM_CARTESIAN)
         m->M = xcalloc(n * n, sizeof *m->M);
     m->Q = xcalloc(n, sizeof *m->Q);

@@ -29,8 +29,14 @@
 #include "../lang/lang.h"
 #include "../util/map.h"
 
-#define MAX_COORDS 5000     /* documented limit: n x n symbolic and dense arrays */
-#define MAX_CONSTRAINTS 5000
+/* Documented limits (holosim(1), LIMITS).  A sparse model (the Cartesian
+ * form with a diagonal mass and no contacts: no n x n or k x n array on
+ * its path, C factored sparse) may have MAX_COORDS coordinates and
+ * MAX_CONSTRAINTS constraints; any other keeps an n x n symbolic mass
+ * matrix (MAX_DENSE_COORDS) or a dense k x n G_q (k*n <= MAX_DENSE). */
+#define MAX_COORDS 100000
+#define MAX_CONSTRAINTS 100000
+#define MAX_DENSE_COORDS 5000
 #define MAX_DENSE 1e7        /* entries of a dense k x n G_q (80 MB) */
 
 /* What a name may resolve to while parsing: parameters see only parameters,

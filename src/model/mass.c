@@ -97,6 +97,10 @@ int hs_ld_read_model_mass(loader *L, yaml_node_t *n)
     /* rows: the matrix; anything else a diagonal list or an error */
     int diag = !(n && n->type == YAML_SEQUENCE_NODE && seq_len(n) > 0 &&
                  NODE(L, *n->data.sequence.items.start)->type == YAML_SEQUENCE_NODE);
+    if (!diag && dim > MAX_DENSE_COORDS)
+        return hs_ytree_error(L->y, L->err, n, "a mass matrix of %zu coordinates (the limit "
+                              "is %d: it is kept as n x n; a diagonal mass, a list, has "
+                              "none)", dim, MAX_DENSE_COORDS);
     if (diag ? !(m->M_diag = xcalloc(dim, sizeof *m->M_diag))
              : !(m->M = xcalloc(dim * dim, sizeof *m->M)))
         return hs_error_nomem(L->err);

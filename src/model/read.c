@@ -98,7 +98,7 @@ int hs_ld_read_coordinates(loader *L, yaml_node_t *root)
                               "at least one coordinate");
     if (n > MAX_COORDS)
         return hs_ytree_error(L->y, L->err, c, "too many coordinates (%zu; the limit is %d: "
-                              "holosim keeps n x n arrays)", n, MAX_COORDS);
+                              "see holosim(1), LIMITS)", n, MAX_COORDS);
     m->n = 0;              /* grows as names are checked */
     m->qname = xcalloc(n, sizeof *m->qname);
     m->vname = xcalloc(n, sizeof *m->vname);
