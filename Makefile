@@ -43,7 +43,7 @@ CAIRO ?= auto
 HAVE_CAIRO = $(if $(filter 0,$(CAIRO)),,$(shell pkg-config --exists cairo 2>/dev/null && echo 1))
 CAIRO_CFLAGS = $(if $(HAVE_CAIRO),-DHS_HAVE_CAIRO $(shell pkg-config --cflags cairo))
 CAIRO_LIBS = $(if $(HAVE_CAIRO),$(shell pkg-config --libs cairo))
-DEP_LIBS   = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS))) -lklu $(BLAS_LIBS) \
+DEP_LIBS   = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS))) -lklu -lcholmod $(BLAS_LIBS) \
              $(CAIRO_LIBS) -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS   = $(shell pkg-config --libs check)

@@ -13,6 +13,7 @@
  *   brent      the written-out Brent is GSL's bit for bit; endpoints that
  *              do not straddle and non-finite values give codes */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,94 @@ START_TEST(brent)
 }
 END_TEST
 
+/* The sparse SPD factorization (spd.c, CHOLMOD) against GSL's dense
+ * Cholesky on C = G G^T of a random sparse G (rows of 2 to 4 entries, as a
+ * mechanism's constraints): the solution to round-off, the condition
+ * estimate within a factor 3 of the 1-norm condition computed densely,
+ * the pivot ratio within [1/kappa_2, 1]; a singular C refused (-1); the
+ * same factor refactored with new values. */
+START_TEST(spd_factor)
+{
+    enum { K = 120, NC = 90 };
+    srand(7);
+    double *G = calloc(K * NC, sizeof *G);
+    ck_assert_ptr_nonnull(G);
+    for (int i = 0; i < K; i++)
+        for (int e = 0, ne = 2 + i % 3; e < ne; e++)
+            G[i * NC + (i * 7 + e * 31 + rand() % 5) % NC] += (double)(rand() % 1000) / 500 - 1;
+    for (int round = 0; round < 2; round++) {
+        /* the pairs of rows sharing a column (i >= j), as dynamics.c builds them */
+        uint32_t *pi = malloc(K * K * sizeof *pi), *pj = malloc(K * K * sizeof *pj);
+        double *val = malloc(K * K * sizeof *val);
+        ck_assert(pi && pj && val);
+        size_t np = 0;
+        for (int c = 0; c < NC; c++)
+            for (int i = 0; i < K; i++)
+                for (int j = 0; j <= i; j++)
+                    if (G[i * NC + c] != 0 && G[j * NC + c] != 0) {
+                        pi[np] = (uint32_t)i;
+                        pj[np] = (uint32_t)j;
+                        val[np++] = G[i * NC + c] * G[j * NC + c];
+                    }
+        int *slot = malloc((np ? np : 1) * sizeof *slot), diag[K];
+        hs_la_spd *S = hs_la_spd_new(K, np, pi, pj, slot, diag);
+        ck_assert_ptr_nonnull(S);
+        gsl_matrix *C = gsl_matrix_calloc(K, K);
+        double *x = hs_la_spd_values(S);
+        for (size_t z = 0; z < np; z++) {
+            x[slot[z]] += val[z];
+            C->data[pi[z] * K + pj[z]] += val[z];
+            if (pi[z] != pj[z])
+                C->data[pj[z] * K + pi[z]] += val[z];
+        }
+        for (int i = 0; i < K; i++) {   /* K > NC: singular; add a diagonal */
+            double d = round == 0 ? 0.5 : 1e-3;
+            x[diag[i]] += d;
+            C->data[i * K + i] += d;
+        }
+        ck_assert_int_eq(hs_la_spd_factor(S), 0);
+        ck_assert(hs_la_spd_finite(S));
+        double b[K], y[K];
+        for (int i = 0; i < K; i++)
+            b[i] = y[i] = sin(i + 1.0);
+        ck_assert_int_eq(hs_la_spd_solve(S, y), 0);
+        gsl_matrix *L = gsl_matrix_alloc(K, K);
+        gsl_matrix_memcpy(L, C);
+        ck_assert_int_eq(gsl_linalg_cholesky_decomp1(L), GSL_SUCCESS);
+        gsl_vector_view bv = gsl_vector_view_array(b, K);
+        gsl_linalg_cholesky_svx(L, &bv.vector);
+        double err = 0, size = 0;
+        for (int i = 0; i < K; i++) {
+            err = fmax(err, fabs(y[i] - b[i]));
+            size = fmax(size, fabs(b[i]));
+        }
+        double rc1;
+        gsl_vector *wk = gsl_vector_alloc(3 * K);
+        gsl_linalg_cholesky_rcond(L, &rc1, wk);
+        ck_assert_msg(err <= 1e3 * DBL_EPSILON * size / rc1, "solve error %g", err);
+        double est = hs_la_spd_rcond(S, 1), piv = hs_la_spd_rcond(S, 0);
+        ck_assert_msg(est >= rc1 / 3 && est <= 3 * rc1, "estimate %g, dense %g", est, rc1);
+        ck_assert_msg(piv > 0 && piv <= 1 && piv >= rc1 / K, "pivot ratio %g", piv);
+        /* C - (its smallest eigenvalue + 1) I is indefinite: refused */
+        x = hs_la_spd_values(S);
+        for (size_t z = 0; z < np; z++)
+            x[slot[z]] += val[z];
+        for (int i = 0; i < K; i++)
+            x[diag[i]] -= 1;
+        ck_assert_int_eq(hs_la_spd_factor(S), -1);
+        gsl_vector_free(wk);
+        gsl_matrix_free(L);
+        gsl_matrix_free(C);
+        hs_la_spd_free(S);
+        free(slot);
+        free(pi);
+        free(pj);
+        free(val);
+    }
+    free(G);
+}
+END_TEST
+
 static Suite *linalg_suite(void)
 {
     Suite *s = suite_create("linalg");
@@ -204,6 +293,7 @@ static Suite *linalg_suite(void)
     tcase_add_test(tc, views);
     tcase_add_test(tc, guards);
     tcase_add_test(tc, brent);
+    tcase_add_test(tc, spd_factor);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -32,9 +32,9 @@ struct hs_proj {
     double *Wd;                     /* [n] diagonal of W */
     double *Md;                     /* [n] diagonal of M (diagonal kinds) */
     gsl_matrix *Ab;                 /* k x (bw+1) band storage of A */
-    hs_la_sparse *As;               /* A factored sparse (where the dynamics factors
+    hs_la_spd *As;                  /* A factored sparse (where the dynamics factors
                                      * C so, with a diagonal W), or NULL */
-    int *as_slot, *as_mirror, *as_diag;   /* hs_la_sparse_sym_new's */
+    int *as_slot, *as_diag;         /* hs_la_spd_new's */
     gsl_vector *work3k;             /* rcond scratch */
     int a_valid;                    /* A holds a factorization from this call */
     int full_rcond;                 /* 1: condition estimate on every build_A */
@@ -108,9 +108,8 @@ void hs_proj_free(hs_proj *p)
     free(p->Md);
     if (p->work3k) gsl_vector_free(p->work3k);
     if (p->Ab) gsl_matrix_free(p->Ab);
-    hs_la_sparse_free(p->As);
+    hs_la_spd_free(p->As);
     free(p->as_slot);
-    free(p->as_mirror);
     free(p->as_diag);
     if (p->A) gsl_matrix_free(p->A);
     if (p->mu) gsl_vector_free(p->mu);
@@ -239,7 +238,7 @@ static void set_A(hs_proj *p, hs_work *w, size_t i, size_t j, double v)
 }
 
 /* A of a sparse model (the dynamics' C is sparse, W diagonal): the pairs
- * into KLU's entries, a fixed row's off-diagonal left out, its diagonal 1;
+ * into CHOLMOD's entries, a fixed row's off-diagonal left out, its diagonal 1;
  * factored, its condition checked as build_A's.  0 or -1. */
 static int build_A_sparse(hs_proj *p, hs_work *w, const hs_cstruct *cs)
 {
@@ -249,35 +248,33 @@ static int build_A_sparse(hs_proj *p, hs_work *w, const hs_cstruct *cs)
     if (!p->As) {
         size_t np = cs->npair ? cs->npair : 1;
         p->as_slot = malloc(np * sizeof *p->as_slot);
-        p->as_mirror = malloc(np * sizeof *p->as_mirror);
         p->as_diag = malloc(k * sizeof *p->as_diag);
-        if (!p->as_slot || !p->as_mirror || !p->as_diag ||
-            !(p->As = hs_la_sparse_sym_new(k, cs->npair, cs->pair_i, cs->pair_j, p->as_slot,
-                                           p->as_mirror, p->as_diag))) {
+        if (!p->as_slot || !p->as_diag ||
+            !(p->As = hs_la_spd_new(k, cs->npair, cs->pair_i, cs->pair_j, p->as_slot,
+                                    p->as_diag))) {
             p->nomem = 1;
             return -1;
         }
     }
     for (size_t i = 0; i < k; i++)
         p->fixed[i] = row_fixed(p, m, w, i);
-    double *x = hs_la_sparse_values(p->As);
+    double *x = hs_la_spd_values(p->As);
     for (size_t z = 0; z < cs->npair; z++) {
         size_t i = cs->pair_i[z], j = cs->pair_j[z];
-        if (p->fixed[i] || p->fixed[j])
-            continue;
-        double v = Gz[cs->pair_pi[z]] * p->Wd[m->gq_col[cs->pair_pi[z]]] * Gz[cs->pair_pj[z]];
-        x[p->as_slot[z]] += v;
-        if (p->as_mirror[z] >= 0)
-            x[p->as_mirror[z]] += v;
+        if (!p->fixed[i] && !p->fixed[j])
+            x[p->as_slot[z]] +=
+                Gz[cs->pair_pi[z]] * p->Wd[m->gq_col[cs->pair_pi[z]]] * Gz[cs->pair_pj[z]];
     }
     for (size_t i = 0; i < k; i++)
         if (p->fixed[i])
             x[p->as_diag[i]] = 1;
-    if (hs_la_sparse_factor(p->As))
+    int f = hs_la_spd_factor(p->As);
+    p->nomem |= f == -2;
+    if (f)
         return -1;
-    double rcond = hs_la_sparse_rcond(p->As, 0);
+    double rcond = hs_la_spd_rcond(p->As, 0);
     if (p->full_rcond || !(rcond >= 1e-6))
-        rcond = hs_la_sparse_rcond(p->As, 1);
+        rcond = hs_la_spd_rcond(p->As, 1);
     if (!(rcond >= 1e-15))
         return -1;
     p->a_valid = 1;
@@ -523,7 +520,8 @@ static void solve_step(hs_proj *p, hs_work *w, const double *rhs, double *out)
     for (size_t i = 0; i < k; i++)
         mu.vector.data[i] = p->fixed[i] ? 0 : rhs[i];
     if (cs.sparse && p->diagW) {
-        hs_la_sparse_solve(p->As, mu.vector.data);
+        if (hs_la_spd_solve(p->As, mu.vector.data))
+            p->nomem = 1;           /* (the factor's solve: memory held, in practice) */
     } else if (cs.banded) {
         hs_la_band_svx(p->Ab, mu.vector.data);
     } else {

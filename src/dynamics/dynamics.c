@@ -69,11 +69,10 @@ static int build_pairs(const hs_model *m, hs_work *w)
     if (!w->banded && k >= HS_SPARSE_MIN_K &&
         2.0 * (double)w->npair * HS_SPARSE_RATIO <= (double)k * (double)k) {
         w->cs_slot = malloc((w->npair ? w->npair : 1) * sizeof *w->cs_slot);
-        w->cs_mirror = malloc((w->npair ? w->npair : 1) * sizeof *w->cs_mirror);
         w->cs_diag = malloc(k * sizeof *w->cs_diag);
-        if (!w->cs_slot || !w->cs_mirror || !w->cs_diag ||
-            !(w->Cs = hs_la_sparse_sym_new(k, w->npair, w->pair_i, w->pair_j, w->cs_slot,
-                                           w->cs_mirror, w->cs_diag)))
+        if (!w->cs_slot || !w->cs_diag ||
+            !(w->Cs = hs_la_spd_new(k, w->npair, w->pair_i, w->pair_j, w->cs_slot,
+                                    w->cs_diag)))
             goto out;
     }
     rc = 0;
@@ -179,9 +178,8 @@ void hs_work_free(hs_work *w)
     if (w->M) gsl_matrix_free(w->M);
     if (w->C) gsl_matrix_free(w->C);
     if (w->Cb) gsl_matrix_free(w->Cb);
-    hs_la_sparse_free(w->Cs);
+    hs_la_spd_free(w->Cs);
     free(w->cs_slot);
-    free(w->cs_mirror);
     free(w->cs_diag);
     free(w->pair_i);
     free(w->pair_j);
@@ -335,13 +333,9 @@ static void assemble_C(const hs_model *m, hs_work *w, const double *Gq)
         /* C_ij = sum_c Gq_ic Minv_c Gq_jc over the columns rows i, j share */
         const uint32_t *pi = w->pair_i, *pj = w->pair_j, *ei = w->pair_pi, *ej = w->pair_pj;
         if (w->Cs) {
-            double *x = hs_la_sparse_values(w->Cs);
-            for (size_t p = 0; p < w->npair; p++) {
-                double v = Gq[ei[p]] * w->Minv[col[ei[p]]] * Gq[ej[p]];
-                x[w->cs_slot[p]] += v;
-                if (w->cs_mirror[p] >= 0)
-                    x[w->cs_mirror[p]] += v;
-            }
+            double *x = hs_la_spd_values(w->Cs);
+            for (size_t p = 0; p < w->npair; p++)
+                x[w->cs_slot[p]] += Gq[ei[p]] * w->Minv[col[ei[p]]] * Gq[ej[p]];
         } else if (w->banded) {
             double *B = w->Cb->data;
             size_t btda = w->Cb->tda;
@@ -415,9 +409,10 @@ static int solve_all(const hs_model *m, hs_work *w, double t, const double *dyn,
     for (size_t i = 0; w->nskip && i < k; i++)
         if (w->skip[i])
             rhs[i] = 0;                           /* dependent rows: solved by the others */
-    if (w->Cs)                                    /* rhs <- C^-1 rhs */
-        hs_la_sparse_solve(w->Cs, w->rhs->data);
-    else if (w->banded)
+    if (w->Cs) {                                  /* rhs <- C^-1 rhs */
+        if (hs_la_spd_solve(w->Cs, w->rhs->data))
+            return hs_error_nomem(&w->err);
+    } else if (w->banded)
         hs_la_band_svx(w->Cb, w->rhs->data);
     else
         hs_la_small_svx(w->C, w->rhs->data);          /* L lower triangle */

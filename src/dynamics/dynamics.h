@@ -230,7 +230,7 @@ int hs_work_near_singular(hs_work *w, int clear);
  * share a column (rows i >= j, entries pi, pj), from which C is summed. */
 typedef struct hs_cstruct {
     int banded;
-    int sparse;                /* C factored as a sparse matrix (KLU) */
+    int sparse;                /* C factored as a sparse matrix (CHOLMOD) */
     size_t bw;
     size_t npair;
     const uint32_t *pair_i, *pair_j, *pair_pi, *pair_pj;

@@ -43,9 +43,14 @@ int hs_dyn_factor_C(hs_work *w, const hs_csys *s, size_t redundant, double t)
      * B = G_q M^-1/2 and the rows before it (whatever the units): below
      * tau, a constraint is nearly dependent on the others */
     if (s->Cs) {
-        /* no pivot-ratio test per row here: KLU pivots, and the condition
-         * below (its pivot ratio, else its 1-norm estimate) decides */
-        st = hs_la_sparse_factor(s->Cs) ? GSL_EDOM : GSL_SUCCESS;
+        /* no pivot-ratio test per row here: the condition below (the
+         * factor's pivot ratio, else a 1-norm estimate) decides */
+        int f = hs_la_spd_factor(s->Cs);
+        if (f == -2) {
+            hs_error_init(&w->err);
+            return hs_error_nomem(&w->err);
+        }
+        st = f ? GSL_EDOM : GSL_SUCCESS;
     } else if (s->banded) {
         st = hs_la_band_cholesky_piv(s->Cb, tau, &weak) ? GSL_EDOM : GSL_SUCCESS;
     } else if (k <= HS_SMALL_K && !w->full_rcond && !w->strict) {
@@ -67,9 +72,9 @@ int hs_dyn_factor_C(hs_work *w, const hs_csys *s, size_t redundant, double t)
         }
     }
     if (st == GSL_SUCCESS && s->Cs) {
-        rcond = hs_la_sparse_rcond(s->Cs, 0);
+        rcond = hs_la_spd_rcond(s->Cs, 0);
         if (w->full_rcond || !(rcond >= HS_RCOND_PROXY))
-            rcond = hs_la_sparse_rcond(s->Cs, 1);
+            rcond = hs_la_spd_rcond(s->Cs, 1);
     } else if (st == GSL_SUCCESS) {
         /* L_ii^2 are pivots, each within [lambda_min, lambda_max] */
         double lo = INFINITY, hi = 0;
@@ -93,7 +98,7 @@ int hs_dyn_factor_C(hs_work *w, const hs_csys *s, size_t redundant, double t)
     /* nearly dependent rows or ill-conditioned: the rank-revealing solve,
      * unless strict */
     if (st != GSL_SUCCESS || !(rcond >= HS_RCOND_MIN) || weak) {
-        if (s->Cs ? !hs_la_sparse_finite(s->Cs) : !matrix_finite(s->banded ? s->Cb : s->C)) {
+        if (s->Cs ? !hs_la_spd_finite(s->Cs) : !matrix_finite(s->banded ? s->Cb : s->C)) {
             /* inf or nan in C or its factor: an overflow, not a rank loss */
             hs_error_init(&w->err);
             w->fail_kind = HS_FAIL_NONFINITE;

@@ -271,7 +271,7 @@ void hs_dyn_solve_C(const hs_model *m, hs_work *w, double *x)
     const hs_heldwork *h = w->hw;
     if (!h || !h->used) {
         if (w->Cs)
-            hs_la_sparse_solve(w->Cs, x);
+            hs_la_spd_solve(w->Cs, x);      /* (factored: its memory is held) */
         else if (w->banded)
             hs_la_band_svx(w->Cb, x);
         else

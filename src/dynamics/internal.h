@@ -48,7 +48,7 @@ typedef struct hs_csys {
     size_t k;
     gsl_matrix *C, *Cb;
     int banded;
-    hs_la_sparse *Cs;          /* factored by KLU instead (NULL: C or Cb) */
+    hs_la_spd *Cs;             /* factored by CHOLMOD instead (NULL: C or Cb) */
 } hs_csys;
 /* Factor s's C (Cholesky) and check its conditioning (w->rcond, w->skip
  * and w->nskip for its rows): 0, 1 when C is singular or ill-conditioned

@@ -23,7 +23,8 @@
 #define HS_BAND_RATIO 4
 /* Otherwise C is factored as a sparse matrix (KLU, linalg/sparse.c) when
  * k >= HS_SPARSE_MIN_K and its pairs fill at most 1 / HS_SPARSE_RATIO of
- * k x k (a cloth, a mesh: no band, and a dense C would cost k^3 / 3). */
+ * k x k (a cloth, a mesh: no band, and a dense C would cost k^3 / 3);
+ * by CHOLMOD (linalg/spd.c). */
 #define HS_SPARSE_MIN_K 64
 #define HS_SPARSE_RATIO 16
 /* C is factored by the written-out dense Cholesky up to this size (GSL's
@@ -75,9 +76,9 @@ struct hs_work {
     gsl_matrix *C;         /* k x k (dense path) */
     gsl_matrix *Cb;        /* k x (bw+1) band storage: Cb(j, i-j) = C(i, j) */
     int banded;            /* C factored as a band matrix */
-    hs_la_sparse *Cs;      /* C factored as a sparse matrix (KLU), or NULL */
-    int *cs_slot, *cs_mirror, *cs_diag;   /* [npair], [npair], [k]: where each pair
-                            * adds into Cs's entries (hs_la_sparse_sym_new) */
+    hs_la_spd *Cs;         /* C factored as a sparse matrix (CHOLMOD), or NULL */
+    int *cs_slot, *cs_diag;  /* [npair], [k]: where each pair adds into Cs's
+                            * entries (hs_la_spd_new) */
     size_t bw;             /* lower bandwidth of C */
     size_t npair;          /* pairs of G_q entries sharing a column (i >= j) */
     uint32_t *pair_i, *pair_j, *pair_pi, *pair_pj; /* [npair] rows, entries */

@@ -146,18 +146,24 @@ double *hs_la_sparse_values(hs_la_sparse *S);
 const int *hs_la_sparse_slots(const hs_la_sparse *S);
 int hs_la_sparse_factor(hs_la_sparse *S);
 void hs_la_sparse_solve(hs_la_sparse *S, double *x);
-/* The symmetric pattern of C = G_q W G_q^T for a diagonal W: np positions
- * of its lower triangle (pi[z] >= pj[z]; repeats add up) and the whole
- * diagonal.  An evaluation adds position z at slot[z] of
- * hs_la_sparse_values, and at mirror[z] too (-1 on the diagonal); diag[i]
- * is the slot of (i, i).  NULL when out of memory. */
-hs_la_sparse *hs_la_sparse_sym_new(size_t N, size_t np, const uint32_t *pi,
-                                   const uint32_t *pj, int *slot, int *mirror, int *diag);
-/* After hs_la_sparse_factor: the reciprocal pivot ratio min |U_ii| / max
- * |U_ii| (estimate 0), or the reciprocal of KLU's 1-norm condition
- * estimate (estimate 1; a few solves).  Every entry of the values finite:
- * hs_la_sparse_finite. */
-double hs_la_sparse_rcond(hs_la_sparse *S, int estimate);
-int hs_la_sparse_finite(const hs_la_sparse *S);
+/* A symmetric positive definite sparse matrix of fixed pattern (spd.c,
+ * CHOLMOD): C = G_q W G_q^T for a diagonal W, from np positions of its
+ * lower triangle (pi[z] >= pj[z]; repeats add up) and the whole diagonal.
+ * An evaluation takes hs_la_spd_values (zeroed), adds position z at
+ * slot[z] and sets (i, i) at diag[i], then hs_la_spd_factor (0; -1 not
+ * positive definite; -2 out of memory) and hs_la_spd_solve (x <- C^-1 x;
+ * 0, or -1 out of memory).  hs_la_spd_rcond: the squared ratio of the
+ * factor's smallest to largest diagonal (estimate 0), or the reciprocal of
+ * Hager's 1-norm condition estimate (1; about ten solves).  NULL from
+ * hs_la_spd_new when out of memory. */
+typedef struct hs_la_spd hs_la_spd;
+hs_la_spd *hs_la_spd_new(size_t N, size_t np, const uint32_t *pi, const uint32_t *pj,
+                         int *slot, int *diag);
+void hs_la_spd_free(hs_la_spd *S);                  /* NULL is fine */
+double *hs_la_spd_values(hs_la_spd *S);
+int hs_la_spd_factor(hs_la_spd *S);
+int hs_la_spd_solve(hs_la_spd *S, double *x);
+double hs_la_spd_rcond(hs_la_spd *S, int estimate);
+int hs_la_spd_finite(const hs_la_spd *S);
 
 #endif
