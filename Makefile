@@ -39,12 +39,13 @@ BLAS_CFLAGS = $(if $(wildcard $(OPENBLAS_DIR)/libopenblas.so),-DHS_HAVE_LAPACK)
 # cairo (Debian's libcairo2-dev), optional: the still figures of `holosim
 # animate -o fig.svg|pdf|png` (src/io/figure.c).  Without it (or with
 # CAIRO=0) the build works and those outputs are refused with a message.
+# Not linked: figure.c opens libcairo.so.2 at the first figure (dlopen), as
+# linalg/spd.c opens CHOLMOD (libsuitesparse-dev) at the first large sparse model.
 CAIRO ?= auto
 HAVE_CAIRO = $(if $(filter 0,$(CAIRO)),,$(shell pkg-config --exists cairo 2>/dev/null && echo 1))
 CAIRO_CFLAGS = $(if $(HAVE_CAIRO),-DHS_HAVE_CAIRO $(shell pkg-config --cflags cairo))
-CAIRO_LIBS = $(if $(HAVE_CAIRO),$(shell pkg-config --libs cairo))
-DEP_LIBS   = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS))) -lklu -lcholmod $(BLAS_LIBS) \
-             $(CAIRO_LIBS) -lm
+DEP_LIBS   = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS))) -lklu $(BLAS_LIBS) \
+             -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS   = $(shell pkg-config --libs check)
 

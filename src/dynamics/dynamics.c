@@ -66,7 +66,7 @@ static int build_pairs(const hs_model *m, hs_work *w)
         w->bw = 1;            /* room for the norm slot the condition estimate reads */
     if (w->banded && !(w->Cb = hs_la_matrix_alloc(k, w->bw + 1)))
         goto out;
-    if (!w->banded && k >= HS_SPARSE_MIN_K &&
+    if (!w->banded && k >= HS_SPARSE_MIN_K && hs_la_spd_available() &&
         2.0 * (double)w->npair * HS_SPARSE_RATIO <= (double)k * (double)k) {
         w->cs_slot = malloc((w->npair ? w->npair : 1) * sizeof *w->cs_slot);
         w->cs_diag = malloc(k * sizeof *w->cs_diag);

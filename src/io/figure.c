@@ -18,12 +18,85 @@
 #include <cairo.h>
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
+#include <dlfcn.h>
+#include <pthread.h>
 
 #define PI 3.14159265358979323846
 
+/* cairo is opened at the first figure or smooth frame (dlopen), not linked:
+ * it brings 19 shared libraries (X11, fontconfig, freetype, ...) whose
+ * loading was half of every command's start-up (bench/README.md).  The
+ * table is written once (pthread_once) and read after. */
+#define CAIRO_FUNCS(X) X(arc) X(create) X(destroy) X(fill) X(fill_preserve) \
+    X(image_surface_create) X(image_surface_get_data) X(image_surface_get_stride) \
+    X(line_to) X(move_to) X(new_sub_path) X(paint) X(pdf_surface_create_for_stream) \
+    X(select_font_face) X(set_font_size) X(set_line_cap) X(set_line_join) \
+    X(set_line_width) X(set_source_rgba) X(show_text) X(status) X(status_to_string) \
+    X(stroke) X(surface_destroy) X(surface_finish) X(surface_flush) X(surface_status) \
+    X(surface_write_to_png_stream) X(svg_surface_create_for_stream)
+
+static struct {
+#define X(f) __typeof__(&cairo_##f) f;
+    CAIRO_FUNCS(X)
+#undef X
+} cai;
+static int cai_ok;
+static char cai_why[300];
+static pthread_once_t cai_once = PTHREAD_ONCE_INIT;
+
+static void cai_load(void)
+{
+    void *h = dlopen("libcairo.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(cai_why, sizeof cai_why, "%s", e ? e : "libcairo.so.2 not found");
+        return;
+    }
+#define X(f) \
+    if (!(cai.f = (__typeof__(cai.f))dlsym(h, "cairo_" #f))) { \
+        snprintf(cai_why, sizeof cai_why, "libcairo.so.2 has no cairo_" #f); \
+        return; \
+    }
+    CAIRO_FUNCS(X)
+#undef X
+    cai_ok = 1;
+}
+
+/* Every cairo call below goes through the table. */
+#define cairo_arc cai.arc
+#define cairo_create cai.create
+#define cairo_destroy cai.destroy
+#define cairo_fill cai.fill
+#define cairo_fill_preserve cai.fill_preserve
+#define cairo_image_surface_create cai.image_surface_create
+#define cairo_image_surface_get_data cai.image_surface_get_data
+#define cairo_image_surface_get_stride cai.image_surface_get_stride
+#define cairo_line_to cai.line_to
+#define cairo_move_to cai.move_to
+#define cairo_new_sub_path cai.new_sub_path
+#define cairo_paint cai.paint
+#define cairo_pdf_surface_create_for_stream cai.pdf_surface_create_for_stream
+#define cairo_select_font_face cai.select_font_face
+#define cairo_set_font_size cai.set_font_size
+#define cairo_set_line_cap cai.set_line_cap
+#define cairo_set_line_join cai.set_line_join
+#define cairo_set_line_width cai.set_line_width
+#define cairo_set_source_rgba cai.set_source_rgba
+#define cairo_show_text cai.show_text
+#define cairo_status cai.status
+#define cairo_status_to_string cai.status_to_string
+#define cairo_stroke cai.stroke
+#define cairo_surface_destroy cai.surface_destroy
+#define cairo_surface_finish cai.surface_finish
+#define cairo_surface_flush cai.surface_flush
+#define cairo_surface_status cai.surface_status
+#define cairo_surface_write_to_png_stream cai.surface_write_to_png_stream
+#define cairo_svg_surface_create_for_stream cai.svg_surface_create_for_stream
+
 int hs_fig_available(void)
 {
-    return 1;
+    pthread_once(&cai_once, cai_load);
+    return cai_ok;
 }
 
 static void source(cairo_t *cr, unsigned rgb, double alpha)
@@ -257,7 +330,7 @@ static int draw(cairo_t *cr, const hs_anim *a, const double *at, size_t nat)
 
 int hs_fig_frame_rgb(const hs_anim *a, double t, unsigned char *rgb)
 {
-    if (a->m->draw->dim != 2 || a->nframe == 0)
+    if (a->m->draw->dim != 2 || a->nframe == 0 || !hs_fig_available())
         return -1;
     int w = a->width, h = a->height;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
@@ -310,6 +383,9 @@ int hs_fig_write(const hs_anim *a, FILE *f, hs_fig_kind kind, const double *at, 
 {
     if (nat == 0 || a->nframe == 0)
         return hs_error_set(err, HS_EXIT_USAGE, "a figure needs at least one time and one row");
+    if (!hs_fig_available())
+        return hs_error_set(err, HS_EXIT_USAGE, "cairo, which draws the figures, could not be "
+                            "loaded: %s (Debian: libcairo2)", cai_why);
     cairo_surface_t *s =
         kind == HS_FIG_SVG ? cairo_svg_surface_create_for_stream(to_file, f, a->width, a->height)
         : kind == HS_FIG_PDF ? cairo_pdf_surface_create_for_stream(to_file, f, a->width,

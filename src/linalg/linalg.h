@@ -157,6 +157,9 @@ void hs_la_sparse_solve(hs_la_sparse *S, double *x);
  * Hager's 1-norm condition estimate (1; about ten solves).  NULL from
  * hs_la_spd_new when out of memory. */
 typedef struct hs_la_spd hs_la_spd;
+/* CHOLMOD could be opened (it is loaded at the first call, not linked):
+ * 1, or 0 (the callers keep their dense or band path then). */
+int hs_la_spd_available(void);
 hs_la_spd *hs_la_spd_new(size_t N, size_t np, const uint32_t *pi, const uint32_t *pj,
                          int *slot, int *diag);
 void hs_la_spd_free(hs_la_spd *S);                  /* NULL is fine */

@@ -8,9 +8,61 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
 #include <suitesparse/cholmod.h>
 
 #include "linalg.h"
+
+/* CHOLMOD is opened at the first large sparse model (dlopen), not linked:
+ * it and what it brings (METIS, LAPACK, OpenMP's runtime) would load at
+ * the start of every command.  The table is written once (pthread_once). */
+#define CHOLMOD_FUNCS(X) X(start) X(finish) X(allocate_sparse) X(free_sparse) X(analyze) \
+    X(factorize) X(solve2) X(free_factor) X(free_dense) X(zeros) X(rcond)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define CHOLMOD_SONAME "libcholmod.so." STR(CHOLMOD_MAIN_VERSION)
+
+static struct {
+#define X(f) __typeof__(&cholmod_##f) f;
+    CHOLMOD_FUNCS(X)
+#undef X
+} chm;
+static int chm_ok;
+static pthread_once_t chm_once = PTHREAD_ONCE_INIT;
+
+static void chm_load(void)
+{
+    void *h = dlopen(CHOLMOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return;
+#define X(f) \
+    if (!(chm.f = (__typeof__(chm.f))dlsym(h, "cholmod_" #f))) \
+        return;
+    CHOLMOD_FUNCS(X)
+#undef X
+    chm_ok = 1;
+}
+
+int hs_la_spd_available(void)
+{
+    pthread_once(&chm_once, chm_load);
+    return chm_ok;
+}
+
+#define cholmod_start chm.start
+#define cholmod_finish chm.finish
+#define cholmod_allocate_sparse chm.allocate_sparse
+#define cholmod_free_sparse chm.free_sparse
+#define cholmod_analyze chm.analyze
+#define cholmod_factorize chm.factorize
+#define cholmod_solve2 chm.solve2
+#define cholmod_free_factor chm.free_factor
+#define cholmod_free_dense chm.free_dense
+#define cholmod_zeros chm.zeros
+#define cholmod_rcond chm.rcond
 
 struct hs_la_spd {
     size_t N;
@@ -96,7 +148,7 @@ static int pattern(hs_la_spd *S, size_t np, const uint32_t *pi, const uint32_t *
 hs_la_spd *hs_la_spd_new(size_t N, size_t np, const uint32_t *pi, const uint32_t *pj,
                          int *slot, int *diag)
 {
-    if (N == 0 || N > (size_t)1 << 28)
+    if (N == 0 || N > (size_t)1 << 28 || !hs_la_spd_available())
         return NULL;
     hs_la_spd *S = calloc(1, sizeof *S);
     if (!S)
