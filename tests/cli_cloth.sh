@@ -2,7 +2,8 @@
 # Large sparse models (issue 41, item 4): a cloth of particles joined by
 # rods, in the Cartesian form with a diagonal mass, takes the sparse path
 # (C = G_q M^-1 G_q^T and the projection's matrix factored by KLU) and
-# passes the old limits (5000 coordinates, k*n <= 10^7).  Checked against
+# passes the old limits (5000 coordinates, k*n <= 10^7); --native=auto
+# leaves kernels this large to the VM.  Checked against
 # a second formulation: the same cloth with its rods in another order, so
 # that C is a band (the band Cholesky), the motions equal to round-off.
 #
@@ -59,6 +60,17 @@ hs run "$T/c40a.yaml" --t-end 0.02 --dt 0.01 -o "$T/r.csv" --columns t,z_20_39 \
     --summary "$T/s40.csv"
 rc_is 0
 [ "$(wc -l < "$T/r.csv")" -eq 4 ] || no "$(wc -l < "$T/r.csv") lines, want 4"
+end
+
+# 60 x 60: 255,633 instructions; a long run under --native=auto uses the VM
+# and says why, rather than start minutes of compiling (the run stops at once)
+cloth 60 a
+begin "auto builds no kernels this large unasked"
+hs run "$T/c60a.yaml" --t-end 1 --dt 0.001 --stop-when 't > 0.002' -o /dev/null --native auto
+rc_is 0
+err_has "native: the kernels have 255633 instructions, more than auto builds unasked (200000"
+err_has "using the VM (--native=always builds them)"
+err_lacks "building kernels in the background"
 end
 
 echo "$pass passed, $fail failed"

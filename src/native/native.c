@@ -247,6 +247,14 @@ static hs_native *load_auto(attempt *a)
                        hs_optname(a->o.names, HS_OPT_NATIVE_ALWAYS));
     if (!(a->o.work >= a->o.auto_work))
         return give_up(a, HS_NATIVE_SHORT, NULL);
+    size_t ni = 0;
+    for (size_t i = 0; i < a->nprogs; i++)
+        ni += a->progs[i] ? hs_prog_ninstr(a->progs[i]) : 0;
+    if (ni > HS_NATIVE_AUTO_MAX_INSTR)
+        return give_up(a, HS_NATIVE_LARGE, "native: the kernels have %zu instructions, more "
+                       "than auto builds unasked (%d: the compiler would take minutes and "
+                       "gigabytes); using the VM (%s builds them)", ni,
+                       HS_NATIVE_AUTO_MAX_INSTR, hs_optname(a->o.names, HS_OPT_NATIVE_ALWAYS));
     if (a->dir_state != 0)
         return give_up(a, HS_NATIVE_FAILED, "native: %s; using the VM", a->why);
     if (hs_nat_earlier_failure(a->dfd, a->key, a->why, sizeof a->why))

@@ -68,13 +68,18 @@ typedef enum hs_native_status {
     HS_NATIVE_OFF,         /* VM: policy never (or no programs) */
     HS_NATIVE_SHORT,       /* VM: auto, not cached, the run is too short to build */
     HS_NATIVE_PENDING,     /* VM: auto, a background build started or is running */
-    HS_NATIVE_FAILED       /* VM: no compiler, unusable cache, build or load failed */
+    HS_NATIVE_FAILED,      /* VM: no compiler, unusable cache, build or load failed */
+    HS_NATIVE_LARGE        /* VM: auto, not cached, too large to build unasked */
 } hs_native_status;
 
 /* auto starts a background build when work >= this many instruction
  * evaluations: the VM takes 2.5-4 ns per instruction (bench/README.md),
  * so about 0.5-0.8 s of VM time, a run of a second or more */
 #define HS_NATIVE_AUTO_WORK 2e8
+/* auto builds no kernels of more instructions than this in the
+ * background: the compiler takes about a minute and 1 GB per 250000
+ * (a 60 x 60 cloth, bench/README.md), which nobody asked for */
+#define HS_NATIVE_AUTO_MAX_INSTR 200000
 /* instructions per emitted C function (compile time grows faster than
  * linearly with the size of a function; bench/README.md) */
 #define HS_NATIVE_CHUNK 100
