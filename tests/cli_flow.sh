@@ -323,6 +323,36 @@ hs run "$T/off.yaml" --sensitivity l
 rc_is 0; err_has "the initial data are not consistent for every value of the parameters"
 end
 
+begin "native kernels: floquet, lyapunov and --sensitivity byte for byte the VM's"
+# the variational programs compiled to C (--native=always) against the VM
+# (--native=never): the same doubles, so the same bytes; a build must land
+# in the cache (else the comparison compared the VM with itself)
+if command -v "${CC:-cc}" >/dev/null 2>&1; then
+    HOLOSIM_CACHE=$T/cache
+    export HOLOSIM_CACHE
+    same() {
+        hs "$@" --native=never; cp "$T/out" "$T/vm.out"; r1=$rc
+        hs "$@" --native=always; r2=$rc
+        [ "$r1" = 0 ] && [ "$r2" = 0 ] && cmp -s "$T/vm.out" "$T/out" ||
+            no "differ (exit $r1, $r2): $*"
+    }
+    for f in kapitza kapitza_angle; do
+        same floquet "$MODELS/$f.yaml" --period '2*pi/w' --set w=60 --csv
+    done
+    same floquet "$MODELS/pendulum_angle.yaml" --period 2 --find --csv
+    same lyapunov "$MODELS/double_pendulum.yaml" --t-end 2 --every 0.5 --spectrum --csv
+    same lyapunov "$MODELS/double_pendulum_angles.yaml" --t-end 2 --every 0.5 --csv
+    same run "$MODELS/pendulum.yaml" --sensitivity l,theta0 --t-end 2
+    same run "$MODELS/double_pendulum.yaml" --sensitivity g --t-end 1
+    same run "$MODELS/kapitza.yaml" --sensitivity w,a --t-end 1
+    n=$(ls "$T/cache/native"/*.so 2>/dev/null | wc -l)
+    [ "$n" -ge 8 ] || no "$n native builds in the cache, want one per model and command"
+    unset HOLOSIM_CACHE
+else
+    echo "SKIP cli_flow.sh: no C compiler for the native kernels" >&2
+fi
+end
+
 begin "sweep --command floquet: a stability chart (abs_max per point)"
 if command -v bash >/dev/null 2>&1; then
     HOLOSIM=$H bash "$ROOT/scripts/sweep" --command floquet -j 1 -o "$T/chart" \

@@ -210,6 +210,13 @@ int hs_cli_equilibrium(int argc, char **argv);
 int hs_cli_modes(int argc, char **argv);
 int hs_cli_animate(int argc, char **argv);
 int hs_cli_floquet(int argc, char **argv);
+/* Native kernels for the variational system f (and the sensitivities s,
+ * when not NULL) under --native, as hs_cli_native for a run: f and s
+ * evaluate through them (hs_fl_use_native) until the handle returned is
+ * freed after them; NULL: the VM (flow.c). */
+struct hs_fl;
+struct hs_fl_sens;
+struct hs_native *hs_cli_flow_native(const opts *o, struct hs_fl *f, struct hs_fl_sens *s);
 int hs_cli_lyapunov(int argc, char **argv);
 int hs_cli_linearize(int argc, char **argv);
 

@@ -190,6 +190,7 @@ static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
         rc = err->code ? err->code : hs_error_nomem(err);
     else if (!(rc = refuse(m, o, hs_fl_method(f), err)) && make_columns(&c))
         rc = hs_error_nomem(err);
+    hs_native *nat = rc ? NULL : hs_cli_flow_native(o, f, s);
     if (!rc)
         rc = hs_cli_final_init(F, o, (const char *const *)c.col, c.ncol, err);
     *ran = !rc;
@@ -230,6 +231,7 @@ static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
     free_columns(&c);
     hs_fl_sens_free(s);
     hs_fl_free(f);
+    hs_native_free(nat);
     free(text);
     free(names);
     return rc;

@@ -11,6 +11,7 @@
 
 #include "flow.h"
 #include "../expr/expr.h"
+#include "../native/native.h"
 
 struct hs_stepper;
 
@@ -29,6 +30,7 @@ struct hs_fl {
     int *sym_a, *sym_lam;          /* the symbols a_i and Lambda_j of the residuals */
     /* prog_acc: M (lower) | Q | G_q | gamma | G | Gdot | dGdot/dq */
     hs_prog *prog_acc;
+    hs_kernel_fn kacc, kjac;       /* their native kernels (NULL: the VM) */
     hs_fl_blk bM, bQ, bGq, bgam, bG, bGd, bGdq;
     /* prog_jac: dr/dq | dr/dv | ds/dq | ds/dv */
     hs_prog *prog_jac;
@@ -45,6 +47,17 @@ struct hs_fl {
     size_t dircap;
     unsigned long steps, evals;    /* accepted steps and ODE right-hand sides, all runs */
 };
+
+/* Program p, or its native kernel k when there is one (the same doubles
+ * bit for bit, src/native). */
+static inline void hs_fl_run(hs_kernel_fn k, const hs_prog *p, const double *in,
+                             double *regs, double *out)
+{
+    if (k)
+        k(in, regs, out);
+    else
+        hs_prog_eval(p, in, regs, out);
+}
 
 /* prog_acc at (t, q, v) into out_acc. */
 void hs_fl_eval_acc(hs_fl *f, double t, const double *q, const double *v);

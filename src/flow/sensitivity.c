@@ -25,6 +25,7 @@ struct hs_fl_sens {
     size_t np;
     size_t *par;               /* [np] parameter indices */
     hs_prog *prog;             /* per p: dr/dp (n) | ds/dp (k) | dG/dp (k) | dGdot/dp (k) */
+    hs_kernel_fn kprog;        /* its native kernel (NULL: the VM) */
     size_t nout;
     double *out, *regs;
     double *S0;                /* [2n x np] d(q0, v0)/dp */
@@ -220,7 +221,7 @@ static int partials(hs_fl_sens *s, double t, hs_error *err)
 {
     hs_fl *f = s->f;
     size_t n = f->n, k = f->k, np = s->np, per = n + 3 * k;
-    hs_prog_eval(s->prog, f->in, s->regs, s->out);
+    hs_fl_run(s->kprog, s->prog, f->in, s->regs, s->out);
     for (size_t i = 0; i < np; i++) {
         for (size_t j = 0; j < n + k; j++)
             gsl_vector_set(f->col, j, -s->out[i * per + j]);
@@ -286,7 +287,7 @@ static double tangency(hs_fl_sens *s, double t, const double *x)
     hs_fl *f = s->f;
     size_t n = f->n, k = f->k, np = s->np, per = n + 3 * k;
     hs_fl_eval_acc(f, t, x, x + n);
-    hs_prog_eval(s->prog, f->in, s->regs, s->out);
+    hs_fl_run(s->kprog, s->prog, f->in, s->regs, s->out);
     double *J = calloc(2 * k * 2 * n + 1, sizeof *J), worst = 0;
     if (!J)
         return 0;
@@ -338,6 +339,22 @@ int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row
     free(lam);
     free(dlam);
     return rc;
+}
+
+size_t hs_fl_programs(const hs_fl *f, const hs_fl_sens *s, const hs_prog **progs)
+{
+    progs[0] = f->prog_acc;
+    progs[1] = f->prog_jac;
+    progs[2] = s ? s->prog : NULL;
+    return s ? 3 : 2;
+}
+
+void hs_fl_use_native(hs_fl *f, hs_fl_sens *s, const hs_native *nat)
+{
+    f->kacc = nat ? hs_native_fn(nat, 0) : NULL;
+    f->kjac = nat ? hs_native_fn(nat, 1) : NULL;
+    if (s)
+        s->kprog = nat ? hs_native_fn(nat, 2) : NULL;
 }
 
 size_t hs_fl_sens_count(const hs_fl_sens *s)

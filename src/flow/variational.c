@@ -386,7 +386,7 @@ void hs_fl_eval_acc(hs_fl *f, double t, const double *q, const double *v)
         f->in[m->sym_q[i]] = q[i];
         f->in[m->sym_v[i]] = v[i];
     }
-    hs_prog_eval(f->prog_acc, f->in, f->regs, f->out_acc);
+    hs_fl_run(f->kacc, f->prog_acc, f->in, f->regs, f->out_acc);
 }
 
 /* Block entries into X (rows x ld, row-major), added; sym: also (c, r). */
@@ -415,7 +415,7 @@ static int eval_jac(hs_fl *f, double t, hs_error *err)
         f->in[f->sym_a[i]] = f->a[i];
     for (size_t j = 0; j < f->k; j++)
         f->in[f->sym_lam[j]] = f->lam[j];
-    hs_prog_eval(f->prog_jac, f->in, f->regs, f->out_jac);
+    hs_fl_run(f->kjac, f->prog_jac, f->in, f->regs, f->out_jac);
     if (!all_finite(f->out_jac, f->njac))
         return fail(f, t, "a non-finite derivative of the accelerations", err);
     return 0;
