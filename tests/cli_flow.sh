@@ -279,12 +279,16 @@ near_abs "$worst" 0 1e-7 "max |lambda, dlambda_rod/dl - by hand|"
 end
 
 # the central difference (run(p + h) - run(p - h)) / 2h against every column
-fd_check() {    # fd_check MODEL PARAM VALUE H TOL COLUMNS
-    "$H" run "$1" --sensitivity "$2" --set "$2=$3" >"$T/s.csv" 2>/dev/null || no "run --sensitivity $2"
-    up=$(awk -v v="$3" -v h="$4" 'BEGIN { printf "%.17g", v + h }')
-    dn=$(awk -v v="$3" -v h="$4" 'BEGIN { printf "%.17g", v - h }')
-    "$H" run "$1" -q --set "$2=$up" --columns "$6" >"$T/up.csv" 2>/dev/null || no "run +h"
-    "$H" run "$1" -q --set "$2=$dn" --columns "$6" >"$T/dn.csv" 2>/dev/null || no "run -h"
+fd_check() {    # fd_check MODEL PARAM VALUE H TOL COLUMNS [OPTION...]
+    m=$1 p=$2 v=$3 h=$4 tol=$5 cols=$6
+    shift 6
+    "$H" run "$m" --sensitivity "$p" --set "$p=$v" "$@" >"$T/s.csv" 2>/dev/null ||
+        no "run --sensitivity $p"
+    up=$(awk -v v="$v" -v h="$h" 'BEGIN { printf "%.17g", v + h }')
+    dn=$(awk -v v="$v" -v h="$h" 'BEGIN { printf "%.17g", v - h }')
+    "$H" run "$m" -q --set "$p=$up" --columns "$cols" "$@" >"$T/up.csv" 2>/dev/null || no "run +h"
+    "$H" run "$m" -q --set "$p=$dn" --columns "$cols" "$@" >"$T/dn.csv" 2>/dev/null || no "run -h"
+    set -- "$m" "$p" "$v" "$h" "$tol" "$cols"
     ncol=$(echo "$6" | tr ',' '\n' | wc -l)
     worst=$(paste -d, "$T/s.csv" "$T/up.csv" "$T/dn.csv" | awk -F, -v k="$ncol" -v h="$4" '
         NR == 1 { nf = NF - 2 * k; next }
@@ -304,6 +308,79 @@ end
 
 begin "--sensitivity against finite differences: a moving constraint (Kapitza, w)"
 fd_check "$MODELS/kapitza.yaml" w 30 1e-5 1e-5 "t,x,y,x',y',lambda_rod"
+end
+
+# x'' = -w^2 x + u(t), u = sin(W t) an input, x(0) = x0, x'(0) = 0:
+# x = x0 cos(w t) - W sin(w t)/(w D) + sin(W t)/D, D = w^2 - W^2
+cat >"$T/osc.yaml" <<'EOF'
+name: forced linear oscillator
+parameters: {m: 1.0, w: 2.0, x0: 0.3}
+inputs: [u]
+coordinates: [x]
+mass: [m]
+potential: 0.5*m*w^2*x^2
+forces: {x: m*u}
+initial: {q: {x: x0}}
+simulate: {t_end: 6, dt: 0.25, rtol: 1e-12, atol: 1e-12}
+EOF
+
+begin "--sensitivity with an input: the forced oscillator's x and dx/dw against the closed form"
+hs run "$T/osc.yaml" --sensitivity w,x0 --input 'u=sin(1.3*t)'
+rc_is 0
+[ "$(head -n 1 "$T/out")" = "t,x,x',dx/dw,dx'/dw,dx/dx0,dx'/dx0" ] || no "header $(head -n 1 "$T/out")"
+# dx/dw differentiated by hand; dx/dx0 = cos(w t)
+worst=$(awk -F, -v w=2 -v W=1.3 -v x0=0.3 'NR > 1 { t = $1; D = w * w - W * W
+        x = x0 * cos(w * t) - W * sin(w * t) / (w * D) + sin(W * t) / D
+        a = t * cos(w * t) / (w * D) - sin(w * t) * (D + 2 * w * w) / (w * w * D * D)
+        dx = -x0 * t * sin(w * t) - W * a - 2 * w * sin(W * t) / (D * D)
+        e[1] = x - $2; e[2] = dx - $4; e[3] = cos(w * t) - $6
+        for (i = 1; i <= 3; i++) { if (e[i] < 0) e[i] = -e[i]; if (e[i] > m) m = e[i] } }
+        END { printf "%.3g\n", m }' "$T/out")
+near_abs "$worst" 0 1e-9 "max |x, dx/dw, dx/dx0 - closed form|"
+[ "$(wc -l <"$T/out")" = 26 ] || no "$(wc -l <"$T/out") lines, want 26"
+end
+
+begin "--sensitivity with inputs: finite differences, a table input's kinks stepped to"
+# h = 1e-4: the central difference's error is O(h^2) (1e-8 times the third
+# derivative, O(1) here) plus the runs' error over h (1e-12 / 1e-4)
+fd_check "$T/osc.yaml" w 2 1e-4 1e-6 "t,x,x'" --input 'u=sin(1.3*t)'
+cat >"$T/push.yaml" <<'EOF'
+name: pushed cart-pole
+parameters: {M: 1, m: 0.1, l: 0.5, g: 9.81}
+inputs: [F]
+coordinates: [x, th]
+kinetic: 0.5*(M+m)*x'^2 + m*l*x'*th'*cos(th) + 0.5*m*l^2*th'^2
+potential: -m*g*l*cos(th)
+forces: {x: F}
+initial: {q: {x: 0, th: 0.1}}
+simulate: {t_end: 2, dt: 0.05, rtol: 1e-12, atol: 1e-12}
+EOF
+printf 't,F\n0,0\n0.35,1\n0.7,-0.5\n1.2,0.25\n' >"$T/push.csv"
+# the cart-pole's third derivative in l is near 1e2 (the difference goes
+# as h^2: 1e-4 at h = 1e-3, 1e-6 at 1e-4), so h = 1e-5: 1e-8, plus the
+# runs' error over h (1e-12 / 1e-5)
+fd_check "$T/push.yaml" l 0.5 1e-5 2e-7 "t,x,th,x',th'" --input "F=$T/push.csv"
+# the same push as an expression of t: the same sensitivities
+hs run "$T/push.yaml" --sensitivity l,M --input "F=$T/push.csv"
+cp "$T/out" "$T/table.csv"
+hs run "$T/push.yaml" --sensitivity l,M --input 'F=if(t < 0.35, t/0.35, if(t < 0.7, 1 - 1.5*(t - 0.35)/0.35, if(t < 1.2, -0.5 + 0.75*(t - 0.7)/0.5, 0.25)))'
+d=$(paste -d, "$T/table.csv" "$T/out" | awk -F, 'NR > 1 { k = NF / 2
+        for (i = 2; i <= k; i++) { e = $i - $(i + k); if (e < 0) e = -e; if (e > m) m = e } }
+        END { printf "%.3g\n", m + 0 }')
+near_abs "$d" 0 1e-8 "table and expression differ by"
+end
+
+begin "floquet and lyapunov with an input: the forced oscillator's multipliers exp(+-i w T)"
+hs floquet "$T/osc.yaml" --period '2*pi/1.3' --input 'u=sin(1.3*t)' --csv
+rc_is 0
+re=$(awk -v w=2 'BEGIN { printf "%.17g", cos(w * 2 * atan2(0, -1) / 1.3) }')
+im=$(awk -v w=2 'BEGIN { s = sin(w * 2 * atan2(0, -1) / 1.3); printf "%.17g", s < 0 ? -s : s }')
+near_abs "$(field 2 2)" "$re" 1e-9 "re mu"
+near_abs "$(field 2 3)" "$im" 1e-9 "|im mu|"
+near_abs "$(field 2 4)" 1 1e-9 "|mu|"
+hs lyapunov "$T/osc.yaml" --t-end 20 --every 1 --input 'u=sin(1.3*t)' --csv
+rc_is 0
+near_abs "$(tail -n 1 "$T/out" | cut -d, -f2)" 0 0.1 "lambda_1 of a linear oscillator"
 end
 
 begin "--sensitivity: inconsistent-in-p initial data warned"

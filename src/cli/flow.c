@@ -44,6 +44,8 @@ const char hs_usage_floquet[] =
     "                            none is found\n"
     "  --set NAME=EXPR           override a parameter (repeatable)\n"
     "  --params FILE             parameters from a YAML file\n"
+    "  --input NAME=SRC          an input of the model: an expression of t, or a\n"
+    "                            table FILE.csv (as for run; repeatable)\n"
     "  --method NAME, --rtol X, --atol X   the integration (as for run)\n"
     "  --native=MODE             native kernels for the variational programs\n"
     "                            (never, auto, always; same numbers): auto\n"
@@ -78,7 +80,8 @@ const char hs_usage_lyapunov[] =
     "  --csv                     header t,lambda_1[,lambda_2...] and a row of the\n"
     "                            running estimates after each renormalization, the\n"
     "                            last at t_end\n"
-    "  --set, --params, --method, --rtol, --atol, --native   as for floquet\n"
+    "  --set, --params, --input, --method, --rtol, --atol, --native   as for\n"
+    "                            floquet\n"
     "\n"
     "exit status: 2 for a bad interval or model (or --spectrum on a model with\n"
     "2 (n - k) > 128), 3 for an inconsistent start, 4 when the integration fails.\n";

@@ -403,7 +403,7 @@ static const optdef optdefs[] = {
     { "--quiet-projection", 0, RUNS, 0, opt_flag, 0, 0 },
     { "--set", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES | FLOW, 1, opt_set, 0, 0 },
     { "--params", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES | FLOW, 1, opt_params, 0, 0 },
-    { "--input", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES, 1, opt_input, 0, 0 },
+    { "--input", 0, ALL | CMD_EQUILIBRIUM | CMD_MODES | FLOW, 1, opt_input, 0, 0 },
     { "--consistency", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_consistency, 0, 0 },
     { "--tolerance", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1, opt_tolerance, 0, 0 },
     { "--dependent", 0, RUNS | CMD_CHECK | CMD_DERIVE, 1,

@@ -102,7 +102,7 @@ static int row(double t, const double *x, const double *lam, const double *S,
 }
 
 /* What the sensitivities do not support, refused before anything runs:
- * the options here, the model's contacts, events and inputs in flow. */
+ * the options here, the model's contacts, friction and events in flow. */
 static int refuse(const hs_model *m, const opts *o, const char *method, hs_error *err)
 {
     const char *what = o->columns ? "--columns (the columns are fixed: see holosim(1), "
@@ -111,7 +111,7 @@ static int refuse(const hs_model *m, const opts *o, const char *method, hs_error
                      : o->ov.has_stabilize ? "--stabilize (the motion is integrated without "
                                              "stabilization)"
                      : o->ov.has_mode ? "--output-mode" : NULL;
-    if (!what && hs_fl_sens_refuse(m, err))      /* contacts, friction, events, inputs */
+    if (!what && hs_fl_sens_refuse(m, err))      /* contacts, friction, events */
         return err->code;
     if (!what && o->ov.s.method[0] && strcmp(o->ov.s.method, method) != 0)
         return hs_error_set(err, HS_EXIT_USAGE, "--sensitivity integrates with an explicit "

@@ -174,7 +174,8 @@ int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row
                    double *offset, hs_error *err);
 
 /* What the sensitivities do not integrate (contacts, friction, events,
- * inputs): exit 1 with err naming it, or 0. */
+ * --stop-when): exit 1 with err naming it, or 0.  Inputs are functions of
+ * t, evaluated at t (a table piece by piece, its times step ends). */
 int hs_fl_sens_refuse(const hs_model *m, hs_error *err);
 
 /* The columns of a run with sensitivities to names[np]: t, the

@@ -367,8 +367,7 @@ int hs_fl_sens_refuse(const hs_model *m, hs_error *err)
 {
     const char *what = m->ncontact ? "contacts (one-sided constraints)"
                      : m->nfriction ? "friction"
-                     : m->nev ? "events (the model's or "
-                     : m->ninput ? "inputs" : NULL;
+                     : m->nev ? "events (the model's or " : NULL;
     if (!what)
         return 0;
     return hs_error_set(err, HS_EXIT_USAGE, "%s does not support %s%s%s",

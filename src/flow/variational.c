@@ -382,6 +382,8 @@ void hs_fl_eval_acc(hs_fl *f, double t, const double *q, const double *v)
 {
     hs_model *m = f->m;
     f->in[m->sym_t] = t;
+    if (m->ntab)                    /* the input tables' piece at t */
+        hs_model_tables_at(m, t, f->in, NULL);
     for (size_t i = 0; i < f->n; i++) {
         f->in[m->sym_q[i]] = q[i];
         f->in[m->sym_v[i]] = v[i];
@@ -782,18 +784,32 @@ void hs_fl_counts(const hs_fl *f, unsigned long *steps, unsigned long *evals)
     *evals = f->evals;
 }
 
+/* From t0 to t1 in pieces that end at the input tables' times (m->brk),
+ * as a run's steps do: no step across a kink of an input. */
+static int propagate_pieces(hs_fl *f, double t0, double t1, double *x, double *P,
+                            size_t ncol, hs_fl_force_fn force, void *fctx, hs_error *err)
+{
+    const hs_model *m = f->m;
+    double t = t0;
+    int rc = 0;
+    for (size_t b = 0; b < m->nbrk && !rc; b++)
+        if (m->brk[b] > t && m->brk[b] < t1) {
+            rc = propagate(f, t, m->brk[b], x, P, ncol, force, fctx, err);
+            t = m->brk[b];
+        }
+    return rc ? rc : propagate(f, t, t1, x, P, ncol, force, fctx, err);
+}
+
 int hs_fl_propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
                     hs_error *err)
 {
-    int rc = propagate(f, t0, t1, x, P, ncol, NULL, NULL, err);
-    return rc;
+    return propagate_pieces(f, t0, t1, x, P, ncol, NULL, NULL, err);
 }
 
 int hs_fl_propagate_forced(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
                            hs_fl_force_fn force, void *fctx, hs_error *err)
 {
-    int rc = propagate(f, t0, t1, x, P, ncol, force, fctx, err);
-    return rc;
+    return propagate_pieces(f, t0, t1, x, P, ncol, force, fctx, err);
 }
 
 /* M, Q, G at (t0, x) against (t0 + T, x). */
