@@ -430,6 +430,26 @@ else
 fi
 end
 
+begin "batch --sensitivity: an unknown --final column fails the batch up front, once"
+printf 'name\tl\na\t1\nb\t2\n' >"$T/pts.tsv"
+mkdir -p "$T/bo" "$T/bs"
+hs batch "$MODELS/pendulum.yaml" --points "$T/pts.tsv" --outdir "$T/bo" --status-dir "$T/bs" \
+    --t-end 0.1 --sensitivity l --final dx/dll
+rc_is 2; out_empty
+[ "$(grep -c . "$T/err")" = 1 ] || no "$(grep -c . "$T/err") lines on stderr, want 1"
+err_has "--final: unknown column 'dx/dll' (did you mean 'dx/dl'?)"
+[ -z "$(ls "$T/bs")" ] || no "statuses written: $(ls "$T/bs")"
+# a known one: every point runs, its status holds the CSV's last dx/dl
+hs batch "$MODELS/pendulum.yaml" --points "$T/pts.tsv" --outdir "$T/bo" --status-dir "$T/bs" \
+    --t-end 0.1 --sensitivity l --final dx/dl
+rc_is 0
+for p in a b; do
+    f=$(tail -n 1 "$T/bo/$p.csv" | cut -d, -f7)
+    awk -F, -v f="$f" '{ exit !(f != "" && $(NF - 1) + 0 == f + 0) }' "$T/bs/$p.status" ||
+        no "$p: final dx/dl $f not in the status: $(cat "$T/bs/$p.status")"
+done
+end
+
 begin "sweep --command floquet: a stability chart (abs_max per point)"
 if command -v bash >/dev/null 2>&1; then
     HOLOSIM=$H bash "$ROOT/scripts/sweep" --command floquet -j 1 -o "$T/chart" \

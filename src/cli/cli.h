@@ -205,6 +205,9 @@ int hs_cli_run_sens(hs_model *m, const opts *o, const char *path);
  * the notes o->quiet silences; the exit code with err set. */
 int hs_cli_sens_point(hs_model *m, const opts *o, const char *path, hs_cli_final *F,
                       hs_sumrow *r, hs_error *err);
+/* --final's columns among those of run --sensitivity on m (nothing
+ * runs): 0, or the exit code with err set (an unknown column: 2). */
+int hs_cli_sens_finals(const hs_model *m, const opts *o, hs_error *err);
 int hs_cli_batch(int argc, char **argv);
 int hs_cli_equilibrium(int argc, char **argv);
 int hs_cli_modes(int argc, char **argv);

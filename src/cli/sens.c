@@ -237,6 +237,27 @@ static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
     return rc;
 }
 
+int hs_cli_sens_finals(const hs_model *m, const opts *o, hs_error *err)
+{
+    char **names = NULL, *text = NULL;
+    size_t np = 0;
+    if (!o->final)
+        return 0;
+    int rc = split(o->sensitivity, &names, &np, &text, err);
+    if (rc)
+        return rc;
+    sctx c = { .m = m, .np = np, .names = names };
+    hs_cli_final F;
+    memset(&F, 0, sizeof F);
+    rc = make_columns(&c) ? hs_error_nomem(err)
+       : hs_cli_final_init(&F, o, (const char *const *)c.col, c.ncol, err);
+    hs_cli_final_free(&F);
+    free_columns(&c);
+    free(text);
+    free(names);
+    return rc;
+}
+
 int hs_cli_sens_point(hs_model *m, const opts *o, const char *path, hs_cli_final *F,
                       hs_sumrow *r, hs_error *err)
 {
