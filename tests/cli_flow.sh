@@ -88,12 +88,49 @@ hs run "$MODELS/bouncing_ball.yaml" --sensitivity g
 rc_is 1; err_has "--sensitivity does not support contacts"
 hs run "$MODELS/pendulum.yaml" --sensitivity l --columns t,x
 rc_is 1; err_has "--sensitivity does not support --columns"
-hs run "$MODELS/pendulum.yaml" --sensitivity l --stop-when 'y > 0'
-rc_is 1; err_has "--sensitivity does not support events (the model's or --stop-when)"
+hs run "$MODELS/sphere_liftoff.yaml" --sensitivity g
+rc_is 1; out_empty
+err_has "--sensitivity does not support events that change the state or the constraints (event 'leave')"
 hs run "$MODELS/pendulum.yaml" --sensitivity l --method bsimp
 rc_is 1; err_has "--method bsimp is not one"
 hs run "$MODELS/pendulum.yaml" --sensitivity l --stabilize baumgarte
 rc_is 1; err_has "--sensitivity does not support --stabilize"
+end
+
+begin "--sensitivity with a stop event: the last row at the run's stop time, the scaling law there"
+# the angle form's dtheta/dl = -t theta'/(2 l) holds at every fixed t, the
+# stop time too (the sensitivity of the stop time itself is not given)
+hs run "$MODELS/pendulum_angle.yaml" -q --set l=1.7 --rtol 1e-11 --atol 1e-11 \
+    --stop-when 'theta < 0' --summary "$T/sum.csv" -o /dev/null
+rc_is 0
+tstop=$(awk -F, 'NR == 2 { print $6 }' "$T/sum.csv")
+hs run "$MODELS/pendulum_angle.yaml" --sensitivity l --set l=1.7 --rtol 1e-11 --atol 1e-11 \
+    --stop-when 'theta < 0' --summary "$T/ssum.csv"
+rc_is 0
+err_has "stopped by event 'stop_when' (theta < 0) at t="
+last=$(tail -n 1 "$T/out")
+near_abs "$(echo "$last" | cut -d, -f1)" "$tstop" 1e-9 "the stop time"
+near_abs "$(echo "$last" | cut -d, -f2)" 0 1e-9 "theta at the stop"
+d=$(echo "$last" | awk -F, '{ d = $4 + $1 * $3 / (2 * 1.7); print (d < 0 ? -d : d) }')
+near_abs "$d" 0 1e-7 "dtheta/dl + t theta'/(2 l) at the stop"
+grep -q "stopped by event 'stop_when' (theta < 0)" "$T/ssum.csv" || no "summary: $(tail -n 1 "$T/ssum.csv")"
+# before the stop, the rows of a run without it, byte for byte
+n=$(($(wc -l <"$T/out") - 1))
+head -n "$n" "$T/out" >"$T/stopped.csv"
+hs run "$MODELS/pendulum_angle.yaml" --sensitivity l --set l=1.7 --rtol 1e-11 --atol 1e-11 \
+    --t-end 2
+head -n "$n" "$T/out" | cmp -s - "$T/stopped.csv" || no "the rows before the stop differ"
+end
+
+begin "--sensitivity with a record-only event: the same rows as without it"
+hs run "$MODELS/double_pendulum_poincare.yaml" --sensitivity g,th2 --t-end 3
+rc_is 0
+cp "$T/out" "$T/rec.csv"
+sed '/^events:/,/^  section:/d' "$MODELS/double_pendulum_poincare.yaml" >"$T/noev.yaml"
+hs run "$T/noev.yaml" --sensitivity g,th2 --t-end 3
+rc_is 0
+grep -q "^ *section:" "$T/noev.yaml" && no "the event was not removed"
+cmp -s "$T/out" "$T/rec.csv" || no "a record event changed the sensitivities"
 end
 
 begin "--sensitivity checks the times as a run does, and writes nothing then"

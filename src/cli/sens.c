@@ -171,10 +171,12 @@ static double now(void)
  * r, the finals into F; *ran: it got past the checks (a summary is
  * written); the exit code with err set. */
 static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
-                     hs_cli_final *F, hs_sumrow *r, int *ran, hs_error *err)
+                     hs_cli_final *F, hs_sumrow *r, int *ran, char *stop, size_t cap,
+                     hs_error *err)
 {
     double t0 = now();
     *ran = 0;
+    stop[0] = '\0';
     char **names = NULL, *text = NULL;
     size_t np = 0;
     hs_sumrow_init(r);
@@ -211,6 +213,13 @@ static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
             rc = hs_error_set(err, HS_EXIT_USAGE, "cannot write '%s'", path);
         else if (out && c.out == out && fflush(out) != 0 && !rc)
             rc = hs_error_set(err, HS_EXIT_USAGE, "cannot write the output");
+        double ts;
+        const hs_event *ev = rc ? NULL : hs_fl_sens_stopped(s, &ts);
+        if (ev)
+            snprintf(stop, cap, "stopped by event '%s' (%.500s) at t=%.17g", ev->name,
+                     ev->text ? ev->text : "", ts);
+        if (ev && !o->quiet)
+            fprintf(stderr, "holosim: %s\n", stop);
         if (!o->quiet && off > 1e-8)
             fprintf(stderr, "holosim: warning: --sensitivity: the initial data are not "
                     "consistent for every value of the parameters (the derivative of the "
@@ -262,7 +271,8 @@ int hs_cli_sens_point(hs_model *m, const opts *o, const char *path, hs_cli_final
                       hs_sumrow *r, hs_error *err)
 {
     int ran;
-    return sens_core(m, o, path, NULL, F, r, &ran, err);
+    char stop[700];
+    return sens_core(m, o, path, NULL, F, r, &ran, stop, sizeof stop, err);
 }
 
 int hs_cli_run_sens(hs_model *m, const opts *o, const char *path)
@@ -272,10 +282,11 @@ int hs_cli_run_sens(hs_model *m, const opts *o, const char *path)
     hs_cli_final F;
     hs_sumrow r;
     int ran;
-    int rc = sens_core(m, o, path, path ? NULL : stdout, &F, &r, &ran, &err);
+    char stop[700] = "";
+    int rc = sens_core(m, o, path, path ? NULL : stdout, &F, &r, &ran, stop, sizeof stop, &err);
     if (rc)
         hs_cli_fail(&err);
-    int src = o->summary && ran ? hs_cli_summary_file(o->summary, &r, m, rc, &err, "") : 0;
+    int src = o->summary && ran ? hs_cli_summary_file(o->summary, &r, m, rc, &err, stop) : 0;
     hs_cli_final_free(&F);
     return rc ? rc : src;
 }

@@ -173,9 +173,18 @@ typedef int (*hs_fl_sens_row_fn)(double t, const double *x, const double *lam,
 int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row, void *ctx,
                    double *offset, hs_error *err);
 
-/* What the sensitivities do not integrate (contacts, friction, events,
- * --stop-when): exit 1 with err naming it, or 0.  Inputs are functions of
- * t, evaluated at t (a table piece by piece, its times step ends). */
+/* The stop event (the model's or --stop-when) that ended the last
+ * hs_fl_sens_run, with its time in *t, or NULL.  A stop event's function
+ * is checked at the rows' times; a sign change in its direction between
+ * two rows is located by bisection (integrating from the earlier row) to
+ * round-off, and the last row is there.  Record-only events change
+ * nothing and are not watched. */
+const hs_event *hs_fl_sens_stopped(const hs_fl_sens *s, double *t);
+
+/* What the sensitivities do not integrate (contacts, friction, events
+ * that change the state: release, hold): exit 1 with err naming it, or 0.
+ * Inputs are functions of t, evaluated at t (a table piece by piece, its
+ * times step ends). */
 int hs_fl_sens_refuse(const hs_model *m, hs_error *err);
 
 /* The columns of a run with sensitivities to names[np]: t, the
