@@ -272,7 +272,12 @@ int hs_cli_sens_point(hs_model *m, const opts *o, const char *path, hs_cli_final
 {
     int ran;
     char stop[700];
-    return sens_core(m, o, path, NULL, F, r, &ran, stop, sizeof stop, err);
+    /* every point folds its own values into the programs: a build under
+     * auto would serve no other point, so auto is the VM here */
+    opts po = *o;
+    if (po.native == HS_NATIVE_AUTO)
+        po.native = HS_NATIVE_NEVER;
+    return sens_core(m, &po, path, NULL, F, r, &ran, stop, sizeof stop, err);
 }
 
 int hs_cli_run_sens(hs_model *m, const opts *o, const char *path)
