@@ -175,9 +175,9 @@ int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row
 
 /* The stop event (the model's or --stop-when) that ended the last
  * hs_fl_sens_run, with its time in *t, or NULL.  A stop event's function
- * is checked at the rows' times; a sign change in its direction between
- * two rows is located by bisection (integrating from the earlier row) to
- * round-off, and the last row is there.  Record-only events change
+ * is checked after every accepted step; a sign change in its direction
+ * inside a step is located by bisection (integrating from the step's
+ * start) to round-off, and the last row is there.  Record-only events change
  * nothing and are not watched. */
 const hs_event *hs_fl_sens_stopped(const hs_fl_sens *s, double *t);
 

@@ -81,4 +81,20 @@ typedef int (*hs_fl_force_fn)(void *ctx, double t, double *dV, hs_error *err);
 int hs_fl_propagate_forced(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
                            hs_fl_force_fn force, void *fctx, hs_error *err);
 
+/* A watch on the accepted steps of a propagation: fn(ctx, t, y, err) after
+ * each, y = (x, P) at its end: 0 goes on, 1 stops the propagation there
+ * (hit set, t_hit the step's end, t_prev its start and y_prev [2n (1 +
+ * ncol)], the caller's, the state at its start), -1 an error in err. */
+typedef struct hs_fl_watch {
+    int (*fn)(void *ctx, double t, const double *y, hs_error *err);
+    void *ctx;
+    double *y_prev;
+    double t_prev, t_hit;
+    int hit;
+} hs_fl_watch;
+/* hs_fl_propagate_forced under a watch: the steps the same as without. */
+int hs_fl_propagate_watched(hs_fl *f, double t0, double t1, double *x, double *P,
+                            size_t ncol, hs_fl_force_fn force, void *fctx, hs_fl_watch *wt,
+                            hs_error *err);
+
 #endif

@@ -405,6 +405,19 @@ static int ev_locate(hs_fl_sens *s, double a, double *xa, double *Sa, double *tb
     return rc;
 }
 
+/* The watch on every accepted step (internal.h): 1 where a stop event's
+ * function changed sign in its direction. */
+static int ev_watch(void *ctx, double t, const double *y, hs_error *err)
+{
+    hs_fl_sens *s = ctx;
+    if (ev_eval(s, t, y, err))
+        return -1;
+    if (ev_crossed(s, 0) >= 0)
+        return 1;
+    ev_crossed(s, 1);
+    return 0;
+}
+
 const hs_event *hs_fl_sens_stopped(const hs_fl_sens *s, double *t)
 {
     if (t)
@@ -431,8 +444,9 @@ int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row
     long steps = 0;
     if (!rc)
         rc = hs_run_times(m, t_end, dt, &step, &steps, err);
-    /* the stop events: their signs at the start, the state at each row
-     * kept (a crossing between two rows is located from the first) */
+    /* the stop events: their signs at the start, checked after every
+     * accepted step (xs: the state at the step's start, where a crossing
+     * is located from) */
     double *xs = s->w ? malloc((2 * n * (1 + np) + 1) * sizeof *xs) : NULL;
     if (!rc && s->w && !xs)
         rc = hs_error_nomem(err);
@@ -444,16 +458,14 @@ int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row
     }
     for (long i = 0; !rc && i <= steps && !s->stopped; i++) {
         double ti = i == steps ? t_end : hs_grid_time(m->t0, i, step);
-        if (ti > t && xs) {
-            memcpy(xs, x, 2 * n * sizeof *xs);
-            memcpy(xs + 2 * n, S, 2 * n * np * sizeof *xs);
-        }
+        hs_fl_watch wt = { ev_watch, s, xs, 0, 0, 0 };
         if (ti > t)
-            rc = hs_fl_propagate_forced(f, t, ti, x, S, np, force, s, err);
-        if (!rc && ti > t && xs && !(rc = ev_eval(s, ti, x, err)) && ev_crossed(s, 0) >= 0)
-            rc = ev_locate(s, t, xs, xs + 2 * n, &ti, x, S, err);
-        else if (!rc && xs)
-            ev_crossed(s, 1);
+            rc = xs ? hs_fl_propagate_watched(f, t, ti, x, S, np, force, s, &wt, err)
+                    : hs_fl_propagate_forced(f, t, ti, x, S, np, force, s, err);
+        if (!rc && wt.hit) {               /* a stop inside that step */
+            ti = wt.t_hit;
+            rc = ev_locate(s, wt.t_prev, xs, xs + 2 * n, &ti, x, S, err);
+        }
         if (!rc)
             rc = multipliers(s, ti, x, S, lam, dlam, err);
         t = ti;
