@@ -8,7 +8,8 @@
  * 44.5).  Lyapunov exponents: a small oscillation gives ~0, the spectrum
  * sums to 0.  Sensitivities to parameters: the pendulum's scaling law
  * dtheta/dl = -t theta'/(2 l), a parameter computed from another, initial
- * data written with a parameter, bad names. */
+ * data written with a parameter, bad names.  Native kernels: the same
+ * bits as the VM. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "physics_util.h"
 #include "flow/flow.h"
 #include "model/model.h"
+#include "native/native.h"
 
 #define PI 3.14159265358979323846
 #define MAXSET 6
@@ -530,6 +532,65 @@ START_TEST(sens_pendulum_scaling)
 }
 END_TEST
 
+/* Native kernels (src/native) for the variational programs: the same
+ * doubles bit for bit as the VM, the Jacobians and a propagated monodromy
+ * of the moving constraint (Kapitza, Cartesian) compared with memcmp.
+ * Without a compiler the handle is NULL and the VM is compared with
+ * itself (said on stderr). */
+static void propagate_both(hs_fl *f, double *x, double *P, size_t n, hs_error *err)
+{
+    for (size_t i = 0; i < 2 * n; i++)
+        for (size_t j = 0; j < 2 * n; j++)
+            P[i * 2 * n + j] = i == j;
+    ck_assert_int_eq(hs_fl_propagate(f, 0, 0.3, x, P, 2 * n, err), 0);
+}
+
+START_TEST(native_same_bits)
+{
+    fcase c;
+    open_case(&c, "kapitza.yaml", NULL, NULL);
+    size_t n = c.m->n;
+    char dir[] = "/tmp/holosim-check-flow.XXXXXX";
+    ck_assert(mkdtemp(dir) != NULL);
+    hs_native_opts no;
+    hs_native_opts_init(&no);
+    no.policy = HS_NATIVE_ALWAYS;
+    no.cache_dir = dir;
+    const hs_prog *progs[HS_FL_NPROGS];
+    size_t np = hs_fl_programs(c.f, NULL, progs);
+    ck_assert_uint_eq(np, 2);
+    char note[512];
+    hs_native *h = hs_native_load(progs, np, &no, NULL, note, sizeof note);
+    if (!h)
+        fprintf(stderr, "check_flow: native_same_bits: no native kernels (%s)\n", note);
+    double q[2] = { 0.3, 1.05 }, v[2] = { -0.2, 0.4 }, out[2][2 + 1 + 8];
+    double *x[2], *P[2];
+    for (int k = 0; k < 2; k++) {
+        hs_fl_use_native(c.f, NULL, k ? h : NULL);
+        double *o = out[k];
+        ck_assert_int_eq(hs_fl_accel(c.f, 0.37, q, v, o, o + 2, o + 3, o + 7, &c.err), 0);
+        x[k] = calloc(2 * n, sizeof *x[k]);
+        P[k] = calloc(4 * n * n, sizeof *P[k]);
+        x[k][0] = 0.1;                  /* on the rod at t = 0: y = a + sqrt(l^2 - x^2) */
+        x[k][1] = 0.1 + sqrt(1 - 0.01);
+        propagate_both(c.f, x[k], P[k], n, &c.err);
+    }
+    hs_fl_use_native(c.f, NULL, NULL);
+    ck_assert(memcmp(out[0], out[1], sizeof out[0]) == 0);
+    ck_assert(memcmp(x[0], x[1], 2 * n * sizeof *x[0]) == 0);
+    ck_assert(memcmp(P[0], P[1], 4 * n * n * sizeof *P[0]) == 0);
+    for (int k = 0; k < 2; k++) {
+        free(x[k]);
+        free(P[k]);
+    }
+    hs_native_free(h);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    close_case(&c);
+}
+END_TEST
+
 /* A parameter computed from another is followed through it: l = 2 L, so
  * dtheta/dL = 2 dtheta/dl; and the initial angle through th0 = 3 a. */
 START_TEST(sens_derived_parameter)
@@ -632,6 +693,7 @@ static Suite *flow_suite(void)
     tcase_add_test(t, sens_derived_parameter);
     tcase_add_test(t, sens_initial_through_parameter);
     tcase_add_test(t, sens_bad_names);
+    tcase_add_test(t, native_same_bits);
     suite_add_tcase(s, t);
     return s;
 }

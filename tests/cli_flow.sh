@@ -88,12 +88,55 @@ hs run "$MODELS/bouncing_ball.yaml" --sensitivity g
 rc_is 1; err_has "--sensitivity does not support contacts"
 hs run "$MODELS/pendulum.yaml" --sensitivity l --columns t,x
 rc_is 1; err_has "--sensitivity does not support --columns"
-hs run "$MODELS/pendulum.yaml" --sensitivity l --stop-when 'y > 0'
-rc_is 1; err_has "--sensitivity does not support events (the model's or --stop-when)"
+hs run "$MODELS/sphere_liftoff.yaml" --sensitivity g
+rc_is 1; out_empty
+err_has "--sensitivity does not support events that change the state or the constraints (event 'leave')"
 hs run "$MODELS/pendulum.yaml" --sensitivity l --method bsimp
 rc_is 1; err_has "--method bsimp is not one"
 hs run "$MODELS/pendulum.yaml" --sensitivity l --stabilize baumgarte
 rc_is 1; err_has "--sensitivity does not support --stabilize"
+end
+
+begin "--sensitivity with a stop event: the last row at the run's stop time, the scaling law there"
+# the angle form's dtheta/dl = -t theta'/(2 l) holds at every fixed t, the
+# stop time too (the sensitivity of the stop time itself is not given)
+hs run "$MODELS/pendulum_angle.yaml" -q --set l=1.7 --rtol 1e-11 --atol 1e-11 \
+    --stop-when 'theta < 0' --summary "$T/sum.csv" -o /dev/null
+rc_is 0
+tstop=$(awk -F, 'NR == 2 { print $6 }' "$T/sum.csv")
+hs run "$MODELS/pendulum_angle.yaml" --sensitivity l --set l=1.7 --rtol 1e-11 --atol 1e-11 \
+    --stop-when 'theta < 0' --summary "$T/ssum.csv"
+rc_is 0
+err_has "stopped by event 'stop_when' (theta < 0) at t="
+last=$(tail -n 1 "$T/out")
+near_abs "$(echo "$last" | cut -d, -f1)" "$tstop" 1e-9 "the stop time"
+near_abs "$(echo "$last" | cut -d, -f2)" 0 1e-9 "theta at the stop"
+d=$(echo "$last" | awk -F, '{ d = $4 + $1 * $3 / (2 * 1.7); print (d < 0 ? -d : d) }')
+near_abs "$d" 0 1e-7 "dtheta/dl + t theta'/(2 l) at the stop"
+grep -q "stopped by event 'stop_when' (theta < 0)" "$T/ssum.csv" || no "summary: $(tail -n 1 "$T/ssum.csv")"
+# rows 5 s apart (the angle crosses 0 several times between two): the first
+# crossing all the same, as every accepted step is watched
+hs run "$MODELS/pendulum_angle.yaml" --sensitivity l --set l=1.7 --rtol 1e-11 --atol 1e-11 \
+    --stop-when 'theta < 0' --dt 5 --t-end 10
+rc_is 0
+near_abs "$(tail -n 1 "$T/out" | cut -d, -f1)" "$tstop" 1e-9 "the stop time, rows 5 s apart"
+# before the stop, the rows of a run without it, byte for byte
+n=$(($(wc -l <"$T/out") - 1))
+head -n "$n" "$T/out" >"$T/stopped.csv"
+hs run "$MODELS/pendulum_angle.yaml" --sensitivity l --set l=1.7 --rtol 1e-11 --atol 1e-11 \
+    --t-end 2
+head -n "$n" "$T/out" | cmp -s - "$T/stopped.csv" || no "the rows before the stop differ"
+end
+
+begin "--sensitivity with a record-only event: the same rows as without it"
+hs run "$MODELS/double_pendulum_poincare.yaml" --sensitivity g,th2 --t-end 3
+rc_is 0
+cp "$T/out" "$T/rec.csv"
+sed '/^events:/,/^  section:/d' "$MODELS/double_pendulum_poincare.yaml" >"$T/noev.yaml"
+hs run "$T/noev.yaml" --sensitivity g,th2 --t-end 3
+rc_is 0
+grep -q "^ *section:" "$T/noev.yaml" && no "the event was not removed"
+cmp -s "$T/out" "$T/rec.csv" || no "a record event changed the sensitivities"
 end
 
 begin "--sensitivity checks the times as a run does, and writes nothing then"
@@ -279,12 +322,16 @@ near_abs "$worst" 0 1e-7 "max |lambda, dlambda_rod/dl - by hand|"
 end
 
 # the central difference (run(p + h) - run(p - h)) / 2h against every column
-fd_check() {    # fd_check MODEL PARAM VALUE H TOL COLUMNS
-    "$H" run "$1" --sensitivity "$2" --set "$2=$3" >"$T/s.csv" 2>/dev/null || no "run --sensitivity $2"
-    up=$(awk -v v="$3" -v h="$4" 'BEGIN { printf "%.17g", v + h }')
-    dn=$(awk -v v="$3" -v h="$4" 'BEGIN { printf "%.17g", v - h }')
-    "$H" run "$1" -q --set "$2=$up" --columns "$6" >"$T/up.csv" 2>/dev/null || no "run +h"
-    "$H" run "$1" -q --set "$2=$dn" --columns "$6" >"$T/dn.csv" 2>/dev/null || no "run -h"
+fd_check() {    # fd_check MODEL PARAM VALUE H TOL COLUMNS [OPTION...]
+    m=$1 p=$2 v=$3 h=$4 tol=$5 cols=$6
+    shift 6
+    "$H" run "$m" --sensitivity "$p" --set "$p=$v" "$@" >"$T/s.csv" 2>/dev/null ||
+        no "run --sensitivity $p"
+    up=$(awk -v v="$v" -v h="$h" 'BEGIN { printf "%.17g", v + h }')
+    dn=$(awk -v v="$v" -v h="$h" 'BEGIN { printf "%.17g", v - h }')
+    "$H" run "$m" -q --set "$p=$up" --columns "$cols" "$@" >"$T/up.csv" 2>/dev/null || no "run +h"
+    "$H" run "$m" -q --set "$p=$dn" --columns "$cols" "$@" >"$T/dn.csv" 2>/dev/null || no "run -h"
+    set -- "$m" "$p" "$v" "$h" "$tol" "$cols"
     ncol=$(echo "$6" | tr ',' '\n' | wc -l)
     worst=$(paste -d, "$T/s.csv" "$T/up.csv" "$T/dn.csv" | awk -F, -v k="$ncol" -v h="$4" '
         NR == 1 { nf = NF - 2 * k; next }
@@ -306,6 +353,79 @@ begin "--sensitivity against finite differences: a moving constraint (Kapitza, w
 fd_check "$MODELS/kapitza.yaml" w 30 1e-5 1e-5 "t,x,y,x',y',lambda_rod"
 end
 
+# x'' = -w^2 x + u(t), u = sin(W t) an input, x(0) = x0, x'(0) = 0:
+# x = x0 cos(w t) - W sin(w t)/(w D) + sin(W t)/D, D = w^2 - W^2
+cat >"$T/osc.yaml" <<'EOF'
+name: forced linear oscillator
+parameters: {m: 1.0, w: 2.0, x0: 0.3}
+inputs: [u]
+coordinates: [x]
+mass: [m]
+potential: 0.5*m*w^2*x^2
+forces: {x: m*u}
+initial: {q: {x: x0}}
+simulate: {t_end: 6, dt: 0.25, rtol: 1e-12, atol: 1e-12}
+EOF
+
+begin "--sensitivity with an input: the forced oscillator's x and dx/dw against the closed form"
+hs run "$T/osc.yaml" --sensitivity w,x0 --input 'u=sin(1.3*t)'
+rc_is 0
+[ "$(head -n 1 "$T/out")" = "t,x,x',dx/dw,dx'/dw,dx/dx0,dx'/dx0" ] || no "header $(head -n 1 "$T/out")"
+# dx/dw differentiated by hand; dx/dx0 = cos(w t)
+worst=$(awk -F, -v w=2 -v W=1.3 -v x0=0.3 'NR > 1 { t = $1; D = w * w - W * W
+        x = x0 * cos(w * t) - W * sin(w * t) / (w * D) + sin(W * t) / D
+        a = t * cos(w * t) / (w * D) - sin(w * t) * (D + 2 * w * w) / (w * w * D * D)
+        dx = -x0 * t * sin(w * t) - W * a - 2 * w * sin(W * t) / (D * D)
+        e[1] = x - $2; e[2] = dx - $4; e[3] = cos(w * t) - $6
+        for (i = 1; i <= 3; i++) { if (e[i] < 0) e[i] = -e[i]; if (e[i] > m) m = e[i] } }
+        END { printf "%.3g\n", m }' "$T/out")
+near_abs "$worst" 0 1e-9 "max |x, dx/dw, dx/dx0 - closed form|"
+[ "$(wc -l <"$T/out")" = 26 ] || no "$(wc -l <"$T/out") lines, want 26"
+end
+
+begin "--sensitivity with inputs: finite differences, a table input's kinks stepped to"
+# h = 1e-4: the central difference's error is O(h^2) (1e-8 times the third
+# derivative, O(1) here) plus the runs' error over h (1e-12 / 1e-4)
+fd_check "$T/osc.yaml" w 2 1e-4 1e-6 "t,x,x'" --input 'u=sin(1.3*t)'
+cat >"$T/push.yaml" <<'EOF'
+name: pushed cart-pole
+parameters: {M: 1, m: 0.1, l: 0.5, g: 9.81}
+inputs: [F]
+coordinates: [x, th]
+kinetic: 0.5*(M+m)*x'^2 + m*l*x'*th'*cos(th) + 0.5*m*l^2*th'^2
+potential: -m*g*l*cos(th)
+forces: {x: F}
+initial: {q: {x: 0, th: 0.1}}
+simulate: {t_end: 2, dt: 0.05, rtol: 1e-12, atol: 1e-12}
+EOF
+printf 't,F\n0,0\n0.35,1\n0.7,-0.5\n1.2,0.25\n' >"$T/push.csv"
+# the cart-pole's third derivative in l is near 1e2 (the difference goes
+# as h^2: 1e-4 at h = 1e-3, 1e-6 at 1e-4), so h = 1e-5: 1e-8, plus the
+# runs' error over h (1e-12 / 1e-5)
+fd_check "$T/push.yaml" l 0.5 1e-5 2e-7 "t,x,th,x',th'" --input "F=$T/push.csv"
+# the same push as an expression of t: the same sensitivities
+hs run "$T/push.yaml" --sensitivity l,M --input "F=$T/push.csv"
+cp "$T/out" "$T/table.csv"
+hs run "$T/push.yaml" --sensitivity l,M --input 'F=if(t < 0.35, t/0.35, if(t < 0.7, 1 - 1.5*(t - 0.35)/0.35, if(t < 1.2, -0.5 + 0.75*(t - 0.7)/0.5, 0.25)))'
+d=$(paste -d, "$T/table.csv" "$T/out" | awk -F, 'NR > 1 { k = NF / 2
+        for (i = 2; i <= k; i++) { e = $i - $(i + k); if (e < 0) e = -e; if (e > m) m = e } }
+        END { printf "%.3g\n", m + 0 }')
+near_abs "$d" 0 1e-8 "table and expression differ by"
+end
+
+begin "floquet and lyapunov with an input: the forced oscillator's multipliers exp(+-i w T)"
+hs floquet "$T/osc.yaml" --period '2*pi/1.3' --input 'u=sin(1.3*t)' --csv
+rc_is 0
+re=$(awk -v w=2 'BEGIN { printf "%.17g", cos(w * 2 * atan2(0, -1) / 1.3) }')
+im=$(awk -v w=2 'BEGIN { s = sin(w * 2 * atan2(0, -1) / 1.3); printf "%.17g", s < 0 ? -s : s }')
+near_abs "$(field 2 2)" "$re" 1e-9 "re mu"
+near_abs "$(field 2 3)" "$im" 1e-9 "|im mu|"
+near_abs "$(field 2 4)" 1 1e-9 "|mu|"
+hs lyapunov "$T/osc.yaml" --t-end 20 --every 1 --input 'u=sin(1.3*t)' --csv
+rc_is 0
+near_abs "$(tail -n 1 "$T/out" | cut -d, -f2)" 0 0.1 "lambda_1 of a linear oscillator"
+end
+
 begin "--sensitivity: inconsistent-in-p initial data warned"
 cat >"$T/off.yaml" <<'EOF'
 name: pendulum whose start does not follow l
@@ -321,6 +441,56 @@ simulate: {t_end: 1, dt: 0.5}
 EOF
 hs run "$T/off.yaml" --sensitivity l
 rc_is 0; err_has "the initial data are not consistent for every value of the parameters"
+end
+
+begin "native kernels: floquet, lyapunov and --sensitivity byte for byte the VM's"
+# the variational programs compiled to C (--native=always) against the VM
+# (--native=never): the same doubles, so the same bytes; a build must land
+# in the cache (else the comparison compared the VM with itself)
+if command -v "${CC:-cc}" >/dev/null 2>&1; then
+    HOLOSIM_CACHE=$T/cache
+    export HOLOSIM_CACHE
+    same() {
+        hs "$@" --native=never; cp "$T/out" "$T/vm.out"; r1=$rc
+        hs "$@" --native=always; r2=$rc
+        [ "$r1" = 0 ] && [ "$r2" = 0 ] && cmp -s "$T/vm.out" "$T/out" ||
+            no "differ (exit $r1, $r2): $*"
+    }
+    for f in kapitza kapitza_angle; do
+        same floquet "$MODELS/$f.yaml" --period '2*pi/w' --set w=60 --csv
+    done
+    same floquet "$MODELS/pendulum_angle.yaml" --period 2 --find --csv
+    same lyapunov "$MODELS/double_pendulum.yaml" --t-end 2 --every 0.5 --spectrum --csv
+    same lyapunov "$MODELS/double_pendulum_angles.yaml" --t-end 2 --every 0.5 --csv
+    same run "$MODELS/pendulum.yaml" --sensitivity l,theta0 --t-end 2
+    same run "$MODELS/double_pendulum.yaml" --sensitivity g --t-end 1
+    same run "$MODELS/kapitza.yaml" --sensitivity w,a --t-end 1
+    n=$(ls "$T/cache/native"/*.so 2>/dev/null | wc -l)
+    [ "$n" -ge 8 ] || no "$n native builds in the cache, want one per model and command"
+    unset HOLOSIM_CACHE
+else
+    echo "SKIP cli_flow.sh: no C compiler for the native kernels" >&2
+fi
+end
+
+begin "batch --sensitivity: an unknown --final column fails the batch up front, once"
+printf 'name\tl\na\t1\nb\t2\n' >"$T/pts.tsv"
+mkdir -p "$T/bo" "$T/bs"
+hs batch "$MODELS/pendulum.yaml" --points "$T/pts.tsv" --outdir "$T/bo" --status-dir "$T/bs" \
+    --t-end 0.1 --sensitivity l --final dx/dll
+rc_is 2; out_empty
+[ "$(grep -c . "$T/err")" = 1 ] || no "$(grep -c . "$T/err") lines on stderr, want 1"
+err_has "--final: unknown column 'dx/dll' (did you mean 'dx/dl'?)"
+[ -z "$(ls "$T/bs")" ] || no "statuses written: $(ls "$T/bs")"
+# a known one: every point runs, its status holds the CSV's last dx/dl
+hs batch "$MODELS/pendulum.yaml" --points "$T/pts.tsv" --outdir "$T/bo" --status-dir "$T/bs" \
+    --t-end 0.1 --sensitivity l --final dx/dl
+rc_is 0
+for p in a b; do
+    f=$(tail -n 1 "$T/bo/$p.csv" | cut -d, -f7)
+    awk -F, -v f="$f" '{ exit !(f != "" && $(NF - 1) + 0 == f + 0) }' "$T/bs/$p.status" ||
+        no "$p: final dx/dl $f not in the status: $(cat "$T/bs/$p.status")"
+done
 end
 
 begin "sweep --command floquet: a stability chart (abs_max per point)"

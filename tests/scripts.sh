@@ -842,14 +842,18 @@ check "  ... the finite difference of theta over l = 1 .. 1.001: Simpson's mean 
     awk -F, 'NR == 3 { l1 = $1; t1 = $15; s1 = $17 } NR == 4 { sm = $17 } NR == 5 { l2 = $1; t2 = $15; s2 = $17 }
         END { fd = (t2 - t1) / (l2 - l1); d = fd - (s1 + 4 * sm + s2) / 6; if (d < 0) d = -d
               if (sm == "" || d > 1e-8 * (fd < 0 ? -fd : fd)) { printf "fd %.12g, sensitivities %s %s %s\n", fd, s1, sm, s2; exit 1 } }' "$d/summary.csv"
-# batch itself: an unknown --final column is each point's exit 2, with the columns
-printf 'name\tl\np\t1\n' >"$work/one.tsv"
+# batch itself: an unknown --final column fails the whole batch up front,
+# once (exit 2, the message with the columns), no point run
+printf 'name\tl\np\t1\nq\t2\n' >"$work/one.tsv"
 mkdir -p "$work/fb"
 "$HOLOSIM" batch "$pa" --points "$work/one.tsv" --outdir "$work/fb" --status-dir "$work/fb" \
-    --t-end 0.1 --final thetaa -q >/dev/null 2>&1
-check "batch --final thetaa: the point fails with exit 2" [ $? -eq 1 ] && grep -q '^2,' "$work/fb/p.status"
-check "  ... its status: did you mean, the columns, one empty final field" \
-    grep -q "^2,,,,,,,,,,,,,,\"holosim: error: --final: unknown column 'thetaa' (did you mean 'theta'?); the columns of this run: t,theta,theta',E,x,y\"\$" "$work/fb/p.status"
+    --t-end 0.1 --final thetaa -q >"$work/fb.out" 2>"$work/fb.err"
+fbrc=$?
+check "batch --final thetaa: the batch fails with exit 2" [ "$fbrc" -eq 2 ]
+check "  ... before any point: no status, no point's line" \
+    [ ! -e "$work/fb/p.status" -a ! -e "$work/fb/q.status" -a ! -s "$work/fb.out" ]
+check "  ... one message: did you mean, the columns" \
+    [ "$(cat "$work/fb.err")" = "holosim: error: --final: unknown column 'thetaa' (did you mean 'theta'?); the columns of this run: t,theta,theta',E,x,y" ]
 printf 'name\te\np\t0.9\n' >"$work/one-e.tsv"
 "$HOLOSIM" batch "$bb" --points "$work/one-e.tsv" --outdir "$work/fb" --status-dir "$work/fb" \
     --sensitivity g -q >/dev/null 2>&1

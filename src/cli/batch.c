@@ -265,6 +265,33 @@ static int run_one(batch *B, hs_model *m, const char *part, hs_cli_final *F,
     return hs_sink_finish(ro.out, "the CSV", 0, rc, err);
 }
 
+/* --final's columns looked up once, before any point runs, in the first
+ * point's model (every point's run has the same columns): an unknown one
+ * fails the batch with one message and exit 2, not every point.  A first
+ * point that does not load is left to report itself. */
+static int check_finals(batch *B, char **rows)
+{
+    opts *o = B->o;
+    if (!o->final || !B->npts)
+        return 0;
+    hs_error err;
+    hs_error_init(&err);
+    int rc;
+    hs_model *m = point_model(B, rows + 1, &rc, &err);
+    if (!m)
+        return 0;
+    hs_cli_final F;
+    if (o->sensitivity) {
+        rc = hs_cli_sens_finals(m, o, &err);
+    } else {
+        rc = hs_cli_final_columns(&F, o, m, o->columns, &err);
+        hs_cli_final_free(&F);
+    }
+    if (m != B->base)
+        hs_model_free(m);
+    return rc ? hs_cli_fail(&err) : 0;
+}
+
 /* One point: load with its values, run into DIR/.NAME.csv.PID.part, rename,
  * status.  Returns the point's exit code (128 + signal when interrupted). */
 static int run_point(batch *B, const char *name, char **val)
@@ -618,6 +645,8 @@ int hs_cli_batch(int argc, char **argv)
         rc = check_outputs(&B, rows);
     if (!rc && !(B.x = calloc(B.np + 1, sizeof *B.x)))
         rc = hs_cli_nomem();
+    if (!rc)
+        rc = check_finals(&B, rows);
     if (!rc) {
         atomic_size_t next;
         atomic_init(&next, 0);

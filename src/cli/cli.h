@@ -205,11 +205,21 @@ int hs_cli_run_sens(hs_model *m, const opts *o, const char *path);
  * the notes o->quiet silences; the exit code with err set. */
 int hs_cli_sens_point(hs_model *m, const opts *o, const char *path, hs_cli_final *F,
                       hs_sumrow *r, hs_error *err);
+/* --final's columns among those of run --sensitivity on m (nothing
+ * runs): 0, or the exit code with err set (an unknown column: 2). */
+int hs_cli_sens_finals(const hs_model *m, const opts *o, hs_error *err);
 int hs_cli_batch(int argc, char **argv);
 int hs_cli_equilibrium(int argc, char **argv);
 int hs_cli_modes(int argc, char **argv);
 int hs_cli_animate(int argc, char **argv);
 int hs_cli_floquet(int argc, char **argv);
+/* Native kernels for the variational system f (and the sensitivities s,
+ * when not NULL) under --native, as hs_cli_native for a run: f and s
+ * evaluate through them (hs_fl_use_native) until the handle returned is
+ * freed after them; NULL: the VM (flow.c). */
+struct hs_fl;
+struct hs_fl_sens;
+struct hs_native *hs_cli_flow_native(const opts *o, struct hs_fl *f, struct hs_fl_sens *s);
 int hs_cli_lyapunov(int argc, char **argv);
 int hs_cli_linearize(int argc, char **argv);
 

@@ -44,7 +44,11 @@ const char hs_usage_floquet[] =
     "                            none is found\n"
     "  --set NAME=EXPR           override a parameter (repeatable)\n"
     "  --params FILE             parameters from a YAML file\n"
+    "  --input NAME=SRC          an input of the model: an expression of t, or a\n"
+    "                            table FILE.csv (as for run; repeatable)\n"
     "  --method NAME, --rtol X, --atol X   the integration (as for run)\n"
+    "  --native=MODE             native kernels for the variational programs\n"
+    "                            (never, auto, always; same numbers): auto\n"
     "  --csv                     header mu,re,im,abs,arg,exponent,abs_max,verdict\n"
     "                            and one row per multiplier, largest |mu| first (arg\n"
     "                            in radians; abs_max the largest |mu| and verdict\n"
@@ -76,7 +80,8 @@ const char hs_usage_lyapunov[] =
     "  --csv                     header t,lambda_1[,lambda_2...] and a row of the\n"
     "                            running estimates after each renormalization, the\n"
     "                            last at t_end\n"
-    "  --set, --params, --method, --rtol, --atol   as for floquet\n"
+    "  --set, --params, --input, --method, --rtol, --atol, --native   as for\n"
+    "                            floquet\n"
     "\n"
     "exit status: 2 for a bad interval or model (or --spectrum on a model with\n"
     "2 (n - k) > 128), 3 for an inconsistent start, 4 when the integration fails.\n";
@@ -155,13 +160,39 @@ static int eval_positive(hs_model *m, const char *opt, const char *text, double 
     return 0;
 }
 
+struct hs_native *hs_cli_flow_native(const opts *o, hs_fl *f, hs_fl_sens *s)
+{
+    hs_native_opts no;
+    hs_native_opts_init(&no);
+    no.names = &hs_cli_optnames;
+    no.policy = o->native;
+    if (no.policy == HS_NATIVE_NEVER)
+        return NULL;
+    const hs_prog *progs[HS_FL_NPROGS];
+    size_t np = hs_fl_programs(f, s, progs);
+    /* the work, roughly as a run's: a thousand rows of 13 right-hand sides,
+     * each evaluating every program */
+    double instr = 0;
+    for (size_t i = 0; i < np; i++)
+        instr += progs[i] ? (double)hs_prog_ninstr(progs[i]) : 0;
+    no.work = 1000 * 13 * instr;
+    char note[512];
+    hs_native_status st;
+    hs_native *h = hs_native_load(progs, np, &no, &st, note, sizeof note);
+    if (note[0] && !o->quiet)
+        fprintf(stderr, "holosim: %s\n", note);
+    hs_fl_use_native(f, s, h);
+    return h;
+}
+
 /* Options, one MODEL, loaded with the dense kernels, the variational
  * system: 0, or -1 with *rc the exit code (o freed, nothing else held). */
 static int open_flow(int argc, char **argv, const char *usage, unsigned cmd, const char *name,
-                     opts *o, hs_model **m, hs_fl **f, int *rc)
+                     opts *o, hs_model **m, hs_fl **f, hs_native **nat, int *rc)
 {
     *m = NULL;
     *f = NULL;
+    *nat = NULL;
     if (hs_cli_begin(argc, argv, usage, cmd, o, rc) || hs_cli_one_model(o, usage, name, rc))
         return -1;
     o->ov.dense = 1;
@@ -175,6 +206,7 @@ static int open_flow(int argc, char **argv, const char *usage, unsigned cmd, con
         hs_cli_free_opts(o);
         return -1;
     }
+    *nat = hs_cli_flow_native(o, *f, NULL);
     return 0;
 }
 
@@ -320,8 +352,9 @@ int hs_cli_floquet(int argc, char **argv)
     opts o;
     hs_model *m;
     hs_fl *f;
+    hs_native *nat;
     int rc;
-    if (open_flow(argc, argv, hs_usage_floquet, CMD_FLOQUET, "floquet", &o, &m, &f, &rc))
+    if (open_flow(argc, argv, hs_usage_floquet, CMD_FLOQUET, "floquet", &o, &m, &f, &nat, &rc))
         return rc;
     double T = 0;
     if (!o.period)
@@ -329,6 +362,7 @@ int hs_cli_floquet(int argc, char **argv)
     else if (!(rc = eval_positive(m, "--period", o.period, &T)))
         rc = floquet_cmd(m, f, &o, T);
     hs_fl_free(f);
+    hs_native_free(nat);
     hs_model_free(m);
     hs_cli_free_opts(&o);
     return rc;
@@ -411,8 +445,10 @@ int hs_cli_lyapunov(int argc, char **argv)
     opts o;
     hs_model *m;
     hs_fl *f;
+    hs_native *nat;
     int rc;
-    if (open_flow(argc, argv, hs_usage_lyapunov, CMD_LYAPUNOV, "lyapunov", &o, &m, &f, &rc))
+    if (open_flow(argc, argv, hs_usage_lyapunov, CMD_LYAPUNOV, "lyapunov", &o, &m, &f, &nat,
+                  &rc))
         return rc;
     double T = m->set.t_end - m->t0, dt = T / 100;
     if (o.every && (hs_cli_parse_double(o.every, &dt) || !(dt > 0)))
@@ -420,6 +456,7 @@ int hs_cli_lyapunov(int argc, char **argv)
     else
         rc = lyap_run(m, f, &o, T, dt);
     hs_fl_free(f);
+    hs_native_free(nat);
     hs_model_free(m);
     hs_cli_free_opts(&o);
     return rc;

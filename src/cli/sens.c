@@ -102,7 +102,7 @@ static int row(double t, const double *x, const double *lam, const double *S,
 }
 
 /* What the sensitivities do not support, refused before anything runs:
- * the options here, the model's contacts, events and inputs in flow. */
+ * the options here, the model's contacts, friction and events in flow. */
 static int refuse(const hs_model *m, const opts *o, const char *method, hs_error *err)
 {
     const char *what = o->columns ? "--columns (the columns are fixed: see holosim(1), "
@@ -111,7 +111,7 @@ static int refuse(const hs_model *m, const opts *o, const char *method, hs_error
                      : o->ov.has_stabilize ? "--stabilize (the motion is integrated without "
                                              "stabilization)"
                      : o->ov.has_mode ? "--output-mode" : NULL;
-    if (!what && hs_fl_sens_refuse(m, err))      /* contacts, friction, events, inputs */
+    if (!what && hs_fl_sens_refuse(m, err))      /* contacts, friction, events */
         return err->code;
     if (!what && o->ov.s.method[0] && strcmp(o->ov.s.method, method) != 0)
         return hs_error_set(err, HS_EXIT_USAGE, "--sensitivity integrates with an explicit "
@@ -171,10 +171,12 @@ static double now(void)
  * r, the finals into F; *ran: it got past the checks (a summary is
  * written); the exit code with err set. */
 static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
-                     hs_cli_final *F, hs_sumrow *r, int *ran, hs_error *err)
+                     hs_cli_final *F, hs_sumrow *r, int *ran, char *stop, size_t cap,
+                     hs_error *err)
 {
     double t0 = now();
     *ran = 0;
+    stop[0] = '\0';
     char **names = NULL, *text = NULL;
     size_t np = 0;
     hs_sumrow_init(r);
@@ -190,6 +192,7 @@ static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
         rc = err->code ? err->code : hs_error_nomem(err);
     else if (!(rc = refuse(m, o, hs_fl_method(f), err)) && make_columns(&c))
         rc = hs_error_nomem(err);
+    hs_native *nat = rc ? NULL : hs_cli_flow_native(o, f, s);
     if (!rc)
         rc = hs_cli_final_init(F, o, (const char *const *)c.col, c.ncol, err);
     *ran = !rc;
@@ -210,6 +213,13 @@ static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
             rc = hs_error_set(err, HS_EXIT_USAGE, "cannot write '%s'", path);
         else if (out && c.out == out && fflush(out) != 0 && !rc)
             rc = hs_error_set(err, HS_EXIT_USAGE, "cannot write the output");
+        double ts;
+        const hs_event *ev = rc ? NULL : hs_fl_sens_stopped(s, &ts);
+        if (ev)
+            snprintf(stop, cap, "stopped by event '%s' (%.500s) at t=%.17g", ev->name,
+                     ev->text ? ev->text : "", ts);
+        if (ev && !o->quiet)
+            fprintf(stderr, "holosim: %s\n", stop);
         if (!o->quiet && off > 1e-8)
             fprintf(stderr, "holosim: warning: --sensitivity: the initial data are not "
                     "consistent for every value of the parameters (the derivative of the "
@@ -230,6 +240,28 @@ static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
     free_columns(&c);
     hs_fl_sens_free(s);
     hs_fl_free(f);
+    hs_native_free(nat);
+    free(text);
+    free(names);
+    return rc;
+}
+
+int hs_cli_sens_finals(const hs_model *m, const opts *o, hs_error *err)
+{
+    char **names = NULL, *text = NULL;
+    size_t np = 0;
+    if (!o->final)
+        return 0;
+    int rc = split(o->sensitivity, &names, &np, &text, err);
+    if (rc)
+        return rc;
+    sctx c = { .m = m, .np = np, .names = names };
+    hs_cli_final F;
+    memset(&F, 0, sizeof F);
+    rc = make_columns(&c) ? hs_error_nomem(err)
+       : hs_cli_final_init(&F, o, (const char *const *)c.col, c.ncol, err);
+    hs_cli_final_free(&F);
+    free_columns(&c);
     free(text);
     free(names);
     return rc;
@@ -239,7 +271,13 @@ int hs_cli_sens_point(hs_model *m, const opts *o, const char *path, hs_cli_final
                       hs_sumrow *r, hs_error *err)
 {
     int ran;
-    return sens_core(m, o, path, NULL, F, r, &ran, err);
+    char stop[700];
+    /* every point folds its own values into the programs: a build under
+     * auto would serve no other point, so auto is the VM here */
+    opts po = *o;
+    if (po.native == HS_NATIVE_AUTO)
+        po.native = HS_NATIVE_NEVER;
+    return sens_core(m, &po, path, NULL, F, r, &ran, stop, sizeof stop, err);
 }
 
 int hs_cli_run_sens(hs_model *m, const opts *o, const char *path)
@@ -249,10 +287,11 @@ int hs_cli_run_sens(hs_model *m, const opts *o, const char *path)
     hs_cli_final F;
     hs_sumrow r;
     int ran;
-    int rc = sens_core(m, o, path, path ? NULL : stdout, &F, &r, &ran, &err);
+    char stop[700] = "";
+    int rc = sens_core(m, o, path, path ? NULL : stdout, &F, &r, &ran, stop, sizeof stop, &err);
     if (rc)
         hs_cli_fail(&err);
-    int src = o->summary && ran ? hs_cli_summary_file(o->summary, &r, m, rc, &err, "") : 0;
+    int src = o->summary && ran ? hs_cli_summary_file(o->summary, &r, m, rc, &err, stop) : 0;
     hs_cli_final_free(&F);
     return rc ? rc : src;
 }

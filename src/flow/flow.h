@@ -37,6 +37,7 @@
 
 #include <stddef.h>
 
+#include "../expr/expr.h"
 #include "../model/model.h"
 #include "../util/error.h"
 
@@ -45,6 +46,7 @@
 #define HS_FL_MAX 400
 
 typedef struct hs_fl hs_fl;
+struct hs_native;
 
 /* The Jacobians of m's accelerations, compiled (t kept as an input).  NULL
  * with err set: exit 2 for a model too large (n + k > HS_FL_MAX) or a
@@ -137,10 +139,20 @@ typedef int (*hs_fl_row_fn)(double t, const double *lambda, size_t count, void *
 int hs_fl_lyapunov(hs_fl *f, double T, double dt, int spectrum, hs_fl_row_fn row, void *ctx,
                    size_t *count, hs_error *err);
 
+/* Native kernels (src/native): the programs f evaluates, then s's when s
+ * is not NULL, into progs[HS_FL_NPROGS]; returns how many.  A handle
+ * hs_native_load made from them (in that order) is given back to
+ * hs_fl_use_native, which evaluates through its kernels from then on (the
+ * same doubles bit for bit; NULL: the VM again).  The handle must outlive
+ * f and s, or be taken back first. */
+#define HS_FL_NPROGS 3
+typedef struct hs_fl_sens hs_fl_sens;
+size_t hs_fl_programs(const hs_fl *f, const hs_fl_sens *s, const hs_prog **progs);
+void hs_fl_use_native(hs_fl *f, hs_fl_sens *s, const struct hs_native *nat);
+
 /* Forward sensitivities to the parameters names[np] of f's model: exit 2
  * (unknown parameter, with the nearest name; an input; a name twice; a
  * parameter t0 is written with) with err. */
-typedef struct hs_fl_sens hs_fl_sens;
 hs_fl_sens *hs_fl_sens_new(hs_fl *f, const char *const *names, size_t np, hs_error *err);
 void hs_fl_sens_free(hs_fl_sens *s);       /* NULL is fine */
 size_t hs_fl_sens_count(const hs_fl_sens *s);
@@ -161,8 +173,18 @@ typedef int (*hs_fl_sens_row_fn)(double t, const double *x, const double *lam,
 int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row, void *ctx,
                    double *offset, hs_error *err);
 
-/* What the sensitivities do not integrate (contacts, friction, events,
- * inputs): exit 1 with err naming it, or 0. */
+/* The stop event (the model's or --stop-when) that ended the last
+ * hs_fl_sens_run, with its time in *t, or NULL.  A stop event's function
+ * is checked after every accepted step; a sign change in its direction
+ * inside a step is located by bisection (integrating from the step's
+ * start) to round-off, and the last row is there.  Record-only events change
+ * nothing and are not watched. */
+const hs_event *hs_fl_sens_stopped(const hs_fl_sens *s, double *t);
+
+/* What the sensitivities do not integrate (contacts, friction, events
+ * that change the state: release, hold): exit 1 with err naming it, or 0.
+ * Inputs are functions of t, evaluated at t (a table piece by piece, its
+ * times step ends). */
 int hs_fl_sens_refuse(const hs_model *m, hs_error *err);
 
 /* The columns of a run with sensitivities to names[np]: t, the

@@ -11,6 +11,7 @@
 
 #include "flow.h"
 #include "../expr/expr.h"
+#include "../native/native.h"
 
 struct hs_stepper;
 
@@ -29,6 +30,7 @@ struct hs_fl {
     int *sym_a, *sym_lam;          /* the symbols a_i and Lambda_j of the residuals */
     /* prog_acc: M (lower) | Q | G_q | gamma | G | Gdot | dGdot/dq */
     hs_prog *prog_acc;
+    hs_kernel_fn kacc, kjac;       /* their native kernels (NULL: the VM) */
     hs_fl_blk bM, bQ, bGq, bgam, bG, bGd, bGdq;
     /* prog_jac: dr/dq | dr/dv | ds/dq | ds/dv */
     hs_prog *prog_jac;
@@ -45,6 +47,17 @@ struct hs_fl {
     size_t dircap;
     unsigned long steps, evals;    /* accepted steps and ODE right-hand sides, all runs */
 };
+
+/* Program p, or its native kernel k when there is one (the same doubles
+ * bit for bit, src/native). */
+static inline void hs_fl_run(hs_kernel_fn k, const hs_prog *p, const double *in,
+                             double *regs, double *out)
+{
+    if (k)
+        k(in, regs, out);
+    else
+        hs_prog_eval(p, in, regs, out);
+}
 
 /* prog_acc at (t, q, v) into out_acc. */
 void hs_fl_eval_acc(hs_fl *f, double t, const double *q, const double *v);
@@ -67,5 +80,21 @@ int hs_fl_start_state(hs_fl *f, double *x, hs_error *err);
 typedef int (*hs_fl_force_fn)(void *ctx, double t, double *dV, hs_error *err);
 int hs_fl_propagate_forced(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
                            hs_fl_force_fn force, void *fctx, hs_error *err);
+
+/* A watch on the accepted steps of a propagation: fn(ctx, t, y, err) after
+ * each, y = (x, P) at its end: 0 goes on, 1 stops the propagation there
+ * (hit set, t_hit the step's end, t_prev its start and y_prev [2n (1 +
+ * ncol)], the caller's, the state at its start), -1 an error in err. */
+typedef struct hs_fl_watch {
+    int (*fn)(void *ctx, double t, const double *y, hs_error *err);
+    void *ctx;
+    double *y_prev;
+    double t_prev, t_hit;
+    int hit;
+} hs_fl_watch;
+/* hs_fl_propagate_forced under a watch: the steps the same as without. */
+int hs_fl_propagate_watched(hs_fl *f, double t0, double t1, double *x, double *P,
+                            size_t ncol, hs_fl_force_fn force, void *fctx, hs_fl_watch *wt,
+                            hs_error *err);
 
 #endif

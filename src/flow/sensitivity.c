@@ -9,6 +9,7 @@
  * and so are the initial data written with it: S(t0) = d(q0, v0)/dp. */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include <gsl/gsl_linalg.h>
 
+#include "../dynamics/dynamics.h"
 #include "../integrate/integrate.h"
 #include "../linalg/linalg.h"
 #include "../util/suggest.h"
@@ -25,11 +27,18 @@ struct hs_fl_sens {
     size_t np;
     size_t *par;               /* [np] parameter indices */
     hs_prog *prog;             /* per p: dr/dp (n) | ds/dp (k) | dG/dp (k) | dGdot/dp (k) */
+    hs_kernel_fn kprog;        /* its native kernel (NULL: the VM) */
     size_t nout;
     double *out, *regs;
     double *S0;                /* [2n x np] d(q0, v0)/dp */
     double *ap, *lp;           /* [n x np] da/dp, [k x np] dLambda/dp at fixed (q, v) */
     double *t0p;               /* [np] dt0/dp (must be 0) */
+    /* stop events (the model's, --stop-when): watched on the dynamics'
+     * work; record-only events change nothing and are not watched */
+    hs_work *w;                /* NULL: no stop event */
+    signed char *sign;         /* [nev] the last non-zero sign of each g */
+    const hs_event *stopped;   /* the event that ended the run, or NULL */
+    double t_stop;
 };
 
 static int lookup(const hs_model *m, const char *name, size_t *out, hs_error *err)
@@ -185,6 +194,10 @@ hs_fl_sens *hs_fl_sens_new(hs_fl *f, const char *const *names, size_t np, hs_err
                          names[i], names[i]);
             rc = HS_EXIT_MODEL;
         }
+    for (size_t e = 0; !rc && e < m->nev; e++)
+        if (m->ev[e].action == HS_EV_STOP && !s->w &&
+            (!(s->w = hs_work_new(m)) || !(s->sign = calloc(m->nev, 1))))
+            rc = hs_error_nomem(err);
     if (!rc) {
         size_t nin = hs_prog_nin(s->prog);
         s->regs = calloc(hs_prog_nregs(s->prog) + 1, sizeof *s->regs);
@@ -203,6 +216,8 @@ void hs_fl_sens_free(hs_fl_sens *s)
 {
     if (!s)
         return;
+    hs_work_free(s->w);
+    free(s->sign);
     hs_prog_free(s->prog);
     free(s->par);
     free(s->out);
@@ -220,7 +235,7 @@ static int partials(hs_fl_sens *s, double t, hs_error *err)
 {
     hs_fl *f = s->f;
     size_t n = f->n, k = f->k, np = s->np, per = n + 3 * k;
-    hs_prog_eval(s->prog, f->in, s->regs, s->out);
+    hs_fl_run(s->kprog, s->prog, f->in, s->regs, s->out);
     for (size_t i = 0; i < np; i++) {
         for (size_t j = 0; j < n + k; j++)
             gsl_vector_set(f->col, j, -s->out[i * per + j]);
@@ -286,7 +301,7 @@ static double tangency(hs_fl_sens *s, double t, const double *x)
     hs_fl *f = s->f;
     size_t n = f->n, k = f->k, np = s->np, per = n + 3 * k;
     hs_fl_eval_acc(f, t, x, x + n);
-    hs_prog_eval(s->prog, f->in, s->regs, s->out);
+    hs_fl_run(s->kprog, s->prog, f->in, s->regs, s->out);
     double *J = calloc(2 * k * 2 * n + 1, sizeof *J), worst = 0;
     if (!J)
         return 0;
@@ -302,6 +317,112 @@ static double tangency(hs_fl_sens *s, double t, const double *x)
         }
     free(J);
     return worst;
+}
+
+/* ---------- stop events ---------- */
+
+/* The stop events' functions at (t, x) into the work: 0, or 4 with err. */
+static int ev_eval(hs_fl_sens *s, double t, const double *x, hs_error *err)
+{
+    const hs_model *m = s->f->m;
+    size_t n = m->n;
+    int rc = m->ev_dyn ? hs_dyn_accel(m, s->w, t, x, x + n, NULL, NULL) : 0;
+    if (!rc)
+        rc = hs_dyn_events(m, s->w, t, x, x + n, NULL);
+    if (rc)
+        hs_error_adopt(err, hs_work_err(s->w), 0);
+    return rc;
+}
+
+static int sgn(double g)
+{
+    return (g > 0) - (g < 0);
+}
+
+/* The first stop event whose g changed sign in its direction against
+ * s->sign (the work's values), or -1; update: keep the new signs. */
+static long ev_crossed(hs_fl_sens *s, int update)
+{
+    const hs_model *m = s->f->m;
+    const double *g = hs_work_events(s->w);
+    long hit = -1;
+    for (size_t e = 0; e < m->nev; e++) {
+        int sn = sgn(g[e]), so = s->sign[e];
+        if (m->ev[e].action != HS_EV_STOP || !sn)
+            continue;
+        if (so && sn != so && (m->ev[e].dir == 0 || m->ev[e].dir == sn) && hit < 0)
+            hit = (long)e;
+        if (update)
+            s->sign[e] = (signed char)sn;
+    }
+    return hit;
+}
+
+/* A stop event crossed between (a, xa, Sa) and (*tb, x, S): bisect on
+ * [a, *tb] (integrating from the left end each time) to where the first
+ * crossing is bracketed to round-off; x, S and *tb become the state just
+ * past it.  0, or an exit code with err. */
+static int ev_locate(hs_fl_sens *s, double a, double *xa, double *Sa, double *tb, double *x,
+                     double *S, hs_error *err)
+{
+    hs_fl *f = s->f;
+    size_t len = 2 * f->n, lenS = len * s->np;
+    double b = *tb;
+    double *xm = malloc((len + lenS + 1) * sizeof *xm), *Sm = xm + len;
+    if (!xm)
+        return hs_error_nomem(err);
+    int rc = 0;
+    long hit = ev_crossed(s, 0);
+    while (!rc && b - a > 4 * DBL_EPSILON * fmax(fabs(a), fabs(b)) + DBL_MIN) {
+        double mid = a + (b - a) / 2;
+        if (!(mid > a && mid < b))
+            break;
+        memcpy(xm, xa, len * sizeof *xm);
+        memcpy(Sm, Sa, lenS * sizeof *Sm);
+        rc = hs_fl_propagate_forced(f, a, mid, xm, Sm, s->np, force, s, err);
+        if (!rc)
+            rc = ev_eval(s, mid, xm, err);
+        if (rc)
+            break;
+        long h = ev_crossed(s, 0);
+        if (h >= 0) {                  /* in [a, mid]: the right end moves */
+            hit = h;
+            b = mid;
+            memcpy(x, xm, len * sizeof *x);
+            memcpy(S, Sm, lenS * sizeof *S);
+        } else {                       /* in (mid, b]: the left end moves */
+            ev_crossed(s, 1);
+            a = mid;
+            memcpy(xa, xm, len * sizeof *xa);
+            memcpy(Sa, Sm, lenS * sizeof *Sa);
+        }
+    }
+    free(xm);
+    if (!rc) {
+        s->stopped = &f->m->ev[hit];
+        s->t_stop = *tb = b;
+    }
+    return rc;
+}
+
+/* The watch on every accepted step (internal.h): 1 where a stop event's
+ * function changed sign in its direction. */
+static int ev_watch(void *ctx, double t, const double *y, hs_error *err)
+{
+    hs_fl_sens *s = ctx;
+    if (ev_eval(s, t, y, err))
+        return -1;
+    if (ev_crossed(s, 0) >= 0)
+        return 1;
+    ev_crossed(s, 1);
+    return 0;
+}
+
+const hs_event *hs_fl_sens_stopped(const hs_fl_sens *s, double *t)
+{
+    if (t)
+        *t = s->t_stop;
+    return s->stopped;
 }
 
 int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row, void *ctx,
@@ -323,21 +444,56 @@ int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row
     long steps = 0;
     if (!rc)
         rc = hs_run_times(m, t_end, dt, &step, &steps, err);
-    for (long i = 0; !rc && i <= steps; i++) {
+    /* the stop events: their signs at the start, checked after every
+     * accepted step (xs: the state at the step's start, where a crossing
+     * is located from) */
+    double *xs = s->w ? malloc((2 * n * (1 + np) + 1) * sizeof *xs) : NULL;
+    if (!rc && s->w && !xs)
+        rc = hs_error_nomem(err);
+    s->stopped = NULL;
+    if (!rc && s->w) {
+        memset(s->sign, 0, m->nev);
+        if (!(rc = ev_eval(s, t, x, err)))
+            ev_crossed(s, 1);
+    }
+    for (long i = 0; !rc && i <= steps && !s->stopped; i++) {
         double ti = i == steps ? t_end : hs_grid_time(m->t0, i, step);
+        hs_fl_watch wt = { ev_watch, s, xs, 0, 0, 0 };
         if (ti > t)
-            rc = hs_fl_propagate_forced(f, t, ti, x, S, np, force, s, err);
+            rc = xs ? hs_fl_propagate_watched(f, t, ti, x, S, np, force, s, &wt, err)
+                    : hs_fl_propagate_forced(f, t, ti, x, S, np, force, s, err);
+        if (!rc && wt.hit) {               /* a stop inside that step */
+            ti = wt.t_hit;
+            rc = ev_locate(s, wt.t_prev, xs, xs + 2 * n, &ti, x, S, err);
+        }
         if (!rc)
             rc = multipliers(s, ti, x, S, lam, dlam, err);
         t = ti;
         if (!rc)
             rc = row(ti, x, lam, S, dlam, ctx);
     }
+    free(xs);
     free(x);
     free(S);
     free(lam);
     free(dlam);
     return rc;
+}
+
+size_t hs_fl_programs(const hs_fl *f, const hs_fl_sens *s, const hs_prog **progs)
+{
+    progs[0] = f->prog_acc;
+    progs[1] = f->prog_jac;
+    progs[2] = s ? s->prog : NULL;
+    return s ? 3 : 2;
+}
+
+void hs_fl_use_native(hs_fl *f, hs_fl_sens *s, const hs_native *nat)
+{
+    f->kacc = nat ? hs_native_fn(nat, 0) : NULL;
+    f->kjac = nat ? hs_native_fn(nat, 1) : NULL;
+    if (s)
+        s->kprog = nat ? hs_native_fn(nat, 2) : NULL;
 }
 
 size_t hs_fl_sens_count(const hs_fl_sens *s)
@@ -349,16 +505,18 @@ size_t hs_fl_sens_count(const hs_fl_sens *s)
 int hs_fl_sens_refuse(const hs_model *m, hs_error *err)
 {
     const char *what = m->ncontact ? "contacts (one-sided constraints)"
-                     : m->nfriction ? "friction"
-                     : m->nev ? "events (the model's or "
-                     : m->ninput ? "inputs" : NULL;
-    if (!what)
-        return 0;
-    return hs_error_set(err, HS_EXIT_USAGE, "%s does not support %s%s%s",
-                        hs_optname(m->names, HS_OPT_SENSITIVITY), what,
-                        m->nev && !m->ncontact && !m->nfriction
-                            ? hs_optname(m->names, HS_OPT_STOP_WHEN) : "",
-                        m->nev && !m->ncontact && !m->nfriction ? ")" : "");
+                     : m->nfriction ? "friction" : NULL;
+    if (what)
+        return hs_error_set(err, HS_EXIT_USAGE, "%s does not support %s",
+                            hs_optname(m->names, HS_OPT_SENSITIVITY), what);
+    for (size_t e = 0; e < m->nev; e++)
+        if (m->ev[e].action != HS_EV_STOP && m->ev[e].action != HS_EV_RECORD)
+            return hs_error_set(err, HS_EXIT_USAGE, "%s does not support events that change "
+                                "the state or the constraints (event '%s'): the sensitivities "
+                                "jump there (a saltation matrix, not implemented); stop and "
+                                "record events are supported",
+                                hs_optname(m->names, HS_OPT_SENSITIVITY), m->ev[e].name);
+    return 0;
 }
 
 size_t hs_fl_sens_ncols(const hs_model *m, size_t np)

@@ -382,11 +382,13 @@ void hs_fl_eval_acc(hs_fl *f, double t, const double *q, const double *v)
 {
     hs_model *m = f->m;
     f->in[m->sym_t] = t;
+    if (m->ntab)                    /* the input tables' piece at t */
+        hs_model_tables_at(m, t, f->in, NULL);
     for (size_t i = 0; i < f->n; i++) {
         f->in[m->sym_q[i]] = q[i];
         f->in[m->sym_v[i]] = v[i];
     }
-    hs_prog_eval(f->prog_acc, f->in, f->regs, f->out_acc);
+    hs_fl_run(f->kacc, f->prog_acc, f->in, f->regs, f->out_acc);
 }
 
 /* Block entries into X (rows x ld, row-major), added; sym: also (c, r). */
@@ -415,7 +417,7 @@ static int eval_jac(hs_fl *f, double t, hs_error *err)
         f->in[f->sym_a[i]] = f->a[i];
     for (size_t j = 0; j < f->k; j++)
         f->in[f->sym_lam[j]] = f->lam[j];
-    hs_prog_eval(f->prog_jac, f->in, f->regs, f->out_jac);
+    hs_fl_run(f->kjac, f->prog_jac, f->in, f->regs, f->out_jac);
     if (!all_finite(f->out_jac, f->njac))
         return fail(f, t, "a non-finite derivative of the accelerations", err);
     return 0;
@@ -724,8 +726,33 @@ static int ode_rhs(double tau, const double y[], double dy[], void *params)
     return GSL_SUCCESS;
 }
 
+/* GSL's driver loop (gsl_odeiv2_driver_apply with no hmin, hmax or nmax:
+ * the same steps) with wt->fn after each accepted step. */
+static int watched_apply(gsl_odeiv2_driver *d, double t0, double *tau, double span, double *y,
+                         hs_fl_watch *wt, hs_error *err)
+{
+    size_t dim = d->sys->dimension;
+    while (*tau < span) {
+        double prev = *tau;
+        memcpy(wt->y_prev, y, dim * sizeof *y);
+        int st = gsl_odeiv2_evolve_apply(d->e, d->c, d->s, d->sys, tau, span, &d->h, y);
+        if (st != GSL_SUCCESS)
+            return st;
+        int w = wt->fn(wt->ctx, t0 + *tau, y, err);
+        if (w < 0)
+            return GSL_EBADFUNC;
+        if (w) {
+            wt->hit = 1;
+            wt->t_prev = t0 + prev;
+            wt->t_hit = t0 + *tau;
+            return GSL_SUCCESS;
+        }
+    }
+    return GSL_SUCCESS;
+}
+
 static int propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
-                     hs_fl_force_fn force, void *fctx, hs_error *err)
+                     hs_fl_force_fn force, void *fctx, hs_fl_watch *wt, hs_error *err)
 {
     size_t n = f->n, dim = 2 * n * (1 + ncol);
     double *y = malloc(dim * sizeof *y);
@@ -757,9 +784,10 @@ static int propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_
     }
     gsl_odeiv2_driver_set_nmax(d, 0);
     double tau = 0;
-    int st = gsl_odeiv2_driver_apply(d, &tau, span, y);
+    int st = wt ? watched_apply(d, t0, &tau, span, y, wt, err)
+                : gsl_odeiv2_driver_apply(d, &tau, span, y);
     f->steps += d->e->count;
-    int rc = c.rc;
+    int rc = c.rc ? c.rc : st == GSL_EBADFUNC && wt && err->code ? err->code : 0;
     if (!rc && st != GSL_SUCCESS) {
         hs_error_set(err, HS_EXIT_NUMERIC, "%s: the stepper %s failed at t = %.17g with the "
                      "variational equations (%s)", f->m->file, f->step->name, t0 + tau,
@@ -782,18 +810,41 @@ void hs_fl_counts(const hs_fl *f, unsigned long *steps, unsigned long *evals)
     *evals = f->evals;
 }
 
+/* From t0 to t1 in pieces that end at the input tables' times (m->brk),
+ * as a run's steps do: no step across a kink of an input. */
+static int propagate_pieces(hs_fl *f, double t0, double t1, double *x, double *P,
+                            size_t ncol, hs_fl_force_fn force, void *fctx, hs_fl_watch *wt,
+                            hs_error *err)
+{
+    const hs_model *m = f->m;
+    double t = t0;
+    int rc = 0;
+    for (size_t b = 0; b < m->nbrk && !rc && !(wt && wt->hit); b++)
+        if (m->brk[b] > t && m->brk[b] < t1) {
+            rc = propagate(f, t, m->brk[b], x, P, ncol, force, fctx, wt, err);
+            t = m->brk[b];
+        }
+    return rc || (wt && wt->hit) ? rc : propagate(f, t, t1, x, P, ncol, force, fctx, wt, err);
+}
+
 int hs_fl_propagate(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
                     hs_error *err)
 {
-    int rc = propagate(f, t0, t1, x, P, ncol, NULL, NULL, err);
-    return rc;
+    return propagate_pieces(f, t0, t1, x, P, ncol, NULL, NULL, NULL, err);
 }
 
 int hs_fl_propagate_forced(hs_fl *f, double t0, double t1, double *x, double *P, size_t ncol,
                            hs_fl_force_fn force, void *fctx, hs_error *err)
 {
-    int rc = propagate(f, t0, t1, x, P, ncol, force, fctx, err);
-    return rc;
+    return propagate_pieces(f, t0, t1, x, P, ncol, force, fctx, NULL, err);
+}
+
+int hs_fl_propagate_watched(hs_fl *f, double t0, double t1, double *x, double *P,
+                            size_t ncol, hs_fl_force_fn force, void *fctx, hs_fl_watch *wt,
+                            hs_error *err)
+{
+    wt->hit = 0;
+    return propagate_pieces(f, t0, t1, x, P, ncol, force, fctx, wt, err);
 }
 
 /* M, Q, G at (t0, x) against (t0 + T, x). */
