@@ -216,7 +216,11 @@ typedef struct holosim_result holosim_result;
 /* Integrate the model (o NULL: the model's settings).  Without a row
  * callback (fn NULL) the rows are gathered into the result's buffer;
  * with one they go to it and the result holds the columns alone (and the
- * count of rows).  NULL with err set; the same numbers as `holosim run`. */
+ * count of rows).  NULL with err set; the same numbers as `holosim run`,
+ * which is a client of this function.  The event rows, the messages, the
+ * native kernels, the stop flag and the summary as the options say
+ * (above); nothing is written to standard output or error, but the
+ * progress line when o->progress asks for it. */
 HOLOSIM_API holosim_result *holosim_run(const holosim_model *m, const holosim_run_options *o,
                                         holosim_row_fn fn, void *ctx, holosim_error *err);
 HOLOSIM_API void holosim_result_free(holosim_result *r);
