@@ -11,6 +11,7 @@
 #ifndef HOLOSIM_H
 #define HOLOSIM_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -36,7 +37,7 @@ enum {
     HOLOSIM_EINCONSISTENT = 3, /* initial data rejected, no equilibrium */
     HOLOSIM_ENUMERIC = 4,      /* numerical failure during a run */
     HOLOSIM_ENOMEM = 5,        /* out of memory */
-    HOLOSIM_ESTOPPED = 130     /* a run stopped by its row callback */
+    HOLOSIM_ESTOPPED = 130     /* a run stopped by a callback or its stop flag */
 };
 
 typedef struct holosim_error {
@@ -82,11 +83,97 @@ HOLOSIM_API const char *holosim_model_constraint(const holosim_model *m, size_t 
 HOLOSIM_API size_t holosim_model_nparams(const holosim_model *m);
 HOLOSIM_API const char *holosim_model_param(const holosim_model *m, size_t i, double *value);
 
+/* A load with more than overrides: the model's inputs given sources and
+ * stop conditions added.  inputs[ninputs]: "NAME=SRC" as `holosim run
+ * --input` takes them (SRC a table, a file name ending in .csv with
+ * columns t and NAME, or an expression of t and the parameters; the last
+ * of a name wins); stop_when[nstop_when]: conditions as `--stop-when`
+ * takes them ("x > 1": an event that stops the run).  Each list may be
+ * NULL with count 0.  holosim_load_options_init empties every field. */
+typedef struct holosim_load_options {
+    const char *const *set;        /* "NAME=EXPR", as holosim_model_load's */
+    size_t nset;
+    const char *const *inputs;     /* "NAME=SRC" */
+    size_t ninputs;
+    const char *const *stop_when;  /* conditions */
+    size_t nstop_when;
+} holosim_load_options;
+
+HOLOSIM_API void holosim_load_options_init(holosim_load_options *lo);
+
+/* holosim_model_load and holosim_model_load_text with lo (NULL: none).
+ * NULL with err set, as those (an input source that cannot be read or
+ * compiled, a bad condition: the positioned message and its code). */
+HOLOSIM_API holosim_model *holosim_model_load_with(const char *path,
+                                                   const holosim_load_options *lo,
+                                                   holosim_error *err);
+HOLOSIM_API holosim_model *holosim_model_load_text_with(const char *name, const char *text,
+                                                        const holosim_load_options *lo,
+                                                        holosim_error *err);
+
 /* ---- runs ---- */
+
+/* Called once, before any row or event row, with the names of the
+ * columns (the CSV header's).  Return 0 to go on, non-zero to stop (as a
+ * row callback's stop). */
+typedef int (*holosim_header_fn)(void *ctx, const char *const *names, size_t ncols);
+
+/* Called with every event row (`holosim run --events`): the event's name
+ * and row[ncols], the values of the result's columns at the event (the
+ * events CSV's columns are `event` then those).  Return as a row
+ * callback. */
+typedef int (*holosim_event_fn)(void *ctx, const char *event, const double *row,
+                                size_t ncols);
+
+/* What a run would say on standard error, handed over instead: kind
+ * HOLOSIM_MSG_REPORT, the consistency projection's report and the
+ * warnings of the run (what `--quiet-projection` silences);
+ * HOLOSIM_MSG_NOTE, what the native kernels' policy has to tell (what
+ * `-q` silences).  text: one line, with its '\n', as the command line
+ * prints it ("holosim: ..."). */
+enum { HOLOSIM_MSG_REPORT = 1, HOLOSIM_MSG_NOTE = 2 };
+typedef void (*holosim_message_fn)(void *ctx, int kind, const char *text);
+
+/* The native kernels' policy (`--native`): the model's programs compiled
+ * to C and loaded, or the bytecode VM.  DEFAULT is NEVER (the numbers are
+ * the same either way, to the bit). */
+enum { HOLOSIM_NATIVE_DEFAULT = -1, HOLOSIM_NATIVE_NEVER = 0, HOLOSIM_NATIVE_AUTO = 1,
+       HOLOSIM_NATIVE_ALWAYS = 2 };
+
+/* The progress line of a run (`--progress`, `-q`): OFF never (the
+ * default); AUTO on standard error, when that is a terminal, once the run
+ * has taken 2 s; ON from the start.  The one thing a run can write
+ * itself, and only when asked. */
+enum { HOLOSIM_PROGRESS_OFF = -1, HOLOSIM_PROGRESS_AUTO = 0, HOLOSIM_PROGRESS_ON = 1 };
+
+/* What a run did (`holosim run --summary`'s fields, and more).  The
+ * strings point into the model (valid while it lives), NULL when none. */
+typedef struct holosim_run_summary {
+    long steps, nrhs, rows;        /* steps taken, rhs evaluations, rows computed */
+    long projections;              /* projection stabilizations applied */
+    long splits;                   /* interpolate mode: segments halved */
+    double max_G, max_Gdot;        /* largest |G|, |Gdot| over the rows */
+    double max_energy_balance, max_power_residual;
+    double t_reached;              /* the time of the last row */
+    double wall;                   /* seconds the run took */
+    long events;                   /* event rows */
+    const char *stopped_by;        /* the event that ended the run, or NULL */
+    const char *stop_text;         /* its condition as written */
+    long impacts;                  /* contacts closed by an impact */
+    long transitions;              /* other contact and friction transitions */
+    int rested;                    /* a contact came to rest ... */
+    double t_rest;                 /* ... at this accumulation point */
+    const char *rest_contact;      /* ... that contact */
+    size_t k, rank0;               /* constraints, rank of G_q at the start */
+    long nrobust, nsingular;       /* rank-revealing solves, near-singular ones */
+    double worst_rcond;            /* their worst reciprocal condition */
+    int augmented;                 /* a singular mass matrix was met */
+} holosim_run_summary;
 
 /* Options of a run: holosim_run_options_init sets every field to "the
  * model's" (NaN, NULL, -1); each one given means what the option of
- * `holosim run` of the same name means. */
+ * `holosim run` of the same name means.  The fields after `columns` came
+ * later; their defaults keep a run as it was without them. */
 typedef struct holosim_run_options {
     double t_end;              /* --t-end */
     double dt;                 /* --dt */
@@ -95,6 +182,26 @@ typedef struct holosim_run_options {
     double rtol, atol;         /* --rtol, --atol */
     int output_mode;           /* --output-mode: 0 exact, 1 interpolate */
     const char *columns;       /* --columns (a comma list, globs, default, all) */
+    int native;                /* --native: HOLOSIM_NATIVE_* */
+    /* checked before every step: non-zero stops the run (HOLOSIM_ESTOPPED,
+     * the rows before kept); a signal handler may set it.  NULL: none */
+    volatile sig_atomic_t *stop;
+    holosim_header_fn header;  /* NULL: none */
+    void *header_ctx;
+    /* the event rows to this callback; NULL: gathered into the result
+     * (holosim_result_nevents) when keep_events is 1, else not computed */
+    holosim_event_fn events;
+    void *events_ctx;
+    int keep_events;
+    /* the run's messages to this callback; NULL: dropped */
+    holosim_message_fn message;
+    void *message_ctx;
+    holosim_run_summary *summary;  /* filled when given, after a failure too */
+    int progress;              /* HOLOSIM_PROGRESS_* */
+    /* 1: the summary's max_G, max_Gdot, max_energy_balance and
+     * max_power_residual are not wanted (0 then): a row showing only t, q
+     * and v computes nothing else (`-q` without `--summary`) */
+    int no_residuals;
 } holosim_run_options;
 
 HOLOSIM_API void holosim_run_options_init(holosim_run_options *o);
@@ -109,7 +216,11 @@ typedef struct holosim_result holosim_result;
 /* Integrate the model (o NULL: the model's settings).  Without a row
  * callback (fn NULL) the rows are gathered into the result's buffer;
  * with one they go to it and the result holds the columns alone (and the
- * count of rows).  NULL with err set; the same numbers as `holosim run`. */
+ * count of rows).  NULL with err set; the same numbers as `holosim run`,
+ * which is a client of this function.  The event rows, the messages, the
+ * native kernels, the stop flag and the summary as the options say
+ * (above); nothing is written to standard output or error, but the
+ * progress line when o->progress asks for it. */
 HOLOSIM_API holosim_result *holosim_run(const holosim_model *m, const holosim_run_options *o,
                                         holosim_row_fn fn, void *ctx, holosim_error *err);
 HOLOSIM_API void holosim_result_free(holosim_result *r);
@@ -124,6 +235,12 @@ HOLOSIM_API const double *holosim_result_data(const holosim_result *r);
 /* Integration steps taken, right-hand side evaluations. */
 HOLOSIM_API long holosim_result_steps(const holosim_result *r);
 HOLOSIM_API long holosim_result_nrhs(const holosim_result *r);
+/* The event rows gathered (a run without an event callback): their
+ * count, the name of row i's event, and the buffer of nevents * ncols
+ * doubles (the result's columns; NULL when none). */
+HOLOSIM_API size_t holosim_result_nevents(const holosim_result *r);
+HOLOSIM_API const char *holosim_result_event(const holosim_result *r, size_t i);
+HOLOSIM_API const double *holosim_result_event_data(const holosim_result *r);
 
 /* `holosim run --sensitivity P1,P2,...`: the motion with its forward
  * sensitivities to the parameters params[np], in a result whose columns

@@ -322,4 +322,80 @@ def pandas_and_docstrings():
         assert obj.__doc__ and len(obj.__doc__) > 40, obj
 
 
+SPHERE = os.path.join(ROOT, "models", "sphere_liftoff.yaml")
+CART = os.path.join(ROOT, "models", "cart_pole.yaml")
+PUSH = os.path.join(ROOT, "models", "cart_push.csv")
+BALL = os.path.join(ROOT, "models", "bouncing_ball.yaml")
+
+
+@test
+def events_equal_the_cli_events_csv():
+    ev = os.path.join(TMP, "ev.csv")
+    rc, out, err = cli("run", SPHERE, "-q", "--events", ev)
+    assert rc == 0, err
+    with open(ev) as f:
+        lines = f.read().strip("\n").split("\n")
+    names = lines[0].split(",")
+    r = holosim.load(SPHERE).run()
+    assert names == ["event"] + r.events.columns, names
+    assert r.events.names == [ln.split(",")[0] for ln in lines[1:]], r.events.names
+    table = np.array([[float(x) for x in ln.split(",")[1:]] for ln in lines[1:]])
+    assert same_bits(r.events.data, table)
+    assert np.array_equal(r.events["t"], r.events.data[:, 0]) and len(r.events) == 2
+
+
+@test
+def inputs_and_stop_when_bit_for_bit():
+    for src in (PUSH, "0.5*sin(3*t)"):
+        rc, out, err = cli("run", CART, "-q", "--input", "F=" + src, "--t-end", "2",
+                           "--stop-when", "x > 0.05")
+        assert rc == 0, err
+        names, table = csv_table(out)
+        r = holosim.load(CART, inputs={"F": src}, stop_when="x > 0.05").run(t_end=2)
+        assert r.columns == names and same_bits(r.data, table), src
+        assert r.summary["stopped_by"] == "stop_when" and r.summary["stop_text"] == "x > 0.05"
+
+
+@test
+def bad_input_source_is_positioned():
+    try:
+        holosim.load(CART, inputs=["F=2*t+"])
+    except holosim.ModelError as e:
+        assert e.exit_code == 2 and "expression expected" in str(e) and "^" in e.text, e.text
+    else:
+        raise AssertionError("no error")
+    try:
+        holosim.load(CART, inputs={"F": "nosuch.csv"})
+    except holosim.ModelError as e:
+        assert "cannot open the input table" in str(e), str(e)
+    else:
+        raise AssertionError("no error")
+
+
+@test
+def summary_equals_run_summary():
+    for path, extra in ((PEND, ["--t-end", "1"]), (BALL, [])):
+        sf = os.path.join(TMP, "sum.csv")
+        # (the Result keeps the event rows, as --events does: each is one
+        # more right-hand side)
+        rc, out, err = cli("run", path, "-q", "--summary", sf, "--events",
+                           os.path.join(TMP, "sev.csv"), *extra)
+        assert rc == 0, err
+        with open(sf) as f:
+            head, row = [ln for ln in f.read().split("\n") if ln][:2]
+        import csv
+        rec = dict(zip(next(csv.reader([head])), next(csv.reader([row]))))
+        r = holosim.load(path).run(t_end=1 if extra else None)
+        s = r.summary
+        assert s["steps"] == int(rec["steps"]) and s["nrhs"] == int(rec["rhs_evals"])
+        assert s["rows"] == int(rec["rows"]) == len(r)
+        for k in ("max_G", "max_Gdot", "max_energy_balance", "max_power_residual",
+                  "t_reached"):
+            assert s[k] == float(rec[k]), (k, s[k], rec[k])
+        assert s["impacts"] == int(rec["impacts"]) and s["transitions"] == int(rec["transitions"])
+        if rec["t_rest"]:
+            assert s["rested"] and s["t_rest"] == float(rec["t_rest"])
+        assert s["steps"] == r.steps and s["nrhs"] == r.nrhs
+
+
 finish()

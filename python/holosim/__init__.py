@@ -98,9 +98,11 @@ def _run_options(t_end=None, dt=None, method=None, rtol=None, atol=None, columns
     return o, keep
 
 
-def _gather(call, on_row):
+def _gather(call, on_row, summary_p=None):
     """A Result from call(fn, err) (holosim_run or holosim_sensitivity with
-    the row callback fn, or NULL), the rows to on_row when given."""
+    the row callback fn, or NULL), the rows to on_row when given; the
+    summary from summary_p (a holosim_run_summary * the call fills) and
+    the events gathered, when given."""
     err = ffi.new("holosim_error *")
     fn, failure = ffi.NULL, []
     if on_row is not None:
@@ -118,6 +120,7 @@ def _gather(call, on_row):
 
         fn = ffi.callback("int(void *, const double *, size_t)", _row)
     r = call(fn, err)
+    summary = _summary(summary_p) if summary_p is not None else None
     if failure:
         if r != ffi.NULL:
             lib.holosim_result_free(r)
@@ -132,7 +135,17 @@ def _gather(call, on_row):
             data = np.frombuffer(buf, dtype=np.float64).reshape(nr, nc).copy()
         else:                                  # no rows, or they went to on_row
             data = np.zeros((0 if on_row is not None else nr, nc))
-        return Result(names, data, lib.holosim_result_steps(r), lib.holosim_result_nrhs(r))
+        res = Result(names, data, lib.holosim_result_steps(r), lib.holosim_result_nrhs(r))
+        if summary_p is not None:
+            res.summary = summary
+            ne = lib.holosim_result_nevents(r)
+            ev = np.zeros((ne, nc))
+            if ne and nc:
+                buf = ffi.buffer(lib.holosim_result_event_data(r), 8 * ne * nc)
+                ev = np.frombuffer(buf, dtype=np.float64).reshape(ne, nc).copy()
+            res.events = Events(names, [_str(lib.holosim_result_event(r, i))
+                                        for i in range(ne)], ev)
+        return res
     finally:
         lib.holosim_result_free(r)
 
@@ -160,6 +173,22 @@ class StoppedError(Error):
 
 _ERRORS = {1: UsageError, 2: ModelError, 3: InconsistentError, 4: NumericError,
            5: OutOfMemoryError, 130: StoppedError}
+
+
+_SUMMARY_FIELDS = ("steps", "nrhs", "rows", "projections", "splits", "max_G", "max_Gdot",
+                   "max_energy_balance", "max_power_residual", "t_reached", "wall", "events",
+                   "impacts", "transitions", "rested", "t_rest", "k", "rank0", "nrobust",
+                   "nsingular", "worst_rcond", "augmented")
+
+
+def _summary(p):
+    """A holosim_run_summary as a dict (the strings copied: they point into
+    the model)."""
+    d = {f: getattr(p, f) for f in _SUMMARY_FIELDS}
+    d["rested"], d["augmented"] = bool(d["rested"]), bool(d["augmented"])
+    for f in ("stopped_by", "stop_text", "rest_contact"):
+        d[f] = _str(getattr(p, f))
+    return d
 
 
 def _raise(err):
@@ -212,6 +241,28 @@ class Result:
         ImportError when pandas is not installed."""
         import pandas
         return pandas.DataFrame(self.data, columns=list(self.columns))
+
+
+class Events:
+    """The event rows of a run (`holosim run --events`): names[i] is the
+    event of row i; data a float64 NumPy array, a row per event, in the
+    run's columns (the events CSV's columns after `event`).
+    events["x"] is the column x; len(events) the rows."""
+
+    def __init__(self, columns, names, data):
+        self.columns = columns
+        self.names = names
+        self.data = data
+        self._index = {c: j for j, c in enumerate(columns)}
+
+    def __getitem__(self, name):
+        return self.data[:, self._index[name]]
+
+    def __len__(self):
+        return self.data.shape[0]
+
+    def __repr__(self):
+        return "<holosim.Events %d rows: %s>" % (len(self.names), ", ".join(self.names))
 
 
 class CheckReport:
@@ -354,11 +405,19 @@ class Model:
                      the rows before it delivered.  An exception raised in
                      it stops the run and is raised again by run().
 
+        The Result also holds .events (an Events: the event rows, as
+        `--events` writes them) and .summary (a dict: steps, nrhs, rows,
+        max_G, max_Gdot, impacts, t_rest, stopped_by, ... as `--summary`).
+
         The GIL is released while the run integrates (and taken for
         on_row).  Raises Error (a subclass by exit code) when the run
         cannot start or fails."""
         o, keep = _run_options(t_end, dt, method, rtol, atol, columns, step, output_mode)
-        return _gather(lambda fn, err: lib.holosim_run(self._h, o, fn, ffi.NULL, err), on_row)
+        o.keep_events = 1
+        sp = ffi.new("holosim_run_summary *")
+        o.summary = sp
+        return _gather(lambda fn, err: lib.holosim_run(self._h, o, fn, ffi.NULL, err), on_row,
+                       sp)
 
     def sensitivity(self, params, t_end=None, dt=None, method=None, rtol=None, atol=None,
                     on_row=None):
@@ -437,24 +496,45 @@ class Model:
         return _motion.linearize(self, inputs, outputs, at, _raise, UsageError)
 
 
-def load(path_or_text, set=None, name=None):
+def _strings(items):
+    keep = [ffi.new("char[]", str(x).encode()) for x in items or ()]
+    return keep, (ffi.new("const char *[]", keep) if keep else ffi.NULL), len(keep)
+
+
+def load(path_or_text, set=None, name=None, inputs=None, stop_when=None):
     """Load and compile a model: a file path, or the model's YAML text
     itself (a string holding a line break is text).  set: parameter
     overrides {name: value}, a value a number or an expression (as
     `holosim run --set NAME=EXPR`).  name: what errors in a text call it
-    ("<text>" by default).  Returns a Model; raises ModelError (exit code 2,
-    with .path, .line, .column) for an error in the model, UsageError
-    (exit 1) for a file that cannot be read or an unknown parameter."""
+    ("<text>" by default).  inputs: {name: source} for the model's inputs,
+    a source a table file (ending in .csv) or an expression of t (as
+    `--input NAME=SRC`).  stop_when: a condition or a list of them that
+    end a run (as `--stop-when`).  Returns a Model; raises ModelError (exit
+    code 2, with .path, .line, .column) for an error in the model or an
+    input's source, UsageError (exit 1) for a file that cannot be read or
+    an unknown parameter."""
     import os
     if not isinstance(path_or_text, str):
         path_or_text = os.fspath(path_or_text)
     keep, arr, n = _set_args(set)
+    if inputs is not None and hasattr(inputs, "items"):
+        inputs = ["%s=%s" % (k, v) for k, v in inputs.items()]
+    if isinstance(stop_when, str):
+        stop_when = [stop_when]
+    ki, ai, ni = _strings(inputs)
+    ks, as_, ns = _strings(stop_when)
+    lo = ffi.new("holosim_load_options *")
+    lib.holosim_load_options_init(lo)
+    lo.set, lo.nset = arr, n
+    lo.inputs, lo.ninputs = ai, ni
+    lo.stop_when, lo.nstop_when = as_, ns
     err = ffi.new("holosim_error *")
     if "\n" in path_or_text:
-        h = lib.holosim_model_load_text((name or "<text>").encode(), path_or_text.encode(),
-                                        arr, n, err)
+        h = lib.holosim_model_load_text_with((name or "<text>").encode(),
+                                             path_or_text.encode(), lo, err)
     else:
-        h = lib.holosim_model_load(str(path_or_text).encode(), arr, n, err)
+        h = lib.holosim_model_load_with(str(path_or_text).encode(), lo, err)
+    del keep, ki, ks
     if h == ffi.NULL:
         _raise(err)
     return Model(h)

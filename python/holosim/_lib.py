@@ -51,6 +51,41 @@ size_t holosim_model_nconstraints(const holosim_model *m);
 const char *holosim_model_constraint(const holosim_model *m, size_t j);
 size_t holosim_model_nparams(const holosim_model *m);
 const char *holosim_model_param(const holosim_model *m, size_t i, double *value);
+typedef struct holosim_load_options {
+    const char *const *set;
+    size_t nset;
+    const char *const *inputs;
+    size_t ninputs;
+    const char *const *stop_when;
+    size_t nstop_when;
+} holosim_load_options;
+void holosim_load_options_init(holosim_load_options *lo);
+holosim_model *holosim_model_load_with(const char *path, const holosim_load_options *lo,
+                                       holosim_error *err);
+holosim_model *holosim_model_load_text_with(const char *name, const char *text,
+                                            const holosim_load_options *lo,
+                                            holosim_error *err);
+typedef struct holosim_run_summary {
+    long steps, nrhs, rows;
+    long projections;
+    long splits;
+    double max_G, max_Gdot;
+    double max_energy_balance, max_power_residual;
+    double t_reached;
+    double wall;
+    long events;
+    const char *stopped_by;
+    const char *stop_text;
+    long impacts;
+    long transitions;
+    int rested;
+    double t_rest;
+    const char *rest_contact;
+    size_t k, rank0;
+    long nrobust, nsingular;
+    double worst_rcond;
+    int augmented;
+} holosim_run_summary;
 typedef struct holosim_run_options {
     double t_end;
     double dt;
@@ -59,6 +94,18 @@ typedef struct holosim_run_options {
     double rtol, atol;
     int output_mode;
     const char *columns;
+    int native;
+    volatile int *stop;
+    int (*header)(void *ctx, const char *const *names, size_t ncols);
+    void *header_ctx;
+    int (*events)(void *ctx, const char *event, const double *row, size_t ncols);
+    void *events_ctx;
+    int keep_events;
+    void (*message)(void *ctx, int kind, const char *text);
+    void *message_ctx;
+    holosim_run_summary *summary;
+    int progress;
+    int no_residuals;
 } holosim_run_options;
 void holosim_run_options_init(holosim_run_options *o);
 typedef int (*holosim_row_fn)(void *ctx, const double *row, size_t ncols);
@@ -72,6 +119,9 @@ size_t holosim_result_nrows(const holosim_result *r);
 const double *holosim_result_data(const holosim_result *r);
 long holosim_result_steps(const holosim_result *r);
 long holosim_result_nrhs(const holosim_result *r);
+size_t holosim_result_nevents(const holosim_result *r);
+const char *holosim_result_event(const holosim_result *r, size_t i);
+const double *holosim_result_event_data(const holosim_result *r);
 holosim_result *holosim_sensitivity(const holosim_model *m, const char *const *params,
                                     size_t np, const holosim_run_options *o,
                                     holosim_row_fn fn, void *ctx, holosim_error *err);

@@ -77,7 +77,8 @@ void holosim_model_free(holosim_model *h)
 {
     if (!h)
         return;
-    hs_model_free(h->m);
+    if (!h->borrowed)
+        hs_model_free(h->m);
     free(h->path);
     free(h->name);
     free(h->text);
@@ -87,29 +88,78 @@ void holosim_model_free(holosim_model *h)
     }
     free(h->set_name);
     free(h->set_text);
+    for (size_t i = 0; i < h->ninput; i++) {
+        free(h->input_name[i]);
+        free(h->input_text[i]);
+    }
+    free(h->input_name);
+    free(h->input_text);
+    for (size_t i = 0; i < h->nstop; i++)
+        free(h->stop_when[i]);
+    free(h->stop_when);
     free(h);
 }
 
-/* The overrides "NAME=EXPR" into h: 0, or an exit code with err set. */
-static int keep_sets(holosim_model *h, const char *const *set, size_t nset, hs_error *e)
+holosim_model *hs_api_adopt(hs_model *m)
 {
-    if (!nset)
+    holosim_model *h = calloc(1, sizeof *h);
+    if (h) {
+        h->m = m;
+        h->borrowed = 1;
+    }
+    return h;
+}
+
+/* "NAME=TEXT" entries split into *name, *text [n] (the count kept in
+ * *count as they are made): 0, or an exit code with e set (what: "set
+ * expects NAME=EXPR"). */
+static int keep_pairs(const char *const *in, size_t n, char ***name, char ***text,
+                      size_t *count, const char *what, hs_error *e)
+{
+    if (!n)
         return 0;
-    h->set_name = calloc(nset, sizeof *h->set_name);
-    h->set_text = calloc(nset, sizeof *h->set_text);
-    if (!h->set_name || !h->set_text)
+    *name = calloc(n, sizeof **name);
+    *text = calloc(n, sizeof **text);
+    if (!*name || !*text)
         return hs_error_nomem(e);
-    for (size_t i = 0; i < nset; i++, h->nset++) {
-        const char *eq = set[i] ? strchr(set[i], '=') : NULL;
-        if (!eq || eq == set[i] || !eq[1])
-            return hs_error_set(e, HS_EXIT_USAGE, "set expects NAME=EXPR, not '%s'",
-                                set[i] ? set[i] : "(null)");
-        h->set_name[i] = strndup(set[i], (size_t)(eq - set[i]));
-        h->set_text[i] = strdup(eq + 1);
-        if (!h->set_name[i] || !h->set_text[i])
+    for (size_t i = 0; i < n; i++, (*count)++) {
+        const char *eq = in[i] ? strchr(in[i], '=') : NULL;
+        if (!eq || eq == in[i] || !eq[1])
+            return hs_error_set(e, HS_EXIT_USAGE, "%s, not '%s'", what,
+                                in[i] ? in[i] : "(null)");
+        (*name)[i] = strndup(in[i], (size_t)(eq - in[i]));
+        (*text)[i] = strdup(eq + 1);
+        if (!(*name)[i] || !(*text)[i])
             return hs_error_nomem(e);
     }
     return 0;
+}
+
+/* The load options into h: 0, or an exit code with e set. */
+static int keep_load(holosim_model *h, const holosim_load_options *lo, hs_error *e)
+{
+    if (keep_pairs(lo->set, lo->nset, &h->set_name, &h->set_text, &h->nset,
+                   "set expects NAME=EXPR", e) ||
+        keep_pairs(lo->inputs, lo->ninputs, &h->input_name, &h->input_text, &h->ninput,
+                   "inputs expects NAME=EXPR or NAME=FILE.csv", e))
+        return e->code;
+    if (!lo->nstop_when)
+        return 0;
+    if (!(h->stop_when = calloc(lo->nstop_when, sizeof *h->stop_when)))
+        return hs_error_nomem(e);
+    for (size_t i = 0; i < lo->nstop_when; i++, h->nstop++) {
+        if (!lo->stop_when[i] || !lo->stop_when[i][strspn(lo->stop_when[i], " \t")])
+            return hs_error_set(e, HS_EXIT_USAGE, "stop_when wants a condition such as "
+                                "'x > 1', got '%s'", lo->stop_when[i] ? lo->stop_when[i] : "");
+        if (!(h->stop_when[i] = strdup(lo->stop_when[i])))
+            return hs_error_nomem(e);
+    }
+    return 0;
+}
+
+void holosim_load_options_init(holosim_load_options *lo)
+{
+    memset(lo, 0, sizeof *lo);
 }
 
 /* Load h's source with its overrides; flags HS_API_* (internal.h). */
@@ -126,6 +176,11 @@ hs_model *hs_api_load(const holosim_model *h, unsigned flags, hs_error *e)
         return NULL;
     }
     ov.set_value = val;
+    ov.ninput = h->ninput;
+    ov.input_name = (const char *const *)h->input_name;
+    ov.input_text = (const char *const *)h->input_text;
+    ov.nstop = h->nstop;
+    ov.stop_when = (const char *const *)h->stop_when;
     ov.statics = !!(flags & HS_API_STATICS);
     ov.dense = !!(flags & HS_API_DENSE);
     ov.keep_outputs = !!(flags & HS_API_OUTPUTS);
@@ -137,8 +192,10 @@ hs_model *hs_api_load(const holosim_model *h, unsigned flags, hs_error *e)
 }
 
 static holosim_model *open_model(const char *path, const char *name, const char *text,
-                                 const char *const *set, size_t nset, holosim_error *err)
+                                 const holosim_load_options *lo, holosim_error *err)
 {
+    holosim_load_options none;
+    holosim_load_options_init(&none);
     hs_error e;
     hs_error_init(&e);
     hs_api_clear_error(err);
@@ -150,7 +207,7 @@ static holosim_model *open_model(const char *path, const char *name, const char 
     if (path ? !(h->path = strdup(path))
              : !(h->name = strdup(name ? name : "<text>")) || !(h->text = strdup(text)))
         hs_error_nomem(&e);
-    if (!e.code && !keep_sets(h, set, nset, &e))
+    if (!e.code && !keep_load(h, lo ? lo : &none, &e))
         h->m = hs_api_load(h, 0, &e);
     if (!h->m) {
         hs_api_export_error(err, &e);
@@ -160,8 +217,8 @@ static holosim_model *open_model(const char *path, const char *name, const char 
     return h;
 }
 
-holosim_model *holosim_model_load(const char *path, const char *const *set, size_t nset,
-                                  holosim_error *err)
+holosim_model *holosim_model_load_with(const char *path, const holosim_load_options *lo,
+                                       holosim_error *err)
 {
     if (!path) {
         hs_error e;
@@ -170,12 +227,11 @@ holosim_model *holosim_model_load(const char *path, const char *const *set, size
         hs_api_export_error(err, &e);
         return NULL;
     }
-    return open_model(path, NULL, NULL, set, nset, err);
+    return open_model(path, NULL, NULL, lo, err);
 }
 
-holosim_model *holosim_model_load_text(const char *name, const char *text,
-                                       const char *const *set, size_t nset,
-                                       holosim_error *err)
+holosim_model *holosim_model_load_text_with(const char *name, const char *text,
+                                            const holosim_load_options *lo, holosim_error *err)
 {
     if (!text) {
         hs_error e;
@@ -184,7 +240,28 @@ holosim_model *holosim_model_load_text(const char *name, const char *text,
         hs_api_export_error(err, &e);
         return NULL;
     }
-    return open_model(NULL, name, text, set, nset, err);
+    return open_model(NULL, name, text, lo, err);
+}
+
+holosim_model *holosim_model_load(const char *path, const char *const *set, size_t nset,
+                                  holosim_error *err)
+{
+    holosim_load_options lo;
+    holosim_load_options_init(&lo);
+    lo.set = set;
+    lo.nset = nset;
+    return holosim_model_load_with(path, &lo, err);
+}
+
+holosim_model *holosim_model_load_text(const char *name, const char *text,
+                                       const char *const *set, size_t nset,
+                                       holosim_error *err)
+{
+    holosim_load_options lo;
+    holosim_load_options_init(&lo);
+    lo.set = set;
+    lo.nset = nset;
+    return holosim_model_load_text_with(name, text, &lo, err);
 }
 
 const char *holosim_model_name(const holosim_model *h) { return h->m->name; }
@@ -209,181 +286,6 @@ const char *holosim_model_param(const holosim_model *h, size_t i, double *value)
     if (value)
         *value = h->m->pval[i];
     return h->m->pname[i];
-}
-
-/* ---------- runs: the sink ---------- */
-
-/* The rows into the result's buffer, or to the caller's callback
- * (io/sink.h, hs_sink_fn). */
-typedef struct api_sink {
-    hs_sink_fn base;
-    holosim_result *r;
-    holosim_row_fn fn;
-    void *ctx;
-    volatile sig_atomic_t *stop;   /* the run's stop flag: the callback said stop */
-    int nomem;
-} api_sink;
-
-static void api_header(void *ctx, const hs_columns *c)
-{
-    api_sink *a = ctx;
-    holosim_result *r = a->r;
-    if (r->names)
-        return;
-    r->names = calloc(c->n ? c->n : 1, sizeof *r->names);
-    if (!r->names) {
-        a->nomem = 1;
-        *a->stop = 1;
-        return;
-    }
-    r->ncols = c->n;
-    for (size_t j = 0; j < c->n; j++)
-        if (!(r->names[j] = strdup(c->c[j].name))) {
-            a->nomem = 1;
-            *a->stop = 1;
-        }
-}
-
-/* A row to the callback or into the buffer (internal.h). */
-int hs_api_result_push(holosim_result *r, holosim_row_fn fn, void *ctx, const double *x,
-                       size_t n)
-{
-    if (fn) {
-        int stop = fn(ctx, x, n) != 0;
-        r->nrows++;
-        return stop;
-    } else {
-        if (r->nrows == r->cap) {
-            size_t cap = r->cap ? 2 * r->cap : 1024;
-            double *d = realloc(r->data, cap * (n ? n : 1) * sizeof *d);
-            if (!d)
-                return -1;
-            r->data = d;
-            r->cap = cap;
-        }
-        memcpy(r->data + r->nrows * n, x, n * sizeof *x);
-    }
-    r->nrows++;
-    return 0;
-}
-
-static void api_row(void *ctx, const double *x, size_t n)
-{
-    api_sink *a = ctx;
-    if (a->nomem || *a->stop)
-        return;
-    int st = hs_api_result_push(a->r, a->fn, a->ctx, x, n);
-    if (st)
-        *a->stop = 1;
-    if (st < 0)
-        a->nomem = 1;
-}
-
-/* ---------- runs ---------- */
-
-void holosim_run_options_init(holosim_run_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->t_end = o->dt = o->step = o->rtol = o->atol = NAN;
-    o->output_mode = -1;
-}
-
-void holosim_result_free(holosim_result *r)
-{
-    if (!r)
-        return;
-    for (size_t j = 0; j < r->ncols && r->names; j++)
-        free(r->names[j]);
-    free(r->names);
-    free(r->data);
-    free(r);
-}
-
-size_t holosim_result_ncols(const holosim_result *r) { return r->ncols; }
-size_t holosim_result_nrows(const holosim_result *r) { return r->nrows; }
-const double *holosim_result_data(const holosim_result *r) { return r->nrows ? r->data : NULL; }
-long holosim_result_steps(const holosim_result *r) { return r->steps; }
-long holosim_result_nrhs(const holosim_result *r) { return r->nrhs; }
-
-const char *holosim_result_column(const holosim_result *r, size_t j)
-{
-    return j < r->ncols ? r->names[j] : NULL;
-}
-
-/* The options into the settings (internal.h). */
-int hs_api_apply_options(hs_settings *s, const holosim_run_options *o, hs_error *e)
-{
-    if (!isnan(o->t_end)) s->t_end = o->t_end;
-    if (!isnan(o->dt)) s->dt = o->dt;
-    if (o->method) {
-        if (strlen(o->method) >= sizeof s->method)
-            return hs_error_set(e, HS_EXIT_USAGE, "unknown method '%s'", o->method);
-        snprintf(s->method, sizeof s->method, "%s", o->method);
-        s->method_pos = (hs_srcpos){ -1, 0 };
-    }
-    if (!isnan(o->step)) {
-        s->step = o->step;
-        s->step_pos = (hs_srcpos){ -1, 0 };
-    }
-    if (!isnan(o->rtol)) s->rtol = o->rtol;
-    if (!isnan(o->atol)) s->atol = o->atol;
-    if (o->output_mode == 0 || o->output_mode == 1)
-        s->interpolate = o->output_mode;
-    else if (o->output_mode != -1)
-        return hs_error_set(e, HS_EXIT_USAGE, "output_mode must be 0 (exact) or "
-                            "1 (interpolate), not %d", o->output_mode);
-    return 0;
-}
-
-holosim_result *holosim_run(const holosim_model *h, const holosim_run_options *o,
-                            holosim_row_fn fn, void *ctx, holosim_error *err)
-{
-    hs_error e;
-    hs_error_init(&e);
-    hs_api_clear_error(err);
-    holosim_result *r = calloc(1, sizeof *r);
-    if (!r) {
-        fail_nomem(err);
-        return NULL;
-    }
-    hs_model copy = *h->m;     /* shares everything but the settings */
-    holosim_run_options def;
-    holosim_run_options_init(&def);
-    volatile sig_atomic_t stop = 0;
-    api_sink sink = { .r = r, .fn = fn, .ctx = ctx, .stop = &stop };
-    hs_sink_fn_init(&sink.base, &sink, api_header, api_row, NULL);
-    int rc = hs_api_apply_options(&copy.set, o ? o : &def, &e);
-    if (!rc)
-        rc = hs_stepper_check(&copy, &e);
-    if (!rc) {
-        hs_run_opts ro = {
-            .out = &sink.base.base,
-            .columns = o ? o->columns : NULL,
-            .precision = 17,
-            .report = NULL,
-            .progress = HS_PROGRESS_OFF,
-            .stop = &stop,
-        };
-        hs_summary sum;
-        memset(&sum, 0, sizeof sum);
-        rc = hs_run(&copy, &ro, &sum, &e);
-        r->steps = sum.steps;
-        r->nrhs = sum.nrhs;
-        if (sink.nomem) {
-            hs_error_init(&e);
-            rc = hs_error_nomem(&e);
-        } else if (rc == HS_EXIT_INTERRUPT) {
-            hs_error_init(&e);
-            rc = hs_error_set(&e, HOLOSIM_ESTOPPED, "the run was stopped by its row "
-                              "callback at row %zu", r->nrows);
-        }
-    }
-    if (rc) {
-        hs_api_export_error(err, &e);
-        holosim_result_free(r);
-        return NULL;
-    }
-    return r;
 }
 
 /* ---------- check ---------- */

@@ -1,5 +1,5 @@
 /* Private to src/api/: the model handle and the helpers its files share
- * (api.c: models, runs, check, equilibrium and modes; motion.c: Floquet,
+ * (api.c: models, check, equilibrium and modes; run.c: runs; motion.c: Floquet,
  * Lyapunov, linearization; sens.c: runs with sensitivities). */
 #ifndef HS_API_INTERNAL_H
 #define HS_API_INTERNAL_H
@@ -16,7 +16,18 @@ struct holosim_model {
     char *name, *text;         /* a text: what errors call it, and the text */
     size_t nset;
     char **set_name, **set_text;   /* [nset] the overrides, split at '=' */
+    size_t ninput;
+    char **input_name, **input_text;   /* [ninput] the inputs' sources, split at '=' */
+    size_t nstop;
+    char **stop_when;              /* [nstop] the stop conditions */
+    int borrowed;                  /* m is the caller's (hs_api_adopt): not freed */
 };
+
+/* A handle over a model the caller loaded and keeps (the command line's,
+ * loaded with its own options and messages): runs alone (holosim_run;
+ * the analyses load from a source, which it has none of); freeing the
+ * handle leaves m.  NULL out of memory. */
+holosim_model *hs_api_adopt(hs_model *m);
 
 /* How an analysis loads the model again (hs_overrides' fields of the same
  * meaning): M, Q, G alone; the dense kernels; the outputs kept; the
@@ -37,7 +48,17 @@ struct holosim_result {
     size_t nrows, cap;
     double *data;              /* [cap * ncols] rows gathered (no callback) */
     long steps, nrhs;
+    size_t nevents, evcap;
+    char **evname;             /* [nevents] the events' names */
+    double *evdata;            /* [evcap * ncols] event rows gathered */
 };
+
+struct hs_native;
+/* The native kernels of a run of m (policy an hs_native_policy) for
+ * `runs` runs of it, or NULL for the VM; what is worth telling written
+ * into note[size] ("" when nothing). */
+struct hs_native *hs_api_native(const hs_model *m, int policy, double runs, char *note,
+                                size_t size);
 
 /* A row of n values to fn (when given) or into r's buffer; r's count of
  * rows grows (by the row fn said stop at too).  0, 1 when fn said stop,

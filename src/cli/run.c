@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../include/holosim.h"
+#include "../api/internal.h"
 #include "../integrate/integrate.h"
 
 volatile sig_atomic_t hs_cli_interrupted;   /* the number of the signal */
@@ -167,29 +169,138 @@ static int write_summary(const char *path, const hs_model *m, const hs_summary *
 
 struct hs_native *hs_cli_native(const hs_model *m, const opts *o, double runs)
 {
-    hs_native_opts no;
-    hs_native_opts_init(&no);
-    no.names = &hs_cli_optnames;
-    no.policy = o->native;
-    if (no.policy == HS_NATIVE_NEVER)
-        return NULL;
-    /* the work of the run, roughly: a row per dt (1000 rows when dt is not
-     * given), about 13 right-hand sides per row (rk8pd), an aux program per row */
-    const hs_settings *s = &m->set;
-    double rows = !isnan(s->dt) && s->dt > 0 && s->t_end > m->t0 ? (s->t_end - m->t0) / s->dt
-                                                                 : 1000;
-    /* a structured embedding's right-hand side is its own program: the
-     * dense metric's is not run then (integrate.c maps kernel 0) */
-    const hs_prog *rhs = m->chain ? m->chain->prog : m->prog_dyn;
-    no.work = runs * rows * (13.0 * (double)hs_prog_ninstr(rhs) +
-                             (double)hs_prog_ninstr(m->prog_aux));
-    const hs_prog *progs[5] = { rhs, m->prog_aux, m->prog_pos, m->prog_out, m->prog_ev };
     char note[512];
-    hs_native_status st;
-    hs_native *h = hs_native_load(progs, 5, &no, &st, note, sizeof note);
+    hs_native *h = hs_api_native(m, (int)o->native, runs, note, sizeof note);
     if (note[0] && !o->quiet)
         fprintf(stderr, "holosim: %s\n", note);
     return h;
+}
+
+/* ---------- the run, through the library ---------- */
+
+/* What holosim_run's callbacks need: the CLI's sinks (the CSV behind
+ * --final's keeper, the events file or animate's observer) fed with the
+ * rows the library hands over, so the formatting stays io/'s. */
+typedef struct cli_run {
+    const hs_model *m;
+    const opts *o;
+    const char *columns;
+    hs_sink *sink, *evs;
+    int write_failed;              /* the CSV failed: the run was told to stop */
+    int nomem;
+} cli_run;
+
+/* The header: the columns (with their kinds, which a sink may read)
+ * selected again from the model, as the run selected them. */
+static int cli_header(void *ctx, const char *const *names, size_t ncols)
+{
+    cli_run *c = ctx;
+    (void)names;
+    (void)ncols;
+    hs_error e;
+    hs_error_init(&e);
+    hs_columns cols;
+    if (hs_columns_select(c->m, c->columns, &cols, &e)) {
+        c->nomem = 1;              /* the run's own selection succeeded */
+        return 1;
+    }
+    hs_sink_header(c->sink, &cols);
+    if (c->evs)
+        hs_sink_header(c->evs, &cols);
+    hs_columns_free(&cols);
+    return 0;
+}
+
+/* A row to the CSV; a failed write ends the run after its step, as the
+ * integrator ends it on a failed sink. */
+static int cli_row(void *ctx, const double *row, size_t n)
+{
+    cli_run *c = ctx;
+    hs_sink_row(c->sink, row, n);
+    if (c->sink->failed)
+        c->write_failed = 1;
+    return c->sink->failed;
+}
+
+static int cli_event(void *ctx, const char *event, const double *row, size_t n)
+{
+    cli_run *c = ctx;
+    hs_sink_event_row(c->evs, event, row, n);
+    return 0;
+}
+
+/* The run's messages on stderr, unless the options silence them. */
+static void cli_message(void *ctx, int kind, const char *text)
+{
+    const cli_run *c = ctx;
+    if ((kind == HOLOSIM_MSG_REPORT && c->o->quiet_projection) ||
+        (kind == HOLOSIM_MSG_NOTE && c->o->quiet))
+        return;
+    fputs(text, stderr);
+}
+
+static void import_summary(hs_summary *s, const holosim_run_summary *p)
+{
+    *s = (hs_summary){
+        .steps = p->steps, .nrhs = p->nrhs, .rows = p->rows,
+        .projections = p->projections, .splits = p->splits,
+        .max_G = p->max_G, .max_Gdot = p->max_Gdot,
+        .max_ebal = p->max_energy_balance, .max_pres = p->max_power_residual,
+        .t_reached = p->t_reached, .wall = p->wall, .events = p->events,
+        .stopped_by = p->stopped_by, .stop_text = p->stop_text,
+        .impacts = p->impacts, .transitions = p->transitions,
+        .rested = p->rested, .t_rest = p->t_rest, .rest_contact = p->rest_contact,
+        .k = p->k, .rank0 = p->rank0, .nrobust = p->nrobust, .nsingular = p->nsingular,
+        .worst_rcond = p->worst_rcond, .augmented = p->augmented,
+    };
+}
+
+/* holosim_run on m with the command line's options, the rows to c's
+ * sinks: 0, or the exit code with *herr set (lib 1: the library's error,
+ * its text as printed) or e set (lib 0). */
+static int run_library(hs_model *m, cli_run *c, hs_summary *sum, holosim_error *herr,
+                       hs_error *e, int *lib)
+{
+    const opts *o = c->o;
+    holosim_run_options ho;
+    holosim_run_options_init(&ho);
+    holosim_run_summary ps;
+    memset(&ps, 0, sizeof ps);
+    ho.columns = c->columns;
+    ho.native = (int)o->native;
+    ho.stop = &hs_cli_interrupted;
+    ho.header = cli_header;
+    ho.header_ctx = c;
+    ho.events = c->evs ? cli_event : NULL;
+    ho.events_ctx = c;
+    ho.message = cli_message;
+    ho.message_ctx = c;
+    ho.summary = &ps;
+    /* AUTO shows the line unless the projection report is silenced or the
+     * CSV itself goes to a terminal (integrate.h) */
+    ho.progress = o->progress ? HOLOSIM_PROGRESS_ON
+                : o->quiet || o->quiet_projection || c->sink->tty ? HOLOSIM_PROGRESS_OFF
+                                                                   : HOLOSIM_PROGRESS_AUTO;
+    ho.no_residuals = o->quiet && !o->summary;
+    *lib = 0;
+    holosim_model *h = hs_api_adopt(m);
+    if (!h)
+        return hs_error_nomem(e);
+    holosim_result *r = holosim_run(h, &ho, cli_row, c, herr);
+    int ok = r != NULL;
+    holosim_result_free(r);
+    holosim_model_free(h);
+    import_summary(sum, &ps);
+    if (c->nomem)
+        return hs_error_nomem(e);
+    if (ok || (c->write_failed && herr->code == HOLOSIM_ESTOPPED))
+        return 0;                  /* a failed CSV: hs_sink_finish says so */
+    *lib = 1;
+    hs_error_set(e, herr->code, "%s", herr->message);
+    snprintf(e->file, sizeof e->file, "%s", herr->file);
+    e->line = herr->line;
+    e->column = herr->column;
+    return e->code;
 }
 
 /* ---------- the command ---------- */
@@ -237,32 +348,24 @@ int hs_cli_run_model_to(hs_model *m, const opts *o, hs_sink *sink, hs_sink_fn *s
         spy->next = evs;
         evs = &spy->base;
     }
-    hs_run_opts ro = {
-        .out = sink,
-        .columns = columns,
-        .precision = o->precision,
-        .report = o->quiet_projection ? NULL : stderr,
-        .progress = o->progress ? HS_PROGRESS_ON : o->quiet ? HS_PROGRESS_OFF
-                                                            : HS_PROGRESS_AUTO,
-        .stop = &hs_cli_interrupted,
-        .events = evs,
-        .no_residuals = o->quiet && !o->summary,
-    };
-    hs_native *nat = hs_cli_native(m, o, 1);
-    ro.native = nat;
+    cli_run c = { .m = m, .o = o, .columns = columns, .sink = sink, .evs = evs };
     hs_summary sum;
-    rc = hs_run(m, &ro, &sum, &err);
-    hs_native_free(nat);
+    holosim_error herr;
+    int lib;
+    rc = run_library(m, &c, &sum, &herr, &err, &lib);
     rc = hs_sink_finish(sink, "the CSV", 0, rc, &err);
     rc = hs_sink_finish(evs, "the events CSV", !rc, rc, &err);   /* none: the header alone */
     int sig = hs_cli_interrupted;
     if (rc == 130 && sig) {                 /* 128 + the signal's number */
         hs_error_append(&err, " (%s)", signal_name(sig));
         rc = hs_error_recode(&err, 128 + sig);
+        lib = 0;                            /* (a message without a position) */
     }
     int src = write_summary(o->summary, m, &sum, rc, &err, o->quiet || rc, &F);
     hs_cli_final_free(&F);
-    if (rc)
+    if (rc && lib)
+        fputs(herr.text, stderr);           /* as hs_cli_fail prints it */
+    else if (rc)
         hs_cli_fail(&err);
     return rc ? rc : src;
 }
