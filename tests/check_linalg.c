@@ -225,9 +225,9 @@ START_TEST(spd_factor)
                         pj[np] = (uint32_t)j;
                         val[np++] = G[i * NC + c] * G[j * NC + c];
                     }
-        int *slot = malloc((np ? np : 1) * sizeof *slot), diag[K];
-        hs_la_spd *S = hs_la_spd_new(K, np, pi, pj, slot, diag);
+        hs_la_spd *S = hs_la_spd_new(K, np, pi, pj);
         ck_assert_ptr_nonnull(S);
+        const int *slot = hs_la_spd_slots(S), *diag = hs_la_spd_diag(S);
         gsl_matrix *C = gsl_matrix_calloc(K, K);
         double *x = hs_la_spd_values(S);
         for (size_t z = 0; z < np; z++) {
@@ -275,7 +275,6 @@ START_TEST(spd_factor)
         gsl_matrix_free(L);
         gsl_matrix_free(C);
         hs_la_spd_free(S);
-        free(slot);
         free(pi);
         free(pj);
         free(val);

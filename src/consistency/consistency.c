@@ -75,8 +75,6 @@ void hs_proj_free(hs_proj *p)
     if (p->work3k) gsl_vector_free(p->work3k);
     if (p->Ab) gsl_matrix_free(p->Ab);
     hs_la_spd_free(p->As);
-    free(p->as_slot);
-    free(p->as_diag);
     if (p->A) gsl_matrix_free(p->A);
     if (p->mu) gsl_vector_free(p->mu);
     if (p->Mff) gsl_matrix_free(p->Mff);
@@ -200,29 +198,23 @@ static int build_A_sparse(hs_proj *p, hs_work *w, const hs_cstruct *cs)
     const hs_model *m = p->m;
     size_t k = m->k;
     const double *Gz = hs_work_con_Gq(m, w);
-    if (!p->As) {
-        size_t np = cs->npair ? cs->npair : 1;
-        p->as_slot = malloc(np * sizeof *p->as_slot);
-        p->as_diag = malloc(k * sizeof *p->as_diag);
-        if (!p->as_slot || !p->as_diag ||
-            !(p->As = hs_la_spd_new(k, cs->npair, cs->pair_i, cs->pair_j, p->as_slot,
-                                    p->as_diag))) {
-            p->nomem = 1;
-            return -1;
-        }
+    if (!p->As && !(p->As = hs_la_spd_new(k, cs->npair, cs->pair_i, cs->pair_j))) {
+        p->nomem = 1;
+        return -1;
     }
     for (size_t i = 0; i < k; i++)
         p->fixed[i] = hs_proj_row_fixed(p, m, w, i);
     double *x = hs_la_spd_values(p->As);
+    const int *slot = hs_la_spd_slots(p->As), *diag = hs_la_spd_diag(p->As);
     for (size_t z = 0; z < cs->npair; z++) {
         size_t i = cs->pair_i[z], j = cs->pair_j[z];
         if (!p->fixed[i] && !p->fixed[j])
-            x[p->as_slot[z]] +=
+            x[slot[z]] +=
                 Gz[cs->pair_pi[z]] * p->Wd[m->gq_col[cs->pair_pi[z]]] * Gz[cs->pair_pj[z]];
     }
     for (size_t i = 0; i < k; i++)
         if (p->fixed[i])
-            x[p->as_diag[i]] = 1;
+            x[diag[i]] = 1;
     int f = hs_la_spd_factor(p->As);
     p->nomem |= f == -2;
     if (f)

@@ -28,7 +28,6 @@ struct hs_proj {
     gsl_matrix *Ab;                 /* k x (bw+1) band storage of A */
     hs_la_spd *As;                  /* A factored sparse (where the dynamics factors
                                      * C so, with a diagonal W), or NULL */
-    int *as_slot, *as_diag;         /* hs_la_spd_new's */
     gsl_vector *work3k;             /* rcond scratch */
     int a_valid;                    /* A holds a factorization from this call */
     int full_rcond;                 /* 1: condition estimate on every build_A */

@@ -67,14 +67,9 @@ static int build_pairs(const hs_model *m, hs_work *w)
     if (w->banded && !(w->Cb = hs_la_matrix_alloc(k, w->bw + 1)))
         goto out;
     if (!w->banded && k >= HS_SPARSE_MIN_K && hs_la_spd_available() &&
-        2.0 * (double)w->npair * HS_SPARSE_RATIO <= (double)k * (double)k) {
-        w->cs_slot = malloc((w->npair ? w->npair : 1) * sizeof *w->cs_slot);
-        w->cs_diag = malloc(k * sizeof *w->cs_diag);
-        if (!w->cs_slot || !w->cs_diag ||
-            !(w->Cs = hs_la_spd_new(k, w->npair, w->pair_i, w->pair_j, w->cs_slot,
-                                    w->cs_diag)))
-            goto out;
-    }
+        2.0 * (double)w->npair * HS_SPARSE_RATIO <= (double)k * (double)k &&
+        !(w->Cs = hs_la_spd_new(k, w->npair, w->pair_i, w->pair_j)))
+        goto out;
     rc = 0;
 out:
     free(cnt);
@@ -179,8 +174,6 @@ void hs_work_free(hs_work *w)
     if (w->C) gsl_matrix_free(w->C);
     if (w->Cb) gsl_matrix_free(w->Cb);
     hs_la_spd_free(w->Cs);
-    free(w->cs_slot);
-    free(w->cs_diag);
     free(w->pair_i);
     free(w->pair_j);
     free(w->pair_pi);
@@ -334,8 +327,9 @@ static void assemble_C(const hs_model *m, hs_work *w, const double *Gq)
         const uint32_t *pi = w->pair_i, *pj = w->pair_j, *ei = w->pair_pi, *ej = w->pair_pj;
         if (w->Cs) {
             double *x = hs_la_spd_values(w->Cs);
+            const int *slot = hs_la_spd_slots(w->Cs);
             for (size_t p = 0; p < w->npair; p++)
-                x[w->cs_slot[p]] += Gq[ei[p]] * w->Minv[col[ei[p]]] * Gq[ej[p]];
+                x[slot[p]] += Gq[ei[p]] * w->Minv[col[ei[p]]] * Gq[ej[p]];
         } else if (w->banded) {
             double *B = w->Cb->data;
             size_t btda = w->Cb->tda;

@@ -77,8 +77,6 @@ struct hs_work {
     gsl_matrix *Cb;        /* k x (bw+1) band storage: Cb(j, i-j) = C(i, j) */
     int banded;            /* C factored as a band matrix */
     hs_la_spd *Cs;         /* C factored as a sparse matrix (CHOLMOD), or NULL */
-    int *cs_slot, *cs_diag;  /* [npair], [k]: where each pair adds into Cs's
-                            * entries (hs_la_spd_new) */
     size_t bw;             /* lower bandwidth of C */
     size_t npair;          /* pairs of G_q entries sharing a column (i >= j) */
     uint32_t *pair_i, *pair_j, *pair_pi, *pair_pj; /* [npair] rows, entries */

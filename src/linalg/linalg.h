@@ -150,7 +150,7 @@ void hs_la_sparse_solve(hs_la_sparse *S, double *x);
  * CHOLMOD): C = G_q W G_q^T for a diagonal W, from np positions of its
  * lower triangle (pi[z] >= pj[z]; repeats add up) and the whole diagonal.
  * An evaluation takes hs_la_spd_values (zeroed), adds position z at
- * slot[z] and sets (i, i) at diag[i], then hs_la_spd_factor (0; -1 not
+ * hs_la_spd_slots(S)[z] and sets (i, i) at hs_la_spd_diag(S)[i], then hs_la_spd_factor (0; -1 not
  * positive definite; -2 out of memory) and hs_la_spd_solve (x <- C^-1 x;
  * 0, or -1 out of memory).  hs_la_spd_rcond: the squared ratio of the
  * factor's smallest to largest diagonal (estimate 0), or the reciprocal of
@@ -160,8 +160,9 @@ typedef struct hs_la_spd hs_la_spd;
 /* CHOLMOD could be opened (it is loaded at the first call, not linked):
  * 1, or 0 (the callers keep their dense or band path then). */
 int hs_la_spd_available(void);
-hs_la_spd *hs_la_spd_new(size_t N, size_t np, const uint32_t *pi, const uint32_t *pj,
-                         int *slot, int *diag);
+hs_la_spd *hs_la_spd_new(size_t N, size_t np, const uint32_t *pi, const uint32_t *pj);
+const int *hs_la_spd_slots(const hs_la_spd *S);
+const int *hs_la_spd_diag(const hs_la_spd *S);
 void hs_la_spd_free(hs_la_spd *S);                  /* NULL is fine */
 double *hs_la_spd_values(hs_la_spd *S);
 int hs_la_spd_factor(hs_la_spd *S);

@@ -72,6 +72,7 @@ struct hs_la_spd {
     cholmod_dense *B, *X, *Y, *E;
     double *colsum;            /* [N] the 1-norm's column sums (condition estimate) */
     double *v, *s;             /* [N] scratch of the estimate */
+    int *slot, *diag;          /* [np], [N]: where pair z and (i, i) go in A->x */
 };
 
 typedef struct entry {
@@ -101,13 +102,14 @@ void hs_la_spd_free(hs_la_spd *S)
     free(S->colsum);
     free(S->v);
     free(S->s);
+    free(S->slot);
+    free(S->diag);
     free(S);
 }
 
-/* The lower triangle's pattern from the diagonal and the pairs; slot[z]
- * the entry of pair z, diag[i] of (i, i).  0, or -1 out of memory. */
-static int pattern(hs_la_spd *S, size_t np, const uint32_t *pi, const uint32_t *pj,
-                   int *slot, int *diag)
+/* The lower triangle's pattern from the diagonal and the pairs; S->slot[z]
+ * the entry of pair z, S->diag[i] of (i, i).  0, or -1 out of memory. */
+static int pattern(hs_la_spd *S, size_t np, const uint32_t *pi, const uint32_t *pj)
 {
     size_t N = S->N, nt = N + np;
     entry *e = malloc(nt * sizeof *e);
@@ -135,9 +137,9 @@ static int pattern(hs_la_spd *S, size_t np, const uint32_t *pi, const uint32_t *
             Ap[e[t].col + 1]++;
         }
         if (e[t].t < N)
-            diag[e[t].t] = at;
+            S->diag[e[t].t] = at;
         else
-            slot[e[t].t - N] = at;
+            S->slot[e[t].t - N] = at;
     }
     for (size_t j = 0; j < N; j++)
         Ap[j + 1] += Ap[j];
@@ -145,8 +147,7 @@ static int pattern(hs_la_spd *S, size_t np, const uint32_t *pi, const uint32_t *
     return 0;
 }
 
-hs_la_spd *hs_la_spd_new(size_t N, size_t np, const uint32_t *pi, const uint32_t *pj,
-                         int *slot, int *diag)
+hs_la_spd *hs_la_spd_new(size_t N, size_t np, const uint32_t *pi, const uint32_t *pj)
 {
     if (N == 0 || N > (size_t)1 << 28 || !hs_la_spd_available())
         return NULL;
@@ -167,13 +168,26 @@ hs_la_spd *hs_la_spd_new(size_t N, size_t np, const uint32_t *pi, const uint32_t
     S->colsum = malloc(N * sizeof *S->colsum);
     S->v = malloc(N * sizeof *S->v);
     S->s = malloc(N * sizeof *S->s);
+    S->slot = malloc((np ? np : 1) * sizeof *S->slot);
+    S->diag = malloc(N * sizeof *S->diag);
     S->B = cholmod_zeros(N, 1, CHOLMOD_REAL, &S->c);
-    if (!S->colsum || !S->v || !S->s || !S->B || pattern(S, np, pi, pj, slot, diag) ||
+    if (!S->colsum || !S->v || !S->s || !S->slot || !S->diag || !S->B ||
+        pattern(S, np, pi, pj) ||
         !(S->L = cholmod_analyze(S->A, &S->c))) {
         hs_la_spd_free(S);
         return NULL;
     }
     return S;
+}
+
+const int *hs_la_spd_slots(const hs_la_spd *S)
+{
+    return S->slot;
+}
+
+const int *hs_la_spd_diag(const hs_la_spd *S)
+{
+    return S->diag;
 }
 
 double *hs_la_spd_values(hs_la_spd *S)
