@@ -412,6 +412,22 @@ START_TEST(test_size_limits)
     ck_assert_msg(strstr(err.msg, "too many coordinates for a model in generalized "
                          "coordinates (5001; the limit is 5000"), "%s", err.msg);
 
+    len = 0;                        /* 5001 Cartesian coordinates with a mass matrix */
+    PUT("coordinates: [");
+    for (int i = 0; i < 5001; i++)
+        PUT("%sq%d", i ? ", " : "", i);
+    PUT("]\nmass: [[1]]\ninitial: {q: {");
+    for (int i = 0; i < 5001; i++)
+        PUT("%sq%d: 0", i ? ", " : "", i);
+    PUT("}}\n");
+    m = load(text, NULL, &err);
+    ck_assert_ptr_null(m);
+    ck_assert_int_eq(err.code, HS_EXIT_MODEL);
+    ck_assert_int_eq(err.line, 2);
+    ck_assert_int_eq(err.column, 7);
+    ck_assert_msg(strstr(err.msg, "a mass matrix of 5001 coordinates (the limit is 5000"),
+                  "%s", err.msg);
+
     len = 0;                        /* n = 2500, k = 4001 with a contact: k*n > 10^7 */
     PUT("coordinates: [");
     for (int i = 0; i < 2500; i++)

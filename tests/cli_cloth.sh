@@ -62,6 +62,24 @@ rc_is 0
 [ "$(wc -l < "$T/r.csv")" -eq 4 ] || no "$(wc -l < "$T/r.csv") lines, want 4"
 end
 
+# the 40 x 40 cloth with one rod twice: C singular, and the model is too
+# large for the dense fallbacks, which say so rather than allocate gigabytes
+sed 's/^  v_1_1: \(.*\)$/  v_1_1: \1\n  vdup: \1/' "$T/c40a.yaml" > "$T/dup.yaml"
+begin "redundant rods in a sparse model: check says the rank is not certified"
+hs check "$T/dup.yaml"
+rc_is 4
+out_has "rank of G_q at t0: not certified (C = G_q M^-1 G_q^T is singular or ill-conditioned, and a 3082 x 4680 G_q is too large for the dense QR)"
+out_lacks "3082 of 3082"
+err_has "the rank-revealing solve of a 3082 x 4680 constraint system is too large (its dense arrays: k*n and n*n at most 10000000)"
+end
+
+begin "redundant rods in a sparse model: run stops at once, exit 4"
+hs run "$T/dup.yaml" --t-end 0.01 -o "$T/dup.csv" --native never
+rc_is 4
+err_has "holosim: error: the constraint matrix C = G_q M^-1 G_q^T is singular or ill-conditioned"
+[ -e "$T/dup.csv" ] && no "a CSV was written"
+end
+
 # 60 x 60: 255,633 instructions; a long run under --native=auto uses the VM
 # and says why, rather than start minutes of compiling (the run stops at once)
 cloth 60 a

@@ -86,8 +86,11 @@ int hs_cli_check(int argc, char **argv)
         }
         char msg[800];
         size_t rank = hs_cons_rank(m, w, m->t0, q, msg, sizeof msg, NULL);
-        printf("rank of G_q at t0: %zu of %zu%s%s\n", rank, m->k, rank < m->k ? ": " : "",
-               msg);
+        if (rank == m->k && msg[0])          /* too large to compute (rank.c) */
+            printf("rank of G_q at t0: not certified (%s)\n", msg);
+        else
+            printf("rank of G_q at t0: %zu of %zu%s%s\n", rank, m->k, rank < m->k ? ": " : "",
+                   msg);
         if (rank < m->k)
             printf("redundant constraints: %s\n", m->set.strict_rank ? "refused "
                    "(consistency.dependent: reject)" : "allowed; lambda_* are the "

@@ -33,7 +33,10 @@ int hs_proj_apply(hs_proj *p, hs_work *w, double t, double *q, double *v,
  * the QR's threshold); otherwise QR with column pivoting of G_q^T decides,
  * with the relative tolerance HS_RANK_RTOL.  When rank < k, writes into msg
  * the dependent constraints and those they depend on, and the index of the
- * first dependent constraint into *first_dependent (may be NULL). */
+ * first dependent constraint into *first_dependent (may be NULL).  A model
+ * too large for the dense QR (k*n above HS_DENSE_MAX) whose C is not
+ * certified gets k, with the reason in msg (the run then stops at its
+ * first singular C). */
 #define HS_RANK_RTOL 1e-9
 #define HS_RANK_RCOND 1e-12
 size_t hs_cons_rank(const hs_model *m, hs_work *w, double t, const double *q,

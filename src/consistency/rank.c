@@ -42,9 +42,8 @@ static size_t rank_of(const hs_model *m, hs_work *w, double t, const double *q,
         return k;
     if ((double)k * (double)n > HS_DENSE_MAX) {
         if (cap)      /* a sparse model (loader.h): C is singular, the run says so */
-            snprintf(msg, cap, "not certified: C = G_q M^-1 G_q^T is singular or "
-                     "ill-conditioned, and a %zu x %zu G_q is too large for the dense QR",
-                     k, n);
+            snprintf(msg, cap, "C = G_q M^-1 G_q^T is singular or ill-conditioned, and a "
+                     "%zu x %zu G_q is too large for the dense QR", k, n);
         return k;
     }
     if (hs_dyn_constraints(m, w, t, q, NULL, NULL))
