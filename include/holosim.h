@@ -246,11 +246,19 @@ HOLOSIM_API const double *holosim_result_event_data(const holosim_result *r);
  * sensitivities to the parameters params[np], in a result whose columns
  * are the command line's: t, the coordinates, the velocities, lambda_c,
  * then per parameter p in the order given dq/dp, dq'/dp, dlambda_c/dp.
- * o as holosim_run's (t_end, dt, method, rtol, atol); columns, step and
- * output_mode are refused (HOLOSIM_EUSAGE), and so are models with
- * contacts, friction, events or inputs.  The method must be an explicit
- * gsl_odeiv2 one (the model's is replaced by rk8pd when it is not, as
- * the command line does).  steps and nrhs are 0.  NULL with err set. */
+ * o as holosim_run's: t_end, dt, method, rtol, atol; native (the
+ * variational programs' kernels, the same numbers to the bit); stop;
+ * header; message (the notes and warnings `run --sensitivity` prints:
+ * the method used instead of the model's, the stop event, initial data
+ * inconsistent for other values of the parameters); summary (steps and
+ * nrhs of the augmented system, rows, t_reached, wall, stopped_by and
+ * stop_text when a stop event ended the run; the rest 0 or NaN).
+ * columns, step, output_mode and events / keep_events are refused
+ * (HOLOSIM_EUSAGE), and so are models with contacts, friction or events
+ * that change the state; stop and record events and inputs are taken.
+ * The method must be an explicit gsl_odeiv2 one (the model's is replaced
+ * by rk8pd when it is not, as the command line does).  The result's
+ * steps and nrhs are the augmented system's.  NULL with err set. */
 HOLOSIM_API holosim_result *holosim_sensitivity(const holosim_model *m,
                                                 const char *const *params, size_t np,
                                                 const holosim_run_options *o,

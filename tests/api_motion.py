@@ -191,6 +191,35 @@ def sensitivity_closed_form_and_cli():
 
 
 @test
+def sensitivity_native_summary_and_stop_event():
+    """native="always" gives the VM's numbers to the bit; the summary
+    counts the augmented system's steps and names the stop event, whose
+    time is the command line's; a bad native policy is a usage error."""
+    path = os.path.join(MODELS, "pendulum_angle.yaml")
+    m = holosim.load(path, stop_when="theta' > 0")
+    vm = m.sensitivity("l", t_end=3, dt=0.05)
+    nat = m.sensitivity("l", t_end=3, dt=0.05, native="always")
+    assert np.array_equal(vm.data, nat.data) and len(vm) > 2
+    s = vm.summary
+    assert s["stopped_by"] == "stop_when" and s["stop_text"] == "theta' > 0", s
+    assert s["steps"] > 0 and s["nrhs"] > s["steps"] and s["rows"] == len(vm), s
+    assert s["t_reached"] == vm["t"][-1] and vm["t"][-1] < 3
+    rc, out, err = cli("run", path, "--sensitivity", "l", "--t-end", "3", "--dt", "0.05",
+                       "--stop-when", "theta' > 0")
+    assert rc == 0 and "stopped by event 'stop_when'" in err, err
+    names, rows = csv_rows(out)
+    assert float(rows[-1][0]) == vm["t"][-1], (rows[-1][0], vm["t"][-1])
+    try:
+        m.sensitivity("l", native="sometimes")
+    except holosim.UsageError as e:
+        assert "native must be" in e.text
+    else:
+        raise AssertionError("native='sometimes' accepted")
+    r = holosim.load(path).run(t_end=0.5, native="always")
+    assert np.array_equal(r.data, holosim.load(path).run(t_end=0.5).data)
+
+
+@test
 def sensitivity_errors():
     m = holosim.load(os.path.join(MODELS, "pendulum_angle.yaml"))
     for kw, cls, code, text in (

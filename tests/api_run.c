@@ -238,6 +238,58 @@ int main(void)
               (s.kinds & HOLOSIM_MSG_REPORT), "the report: %.200s", s.messages);
     }
 
+    /* a run with sensitivities takes a run's options where they apply:
+     * the native kernels (the same bits), the header, the summary (the
+     * augmented system's counts, the stop event, pointing into the
+     * handle's model), the messages, the stop flag */
+    if (pend) {
+        const char *pl[] = { "l" };
+        seen s = { 0 };
+        holosim_run_summary sum;
+        holosim_run_options_init(&o);
+        o.header = on_header;
+        o.header_ctx = &s;
+        o.message = on_message;
+        o.message_ctx = &s;
+        o.summary = &sum;
+        holosim_result *vm = holosim_sensitivity(pend, pl, 1, &o, on_row, &s, &e);
+        CHECK(vm && s.headers == 1 && sum.rows == (long)s.rows && sum.rows > 2 &&
+              sum.steps > 0 && sum.nrhs > sum.steps && sum.steps == holosim_result_steps(vm) &&
+              sum.nrhs == holosim_result_nrhs(vm) && sum.stopped_by &&
+              strcmp(sum.stopped_by, "stop_when") == 0 && sum.stop_text &&
+              isfinite(sum.t_reached) && sum.t_reached > 0,
+              "sensitivity summary: %s stopped by %s", vm ? "" : e.text,
+              sum.stopped_by ? sum.stopped_by : "(none)");
+        CHECK(strstr(s.messages, "holosim: stopped by event 'stop_when'") &&
+              (s.kinds & HOLOSIM_MSG_NOTE), "sensitivity stop note: %.300s", s.messages);
+        holosim_result_free(vm);
+        holosim_run_options_init(&o);
+        holosim_result *a = holosim_sensitivity(pend, pl, 1, &o, NULL, NULL, &e);
+        o.native = HOLOSIM_NATIVE_ALWAYS;
+        holosim_result *b = holosim_sensitivity(pend, pl, 1, &o, NULL, NULL, &e);
+        size_t na = a ? holosim_result_nrows(a) * holosim_result_ncols(a) : 0;
+        CHECK(a && b && na > 0 && holosim_result_nrows(a) == holosim_result_nrows(b) &&
+              memcmp(holosim_result_data(a), holosim_result_data(b), na * sizeof(double)) == 0,
+              "sensitivity native always: the VM's bits (%s)", b ? "" : e.text);
+        holosim_result_free(a);
+        holosim_result_free(b);
+        o.native = 9;
+        CHECK(!holosim_sensitivity(pend, pl, 1, &o, NULL, NULL, &e) && e.code == 1 &&
+              strstr(e.message, "native"), "sensitivity bad native: %s", e.text);
+        holosim_run_options_init(&o);
+        o.keep_events = 1;
+        CHECK(!holosim_sensitivity(pend, pl, 1, &o, NULL, NULL, &e) && e.code == 1 &&
+              strstr(e.message, "does not take events"), "sensitivity events: %s", e.text);
+        volatile sig_atomic_t flag = 0;
+        seen f = { .flag = &flag, .flag_at = 3 };
+        holosim_run_options_init(&o);
+        o.stop = &flag;
+        o.summary = &sum;
+        CHECK(!holosim_sensitivity(pend, pl, 1, &o, on_row, &f, &e) &&
+              e.code == HOLOSIM_ESTOPPED && strstr(e.message, "stop flag") && f.rows == 3 &&
+              sum.rows == 3, "sensitivity stop flag: %zu rows, %s", f.rows, e.text);
+    }
+
     holosim_model_free(cart);
     holosim_model_free(pend);
     holosim_model_free(sph);

@@ -64,8 +64,11 @@ class UsageError(Error):
 
 
 
+_NATIVE = {"never": 0, "auto": 1, "always": 2}
+
+
 def _run_options(t_end=None, dt=None, method=None, rtol=None, atol=None, columns=None,
-                 step=None, output_mode=None):
+                 step=None, output_mode=None, native=None):
     """The holosim_run_options of run()'s keywords, and the strings it points
     to (kept alive by the caller)."""
     o = ffi.new("holosim_run_options *")
@@ -95,6 +98,12 @@ def _run_options(t_end=None, dt=None, method=None, rtol=None, atol=None, columns
                              "holosim: error: output_mode must be 'exact' or "
                              "'interpolate', not %r\n" % (output_mode,))
         o.output_mode = _OUTPUT_MODES[output_mode]
+    if native is not None:
+        if native not in _NATIVE:
+            raise UsageError(1, "native must be 'never', 'auto' or 'always'",
+                             "holosim: error: native must be 'never', 'auto' or "
+                             "'always', not %r\n" % (native,))
+        o.native = _NATIVE[native]
     return o, keep
 
 
@@ -385,7 +394,7 @@ class Model:
         return "<holosim.Model %r: %s>" % (self.name, ", ".join(self.coordinates))
 
     def run(self, t_end=None, dt=None, method=None, rtol=None, atol=None, columns=None,
-            step=None, output_mode=None, on_row=None):
+            step=None, output_mode=None, on_row=None, native=None):
         """Integrate the model and return a Result: what `holosim run` writes
         with the same options, bit for bit.  Each option left None keeps the
         model's (its `simulate` section, or holosim's default):
@@ -397,6 +406,9 @@ class Model:
                      (--columns; `holosim columns MODEL`)
         step         the fixed step of the rattle methods (--step)
         output_mode  "exact" or "interpolate" (--output-mode)
+        native       "never" (the default), "auto" or "always": the
+                     model's programs compiled to C (--native; the same
+                     numbers to the bit)
 
         on_row       a callable given each row as it is computed (a float64
                      NumPy array in the order of the columns, a copy); the
@@ -412,7 +424,8 @@ class Model:
         The GIL is released while the run integrates (and taken for
         on_row).  Raises Error (a subclass by exit code) when the run
         cannot start or fails."""
-        o, keep = _run_options(t_end, dt, method, rtol, atol, columns, step, output_mode)
+        o, keep = _run_options(t_end, dt, method, rtol, atol, columns, step, output_mode,
+                               native)
         o.keep_events = 1
         sp = ffi.new("holosim_run_summary *")
         o.summary = sp
@@ -420,23 +433,30 @@ class Model:
                        sp)
 
     def sensitivity(self, params, t_end=None, dt=None, method=None, rtol=None, atol=None,
-                    on_row=None):
+                    on_row=None, native=None):
         """Integrate the model with its forward sensitivities to the
         parameters params (a list of names, or a comma list) and return a
         Result: what `holosim run --sensitivity P1,...` writes, bit for bit,
         in its columns (t, the coordinates, the velocities, lambda_c, then
         per parameter p: dq/dp, dq'/dp, dlambda_c/dp; read them as
         result["dtheta/dl"]).  t_end, dt, method, rtol, atol and on_row as
-        in run(); the method must be an explicit gsl_odeiv2 one.  Raises
-        ModelError for an unknown parameter (with the nearest name),
-        UsageError for a model with contacts, friction, events or inputs."""
+        in run(); the method must be an explicit gsl_odeiv2 one.  native:
+        "never" (the default), "auto" or "always", the kernels of the
+        variational programs compiled to C (--native; the same numbers to
+        the bit).  .summary holds steps and nrhs of the augmented system,
+        rows, t_reached and stopped_by (the stop event that ended the
+        rows, or None).  Raises ModelError for an unknown parameter (with
+        the nearest name), UsageError for a model with contacts, friction
+        or events that change the state."""
         if isinstance(params, str):
             params = [p.strip() for p in params.split(",")]
-        o, keep = _run_options(t_end, dt, method, rtol, atol)
+        o, keep = _run_options(t_end, dt, method, rtol, atol, native=native)
+        sp = ffi.new("holosim_run_summary *")
+        o.summary = sp
         cp = [ffi.new("char[]", str(p).encode()) for p in params]
         arr = ffi.new("const char *[]", cp or [ffi.NULL])
         return _gather(lambda fn, err: lib.holosim_sensitivity(self._h, arr, len(cp), o, fn,
-                                                               ffi.NULL, err), on_row)
+                                                               ffi.NULL, err), on_row, sp)
 
     def check(self):
         """`holosim check` in numbers (a CheckReport); raises Error when the
