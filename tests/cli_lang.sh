@@ -19,6 +19,13 @@
 #   sums      the chain written out in full, each point the running sum of
 #             its links, runs as the chain of defines (the structured path)
 #             and writes the same rows, byte for byte
+#   prefix    the chain written out term by term (x3: a + b + c after
+#             x2: a + b), in `embedding` and in `define`, runs as the chain
+#             of defines, byte for byte, and as the dense path (values in
+#             parentheses are not rewritten) to 1e-9; an error in a
+#             rewritten entry points at the file's text; below 32
+#             coordinates, or with a name the rewrite would take, the
+#             model stays dense
 #
 # The last line of output is always `N passed, N failed`.
 
@@ -123,6 +130,92 @@ rc_is 0
 [ -s "$T/full.csv" ] && cmp -s "$T/defs.csv" "$T/full.csv" || no "the running sums' rows differ from the chain of defines'"
 hs derive "$T/full.yaml"
 out_has "# family in define: x__sum[i=(1)+1..N] (i = 2..40, 39 entries)"
+end
+
+# Points written out term by term: N links, every point the one before
+# plus its own link.  $1 N; $2 how each value is written: full (in
+# `embedding`), paren (the same in parentheses), defs (as defines, the
+# embedding reading them).
+written() {
+    awk -v N="$1" -v W="$2" 'BEGIN {
+        print "parameters: {m: 1.0, l: 1.0, g: 9.81}"
+        s = ""; for (i = 1; i <= N; i++) s = s (i > 1 ? ", " : "") "th" i
+        print "coordinates: [" s "]"
+        x = ""; y = "0"
+        for (i = 1; i <= N; i++) {
+            x = x (i > 1 ? " + " : "") "l*sin(th" i ")"; y = y " - l*cos(th" i ")"
+            X[i] = x; Y[i] = y
+        }
+        if (W == "defs") {
+            print "define:"
+            for (i = 1; i <= N; i++) print "  X" i ": " X[i] "\n  Y" i ": " Y[i]
+        }
+        print "embedding:"
+        for (i = 1; i <= N; i++)
+            if (W == "defs") print "  x" i ": X" i "\n  y" i ": Y" i
+            else if (W == "paren") print "  x" i ": (" X[i] ")\n  y" i ": (" Y[i] ")"
+            else print "  x" i ": " X[i] "\n  y" i ": " Y[i]
+        s = ""; for (i = 1; i <= 2 * N; i++) s = s (i > 1 ? ", " : "") "m"
+        print "mass: [" s "]"
+        s = ""; for (i = 1; i <= N; i++) s = s (i > 1 ? " + " : "") "y" i
+        print "potential: m*g*(" s ")"
+        s = ""; for (i = 1; i <= N; i++) s = s (i > 1 ? ", " : "") "th" i ": " 0.02 * i
+        print "initial: {q: {" s "}}"
+        print "simulate: {t_end: 0.3, dt: 0.05, rtol: 1e-10, atol: 1e-10}"
+    }'
+}
+# the largest difference between two CSVs of the same shape
+csv_diff() {
+    awk -F, 'NR == FNR { for (i = 1; i <= NF; i++) a[FNR, i] = $i; n = FNR; next }
+        FNR > 1 { for (i = 1; i <= NF; i++) { d = a[FNR, i] - $i; if (d < 0) d = -d
+                  if (d > m) m = d } }
+        END { if (FNR != n) print "rows"; else printf "%.3g\n", m }' "$1" "$2"
+}
+
+begin prefix
+written 40 full >"$T/pfull.yaml"
+written 40 paren >"$T/pparen.yaml"
+written 40 defs >"$T/pdefs.yaml"
+hs check "$T/pfull.yaml"
+rc_is 0
+out_has "dynamics: structured embedding, 80 internal unknowns"
+hs check "$T/pdefs.yaml"
+rc_is 0
+out_has "dynamics: structured embedding, 80 internal unknowns"
+hs check "$T/pparen.yaml"
+rc_is 0
+out_lacks "structured"
+for w in full paren defs; do
+    hs run "$T/p$w.yaml" -o "$T/p$w.csv"
+    rc_is 0
+done
+[ -s "$T/pfull.csv" ] && cmp -s "$T/pfull.csv" "$T/pdefs.csv" ||
+    no "the points written out give other rows than the chain of defines"
+d=$(csv_diff "$T/pfull.csv" "$T/pparen.csv")
+awk -v d="$d" 'BEGIN { exit !(d != "rows" && d + 0 < 1e-9) }' ||
+    no "structured and dense paths differ by $d (want < 1e-9)"
+end
+
+begin prefix_error
+written 40 full | sed '/^  x5:/s/sin(th5)/sin(thq5)/' >"$T/perr.yaml"
+hs check "$T/perr.yaml"
+rc_is 2
+err_has "perr.yaml:12:65: error: unknown name 'thq5' (did you mean 'th5'?)"
+err_has "  x5: l*sin(th1) + l*sin(th2) + l*sin(th3) + l*sin(th4) + l*sin(thq5)"
+[ "$(sed -n 3p "$T/err")" = "$(printf '%69s' '^')" ] || no "the caret is not under thq5"
+end
+
+begin prefix_small
+written 31 full >"$T/p31.yaml"
+hs check "$T/p31.yaml"
+rc_is 0
+out_lacks "structured"
+out_has "mass matrix: full"
+# a parameter holding a name the rewrite would make: left as written
+written 40 full | sed 's/^parameters: {/parameters: {x7__sum: 0, /' >"$T/ptaken.yaml"
+hs check "$T/ptaken.yaml"
+rc_is 0
+out_lacks "structured"
 end
 
 summary

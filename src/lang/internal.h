@@ -129,6 +129,12 @@ static inline int hs_fm_is_id(int c) { return hs_fm_is_id0(c) || (c >= '0' && c 
  * out.  0 or an exit code. */
 int hs_fm_telescope(fam *F);
 
+/* prefix.c: entries of `embedding` and `define` written out in full, each
+ * beginning with another entry's whole value, rewritten to read it (a
+ * chain of defines), for an embedding of at least HS_LANG_CHAIN_MIN_N
+ * coordinates.  0 or an exit code. */
+int hs_fm_prefix(fam *F);
+
 /* fammass.c: `mass` as a mapping of entries into the format-1 list. */
 int hs_fm_mass_entries(fam *F, int root, int mass, int mkey);
 

@@ -1,6 +1,7 @@
 /* The door of the model language (lang.h): families first (they may
  * write bodies, springs and D(...) out of templates), then bodies,
- * springs, dissipation and D(...) on the expanded root. */
+ * springs, dissipation and D(...) on the expanded root, then points
+ * written out in full as a chain of defines. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -49,16 +50,22 @@ int hs_lang_expand(hs_ytree *y, const hs_lang_sets *sets, hs_lang_info *info, hs
     F.err = err;
     F.note = -1;
     int fams = hs_fm_uses(&F, 1), bodies = hs_bd_uses(&F, 1);
-    if (!fams && !bodies)
-        return 0;
+    int rc = 0;
+    if (!fams && !bodies) {    /* only points written out in full, if any */
+        rc = hs_fm_prefix(&F);
+        hs_fm_free(&F);
+        return rc ? (err->code ? err->code : HS_EXIT_MODEL) : 0;
+    }
     y->norig = (int)(F.doc->nodes.top - F.doc->nodes.start);
-    int rc = hs_fm_params(&F);
+    rc = hs_fm_params(&F);
     if (!rc && fams)
         rc = hs_fm_telescope(&F);
     if (!rc && fams)
         rc = hs_fm_expand(&F);
     if (!rc && bodies)
         rc = hs_bd_expand(&F, 1);
+    if (!rc)
+        rc = hs_fm_prefix(&F);
     if (!rc && y->norigin + (size_t)y->norig > HS_YTREE_MAX_NODES)
         rc = hs_ytree_error(y, err, hs_ytree_root(y), "the families expand to more than "
                             "%d YAML nodes", HS_YTREE_MAX_NODES);

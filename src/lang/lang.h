@@ -6,7 +6,9 @@
  *                    `sum(...)`/`prod(...)`, the mass matrix by entries,
  *                    springs, dissipation, rigid bodies and `D(...)`,
  *                    written out in place (a file that uses none of them
- *                    is left untouched)
+ *                    is left untouched), then points written out in full
+ *                    (x3: a + b + c after x2: a + b) as a chain of
+ *                    defines
  *
  * Every node made here keeps its template and the index values it was made
  * at (ytree.h: hs_ytree_origin), so an error in a generated entry points at
@@ -19,6 +21,12 @@
 
 #include "../util/error.h"
 #include "ytree.h"
+
+/* The fewest coordinates for which the structured path of an embedding
+ * (model/chain.c) is taken: below, the dense metric is cheaper
+ * (bench/structure.sh).  Points written out in full are rewritten as a
+ * chain of defines (prefix.c) from this size on. */
+#define HS_LANG_CHAIN_MIN_N 32
 
 /* Values given to parameters from outside the file (a --set, a sweep's
  * point), in order: the last entry of a name wins.  Entry i is text[i]

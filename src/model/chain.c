@@ -40,7 +40,7 @@
  * chains in absolute angles, the VM, us per right-hand side, dense against
  * structured, medians of 5: 16 links 2.7 / 4.6, 24 links 6.1 / 7.1, 32
  * links 12.1 / 9.1, 48 links 28.2 / 14.1). */
-#define HS_CHAIN_MIN_N 32
+#define HS_CHAIN_MIN_N HS_LANG_CHAIN_MIN_N
 
 typedef struct chainb {
     loader *L;
