@@ -52,8 +52,9 @@ hs_chainwork *hs_chain_work_new(const hs_model *m)
     return cw;
 }
 
-/* Run the program at the state in w->in; T and the powers the stepper
- * reads (P_nc, P_t) set.  0 or HS_EXIT_NUMERIC. */
+/* Run the program at the state in w->in; T (T2, the part quadratic in
+ * the velocities) and the powers the stepper reads (P_nc, P_t, and bT in
+ * a chart that moves) set.  0 or HS_EXIT_NUMERIC. */
 static int chain_eval(const hs_model *m, hs_work *w, double t)
 {
     const hs_chain *c = m->chain;
@@ -66,6 +67,14 @@ static int chain_eval(const hs_model *m, hs_work *w, double t)
     for (size_t j = 0; j < c->nz; j++)
         T += o[c->off_mass + j] * o[c->off_zdot + j] * o[c->off_zdot + j];
     w->T = 0.5 * T;
+    if (m->nbT) {              /* a chart that moves: T2 = T - T1 - T0 */
+        double T1 = 0;
+        for (size_t i = 0; i < m->nbT; i++) {
+            w->dyn[m->off_bT + i] = o[c->off_bT + i];
+            T1 += o[c->off_bT + i] * w->in[m->sym_v[i]];
+        }
+        w->T -= T1 + o[c->off_T0];
+    }
     w->dyn[m->off_Pd] = o[c->off_Pnc];
     w->dyn[m->off_Pt] = o[c->off_Pt];
     return 0;

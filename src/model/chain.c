@@ -16,7 +16,9 @@
  *     C_z z'' + C_q q'' = gamma,     C = z - Phi(q, z),
  *
  * gamma = D(D Phi) with the accelerations left out (two total
- * derivatives, velocities of q and z independent symbols).  Only the
+ * derivatives, velocities of q and z independent symbols, the time's
+ * partial derivative included: a chart that moves, Phi_j(t, q, z), is
+ * one of these systems too).  Only the
  * local partial derivatives of each Phi_j are taken, so the work and the
  * program are linear in the model for a chain or a tree.  The program
  * evaluates them at the state: each unknown's symbol is replaced by the
@@ -256,7 +258,6 @@ static int derive(loader *L, unknowns *U)
         qs[r] = m->sym_q[r];
         vs[r] = m->sym_v[r];
     }
-    tv[m->sym_t] = 1;
     for (size_t j = 0; j < nz; j++) {
         col[U->zsym[j]] = (long)(n + j);
         qs[n + j] = U->zsym[j];
@@ -264,7 +265,7 @@ static int derive(loader *L, unknowns *U)
     }
     size_t nb = 0;
     for (size_t j = 0; j < nz; j++) {
-        if (reads_any(U->phi[j], tv, ns)) {      /* moving, or not a position */
+        if (reads_any(U->phi[j], tv, ns)) {      /* not a position */
             rc = 1;
             goto out;
         }
@@ -296,8 +297,8 @@ static int derive(loader *L, unknowns *U)
                 c->b_col[e] = (uint32_t)col[s[z]];
                 loc[e++] = hs_diff(d, U->phi[j], s[z]);
             }
-        const hs_node *D1 = hs_total_diff(d, U->phi[j], -1, n + nz, qs, vs);
-        loc[nb + j] = hs_total_diff(d, D1, -1, n + nz, qs, vs);
+        const hs_node *D1 = hs_total_diff(d, U->phi[j], m->sym_t, n + nz, qs, vs);
+        loc[nb + j] = hs_total_diff(d, D1, m->sym_t, n + nz, qs, vs);
     }
     /* back to (t, q, q'): z -> its expansion, z' -> the expansion's D */
     const hs_node **map = xcalloc(ns, sizeof *map);

@@ -349,8 +349,9 @@ static int compile_dyn(cbuild *C)
 }
 
 /* The structured embedding's program (model.h: hs_chain), if the model
- * has one: without constraints, a chart that does not move (T1 = 0) and
- * masses that do not depend on the state (chain.c and forms.c check). */
+ * has one: without constraints and with masses that do not depend on the
+ * state (chain.c and forms.c check).  A chart that moves adds bT and T0
+ * (the dynamics take T2 = T - T1 - T0 and add bT . a to P_t). */
 static int compile_chain(cbuild *C)
 {
     hs_model *m = C->L->m;
@@ -358,18 +359,24 @@ static int compile_chain(cbuild *C)
     if (!c)
         return 0;
     /* chain.c built it for these only (Q was not derived: no way back) */
-    int ok = m->k == 0 && m->nbT == 0;
+    int ok = m->k == 0;
     for (size_t j = 0; ok && j < c->nz; j++)
         ok = state_free(C, c->root[c->off_mass + j]);
     if (!ok)
         return hs_error_set(C->L->err, HS_EXIT_MODEL, "internal error: a structured "
-                            "embedding with constraints, a moving chart or a moving mass");
+                            "embedding with constraints or a moving mass");
     C->nr = 0;
     push(C, c->root, c->nroot);
     c->off_Pnc = C->nr;
     push(C, &m->P_nc, 1);
     c->off_Pt = C->nr;
     push(C, &m->P_t, 1);
+    c->off_bT = c->off_T0 = C->nr;
+    if (m->nbT) {
+        push(C, m->bT, m->nbT);
+        c->off_T0 = C->nr;
+        push(C, &m->T0, 1);
+    }
     c->nout = C->nr;
     if (C->oom)
         return hs_error_nomem(C->L->err);

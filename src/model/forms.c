@@ -422,11 +422,14 @@ static int embscratch_init(loader *L, embscratch *S)
     return 0;
 }
 
-/* A structured embedding (chain.c: a chart that does not move, a diagonal
- * ambient mass): T = 1/2 sum_a m_a x_a'^2 over the ambient velocities
- * (outputs and events read it as v^T M v / 2: T1 = T0 = 0), the powers;
- * no metric (M NULL) and no Q (0): the accelerations come from the
- * structure. */
+/* A structured embedding (chain.c: a diagonal ambient mass): T = 1/2
+ * sum_a m_a x_a'^2 over the ambient velocities, the powers; no metric (M
+ * NULL) and no Q (0): the accelerations come from the structure.  A chart
+ * that does not move has T1 = T0 = 0 (outputs and events read T as
+ * v^T M v / 2); one that moves (a point reads t) has x_a' = J_a v + X_t,a
+ * and the energy's bookkeeping (time_power) needs T0 = 1/2 sum m_a
+ * X_t,a^2, F_a . X_t and p = dT/dv (read at v = 0 only: T1 = p(0) . v),
+ * the last from the ambient velocities, O(n) terms per point. */
 static int structured_kinetic(kbuild *B, const hs_node *const *Ma, const hs_node *const *Fa)
 {
     loader *L = B->L;
@@ -454,9 +457,46 @@ static int structured_kinetic(kbuild *B, const hs_node *const *Ma, const hs_node
     m->has_nc_forces = B->frc != NULL;
     B->FXt = zero;
     B->T0 = zero;
+    const hs_node *T2 = T;
+    int moving = 0;
+    for (size_t a = 0; a < na && !moving; a++) {
+        size_t ns;
+        const int32_t *s = hs_node_symbols(L->ambX[a], &ns);
+        for (size_t z = 0; z < ns && !moving; z++)
+            moving = s[z] == m->sym_t;
+    }
+    if (moving) {
+        size_t ns;
+        const hs_node **vz = velocity_zero_map(L, &ns);
+        const hs_node **t0 = xcalloc(2 * na, sizeof *t0);
+        if (!vz || !t0) {
+            free(vz);
+            free(t0);
+            return hs_error_nomem(L->err);
+        }
+        for (size_t a = 0; a < na; a++) {
+            const hs_node *Xt = hs_subst(d, L->ambV[a], vz, ns);
+            t0[a] = hs_mul(d, Ma[a * na + a], hs_pow(d, Xt, hs_num(d, 2)));
+            t0[na + a] = hs_mul(d, Fa[a], Xt);
+        }
+        B->T0 = hs_mul(d, hs_num(d, 0.5), hs_addn(d, t0, na));
+        B->FXt = hs_addn(d, t0 + na, na);
+        free(t0);
+        /* T2 = T - T1 - T0, T1 = p(0) . v: the quantities read T2 as
+         * v^T M v / 2 and add T1 + T0 (derived.c) */
+        hs_gradient(d, T, m->sym_v, n, B->p);
+        const hs_node **t1 = xcalloc(n, sizeof *t1);
+        for (size_t i = 0; t1 && i < n; i++)
+            t1[i] = hs_mul(d, hs_subst(d, B->p[i], vz, ns), hs_sym(d, m->sym_v[i]));
+        free(vz);
+        if (!t1)
+            return hs_error_nomem(L->err);
+        T2 = hs_sub(d, T, hs_add(d, hs_addn(d, t1, n), B->T0));
+        free(t1);
+    }
     B->Tamb = T;
     B->Lsym = hs_sub(d, T, m->U);
-    L->vMv2 = T;
+    L->vMv2 = T2;
     return m->P_nc ? 0 : hs_error_nomem(L->err);
 }
 

@@ -217,14 +217,15 @@ typedef struct hs_drawing {
  * 0) is derived: the accelerations, T and the check at t0 come from the
  * structure alone.
  * prog: B entries (nb) | gamma (nz) | mass (nz) | force (nz) | Q (n) |
- * z' (nz) | P_nc | P_t, inputs as prog_dyn's. */
+ * z' (nz) | P_nc | P_t | [bT (n) | T0] (a chart that moves: m->nbT n),
+ * inputs as prog_dyn's. */
 typedef struct hs_chain {
     size_t nz, nb;
     uint32_t *b_row;       /* [nb] the unknown j whose Phi_j the entry differentiates */
     uint32_t *b_col;       /* [nb] with respect to q_r (r < n) or z_j (n + j) */
     const hs_node **root;  /* [nroot] the symbolic outputs before P_nc, P_t */
     size_t nroot;
-    size_t off_gamma, off_mass, off_F, off_Q, off_zdot, off_Pnc, off_Pt, nout;
+    size_t off_gamma, off_mass, off_F, off_Q, off_zdot, off_Pnc, off_Pt, off_bT, off_T0, nout;
     hs_prog *prog;
 } hs_chain;
 
