@@ -50,6 +50,20 @@ static const char *moving_chain =
     "forces: {x_32: -c*x_32', y_32: -c*y_32'}\n"
     "initial:\n  q:\n    th[i=1..32]: 0.1*i\n";
 
+/* A loop closed over the chain: its tip pinned at (d, 0) by two
+ * constraints on the last define (extra rows of the saddle-point system),
+ * and a third that reads a define in the middle (its height at h). */
+static const char *closed_chain =
+    "parameters: {m: 1.0, l: 0.6, g: 9.81, d: 15.0, h: -2.0}\n"
+    "coordinates:\n  - th[i=1..34]\n"
+    "define:\n  X[0]: 0\n  Y[0]: 0\n"
+    "  X[i=1..34]: X[i-1] + l*sin(th[i])\n  Y[i=1..34]: Y[i-1] - l*cos(th[i])\n"
+    "embedding:\n  x[i=1..34]: X[i]\n  y[i=1..34]: Y[i]\n"
+    "mass:\n  x[i=1..34]: m*(1 + i/20)\n  y[i=1..34]: m*(1 + i/20)\n"
+    "potential: m*g*sum(i=1..34, (1 + i/20)*y[i])\n"
+    "constraints: {tip_x: X_34 - d, tip_y: Y_34, mid: Y_17 - h}\n"
+    "initial:\n  q:\n    th[i=1..34]: 1.5 - 0.09*i\n";
+
 /* A tree: a trunk of four links, two branches of fourteen from its end; an
  * ambient coordinate that is not a define (the middle of a link). */
 static const char *tree =
@@ -128,9 +142,11 @@ static void compare_with_dense(const char *text)
             q[i] = 6 * urand(&seed) - 3;
             v[i] = 4 * urand(&seed) - 2;
         }
-        ck_assert_int_eq(hs_dyn_accel(m, ws, 0.3, q, v, as, NULL), 0);
+        double Ls[8], Ld[8];
+        ck_assert_uint_le(m->k, 8);
+        ck_assert_int_eq(hs_dyn_accel(m, ws, 0.3, q, v, as, Ls), 0);
         ck_assert_int_eq(hs_dyn_energy(m, ws, 0.3, q, v, &Es), 0);
-        ck_assert_int_eq(hs_dyn_accel(md, wd, 0.3, q, v, ad, NULL), 0);
+        ck_assert_int_eq(hs_dyn_accel(md, wd, 0.3, q, v, ad, Ld), 0);
         ck_assert_int_eq(hs_dyn_energy(md, wd, 0.3, q, v, &Ed), 0);
         double scale = 1;
         for (size_t i = 0; i < n; i++)
@@ -140,6 +156,15 @@ static void compare_with_dense(const char *text)
             ck_assert_msg(fabs(as[i] - ad[i]) <= tol, "trial %d, %s'': %.17g vs %.17g (tol %g)",
                           trial, m->qname[i], as[i], ad[i], tol);
         ck_assert_msg(fabs(Es - Ed) <= 1e-12 * fmax(1, fabs(Ed)), "E %.17g vs %.17g", Es, Ed);
+        /* the multipliers of the model's constraints (the same Lambda: the
+         * reaction G_q^T Lambda of the expanded G) */
+        double lscale = 1;
+        for (size_t i = 0; i < m->k; i++)
+            lscale = fmax(lscale, fabs(Ld[i]));
+        for (size_t i = 0; i < m->k; i++)
+            ck_assert_msg(fabs(Ls[i] - Ld[i]) <= tol / scale * lscale * 1e2,
+                          "trial %d, lambda_%s: %.17g vs %.17g", trial, m->cname[i], Ls[i],
+                          Ld[i]);
         double Ws[3], Wd[3];
         hs_dyn_work_rates(m, ws, v, as, Ws);
         hs_dyn_work_rates(md, wd, v, ad, Wd);
@@ -172,6 +197,12 @@ START_TEST(moving_chart_matches_dense)
 }
 END_TEST
 
+START_TEST(closed_chain_matches_dense)
+{
+    compare_with_dense(closed_chain);
+}
+END_TEST
+
 START_TEST(tree_matches_dense)
 {
     compare_with_dense(tree);
@@ -201,9 +232,17 @@ START_TEST(structure_only_where_it_holds)
         { 31, "sin(th[1])", "mass:\n  x[i=1..31]: 1\n  y[i=1..31]: 1\n", 0 },
         /* a moving chart: structured too (moving_chart_matches_dense) */
         { 32, "sin(th[1]) + 0.1*t", "mass:\n  x[i=1..32]: 1\n  y[i=1..32]: 1\n", 1 },
-        /* a constraint */
+        /* a constraint: extra rows of the same system (closed_chain_matches_dense) */
         { 32, "sin(th[1])", "mass:\n  x[i=1..32]: 1\n  y[i=1..32]: 1\n"
-                            "constraints: {c: th_1 - 2*th_2 + 0.1}\n", 0 },
+                            "constraints: {c: th_1 - 2*th_2 + 0.1}\n", 1 },
+        /* ... but not with an event that releases it, nor with a dependent one:
+         * loaded again on the dense path */
+        { 32, "sin(th[1])", "mass:\n  x[i=1..32]: 1\n  y[i=1..32]: 1\n"
+                            "constraints: {c: th_1 - 2*th_2 + 0.1}\n"
+                            "events:\n  go: {when: t > 1, action: release c}\n", 0 },
+        { 32, "sin(th[1])", "mass:\n  x[i=1..32]: 1\n  y[i=1..32]: 1\n"
+                            "constraints: {c: th_1 - 2*th_2 + 0.1, c2: 2*th_1 - 4*th_2 + 0.2}\n",
+          0 },
         /* a mass that moves */
         { 32, "sin(th[1])", "mass:\n  x[i=1..32]: 1 + th_1^2\n  y[i=1..32]: 1\n", 0 },
     };
@@ -402,6 +441,7 @@ static Suite *suite(void)
     tcase_add_test(tc, absolute_chain_matches_dense);
     tcase_add_test(tc, relative_chain_with_damper_matches_dense);
     tcase_add_test(tc, moving_chart_matches_dense);
+    tcase_add_test(tc, closed_chain_matches_dense);
     tcase_add_test(tc, tree_matches_dense);
     tcase_add_test(tc, running_sums_telescope);
     tcase_add_test(tc, structure_only_where_it_holds);

@@ -26,7 +26,10 @@
 #             rewritten entry points at the file's text; below 32
 #             coordinates, or with a name the rewrite would take, the
 #             model stays dense; a chart that moves (the pivot shaken)
-#             is structured too, every column the dense path's to 1e-8
+#             is structured too, every column the dense path's to 1e-8;
+#             so is a loop closed over it (constraints on the tip), under
+#             each stabilization; a released or dependent constraint
+#             sends the model to the dense path (also from stdin)
 #
 # The last line of output is always `N passed, N failed`.
 
@@ -218,6 +221,81 @@ head -n 1 "$T/pmove.csv" | grep -q ",H,.*,W_t," || no "no H or W_t column"
 d=$(csv_diff "$T/pmove.csv" "$T/pmovep.csv")
 awk -v d="$d" 'BEGIN { exit !(d != "rows" && d + 0 < 1e-8) }' ||
     no "a moving chart: structured and dense paths differ by $d (want < 1e-8)"
+end
+
+# A loop closed over the chain (holosim(1), STRUCTURED EMBEDDINGS): N
+# links written term by term, the tip pinned at (d, 0) by constraints on
+# the ambient names; $2 full or paren (the dense path).  The start, an
+# arc, is projected onto the constraints.
+closed() {
+    awk -v N="$1" -v W="$2" 'BEGIN {
+        print "parameters: {m: 1.0, l: 1.0, g: 9.81, d: " N * 0.8 "}"
+        s = ""; for (i = 1; i <= N; i++) s = s (i > 1 ? ", " : "") "th" i
+        print "coordinates: [" s "]"
+        x = ""; y = "0"
+        print "embedding:"
+        for (i = 1; i <= N; i++) {
+            x = x (i > 1 ? " + " : "") "l*sin(th" i ")"; y = y " - l*cos(th" i ")"
+            if (W == "paren") print "  x" i ": (" x ")\n  y" i ": (" y ")"
+            else print "  x" i ": " x "\n  y" i ": " y
+        }
+        s = ""; for (i = 1; i <= 2 * N; i++) s = s (i > 1 ? ", " : "") "m"
+        print "mass: [" s "]"
+        s = ""; for (i = 1; i <= N; i++) s = s (i > 1 ? " + " : "") "y" i
+        print "potential: m*g*(" s ")"
+        print "constraints: {cx: x" N " - d, cy: y" N "}"
+        s = ""
+        for (i = 1; i <= N; i++)
+            s = s (i > 1 ? ", " : "") "th" i ": " sprintf("%.6f", 2.7708 - 2.4 * (i - 0.5) / N)
+        print "initial: {q: {" s "}}"
+        print "simulate: {t_end: 0.5, dt: 0.05, rtol: 1e-10, atol: 1e-10}"
+    }'
+}
+
+begin prefix_closed
+closed 40 full >"$T/cl.yaml"
+closed 40 paren >"$T/clp.yaml"
+hs check "$T/cl.yaml"
+rc_is 0
+out_has "dynamics: structured embedding, 80 internal unknowns"
+out_has "rank of G_q at t0: 2 of 2"
+out_has "the structured saddle-point system with the constraints' rows regular at t0"
+hs check "$T/clp.yaml"
+rc_is 0
+out_lacks "structured"
+for st in projection baumgarte none; do
+    hs run "$T/cl.yaml" --stabilize "$st" --columns all -o "$T/cl.csv"
+    rc_is 0
+    hs run "$T/clp.yaml" --stabilize "$st" --columns all -o "$T/clp.csv"
+    rc_is 0
+    head -n 1 "$T/cl.csv" | grep -q ",lambda_cx,lambda_cy," || no "no multipliers' columns"
+    d=$(csv_diff "$T/cl.csv" "$T/clp.csv")
+    awk -v d="$d" 'BEGIN { exit !(d != "rows" && d + 0 < 1e-8) }' ||
+        no "a closed loop ($st): structured and dense paths differ by $d (want < 1e-8)"
+done
+# a constraint an event lets go, and a dependent one: the dense path, the
+# same numbers as the dense file's
+sed 's/^simulate:/events: {go: {when: t > 0.2, action: release cy}}\nsimulate:/' "$T/cl.yaml" >"$T/clr.yaml"
+sed 's/^simulate:/events: {go: {when: t > 0.2, action: release cy}}\nsimulate:/' "$T/clp.yaml" >"$T/clrp.yaml"
+hs check "$T/clr.yaml"
+rc_is 0
+out_lacks "structured"
+hs run "$T/clr.yaml" --columns all -o "$T/clr.csv"
+rc_is 0
+hs run "$T/clrp.yaml" --columns all -o "$T/clrp.csv"
+rc_is 0
+d=$(csv_diff "$T/clr.csv" "$T/clrp.csv")
+awk -v d="$d" 'BEGIN { exit !(d != "rows" && d + 0 < 1e-8) }' ||
+    no "a released loop differs from the dense file's by $d"
+sed 's/^constraints: {cx: x40 - d, cy: y40}/constraints: {cx: x40 - d, cy: y40, cz: 2*x40 - 2*d}/' \
+    "$T/cl.yaml" >"$T/cld.yaml"
+hs check "$T/cld.yaml"
+rc_is 0
+out_lacks "structured"
+out_has "rank of G_q at t0: 2 of 3"
+hs run - -o "$T/cld.csv" <"$T/cld.yaml"
+rc_is 0
+[ -s "$T/cld.csv" ] || no "a dependent loop from standard input wrote no rows"
 end
 
 begin prefix_error

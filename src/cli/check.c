@@ -107,7 +107,8 @@ int hs_cli_check(int argc, char **argv)
             rc = hs_cli_fail(hs_work_err(w));
         else {  /* E in the frame of the model's mass (an embedding: the ambient one) */
             hs_work_stats st = hs_work_get_stats(w);
-            printf("%sE0 = %.17g\n", !m->k ? "" : st.augmented ? "M singular at t0: "
+            printf("%sE0 = %.17g\n", !m->k ? "" : m->chain ? "the structured saddle-point "
+                   "system with the constraints' rows regular at t0; " : st.augmented ? "M singular at t0: "
                    "solved through [M G_q^T; G_q 0]; " : st.robust ? "C = G_q M^-1 G_q^T "
                    "singular or nearly so at t0: the rank-revealing solve; " : st.nskip ?
                    "C = G_q M^-1 G_q^T singular at t0: the Cholesky skips the dependent "

@@ -114,6 +114,16 @@ static int build_W(hs_proj *p, hs_work *w, double t, const double *q, const doub
     p->lock = lock;
     p->diagW = m->mass_kind != HS_MASS_FULL;
     p->msing = 0;
+    if (m->chain) {            /* no metric formed: its saddle-point system, factored */
+        int r = hs_chain_proj_factor(m, w, t, q);
+        if (r > 0) {
+            hs_error_set(err, hs_work_err(w)->code, "%s", hs_work_err(w)->msg);
+            return err->code;
+        }
+        p->diagW = 0;
+        p->chain_ok = r == 0;
+        return 0;
+    }
     if (p->diagW) {
         if (hs_dyn_mass_diag(m, w, t, q, v, p->Md)) {
             hs_error_set(err, hs_work_err(w)->code, "%s", hs_work_err(w)->msg);
@@ -319,6 +329,12 @@ static int build_A(hs_proj *p, hs_work *w)
 /* build_A, else robust_build: 0, or -1 when neither can factor. */
 static int factor_A(hs_proj *p, hs_work *w)
 {
+    if (p->m->chain) {         /* factored by build_W; no robust path (chain.c) */
+        p->robust = 0;
+        memset(p->fixed, 0, p->m->k);
+        p->a_valid = p->chain_ok;
+        return p->chain_ok ? 0 : -1;
+    }
     if (build_A(p, w) == 0)
         return 0;
     if (p->nomem || (hs_work_get_stats(w).strict && !p->msing))
@@ -332,6 +348,10 @@ static void solve_step(hs_proj *p, hs_work *w, const double *rhs, double *out)
     const hs_cstruct cs = hs_work_cstruct(w);
     const hs_model *m = p->m;
     size_t n = m->n, k = m->k;
+    if (m->chain) {
+        hs_chain_proj_solve(m, w, rhs, out);
+        return;
+    }
     if (p->robust) {
         hs_proj_robust_step(p, rhs, out);
         return;
@@ -468,11 +488,18 @@ static int newton(hs_proj *p, hs_work *w, double t, double *q, const double *v,
  * onto the manifold by Newton steps.  Stops when the point no longer moves;
  * a step that does not bring the point nearer to q0 is refused, so the
  * branch chosen by the first phase is kept. */
-/* (a - b)^T M (a - b) with the mass matrix of the last build_W. */
-static double mdist(const hs_proj *p, const double *a, const double *b)
+/* (a - b)^T M (a - b) with the mass matrix of the last build_W (a
+ * structured embedding's metric is not formed: its kinetic energy at a,
+ * at the velocity a - b, twice). */
+static double mdist(hs_proj *p, hs_work *w, double t, const double *a, const double *b)
 {
     size_t n = p->m->n;
     double s = 0;
+    if (p->m->chain) {         /* no metric formed: 2 T2 of the velocity a - b at a */
+        for (size_t i = 0; i < n; i++)
+            p->qtry[i] = a[i] - b[i];
+        return hs_chain_metric_norm(p->m, w, t, a, p->qtry, &s) ? (double)INFINITY : s;
+    }
     if (p->diagW) {
         for (size_t i = 0; i < n; i++)
             s += (a[i] - b[i]) * p->Md[i] * (a[i] - b[i]);
@@ -504,7 +531,7 @@ static void nearest_point(hs_proj *p, hs_work *w, double t, double *q, const dou
         for (size_t i = 0; i < k; i++)
             rhs[i] = p->G[i] + hs_dyn_gq_dot(m, w, i, x);
         solve_step(p, w, rhs, p->dq);
-        double d_old = mdist(p, q, q0), move = 0, scale = 0;
+        double d_old = mdist(p, w, t, q, q0), move = 0, scale = 0;
         for (size_t c = 0; c < n; c++) {
             save[c] = q[c];
             x[c] = q0[c] - p->dq[c];
@@ -518,7 +545,7 @@ static void nearest_point(hs_proj *p, hs_work *w, double t, double *q, const dou
             memcpy(q, save, n * sizeof *q);
             break;
         }
-        if (mdist(p, q, q0) > d_old * (1 + 1e-12)) { /* not nearer: keep the old point */
+        if (mdist(p, w, t, q, q0) > d_old * (1 + 1e-12)) { /* not nearer: keep the old point */
             memcpy(q, save, n * sizeof *q);
             break;
         }

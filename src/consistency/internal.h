@@ -37,6 +37,9 @@ struct hs_proj {
     int msing;                      /* M singular (positive semidefinite) */
     int robust;                     /* the last factorization is robust_build's */
     int nomem;                      /* a matrix allocated at first use could not be */
+    int chain_ok;                   /* a structured embedding (m->chain): W and A are
+                                     * its saddle-point system, factored (1) or
+                                     * singular (0) at the last build_W */
     size_t nf;                      /* free coordinates (free_idx) */
     gsl_matrix *rL, *rA, *rV;       /* nf x nf; max(nf,k) x min; min x min */
     gsl_vector *rS;                 /* min(nf, k) singular values */

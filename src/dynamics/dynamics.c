@@ -492,8 +492,8 @@ static int accel1(const hs_model *m, hs_work *w, double t, const double *q,
     return 0;
 }
 
-/* The structured embedding (dynamics/chain.c): no constraints, no
- * multipliers. */
+/* The structured embedding (dynamics/chain.c): its constraints' multipliers
+ * into w->Lambda. */
 static int chain_accel(const hs_model *m, hs_work *w, double t, const double *q,
                        const double *v, double *a)
 {
@@ -541,8 +541,13 @@ static int accel(const hs_model *m, hs_work *w, double t, const double *q,
 int hs_dyn_accel(const hs_model *m, hs_work *w, double t, const double *q,
                  const double *v, double *a, double *Lambda)
 {
-    int r = m->chain ? chain_accel(m, w, t, q, v, a) : accel(m, w, t, q, v, a, Lambda);
-    return r;
+    if (m->chain) {
+        int r = chain_accel(m, w, t, q, v, a);
+        if (!r && Lambda)
+            memcpy(Lambda, w->Lambda, m->k * sizeof *Lambda);
+        return r;
+    }
+    return accel(m, w, t, q, v, a, Lambda);
 }
 
 int hs_dyn_aux(const hs_model *m, hs_work *w, double t, const double *q,

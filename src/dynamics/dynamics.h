@@ -251,6 +251,19 @@ void hs_dyn_work_rates(const hs_model *m, const hs_work *w, const double *v, con
 
 /* Row i of G_q (from the last hs_dyn_constraints*) dotted with x[n]. */
 double hs_dyn_gq_dot(const hs_model *m, const hs_work *w, size_t i, const double *x);
+
+/* The projection of a structured embedding with constraints (m->chain,
+ * k > 0; consistency.c), through its saddle-point system (dynamics/chain.c):
+ * factor it at (t, q): 0, -1 when it is singular (dependent constraints,
+ * or singular coordinates), or an exit code with the work's error set;
+ * then dq = W G_q^T (G_q W G_q^T)^-1 rhs, W = M^-1, the least change of
+ * the coordinates in the metric's norm with G_q dq = rhs. */
+int hs_chain_proj_factor(const hs_model *m, hs_work *w, double t, const double *q);
+void hs_chain_proj_solve(const hs_model *m, hs_work *w, const double *rhs, double *dq);
+/* d^T M(t, q) d of a structured embedding (twice its kinetic energy's part
+ * quadratic in the velocities, at the velocity d): 0 or an exit code. */
+int hs_chain_metric_norm(const hs_model *m, hs_work *w, double t, const double *q,
+                         const double *d, double *out);
 /* Whether constraint j was let go (hs_dyn_release). */
 int hs_dyn_is_released(const hs_work *w, size_t j);
 

@@ -53,6 +53,7 @@ typedef struct chainb {
     unsigned char *state;      /* [nstate] t, q and q' symbols */
     size_t nstate;
     int oom;
+    const hs_node **Xloc;      /* [namb] the points' local forms (the constraints read them) */
 } chainb;
 
 static chainb *cur_builder(loader *L)
@@ -95,15 +96,24 @@ static const hs_node *opaque_def(loader *L, size_t i)
     return hs_sym(d, B->def_sym[i]);
 }
 
-/* Parse the scalar of a define or an ambient name with defines kept as
- * symbols. */
-static const hs_node *parse_local(chainb *B, yaml_node_t *val, const char *what)
+/* An ambient name in a constraint: the point's local form (a define's
+ * symbol, for a point written as one), not its expansion. */
+static const hs_node *opaque_amb(loader *L, size_t a)
+{
+    return cur_builder(L)->Xloc[a];
+}
+
+/* Parse the scalar of a define, an ambient name or (amb: ambient names
+ * read locally too) a constraint with defines kept as symbols. */
+static const hs_node *parse_local(chainb *B, yaml_node_t *val, const char *what, int amb)
 {
     loader *L = B->L;
     L->opaque = opaque_def;
+    L->opaque_amb = amb ? opaque_amb : NULL;
     L->opaque_ctx = B;
     const hs_node *e = hs_ld_parse(L, val, SCOPE_MODEL, what);
     L->opaque = NULL;
+    L->opaque_amb = NULL;
     L->opaque_ctx = NULL;
     return e;
 }
@@ -124,12 +134,15 @@ typedef struct unknowns {
     const hs_node **fullv;         /* [nz] D of the expansions */
     const hs_node **mass, **force; /* [nz] */
     long *amb_of;                  /* [namb] unknown of each ambient coordinate */
+    const hs_node **gloc;          /* [k] the model's constraints with the defines kept
+                                    * as symbols (NULL: none, or contacts: the dense
+                                    * path takes the model, compile.c) */
 } unknowns;
 
 static void unknowns_free(unknowns *U)
 {
     free(U->zsym); free(U->zdsym); free(U->phi); free(U->full); free(U->fullv);
-    free(U->mass); free(U->force); free(U->amb_of);
+    free(U->mass); free(U->force); free(U->amb_of); free(U->gloc);
 }
 
 /* Whether e reads a velocity or the time (flags by symbol). */
@@ -166,7 +179,7 @@ static int collect(chainb *B, const hs_node **Xloc, const hs_node *const *Ma,
         return hs_error_nomem(L->err);
     for (size_t w = 0; w < B->nmet; w++) {
         size_t i = B->order[w];
-        if (!(phi[w] = parse_local(B, L->def[i].val, "a define")) || B->oom) {
+        if (!(phi[w] = parse_local(B, L->def[i].val, "a define", 0)) || B->oom) {
             free(phi);
             return L->err->code ? L->err->code : hs_error_nomem(L->err);
         }
@@ -274,15 +287,29 @@ static int derive(loader *L, unknowns *U)
         for (size_t z = 0; z < k; z++)
             nb += (size_t)s[z] < ns && col[s[z]] >= 0;
     }
-    /* roots: B entries | gamma | mass | force | Q | z' */
+    size_t kl = U->gloc ? m->k : 0, ncb = 0;
+    for (size_t i = 0; i < kl; i++) {
+        if (reads_any(U->gloc[i], tv, ns)) {      /* a velocity: read.c says so */
+            rc = 1;
+            goto out;
+        }
+        size_t k;
+        const int32_t *s = hs_node_symbols(U->gloc[i], &k);
+        for (size_t z = 0; z < k; z++)
+            ncb += (size_t)s[z] < ns && col[s[z]] >= 0;
+    }
+    /* roots: B entries | gamma | mass | force | Q | z' | constraint entries | their gamma */
     c->nz = nz;
     c->nb = nb;
-    c->nroot = nb + 4 * nz + n;
+    c->ncb = ncb;
+    c->nroot = nb + 4 * nz + n + ncb + kl;
     c->b_row = xcalloc(nb, sizeof *c->b_row);
     c->b_col = xcalloc(nb, sizeof *c->b_col);
+    c->cb_row = xcalloc(ncb ? ncb : 1, sizeof *c->cb_row);
+    c->cb_col = xcalloc(ncb ? ncb : 1, sizeof *c->cb_col);
     c->root = xcalloc(c->nroot, sizeof *c->root);
-    const hs_node **loc = xcalloc(nb + nz, sizeof *loc);
-    if (!c->b_row || !c->b_col || !c->root || !loc) {
+    const hs_node **loc = xcalloc(nb + nz + ncb + kl, sizeof *loc);
+    if (!c->b_row || !c->b_col || !c->cb_row || !c->cb_col || !c->root || !loc) {
         free(loc);
         rc = hs_error_nomem(L->err);
         goto out;
@@ -300,6 +327,21 @@ static int derive(loader *L, unknowns *U)
         const hs_node *D1 = hs_total_diff(d, U->phi[j], m->sym_t, n + nz, qs, vs);
         loc[nb + j] = hs_total_diff(d, D1, m->sym_t, n + nz, qs, vs);
     }
+    /* the constraints' rows: local derivatives and gamma = D(D G) as the defines' */
+    const hs_node **cl = loc + nb + nz;
+    e = 0;
+    for (size_t i = 0; i < kl; i++) {
+        size_t k;
+        const int32_t *s = hs_node_symbols(U->gloc[i], &k);
+        for (size_t z = 0; z < k; z++)
+            if ((size_t)s[z] < ns && col[s[z]] >= 0) {
+                c->cb_row[e] = (uint32_t)i;
+                c->cb_col[e] = (uint32_t)col[s[z]];
+                cl[e++] = hs_diff(d, U->gloc[i], s[z]);
+            }
+        const hs_node *D1 = hs_total_diff(d, U->gloc[i], m->sym_t, n + nz, qs, vs);
+        cl[ncb + i] = hs_total_diff(d, D1, m->sym_t, n + nz, qs, vs);
+    }
     /* back to (t, q, q'): z -> its expansion, z' -> the expansion's D */
     const hs_node **map = xcalloc(ns, sizeof *map);
     if (!map) {
@@ -311,14 +353,17 @@ static int derive(loader *L, unknowns *U)
         map[U->zsym[j]] = U->full[j];
         map[U->zdsym[j]] = U->fullv[j];
     }
-    hs_subst_many(d, loc, nb + nz, map, ns, c->root);
-    free(map);
-    free(loc);
     c->off_gamma = nb;
     c->off_mass = nb + nz;
     c->off_F = nb + 2 * nz;
     c->off_Q = nb + 3 * nz;
     c->off_zdot = nb + 3 * nz + n;
+    c->off_cb = nb + 4 * nz + n;
+    c->off_cgamma = c->off_cb + ncb;
+    hs_subst_many(d, loc, nb + nz, map, ns, c->root);
+    hs_subst_many(d, cl, ncb + kl, map, ns, c->root + c->off_cb);
+    free(map);
+    free(loc);
     for (size_t j = 0; j < nz; j++) {
         c->root[c->off_mass + j] = U->mass[j];
         c->root[c->off_F + j] = U->force[j];
@@ -336,7 +381,8 @@ static int derive(loader *L, unknowns *U)
     c = NULL;
 out:
     if (c) {
-        free(c->b_row); free(c->b_col); free(c->root); free(c);
+        free(c->b_row); free(c->b_col); free(c->cb_row); free(c->cb_col); free(c->root);
+        free(c);
     }
     free(col); free(tv); free(qs); free(vs);
     return rc;
@@ -349,9 +395,9 @@ int hs_ld_build_chain(loader *L, const hs_node *const *Ma, const hs_node *const 
     size_t na = L->namb;
     hs_model *m = L->m;
     size_t nst = (size_t)hs_dag_nsymbols(m->dag);
-    chainb B = { L, xcalloc(L->ndef, sizeof *B.def_sym), xcalloc(L->ndef, sizeof *B.order),
-                 0, xcalloc(L->ndef, 1), xcalloc(nst, 1), nst, 0 };
     const hs_node **Xloc = xcalloc(na, sizeof *Xloc);
+    chainb B = { L, xcalloc(L->ndef, sizeof *B.def_sym), xcalloc(L->ndef, sizeof *B.order),
+                 0, xcalloc(L->ndef, 1), xcalloc(nst, 1), nst, 0, Xloc };
     unknowns U;
     memset(&U, 0, sizeof U);
     int rc = 0;
@@ -364,8 +410,22 @@ int hs_ld_build_chain(loader *L, const hs_node *const *Ma, const hs_node *const 
     for (size_t i = 0; !rc && i < L->ndef; i++)
         B.def_sym[i] = -1;
     for (size_t a = 0; !rc && a < na; a++)
-        if (!(Xloc[a] = parse_local(&B, L->amb[a].val, "an embedding")) || B.oom)
+        if (!(Xloc[a] = parse_local(&B, L->amb[a].val, "an embedding", 0)) || B.oom)
             rc = L->err->code ? L->err->code : hs_error_nomem(L->err);
+    /* the model's constraints, read the same way (before the unknowns are
+     * collected: they may read defines no point reads); with contacts the
+     * dense path takes the model (compile.c) */
+    yaml_node_t *cons = m->k && !m->ncontact ? hs_ld_get(L, hs_ytree_root(L->y), "constraints")
+                                             : NULL;
+    if (!rc && cons && !(U.gloc = xcalloc(m->k, sizeof *U.gloc)))
+        rc = hs_error_nomem(L->err);
+    for (size_t i = 0; !rc && cons && i < m->k; i++) {
+        yaml_node_t *val = cons->type == YAML_MAPPING_NODE
+                               ? NODE(L, cons->data.mapping.pairs.start[i].value)
+                               : NODE(L, cons->data.sequence.items.start[i]);
+        if (!(U.gloc[i] = parse_local(&B, val, "a constraint", 1)) || B.oom)
+            rc = L->err->code ? L->err->code : hs_error_nomem(L->err);
+    }
     /* structure: at least one define read by another or by a point */
     if (!rc && B.nmet)
         rc = collect(&B, Xloc, Ma, Fa, &U);
@@ -386,6 +446,8 @@ void hs_chain_free(hs_chain *c)
         return;
     free(c->b_row);
     free(c->b_col);
+    free(c->cb_row);
+    free(c->cb_col);
     free(c->root);
     hs_prog_free(c->prog);
     free(c);
@@ -394,19 +456,32 @@ void hs_chain_free(hs_chain *c)
 /* ---- the saddle-point system (model.h; the layout: dynamics/chain.c) ---- */
 
 struct hs_chain_sys {
+    const hs_model *m;
     const hs_chain *c;
     size_t n, nt;
     int *src;                  /* [nt] the program output of each contribution, or -1 */
     double *k;                 /* [nt] its factor (or the constant) */
     hs_la_sparse *S;
+    int rows_only;             /* 1: the constraints' rows as the identity */
 };
 
 /* The contributions: contribution t at (row[t], col[t]) is k[t] times
- * output src[t] (src[t] < 0: the constant k[t]). */
-static void pattern(const hs_chain *c, size_t n, int *row, int *col, int *src, double *k)
+ * output src[t] (src[t] < 0: the constant k[t]).  The model's
+ * constraints: their local derivatives [dG/dq dG/dz] in their rows and
+ * the transpose in their columns (rows_only: a 1 on their diagonal
+ * instead, the unconstrained system). */
+static void pattern(const hs_model *m, const hs_chain *c, int rows_only, int *row, int *col,
+                    int *src, double *k)
 {
-    size_t nz = c->nz, lam = n + nz, t = 0;
+    size_t n = m->n, nz = c->nz, lam = n + nz, mu = n + 2 * nz, t = 0;
 #define PUT(r_, c_, s_, k_) (row[t] = (r_), col[t] = (c_), src[t] = (s_), k[t++] = (k_))
+    for (size_t i = 0; rows_only && i < m->k; i++)
+        PUT((int)(mu + i), (int)(mu + i), -1, 1.0);
+    for (size_t e = 0; !rows_only && e < c->ncb; e++) {
+        int i = (int)(mu + c->cb_row[e]), j = (int)c->cb_col[e];
+        PUT(i, j, (int)(c->off_cb + e), 1.0);
+        PUT(j, i, (int)(c->off_cb + e), 1.0);
+    }
     for (size_t e = 0; e < c->nb; e++) {
         int i = (int)(lam + c->b_row[e]), j = (int)c->b_col[e];
         PUT(j, i, (int)e, 1.0);           /* j < n: a q row; else a z row */
@@ -431,19 +506,21 @@ void hs_chain_sys_free(hs_chain_sys *s)
     free(s);
 }
 
-hs_chain_sys *hs_chain_sys_new(const hs_model *m)
+static hs_chain_sys *sys_new(const hs_model *m, int rows_only)
 {
     const hs_chain *c = m->chain;
     hs_chain_sys *s = xcalloc(1, sizeof *s);
     if (!s)
         return NULL;
-    *s = (hs_chain_sys){ c, m->n, 2 * c->nb + 3 * c->nz, NULL, NULL, NULL };
+    size_t ncon = rows_only ? m->k : 2 * c->ncb;
+    *s = (hs_chain_sys){ m, c, m->n, 2 * c->nb + 3 * c->nz + ncon, NULL, NULL, NULL,
+                         rows_only };
     int *row = xcalloc(s->nt, sizeof *row), *col = xcalloc(s->nt, sizeof *col);
     s->src = xcalloc(s->nt, sizeof *s->src);
     s->k = xcalloc(s->nt, sizeof *s->k);
     if (row && col && s->src && s->k) {
-        pattern(c, s->n, row, col, s->src, s->k);
-        s->S = hs_la_sparse_new(s->n + 2 * c->nz, s->nt, row, col);
+        pattern(m, c, rows_only, row, col, s->src, s->k);
+        s->S = hs_la_sparse_new(s->n + 2 * c->nz + m->k, s->nt, row, col);
     }
     free(row);
     free(col);
@@ -452,6 +529,11 @@ hs_chain_sys *hs_chain_sys_new(const hs_model *m)
         return NULL;
     }
     return s;
+}
+
+hs_chain_sys *hs_chain_sys_new(const hs_model *m)
+{
+    return sys_new(m, 0);
 }
 
 int hs_chain_sys_factor(hs_chain_sys *s, const double *o)
@@ -465,22 +547,35 @@ int hs_chain_sys_factor(hs_chain_sys *s, const double *o)
 
 void hs_chain_sys_solve(hs_chain_sys *s, const double *o, double *x)
 {
+    const hs_model *m = s->m;
     const hs_chain *c = s->c;
-    size_t n = s->n, nz = c->nz;
+    size_t n = s->n, nz = c->nz, mu = n + 2 * nz;
     memcpy(x, o + c->off_Q, n * sizeof *x);
     memcpy(x + n, o + c->off_F, nz * sizeof *x);
     for (size_t j = 0; j < nz; j++)
         x[n + nz + j] = -o[c->off_gamma + j];
+    int baum = m->set.stabilize == HS_STAB_BAUMGARTE;
+    for (size_t i = 0; i < m->k; i++)   /* G_q q'' = -(gamma + 2 alpha Gdot + beta^2 G) */
+        x[mu + i] = s->rows_only ? 0
+                    : -(o[c->off_cgamma + i] +
+                        (baum ? 2 * m->set.alpha * o[c->off_Gdotb + i] +
+                                m->set.beta * m->set.beta * o[c->off_Gb + i] : 0));
     hs_la_sparse_solve(s->S, x);
 }
 
-int hs_chain_regular(const hs_model *m, double t, const double *q, const double *v)
+void hs_chain_sys_solve_rhs(hs_chain_sys *s, double *x)
+{
+    hs_la_sparse_solve(s->S, x);
+}
+
+int hs_chain_regular(const hs_model *m, double t, const double *q, const double *v,
+                     int with_constraints)
 {
     const hs_chain *c = m->chain;
     size_t n = m->n;
     double *in = xcalloc(m->nin, sizeof *in), *o = xcalloc(c->nout, sizeof *o);
     double *regs = xcalloc(hs_prog_nregs(c->prog), sizeof *regs);
-    hs_chain_sys *s = in && o && regs ? hs_chain_sys_new(m) : NULL;
+    hs_chain_sys *s = in && o && regs ? sys_new(m, !with_constraints) : NULL;
     int rc = -1;
     if (s) {
         hs_model_inputs(m, in);

@@ -348,10 +348,29 @@ static int compile_dyn(cbuild *C)
     return m->prog_dyn ? 0 : C->L->err->code;
 }
 
+/* Constraints the structured path solves: equalities that hold for the
+ * whole run (no contact, friction, release or hold, no locked coordinate
+ * at the start).  The others, and dependent constraints (the check at the
+ * start), take the dense path: the load is done again there. */
+static int chain_serves_constraints(const hs_model *m)
+{
+    if (m->ncontact || m->nfriction)
+        return 0;
+    for (size_t e = 0; e < m->nev; e++)
+        if (m->ev[e].action != HS_EV_STOP && m->ev[e].action != HS_EV_RECORD)
+            return 0;
+    for (size_t i = 0; m->lock && i < m->n; i++)
+        if (m->lock[i])
+            return 0;
+    return 1;
+}
+
 /* The structured embedding's program (model.h: hs_chain), if the model
- * has one: without constraints and with masses that do not depend on the
- * state (chain.c and forms.c check).  A chart that moves adds bT and T0
- * (the dynamics take T2 = T - T1 - T0 and add bT . a to P_t). */
+ * has one: with masses that do not depend on the state (chain.c and
+ * forms.c check).  A chart that moves adds bT and T0 (the dynamics take
+ * T2 = T - T1 - T0 and add bT . a to P_t); the model's constraints their
+ * G_q, gamma (and G, Gdot for Baumgarte's stabilization), extra rows of
+ * the same saddle-point system. */
 static int compile_chain(cbuild *C)
 {
     hs_model *m = C->L->m;
@@ -359,12 +378,17 @@ static int compile_chain(cbuild *C)
     if (!c)
         return 0;
     /* chain.c built it for these only (Q was not derived: no way back) */
-    int ok = m->k == 0;
+    int ok = 1;
     for (size_t j = 0; ok && j < c->nz; j++)
         ok = state_free(C, c->root[c->off_mass + j]);
     if (!ok)
         return hs_error_set(C->L->err, HS_EXIT_MODEL, "internal error: a structured "
-                            "embedding with constraints or a moving mass");
+                            "embedding with a moving mass");
+    if (m->k && !chain_serves_constraints(m)) {
+        C->L->dense_retry = 1;
+        return hs_error_set(C->L->err, HS_EXIT_MODEL, "internal: the structured path does "
+                            "not serve these constraints (the dense path does)");
+    }
     C->nr = 0;
     push(C, c->root, c->nroot);
     c->off_Pnc = C->nr;
@@ -376,6 +400,16 @@ static int compile_chain(cbuild *C)
         push(C, m->bT, m->nbT);
         c->off_T0 = C->nr;
         push(C, &m->T0, 1);
+    }
+    c->off_Gq = C->nr;
+    push_gq(C);
+    c->off_gG = C->nr;
+    push(C, m->gamma, m->k);
+    c->off_Gb = c->off_Gdotb = C->nr;
+    if (m->k && m->set.stabilize == HS_STAB_BAUMGARTE) {
+        push(C, m->G, m->k);
+        c->off_Gdotb = C->nr;
+        push(C, m->Gdot, m->k);
     }
     c->nout = C->nr;
     if (C->oom)
@@ -579,7 +613,12 @@ int hs_ld_check_mass_at_start(loader *L, yaml_node_t *where)
     hs_model *m = L->m;
     size_t n = m->n;
     if (m->chain) {             /* its saddle-point system regular: the metric is */
-        int r = hs_chain_regular(m, m->t0, m->q0, m->v0);
+        int r = hs_chain_regular(m, m->t0, m->q0, m->v0, 1);
+        if (r == 0 && m->k && hs_chain_regular(m, m->t0, m->q0, m->v0, 0) == 1) {
+            L->dense_retry = 1;  /* dependent constraints: the dense path's robust solve */
+            return hs_error_set(L->err, HS_EXIT_MODEL, "internal: dependent constraints "
+                                "at the start (the dense path solves them)");
+        }
         if (r == 2)
             return hs_ytree_error(L->y, L->err, where, "metric d2T/dv2 is not positive "
                                   "definite: an ambient mass is negative (each must be > 0, "

@@ -566,8 +566,7 @@ static int embedding_form(kbuild *B)
     if (!bad && B->frc)
         bad = embedding_forces(L, B->frc, S.Fa);
     /* the structured embedding (chain.c) needs neither the metric nor Q */
-    if (!bad && !L->err->code && (!L->ov || (!L->ov->statics && !L->ov->dense)) &&
-        !hs_ld_get(L, B->root, "constraints"))
+    if (!bad && !L->err->code && (!L->ov || (!L->ov->statics && !L->ov->dense)))
         bad = hs_ld_build_chain(L, S.Ma, S.Fa);
     if (!bad && m->chain) {
         bad = structured_kinetic(B, S.Ma, S.Fa);

@@ -5,6 +5,7 @@
 #include "../linalg/linalg.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The form from the keys present: `embedding`, `kinetic`/`lagrangian`, or
@@ -214,6 +215,8 @@ static hs_model *load_common(loader *L, int rc)
     if (rc) {
         if (!L->err->code)
             hs_error_set(L->err, rc, "model error");
+        if (L->dense_retry && L->y->text && !(L->retry_text = hs_ld_strdup(L->y->text)))
+            L->dense_retry = 0;       /* out of memory: the error stands */
         hs_model_free(m);
         return NULL;
     }
@@ -243,7 +246,8 @@ static hs_model *start(loader *L, hs_error *err, const hs_overrides *ov)
     return m;
 }
 
-static hs_model *model_load(const char *path, const hs_overrides *ov, hs_error *err)
+static hs_model *model_load(const char *path, const hs_overrides *ov, hs_error *err,
+                            char **retry_text)
 {
     loader L;
     hs_model *m = start(&L, err, ov);
@@ -251,17 +255,13 @@ static hs_model *model_load(const char *path, const hs_overrides *ov, hs_error *
         return NULL;
     int rc = m->dag ? hs_ytree_load(L.y, path, err) : hs_error_nomem(err);
     m->file = hs_ld_strdup(L.y->file ? L.y->file : path);
-    return load_common(&L, rc);
-}
-
-hs_model *hs_model_load(const char *path, const hs_overrides *ov, hs_error *err)
-{
-    hs_model *r = model_load(path, ov, err);
-    return r;
+    m = load_common(&L, rc);
+    *retry_text = L.retry_text;
+    return m;
 }
 
 static hs_model *model_load_string(const char *name, const char *text,
-                                   const hs_overrides *ov, hs_error *err)
+                                   const hs_overrides *ov, hs_error *err, char **retry_text)
 {
     loader L;
     hs_model *m = start(&L, err, ov);
@@ -270,13 +270,51 @@ static hs_model *model_load_string(const char *name, const char *text,
     m->file = hs_ld_strdup(name);
     int rc = m->dag ? hs_ytree_load_string(L.y, m->file, text, strlen(text), err)
                     : hs_error_nomem(err);
-    return load_common(&L, rc);
+    m = load_common(&L, rc);
+    *retry_text = L.retry_text;
+    return m;
+}
+
+/* A structured embedding whose constraints the structured path does not
+ * serve (compile.c: chain_serves_constraints; dependent constraints at
+ * the start) is loaded again on the dense path, as derive loads it, from
+ * the same text (standard input is read once). */
+static hs_model *load_dense(const char *name, const char *text, const hs_overrides *ov,
+                            hs_error *err)
+{
+    hs_overrides copy;
+    if (ov)
+        copy = *ov;
+    else
+        hs_overrides_init(&copy);
+    copy.dense = 1;
+    hs_error_init(err);
+    char *again = NULL;
+    hs_model *m = model_load_string(name, text, &copy, err, &again);
+    free(again);
+    return m;
+}
+
+hs_model *hs_model_load(const char *path, const hs_overrides *ov, hs_error *err)
+{
+    char *text = NULL;
+    hs_model *r = model_load(path, ov, err, &text);
+    if (text) {
+        r = load_dense(strcmp(path, "-") == 0 ? "<stdin>" : path, text, ov, err);
+        free(text);
+    }
+    return r;
 }
 
 hs_model *hs_model_load_string(const char *name, const char *text,
                                const hs_overrides *ov, hs_error *err)
 {
-    hs_model *r = model_load_string(name, text, ov, err);
+    char *again = NULL;
+    hs_model *r = model_load_string(name, text, ov, err, &again);
+    if (again) {
+        free(again);
+        r = load_dense(name, text, ov, err);
+    }
     return r;
 }
 

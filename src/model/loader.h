@@ -91,11 +91,17 @@ typedef struct loader {
     /* while chain.c reads a text: a define resolves to opaque(L, index),
      * its own symbol, instead of its expansion */
     const hs_node *(*opaque)(struct loader *L, size_t def);
+    /* and, while it reads a constraint, an ambient name to its local form */
+    const hs_node *(*opaque_amb)(struct loader *L, size_t amb);
     void *opaque_ctx;
     size_t ninput;             /* inputs: the last ninput entries of par */
     const hs_node **insrc;     /* [ninput] each input's source (NULL: none) */
     long *intab;               /* [ninput] its table in m->tab, or -1 */
     int in_source;             /* parsing an input's source: inputs not visible */
+    int dense_retry;           /* the load failed because the structured path cannot
+                                * serve the model (constraints with what it does not
+                                * solve): load.c loads it again on the dense path */
+    char *retry_text;          /* then the file's text, kept for that second load */
 } loader;
 
 #define NODE(L, id) hs_ytree_node((L)->y, (id))

@@ -217,15 +217,23 @@ typedef struct hs_drawing {
  * 0) is derived: the accelerations, T and the check at t0 come from the
  * structure alone.
  * prog: B entries (nb) | gamma (nz) | mass (nz) | force (nz) | Q (n) |
- * z' (nz) | P_nc | P_t | [bT (n) | T0] (a chart that moves: m->nbT n),
- * inputs as prog_dyn's. */
+ * z' (nz) | constraint entries (ncb) | their gamma (k) | P_nc | P_t |
+ * [bT (n) | T0] (a chart that moves: m->nbT n) | [G_q non-zeros (nnz) |
+ * gamma of G (k) | [G | Gdot] (Baumgarte)] (the model's constraints, k >
+ * 0: loops closed over the chain; the expanded G_q and gamma for the
+ * powers and outputs, the local ones for the solve), inputs as
+ * prog_dyn's. */
 typedef struct hs_chain {
     size_t nz, nb;
     uint32_t *b_row;       /* [nb] the unknown j whose Phi_j the entry differentiates */
     uint32_t *b_col;       /* [nb] with respect to q_r (r < n) or z_j (n + j) */
+    size_t ncb;            /* local derivatives of the model's constraints G(t, q, z) */
+    uint32_t *cb_row, *cb_col;     /* [ncb] the constraint; q_r or z_j as b_col */
     const hs_node **root;  /* [nroot] the symbolic outputs before P_nc, P_t */
     size_t nroot;
-    size_t off_gamma, off_mass, off_F, off_Q, off_zdot, off_Pnc, off_Pt, off_bT, off_T0, nout;
+    size_t off_gamma, off_mass, off_F, off_Q, off_zdot, off_Pnc, off_Pt, off_bT, off_T0;
+    size_t off_cb, off_cgamma;     /* the constraints' local derivatives, their gamma */
+    size_t off_Gq, off_gG, off_Gb, off_Gdotb, nout;
     hs_prog *prog;
 } hs_chain;
 
@@ -418,20 +426,27 @@ const hs_node *hs_model_M(const hs_model *m, size_t i, size_t j);
 const hs_node *hs_model_G_q(const hs_model *m, size_t i, size_t j);
 
 /* The saddle-point system of a structured embedding (model/chain.c; the
- * layout: dynamics/chain.c), unknowns (q'' [n], z'' [nz], lambda [nz]):
+ * layout: dynamics/chain.c), unknowns (q'' [n], z'' [nz], lambda [nz],
+ * mu [k]; mu = -Lambda, the multipliers of the model's constraints):
  * hs_chain_sys_new orders its pattern once (NULL when out of memory);
  * hs_chain_sys_factor fills it from the outputs o of m->chain->prog and
  * factors it (0, or -1 when it is singular: the metric is not positive
- * definite there); hs_chain_sys_solve then puts (q'', z'', lambda) into
- * x[n + 2 nz].  hs_chain_regular: the system at a state regular (1),
+ * definite there, or the constraints are dependent); hs_chain_sys_solve
+ * then puts (q'', z'', lambda, mu) into x[n + 2 nz + k];
+ * hs_chain_sys_solve_rhs solves in place for a right-hand side x of the
+ * caller's.  hs_chain_regular: the system at a state regular (1),
  * singular or not finite (0), an ambient mass negative (2: the saddle-point
- * system can be regular with it, the motion is not), or out of memory (-1). */
+ * system can be regular with it, the motion is not), or out of memory (-1);
+ * with_constraints 0 leaves the constraints' rows out (nothing to solve
+ * there: their diagonal is 1). */
 typedef struct hs_chain_sys hs_chain_sys;
 hs_chain_sys *hs_chain_sys_new(const hs_model *m);
 void hs_chain_sys_free(hs_chain_sys *s);                /* NULL is fine */
 int hs_chain_sys_factor(hs_chain_sys *s, const double *o);
 void hs_chain_sys_solve(hs_chain_sys *s, const double *o, double *x);
-int hs_chain_regular(const hs_model *m, double t, const double *q, const double *v);
+void hs_chain_sys_solve_rhs(hs_chain_sys *s, double *x);
+int hs_chain_regular(const hs_model *m, double t, const double *q, const double *v,
+                     int with_constraints);
 /* An --input text that names a table (FILE.csv, FILE.CSV), not an
  * expression: what the loader reads and the command line compares with
  * its outputs. */

@@ -68,7 +68,7 @@ static int mass_ok(const hs_model *m, double *in)
 {
     size_t n = m->n;
     if (m->chain)
-        return hs_chain_regular(m, m->t0, m->q0, m->v0) == 1;
+        return hs_chain_regular(m, m->t0, m->q0, m->v0, 0) == 1;
     if (m->mass_kind == HS_MASS_CONST_DIAG) {
         for (size_t i = 0; i < n; i++)
             if (!(m->Mconst[i] > 0))

@@ -50,6 +50,8 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len,
                 return NULL;
             }
             coord = 1;
+            if (!primed && L->opaque_amb)  /* its local form (chain.c) */
+                return L->opaque_amb(L, (size_t)i);
             if (primed < 2)
                 return primed ? L->ambV[i] : L->ambX[i];
         }
