@@ -126,6 +126,22 @@ head -n "$n" "$T/out" >"$T/stopped.csv"
 hs run "$MODELS/pendulum_angle.yaml" --sensitivity l --set l=1.7 --rtol 1e-11 --atol 1e-11 \
     --t-end 2
 head -n "$n" "$T/out" | cmp -s - "$T/stopped.csv" || no "the rows before the stop differ"
+# a dip inside one step (theta reaches -0.5 at t = 1.0 and comes back: it
+# stays below -0.4999 for 0.012 s, shorter than a step): the run's stop
+# all the same, the first of the two crossings
+for th in 0.4999 0.499999; do
+    hs run "$MODELS/pendulum_angle.yaml" -q --stop-when "theta < -$th" \
+        --summary "$T/dsum.csv" -o /dev/null
+    rc_is 0
+    tdip=$(awk -F, 'NR == 2 { print $6 }' "$T/dsum.csv")
+    hs run "$MODELS/pendulum_angle.yaml" --sensitivity l --stop-when "theta < -$th"
+    rc_is 0
+    last=$(tail -n 1 "$T/out")
+    near_abs "$(echo "$last" | cut -d, -f1)" "$tdip" 1e-9 "the stop at a dip below -$th"
+    near_abs "$(echo "$last" | cut -d, -f2)" "-$th" 1e-12 "theta at the dip's stop"
+    awk -F, -v t="$tdip" 'BEGIN { exit !(t > 0.9 && t < 1.02) }' ||
+        no "the plain run's stop at $tdip, not the first dip"
+done
 end
 
 begin "--sensitivity with a record-only event: the same rows as without it"

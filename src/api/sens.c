@@ -117,24 +117,10 @@ static hs_native *flow_native(const holosim_run_options *o, hs_fl *f, hs_fl_sens
                               const hs_model *m)
 {
     int policy = !o || o->native == HOLOSIM_NATIVE_DEFAULT ? HOLOSIM_NATIVE_NEVER : o->native;
-    if (policy == HOLOSIM_NATIVE_NEVER)
-        return NULL;
-    hs_native_opts no;
-    hs_native_opts_init(&no);
-    no.names = m->names;
-    no.policy = (hs_native_policy)policy;
-    const hs_prog *progs[HS_FL_NPROGS];
-    size_t np = hs_fl_programs(f, s, progs);
-    double instr = 0;          /* the work, as the command line counts it */
-    for (size_t i = 0; i < np; i++)
-        instr += progs[i] ? (double)hs_prog_ninstr(progs[i]) : 0;
-    no.work = 1000 * 13 * instr;
     char note[512];
-    hs_native_status st;
-    hs_native *h = hs_native_load(progs, np, &no, &st, note, sizeof note);
+    hs_native *h = hs_fl_native(f, s, policy, m->names, note, sizeof note);
     if (note[0])
         say(o, HOLOSIM_MSG_NOTE, "%s", note);
-    hs_fl_use_native(f, s, h);
     return h;
 }
 

@@ -162,26 +162,10 @@ static int eval_positive(hs_model *m, const char *opt, const char *text, double 
 
 struct hs_native *hs_cli_flow_native(const opts *o, hs_fl *f, hs_fl_sens *s)
 {
-    hs_native_opts no;
-    hs_native_opts_init(&no);
-    no.names = &hs_cli_optnames;
-    no.policy = o->native;
-    if (no.policy == HS_NATIVE_NEVER)
-        return NULL;
-    const hs_prog *progs[HS_FL_NPROGS];
-    size_t np = hs_fl_programs(f, s, progs);
-    /* the work, roughly as a run's: a thousand rows of 13 right-hand sides,
-     * each evaluating every program */
-    double instr = 0;
-    for (size_t i = 0; i < np; i++)
-        instr += progs[i] ? (double)hs_prog_ninstr(progs[i]) : 0;
-    no.work = 1000 * 13 * instr;
     char note[512];
-    hs_native_status st;
-    hs_native *h = hs_native_load(progs, np, &no, &st, note, sizeof note);
+    struct hs_native *h = hs_fl_native(f, s, o->native, &hs_cli_optnames, note, sizeof note);
     if (note[0] && !o->quiet)
         fprintf(stderr, "holosim: %s\n", note);
-    hs_fl_use_native(f, s, h);
     return h;
 }
 

@@ -149,6 +149,15 @@ int hs_fl_lyapunov(hs_fl *f, double T, double dt, int spectrum, hs_fl_row_fn row
 typedef struct hs_fl_sens hs_fl_sens;
 size_t hs_fl_programs(const hs_fl *f, const hs_fl_sens *s, const hs_prog **progs);
 void hs_fl_use_native(hs_fl *f, hs_fl_sens *s, const struct hs_native *nat);
+/* Both steps under a policy (hs_native_policy: never, always, auto), for
+ * the command line and the library alike: the programs, the work a run is
+ * expected to do (a thousand rows of 13 right-hand sides, each evaluating
+ * every program), hs_native_load (names: the caller's option names for its
+ * messages), the handle given to f and s.  NULL: the VM (never, or no
+ * kernel).  note[cap] receives what the load has to say, "" for nothing;
+ * the caller prints it its own way. */
+struct hs_native *hs_fl_native(hs_fl *f, hs_fl_sens *s, int policy, const hs_optnames *names,
+                               char *note, size_t cap);
 
 /* Forward sensitivities to the parameters names[np] of f's model: exit 2
  * (unknown parameter, with the nearest name; an input; a name twice; a

@@ -82,9 +82,9 @@ int hs_fl_propagate_forced(hs_fl *f, double t0, double t1, double *x, double *P,
                            hs_fl_force_fn force, void *fctx, hs_error *err);
 
 /* A watch on the accepted steps of a propagation: fn(ctx, t, y, err) after
- * each, y = (x, P) at its end: 0 goes on, 1 stops the propagation there
- * (hit set, t_hit the step's end, t_prev its start and y_prev [2n (1 +
- * ncol)], the caller's, the state at its start), -1 an error in err. */
+ * each, y = (x, P) at its end (t_prev the step's start and y_prev [2n (1 +
+ * ncol)], the caller's, the state there): 0 goes on, 1 stops the
+ * propagation there (hit set, t_hit the step's end), -1 an error in err. */
 typedef struct hs_fl_watch {
     int (*fn)(void *ctx, double t, const double *y, hs_error *err);
     void *ctx;

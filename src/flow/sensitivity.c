@@ -20,6 +20,7 @@
 #include "../dynamics/dynamics.h"
 #include "../integrate/integrate.h"
 #include "../linalg/linalg.h"
+#include "../native/native.h"
 #include "../util/suggest.h"
 
 struct hs_fl_sens {
@@ -39,6 +40,14 @@ struct hs_fl_sens {
     signed char *sign;         /* [nev] the last non-zero sign of each g */
     const hs_event *stopped;   /* the event that ended the run, or NULL */
     double t_stop;
+    /* a dip (a crossing and back inside one step): g and the accelerations
+     * at the last accepted step's end, a state on the step's interpolant,
+     * the trial state [2n (1 + np)], the watch under way, the suspected
+     * time (NAN: none) */
+    double *gs, *as, *xi, *xt; /* gs: [nev] | g at the step's end [nev] | at its
+                                * quarter points [3 nev] */
+    const hs_fl_watch *wt;
+    double t_dip;
 };
 
 static int lookup(const hs_model *m, const char *name, size_t *out, hs_error *err)
@@ -196,8 +205,14 @@ hs_fl_sens *hs_fl_sens_new(hs_fl *f, const char *const *names, size_t np, hs_err
         }
     for (size_t e = 0; !rc && e < m->nev; e++)
         if (m->ev[e].action == HS_EV_STOP && !s->w &&
-            (!(s->w = hs_work_new(m)) || !(s->sign = calloc(m->nev, 1))))
+            (!(s->w = hs_work_new(m)) || !(s->sign = calloc(m->nev, 1)) ||
+             !(s->gs = calloc(5 * m->nev, sizeof *s->gs)) ||
+             !(s->as = calloc(5 * f->n + 2 * f->n * np, sizeof *s->as))))
             rc = hs_error_nomem(err);
+    if (!rc && s->w) {
+        s->xi = s->as + f->n;
+        s->xt = s->xi + 2 * f->n;
+    }
     if (!rc) {
         size_t nin = hs_prog_nin(s->prog);
         s->regs = calloc(hs_prog_nregs(s->prog) + 1, sizeof *s->regs);
@@ -218,6 +233,8 @@ void hs_fl_sens_free(hs_fl_sens *s)
         return;
     hs_work_free(s->w);
     free(s->sign);
+    free(s->gs);
+    free(s->as);
     hs_prog_free(s->prog);
     free(s->par);
     free(s->out);
@@ -405,8 +422,94 @@ static int ev_locate(hs_fl_sens *s, double a, double *xa, double *Sa, double *tb
     return rc;
 }
 
+/* A step's end accepted (no crossing; the work holds g there): the new
+ * signs, and g and the accelerations there (the next step's start).  0,
+ * or 4 with err. */
+static int ev_accept(hs_fl_sens *s, double t, const double *x, hs_error *err)
+{
+    const hs_model *m = s->f->m;
+    ev_crossed(s, 1);
+    memcpy(s->gs, hs_work_events(s->w), m->nev * sizeof *s->gs);
+    int rc = hs_dyn_accel(m, s->w, t, x, x + m->n, s->as, NULL);
+    if (rc)
+        hs_error_adopt(err, hs_work_err(s->w), 0);
+    return rc;
+}
+
+/* The quartic through (i/4, y[i]), i = 0 .. 4, at th (Lagrange's form). */
+static double quartic(const double *y, double th)
+{
+    double p = 0;
+    for (int a = 0; a < 5; a++) {
+        double l = y[a];
+        for (int b = 0; b < 5; b++)
+            if (b != a)
+                l *= (th - b / 4.0) / ((a - b) / 4.0);
+        p += l;
+    }
+    return p;
+}
+
+/* Where in the step [t0, t1] (states x0, x1; the work holds g at x1) a
+ * stop event whose function has the same sign at both ends may dip to the
+ * side it fires on and come back, as a run looks for it
+ * (integrate/events.c): g at a quarter, half and three quarters of the
+ * step on the cubic Hermite interpolant of (q, v) (rates v and a at the
+ * ends), the quartic through those and the ends, the first of 64 points
+ * of it on that side.  *tau: that time, NAN for none.  The work holds g at
+ * x1 again on return.  0, or 4 with err. */
+static int ev_dip(hs_fl_sens *s, double t0, const double *x0, double t1, const double *x1,
+                  double *tau, hs_error *err)
+{
+    const hs_model *m = s->f->m;
+    size_t n = m->n, nev = m->nev;
+    double h = t1 - t0, *ge = s->gs + nev, *gq = ge + nev, *a1 = s->xt;
+    *tau = NAN;
+    int any = 0;
+    memcpy(ge, hs_work_events(s->w), nev * sizeof *ge);
+    for (size_t e = 0; e < nev; e++) {
+        int so = s->sign[e];
+        any |= m->ev[e].action == HS_EV_STOP && so && sgn(ge[e]) == so &&
+               sgn(s->gs[e]) == so && (m->ev[e].dir == 0 || m->ev[e].dir == -so);
+    }
+    if (!any)
+        return 0;
+    int rc = hs_dyn_accel(m, s->w, t1, x1, x1 + n, a1, NULL);
+    if (rc)
+        hs_error_adopt(err, hs_work_err(s->w), 0);
+    for (int j = 0; !rc && j < 3; j++) {
+        double th = (j + 1) / 4.0, th2 = th * th, th3 = th2 * th;
+        double h00 = 2 * th3 - 3 * th2 + 1, h10 = th3 - 2 * th2 + th;
+        double h01 = -2 * th3 + 3 * th2, h11 = th3 - th2;
+        for (size_t r = 0; r < n; r++) {
+            s->xi[r] = h00 * x0[r] + h * h10 * x0[n + r] + h01 * x1[r] + h * h11 * x1[n + r];
+            s->xi[n + r] = h00 * x0[n + r] + h * h10 * s->as[r] + h01 * x1[n + r] +
+                           h * h11 * a1[r];
+        }
+        if (!(rc = ev_eval(s, t0 + th * h, s->xi, err)))
+            for (size_t e = 0; e < nev; e++)
+                gq[3 * e + (size_t)j] = hs_work_events(s->w)[e];
+    }
+    for (size_t e = 0; !rc && e < nev; e++) {
+        int so = s->sign[e], want = -so;
+        if (m->ev[e].action != HS_EV_STOP || !so || sgn(ge[e]) != so || sgn(s->gs[e]) != so ||
+            (m->ev[e].dir != 0 && m->ev[e].dir != want))
+            continue;
+        double y[5] = { s->gs[e], gq[3 * e], gq[3 * e + 1], gq[3 * e + 2], ge[e] };
+        for (int i = 1; i < 64; i++)
+            if (sgn(quartic(y, i / 64.0)) == want) {
+                double tt = t0 + i / 64.0 * h;
+                if (isnan(*tau) || tt < *tau)
+                    *tau = tt;
+                break;
+            }
+    }
+    return rc ? rc : ev_eval(s, t1, x1, err);
+}
+
 /* The watch on every accepted step (internal.h): 1 where a stop event's
- * function changed sign in its direction. */
+ * function changed sign in its direction, or may have inside the step
+ * (s->t_dip set: a trial at the true state decides). */
 static int ev_watch(void *ctx, double t, const double *y, hs_error *err)
 {
     hs_fl_sens *s = ctx;
@@ -414,7 +517,55 @@ static int ev_watch(void *ctx, double t, const double *y, hs_error *err)
         return -1;
     if (ev_crossed(s, 0) >= 0)
         return 1;
-    ev_crossed(s, 1);
+    double tau;
+    if (ev_dip(s, s->wt->t_prev, s->wt->y_prev, t, y, &tau, err))
+        return -1;
+    if (!isnan(tau)) {
+        s->t_dip = tau;
+        return 1;
+    }
+    return ev_accept(s, t, y, err) ? -1 : 0;
+}
+
+/* From t to *ti under the stop events' watch: x and S there, or at a stop
+ * (s->stopped set, *ti its time).  A dip the watch suspects is tried at
+ * the true state (integrated from the step's start); where g is not on
+ * the other side there the run goes on from the step's end.  0, or an
+ * exit code with err. */
+static int watched_leg(hs_fl_sens *s, double t, double *ti, double *x, double *S, double *xs,
+                       hs_error *err)
+{
+    hs_fl *f = s->f;
+    size_t len = 2 * f->n * (1 + s->np);
+    while (t < *ti) {
+        hs_fl_watch wt = { ev_watch, s, xs, 0, 0, 0 };
+        s->wt = &wt;
+        s->t_dip = NAN;
+        int rc = hs_fl_propagate_watched(f, t, *ti, x, S, s->np, force, s, &wt, err);
+        s->wt = NULL;
+        if (rc || !wt.hit)
+            return rc;
+        if (isnan(s->t_dip)) {                 /* a sign change at the step's end */
+            *ti = wt.t_hit;
+            return ev_locate(s, wt.t_prev, xs, xs + 2 * f->n, ti, x, S, err);
+        }
+        double *xt = s->xt, *St = xt + 2 * f->n;
+        memcpy(xt, xs, len * sizeof *xt);
+        rc = hs_fl_propagate_forced(f, wt.t_prev, s->t_dip, xt, St, s->np, force, s, err);
+        if (!rc)
+            rc = ev_eval(s, s->t_dip, xt, err);
+        if (rc)
+            return rc;
+        if (ev_crossed(s, 0) >= 0) {            /* there: located between */
+            memcpy(x, xt, 2 * f->n * sizeof *x);
+            memcpy(S, St, (len - 2 * f->n) * sizeof *S);
+            *ti = s->t_dip;
+            return ev_locate(s, wt.t_prev, xs, xs + 2 * f->n, ti, x, S, err);
+        }
+        if ((rc = ev_eval(s, wt.t_hit, x, err)) || (rc = ev_accept(s, wt.t_hit, x, err)))
+            return rc;
+        t = wt.t_hit;
+    }
     return 0;
 }
 
@@ -454,18 +605,13 @@ int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row
     if (!rc && s->w) {
         memset(s->sign, 0, m->nev);
         if (!(rc = ev_eval(s, t, x, err)))
-            ev_crossed(s, 1);
+            rc = ev_accept(s, t, x, err);
     }
     for (long i = 0; !rc && i <= steps && !s->stopped; i++) {
         double ti = i == steps ? t_end : hs_grid_time(m->t0, i, step);
-        hs_fl_watch wt = { ev_watch, s, xs, 0, 0, 0 };
         if (ti > t)
-            rc = xs ? hs_fl_propagate_watched(f, t, ti, x, S, np, force, s, &wt, err)
+            rc = xs ? watched_leg(s, t, &ti, x, S, xs, err)
                     : hs_fl_propagate_forced(f, t, ti, x, S, np, force, s, err);
-        if (!rc && wt.hit) {               /* a stop inside that step */
-            ti = wt.t_hit;
-            rc = ev_locate(s, wt.t_prev, xs, xs + 2 * n, &ti, x, S, err);
-        }
         if (!rc)
             rc = multipliers(s, ti, x, S, lam, dlam, err);
         t = ti;
@@ -494,6 +640,29 @@ void hs_fl_use_native(hs_fl *f, hs_fl_sens *s, const hs_native *nat)
     f->kjac = nat ? hs_native_fn(nat, 1) : NULL;
     if (s)
         s->kprog = nat ? hs_native_fn(nat, 2) : NULL;
+}
+
+hs_native *hs_fl_native(hs_fl *f, hs_fl_sens *s, int policy, const hs_optnames *names,
+                        char *note, size_t cap)
+{
+    if (cap)
+        note[0] = '\0';
+    if (policy == HS_NATIVE_NEVER)
+        return NULL;
+    hs_native_opts no;
+    hs_native_opts_init(&no);
+    no.names = names;
+    no.policy = (hs_native_policy)policy;
+    const hs_prog *progs[HS_FL_NPROGS];
+    size_t np = hs_fl_programs(f, s, progs);
+    double instr = 0;
+    for (size_t i = 0; i < np; i++)
+        instr += progs[i] ? (double)hs_prog_ninstr(progs[i]) : 0;
+    no.work = 1000 * 13 * instr;
+    hs_native_status st;
+    hs_native *h = hs_native_load(progs, np, &no, &st, note, cap);
+    hs_fl_use_native(f, s, h);
+    return h;
 }
 
 size_t hs_fl_sens_count(const hs_fl_sens *s)

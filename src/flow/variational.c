@@ -738,12 +738,12 @@ static int watched_apply(gsl_odeiv2_driver *d, double t0, double *tau, double sp
         int st = gsl_odeiv2_evolve_apply(d->e, d->c, d->s, d->sys, tau, span, &d->h, y);
         if (st != GSL_SUCCESS)
             return st;
+        wt->t_prev = t0 + prev;
         int w = wt->fn(wt->ctx, t0 + *tau, y, err);
         if (w < 0)
             return GSL_EBADFUNC;
         if (w) {
             wt->hit = 1;
-            wt->t_prev = t0 + prev;
             wt->t_hit = t0 + *tau;
             return GSL_SUCCESS;
         }

@@ -249,6 +249,56 @@ static int collect(chainb *B, const hs_node **Xloc, const hs_node *const *Ma,
 /* The local derivatives, gamma and the other roots, in the local symbols
  * (q, z, q', z'), into the hs_chain of m.  0, 1 (not structured), or an
  * error code. */
+/* What the local derivatives of functions of (t, q, z) need: each
+ * symbol's column (q_r: r, z_j: n + j, else -1), the velocity symbols,
+ * and the symbols of the unknowns and their velocities (nqz of each) for
+ * the total derivative. */
+typedef struct localctx {
+    hs_dag *d;
+    int sym_t;
+    const long *col;
+    const unsigned char *tv;
+    size_t ns, nqz;
+    const int *qs, *vs;
+} localctx;
+
+/* How many (function, unknown read) pairs f[0 .. nf-1] have, into *count;
+ * 1 where one reads a velocity (not a position: the caller declines). */
+static int count_local(const localctx *x, const hs_node *const *f, size_t nf, size_t *count)
+{
+    *count = 0;
+    for (size_t i = 0; i < nf; i++) {
+        if (reads_any(f[i], x->tv, x->ns))
+            return 1;
+        size_t k;
+        const int32_t *s = hs_node_symbols(f[i], &k);
+        for (size_t z = 0; z < k; z++)
+            *count += (size_t)s[z] < x->ns && x->col[s[z]] >= 0;
+    }
+    return 0;
+}
+
+/* Their entries, function by function: row[e] = i, cl[e] its column,
+ * der[e] = df_i/d(that unknown); and gam[i] = D(D f_i), the total
+ * derivative taken twice (the velocity-dependent part of f_i''). */
+static void local_derivs(const localctx *x, const hs_node *const *f, size_t nf, uint32_t *row,
+                         uint32_t *cl, const hs_node **der, const hs_node **gam)
+{
+    size_t e = 0;
+    for (size_t i = 0; i < nf; i++) {
+        size_t k;
+        const int32_t *s = hs_node_symbols(f[i], &k);
+        for (size_t z = 0; z < k; z++)
+            if ((size_t)s[z] < x->ns && x->col[s[z]] >= 0) {
+                row[e] = (uint32_t)i;
+                cl[e] = (uint32_t)x->col[s[z]];
+                der[e++] = hs_diff(x->d, f[i], s[z]);
+            }
+        const hs_node *D1 = hs_total_diff(x->d, f[i], x->sym_t, x->nqz, x->qs, x->vs);
+        gam[i] = hs_total_diff(x->d, D1, x->sym_t, x->nqz, x->qs, x->vs);
+    }
+}
+
 static int derive(loader *L, unknowns *U)
 {
     hs_model *m = L->m;
@@ -276,27 +326,12 @@ static int derive(loader *L, unknowns *U)
         qs[n + j] = U->zsym[j];
         vs[n + j] = U->zdsym[j];
     }
-    size_t nb = 0;
-    for (size_t j = 0; j < nz; j++) {
-        if (reads_any(U->phi[j], tv, ns)) {      /* not a position */
-            rc = 1;
-            goto out;
-        }
-        size_t k;
-        const int32_t *s = hs_node_symbols(U->phi[j], &k);
-        for (size_t z = 0; z < k; z++)
-            nb += (size_t)s[z] < ns && col[s[z]] >= 0;
-    }
-    size_t kl = U->gloc ? m->k : 0, ncb = 0;
-    for (size_t i = 0; i < kl; i++) {
-        if (reads_any(U->gloc[i], tv, ns)) {      /* a velocity: read.c says so */
-            rc = 1;
-            goto out;
-        }
-        size_t k;
-        const int32_t *s = hs_node_symbols(U->gloc[i], &k);
-        for (size_t z = 0; z < k; z++)
-            ncb += (size_t)s[z] < ns && col[s[z]] >= 0;
+    localctx x = { d, m->sym_t, col, tv, ns, n + nz, qs, vs };
+    size_t nb, kl = U->gloc ? m->k : 0, ncb = 0;
+    /* a define or a constraint reading a velocity: read.c says so */
+    if (count_local(&x, U->phi, nz, &nb) || count_local(&x, U->gloc, kl, &ncb)) {
+        rc = 1;
+        goto out;
     }
     /* roots: B entries | gamma | mass | force | Q | z' | constraint entries | their gamma */
     c->nz = nz;
@@ -314,34 +349,10 @@ static int derive(loader *L, unknowns *U)
         rc = hs_error_nomem(L->err);
         goto out;
     }
-    size_t e = 0;
-    for (size_t j = 0; j < nz; j++) {
-        size_t k;
-        const int32_t *s = hs_node_symbols(U->phi[j], &k);
-        for (size_t z = 0; z < k; z++)
-            if ((size_t)s[z] < ns && col[s[z]] >= 0) {
-                c->b_row[e] = (uint32_t)j;
-                c->b_col[e] = (uint32_t)col[s[z]];
-                loc[e++] = hs_diff(d, U->phi[j], s[z]);
-            }
-        const hs_node *D1 = hs_total_diff(d, U->phi[j], m->sym_t, n + nz, qs, vs);
-        loc[nb + j] = hs_total_diff(d, D1, m->sym_t, n + nz, qs, vs);
-    }
-    /* the constraints' rows: local derivatives and gamma = D(D G) as the defines' */
+    /* the defines' local derivatives and gamma; the constraints' rows the same way */
     const hs_node **cl = loc + nb + nz;
-    e = 0;
-    for (size_t i = 0; i < kl; i++) {
-        size_t k;
-        const int32_t *s = hs_node_symbols(U->gloc[i], &k);
-        for (size_t z = 0; z < k; z++)
-            if ((size_t)s[z] < ns && col[s[z]] >= 0) {
-                c->cb_row[e] = (uint32_t)i;
-                c->cb_col[e] = (uint32_t)col[s[z]];
-                cl[e++] = hs_diff(d, U->gloc[i], s[z]);
-            }
-        const hs_node *D1 = hs_total_diff(d, U->gloc[i], m->sym_t, n + nz, qs, vs);
-        cl[ncb + i] = hs_total_diff(d, D1, m->sym_t, n + nz, qs, vs);
-    }
+    local_derivs(&x, U->phi, nz, c->b_row, c->b_col, loc, loc + nb);
+    local_derivs(&x, U->gloc, kl, c->cb_row, c->cb_col, cl, cl + ncb);
     /* back to (t, q, q'): z -> its expansion, z' -> the expansion's D */
     const hs_node **map = xcalloc(ns, sizeof *map);
     if (!map) {
