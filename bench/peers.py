@@ -123,9 +123,10 @@ class Ctx:
         path = os.path.join(self.tmp, "%s%d.yaml" % (form, n))
         if not os.path.exists(path):
             script = "chain_model.sh" if form == "cart" else "chain_angle_model.sh"
+            flag = ["--written"] if form == "written" else []
             with open(path, "w") as f:
-                subprocess.run(["sh", os.path.join(HERE, script), str(n), repr(self.a.t_end)],
-                               stdout=f, check=True)
+                subprocess.run(["sh", os.path.join(HERE, script)] + flag +
+                               [str(n), repr(self.a.t_end)], stdout=f, check=True)
         return path
 
 
@@ -137,7 +138,8 @@ class Holosim:
 
     def __init__(self, ctx, form, method):
         self.ctx, self.form, self.method = ctx, form, method
-        self.name = "holosim %s (%s)" % ("Cartesian" if form == "cart" else "angles", method)
+        self.name = "holosim %s (%s)" % ({"cart": "Cartesian", "angles": "angles",
+                                          "written": "angles written out"}[form], method)
         self.warm = {}
 
     def cmd(self, n, tol, out_summary, native=None):
@@ -229,6 +231,7 @@ def make_tools(ctx, which):
     all_tools = {
         "holosim-cart": lambda: Holosim(ctx, "cart", a.method),
         "holosim-angles": lambda: Holosim(ctx, "angles", a.method),
+        "holosim-written": lambda: Holosim(ctx, "written", a.method),
         "scipy": lambda: External(
             ctx, "SciPy DOP853, angle equations",
             lambda n, k: [ctx.py, os.path.join(HERE, "peers_scipy.py"), str(n), t, repr(k), th0],
@@ -403,7 +406,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=None, help="rounds (default 3; quick 1)")
     ap.add_argument("--t-end", type=float, default=2.0)
     ap.add_argument("--method", default="dop853", help="holosim's stepper (default dop853)")
-    ap.add_argument("--tools", default="holosim-cart,holosim-angles,scipy,simbody-pins,"
+    ap.add_argument("--tools", default="holosim-cart,holosim-angles,holosim-written,scipy,"
+                    "simbody-pins,"
                     "simbody-rods,mujoco-rk4")
     ap.add_argument("--timeout", type=float, default=None,
                     help="CPU seconds per timed run (default 60; quick 10)")

@@ -14,7 +14,7 @@ PY=${PYTHON:-/usr/bin/python3}
 OUT=build/bench
 mkdir -p "$OUT"
 [ -x "${HOLOSIM:-bin/holosim}" ] || ${MAKE:-make} -s bin/holosim >&2
-tools=holosim-cart,holosim-angles
+tools=holosim-cart,holosim-angles,holosim-written
 missing=""
 if "$PY" -c 'import scipy, numpy' 2>/dev/null; then
     tools=$tools,scipy
