@@ -591,6 +591,106 @@ START_TEST(native_same_bits)
 }
 END_TEST
 
+/* A chain of N links in Cartesian coordinates (bench/chain_model.sh's),
+ * released at th from the vertical with a small fan velocity. */
+static char *chain_text(int N)
+{
+    size_t cap = 400 + 200 * (size_t)N, len = 0;
+    char *t = malloc(cap);
+    ck_assert(t != NULL);
+    len += (size_t)snprintf(t + len, cap - len, "parameters: {m: 1.0, l: 1.0, g: 9.81, "
+                            "th: 1.0}\ncoordinates: [");
+    for (int i = 1; i <= N; i++)
+        len += (size_t)snprintf(t + len, cap - len, "%sx%d, y%d", i > 1 ? ", " : "", i, i);
+    len += (size_t)snprintf(t + len, cap - len, "]\nmass: [");
+    for (int i = 1; i <= 2 * N; i++)
+        len += (size_t)snprintf(t + len, cap - len, "%sm", i > 1 ? ", " : "");
+    len += (size_t)snprintf(t + len, cap - len, "]\npotential: m*g*(y1");
+    for (int i = 2; i <= N; i++)
+        len += (size_t)snprintf(t + len, cap - len, " + y%d", i);
+    len += (size_t)snprintf(t + len, cap - len, ")\nconstraints:\n  link1: x1^2 + y1^2 - l^2\n");
+    for (int i = 2; i <= N; i++)
+        len += (size_t)snprintf(t + len, cap - len, "  link%d: (x%d - x%d)^2 + (y%d - y%d)^2 - "
+                                "l^2\n", i, i, i - 1, i, i - 1);
+    len += (size_t)snprintf(t + len, cap - len, "initial:\n  q:\n");
+    for (int i = 1; i <= N; i++)
+        len += (size_t)snprintf(t + len, cap - len, "    x%d: %d*l*sin(th)\n    y%d: "
+                                "-%d*l*cos(th)\n", i, i, i, i);
+    len += (size_t)snprintf(t + len, cap - len, "  v:\n");
+    for (int i = 1; i <= N; i++)       /* a rotation of the straight chain: permitted */
+        len += (size_t)snprintf(t + len, cap - len, "    x%d: %d*0.3*cos(th)\n    y%d: "
+                                "%d*0.3*sin(th)\n", i, i, i, i);
+    snprintf(t + len, cap - len, "simulate: {rtol: 1e-10, atol: 1e-10}\n");
+    return t;
+}
+
+/* Along the ODE the saddle-point matrix is factored
+ * sparse (KLU): a 12-link Cartesian chain (n + k = 36), its motion and
+ * the 24 tangent vectors of the constraint manifold carried over 0.5 s,
+ * against the dense LU's, and the tangent flow against central
+ * differences of the flow itself. */
+START_TEST(sparse_saddle_chain)
+{
+    char *text = chain_text(12);
+    fcase c;
+    open_case(&c, NULL, text, NULL);
+    size_t n = c.m->n, nn = 2 * n, dim;
+    ck_assert_uint_ge(n + c.m->k, 32);
+    double *x0 = calloc(nn, sizeof *x0), *B = calloc(nn * nn, sizeof *B);
+    double *x[2], *P[2];
+    memcpy(x0, c.m->q0, n * sizeof *x0);
+    memcpy(x0 + n, c.m->v0, n * sizeof *x0);
+    ck_assert_int_eq(hs_fl_tangent(c.f, 0, x0, x0 + n, B, &dim, &c.err), 0);
+    ck_assert_uint_eq(dim, 2 * (n - c.m->k));
+    for (int k = 0; k < 2; k++) {
+        hs_fl_use_sparse(c.f, k == 0);
+        x[k] = malloc(nn * sizeof *x[k]);
+        P[k] = malloc(nn * dim * sizeof *P[k]);
+        memcpy(x[k], x0, nn * sizeof *x0);
+        memcpy(P[k], B, nn * dim * sizeof *B);
+        ck_assert_msg(hs_fl_propagate(c.f, 0, 0.5, x[k], P[k], dim, &c.err) == 0, "%s",
+                      c.err.msg);
+    }
+    double bigx = 0, bigp = 0, dx = 0, dp = 0;
+    for (size_t i = 0; i < nn; i++) {
+        bigx = fmax(bigx, fabs(x[1][i]));
+        dx = fmax(dx, fabs(x[0][i] - x[1][i]));
+    }
+    for (size_t i = 0; i < nn * dim; i++) {
+        bigp = fmax(bigp, fabs(P[1][i]));
+        dp = fmax(dp, fabs(P[0][i] - P[1][i]));
+    }
+    ck_assert_msg(dx <= 1e-9 * bigx, "state: sparse against dense %.3g (of %.3g)", dx, bigx);
+    ck_assert_msg(dp <= 1e-8 * bigp, "tangent vectors: sparse against dense %.3g (of %.3g)",
+                  dp, bigp);
+    /* the sparse tangent flow against central differences, three directions */
+    hs_fl_use_sparse(c.f, 1);
+    double eps = 1e-5, *xp = malloc(nn * sizeof *xp), *xm = malloc(nn * sizeof *xm);
+    for (size_t j = 0; j < dim; j += dim / 3) {
+        for (size_t i = 0; i < nn; i++) {
+            xp[i] = x0[i] + eps * B[i * dim + j];
+            xm[i] = x0[i] - eps * B[i * dim + j];
+        }
+        ck_assert_int_eq(hs_fl_propagate(c.f, 0, 0.5, xp, NULL, 0, &c.err), 0);
+        ck_assert_int_eq(hs_fl_propagate(c.f, 0, 0.5, xm, NULL, 0, &c.err), 0);
+        double big = 0;
+        for (size_t i = 0; i < nn; i++)
+            big = fmax(big, fabs(P[0][i * dim + j]));
+        for (size_t i = 0; i < nn; i++) {
+            double fd = (xp[i] - xm[i]) / (2 * eps);
+            ck_assert_msg(fabs(fd - P[0][i * dim + j]) <= 1e-5 * big, "dx_%zu/db_%zu = %.12g, "
+                          "finite differences %.12g", i, j, P[0][i * dim + j], fd);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        free(x[k]);
+        free(P[k]);
+    }
+    free(x0); free(B); free(xp); free(xm); free(text);
+    close_case(&c);
+}
+END_TEST
+
 /* A parameter computed from another is followed through it: l = 2 L, so
  * dtheta/dL = 2 dtheta/dl; and the initial angle through th0 = 3 a. */
 START_TEST(sens_derived_parameter)
@@ -689,6 +789,7 @@ static Suite *flow_suite(void)
     tcase_add_test(t, lyapunov_double_pendulum);
     tcase_add_test(t, lyapunov_upright_pendulum);
     tcase_add_test(t, project_matches_basis);
+    tcase_add_test(t, sparse_saddle_chain);
     tcase_add_test(t, sens_pendulum_scaling);
     tcase_add_test(t, sens_derived_parameter);
     tcase_add_test(t, sens_initial_through_parameter);

@@ -28,8 +28,11 @@
  *   hs_fl_lyapunov   Benettin's estimate of the largest exponent, or the
  *                    spectrum by Gram-Schmidt (QR), on that tangent space
  *
- * Everything is dense: the model is loaded with hs_overrides.dense (M and
- * Q formed for a structured embedding too).  The motion is integrated
+ * The model is loaded with hs_overrides.dense (M and Q formed for a
+ * structured embedding too); the Jacobians are sparse blocks, and the
+ * saddle-point matrix is factored sparse along the ODE (saddle.c), but
+ * the tangent vectors, the monodromy and the tangent basis are dense
+ * (n + k <= HS_FL_MAX).  The motion is integrated
  * without stabilization (the exact flow's accelerations, G_q a = -gamma):
  * Baumgarte's terms vanish to first order on the tangent space. */
 #ifndef HS_FLOW_H
@@ -41,8 +44,9 @@
 #include "../model/model.h"
 #include "../util/error.h"
 
-/* Largest n + k the dense variational system takes (--spectrum and Floquet
- * carry 2 (n - k) tangent vectors of 2 n components). */
+/* Largest n + k the variational system takes (--spectrum and Floquet
+ * carry 2 (n - k) tangent vectors of 2 n components, dense; da/dx is
+ * formed dense where a caller asks for it). */
 #define HS_FL_MAX 400
 
 typedef struct hs_fl hs_fl;
@@ -55,6 +59,8 @@ struct hs_native;
  * (hs_fl_method says which), at the model's rtol and atol. */
 hs_fl *hs_fl_new(hs_model *m, hs_error *err);
 void hs_fl_free(hs_fl *f);                 /* NULL is fine */
+/* on = 0: the saddle-point matrix always dense (tests compare the two). */
+void hs_fl_use_sparse(hs_fl *f, int on);
 const char *hs_fl_method(const hs_fl *f);
 
 /* The accelerations a [n] and multipliers lam [k] at (t, q, v); with Aq,

@@ -45,6 +45,13 @@ struct hs_fl {
     double *Aq, *Av;               /* [(n + k) x n]: da/dq, then dLambda/dq (and in v) */
     double *dir;                   /* accel_dir's right-hand sides and solutions */
     size_t dircap;
+    /* the sparse factorization of K (saddle.c; NULL below HS_FL_SPARSE_MIN):
+     * contribution t is sp_sign[t] out_acc[sp_src[t]] */
+    struct hs_la_sparse *sp;
+    size_t sp_nt, *sp_src;
+    signed char *sp_sign;
+    int sp_off;                    /* hs_fl_use_sparse(f, 0): always dense */
+    int fact_sparse;               /* the last factorization: sparse (1) or f->K */
     unsigned long steps, evals;    /* accepted steps and ODE right-hand sides, all runs */
 };
 
@@ -58,6 +65,24 @@ static inline void hs_fl_run(hs_kernel_fn k, const hs_prog *p, const double *in,
     else
         hs_prog_eval(p, in, regs, out);
 }
+
+/* The saddle-point matrix K = [M -G_q^T; G_q 0] at the last evaluation
+ * (saddle.c).  From this many unknowns n + k it is factored sparse along
+ * the ODE: every size (`run --sensitivity g,th` over 5 s of chains in
+ * Cartesian coordinates, CPU, dense LU against KLU, median of 5
+ * interleaved: n + k = 6 1.19x, 12 1.23x, 18 1.36x, 33 1.96x, 48 2.16x,
+ * 96 3.84x). */
+#define HS_FL_SPARSE_MIN 1
+/* its pattern (0, or -1 out of memory); freed with hs_fl_saddle_free */
+int hs_fl_saddle_new(hs_fl *f);
+void hs_fl_saddle_free(hs_fl *f);
+/* K from out_acc, factored (dense: GSL's LU into f->K, whatever the
+ * size; else sparse where there is a pattern): 0, or -1 singular */
+int hs_fl_saddle_factor(hs_fl *f, int dense);
+/* X <- K^-1 X, ncol right-hand sides (X row-major, (n + k) x ncol), tmp
+ * [(n + k) ncol] scratch (not read for ncol = 1: NULL is fine): 0, or -1
+ * where the result is not finite */
+int hs_fl_saddle_solve(hs_fl *f, double *X, double *tmp, size_t ncol);
 
 /* prog_acc at (t, q, v) into out_acc. */
 void hs_fl_eval_acc(hs_fl *f, double t, const double *q, const double *v);

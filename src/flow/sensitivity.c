@@ -253,15 +253,14 @@ static int partials(hs_fl_sens *s, double t, hs_error *err)
     hs_fl *f = s->f;
     size_t n = f->n, k = f->k, np = s->np, per = n + 3 * k;
     hs_fl_run(s->kprog, s->prog, f->in, s->regs, s->out);
+    double *col = f->col->data;
     for (size_t i = 0; i < np; i++) {
         for (size_t j = 0; j < n + k; j++)
-            gsl_vector_set(f->col, j, -s->out[i * per + j]);
-        if (hs_la_lu_svx(f->K, f->perm, f->col))
+            col[j] = -s->out[i * per + j];
+        if (hs_fl_saddle_solve(f, col, NULL, 1))
             goto singular;
         for (size_t j = 0; j < n + k; j++) {
-            double x = gsl_vector_get(f->col, j);
-            if (!isfinite(x))
-                goto singular;
+            double x = col[j];
             if (j < n)
                 s->ap[j * np + i] = x;
             else

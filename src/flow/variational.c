@@ -291,7 +291,8 @@ static int fl_alloc(hs_fl *f, hs_error *err)
     f->a = calloc(n + 1, sizeof *f->a);
     f->lam = calloc(k + 1, sizeof *f->lam);
     if (!f->in || !f->regs || !f->out_acc || !f->out_jac || !f->K || !f->perm || !f->rhs || !f->rhsp ||
-        !f->col || !f->Aq || !f->Av || !f->a || !f->lam)
+        !f->col || !f->Aq || !f->Av || !f->a || !f->lam ||
+        (nk >= HS_FL_SPARSE_MIN && hs_fl_saddle_new(f)))
         return hs_error_nomem(err);
     for (size_t j = 0; j < f->m->npar; j++)
         f->in[f->m->sym_p[j]] = f->m->pval[j];
@@ -360,6 +361,7 @@ void hs_fl_free(hs_fl *f)
     free(f->dir);
     free(f->a);
     free(f->lam);
+    hs_fl_saddle_free(f);
     free(f);
 }
 
@@ -429,36 +431,16 @@ static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, 
     hs_fl_eval_acc(f, t, q, v);
     if (!all_finite(f->out_acc, f->nacc))
         return fail(f, t, "a non-finite value of M, Q, G_q or gamma", err);
-    gsl_matrix_set_zero(f->K);
-    double *K = f->K->data;
-    size_t ld = f->K->tda;
-    for (size_t e = 0; e < f->bM.cnt; e++) {
-        size_t r = (size_t)f->bM.r[e], c = (size_t)f->bM.c[e];
-        K[r * ld + c] = K[c * ld + r] = f->out_acc[f->bM.off + e];
-    }
-    for (size_t e = 0; e < f->bGq.cnt; e++) {
-        size_t r = (size_t)f->bGq.r[e], c = (size_t)f->bGq.c[e];
-        double g = f->out_acc[f->bGq.off + e];
-        K[(n + r) * ld + c] = g;
-        K[c * ld + n + r] = -g;
-    }
-    gsl_vector_set_zero(f->col);
+    double *x = f->col->data;
+    memset(x, 0, nk * sizeof *x);
     for (size_t e = 0; e < f->bQ.cnt; e++)
-        f->col->data[f->bQ.r[e]] = f->out_acc[f->bQ.off + e];
+        x[f->bQ.r[e]] = f->out_acc[f->bQ.off + e];
     for (size_t e = 0; e < f->bgam.cnt; e++)
-        f->col->data[n + (size_t)f->bgam.r[e]] = -f->out_acc[f->bgam.off + e];
-    int sgn;
-    if (gsl_linalg_LU_decomp(f->K, f->perm, &sgn) || hs_la_lu_svx(f->K, f->perm, f->col))
+        x[n + (size_t)f->bgam.r[e]] = -f->out_acc[f->bgam.off + e];
+    if (hs_fl_saddle_factor(f, jac) || hs_fl_saddle_solve(f, x, NULL, 1))
         return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
-    for (size_t i = 0; i < nk; i++) {
-        double x = gsl_vector_get(f->col, i);
-        if (!isfinite(x))
-            return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
-        if (i < n)
-            f->a[i] = x;
-        else
-            f->lam[i - n] = x;
-    }
+    memcpy(f->a, x, n * sizeof *x);
+    memcpy(f->lam, x + n, k * sizeof *x);
     if (!jac)
         return 0;
     int rc = eval_jac(f, t, err);
@@ -692,14 +674,10 @@ static int accel_dir(hs_fl *f, double t, const double *P, size_t ncol, double *d
     blk_mul(&f->bRv, f->out_jac, Pv, R, ncol);
     blk_mul(&f->bSq, f->out_jac, Pq, R + n * ncol, ncol);
     blk_mul(&f->bSv, f->out_jac, Pv, R + n * ncol, ncol);
-    for (size_t i = 0; i < nk; i++)           /* rows permuted as the LU's */
-        memcpy(X + i * ncol, R + f->perm->data[i] * ncol, ncol * sizeof *X);
-    gsl_matrix_view Xv = hs_la_mview(X, nk, ncol);
-    gsl_blas_dtrsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, -1.0, f->K, &Xv.matrix);
-    gsl_blas_dtrsm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, 1.0, f->K, &Xv.matrix);
-    if (!all_finite(X, n * ncol))
+    if (hs_fl_saddle_solve(f, R, X, ncol))
         return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
-    memcpy(dPv, X, n * ncol * sizeof *dPv);
+    for (size_t i = 0; i < n * ncol; i++)
+        dPv[i] = -R[i];
     return 0;
 }
 
