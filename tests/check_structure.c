@@ -64,6 +64,22 @@ static const char *closed_chain =
     "constraints: {tip_x: X_34 - d, tip_y: Y_34, mid: Y_17 - h}\n"
     "initial:\n  q:\n    th[i=1..34]: 1.5 - 0.09*i\n";
 
+/* Ambient masses that move with the positions (masses reading their
+ * link's angle, one its own point's height, one an angle and its point's
+ * abscissa; a few only: the dense path the test compares with grows as
+ * N^3 with each): -m' z' and
+ * 1/2 dm/dy z'^2 on the right-hand sides, read locally (chain.c). */
+static const char *heavy_chain =
+    "parameters: {m: 1.0, l: 0.6, g: 9.81}\n"
+    "coordinates:\n  - th[i=1..32]\n"
+    "define:\n  X[0]: 0\n  Y[0]: 0\n"
+    "  X[i=1..32]: X[i-1] + l*sin(th[i])\n  Y[i=1..32]: Y[i-1] - l*cos(th[i])\n"
+    "embedding:\n  x[i=1..32]: X[i]\n  y[i=1..32]: Y[i]\n"
+    "mass:\n  x[i=1..32]: m*(1 + 0.05*th[i]^2)\n  y[i=1..30]: m\n"
+    "  y_31: m*(1 + 0.1*y_31^2)\n  y_32: m*(1 + 0.05*th_32^2 + 0.02*x_32^2)\n"
+    "potential: m*g*sum(i=1..32, y[i])\n"
+    "initial:\n  q:\n    th[i=1..32]: 0.1*i\n";
+
 /* A tree: a trunk of four links, two branches of fourteen from its end; an
  * ambient coordinate that is not a define (the middle of a link). */
 static const char *tree =
@@ -203,6 +219,12 @@ START_TEST(closed_chain_matches_dense)
 }
 END_TEST
 
+START_TEST(moving_mass_matches_dense)
+{
+    compare_with_dense(heavy_chain);
+}
+END_TEST
+
 START_TEST(tree_matches_dense)
 {
     compare_with_dense(tree);
@@ -243,8 +265,10 @@ START_TEST(structure_only_where_it_holds)
         { 32, "sin(th[1])", "mass:\n  x[i=1..32]: 1\n  y[i=1..32]: 1\n"
                             "constraints: {c: th_1 - 2*th_2 + 0.1, c2: 2*th_1 - 4*th_2 + 0.2}\n",
           0 },
-        /* a mass that moves */
-        { 32, "sin(th[1])", "mass:\n  x[i=1..32]: 1 + th_1^2\n  y[i=1..32]: 1\n", 0 },
+        /* a mass that moves with the positions: structured
+         * (moving_mass_matches_dense); with t, or a velocity: dense */
+        { 32, "sin(th[1])", "mass:\n  x[i=1..32]: 1 + th_1^2\n  y[i=1..32]: 1\n", 1 },
+        { 32, "sin(th[1])", "mass:\n  x[i=1..32]: 1 + 0.1*t^2\n  y[i=1..32]: 1\n", 0 },
     };
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         char text[2048];
@@ -442,6 +466,7 @@ static Suite *suite(void)
     tcase_add_test(tc, relative_chain_with_damper_matches_dense);
     tcase_add_test(tc, moving_chart_matches_dense);
     tcase_add_test(tc, closed_chain_matches_dense);
+    tcase_add_test(tc, moving_mass_matches_dense);
     tcase_add_test(tc, tree_matches_dense);
     tcase_add_test(tc, running_sums_telescope);
     tcase_add_test(tc, structure_only_where_it_holds);

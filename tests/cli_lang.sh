@@ -223,6 +223,34 @@ awk -v d="$d" 'BEGIN { exit !(d != "rows" && d + 0 < 1e-8) }' ||
     no "a moving chart: structured and dense paths differ by $d (want < 1e-8)"
 end
 
+# Ambient masses that read the positions (holosim(1), STRUCTURED
+# EMBEDDINGS): each x mass reads its link's angle, the last y mass the tip's
+# height; structured against the dense path (parenthesized points), every
+# column, energy included
+begin prefix_heavy
+heavy() {
+    written 40 "$1" | awk '/^mass:/ { s = ""
+        for (i = 1; i <= 40; i++) s = s (i > 1 ? ", " : "") "m*(1 + 0.05*th" i "^2), " \
+            (i < 40 ? "m" : "m*(1 + 0.1*y40^2)")
+        print "mass: [" s "]"; next } { print }'
+}
+heavy full >"$T/pheavy.yaml"
+heavy paren >"$T/pheavyp.yaml"
+hs check "$T/pheavy.yaml"
+rc_is 0
+out_has "dynamics: structured embedding, 80 internal unknowns"
+hs check "$T/pheavyp.yaml"
+rc_is 0
+out_lacks "structured"
+hs run "$T/pheavy.yaml" --columns all -o "$T/pheavy.csv"
+rc_is 0
+hs run "$T/pheavyp.yaml" --columns all -o "$T/pheavyp.csv"
+rc_is 0
+d=$(csv_diff "$T/pheavy.csv" "$T/pheavyp.csv")
+awk -v d="$d" 'BEGIN { exit !(d != "rows" && d + 0 < 1e-8) }' ||
+    no "moving masses: structured and dense paths differ by $d (want < 1e-8)"
+end
+
 # A loop closed over the chain (holosim(1), STRUCTURED EMBEDDINGS): N
 # links written term by term, the tip pinned at (d, 0) by constraints on
 # the ambient names; $2 full or paren (the dense path).  The start, an

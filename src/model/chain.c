@@ -29,7 +29,10 @@
  * Built for an embedding whose pieces are all of this kind (model.h:
  * hs_chain says which models); such a model forms neither the metric nor
  * the dense path's Q (forms.c, structured_kinetic), and the check at the
- * initial state factors the same system (hs_chain_regular). */
+ * initial state factors the same system (hs_chain_regular).  An ambient
+ * mass that reads positions, m_a(q, z) on unknown j, is read the same way
+ * and adds -m_a' z_j' to F_j and 1/2 dm_a/dy z_j'^2 to the row of each
+ * unknown y it reads (mass_terms). */
 #include "loader.h"
 
 #include <math.h>
@@ -134,6 +137,9 @@ typedef struct unknowns {
     const hs_node **fullv;         /* [nz] D of the expansions */
     const hs_node **mass, **force; /* [nz] */
     long *amb_of;                  /* [namb] unknown of each ambient coordinate */
+    const hs_node **mloc;          /* [namb] an ambient mass that reads positions, read
+                                    * with the defines kept (NULL: none moves; an
+                                    * entry NULL: a constant) */
     const hs_node **gloc;          /* [k] the model's constraints with the defines kept
                                     * as symbols (NULL: none, or contacts: the dense
                                     * path takes the model, compile.c) */
@@ -142,7 +148,7 @@ typedef struct unknowns {
 static void unknowns_free(unknowns *U)
 {
     free(U->zsym); free(U->zdsym); free(U->phi); free(U->full); free(U->fullv);
-    free(U->mass); free(U->force); free(U->amb_of); free(U->gloc);
+    free(U->mass); free(U->force); free(U->amb_of); free(U->gloc); free(U->mloc);
 }
 
 /* Whether e reads a velocity or the time (flags by symbol). */
@@ -214,8 +220,8 @@ static int collect(chainb *B, const hs_node **Xloc, const hs_node *const *Ma,
         for (size_t b = 0; b < na; b++)
             if (b != a && !hs_is_num(Ma[a * na + b], 0))
                 return 1;                       /* a full ambient mass */
-        if (reads_any(Ma[a * na + a], B->state, B->nstate))
-            return 1;                           /* a mass that moves */
+        if (reads_any(Ma[a * na + a], B->state, B->nstate) && !(U->mloc && U->mloc[a]))
+            return 1;                           /* a mass that moves with t or q' */
         long j = -1;
         if (Xloc[a]->kind == HS_SYM)
             for (size_t w = 0; w < B->nmet && j < 0; w++)
@@ -246,9 +252,6 @@ static int collect(chainb *B, const hs_node **Xloc, const hs_node *const *Ma,
     return 0;
 }
 
-/* The local derivatives, gamma and the other roots, in the local symbols
- * (q, z, q', z'), into the hs_chain of m.  0, 1 (not structured), or an
- * error code. */
 /* What the local derivatives of functions of (t, q, z) need: each
  * symbol's column (q_r: r, z_j: n + j, else -1), the velocity symbols,
  * and the symbols of the unknowns and their velocities (nqz of each) for
@@ -299,6 +302,70 @@ static void local_derivs(const localctx *x, const hs_node *const *f, size_t nf, 
     }
 }
 
+/* Ambient masses that move, m_a(q, z) on unknown j: the kinetic energy
+ * 1/2 m_a z_j'^2 adds -m_a' z_j' to row z_j of the right-hand side and
+ * 1/2 dm_a/dy z_j'^2 to the row of each unknown y it reads (Lagrange's
+ * equations in (q, z) with z = Phi(q, z) as constraints), in the local
+ * symbols: into Qx [n] and Fx [nz], NULL where nothing is added. */
+static void mass_terms(const localctx *x, const unknowns *U, size_t na, size_t n,
+                       const hs_node **Qx, const hs_node **Fx)
+{
+    hs_dag *d = x->d;
+    for (size_t a = 0; U->mloc && a < na; a++) {
+        const hs_node *ma = U->mloc[a];
+        if (!ma)
+            continue;
+        size_t j = (size_t)U->amb_of[a];
+        const hs_node *zd = hs_sym(d, U->zdsym[j]);
+        const hs_node *half = hs_mul(d, hs_num(d, 0.5), hs_pow(d, zd, hs_num(d, 2)));
+        const hs_node *mdot = hs_total_diff(d, ma, x->sym_t, x->nqz, x->qs, x->vs);
+        Fx[j] = plus(d, Fx[j], hs_neg(d, hs_mul(d, mdot, zd)));
+        size_t k;
+        const int32_t *s = hs_node_symbols(ma, &k);
+        for (size_t z = 0; z < k; z++) {
+            if ((size_t)s[z] >= x->ns || x->col[s[z]] < 0)
+                continue;
+            size_t c = (size_t)x->col[s[z]];
+            const hs_node *t = hs_mul(d, hs_diff(d, ma, s[z]), half);
+            if (c < n)
+                Qx[c] = plus(d, Qx[c], t);
+            else
+                Fx[c - n] = plus(d, Fx[c - n], t);
+        }
+    }
+}
+
+/* The moving masses' terms (mass_terms) back in (t, q, q') through map,
+ * added to the roots Q and F of c.  0, or an error code. */
+static int moving_masses(loader *L, const localctx *x, const unknowns *U, const hs_node **map,
+                         size_t ns, hs_chain *c)
+{
+    hs_dag *d = x->d;
+    size_t n = L->m->n, nz = U->nz;
+    const hs_node **loc = xcalloc(n + nz, sizeof *loc), **full = xcalloc(n + nz, sizeof *full);
+    if (!loc || !full) {
+        free(loc);
+        free(full);
+        return hs_error_nomem(L->err);
+    }
+    mass_terms(x, U, L->namb, n, loc, loc + n);
+    const hs_node *zero = scalar_zero(L);
+    for (size_t i = 0; i < n + nz; i++)
+        if (!loc[i])
+            loc[i] = zero;
+    hs_subst_many(d, loc, n + nz, map, ns, full);
+    for (size_t r = 0; r < n; r++)
+        c->root[c->off_Q + r] = hs_add(d, c->root[c->off_Q + r], full[r]);
+    for (size_t j = 0; j < nz; j++)
+        c->root[c->off_F + j] = hs_add(d, c->root[c->off_F + j], full[n + j]);
+    free(loc);
+    free(full);
+    return 0;
+}
+
+/* The local derivatives, gamma and the other roots, in the local symbols
+ * (q, z, q', z'), into the hs_chain of m.  0, 1 (not structured), or an
+ * error code. */
 static int derive(loader *L, unknowns *U)
 {
     hs_model *m = L->m;
@@ -308,6 +375,7 @@ static int derive(loader *L, unknowns *U)
     unsigned char *tv = xcalloc(ns, 1);
     int *qs = xcalloc(n + nz, sizeof *qs), *vs = xcalloc(n + nz, sizeof *vs);
     hs_chain *c = xcalloc(1, sizeof *c);
+    const hs_node **map = NULL;
     int rc = 0;
     if (!col || !tv || !qs || !vs || !c) {
         rc = hs_error_nomem(L->err);
@@ -354,7 +422,7 @@ static int derive(loader *L, unknowns *U)
     local_derivs(&x, U->phi, nz, c->b_row, c->b_col, loc, loc + nb);
     local_derivs(&x, U->gloc, kl, c->cb_row, c->cb_col, cl, cl + ncb);
     /* back to (t, q, q'): z -> its expansion, z' -> the expansion's D */
-    const hs_node **map = xcalloc(ns, sizeof *map);
+    map = xcalloc(ns, sizeof *map);
     if (!map) {
         free(loc);
         rc = hs_error_nomem(L->err);
@@ -373,7 +441,6 @@ static int derive(loader *L, unknowns *U)
     c->off_cgamma = c->off_cb + ncb;
     hs_subst_many(d, loc, nb + nz, map, ns, c->root);
     hs_subst_many(d, cl, ncb + kl, map, ns, c->root + c->off_cb);
-    free(map);
     free(loc);
     for (size_t j = 0; j < nz; j++) {
         c->root[c->off_mass + j] = U->mass[j];
@@ -384,6 +451,8 @@ static int derive(loader *L, unknowns *U)
     hs_gradient(d, m->U, m->sym_q, n, g);        /* Q = -grad U */
     for (size_t r = 0; r < n; r++)
         g[r] = hs_neg(d, g[r]);
+    if (U->mloc && (rc = moving_masses(L, &x, U, map, ns, c)))
+        goto out;
     if (hs_dag_failed(d)) {
         rc = hs_ld_dag_check(L);
         goto out;
@@ -391,12 +460,46 @@ static int derive(loader *L, unknowns *U)
     m->chain = c;
     c = NULL;
 out:
+    free(map);
     if (c) {
         free(c->b_row); free(c->b_col); free(c->cb_row); free(c->cb_col); free(c->root);
         free(c);
     }
     free(col); free(tv); free(qs); free(vs);
     return rc;
+}
+
+/* U->mloc for the masses (the diagonal of Ma) that read positions: 0, 1
+ * (not structured: a mass that reads t or a velocity, or no diagonal list
+ * to read it from), or an error code. */
+static int local_masses(chainb *B, const hs_node *const *Ma, unknowns *U)
+{
+    loader *L = B->L;
+    hs_model *m = L->m;
+    size_t na = L->namb;
+    yaml_node_t *mass = NULL;
+    for (size_t a = 0; a < na; a++) {
+        const hs_node *ma = Ma[a * na + a];
+        if (!reads_any(ma, B->state, B->nstate))
+            continue;
+        if (hs_depends_on(ma, m->sym_t))
+            return 1;
+        for (size_t r = 0; r < m->n; r++)
+            if (hs_depends_on(ma, m->sym_v[r]))
+                return 1;
+        if (!mass) {
+            mass = hs_ld_get(L, hs_ytree_root(L->y), "mass");
+            if (!mass || mass->type != YAML_SEQUENCE_NODE || seq_len(mass) != na ||
+                NODE(L, *mass->data.sequence.items.start)->type != YAML_SCALAR_NODE)
+                return 1;
+        }
+        if (!U->mloc && !(U->mloc = xcalloc(na, sizeof *U->mloc)))
+            return hs_error_nomem(L->err);
+        yaml_node_t *e = NODE(L, mass->data.sequence.items.start[a]);
+        if (!(U->mloc[a] = parse_local(B, e, "a mass entry", 1)) || B->oom)
+            return L->err->code ? L->err->code : hs_error_nomem(L->err);
+    }
+    return 0;
 }
 
 int hs_ld_build_chain(loader *L, const hs_node *const *Ma, const hs_node *const *Fa)
@@ -437,6 +540,11 @@ int hs_ld_build_chain(loader *L, const hs_node *const *Ma, const hs_node *const 
         if (!(U.gloc[i] = parse_local(&B, val, "a constraint", 1)) || B.oom)
             rc = L->err->code ? L->err->code : hs_error_nomem(L->err);
     }
+    /* ambient masses that read positions: read the same way, for their
+     * derivatives (a diagonal list; one that reads t or a velocity, or a
+     * mass matrix, keeps the dense path) */
+    if (!rc)
+        rc = local_masses(&B, Ma, &U);
     /* structure: at least one define read by another or by a point */
     if (!rc && B.nmet)
         rc = collect(&B, Xloc, Ma, Fa, &U);

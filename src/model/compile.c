@@ -377,13 +377,6 @@ static int compile_chain(cbuild *C)
     hs_chain *c = m->chain;
     if (!c)
         return 0;
-    /* chain.c built it for these only (Q was not derived: no way back) */
-    int ok = 1;
-    for (size_t j = 0; ok && j < c->nz; j++)
-        ok = state_free(C, c->root[c->off_mass + j]);
-    if (!ok)
-        return hs_error_set(C->L->err, HS_EXIT_MODEL, "internal error: a structured "
-                            "embedding with a moving mass");
     if (m->k && !chain_serves_constraints(m)) {
         C->L->dense_retry = 1;
         return hs_error_set(C->L->err, HS_EXIT_MODEL, "internal: the structured path does "

@@ -209,10 +209,12 @@ typedef struct hs_drawing {
  * the ambient masses and forces), each tied to the others by its defining
  * equation z_j = Phi_j(q, z).  B = [dPhi/dq dPhi/dz] has nb structural
  * entries; the dynamics solve the sparse saddle-point system instead of
- * the dense metric.  Built for an embedding model with no constraints, a
- * constant diagonal ambient mass, a chart that does not move, and at
- * least one define read by the embedding; NULL otherwise (and for the
- * loads of statics and hs_overrides.dense).  With it neither the metric
+ * the dense metric.  Built for an embedding model of at least
+ * HS_LANG_CHAIN_MIN_N coordinates with a diagonal ambient mass (a list)
+ * that reads neither t nor a velocity (one that reads positions adds its
+ * terms to Q and F) and at least one define read by the embedding
+ * (constraints and a moving chart included; model/chain.c); NULL
+ * otherwise (and for the loads of statics and hs_overrides.dense).  With it neither the metric
  * (M and M_diag NULL, mass_kind HS_MASS_FULL without outputs) nor Q (all
  * 0) is derived: the accelerations, T and the check at t0 come from the
  * structure alone.
