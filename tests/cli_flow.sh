@@ -71,6 +71,57 @@ hs lyapunov "$MODELS/chain_angles.yaml" --set N=65 --spectrum --t-end 0.01
 rc_is 2; err_has "2 (n - k) = 130 exponents: the limit is 128"
 end
 
+# N links in Cartesian coordinates (bench/chain_model.sh's chain), released
+# at th0 from the vertical
+cart_chain() {
+    awk -v N="$1" 'BEGIN {
+        print "parameters: {m: 1.0, l: 1.0, g: 9.81, th: 1.0}"
+        s = ""; for (i = 1; i <= N; i++) s = s (i > 1 ? ", " : "") "x" i ", y" i
+        print "coordinates: [" s "]"
+        s = ""; for (i = 1; i <= 2 * N; i++) s = s (i > 1 ? ", " : "") "m"
+        print "mass: [" s "]"
+        s = ""; for (i = 1; i <= N; i++) s = s (i > 1 ? " + " : "") "y" i
+        print "potential: m*g*(" s ")"
+        print "constraints:\n  link1: x1^2 + y1^2 - l^2"
+        for (i = 2; i <= N; i++)
+            printf "  link%d: (x%d - x%d)^2 + (y%d - y%d)^2 - l^2\n", i, i, i - 1, i, i - 1
+        print "initial:\n  q:"
+        for (i = 1; i <= N; i++) printf "    x%d: %d*l*sin(th)\n    y%d: -%d*l*cos(th)\n", i, i, i, i
+        print "simulate: {rtol: 1e-12, atol: 1e-12}"
+    }'
+}
+
+begin "floquet on a model with n + k > 400: exit 2, the limit said"
+cart_chain 134 >"$T/c134.yaml"
+hs floquet "$T/c134.yaml" --period 1
+rc_is 2
+err_has "n + k = 402 (the limit is 400: the tangent vectors and the monodromy are dense; run --sensitivity takes more)"
+out_empty
+end
+
+begin "--sensitivity beyond 400 unknowns (a 150-link chain, n + k = 450): central differences"
+# nothing dense of size n + k: the saddle-point matrix sparse, the
+# multipliers' derivatives along S; dq/dg against (q(g + h) - q(g - h))/2h
+cart_chain 150 >"$T/c150.yaml"
+hs run "$T/c150.yaml" --sensitivity g --t-end 0.2 --dt 0.2
+rc_is 0
+last=$(tail -n 1 "$T/out")
+for g in 9.8101 9.8099; do
+    hs run "$T/c150.yaml" --set g=$g --t-end 0.2 --dt 0.2 -q
+    rc_is 0
+    tail -n 1 "$T/out" >"$T/g$g.csv"
+done
+# columns: t, q (300), v (300), lambda (150), then dq/dg (300)
+d=$(printf '%s\n' "$last" | cat - "$T/g9.8101.csv" "$T/g9.8099.csv" | awk -F, '
+    NR == 1 { for (i = 2; i <= 301; i++) s[i] = $(751 + i - 1) }
+    NR == 2 { for (i = 2; i <= 301; i++) p[i] = $i }
+    NR == 3 { for (i = 2; i <= 301; i++) { fd = (p[i] - $i) / 2e-4; e = fd - s[i]
+              if (e < 0) e = -e; if (e > m) m = e; if (s[i] > b || -s[i] > b) b = (s[i] < 0 ? -s[i] : s[i]) }
+              printf "%.3g %.3g\n", m, b }')
+awk -v d="$d" 'BEGIN { split(d, a, " "); exit !(a[2] > 1e-3 && a[1] < 1e-6 * a[2]) }' ||
+    no "dq/dg against central differences: max error, max |dq/dg| = $d"
+end
+
 begin "--sensitivity: an unknown parameter, exit 2 with a suggestion"
 hs run "$MODELS/pendulum.yaml" --sensitivity l,theta --t-end 0.1
 rc_is 2; err_has "unknown parameter 'theta' (did you mean 'theta0'?)"

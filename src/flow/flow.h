@@ -58,6 +58,13 @@ struct hs_native;
  * model's method when it is an explicit gsl_odeiv2 one, else rk8pd
  * (hs_fl_method says which), at the model's rtol and atol. */
 hs_fl *hs_fl_new(hs_model *m, hs_error *err);
+/* The same for forward sensitivities alone (hs_fl_sens_new, hs_fl_sens_run):
+ * nothing dense of size n + k is formed, so the limit is HS_FL_SENS_MAX
+ * (the Jacobians' build still walks n x (n + k) pairs); hs_fl_accel with
+ * Aq or Av, the tangent basis and the projection are not for such a
+ * handle when n + k > HS_FL_MAX (they refuse: exit 2). */
+#define HS_FL_SENS_MAX 6000
+hs_fl *hs_fl_new_sens(hs_model *m, hs_error *err);
 void hs_fl_free(hs_fl *f);                 /* NULL is fine */
 /* on = 0: the saddle-point matrix always dense (tests compare the two). */
 void hs_fl_use_sparse(hs_fl *f, int on);

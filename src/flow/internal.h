@@ -76,13 +76,24 @@ static inline void hs_fl_run(hs_kernel_fn k, const hs_prog *p, const double *in,
 /* its pattern (0, or -1 out of memory); freed with hs_fl_saddle_free */
 int hs_fl_saddle_new(hs_fl *f);
 void hs_fl_saddle_free(hs_fl *f);
+/* The dense arrays (K, its permutation, da/dx's right-hand sides and
+ * solutions: (n + k)^2 and (n + k) 2n doubles), allocated for n + k <=
+ * HS_FL_MAX only: 0, or -1 out of memory */
+int hs_fl_saddle_dense(hs_fl *f);
 /* K from out_acc, factored (dense: GSL's LU into f->K, whatever the
- * size; else sparse where there is a pattern): 0, or -1 singular */
+ * size; else sparse where there is a pattern; sparse always without the
+ * dense arrays): 0, or -1 singular */
 int hs_fl_saddle_factor(hs_fl *f, int dense);
 /* X <- K^-1 X, ncol right-hand sides (X row-major, (n + k) x ncol), tmp
  * [(n + k) ncol] scratch (not read for ncol = 1: NULL is fine): 0, or -1
  * where the result is not finite */
 int hs_fl_saddle_solve(hs_fl *f, double *X, double *tmp, size_t ncol);
+
+/* K^-1 [dr/dq dr/dv; ds/dq ds/dv] P, P (2n x ncol) the rows dq then dv,
+ * at f's last evaluation (variational.c): *Y [(n + k) x ncol] in f's
+ * scratch, minus the derivatives of a and Lambda along P.  0, or an exit
+ * code with err. */
+int hs_fl_dir(hs_fl *f, double t, const double *P, size_t ncol, double **Y, hs_error *err);
 
 /* prog_acc at (t, q, v) into out_acc. */
 void hs_fl_eval_acc(hs_fl *f, double t, const double *q, const double *v);

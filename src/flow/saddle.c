@@ -53,6 +53,18 @@ int hs_fl_saddle_new(hs_fl *f)
     return rc ? -1 : 0;
 }
 
+int hs_fl_saddle_dense(hs_fl *f)
+{
+    size_t n = f->n, nk = n + f->k;
+    f->K = hs_la_matrix_alloc(nk, nk);
+    f->perm = hs_la_permutation_alloc(nk);
+    f->rhs = hs_la_matrix_alloc(nk, 2 * n + 1);
+    f->rhsp = hs_la_matrix_alloc(nk, 2 * n + 1);
+    f->Aq = calloc(nk * n + 1, sizeof *f->Aq);
+    f->Av = calloc(nk * n + 1, sizeof *f->Av);
+    return f->K && f->perm && f->rhs && f->rhsp && f->Aq && f->Av ? 0 : -1;
+}
+
 void hs_fl_saddle_free(hs_fl *f)
 {
     hs_la_sparse_free(f->sp);
@@ -69,7 +81,7 @@ int hs_fl_saddle_factor(hs_fl *f, int dense)
 {
     size_t n = f->n;
     const double *o = f->out_acc;
-    f->fact_sparse = f->sp && !f->sp_off && !dense;
+    f->fact_sparse = f->sp && (!f->K || (!f->sp_off && !dense));
     if (f->fact_sparse) {
         double *Ax = hs_la_sparse_values(f->sp);
         const int *slot = hs_la_sparse_slots(f->sp);

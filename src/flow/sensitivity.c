@@ -292,21 +292,20 @@ static int multipliers(hs_fl_sens *s, double t, const double *x, const double *S
 {
     hs_fl *f = s->f;
     size_t n = f->n, k = f->k, np = s->np;
-    double *a = malloc((n + n * n + 1) * sizeof *a);  /* a, then da/dq */
+    double *a = malloc((n + 1) * sizeof *a), *Y;
     if (!a)
         return hs_error_nomem(err);
-    int rc = hs_fl_accel(f, t, x, x + n, a, lam, a + n, NULL, err);
+    int rc = hs_fl_accel(f, t, x, x + n, a, lam, NULL, NULL, err);
     free(a);
-    if (rc || (rc = partials(s, t, err)))
+    if (rc || !k)
         return rc;
-    const double *Lq = f->Aq + n * n, *Lv = f->Av + n * n;
+    /* along S (minus rows n .. n + k - 1; the symbols a, Lambda set for
+     * partials), then dLambda/dp at fixed (q, v) */
+    if ((rc = hs_fl_dir(f, t, S, np, &Y, err)) || (rc = partials(s, t, err)))
+        return rc;
     for (size_t j = 0; j < k; j++)
-        for (size_t i = 0; i < np; i++) {
-            double sum = s->lp[j * np + i];
-            for (size_t l = 0; l < n; l++)
-                sum += Lq[j * n + l] * S[l * np + i] + Lv[j * n + l] * S[(n + l) * np + i];
-            dlam[j * np + i] = sum;
-        }
+        for (size_t i = 0; i < np; i++)
+            dlam[j * np + i] = s->lp[j * np + i] - Y[(n + j) * np + i];
     return 0;
 }
 
@@ -318,20 +317,28 @@ static double tangency(hs_fl_sens *s, double t, const double *x)
     size_t n = f->n, k = f->k, np = s->np, per = n + 3 * k;
     hs_fl_eval_acc(f, t, x, x + n);
     hs_fl_run(s->kprog, s->prog, f->in, s->regs, s->out);
-    double *J = calloc(2 * k * 2 * n + 1, sizeof *J), worst = 0;
-    if (!J)
+    /* J S0 + d(G, Gdot)/dp, J = [G_q 0; dGdot/dq G_q], by its entries */
+    double *r = calloc(2 * k * np + 1, sizeof *r), worst = 0;
+    if (!r)
         return 0;
-    hs_fl_blk_fill(&f->bGq, f->out_acc, J, 2 * n, 0);
-    hs_fl_blk_fill(&f->bGq, f->out_acc, J + k * 2 * n + n, 2 * n, 0);
-    hs_fl_blk_fill(&f->bGdq, f->out_acc, J + k * 2 * n, 2 * n, 0);
-    for (size_t i = 0; i < np; i++)
-        for (size_t j = 0; j < 2 * k; j++) {
-            double sum = s->out[i * per + n + k + j];
-            for (size_t l = 0; l < 2 * n; l++)
-                sum += J[j * 2 * n + l] * s->S0[l * np + i];
-            worst = fmax(worst, fabs(sum));
+    const double *o = f->out_acc, *Sq = s->S0, *Sv = s->S0 + n * np;
+    for (size_t e = 0; e < f->bGq.cnt; e++) {
+        size_t row = (size_t)f->bGq.r[e], c = (size_t)f->bGq.c[e];
+        double g = o[f->bGq.off + e];
+        for (size_t i = 0; i < np; i++) {
+            r[row * np + i] += g * Sq[c * np + i];
+            r[(k + row) * np + i] += g * Sv[c * np + i];
         }
-    free(J);
+    }
+    for (size_t e = 0; e < f->bGdq.cnt; e++) {
+        size_t row = (size_t)f->bGdq.r[e], c = (size_t)f->bGdq.c[e];
+        for (size_t i = 0; i < np; i++)
+            r[(k + row) * np + i] += o[f->bGdq.off + e] * Sq[c * np + i];
+    }
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < 2 * k; j++)
+            worst = fmax(worst, fabs(r[j * np + i] + s->out[i * per + n + k + j]));
+    free(r);
     return worst;
 }
 

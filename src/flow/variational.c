@@ -281,30 +281,25 @@ static int fl_alloc(hs_fl *f, hs_error *err)
     f->regs = calloc(nregs + 1, sizeof *f->regs);
     f->out_acc = calloc(f->nacc + 1, sizeof *f->out_acc);
     f->out_jac = calloc(f->njac + 1, sizeof *f->out_jac);
-    f->K = hs_la_matrix_alloc(nk, nk);
-    f->perm = hs_la_permutation_alloc(nk);
-    f->rhs = hs_la_matrix_alloc(nk, 2 * n + 1);
-    f->rhsp = hs_la_matrix_alloc(nk, 2 * n + 1);
     f->col = hs_la_vector_alloc(nk);
-    f->Aq = calloc(nk * n + 1, sizeof *f->Aq);
-    f->Av = calloc(nk * n + 1, sizeof *f->Av);
     f->a = calloc(n + 1, sizeof *f->a);
     f->lam = calloc(k + 1, sizeof *f->lam);
-    if (!f->in || !f->regs || !f->out_acc || !f->out_jac || !f->K || !f->perm || !f->rhs || !f->rhsp ||
-        !f->col || !f->Aq || !f->Av || !f->a || !f->lam ||
-        (nk >= HS_FL_SPARSE_MIN && hs_fl_saddle_new(f)))
+    if (!f->in || !f->regs || !f->out_acc || !f->out_jac || !f->col || !f->a || !f->lam ||
+        (nk >= HS_FL_SPARSE_MIN && hs_fl_saddle_new(f)) ||
+        (nk <= HS_FL_MAX && hs_fl_saddle_dense(f)))
         return hs_error_nomem(err);
     for (size_t j = 0; j < f->m->npar; j++)
         f->in[f->m->sym_p[j]] = f->m->pval[j];
     return 0;
 }
 
-static hs_fl *fl_new(hs_model *m, hs_error *err)
+static hs_fl *fl_new(hs_model *m, size_t cap, hs_error *err)
 {
-    if (m->n + m->k > HS_FL_MAX) {
+    if (m->n + m->k > cap) {
         hs_error_set(err, HS_EXIT_MODEL, "%s: model too large for the variational equations: "
-                     "n + k = %zu (they are dense; the limit is %d)", m->file, m->n + m->k,
-                     HS_FL_MAX);
+                     "n + k = %zu (the limit is %zu%s)", m->file, m->n + m->k, cap,
+                     cap == HS_FL_MAX ? ": the tangent vectors and the monodromy are dense; "
+                     "run --sensitivity takes more" : "");
         return NULL;
     }
     hs_fl *f = calloc(1, sizeof *f);
@@ -325,8 +320,12 @@ static hs_fl *fl_new(hs_model *m, hs_error *err)
 
 hs_fl *hs_fl_new(hs_model *m, hs_error *err)
 {
-    hs_fl *f = fl_new(m, err);
-    return f;
+    return fl_new(m, HS_FL_MAX, err);
+}
+
+hs_fl *hs_fl_new_sens(hs_model *m, hs_error *err)
+{
+    return fl_new(m, HS_FL_SENS_MAX, err);
 }
 
 static void blk_free(hs_fl_blk *k)
@@ -437,6 +436,10 @@ static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, 
         x[f->bQ.r[e]] = f->out_acc[f->bQ.off + e];
     for (size_t e = 0; e < f->bgam.cnt; e++)
         x[n + (size_t)f->bgam.r[e]] = -f->out_acc[f->bgam.off + e];
+    if (jac && !f->K)
+        return hs_error_set(err, HS_EXIT_MODEL, "%s: n + k = %zu: the derivatives of the "
+                            "accelerations are not formed whole beyond %d", f->m->file, nk,
+                            HS_FL_MAX);
     if (hs_fl_saddle_factor(f, jac) || hs_fl_saddle_solve(f, x, NULL, 1))
         return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
     memcpy(f->a, x, n * sizeof *x);
@@ -650,11 +653,11 @@ static void blk_mul(const hs_fl_blk *b, const double *out, const double *Y, doub
     }
 }
 
-/* dv' = da/dq dq + da/dv dv for the ncol columns of P into dPv (n x ncol),
- * without forming da/dx: [M -G_q^T; G_q 0] [dv'; dLambda] = -[dr/dx; ds/dx] P,
- * ncol right-hand sides on the factorization accel left in K. */
-static int accel_dir(hs_fl *f, double t, const double *P, size_t ncol, double *dPv,
-                     hs_error *err)
+/* K^-1 [dr/dq dr/dv; ds/dq ds/dv] P for the ncol columns of P (2n x ncol:
+ * the rows dq, then dv) at f's last evaluation, on its factorization;
+ * *Y points at the result ((n + k) x ncol, row-major, in f->dir): minus
+ * the derivatives of the accelerations and multipliers along P. */
+int hs_fl_dir(hs_fl *f, double t, const double *P, size_t ncol, double **Y, hs_error *err)
 {
     size_t n = f->n, k = f->k, nk = n + k;
     int rc = eval_jac(f, t, err);
@@ -676,8 +679,22 @@ static int accel_dir(hs_fl *f, double t, const double *P, size_t ncol, double *d
     blk_mul(&f->bSv, f->out_jac, Pv, R + n * ncol, ncol);
     if (hs_fl_saddle_solve(f, R, X, ncol))
         return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
-    for (size_t i = 0; i < n * ncol; i++)
-        dPv[i] = -R[i];
+    *Y = R;
+    return 0;
+}
+
+/* dv' = da/dq dq + da/dv dv for the ncol columns of P into dPv (n x ncol),
+ * without forming da/dx: [M -G_q^T; G_q 0] [dv'; dLambda] = -[dr/dx; ds/dx] P,
+ * ncol right-hand sides on the factorization accel left. */
+static int accel_dir(hs_fl *f, double t, const double *P, size_t ncol, double *dPv,
+                     hs_error *err)
+{
+    double *Y;
+    int rc = hs_fl_dir(f, t, P, ncol, &Y, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < f->n * ncol; i++)
+        dPv[i] = -Y[i];
     return 0;
 }
 
