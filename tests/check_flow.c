@@ -691,6 +691,74 @@ START_TEST(sparse_saddle_chain)
 }
 END_TEST
 
+/* Beyond HS_FL_MAX the largest Lyapunov exponent projects through the
+ * sparse [I J^T; J 0] instead of a dense QR of J^T, from the vector
+ * 1 + phi r projected: on the 12-link chain, the projection of random
+ * vectors the same to round-off and idempotent; the handle's dense
+ * arrays dropped, its exponent over one interval of 0.5 s against central
+ * differences of two motions from the same start (log |dx(T)| / T, the
+ * direction projected by the QR); the spectrum refused with the limit. */
+START_TEST(lyapunov_sparse_projection)
+{
+    char *text = chain_text(12);
+    fcase c;
+    open_case(&c, NULL, text, NULL);
+    size_t n = c.m->n, nn = 2 * n, ncol = 3;
+    double *x = malloc(nn * sizeof *x), *P[2];
+    memcpy(x, c.m->q0, n * sizeof *x);
+    memcpy(x + n, c.m->v0, n * sizeof *x);
+    unsigned long seed = 3;
+    for (int k = 0; k < 2; k++)
+        P[k] = malloc(nn * ncol * sizeof *P[k]);
+    for (size_t i = 0; i < nn * ncol; i++) {
+        seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+        P[0][i] = P[1][i] = (double)(seed >> 11) / 9007199254740992.0 - 0.5;
+    }
+    ck_assert_int_eq(hs_fl_project(c.f, 0.1, x, x + n, P[0], ncol, &c.err), 0);
+    ck_assert_int_eq(hs_fl_project_sparse(c.f, 0.1, x, x + n, P[1], ncol, &c.err), 0);
+    for (size_t i = 0; i < nn * ncol; i++)
+        ck_assert_msg(fabs(P[0][i] - P[1][i]) <= 1e-13, "entry %zu: QR %.17g, sparse %.17g", i,
+                      P[0][i], P[1][i]);
+    memcpy(P[0], P[1], nn * ncol * sizeof *P[0]);
+    ck_assert_int_eq(hs_fl_project_sparse(c.f, 0.1, x, x + n, P[1], ncol, &c.err), 0);
+    for (size_t i = 0; i < nn * ncol; i++)
+        ck_assert(fabs(P[0][i] - P[1][i]) <= 1e-13);
+    /* the start direction, by the QR, unit length */
+    double *u = malloc(nn * sizeof *u), *xp = malloc(nn * sizeof *xp), *xm = malloc(nn * sizeof *xm);
+    for (size_t r = 0; r < nn; r++)
+        u[r] = 1 + 0.6180339887498949 * (double)r;
+    ck_assert_int_eq(hs_fl_project(c.f, 0, x, x + n, u, 1, &c.err), 0);
+    double nu = 0, eps = 1e-6, T = 0.5;
+    for (size_t r = 0; r < nn; r++)
+        nu += u[r] * u[r];
+    for (size_t r = 0; r < nn; r++) {
+        xp[r] = x[r] + eps * u[r] / sqrt(nu);
+        xm[r] = x[r] - eps * u[r] / sqrt(nu);
+    }
+    ck_assert_int_eq(hs_fl_propagate(c.f, 0, T, xp, NULL, 0, &c.err), 0);
+    ck_assert_int_eq(hs_fl_propagate(c.f, 0, T, xm, NULL, 0, &c.err), 0);
+    double nd = 0;
+    for (size_t r = 0; r < nn; r++)
+        nd += (xp[r] - xm[r]) * (xp[r] - xm[r]) / (4 * eps * eps);
+    double want = log(sqrt(nd)) / T;
+    hs_fl_drop_dense(c.f);
+    lyrows kp = { 0 };
+    size_t count = 0;
+    ck_assert_msg(hs_fl_lyapunov(c.f, T, T, 0, keep_row, &kp, &count, &c.err) == 0, "%s",
+                  c.err.msg);
+    ck_assert_uint_eq(count, 1);
+    ck_assert_uint_eq(kp.rows, 1);
+    ck_assert_msg(fabs(kp.lam[0] - want) <= 1e-7, "lambda_1 %.17g, central differences %.17g",
+                  kp.lam[0], want);
+    ck_assert_double_gt(want, 0.05);          /* a direction that grows */
+    lyrows none = { 0 };
+    ck_assert_int_eq(hs_fl_lyapunov(c.f, T, T, 1, keep_row, &none, &count, &c.err), 2);
+    ck_assert(strstr(c.err.msg, "the limit is 400") != NULL);
+    free(x); free(P[0]); free(P[1]); free(u); free(xp); free(xm); free(text);
+    close_case(&c);
+}
+END_TEST
+
 /* A parameter computed from another is followed through it: l = 2 L, so
  * dtheta/dL = 2 dtheta/dl; and the initial angle through th0 = 3 a. */
 START_TEST(sens_derived_parameter)
@@ -790,6 +858,7 @@ static Suite *flow_suite(void)
     tcase_add_test(t, lyapunov_upright_pendulum);
     tcase_add_test(t, project_matches_basis);
     tcase_add_test(t, sparse_saddle_chain);
+    tcase_add_test(t, lyapunov_sparse_projection);
     tcase_add_test(t, sens_pendulum_scaling);
     tcase_add_test(t, sens_derived_parameter);
     tcase_add_test(t, sens_initial_through_parameter);

@@ -95,7 +95,7 @@ begin "floquet on a model with n + k > 400: exit 2, the limit said"
 cart_chain 134 >"$T/c134.yaml"
 hs floquet "$T/c134.yaml" --period 1
 rc_is 2
-err_has "n + k = 402 (the limit is 400: the tangent vectors and the monodromy are dense; run --sensitivity takes more)"
+err_has "n + k = 402 (the limit is 400: the tangent vectors and the monodromy are dense; run --sensitivity and the largest Lyapunov exponent take more)"
 out_empty
 end
 
@@ -120,6 +120,15 @@ d=$(printf '%s\n' "$last" | cat - "$T/g9.8101.csv" "$T/g9.8099.csv" | awk -F, '
               printf "%.3g %.3g\n", m, b }')
 awk -v d="$d" 'BEGIN { split(d, a, " "); exit !(a[2] > 1e-3 && a[1] < 1e-6 * a[2]) }' ||
     no "dq/dg against central differences: max error, max |dq/dg| = $d"
+end
+
+begin "lyapunov beyond 400 unknowns (a 150-link chain): the largest exponent, sparse"
+cart_chain 150 >"$T/c150.yaml"
+hs lyapunov "$T/c150.yaml" --t-end 0.1 --every 0.05 --csv
+rc_is 0
+[ "$(wc -l <"$T/out")" = 3 ] || no "want a header and 2 rows: $(cat "$T/out")"
+tail -n 1 "$T/out" | awk -F, '{ exit !($1 == 0.1 && $2 + 0 == $2 && $2 > 0 && $2 < 100) }' ||
+    no "the last row: $(tail -n 1 "$T/out")"
 end
 
 begin "--sensitivity: an unknown parameter, exit 2 with a suggestion"

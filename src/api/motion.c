@@ -13,12 +13,14 @@
 /* ---------- Floquet ---------- */
 
 /* The model with its dense kernels and the variational system. */
-static int open_flow(const holosim_model *h, hs_model **m, hs_fl **f, hs_error *e)
+/* sparse: nothing of size n + k formed dense (the largest Lyapunov
+ * exponent), the larger limit (flow.h) */
+static int open_flow(const holosim_model *h, int sparse, hs_model **m, hs_fl **f, hs_error *e)
 {
     *f = NULL;
     if (!(*m = hs_api_load(h, HS_API_DENSE, e)))
         return e->code;
-    if (!(*f = hs_fl_new(*m, e)))
+    if (!(*f = (sparse ? hs_fl_new_sparse : hs_fl_new)(*m, e)))
         return e->code;
     return 0;
 }
@@ -42,7 +44,7 @@ int holosim_floquet_find(const holosim_model *h, double period, holosim_floquet 
     hs_fl *f = NULL;
     hs_floquet fl;
     memset(&fl, 0, sizeof fl);
-    int rc = open_flow(h, &m, &f, &e);
+    int rc = open_flow(h, 0, &m, &f, &e);
     if (!rc)
         rc = hs_fl_floquet(f, period, &fl, &e);
     if (!rc) {
@@ -115,7 +117,7 @@ int holosim_lyapunov_find(const holosim_model *h, double t_end, double every, in
     memset(out, 0, sizeof *out);
     hs_model *m = NULL;
     hs_fl *f = NULL;
-    int rc = open_flow(h, &m, &f, &e);
+    int rc = open_flow(h, !spectrum, &m, &f, &e);
     double T = NAN, dt = NAN;
     if (!rc) {
         T = (isnan(t_end) ? m->set.t_end : t_end) - m->t0;

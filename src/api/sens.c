@@ -217,7 +217,7 @@ holosim_result *holosim_sensitivity(const holosim_model *h, const char *const *p
         rc = hs_api_apply_options(&m->set, o, &e);
     if (!rc)
         rc = hs_fl_sens_refuse(m, &e);
-    if (!rc && !(f = hs_fl_new_sens(m, &e)))
+    if (!rc && !(f = hs_fl_new_sparse(m, &e)))
         rc = e.code;
     if (!rc && !(s = hs_fl_sens_new(f, params, np, &e)))
         rc = e.code;

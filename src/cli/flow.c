@@ -184,7 +184,8 @@ static int open_flow(int argc, char **argv, const char *usage, unsigned cmd, con
         return -1;
     hs_error err;
     hs_error_init(&err);
-    if (!(*f = hs_fl_new(*m, &err))) {
+    /* the largest Lyapunov exponent forms nothing dense of size n + k */
+    if (!(*f = (cmd == CMD_LYAPUNOV && !o->spectrum ? hs_fl_new_sparse : hs_fl_new)(*m, &err))) {
         *rc = hs_cli_fail(&err);
         hs_model_free(*m);
         hs_cli_free_opts(o);

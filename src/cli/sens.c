@@ -186,7 +186,7 @@ static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
         return rc;
     sctx c = { .m = m, .np = np, .path = path, .out = out, .names = names,
                .precision = o->precision };
-    hs_fl *f = hs_fl_new_sens(m, err);
+    hs_fl *f = hs_fl_new_sparse(m, err);
     hs_fl_sens *s = f ? hs_fl_sens_new(f, (const char *const *)names, np, err) : NULL;
     if (!s)
         rc = err->code ? err->code : hs_error_nomem(err);

@@ -191,7 +191,7 @@ typedef struct lyap {
 static int lyap_alloc(lyap *L, size_t nn, size_t c, hs_error *err)
 {
     L->x = calloc(nn, sizeof *L->x);
-    L->B = calloc(nn * nn, sizeof *L->B);
+    L->B = calloc(nn * c, sizeof *L->B);
     L->P = calloc(nn * c, sizeof *L->P);
     L->tmp = calloc(nn * c, sizeof *L->tmp);
     L->sum = calloc(c, sizeof *L->sum);
@@ -228,15 +228,29 @@ static int lyapunov(hs_fl *f, double T, double dt, int spectrum, hs_fl_row_fn ro
     lyap L = { 0 };
     hs_work *w = hs_work_new(m);
     hs_proj *pj = hs_proj_new(m);
-    int rc = !w || !pj ? hs_error_nomem(err) : lyap_alloc(&L, nn, nn, err);
+    /* beyond HS_FL_MAX (no dense arrays: the largest exponent only, no
+     * basis) the first vector is 1 + phi r, r = 0 .. 2n - 1, projected
+     * onto the tangent space, and every projection is sparse */
+    int big = !f->K;
+    int rc = !w || !pj ? hs_error_nomem(err) : lyap_alloc(&L, nn, big ? 1 : nn, err);
     double t0 = m->t0, t = t0;
-    if (!rc && !(rc = hs_fl_start_state(f, L.x, err)))
+    if (!rc && spectrum && big)
+        rc = hs_error_set(err, HS_EXIT_MODEL, "%s: the spectrum of a model with n + k = %zu: "
+                          "the limit is %d", m->file, n + f->k, HS_FL_MAX);
+    if (!rc && !(rc = hs_fl_start_state(f, L.x, err)) && !big)
         rc = hs_fl_tangent(f, t0, L.x, L.x + n, L.B, &d, err);
+    if (!rc && big) {
+        d = n > f->k ? 2 * (n - f->k) : 0;
+        for (size_t r = 0; r < nn; r++)
+            L.P[r] = 1 + 0.6180339887498949 * (double)r;
+        rc = hs_fl_project_sparse(f, t0, L.x, L.x + n, L.P, 1, err);
+    }
     c = spectrum ? d : d ? 1 : 0;
     *count = c;
     if (rc || !c)
         goto done;
-    lyap_first(&L, nn, d, c);
+    if (!big)
+        lyap_first(&L, nn, d, c);
     gram_schmidt(L.P, nn, c, L.tmp);               /* unit length, nothing counted */
     for (long i = 1; !rc && t < t0 + T; i++) {
         double t1 = t0 + (double)i * dt;
@@ -247,7 +261,8 @@ static int lyapunov(hs_fl *f, double T, double dt, int spectrum, hs_fl_row_fn ro
         t = t1;
         if (m->k) {                 /* back onto the manifold and its tangent space */
             if ((rc = hs_proj_apply(pj, w, t, L.x, L.x + n, NULL, 1e-12, 0, err)) ||
-                (rc = hs_fl_project(f, t, L.x, L.x + n, L.P, c, err)))
+                (rc = (big ? hs_fl_project_sparse : hs_fl_project)(f, t, L.x, L.x + n, L.P,
+                                                                    c, err)))
                 break;
         }
         if (gram_schmidt(L.P, nn, c, L.sum)) {

@@ -58,16 +58,26 @@ struct hs_native;
  * model's method when it is an explicit gsl_odeiv2 one, else rk8pd
  * (hs_fl_method says which), at the model's rtol and atol. */
 hs_fl *hs_fl_new(hs_model *m, hs_error *err);
-/* The same for forward sensitivities alone (hs_fl_sens_new, hs_fl_sens_run):
- * nothing dense of size n + k is formed, so the limit is HS_FL_SENS_MAX
- * (the Jacobians' build still walks n x (n + k) pairs); hs_fl_accel with
- * Aq or Av, the tangent basis and the projection are not for such a
- * handle when n + k > HS_FL_MAX (they refuse: exit 2). */
-#define HS_FL_SENS_MAX 6000
-hs_fl *hs_fl_new_sens(hs_model *m, hs_error *err);
+/* The same for what forms nothing dense of size n + k: forward
+ * sensitivities (hs_fl_sens_new, hs_fl_sens_run) and the largest Lyapunov
+ * exponent (the projections sparse); the limit is HS_FL_SPARSE_MAX (the
+ * Jacobians' build still walks n x (n + k) pairs).  hs_fl_accel with Aq or
+ * Av, the spectrum, the tangent basis, hs_fl_project and Floquet are not
+ * for such a handle when n + k > HS_FL_MAX (exit 2). */
+#define HS_FL_SPARSE_MAX 6000
+hs_fl *hs_fl_new_sparse(hs_model *m, hs_error *err);
 void hs_fl_free(hs_fl *f);                 /* NULL is fine */
 /* on = 0: the saddle-point matrix always dense (tests compare the two). */
 void hs_fl_use_sparse(hs_fl *f, int on);
+/* hs_fl_project without the dense QR (saddle.c): each column p replaced by
+ * the solution p' of [I J^T; J 0] [p'; y] = [p; 0] (KLU), the same
+ * orthogonal projection onto ker J; what lyapunov uses beyond HS_FL_MAX.
+ * 0, or an exit code with err (3: the constraints dependent there). */
+int hs_fl_project_sparse(hs_fl *f, double t, const double *q, const double *v, double *P,
+                         size_t ncol, hs_error *err);
+/* f from now on as a handle beyond HS_FL_MAX: its dense arrays freed (the
+ * sparse paths alone; tests compare them with the dense ones). */
+void hs_fl_drop_dense(hs_fl *f);
 const char *hs_fl_method(const hs_fl *f);
 
 /* The accelerations a [n] and multipliers lam [k] at (t, q, v); with Aq,

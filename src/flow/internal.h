@@ -52,6 +52,10 @@ struct hs_fl {
     signed char *sp_sign;
     int sp_off;                    /* hs_fl_use_sparse(f, 0): always dense */
     int fact_sparse;               /* the last factorization: sparse (1) or f->K */
+    /* [I J^T; J 0], J = [G_q 0; dGdot/dq G_q]: the sparse projection onto
+     * the tangent space (hs_fl_project_sparse; made at its first call) */
+    struct hs_la_sparse *pj;
+    size_t pj_nt, *pj_src;
     unsigned long steps, evals;    /* accepted steps and ODE right-hand sides, all runs */
 };
 

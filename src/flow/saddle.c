@@ -15,6 +15,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,8 +66,23 @@ int hs_fl_saddle_dense(hs_fl *f)
     return f->K && f->perm && f->rhs && f->rhsp && f->Aq && f->Av ? 0 : -1;
 }
 
+void hs_fl_drop_dense(hs_fl *f)
+{
+    gsl_matrix_free(f->K);
+    gsl_permutation_free(f->perm);
+    gsl_matrix_free(f->rhs);
+    gsl_matrix_free(f->rhsp);
+    free(f->Aq);
+    free(f->Av);
+    f->K = f->rhs = f->rhsp = NULL;
+    f->perm = NULL;
+    f->Aq = f->Av = NULL;
+}
+
 void hs_fl_saddle_free(hs_fl *f)
 {
+    hs_la_sparse_free(f->pj);
+    free(f->pj_src);
     hs_la_sparse_free(f->sp);
     free(f->sp_src);
     free(f->sp_sign);
@@ -140,4 +156,77 @@ int hs_fl_saddle_solve(hs_fl *f, double *X, double *tmp, size_t ncol)
         memcpy(X, tmp, nk * ncol * sizeof *X);
     }
     return all_finite(X, nk * ncol) ? 0 : -1;
+}
+
+/* The pattern of [I J^T; J 0] (2n + 2k), J = [G_q 0; dGdot/dq G_q]:
+ * contribution t is sign 1 times out_acc[src[t]], or the constant 1
+ * (src[t] = SIZE_MAX, the identity). */
+static int proj_new(hs_fl *f)
+{
+    size_t n = f->n, k = f->k, nn = 2 * n, nt = nn + 2 * (2 * f->bGq.cnt + f->bGdq.cnt);
+    int *row = malloc((nt + 1) * sizeof *row), *col = malloc((nt + 1) * sizeof *col);
+    f->pj_src = malloc((nt + 1) * sizeof *f->pj_src);
+    int rc = !row || !col || !f->pj_src;
+    size_t t = 0;
+#define PUT(r_, c_, s_) (row[t] = (int)(r_), col[t] = (int)(c_), f->pj_src[t++] = (s_))
+    for (size_t i = 0; !rc && i < nn; i++)
+        PUT(i, i, SIZE_MAX);
+    for (size_t e = 0; !rc && e < f->bGq.cnt; e++) {
+        size_t r = (size_t)f->bGq.r[e], c = (size_t)f->bGq.c[e], o = f->bGq.off + e;
+        PUT(nn + r, c, o);                     /* G_q dq */
+        PUT(c, nn + r, o);
+        PUT(nn + k + r, n + c, o);             /* G_q dv */
+        PUT(n + c, nn + k + r, o);
+    }
+    for (size_t e = 0; !rc && e < f->bGdq.cnt; e++) {
+        size_t r = (size_t)f->bGdq.r[e], c = (size_t)f->bGdq.c[e], o = f->bGdq.off + e;
+        PUT(nn + k + r, c, o);                 /* dGdot/dq dq */
+        PUT(c, nn + k + r, o);
+    }
+#undef PUT
+    if (!rc && !(f->pj = hs_la_sparse_new(nn + 2 * k, nt, row, col)))
+        rc = 1;
+    f->pj_nt = nt;
+    free(row);
+    free(col);
+    return rc ? -1 : 0;
+}
+
+int hs_fl_project_sparse(hs_fl *f, double t, const double *q, const double *v, double *P,
+                         size_t ncol, hs_error *err)
+{
+    size_t n = f->n, k = f->k, nn = 2 * n, N = nn + 2 * k;
+    if (!k || !ncol)
+        return 0;
+    if (!f->pj && proj_new(f))
+        return hs_error_nomem(err);
+    double *x = malloc(N * sizeof *x);
+    if (!x)
+        return hs_error_nomem(err);
+    hs_fl_eval_acc(f, t, q, v);
+    int rc = all_finite(f->out_acc, f->nacc) ? 0 : -1;
+    if (!rc) {
+        double *Ax = hs_la_sparse_values(f->pj);
+        const int *slot = hs_la_sparse_slots(f->pj);
+        for (size_t e = 0; e < f->pj_nt; e++)
+            Ax[slot[e]] += f->pj_src[e] == SIZE_MAX ? 1.0 : f->out_acc[f->pj_src[e]];
+        rc = hs_la_sparse_factor(f->pj) ? 1 : 0;
+    }
+    for (size_t j = 0; !rc && j < ncol; j++) {
+        for (size_t r = 0; r < nn; r++)
+            x[r] = P[r * ncol + j];
+        memset(x + nn, 0, 2 * k * sizeof *x);
+        hs_la_sparse_solve(f->pj, x);          /* p' = p - J^T y, J p' = 0 */
+        rc = all_finite(x, nn) ? 0 : 1;
+        for (size_t r = 0; !rc && r < nn; r++)
+            P[r * ncol + j] = x[r];
+    }
+    free(x);
+    if (rc < 0)
+        return hs_error_set(err, HS_EXIT_NUMERIC, "%s: a non-finite value of G_q or dGdot/dq "
+                            "at t = %.17g (variational equations)", f->m->file, t);
+    if (rc)
+        return hs_error_set(err, HS_EXIT_INCONSISTENT, "%s: the constraints are dependent at "
+                            "t = %.17g: no tangent space of dimension 2 (n - k)", f->m->file, t);
+    return 0;
 }

@@ -299,7 +299,7 @@ static hs_fl *fl_new(hs_model *m, size_t cap, hs_error *err)
         hs_error_set(err, HS_EXIT_MODEL, "%s: model too large for the variational equations: "
                      "n + k = %zu (the limit is %zu%s)", m->file, m->n + m->k, cap,
                      cap == HS_FL_MAX ? ": the tangent vectors and the monodromy are dense; "
-                     "run --sensitivity takes more" : "");
+                     "run --sensitivity and the largest Lyapunov exponent take more" : "");
         return NULL;
     }
     hs_fl *f = calloc(1, sizeof *f);
@@ -323,9 +323,9 @@ hs_fl *hs_fl_new(hs_model *m, hs_error *err)
     return fl_new(m, HS_FL_MAX, err);
 }
 
-hs_fl *hs_fl_new_sens(hs_model *m, hs_error *err)
+hs_fl *hs_fl_new_sparse(hs_model *m, hs_error *err)
 {
-    return fl_new(m, HS_FL_SENS_MAX, err);
+    return fl_new(m, HS_FL_SPARSE_MAX, err);
 }
 
 static void blk_free(hs_fl_blk *k)
@@ -350,13 +350,8 @@ void hs_fl_free(hs_fl *f)
     free(f->regs);
     free(f->out_acc);
     free(f->out_jac);
-    gsl_matrix_free(f->K);
-    gsl_permutation_free(f->perm);
-    gsl_matrix_free(f->rhs);
-    gsl_matrix_free(f->rhsp);
+    hs_fl_drop_dense(f);
     gsl_vector_free(f->col);
-    free(f->Aq);
-    free(f->Av);
     free(f->dir);
     free(f->a);
     free(f->lam);
