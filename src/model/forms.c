@@ -474,8 +474,9 @@ static int structured_kinetic(kbuild *B, const hs_node *const *Ma, const hs_node
             free(t0);
             return hs_error_nomem(L->err);
         }
+        hs_subst_many(d, L->ambV, na, vz, ns, t0 + na);     /* X_t, one memo for all */
         for (size_t a = 0; a < na; a++) {
-            const hs_node *Xt = hs_subst(d, L->ambV[a], vz, ns);
+            const hs_node *Xt = t0[na + a];
             t0[a] = hs_mul(d, Ma[a * na + a], hs_pow(d, Xt, hs_num(d, 2)));
             t0[na + a] = hs_mul(d, Fa[a], Xt);
         }
@@ -486,8 +487,10 @@ static int structured_kinetic(kbuild *B, const hs_node *const *Ma, const hs_node
          * v^T M v / 2 and add T1 + T0 (derived.c) */
         hs_gradient(d, T, m->sym_v, n, B->p);
         const hs_node **t1 = xcalloc(n, sizeof *t1);
+        if (t1)
+            hs_subst_many(d, B->p, n, vz, ns, t1);
         for (size_t i = 0; t1 && i < n; i++)
-            t1[i] = hs_mul(d, hs_subst(d, B->p[i], vz, ns), hs_sym(d, m->sym_v[i]));
+            t1[i] = hs_mul(d, t1[i], hs_sym(d, m->sym_v[i]));
         free(vz);
         if (!t1)
             return hs_error_nomem(L->err);
@@ -623,10 +626,9 @@ static const hs_node *linear_part(kbuild *B)
     m->bT = xcalloc(n, sizeof *m->bT);
     const hs_node *T1 = NULL;
     if (vz && terms && m->bT) {
-        for (size_t i = 0; i < n; i++) {
-            m->bT[i] = hs_subst(d, B->p[i], vz, ns);
+        hs_subst_many(d, B->p, n, vz, ns, m->bT);       /* one memo for all */
+        for (size_t i = 0; i < n; i++)
             terms[i] = hs_mul(d, m->bT[i], hs_sym(d, m->sym_v[i]));
-        }
         T1 = hs_addn(d, terms, n);
         m->Tx = hs_add(d, T1, B->T0);
     }
