@@ -363,6 +363,90 @@ static int moving_masses(loader *L, const localctx *x, const unknowns *U, const 
     return 0;
 }
 
+/* A chart that moves: bT = dT/dq' at q' = 0 = J^T M X_t (J = dz/dq, X_t
+ * the unknowns' velocities at q' = 0, M their masses), from the
+ * structure instead of the expanded T: J = (I - Phi_z)^-1 Phi_q, so bT =
+ * Phi_q^T y with (I - Phi_z)^T y = M X_t, a triangular system solved
+ * symbolically from the last unknown to the first (y_k = w_k + sum over
+ * the unknowns j that read z_k of dPhi_j/dz_k y_j): O(entries of B) nodes
+ * where the gradient of the expanded T has O(n^2).  loc: B's entries in
+ * the local symbols (b_row, b_col), map: back to (t, q, q').  Into
+ * L->chain_bT; 0, or an error code. */
+static int moving_bT(loader *L, const unknowns *U, const hs_chain *c, const hs_node *const *loc,
+                     const hs_node **map, size_t ns)
+{
+    hs_model *m = L->m;
+    hs_dag *d = m->dag;
+    size_t n = m->n, nz = U->nz, nb = c->nb;
+    /* forward order: z_k before every unknown that reads it (Kahn) */
+    size_t *deg = xcalloc(nz + 1, sizeof *deg), *order = xcalloc(nz + 1, sizeof *order);
+    size_t *cstart = xcalloc(n + nz + 2, sizeof *cstart), *cent = xcalloc(nb + 1, sizeof *cent);
+    const hs_node **y = xcalloc(nz + 1, sizeof *y), **vz = xcalloc(ns, sizeof *vz);
+    const hs_node **xt = xcalloc(nz + 1, sizeof *xt), **bT = xcalloc(n + 1, sizeof *bT);
+    int rc = 0;
+    if (!deg || !order || !cstart || !cent || !y || !vz || !xt || !bT) {
+        rc = hs_error_nomem(L->err);
+        goto out;
+    }
+    for (size_t e = 0; e < nb; e++) {          /* B by columns */
+        cstart[c->b_col[e] + 1]++;
+        if (c->b_col[e] >= n)
+            deg[c->b_row[e]]++;
+    }
+    for (size_t i = 0; i < n + nz; i++)
+        cstart[i + 1] += cstart[i];
+    {
+        size_t *pos = xcalloc(n + nz + 1, sizeof *pos);
+        if (!pos) {
+            rc = hs_error_nomem(L->err);
+            goto out;
+        }
+        memcpy(pos, cstart, (n + nz) * sizeof *pos);
+        for (size_t e = 0; e < nb; e++)
+            cent[pos[c->b_col[e]]++] = e;
+        free(pos);
+    }
+    size_t head = 0, tail = 0;
+    for (size_t j = 0; j < nz; j++)
+        if (!deg[j])
+            order[tail++] = j;
+    while (head < tail) {
+        size_t k = order[head++];
+        for (size_t p = cstart[n + k]; p < cstart[n + k + 1]; p++)
+            if (!--deg[c->b_row[cent[p]]])
+                order[tail++] = c->b_row[cent[p]];
+    }
+    if (tail != nz) {                          /* a cycle: the structure is not a tree */
+        rc = 1;
+        goto out;
+    }
+    /* X_t: the expansions' velocities with q' = 0 */
+    for (size_t r = 0; r < n; r++)
+        vz[m->sym_v[r]] = scalar_zero(L);
+    hs_subst_many(d, U->fullv, nz, vz, ns, xt);
+    for (size_t w = nz; w-- > 0;) {
+        size_t k = order[w];
+        const hs_node *s = hs_mul(d, U->mass[k], xt[k]);
+        for (size_t p = cstart[n + k]; p < cstart[n + k + 1]; p++)
+            s = hs_add(d, s, hs_mul(d, loc[cent[p]], y[c->b_row[cent[p]]]));
+        y[k] = s;
+    }
+    for (size_t r = 0; r < n; r++) {
+        const hs_node *s = scalar_zero(L);
+        for (size_t p = cstart[r]; p < cstart[r + 1]; p++)
+            s = hs_add(d, s, hs_mul(d, loc[cent[p]], y[c->b_row[cent[p]]]));
+        bT[r] = s;
+    }
+    if (!(L->chain_bT = xcalloc(n + 1, sizeof *L->chain_bT))) {
+        rc = hs_error_nomem(L->err);
+        goto out;
+    }
+    hs_subst_many(d, bT, n, map, ns, L->chain_bT);
+out:
+    free(deg); free(order); free(cstart); free(cent); free(y); free(vz); free(xt); free(bT);
+    return rc;
+}
+
 /* The local derivatives, gamma and the other roots, in the local symbols
  * (q, z, q', z'), into the hs_chain of m.  0, 1 (not structured), or an
  * error code. */
@@ -441,6 +525,13 @@ static int derive(loader *L, unknowns *U)
     c->off_cgamma = c->off_cb + ncb;
     hs_subst_many(d, loc, nb + nz, map, ns, c->root);
     hs_subst_many(d, cl, ncb + kl, map, ns, c->root + c->off_cb);
+    int moving = 0;
+    for (size_t j = 0; j < nz && !moving; j++)
+        moving = hs_depends_on(U->phi[j], m->sym_t);
+    if (moving && (rc = moving_bT(L, U, c, loc, map, ns))) {
+        free(loc);
+        goto out;
+    }
     free(loc);
     for (size_t j = 0; j < nz; j++) {
         c->root[c->off_mass + j] = U->mass[j];

@@ -484,8 +484,12 @@ static int structured_kinetic(kbuild *B, const hs_node *const *Ma, const hs_node
         B->FXt = hs_addn(d, t0 + na, na);
         free(t0);
         /* T2 = T - T1 - T0, T1 = p(0) . v: the quantities read T2 as
-         * v^T M v / 2 and add T1 + T0 (derived.c) */
-        hs_gradient(d, T, m->sym_v, n, B->p);
+         * v^T M v / 2 and add T1 + T0 (derived.c); p(0) from the
+         * structure (chain.c: O(n) nodes), else the gradient of T */
+        if (L->chain_bT)
+            memcpy(B->p, L->chain_bT, n * sizeof *B->p);
+        else
+            hs_gradient(d, T, m->sym_v, n, B->p);
         const hs_node **t1 = xcalloc(n, sizeof *t1);
         if (t1)
             hs_subst_many(d, B->p, n, vz, ns, t1);

@@ -212,6 +212,7 @@ static hs_model *load_common(loader *L, int rc)
     free(L->ambV);
     free(L->insrc);
     free(L->intab);
+    free(L->chain_bT);
     if (rc) {
         if (!L->err->code)
             hs_error_set(L->err, rc, "model error");

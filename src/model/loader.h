@@ -102,6 +102,9 @@ typedef struct loader {
                                 * serve the model (constraints with what it does not
                                 * solve): load.c loads it again on the dense path */
     char *retry_text;          /* then the file's text, kept for that second load */
+    const hs_node **chain_bT;  /* [n] a structured embedding in a chart that moves:
+                                * dT/dq' at q' = 0 from the structure (chain.c),
+                                * for forms.c's bookkeeping; else NULL */
 } loader;
 
 #define NODE(L, id) hs_ytree_node((L)->y, (id))
