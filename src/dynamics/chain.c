@@ -89,7 +89,6 @@ static int chain_eval(const hs_model *m, hs_work *w, double t)
     w->dyn[m->off_Pt] = o[c->off_Pt];
     if (m->k) {                /* the constraints' kernels where the dense path has them */
         memcpy(w->dyn + m->off_Gq, o + c->off_Gq, m->nnz * sizeof *o);
-        memcpy(w->dyn + m->off_gamma, o + c->off_gG, m->k * sizeof *o);
         if (c->off_Gdotb > c->off_Gb) {
             memcpy(w->dyn + m->off_Gb, o + c->off_Gb, m->k * sizeof *o);
             memcpy(w->dyn + m->off_Gdotb, o + c->off_Gdotb, m->k * sizeof *o);

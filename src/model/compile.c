@@ -395,9 +395,7 @@ static int compile_chain(cbuild *C)
         push(C, &m->T0, 1);
     }
     c->off_Gq = C->nr;
-    push_gq(C);
-    c->off_gG = C->nr;
-    push(C, m->gamma, m->k);
+    push_gq(C);                /* the expanded G_q: the reaction's power and the rows */
     c->off_Gb = c->off_Gdotb = C->nr;
     if (m->k && m->set.stabilize == HS_STAB_BAUMGARTE) {
         push(C, m->G, m->k);

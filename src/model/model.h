@@ -221,10 +221,9 @@ typedef struct hs_drawing {
  * prog: B entries (nb) | gamma (nz) | mass (nz) | force (nz) | Q (n) |
  * z' (nz) | constraint entries (ncb) | their gamma (k) | P_nc | P_t |
  * [bT (n) | T0] (a chart that moves: m->nbT n) | [G_q non-zeros (nnz) |
- * gamma of G (k) | [G | Gdot] (Baumgarte)] (the model's constraints, k >
- * 0: loops closed over the chain; the expanded G_q and gamma for the
- * powers and outputs, the local ones for the solve), inputs as
- * prog_dyn's. */
+ * [G | Gdot] (Baumgarte)] (the model's constraints, k > 0: loops closed
+ * over the chain; the expanded G_q for the reaction's power and the rows,
+ * the local derivatives and gamma for the solve), inputs as prog_dyn's. */
 typedef struct hs_chain {
     size_t nz, nb;
     uint32_t *b_row;       /* [nb] the unknown j whose Phi_j the entry differentiates */
@@ -235,7 +234,7 @@ typedef struct hs_chain {
     size_t nroot;
     size_t off_gamma, off_mass, off_F, off_Q, off_zdot, off_Pnc, off_Pt, off_bT, off_T0;
     size_t off_cb, off_cgamma;     /* the constraints' local derivatives, their gamma */
-    size_t off_Gq, off_gG, off_Gb, off_Gdotb, nout;
+    size_t off_Gq, off_Gb, off_Gdotb, nout;
     hs_prog *prog;
 } hs_chain;
 
