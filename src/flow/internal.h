@@ -92,6 +92,10 @@ int hs_fl_saddle_factor(hs_fl *f, int dense);
  * [(n + k) ncol] scratch (not read for ncol = 1: NULL is fine): 0, or -1
  * where the result is not finite */
 int hs_fl_saddle_solve(hs_fl *f, double *X, double *tmp, size_t ncol);
+/* The columns of P (2n x ncol) projected onto ker J through [I J^T; J 0]
+ * at out_acc (hs_fl_project_sparse): 0; -1 out of memory, 1 a non-finite
+ * G_q or dGdot/dq, 2 the matrix singular (dependent constraints). */
+int hs_fl_saddle_project(hs_fl *f, double *P, size_t ncol);
 
 /* K^-1 [dr/dq dr/dv; ds/dq ds/dv] P, P (2n x ncol) the rows dq then dv,
  * at f's last evaluation (variational.c): *Y [(n + k) x ncol] in f's

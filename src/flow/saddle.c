@@ -192,41 +192,33 @@ static int proj_new(hs_fl *f)
     return rc ? -1 : 0;
 }
 
-int hs_fl_project_sparse(hs_fl *f, double t, const double *q, const double *v, double *P,
-                         size_t ncol, hs_error *err)
+int hs_fl_saddle_project(hs_fl *f, double *P, size_t ncol)
 {
     size_t n = f->n, k = f->k, nn = 2 * n, N = nn + 2 * k;
     if (!k || !ncol)
         return 0;
     if (!f->pj && proj_new(f))
-        return hs_error_nomem(err);
+        return -1;
     double *x = malloc(N * sizeof *x);
     if (!x)
-        return hs_error_nomem(err);
-    hs_fl_eval_acc(f, t, q, v);
-    int rc = all_finite(f->out_acc, f->nacc) ? 0 : -1;
+        return -1;
+    int rc = all_finite(f->out_acc, f->nacc) ? 0 : 1;
     if (!rc) {
         double *Ax = hs_la_sparse_values(f->pj);
         const int *slot = hs_la_sparse_slots(f->pj);
         for (size_t e = 0; e < f->pj_nt; e++)
             Ax[slot[e]] += f->pj_src[e] == SIZE_MAX ? 1.0 : f->out_acc[f->pj_src[e]];
-        rc = hs_la_sparse_factor(f->pj) ? 1 : 0;
+        rc = hs_la_sparse_factor(f->pj) ? 2 : 0;
     }
     for (size_t j = 0; !rc && j < ncol; j++) {
         for (size_t r = 0; r < nn; r++)
             x[r] = P[r * ncol + j];
         memset(x + nn, 0, 2 * k * sizeof *x);
         hs_la_sparse_solve(f->pj, x);          /* p' = p - J^T y, J p' = 0 */
-        rc = all_finite(x, nn) ? 0 : 1;
+        rc = all_finite(x, nn) ? 0 : 2;
         for (size_t r = 0; !rc && r < nn; r++)
             P[r * ncol + j] = x[r];
     }
     free(x);
-    if (rc < 0)
-        return hs_error_set(err, HS_EXIT_NUMERIC, "%s: a non-finite value of G_q or dGdot/dq "
-                            "at t = %.17g (variational equations)", f->m->file, t);
-    if (rc)
-        return hs_error_set(err, HS_EXIT_INCONSISTENT, "%s: the constraints are dependent at "
-                            "t = %.17g: no tangent space of dimension 2 (n - k)", f->m->file, t);
-    return 0;
+    return rc;
 }

@@ -615,6 +615,23 @@ done:
     return rc;
 }
 
+int hs_fl_project_sparse(hs_fl *f, double t, const double *q, const double *v, double *P,
+                         size_t ncol, hs_error *err)
+{
+    if (!f->k || !ncol)
+        return 0;
+    hs_fl_eval_acc(f, t, q, v);
+    int rc = hs_fl_saddle_project(f, P, ncol);
+    if (rc < 0)
+        return hs_error_nomem(err);
+    if (rc == 1)
+        return fail(f, t, "a non-finite value of G_q or dGdot/dq", err);
+    if (rc)
+        return hs_error_set(err, HS_EXIT_INCONSISTENT, "%s: the constraints are dependent at "
+                            "t = %.17g: no tangent space of dimension 2 (n - k)", f->m->file, t);
+    return 0;
+}
+
 int hs_fl_project(hs_fl *f, double t, const double *q, const double *v, double *P,
                   size_t ncol, hs_error *err)
 {
