@@ -3,7 +3,8 @@
 # --sensitivity` (POSIX sh): bad input (message, caret, exit code), the
 # Kapitza pendulum's stability on both sides of its threshold in two forms,
 # the Mathieu equation against its closed form (eps = 0) and against an
-# independent RK4 integration of its monodromy (awk), the pendulum's
+# independent RK4 integration of its monodromy (awk), a parametrically
+# excited pendulum (the pumped swing) against RK4 too, the pendulum's
 # sensitivities against the scaling law dtheta/dl = -t theta'/(2 l) and
 # against finite differences of two runs and the multiplier's closed form,
 # floquet --find (an orbit found, the pendulum's period against the
@@ -302,6 +303,46 @@ for pt in "0.25 0.1 unstable" "0.5 0.1 stable" "1.0 0.3 unstable" "0.1 0.05 stab
     det=$(awk -F, 'NR == 2 { a = $2; b = $3 } NR == 3 { c = $2; d = $3 }
                    END { printf "%.15g\n", a * c - b * d }' "$T/out")
     near_abs "$det" 1 1e-9 "mu_1 mu_2"
+    [ "$(field 2 8)" = "$3" ] || no "verdict $(field 2 8)"
+    end
+done
+
+# ---- a parametrically excited pendulum: the pumped swing ----------------------
+
+# the trace of its monodromy over 2 pi / w, theta'' = -2 (L'/L) theta' -
+# (g/L) theta, L = l0 (1 + e cos(w t)), l0 = 1, g = 9.81, by RK4 (awk)
+swing_trace() {
+    awk -v e="$1" -v w="$2" -v N=20000 'BEGIN {
+        pi = atan2(0, -1); T = 2 * pi / w; h = T / N; tr = 0
+        for (c = 0; c < 2; c++) {
+            x = (c == 0); v = (c == 1); t = 0
+            for (i = 0; i < N; i++) {
+                for (s = 0; s < 4; s++) {
+                    ts = t + (s == 0 ? 0 : s == 3 ? h : h / 2)
+                    xs = x + (s == 0 ? 0 : (s == 3 ? h : h / 2) * kx[s - 1])
+                    vs = v + (s == 0 ? 0 : (s == 3 ? h : h / 2) * kv[s - 1])
+                    L = 1 + e * cos(w * ts); Ld = -e * w * sin(w * ts)
+                    kx[s] = vs; kv[s] = -2 * Ld / L * vs - 9.81 / L * xs
+                }
+                x += h / 6 * (kx[0] + 2 * kx[1] + 2 * kx[2] + kx[3])
+                v += h / 6 * (kv[0] + 2 * kv[1] + 2 * kv[2] + kv[3])
+                t += h
+            }
+            tr += (c == 0) ? x : v
+        }
+        printf "%.15g\n", tr }'
+}
+
+for pt in "0.1 6.264184 unstable" "0.1 4 stable" "0.2 7 unstable"; do
+    set -- $pt
+    begin "pumped swing eps = $1, w = $2: the trace against RK4, det = 1, verdict $3"
+    hs floquet "$MODELS/pumped_swing.yaml" --period '2*pi/w' --set eps=$1 --set w=$2 --csv
+    rc_is 0
+    tr=$(awk -F, 'NR > 1 { s += $2 } END { printf "%.15g\n", s }' "$T/out")
+    near_abs "$tr" "$(swing_trace $1 $2)" 1e-8 "mu_1 + mu_2"
+    # the product of the multipliers: exp(-int 2 L'/L) = (L(0)/L(T))^2 = 1
+    det=$(awk -F, 'NR == 2 { a = $2; b = $3 } NR == 3 { printf "%.15g\n", a * $2 - b * $3 }' "$T/out")
+    near_abs "$det" 1 1e-8 "mu_1 mu_2"
     [ "$(field 2 8)" = "$3" ] || no "verdict $(field 2 8)"
     end
 done
