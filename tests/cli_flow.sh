@@ -132,6 +132,16 @@ tail -n 1 "$T/out" | awk -F, '{ exit !($1 == 0.1 && $2 + 0 == $2 && $2 > 0 && $2
     no "the last row: $(tail -n 1 "$T/out")"
 end
 
+begin "--sensitivity and lyapunov beyond n + k = 6000: exit 2, the limit said"
+cart_chain 2001 >"$T/c2001.yaml"
+for cmd in "run --sensitivity g" "lyapunov"; do
+    hs $cmd "$T/c2001.yaml" --t-end 0.01
+    rc_is 2
+    err_has "n + k = 6003 (the limit is 6000: the derivation of the variational equations walks n (n + k) pairs)"
+    out_empty
+done
+end
+
 begin "--sensitivity: an unknown parameter, exit 2 with a suggestion"
 hs run "$MODELS/pendulum.yaml" --sensitivity l,theta --t-end 0.1
 rc_is 2; err_has "unknown parameter 'theta' (did you mean 'theta0'?)"

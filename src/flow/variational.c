@@ -299,7 +299,8 @@ static hs_fl *fl_new(hs_model *m, size_t cap, hs_error *err)
         hs_error_set(err, HS_EXIT_MODEL, "%s: model too large for the variational equations: "
                      "n + k = %zu (the limit is %zu%s)", m->file, m->n + m->k, cap,
                      cap == HS_FL_MAX ? ": the tangent vectors and the monodromy are dense; "
-                     "run --sensitivity and the largest Lyapunov exponent take more" : "");
+                     "run --sensitivity and the largest Lyapunov exponent take more"
+                     : ": the derivation of the variational equations walks n (n + k) pairs");
         return NULL;
     }
     hs_fl *f = calloc(1, sizeof *f);
