@@ -197,6 +197,27 @@ head -n "$n" "$T/out" >"$T/stopped.csv"
 hs run "$MODELS/pendulum_angle.yaml" --sensitivity l --set l=1.7 --rtol 1e-11 --atol 1e-11 \
     --t-end 2
 head -n "$n" "$T/out" | cmp -s - "$T/stopped.csv" || no "the rows before the stop differ"
+# the stop time's derivatives: t_stop scales as sqrt(l), so dt/dl =
+# t_stop / (2 l); dt/dtheta0 against central differences of two runs' stop
+# times; an event that reads an acceleration: not given, said so
+hs run "$MODELS/pendulum_angle.yaml" --sensitivity l,theta0 --set l=1.7 --rtol 1e-11 \
+    --atol 1e-11 --stop-when 'theta < 0' -o /dev/null
+rc_is 0
+dtdl=$(sed -n 's/.*; dt\/dl = \([^,]*\),.*/\1/p' "$T/err")
+near_abs "$dtdl" "$(awk -v t="$tstop" 'BEGIN { printf "%.17g", t / (2 * 1.7) }')" 1e-10 \
+    "dt_stop/dl against t_stop / (2 l)"
+dtdth=$(sed -n 's/.*, dt\/dtheta0 = \(.*\)$/\1/p' "$T/err")
+for th in 0.500001 0.499999; do
+    hs run "$MODELS/pendulum_angle.yaml" -q --set l=1.7 --set theta0=$th --rtol 1e-11 \
+        --atol 1e-11 --stop-when 'theta < 0' --summary "$T/s$th.csv" -o /dev/null
+    rc_is 0
+done
+fd=$(awk -F, 'FNR == 2 { t[++n] = $6 } END { printf "%.17g", (t[1] - t[2]) / 2e-6 }' \
+    "$T/s0.500001.csv" "$T/s0.499999.csv")
+near_abs "$dtdth" "$fd" 1e-8 "dt_stop/dtheta0 against central differences"
+hs run "$MODELS/pendulum_angle.yaml" --sensitivity l --stop-when "theta'' > 1" -o /dev/null
+rc_is 0
+err_has "the stop time's derivatives not given (the event reads accelerations or multipliers"
 # a dip inside one step (theta reaches -0.5 at t = 1.0 and comes back: it
 # stays below -0.4999 for 0.012 s, shorter than a step): the run's stop
 # all the same, the first of the two crossings

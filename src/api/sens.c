@@ -175,11 +175,9 @@ static int integrate(const hs_model *m, hs_fl *f, hs_fl_sens *s, const char *con
                           c->headed && !c->r->nrows ? "header callback" : "row callback",
                           c->r->nrows);
     }
-    double ts;
-    const hs_event *ev = rc ? NULL : hs_fl_sens_stopped(s, &ts);
-    if (ev)
-        say(c->o, HOLOSIM_MSG_NOTE, "stopped by event '%s' (%.500s) at t=%.17g", ev->name,
-            ev->text ? ev->text : "", ts);
+    char stop[1200];
+    if (!rc && hs_fl_sens_stop_text(s, stop, sizeof stop))
+        say(c->o, HOLOSIM_MSG_NOTE, "%s", stop);
     if (!rc && off > 1e-8)
         say(c->o, HOLOSIM_MSG_REPORT, "warning: --sensitivity: the initial data are not "
             "consistent for every value of the parameters (the derivative of the "

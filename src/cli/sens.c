@@ -213,12 +213,7 @@ static int sens_core(hs_model *m, const opts *o, const char *path, FILE *out,
             rc = hs_error_set(err, HS_EXIT_USAGE, "cannot write '%s'", path);
         else if (out && c.out == out && fflush(out) != 0 && !rc)
             rc = hs_error_set(err, HS_EXIT_USAGE, "cannot write the output");
-        double ts;
-        const hs_event *ev = rc ? NULL : hs_fl_sens_stopped(s, &ts);
-        if (ev)
-            snprintf(stop, cap, "stopped by event '%s' (%.500s) at t=%.17g", ev->name,
-                     ev->text ? ev->text : "", ts);
-        if (ev && !o->quiet)
+        if (!rc && hs_fl_sens_stop_text(s, stop, cap) && !o->quiet)
             fprintf(stderr, "holosim: %s\n", stop);
         if (!o->quiet && off > 1e-8)
             fprintf(stderr, "holosim: warning: --sensitivity: the initial data are not "
@@ -271,7 +266,7 @@ int hs_cli_sens_point(hs_model *m, const opts *o, const char *path, hs_cli_final
                       hs_sumrow *r, hs_error *err)
 {
     int ran;
-    char stop[700];
+    char stop[1200];
     /* every point folds its own values into the programs: a build under
      * auto would serve no other point, so auto is the VM here */
     opts po = *o;
@@ -287,7 +282,7 @@ int hs_cli_run_sens(hs_model *m, const opts *o, const char *path)
     hs_cli_final F;
     hs_sumrow r;
     int ran;
-    char stop[700] = "";
+    char stop[1200] = "";
     int rc = sens_core(m, o, path, path ? NULL : stdout, &F, &r, &ran, stop, sizeof stop, &err);
     if (rc)
         hs_cli_fail(&err);

@@ -212,6 +212,12 @@ int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row
  * start) to round-off, and the last row is there.  Record-only events change
  * nothing and are not watched. */
 const hs_event *hs_fl_sens_stopped(const hs_fl_sens *s, double *t);
+/* The stop said in words into buf[cap] ("" when no event stopped the run):
+ * "stopped by event 'NAME' (TEXT) at t=T; dt/dP = X, ...", the stop time's
+ * derivatives in the parameters, -(g_x S + g_p) / (g_t + g_x f) at the
+ * stop (g the event's function, f = (v, a)), or why they are not given;
+ * returns its length. */
+size_t hs_fl_sens_stop_text(hs_fl_sens *s, char *buf, size_t cap);
 
 /* What the sensitivities do not integrate (contacts, friction, events
  * that change the state: release, hold): exit 1 with err naming it, or 0.

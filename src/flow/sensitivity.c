@@ -46,6 +46,11 @@ struct hs_fl_sens {
      * time (NAN: none) */
     double *gs, *as, *xi, *xt; /* gs: [nev] | g at the step's end [nev] | at its
                                 * quarter points [3 nev] */
+    /* the stop time's derivatives: per stop event, dg/dt, dg/dq [n], dg/dv
+     * [n], dg/dp [np] (NULL: not given, the event reads accelerations or
+     * multipliers); the state and S at the stop [2n (1 + np)] */
+    const hs_node **gd;
+    double *xstop;
     const hs_fl_watch *wt;
     double t_dip;
 };
@@ -101,6 +106,40 @@ static const hs_node **param_map(hs_fl_sens *s, size_t nsym)
     return map;
 }
 
+/* s->gd: each stop event's function differentiated in t, q, v and the
+ * chosen parameters (through map: what they are written with followed),
+ * for the stop time's derivatives (hs_fl_sens_stop_text). */
+static void stop_derivatives(hs_fl_sens *s, const hs_node *const *map, size_t nsym)
+{
+    hs_model *m = s->f->m;
+    hs_dag *d = m->dag;
+    size_t n = m->n, per = 1 + 2 * n + s->np, nstop = 0;
+    for (size_t e = 0; e < m->nev; e++)
+        nstop += m->ev[e].action == HS_EV_STOP;
+    if (!nstop || !(s->gd = calloc(m->nev * per + 1, sizeof *s->gd)) ||
+        !(s->xstop = calloc(2 * n * (1 + s->np) + 1, sizeof *s->xstop)))
+        return;                /* out of memory: not given, said so */
+    for (size_t e = 0; e < m->nev; e++) {
+        const hs_node *g = m->evf[e];
+        int dyn = 0;
+        for (size_t i = 0; i < n && m->sym_a; i++)
+            dyn |= m->sym_a[i] >= 0 && hs_depends_on(g, m->sym_a[i]);
+        for (size_t j = 0; j < m->k && m->sym_lam; j++)
+            dyn |= m->sym_lam[j] >= 0 && hs_depends_on(g, m->sym_lam[j]);
+        if (m->ev[e].action != HS_EV_STOP || dyn)
+            continue;
+        const hs_node **o = s->gd + e * per;
+        g = hs_subst(d, g, map, nsym);
+        o[0] = hs_diff(d, g, m->sym_t);
+        for (size_t r = 0; r < n; r++) {
+            o[1 + r] = hs_diff(d, g, m->sym_q[r]);
+            o[1 + n + r] = hs_diff(d, g, m->sym_v[r]);
+        }
+        for (size_t i = 0; i < s->np; i++)
+            o[1 + 2 * n + i] = hs_diff(d, g, m->sym_p[s->par[i]]);
+    }
+}
+
 /* The roots of the program and the initial derivatives. */
 static int build(hs_fl_sens *s, const hs_node **map, size_t nsym, hs_error *err)
 {
@@ -136,6 +175,8 @@ static int build(hs_fl_sens *s, const hs_node **map, size_t nsym, hs_error *err)
         }
 #undef DP
     }
+    if (!rc)
+        stop_derivatives(s, map, nsym);
     if (!rc && hs_dag_failed(d)) {
         const hs_error *de = hs_dag_error(d);
         if (de->code == HS_EXIT_NOMEM) {
@@ -235,6 +276,8 @@ void hs_fl_sens_free(hs_fl_sens *s)
     free(s->sign);
     free(s->gs);
     free(s->as);
+    free(s->gd);
+    free(s->xstop);
     hs_prog_free(s->prog);
     free(s->par);
     free(s->out);
@@ -424,6 +467,10 @@ static int ev_locate(hs_fl_sens *s, double a, double *xa, double *Sa, double *tb
     if (!rc) {
         s->stopped = &f->m->ev[hit];
         s->t_stop = *tb = b;
+        if (s->xstop) {
+            memcpy(s->xstop, x, len * sizeof *x);
+            memcpy(s->xstop + len, S, lenS * sizeof *S);
+        }
     }
     return rc;
 }
@@ -580,6 +627,65 @@ const hs_event *hs_fl_sens_stopped(const hs_fl_sens *s, double *t)
     if (t)
         *t = s->t_stop;
     return s->stopped;
+}
+
+/* dt_stop/dp = -(g_x S + g_p) / (g_t + g_x f), f = (v, a), at the stop:
+ * 0, 1 not given (NAN), or 4 (the accelerations failed). */
+static int stop_dt(hs_fl_sens *s, double *dt)
+{
+    hs_fl *f = s->f;
+    hs_model *m = f->m;
+    size_t n = m->n, np = s->np, per = 1 + 2 * n + np, e = (size_t)(s->stopped - m->ev);
+    for (size_t i = 0; i < np; i++)
+        dt[i] = NAN;
+    if (!s->gd || !s->xstop || !s->gd[e * per])
+        return 1;
+    const hs_node **o = s->gd + e * per;
+    const double *x = s->xstop, *S = s->xstop + 2 * n;
+    double *a = malloc((n + 1) * sizeof *a);
+    hs_error err;
+    hs_error_init(&err);
+    int rc = !a || hs_fl_accel(f, s->t_stop, x, x + n, a, NULL, NULL, NULL, &err) ? 4 : 0;
+    double den = rc ? 0 : hs_eval_tree(o[0], f->in);      /* f->in: t, q, v, parameters */
+    for (size_t r = 0; !rc && r < n; r++)
+        den += hs_eval_tree(o[1 + r], f->in) * x[n + r] + hs_eval_tree(o[1 + n + r], f->in) * a[r];
+    for (size_t i = 0; !rc && i < np; i++) {
+        double num = hs_eval_tree(o[1 + 2 * n + i], f->in);
+        for (size_t r = 0; r < n; r++)
+            num += hs_eval_tree(o[1 + r], f->in) * S[r * np + i] +
+                   hs_eval_tree(o[1 + n + r], f->in) * S[(n + r) * np + i];
+        dt[i] = -num / den;
+        if (!isfinite(dt[i]))
+            dt[i] = NAN, rc = 1;
+    }
+    free(a);
+    return rc;
+}
+
+size_t hs_fl_sens_stop_text(hs_fl_sens *s, char *buf, size_t cap)
+{
+    const hs_model *m = s->f->m;
+    if (!cap)
+        return 0;
+    buf[0] = '\0';
+    if (!s->stopped)
+        return 0;
+    const hs_event *ev = s->stopped;
+    size_t len = (size_t)snprintf(buf, cap, "stopped by event '%s' (%.500s) at t=%.17g",
+                                  ev->name, ev->text ? ev->text : "", s->t_stop);
+    double *dt = malloc((s->np + 1) * sizeof *dt);
+    int rc = dt ? stop_dt(s, dt) : 4;
+    if (rc == 0)
+        for (size_t i = 0; i < s->np && len < cap; i++)
+            len += (size_t)snprintf(buf + len, cap - len, "%s dt/d%s = %.17g", i ? "," : ";",
+                                    m->pname[s->par[i]], dt[i]);
+    else if (len < cap)
+        len += (size_t)snprintf(buf + len, cap - len, "; the stop time's derivatives not given "
+                                "(%s)", rc == 1 ? "the event reads accelerations or "
+                                "multipliers, or its function crosses at rate 0"
+                                : "the accelerations failed there");
+    free(dt);
+    return len < cap ? len : cap - 1;
 }
 
 int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row, void *ctx,
