@@ -215,6 +215,9 @@ done
 fd=$(awk -F, 'FNR == 2 { t[++n] = $6 } END { printf "%.17g", (t[1] - t[2]) / 2e-6 }' \
     "$T/s0.500001.csv" "$T/s0.499999.csv")
 near_abs "$dtdth" "$fd" 1e-8 "dt_stop/dtheta0 against central differences"
+hs run "$MODELS/pendulum_angle.yaml" --sensitivity l --stop-when 't > 0.5' -o /dev/null
+rc_is 0
+err_has "; dt/dl = 0"                         # a stop at a fixed time: 0, not -0
 hs run "$MODELS/pendulum_angle.yaml" --sensitivity l --stop-when "theta'' > 1" -o /dev/null
 rc_is 0
 err_has "the stop time's derivatives not given (the event reads accelerations or multipliers"

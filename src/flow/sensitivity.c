@@ -654,7 +654,7 @@ static int stop_dt(hs_fl_sens *s, double *dt)
         for (size_t r = 0; r < n; r++)
             num += hs_eval_tree(o[1 + r], f->in) * S[r * np + i] +
                    hs_eval_tree(o[1 + n + r], f->in) * S[(n + r) * np + i];
-        dt[i] = -num / den;
+        dt[i] = -num / den + 0.0;                 /* + 0.0: no "-0" */
         if (!isfinite(dt[i]))
             dt[i] = NAN, rc = 1;
     }
