@@ -326,18 +326,24 @@ im=$(field 2 3); case $im in -*) im=${im#-} ;; esac
 near_abs "$im" "$want" 1e-9 "|Im mu|"
 end
 
+# the floquet --csv in $T/out against a trace $1 computed apart: mu_1 +
+# mu_2 to 1e-8, mu_1 mu_2 = 1 to 1e-9 (no damping: Liouville; the swing's
+# exp(-int 2 L'/L) over a period), the verdict $2
+two_multipliers() {
+    tr=$(awk -F, 'NR > 1 { s += $2 } END { printf "%.15g\n", s }' "$T/out")
+    near_abs "$tr" "$1" 1e-8 "mu_1 + mu_2"
+    det=$(awk -F, 'NR == 2 { a = $2; b = $3 } NR == 3 { c = $2; d = $3 }
+                   END { printf "%.15g\n", a * c - b * d }' "$T/out")
+    near_abs "$det" 1 1e-9 "mu_1 mu_2"
+    [ "$(field 2 8)" = "$2" ] || no "verdict $(field 2 8)"
+}
+
 for pt in "0.25 0.1 unstable" "0.5 0.1 stable" "1.0 0.3 unstable" "0.1 0.05 stable"; do
     set -- $pt
     begin "Mathieu delta = $1, eps = $2: the trace against RK4, verdict $3"
     hs floquet "$MODELS/mathieu.yaml" --period '2*pi/w' --set delta=$1 --set eps=$2 --csv
     rc_is 0
-    tr=$(awk -F, 'NR > 1 { s += $2 } END { printf "%.15g\n", s }' "$T/out")
-    near_abs "$tr" "$(mathieu_trace $1 $2 1)" 1e-8 "mu_1 + mu_2"
-    # det = mu_1 mu_2 = 1 (Liouville: no damping)
-    det=$(awk -F, 'NR == 2 { a = $2; b = $3 } NR == 3 { c = $2; d = $3 }
-                   END { printf "%.15g\n", a * c - b * d }' "$T/out")
-    near_abs "$det" 1 1e-9 "mu_1 mu_2"
-    [ "$(field 2 8)" = "$3" ] || no "verdict $(field 2 8)"
+    two_multipliers "$(mathieu_trace $1 $2 1)" "$3"
     end
 done
 
@@ -372,12 +378,7 @@ for pt in "0.1 6.264184 unstable" "0.1 4 stable" "0.2 7 unstable"; do
     begin "pumped swing eps = $1, w = $2: the trace against RK4, det = 1, verdict $3"
     hs floquet "$MODELS/pumped_swing.yaml" --period '2*pi/w' --set eps=$1 --set w=$2 --csv
     rc_is 0
-    tr=$(awk -F, 'NR > 1 { s += $2 } END { printf "%.15g\n", s }' "$T/out")
-    near_abs "$tr" "$(swing_trace $1 $2)" 1e-8 "mu_1 + mu_2"
-    # the product of the multipliers: exp(-int 2 L'/L) = (L(0)/L(T))^2 = 1
-    det=$(awk -F, 'NR == 2 { a = $2; b = $3 } NR == 3 { printf "%.15g\n", a * $2 - b * $3 }' "$T/out")
-    near_abs "$det" 1 1e-8 "mu_1 mu_2"
-    [ "$(field 2 8)" = "$3" ] || no "verdict $(field 2 8)"
+    two_multipliers "$(swing_trace $1 $2)" "$3"
     end
 done
 
