@@ -40,11 +40,11 @@ struct hs_fl_sens {
     signed char *sign;         /* [nev] the last non-zero sign of each g */
     const hs_event *stopped;   /* the event that ended the run, or NULL */
     double t_stop;
-    /* a dip (a crossing and back inside one step): g and the accelerations
-     * at the last accepted step's end, a state on the step's interpolant,
-     * the trial state [2n (1 + np)], the watch under way, the suspected
+    /* a dip (a crossing and back inside one step): g at the last accepted
+     * step's end, a state on the step's interpolant [2n], the trial state
+     * [2n (1 + np)] (xt, in xi's block), the watch under way, the suspected
      * time (NAN: none) */
-    double *gs, *as, *xi, *xt; /* gs: [nev] | g at the step's end [nev] | at its
+    double *gs, *xi, *xt;      /* gs: [nev] | g at the step's end [nev] | at its
                                 * quarter points [3 nev] */
     /* the stop time's derivatives: per stop event, dg/dt, dg/dq [n], dg/dv
      * [n], dg/dp [np] (NULL: not given, the event reads accelerations or
@@ -248,12 +248,10 @@ hs_fl_sens *hs_fl_sens_new(hs_fl *f, const char *const *names, size_t np, hs_err
         if (m->ev[e].action == HS_EV_STOP && !s->w &&
             (!(s->w = hs_work_new(m)) || !(s->sign = calloc(m->nev, 1)) ||
              !(s->gs = calloc(5 * m->nev, sizeof *s->gs)) ||
-             !(s->as = calloc(5 * f->n + 2 * f->n * np, sizeof *s->as))))
+             !(s->xi = calloc(4 * f->n + 2 * f->n * np, sizeof *s->xi))))
             rc = hs_error_nomem(err);
-    if (!rc && s->w) {
-        s->xi = s->as + f->n;
+    if (!rc && s->w)
         s->xt = s->xi + 2 * f->n;
-    }
     if (!rc) {
         size_t nin = hs_prog_nin(s->prog);
         s->regs = calloc(hs_prog_nregs(s->prog) + 1, sizeof *s->regs);
@@ -275,7 +273,7 @@ void hs_fl_sens_free(hs_fl_sens *s)
     hs_work_free(s->w);
     free(s->sign);
     free(s->gs);
-    free(s->as);
+    free(s->xi);
     free(s->gd);
     free(s->xstop);
     hs_prog_free(s->prog);
@@ -476,47 +474,26 @@ static int ev_locate(hs_fl_sens *s, double a, double *xa, double *Sa, double *tb
 }
 
 /* A step's end accepted (no crossing; the work holds g there): the new
- * signs, and g and the accelerations there (the next step's start).  0,
- * or 4 with err. */
-static int ev_accept(hs_fl_sens *s, double t, const double *x, hs_error *err)
+ * signs, and g there (the next step's start). */
+static void ev_accept(hs_fl_sens *s)
 {
-    const hs_model *m = s->f->m;
     ev_crossed(s, 1);
-    memcpy(s->gs, hs_work_events(s->w), m->nev * sizeof *s->gs);
-    int rc = hs_dyn_accel(m, s->w, t, x, x + m->n, s->as, NULL);
-    if (rc)
-        hs_error_adopt(err, hs_work_err(s->w), 0);
-    return rc;
-}
-
-/* The quartic through (i/4, y[i]), i = 0 .. 4, at th (Lagrange's form). */
-static double quartic(const double *y, double th)
-{
-    double p = 0;
-    for (int a = 0; a < 5; a++) {
-        double l = y[a];
-        for (int b = 0; b < 5; b++)
-            if (b != a)
-                l *= (th - b / 4.0) / ((a - b) / 4.0);
-        p += l;
-    }
-    return p;
+    memcpy(s->gs, hs_work_events(s->w), s->f->m->nev * sizeof *s->gs);
 }
 
 /* Where in the step [t0, t1] (states x0, x1; the work holds g at x1) a
  * stop event whose function has the same sign at both ends may dip to the
- * side it fires on and come back, as a run looks for it
- * (integrate/events.c): g at a quarter, half and three quarters of the
- * step on the cubic Hermite interpolant of (q, v) (rates v and a at the
- * ends), the quartic through those and the ends, the first of 64 points
- * of it on that side.  *tau: that time, NAN for none.  The work holds g at
- * x1 again on return.  0, or 4 with err. */
+ * side it fires on and come back, as a run looks for it (integrate.h:
+ * hs_int_hermite, hs_int_dip_guess): g at a quarter, half and three
+ * quarters of the step on the interpolant, the quartic through those and
+ * the ends.  *tau: the earliest such guess, NAN for none.  The work holds
+ * g at x1 again on return.  0, or 4 with err. */
 static int ev_dip(hs_fl_sens *s, double t0, const double *x0, double t1, const double *x1,
                   double *tau, hs_error *err)
 {
     const hs_model *m = s->f->m;
     size_t n = m->n, nev = m->nev;
-    double h = t1 - t0, *ge = s->gs + nev, *gq = ge + nev, *a1 = s->xt;
+    double h = t1 - t0, *ge = s->gs + nev, *gq = ge + nev;
     *tau = NAN;
     int any = 0;
     memcpy(ge, hs_work_events(s->w), nev * sizeof *ge);
@@ -527,35 +504,23 @@ static int ev_dip(hs_fl_sens *s, double t0, const double *x0, double t1, const d
     }
     if (!any)
         return 0;
-    int rc = hs_dyn_accel(m, s->w, t1, x1, x1 + n, a1, NULL);
-    if (rc)
-        hs_error_adopt(err, hs_work_err(s->w), 0);
+    int rc = 0;
     for (int j = 0; !rc && j < 3; j++) {
-        double th = (j + 1) / 4.0, th2 = th * th, th3 = th2 * th;
-        double h00 = 2 * th3 - 3 * th2 + 1, h10 = th3 - 2 * th2 + th;
-        double h01 = -2 * th3 + 3 * th2, h11 = th3 - th2;
-        for (size_t r = 0; r < n; r++) {
-            s->xi[r] = h00 * x0[r] + h * h10 * x0[n + r] + h01 * x1[r] + h * h11 * x1[n + r];
-            s->xi[n + r] = h00 * x0[n + r] + h * h10 * s->as[r] + h01 * x1[n + r] +
-                           h * h11 * a1[r];
-        }
-        if (!(rc = ev_eval(s, t0 + th * h, s->xi, err)))
+        double u = (j + 1) / 4.0;
+        hs_int_hermite(n, h, u, x0, x1, s->xi);
+        if (!(rc = ev_eval(s, t0 + u * h, s->xi, err)))
             for (size_t e = 0; e < nev; e++)
                 gq[3 * e + (size_t)j] = hs_work_events(s->w)[e];
     }
     for (size_t e = 0; !rc && e < nev; e++) {
-        int so = s->sign[e], want = -so;
+        int so = s->sign[e];
         if (m->ev[e].action != HS_EV_STOP || !so || sgn(ge[e]) != so || sgn(s->gs[e]) != so ||
-            (m->ev[e].dir != 0 && m->ev[e].dir != want))
+            (m->ev[e].dir != 0 && m->ev[e].dir != -so))
             continue;
-        double y[5] = { s->gs[e], gq[3 * e], gq[3 * e + 1], gq[3 * e + 2], ge[e] };
-        for (int i = 1; i < 64; i++)
-            if (sgn(quartic(y, i / 64.0)) == want) {
-                double tt = t0 + i / 64.0 * h;
-                if (isnan(*tau) || tt < *tau)
-                    *tau = tt;
-                break;
-            }
+        double g[5] = { s->gs[e], gq[3 * e], gq[3 * e + 1], gq[3 * e + 2], ge[e] };
+        double u = hs_int_dip_guess(g, so);
+        if (u >= 0 && (isnan(*tau) || t0 + u * h < *tau))
+            *tau = t0 + u * h;
     }
     return rc ? rc : ev_eval(s, t1, x1, err);
 }
@@ -577,7 +542,8 @@ static int ev_watch(void *ctx, double t, const double *y, hs_error *err)
         s->t_dip = tau;
         return 1;
     }
-    return ev_accept(s, t, y, err) ? -1 : 0;
+    ev_accept(s);
+    return 0;
 }
 
 /* From t to *ti under the stop events' watch: x and S there, or at a stop
@@ -615,8 +581,9 @@ static int watched_leg(hs_fl_sens *s, double t, double *ti, double *x, double *S
             *ti = s->t_dip;
             return ev_locate(s, wt.t_prev, xs, xs + 2 * f->n, ti, x, S, err);
         }
-        if ((rc = ev_eval(s, wt.t_hit, x, err)) || (rc = ev_accept(s, wt.t_hit, x, err)))
+        if ((rc = ev_eval(s, wt.t_hit, x, err)))
             return rc;
+        ev_accept(s);
         t = wt.t_hit;
     }
     return 0;
@@ -642,18 +609,19 @@ static int stop_dt(hs_fl_sens *s, double *dt)
         return 1;
     const hs_node **o = s->gd + e * per;
     const double *x = s->xstop, *S = s->xstop + 2 * n;
-    double *a = malloc((n + 1) * sizeof *a);
+    double *a = malloc((3 * n + 1) * sizeof *a), *gx = a + n;   /* a, then g_q, g_v */
     hs_error err;
     hs_error_init(&err);
     int rc = !a || hs_fl_accel(f, s->t_stop, x, x + n, a, NULL, NULL, NULL, &err) ? 4 : 0;
     double den = rc ? 0 : hs_eval_tree(o[0], f->in);      /* f->in: t, q, v, parameters */
+    for (size_t r = 0; !rc && r < 2 * n; r++)
+        gx[r] = hs_eval_tree(o[1 + r], f->in);
     for (size_t r = 0; !rc && r < n; r++)
-        den += hs_eval_tree(o[1 + r], f->in) * x[n + r] + hs_eval_tree(o[1 + n + r], f->in) * a[r];
+        den += gx[r] * x[n + r] + gx[n + r] * a[r];
     for (size_t i = 0; !rc && i < np; i++) {
         double num = hs_eval_tree(o[1 + 2 * n + i], f->in);
         for (size_t r = 0; r < n; r++)
-            num += hs_eval_tree(o[1 + r], f->in) * S[r * np + i] +
-                   hs_eval_tree(o[1 + n + r], f->in) * S[(n + r) * np + i];
+            num += gx[r] * S[r * np + i] + gx[n + r] * S[(n + r) * np + i];
         dt[i] = -num / den + 0.0;                 /* + 0.0: no "-0" */
         if (!isfinite(dt[i]))
             dt[i] = NAN, rc = 1;
@@ -717,7 +685,7 @@ int hs_fl_sens_run(hs_fl_sens *s, double t_end, double dt, hs_fl_sens_row_fn row
     if (!rc && s->w) {
         memset(s->sign, 0, m->nev);
         if (!(rc = ev_eval(s, t, x, err)))
-            rc = ev_accept(s, t, x, err);
+            ev_accept(s);
     }
     for (long i = 0; !rc && i <= steps && !s->stopped; i++) {
         double ti = i == steps ? t_end : hs_grid_time(m->t0, i, step);

@@ -377,10 +377,9 @@ static int locate(hs_int_run *R, gsl_root_fsolver *solver, size_t e, double h, d
 /* The state at u in [0, 1] of the step on the cubic Hermite interpolant of
  * its ends' positions and velocities (velocities: its derivative; the work
  * integrals: linear) into y: a guess, confirmed by a trial step. */
-static void hermite_state(const hs_int_run *R, double h, double u, double *y)
+void hs_int_hermite(size_t n, double h, double u, const double *ya, const double *yb,
+                    double *y)
 {
-    size_t n = R->m->n;
-    const double *ya = R->ev.y_start, *yb = R->y;
     double u2 = u * u, u3 = u2 * u;
     double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h11 = u3 - u2;
     double d00 = 6 * u2 - 6 * u, d10 = 3 * u2 - 4 * u + 1, d11 = 3 * u2 - 2 * u;
@@ -389,6 +388,13 @@ static void hermite_state(const hs_int_run *R, double h, double u, double *y)
         y[i] = h00 * qa + (1 - h00) * qb + h * (h10 * va + h11 * vb);
         y[n + i] = d00 * (qa - qb) / h + d10 * va + d11 * vb;
     }
+}
+
+static void hermite_state(const hs_int_run *R, double h, double u, double *y)
+{
+    size_t n = R->m->n;
+    const double *ya = R->ev.y_start, *yb = R->y;
+    hs_int_hermite(n, h, u, ya, yb, y);
     for (size_t i = 2 * n; i < R->dim; i++)
         y[i] = ya[i] + u * (yb[i] - ya[i]);
 }
@@ -400,10 +406,14 @@ static void hermite_state(const hs_int_run *R, double h, double u, double *y)
  * when it does not get there. */
 static double dip_guess(const hs_int_run *R, size_t e)
 {
-    int so = R->ev.sign[e];
     const double *gi = R->ev.g_inside;
     double g[5] = { R->ev.g_start[e], gi[e], gi[R->ev.n + e], gi[2 * R->ev.n + e],
                     R->ev.g_end[e] };
+    return hs_int_dip_guess(g, R->ev.sign[e]);
+}
+
+double hs_int_dip_guess(const double g[5], int so)
+{
     /* Newton's form in x = 4u: forward differences d1..d4 */
     double d1 = g[1] - g[0], d2 = g[2] - 2 * g[1] + g[0];
     double d3 = g[3] - 3 * g[2] + 3 * g[1] - g[0];

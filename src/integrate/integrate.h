@@ -237,4 +237,17 @@ int hs_run(const hs_model *m, const hs_run_opts *opts, hs_summary *sum, hs_error
 int hs_run_times(const hs_model *m, double t_end, double dt_in, double *dt, long *N,
                  hs_error *err);
 
+/* Two crossings of an event inside one step (events.c; the stop events of
+ * `run --sensitivity` too).  hs_int_hermite: on a step of length h from
+ * ya to yb (each q [n] then v [n]), the state at u in [0, 1] on the cubic
+ * Hermite interpolant of the positions (velocities: its derivative) into
+ * y [2n], a guess for a trial step to confirm.  hs_int_dip_guess: an event
+ * function's values g at u = 0, 1/4, 1/2, 3/4, 1 of the step, the sign so
+ * it has at both ends: the u in (0, 1) (1/64 steps) where the quartic
+ * through them reaches furthest to the other side, or -1 when it does not
+ * get there. */
+void hs_int_hermite(size_t n, double h, double u, const double *ya, const double *yb,
+                    double *y);
+double hs_int_dip_guess(const double g[5], int so);
+
 #endif
