@@ -37,8 +37,8 @@ struct hs_fl {
     hs_fl_blk bRq, bRv, bSq, bSv;
     size_t nacc, njac, nin;
     double *in, *regs, *out_acc, *out_jac;
-    gsl_matrix *K, *rhs;           /* the saddle-point matrix (LU), right-hand sides */
-    gsl_matrix *rhsp;              /* rhs with its rows permuted as the LU's, solved */
+    gsl_matrix *K;                 /* the saddle-point matrix (LU) */
+    double *rhs, *rhsp;            /* [(n + k) 2n]: da/dx's right-hand sides, scratch */
     gsl_permutation *perm;
     gsl_vector *col;
     double *a, *lam;               /* the last evaluation: a [n], Lambda [k], */

@@ -59,8 +59,8 @@ int hs_fl_saddle_dense(hs_fl *f)
     size_t n = f->n, nk = n + f->k;
     f->K = hs_la_matrix_alloc(nk, nk);
     f->perm = hs_la_permutation_alloc(nk);
-    f->rhs = hs_la_matrix_alloc(nk, 2 * n + 1);
-    f->rhsp = hs_la_matrix_alloc(nk, 2 * n + 1);
+    f->rhs = calloc(nk * 2 * n + 1, sizeof *f->rhs);
+    f->rhsp = calloc(nk * 2 * n + 1, sizeof *f->rhsp);
     f->Aq = calloc(nk * n + 1, sizeof *f->Aq);
     f->Av = calloc(nk * n + 1, sizeof *f->Av);
     return f->K && f->perm && f->rhs && f->rhsp && f->Aq && f->Av ? 0 : -1;
@@ -70,11 +70,12 @@ void hs_fl_drop_dense(hs_fl *f)
 {
     gsl_matrix_free(f->K);
     gsl_permutation_free(f->perm);
-    gsl_matrix_free(f->rhs);
-    gsl_matrix_free(f->rhsp);
+    free(f->rhs);
+    free(f->rhsp);
     free(f->Aq);
     free(f->Av);
-    f->K = f->rhs = f->rhsp = NULL;
+    f->K = NULL;
+    f->rhs = f->rhsp = NULL;
     f->perm = NULL;
     f->Aq = f->Av = NULL;
 }

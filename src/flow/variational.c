@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_odeiv2.h>
@@ -445,31 +444,22 @@ static int accel(hs_fl *f, double t, const double *q, const double *v, int jac, 
     int rc = eval_jac(f, t, err);
     if (rc)
         return rc;
-    /* rhs = -[dr/dq dr/dv; ds/dq ds/dv], (n + k) x 2n */
-    gsl_matrix_set_zero(f->rhs);
-    double *R = f->rhs->data;
-    size_t lr = f->rhs->tda;
-    hs_fl_blk_fill(&f->bRq, f->out_jac, R, lr, 0);
-    hs_fl_blk_fill(&f->bRv, f->out_jac, R + n, lr, 0);
-    hs_fl_blk_fill(&f->bSq, f->out_jac, R + n * lr, lr, 0);
-    hs_fl_blk_fill(&f->bSv, f->out_jac, R + n * lr + n, lr, 0);
-    /* every column at once (what LU_svx does to one: P, then L and U), the
-     * triangular solves as BLAS 3 */
-    for (size_t i = 0; i < n + k; i++)        /* row i of P rhs: row perm[i] of rhs */
-        memcpy(f->rhsp->data + i * f->rhsp->tda, R + f->perm->data[i] * lr,
-               2 * n * sizeof *R);
-    R = f->rhsp->data;
-    lr = f->rhsp->tda;
-    gsl_matrix_view X = hs_la_submatrix(f->rhsp, 0, 0, n + k, 2 * n);
-    gsl_blas_dtrsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, -1.0, f->K, &X.matrix);
-    gsl_blas_dtrsm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, 1.0, f->K, &X.matrix);
-    for (size_t i = 0; i < n + k; i++)
-        if (!all_finite(R + i * lr, 2 * n))
-            return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
-    for (size_t i = 0; i < n + k; i++)        /* da/dx, then dLambda/dx */
+    /* [dr/dq dr/dv; ds/dq ds/dv], (n + k) x 2n, solved for every column at
+     * once on the dense LU (hs_fl_saddle_solve: the triangular solves as
+     * BLAS 3); da/dx, then dLambda/dx, are minus the solution */
+    size_t ld = 2 * n;
+    double *R = f->rhs;
+    memset(R, 0, nk * ld * sizeof *R);
+    hs_fl_blk_fill(&f->bRq, f->out_jac, R, ld, 0);
+    hs_fl_blk_fill(&f->bRv, f->out_jac, R + n, ld, 0);
+    hs_fl_blk_fill(&f->bSq, f->out_jac, R + n * ld, ld, 0);
+    hs_fl_blk_fill(&f->bSv, f->out_jac, R + n * ld + n, ld, 0);
+    if (hs_fl_saddle_solve(f, R, f->rhsp, ld))
+        return fail(f, t, "a singular saddle-point matrix [M -G_q^T; G_q 0]", err);
+    for (size_t i = 0; i < nk; i++)
         for (size_t j = 0; j < n; j++) {
-            f->Aq[i * n + j] = R[i * lr + j];
-            f->Av[i * n + j] = R[i * lr + n + j];
+            f->Aq[i * n + j] = -R[i * ld + j];
+            f->Av[i * n + j] = -R[i * ld + n + j];
         }
     return 0;
 }
