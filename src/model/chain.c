@@ -381,10 +381,11 @@ static int moving_bT(loader *L, const unknowns *U, const hs_chain *c, const hs_n
     /* forward order: z_k before every unknown that reads it (Kahn) */
     size_t *deg = xcalloc(nz + 1, sizeof *deg), *order = xcalloc(nz + 1, sizeof *order);
     size_t *cstart = xcalloc(n + nz + 2, sizeof *cstart), *cent = xcalloc(nb + 1, sizeof *cent);
-    const hs_node **y = xcalloc(nz + 1, sizeof *y), **vz = xcalloc(ns, sizeof *vz);
+    size_t *pos = xcalloc(n + nz + 1, sizeof *pos), nv;
+    const hs_node **y = xcalloc(nz + 1, sizeof *y), **vz = hs_ld_velocity_zero_map(L, &nv);
     const hs_node **xt = xcalloc(nz + 1, sizeof *xt), **bT = xcalloc(n + 1, sizeof *bT);
     int rc = 0;
-    if (!deg || !order || !cstart || !cent || !y || !vz || !xt || !bT) {
+    if (!deg || !order || !cstart || !cent || !pos || !y || !vz || !xt || !bT) {
         rc = hs_error_nomem(L->err);
         goto out;
     }
@@ -395,17 +396,9 @@ static int moving_bT(loader *L, const unknowns *U, const hs_chain *c, const hs_n
     }
     for (size_t i = 0; i < n + nz; i++)
         cstart[i + 1] += cstart[i];
-    {
-        size_t *pos = xcalloc(n + nz + 1, sizeof *pos);
-        if (!pos) {
-            rc = hs_error_nomem(L->err);
-            goto out;
-        }
-        memcpy(pos, cstart, (n + nz) * sizeof *pos);
-        for (size_t e = 0; e < nb; e++)
-            cent[pos[c->b_col[e]]++] = e;
-        free(pos);
-    }
+    memcpy(pos, cstart, (n + nz) * sizeof *pos);
+    for (size_t e = 0; e < nb; e++)
+        cent[pos[c->b_col[e]]++] = e;
     size_t head = 0, tail = 0;
     for (size_t j = 0; j < nz; j++)
         if (!deg[j])
@@ -421,9 +414,7 @@ static int moving_bT(loader *L, const unknowns *U, const hs_chain *c, const hs_n
         goto out;
     }
     /* X_t: the expansions' velocities with q' = 0 */
-    for (size_t r = 0; r < n; r++)
-        vz[m->sym_v[r]] = scalar_zero(L);
-    hs_subst_many(d, U->fullv, nz, vz, ns, xt);
+    hs_subst_many(d, U->fullv, nz, vz, nv, xt);
     for (size_t w = nz; w-- > 0;) {
         size_t k = order[w];
         const hs_node *s = hs_mul(d, U->mass[k], xt[k]);
@@ -443,7 +434,8 @@ static int moving_bT(loader *L, const unknowns *U, const hs_chain *c, const hs_n
     }
     hs_subst_many(d, bT, n, map, ns, L->chain_bT);
 out:
-    free(deg); free(order); free(cstart); free(cent); free(y); free(vz); free(xt); free(bT);
+    free(deg); free(order); free(cstart); free(cent); free(pos); free(y); free(vz); free(xt);
+    free(bT);
     return rc;
 }
 

@@ -102,7 +102,7 @@ out:
 }
 
 /* The map that sets every velocity to 0 (hs_subst), or NULL. */
-static const hs_node **velocity_zero_map(loader *L, size_t *ns)
+const hs_node **hs_ld_velocity_zero_map(loader *L, size_t *ns)
 {
     hs_model *m = L->m;
     *ns = (size_t)hs_dag_nsymbols(m->dag);
@@ -117,7 +117,7 @@ static const hs_node **velocity_zero_map(loader *L, size_t *ns)
 static const hs_node *velocity_free(loader *L, const hs_node *T)
 {
     size_t ns;
-    const hs_node **vz = velocity_zero_map(L, &ns);
+    const hs_node **vz = hs_ld_velocity_zero_map(L, &ns);
     if (!vz)
         return NULL;
     const hs_node *T0 = hs_subst(L->m->dag, T, vz, ns);
@@ -467,7 +467,7 @@ static int structured_kinetic(kbuild *B, const hs_node *const *Ma, const hs_node
     }
     if (moving) {
         size_t ns;
-        const hs_node **vz = velocity_zero_map(L, &ns);
+        const hs_node **vz = hs_ld_velocity_zero_map(L, &ns);
         const hs_node **t0 = xcalloc(2 * na, sizeof *t0);
         if (!vz || !t0) {
             free(vz);
@@ -625,7 +625,7 @@ static const hs_node *linear_part(kbuild *B)
     hs_model *m = L->m;
     hs_dag *d = m->dag;
     size_t n = m->n, ns;
-    const hs_node **vz = velocity_zero_map(L, &ns);
+    const hs_node **vz = hs_ld_velocity_zero_map(L, &ns);
     const hs_node **terms = xcalloc(n, sizeof *terms);
     m->bT = xcalloc(n, sizeof *m->bT);
     const hs_node *T1 = NULL;

@@ -309,6 +309,9 @@ int hs_ld_build_kernels(loader *L, yaml_node_t *root);
 /* The structured embedding (model.h: hs_chain) from the ambient mass
  * Ma [namb*namb] and forces Fa [namb], into m->chain when the model is of
  * that kind (else m->chain stays NULL).  0, or an error code. */
+/* A map of every velocity symbol to 0 (forms.c), [*ns] the DAG's
+ * symbols now; NULL when out of memory. */
+const hs_node **hs_ld_velocity_zero_map(loader *L, size_t *ns);
 int hs_ld_build_chain(loader *L, const hs_node *const *Ma, const hs_node *const *Fa);
 void hs_chain_free(hs_chain *c);
 
