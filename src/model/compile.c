@@ -366,11 +366,12 @@ static int chain_serves_constraints(const hs_model *m)
 }
 
 /* The structured embedding's program (model.h: hs_chain), if the model
- * has one: with masses that do not depend on the state (chain.c and
- * forms.c check).  A chart that moves adds bT and T0 (the dynamics take
- * T2 = T - T1 - T0 and add bT . a to P_t); the model's constraints their
- * G_q, gamma (and G, Gdot for Baumgarte's stabilization), extra rows of
- * the same saddle-point system. */
+ * has one: with masses that read neither t nor a velocity (chain.c
+ * checks; one that reads positions brings its terms in the roots).  A
+ * chart that moves adds bT and T0 (the dynamics take T2 = T - T1 - T0 and
+ * add bT . a to P_t); the model's constraints, extra rows of the same
+ * saddle-point system (their local derivatives and gamma in the roots),
+ * add the expanded G_q (and G, Gdot for Baumgarte's stabilization). */
 static int compile_chain(cbuild *C)
 {
     hs_model *m = C->L->m;
