@@ -54,9 +54,9 @@ const char hs_usage_floquet[] =
     "                            in radians; abs_max the largest |mu| and verdict\n"
     "                            stable, marginal or unstable, on every row)\n"
     "\n"
-    "exit status: 2 for a bad period or model, 3 for an inconsistent start,\n"
-    "dependent constraints or no orbit found by --find, 4 when the integration\n"
-    "fails.\n";
+    "exit status: 2 for a bad period or model (n + k > 400), 3 for an\n"
+    "inconsistent start, dependent constraints or no orbit found by --find, 4\n"
+    "when the integration fails.\n";
 
 const char hs_usage_lyapunov[] =
     "usage: holosim lyapunov MODEL [--t-end T] [--every DT] [--spectrum] [--csv]\n"
@@ -83,8 +83,9 @@ const char hs_usage_lyapunov[] =
     "  --set, --params, --input, --method, --rtol, --atol, --native   as for\n"
     "                            floquet\n"
     "\n"
-    "exit status: 2 for a bad interval or model (or --spectrum on a model with\n"
-    "2 (n - k) > 128), 3 for an inconsistent start, 4 when the integration fails.\n";
+    "exit status: 2 for a bad interval or model (n + k > 6000, or > 400 with\n"
+    "--spectrum; or --spectrum with 2 (n - k) > 128), 3 for an inconsistent\n"
+    "start, 4 when the integration fails.\n";
 
 #define SPECTRUM_MAX 128
 
