@@ -30,6 +30,14 @@
 #             so is a loop closed over it (constraints on the tip), under
 #             each stabilization; a released or dependent constraint
 #             sends the model to the dense path (also from stdin)
+#   bodies    a chain of 40 rods as `bodies` (the points of an
+#             embedding, structured) against the same chain with
+#             `kinetic: 0` (the Lagrangian form, dense), every column and
+#             a velocity output to 1e-8; in 3D (two axes) the same; a
+#             body whose moments break the triangle inequality, a pivot
+#             that moves, a damper or forces keep the model dense; 512
+#             rods load (D of a define stays a define); D through a
+#             define of an acceleration is an error at the define
 #
 # The last line of output is always `N passed, N failed`.
 
@@ -340,6 +348,119 @@ written 40 full | sed 's/^parameters: {/parameters: {x7__sum: 0, /' >"$T/ptaken.
 hs check "$T/ptaken.yaml"
 rc_is 0
 out_lacks "structured"
+end
+
+# A chain of N rods as bodies (planar: one axis; 3d: two axes; 3dm: the
+# pivot shaken); $3 extra top-level text (kinetic: 0 for the dense path).
+rods() {
+    awk -v N="$1" -v D="$2" -v X="$3" 'BEGIN {
+        if (M = D == "3dm") D = "3d"
+        printf "parameters: {m: 1.0, l: 1.0, g: 9.81, a0: 0.1, w: 7.0}\n"
+        printf "coordinates:\n"
+        for (i = 1; i <= N; i++) printf "  - a%d\n", i
+        for (i = 1; D == "3d" && i <= N; i++) printf "  - b%d\n", i
+        printf "define:\n"
+        if (M) printf "  X0: a0*sin(w*t)\n  Y0: 0\n  Z0: 0\n"
+        else if (D == "3d") printf "  X0: 0\n  Y0: 0\n  Z0: 0\n"
+        else printf "  X0: 0\n  Y0: 0\n"
+        for (i = 1; i <= N; i++) {
+            if (D == "3d") {
+                u[1] = "-sin(a" i ")*sin(b" i ")"; u[2] = "cos(a" i ")*sin(b" i ")"; u[3] = "-cos(b" i ")"
+                printf "  X%d: X%d + l*%s\n  Y%d: Y%d + l*%s\n  Z%d: Z%d + l*%s\n", i, i - 1, u[1], i, i - 1, u[2], i, i - 1, u[3]
+            } else {
+                printf "  X%d: X%d + l*sin(a%d)\n  Y%d: Y%d - l*cos(a%d)\n", i, i - 1, i, i, i - 1, i
+            }
+        }
+        printf "bodies:\n"
+        for (i = 1; i <= N; i++) {
+            printf "  rod%d:\n    mass: m\n", i
+            if (D == "3d") {
+                printf "    inertia: [2*m, 3*m, 4*m]\n"
+                printf "    position: [\"X%d + l/2*%s\", \"Y%d + l/2*%s\", \"Z%d + l/2*%s\"]\n", i - 1, u[1], i - 1, u[2], i - 1, u[3]
+                printf "    orientation: {axes: [[z, a%d], [x, b%d]]}\n", i, i
+            } else {
+                printf "    inertia: [m*l^2/24, m*l^2/18, m*l^2/12]\n"
+                printf "    position: [X%d + l/2*sin(a%d), Y%d - l/2*cos(a%d), 0]\n", i - 1, i, i - 1, i
+                printf "    orientation: {axes: [[z, a%d]]}\n", i
+            }
+        }
+        if (X != "") printf "%s\n", X
+        p = ""
+        for (i = 1; i <= N; i++) p = p (i > 1 ? " + " : "") "rod" i (D == "3d" ? "_z" : "_y")
+        printf "potential: m*g*(%s)\n", p
+        printf "initial:\n  q:\n"
+        for (i = 1; i <= N; i++) printf "    a%d: %g\n", i, D == "3d" ? 0.3 : 1.0
+        for (i = 1; D == "3d" && i <= N; i++) printf "    b%d: 0.5\n", i
+        printf "outputs:\n  vtip: rod%d_vx\n  wtip: rod%d_wz\n", N, N
+        printf "simulate: {t_end: 0.5, dt: 0.05, rtol: 1e-10, atol: 1e-10}\n"
+    }'
+}
+
+# the structured (bodies alone) and the dense (kinetic: 0) run of $1 rods
+# in $2, every default column and the outputs to 1e-8
+rods_same() {
+    rods "$1" "$2" "" >"$T/rs.yaml"
+    rods "$1" "$2" "kinetic: 0" >"$T/rd.yaml"
+    hs check "$T/rs.yaml"
+    rc_is 0
+    out_has "form: embedding"
+    out_has "dynamics: structured embedding"
+    hs check "$T/rd.yaml"
+    rc_is 0
+    out_lacks "structured"
+    hs run "$T/rs.yaml" -o "$T/rs.csv"
+    rc_is 0
+    hs run "$T/rd.yaml" -o "$T/rd.csv"
+    rc_is 0
+    cmp -s "$(head -n 1 "$T/rs.csv" >"$T/h1"; echo "$T/h1")" \
+        "$(head -n 1 "$T/rd.csv" >"$T/h2"; echo "$T/h2")" || no "$2 rods: other columns"
+    grep -q ',vtip,wtip$' "$T/h1" || no "$2 rods: no velocity outputs"
+    d=$(csv_diff "$T/rs.csv" "$T/rd.csv")
+    awk -v d="$d" 'BEGIN { exit !(d != "rows" && d + 0 < 1e-8) }' ||
+        no "$2 rods: bodies as points and the Lagrangian form differ by $d (want < 1e-8)"
+    [ "$(wc -l <"$T/rs.csv")" -eq 12 ] || no "$2 rods: not 11 rows"
+}
+
+begin bodies_planar
+rods_same 40 planar
+end
+
+begin bodies_3d
+rods_same 32 3d
+# moments 1, 1, 5 (no points carry them), a shaken pivot (the Lagrangian
+# form's E is v^T M v / 2, the embedding's all of T), a damper, forces:
+# dense
+rods 32 3dm "" >"$T/rm.yaml"
+hs check "$T/rm.yaml"
+rc_is 0
+out_lacks "structured"
+rods 32 3d "" | sed 's/inertia: \[2\*m, 3\*m, 4\*m\]/inertia: [m, m, 5*m]/' >"$T/rt.yaml"
+hs check "$T/rt.yaml"
+rc_is 0
+out_lacks "structured"
+out_has "form: Lagrangian"
+rods 40 planar "dissipation: 0.1*a1'^2" >"$T/rdis.yaml"
+hs check "$T/rdis.yaml"
+rc_is 0
+out_lacks "structured"
+rods 40 planar "forces: {a1: 0.1}" >"$T/rfor.yaml"
+hs check "$T/rfor.yaml"
+rc_is 0
+out_lacks "structured"
+end
+
+begin bodies_large
+rods 512 planar "" >"$T/r512.yaml"
+hs check "$T/r512.yaml"
+rc_is 0
+out_has "dynamics: structured embedding"
+# D through a define that holds an acceleration: an error at the define
+rods 32 planar "" | sed 's/^define:/define:\n  acc: a1'"''"'/; s/^outputs:/outputs:\n  jerk: D(acc)/' \
+    >"$T/racc.yaml"
+hs check "$T/racc.yaml"
+rc_is 2
+err_has "racc.yaml:36:8: error: D(...) of an expression holding the acceleration a1'' (through this define): holosim has no third derivatives"
+err_has "  acc: a1''"
 end
 
 summary

@@ -403,7 +403,7 @@ static int read_inertia(fam *F, const char *B, int in, const char **I)
     return body_inertia_ok(F, B, in, 1, I);
 }
 
-static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
+static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin, hs_bd_points *E)
 {
     static const char *const bkeys[] = { "mass", "inertia", "position", "orientation", "points" };
     const char *B = hs_bd_str(F, key);
@@ -431,7 +431,7 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
         if (add_define(F, root, item(F, pos, c), nm, "D(%s_%s)", B, xyz[c]))
             return F->err->code;
     }
-    if (hs_bd_bprintf(kin, "%s0.5*(%s)*(%s_vx^2 + %s_vy^2 + %s_vz^2)", kin->len ? " + " : "",
+    if (!E && hs_bd_bprintf(kin, "%s0.5*(%s)*(%s_vx^2 + %s_vy^2 + %s_vz^2)", kin->len ? " + " : "",
                 hs_bd_str(F, mass), B, B, B))
         return hs_fm_oom(F);
     int euler = 0;
@@ -478,10 +478,15 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
                            B, r + 1, B, B, r + 1, B, B, r + 1, B))
                 return F->err->code;
         }
-        if (hs_bd_bprintf(kin, " + 0.5*("))
+        if (E) {
+            if (hs_bd_points_body(F, E, B, key, hs_bd_str(F, mass), x, ori,
+                                  (const char *const *)I))
+                return F->err->code;
+        } else if (hs_bd_bprintf(kin, " + 0.5*(")) {
             return hs_fm_oom(F);
+        }
         int first = 1;
-        for (int r = 0; r < 3; r++)
+        for (int r = 0; !E && r < 3; r++)
             for (int c = r; c < 3; c++) {
                 if (strcmp(I[3 * r + c], "0") == 0)
                     continue;
@@ -490,7 +495,7 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
                     return hs_fm_oom(F);
                 first = 0;
             }
-        if (hs_bd_bprintf(kin, "%s)", first ? "0" : ""))
+        if (!E && hs_bd_bprintf(kin, "%s)", first ? "0" : ""))
             return hs_fm_oom(F);
         if (euler) {
             /* 2 J (e.e')^2 vanishes on the motion (e.e' = 0) and makes the
@@ -512,6 +517,8 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin)
                 return F->err->code;
         }
     }
+    if (E && !ori && hs_bd_points_body(F, E, B, key, hs_bd_str(F, mass), x, 0, NULL))
+        return F->err->code;
     if (bp) {
         if (!ori)
             return hs_ytree_error(F->y, F->err, NODEP(F, bp), "points of body '%s' need its "
@@ -692,9 +699,13 @@ int hs_bd_expand(fam *F, int root)
         if (NODEP(F, val[K_BODIES])->type != YAML_MAPPING_NODE)
             rc = hs_ytree_error(F->y, F->err, NODEP(F, val[K_BODIES]), "'bodies' must be a "
                                 "mapping name -> {mass, inertia, position, orientation, points}");
+        /* bodies alone: the points of an embedding (bodypts.c) */
+        hs_bd_points E = { 0, 0 }, *Ep = NULL;
+        if (!rc && hs_bd_points_ok(F, root, val[K_BODIES], val[K_SPRINGS], val[K_DISS]))
+            rc = hs_bd_points_begin(F, root, key[K_BODIES], Ep = &E);
         for (size_t i = 0; !rc && i < hs_bd_map_size(F, val[K_BODIES]); i++) {
             yaml_node_pair_t p = NODEP(F, val[K_BODIES])->data.mapping.pairs.start[i];
-            rc = read_body(F, root, p.key, p.value, &P, &kin);
+            rc = read_body(F, root, p.key, p.value, &P, &kin, Ep);
         }
         if (!rc && kin.len) {
             int kk = hs_fm_get(F, root, "lagrangian", NULL) ? 0 : 1;

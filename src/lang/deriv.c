@@ -68,6 +68,16 @@ typedef struct sctx {
     size_t shift;               /* what precedes the node's text in the one parsed */
     buf tmp;
     int depth;
+    /* opaque: defines stay symbols of their names, and D of a define X is
+     * the define X__D (made here, its text the derivative of X's own
+     * text): the printed derivatives stay local (deriv_defines) */
+    int opaque;
+    int *symdef;                /* [nsymk] the define a symbol names (+1), or 0 */
+    int *symq;                  /* [nsymk] q_i: i + 1, q_i': n + i + 1, q_i'': 2n + i + 1 */
+    int *symder;                /* [nsymk] the symbol of its derivative define, or -1 */
+    size_t nsymk;
+    size_t *pend;               /* derivative defines whose text is still to write */
+    size_t npend, cappend;
 } sctx;
 
 static const hs_node *parse_text(sctx *S, const char *t, size_t len, size_t off0);
@@ -99,21 +109,114 @@ static const hs_node *named_node(sctx *S, int map, size_t i, const hs_node **cac
     return e;
 }
 
+/* Room for symbol sym in the opaque tables. */
+static int symk_grow(sctx *S, int sym)
+{
+    if ((size_t)sym < S->nsymk)
+        return 0;
+    size_t c = S->nsymk ? S->nsymk : 64;
+    while (c <= (size_t)sym)
+        c *= 2;
+    int *a = realloc(S->symdef, c * sizeof *a);
+    if (a)
+        S->symdef = a;
+    int *b = a ? realloc(S->symder, c * sizeof *b) : NULL;
+    if (b)
+        S->symder = b;
+    int *q = b ? realloc(S->symq, c * sizeof *q) : NULL;
+    if (!q)
+        return -1;
+    S->symq = q;
+    for (size_t k = S->nsymk; k < c; k++)
+        S->symdef[k] = S->symq[k] = 0, S->symder[k] = -1;
+    S->nsymk = c;
+    return 0;
+}
+
+/* The symbol of define i, named as the define (opaque), or -1. */
+static int define_symbol(sctx *S, size_t i)
+{
+    fam *F = S->F;
+    const char *nm = hs_bd_str(F, NODEP(F, S->defs)->data.mapping.pairs.start[i].key);
+    int sym = nm ? hs_dag_symbol(S->d, nm) : -1;
+    if (sym < 0 || symk_grow(S, sym))
+        return -1;
+    S->symdef[sym] = (int)i + 1;
+    return sym;
+}
+
+/* The symbol of the derivative define X__D of the define symbol sym,
+ * made when first asked for (its text written by deriv_defines), or -1
+ * (the error recorded). */
+static int deriv_symbol(sctx *S, int sym)
+{
+    fam *F = S->F;
+    if (S->symder[sym] >= 0)
+        return S->symder[sym];
+    size_t i = (size_t)S->symdef[sym] - 1;
+    buf nm = { 0 };
+    if (hs_bd_bprintf(&nm, "%s__D", hs_dag_symbol_name(S->d, sym)))
+        return hs_fm_oom(F), -1;
+    while (hs_strmap_get(&S->dtab, nm.s, nm.len) >= 0 || hs_strmap_get(&S->qtab, nm.s, nm.len) >= 0 ||
+           hs_strmap_get(&S->ptab, nm.s, nm.len) >= 0 || hs_strmap_get(&S->atab, nm.s, nm.len) >= 0)
+        if (hs_bd_bprintf(&nm, "_")) {
+            free(nm.s);
+            return hs_fm_oom(F), -1;
+        }
+    int tmpl = NODEP(F, S->defs)->data.mapping.pairs.start[i].value;
+    int rc = hs_bd_add_entry(F, S->defs, nm.s, "0", tmpl);
+    free(nm.s);
+    if (rc)
+        return -1;
+    size_t ni = hs_bd_map_size(F, S->defs) - 1;
+    const char *key = hs_bd_str(F, NODEP(F, S->defs)->data.mapping.pairs.start[ni].key);
+    if (hs_strmap_put(&S->dtab, key, strlen(key), (long)ni, NULL) < 0 ||
+        hs_fm_grow((void **)&S->pend, &S->cappend, 2 * S->npend + 2, sizeof *S->pend))
+        return hs_fm_oom(F), -1;
+    int ds = define_symbol(S, ni);
+    if (ds < 0)
+        return hs_fm_oom(F), -1;
+    S->symder[sym] = ds;
+    S->pend[2 * S->npend] = ni;
+    S->pend[2 * S->npend + 1] = i;
+    S->npend++;
+    return ds;
+}
+
 static const hs_node *D_of(sctx *S, const hs_node *e)
 {
-    /* D = d/dt + q' d/dq + q'' d/dq': both levels as one direction */
-    size_t n = S->n;
-    int *qs = malloc(2 * n * sizeof *qs + 1), *vs = malloc(2 * n * sizeof *vs + 1);
+    /* D = d/dt + q' d/dq + q'' d/dq': both levels as one direction (and
+     * a define X to its X__D, opaque) */
+    size_t n = S->n, ns = 2 * n;
+    const int32_t *sy = S->opaque ? hs_node_symbols(e, &ns) : NULL;
+    int *qs = malloc(ns * sizeof *qs + 1), *vs = malloc(ns * sizeof *vs + 1);
     if (!qs || !vs) {
         free(qs);
         free(vs);
         return NULL;
     }
-    for (size_t i = 0; i < n; i++) {
-        qs[i] = S->q[i], qs[n + i] = S->v[i];
-        vs[i] = S->v[i], vs[n + i] = S->a[i];
+    size_t m = 0;
+    for (size_t k = 0; !S->opaque && k < n; k++) {
+        qs[k] = S->q[k], qs[n + k] = S->v[k];
+        vs[k] = S->v[k], vs[n + k] = S->a[k];
+        m = 2 * n;
     }
-    const hs_node *r = hs_total_diff(S->d, e, S->tsym, 2 * n, qs, vs);
+    for (size_t k = 0; S->opaque && k < ns; k++) {
+        int s = sy[k], c = (size_t)s < S->nsymk ? S->symq[s] : 0, ds;
+        if (c > 0 && (size_t)c <= 2 * n) {
+            qs[m] = s;
+            vs[m++] = (size_t)c <= n ? S->v[c - 1] : S->a[c - 1 - n];
+        } else if ((size_t)s < S->nsymk && S->symdef[s]) {
+            if ((ds = deriv_symbol(S, s)) < 0) {
+                free(qs);
+                free(vs);
+                return NULL;
+            }
+            qs[m] = s;
+            vs[m++] = ds;
+        }
+    }
+    const hs_node *r = hs_total_diff(S->d, e, S->tsym, m, qs, vs);
     free(qs);
     free(vs);
     return r;
@@ -147,6 +250,13 @@ static const hs_node *lookup(void *ctx, hs_dag *d, const char *s, size_t len, in
         return hs_sym(d, hs_dag_symbol(d, nm));
     }
     if (S->defs && (i = hs_strmap_get(&S->dtab, s, len)) >= 0) {
+        if (S->opaque) {
+            int sym = define_symbol(S, (size_t)i);
+            if (sym >= 0)
+                return hs_sym(d, sym);
+            hs_fm_oom(S->F);
+            goto bad;
+        }
         const hs_node *e = named_node(S, S->defs, (size_t)i, S->dnode, S->dstate);
         if (e)
             return e;
@@ -334,6 +444,10 @@ static void sctx_free(sctx *S)
     free(S->anode);
     free(S->astate);
     free(S->tmp.s);
+    free(S->symdef);
+    free(S->symder);
+    free(S->symq);
+    free(S->pend);
 }
 
 size_t hs_bd_map_size(fam *F, int id)
@@ -383,6 +497,12 @@ static int sctx_init(sctx *S, fam *F, int root)
         S->a[i] = hs_dag_symbol(S->d, b);
         if (hs_strmap_put(&S->qtab, nm, strlen(nm), (long)i, NULL) < 0)
             return hs_fm_oom(F);
+        int top = S->q[i] > S->v[i] ? S->q[i] : S->v[i];
+        if (S->a[i] < 0 || symk_grow(S, top > S->a[i] ? top : S->a[i]))
+            return hs_fm_oom(F);
+        S->symq[S->q[i]] = (int)i + 1;
+        S->symq[S->v[i]] = (int)(S->n + i) + 1;
+        S->symq[S->a[i]] = (int)(2 * S->n + i) + 1;
     }
     int pm = hs_fm_get(F, root, "parameters", NULL);
     if (pm && keys_into(F, pm, &S->ptab))
@@ -400,6 +520,24 @@ static int sctx_init(sctx *S, fam *F, int root)
     if ((S->defs && keys_into(F, S->defs, &S->dtab)) || (S->emb && keys_into(F, S->emb, &S->atab)))
         return F->err->code;
     return 0;
+}
+
+int hs_bd_moving(fam *F, int root, const int *nodes, size_t n)
+{
+    sctx S;
+    hs_error saved = *F->err;
+    int moving = sctx_init(&S, F, root) != 0;
+    for (size_t i = 0; !moving && i < n; i++) {
+        yaml_node_t *v = NODEP(F, nodes[i]);
+        S.node = nodes[i];
+        const hs_node *e = v->type == YAML_SCALAR_NODE
+                               ? parse_text(&S, (const char *)v->data.scalar.value,
+                                            v->data.scalar.length, 0) : NULL;
+        moving = !e || hs_depends_on(e, S.tsym);
+    }
+    sctx_free(&S);
+    *F->err = saved;            /* a bad text is the body's own error, later */
+    return moving;
 }
 
 /* ---------- editing the root ---------- */
@@ -557,13 +695,60 @@ static const char *const d_sections[] = {
     "constraints", "embedding", "mass",
 };
 
+/* The text of each derivative define X__D made (deriv_symbol): the
+ * printed derivative of X's own text, its defines opaque, so that each
+ * stays as long as X (a chain's velocities O(N) text, not O(N^2)). */
+static int deriv_defines(fam *F, sctx *S)
+{
+    while (S->npend) {
+        S->npend--;
+        size_t ni = S->pend[2 * S->npend], i = S->pend[2 * S->npend + 1];
+        int v = NODEP(F, S->defs)->data.mapping.pairs.start[i].value;
+        yaml_node_t *vn = NODEP(F, v);
+        if (vn->type != YAML_SCALAR_NODE)
+            return hs_ytree_error(F->y, F->err, vn, "a define must be an expression, found %s",
+                                  hs_ytree_kind(vn));
+        S->node = v;
+        const hs_node *e = parse_text(S, (const char *)vn->data.scalar.value,
+                                      vn->data.scalar.length, 0);
+        if (!e)
+            return F->err->code ? F->err->code : HS_EXIT_MODEL;
+        for (size_t k = 0; k < S->n; k++)
+            if (hs_depends_on(e, S->a[k]))
+                return hs_ytree_error(F->y, F->err, NODEP(F, v), "D(...) of an expression "
+                                      "holding the acceleration %s (through this define): "
+                                      "holosim has no third derivatives",
+                                      hs_dag_symbol_name(S->d, S->a[k]));
+        const hs_node *de = D_of(S, e);
+        if (!de || hs_dag_failed(S->d))
+            return F->err->code ? F->err->code
+                   : !hs_dag_failed(S->d) || hs_dag_error(S->d)->code == HS_EXIT_NOMEM
+                       ? hs_error_nomem(F->err)
+                       : hs_ytree_error(F->y, F->err, NODEP(F, v), "D(...): %s",
+                                        hs_dag_error(S->d)->msg);
+        buf b = { 0 };
+        if (print_node(S, de, &b))
+            return F->err->code;
+        int id = hs_fm_add_scalar(F, b.s, b.len, v, 1);
+        free(b.s);
+        if (!id)
+            return F->err->code;
+        NODEP(F, S->defs)->data.mapping.pairs.start[ni].value = id;
+    }
+    return 0;
+}
+
 int hs_bd_D_pass(fam *F, int root, const char *diss, size_t diss_off, int diss_tmpl)
 {
     sctx S;
     int rc = 0, have_S = 0;
-    if (!rc && (diss || hs_bd_text_has_D(F) || hs_fm_get(F, root, "kinetic", NULL))) {
+    if (!rc && (diss || hs_bd_text_has_D(F) || hs_fm_get(F, root, "kinetic", NULL) ||
+                 hs_fm_get(F, root, "embedding", NULL))) {
         rc = sctx_init(&S, F, root);
         have_S = 1;
+        /* a large model: defines opaque (a dissipation's dR/dq' reads
+         * through them, so not with one) */
+        S.opaque = !diss && S.defs && S.n >= HS_LANG_CHAIN_MIN_N;
     }
     if (!rc && diss)
         rc = dissipation_forces(F, &S, root, diss, diss_off, diss_tmpl);
@@ -579,6 +764,8 @@ int hs_bd_D_pass(fam *F, int root, const char *diss, size_t diss_off, int diss_t
                     p->value = o;
         }
     }
+    if (!rc && have_S)
+        rc = deriv_defines(F, &S);
     if (have_S)
         sctx_free(&S);
     return rc;

@@ -170,10 +170,33 @@ int hs_bd_text_has_D(fam *F);
 /* forces -dR/dq' of the dissipation diss (NULL: none), then every D(...)
  * of the expression sections written out. */
 int hs_bd_D_pass(fam *F, int root, const char *diss, size_t diss_off, int diss_tmpl);
+/* 1 when one of the scalars nodes[n] reads t (through defines too), or
+ * does not parse; 0 when none does.  Records no error. */
+int hs_bd_moving(fam *F, int root, const int *nodes, size_t n);
 
 /* body.c: springs, dissipation, bodies and D(...) on the expanded root;
  * 0 when the file uses none of them. */
 int hs_bd_uses(fam *F, int root);
 int hs_bd_expand(fam *F, int root);
+
+/* bodypts.c: the bodies as the points of an embedding (their kinetic
+ * energy the ambient one's; the structured path takes a chain of them).
+ * hs_bd_points_ok: 1 when the model is bodies alone (no kinetic energy,
+ * forces, mass or dissipation of its own, no damper, no contacts, no
+ * Euler parameters, masses and inertias constants of the parameters with
+ * J_k >= 0 for a body that turns about more than one axis, positions and
+ * orientations that do not read t) with at least HS_LANG_CHAIN_MIN_N
+ * coordinates.  hs_bd_points_begin adds `mass` (a list) and `embedding`
+ * to the root; hs_bd_points_body the ambient points of body B: its
+ * centre's moving coordinates (x[3] the position's texts), and with an
+ * orientation (I[9] the inertia, row-major) its angle or the columns of
+ * its rotation.  0 or an exit code. */
+typedef struct hs_bd_points {
+    int map, seq;                 /* the embedding and the mass list */
+} hs_bd_points;
+int hs_bd_points_ok(fam *F, int root, int bodies, int springs, int diss);
+int hs_bd_points_begin(fam *F, int root, int tmpl, hs_bd_points *E);
+int hs_bd_points_body(fam *F, hs_bd_points *E, const char *B, int key, const char *mass,
+                      const char *const *x, int ori, const char *const *I);
 
 #endif
