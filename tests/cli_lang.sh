@@ -33,9 +33,12 @@
 #   bodies    a chain of 40 rods as `bodies` (the points of an
 #             embedding, structured) against the same chain with
 #             `kinetic: 0` (the Lagrangian form, dense), every column and
-#             a velocity output to 1e-8; in 3D (two axes) the same; a
+#             a velocity output to 1e-8; in 3D (two axes) the same, and
+#             closed into a loop (the tip's define, which no body reads,
+#             held: multipliers too); a
 #             body whose moments break the triangle inequality, a pivot
-#             that moves, a damper or forces keep the model dense; 512
+#             that moves, a damper or forces keep the model dense; a bad
+#             orientation is the body's own error, at its place; 512
 #             rods load (D of a define stays a define); D through a
 #             define of an acceleration is an error at the define
 #
@@ -351,10 +354,13 @@ out_lacks "structured"
 end
 
 # A chain of N rods as bodies (planar: one axis; 3d: two axes; 3dm: the
-# pivot shaken); $3 extra top-level text (kinetic: 0 for the dense path).
+# pivot shaken; arc: planar, started on an arc, the tip's define X_N, Y_N
+# held where it starts: a loop, constraints on defines no body reads); $3
+# extra top-level text (kinetic: 0 for the dense path).
 rods() {
     awk -v N="$1" -v D="$2" -v X="$3" 'BEGIN {
         if (M = D == "3dm") D = "3d"
+        if (A = D == "arc") D = "planar"
         printf "parameters: {m: 1.0, l: 1.0, g: 9.81, a0: 0.1, w: 7.0}\n"
         printf "coordinates:\n"
         for (i = 1; i <= N; i++) printf "  - a%d\n", i
@@ -385,11 +391,13 @@ rods() {
             }
         }
         if (X != "") printf "%s\n", X
+        for (i = 1; A && i <= N; i++) { tx += sin(0.5 + 0.02 * i); ty -= cos(0.5 + 0.02 * i) }
+        if (A) printf "constraints: {tx: X%d - %.17g, ty: Y%d - %.17g}\n", N, tx, N, ty
         p = ""
         for (i = 1; i <= N; i++) p = p (i > 1 ? " + " : "") "rod" i (D == "3d" ? "_z" : "_y")
         printf "potential: m*g*(%s)\n", p
         printf "initial:\n  q:\n"
-        for (i = 1; i <= N; i++) printf "    a%d: %g\n", i, D == "3d" ? 0.3 : 1.0
+        for (i = 1; i <= N; i++) printf "    a%d: %.17g\n", i, D == "3d" ? 0.3 : A ? 0.5 + 0.02 * i : 1.0
         for (i = 1; D == "3d" && i <= N; i++) printf "    b%d: 0.5\n", i
         printf "outputs:\n  vtip: rod%d_vx\n  wtip: rod%d_wz\n", N, N
         printf "simulate: {t_end: 0.5, dt: 0.05, rtol: 1e-10, atol: 1e-10}\n"
@@ -425,6 +433,11 @@ begin bodies_planar
 rods_same 40 planar
 end
 
+begin bodies_closed
+rods_same 40 arc
+grep -q ',lambda_tx,lambda_ty,' "$T/h1" || no "closed rods: no multiplier columns"
+end
+
 begin bodies_3d
 rods_same 32 3d
 # moments 1, 1, 5 (no points carry them), a shaken pivot (the Lagrangian
@@ -439,6 +452,15 @@ hs check "$T/rt.yaml"
 rc_is 0
 out_lacks "structured"
 out_has "form: Lagrangian"
+# a bad orientation in a large model of bodies: the body's own error
+rods 32 3d "" | sed '0,/orientation: {axes: \[\[z, a1\], \[x, b1\]\]}/s//orientation: {matrix: [[1, 0, 0], [0, 1, 0]]}/' >"$T/rbm.yaml"
+hs check "$T/rbm.yaml"
+rc_is 2
+err_has "rbm.yaml:172:27: error: 'matrix' must be 3 rows of 3 expressions"
+rods 32 3d "" | sed '0,/orientation: {axes: \[\[z, a1\], \[x, b1\]\]}/s//orientation: [z, a1]/' >"$T/rbo.yaml"
+hs check "$T/rbo.yaml"
+rc_is 2
+err_has "rbo.yaml:172:18: error: 'orientation' must be one of"
 rods 40 planar "dissipation: 0.1*a1'^2" >"$T/rdis.yaml"
 hs check "$T/rdis.yaml"
 rc_is 0

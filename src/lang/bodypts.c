@@ -27,14 +27,13 @@
 
 /* The J_k of principal moments that are constants of the parameters, all
  * >= 0; 0 when a moment is not a known constant or J_k < 0. */
-static int moments(fam *F, const double *Id, double *J)
+static int moments(const double *Id, double *J)
 {
     for (int k = 0; k < 3; k++) {
         J[k] = (Id[0] + Id[1] + Id[2]) / 2 - Id[k];
         if (!(J[k] >= -1e-14 * (Id[0] + Id[1] + Id[2])))
             return 0;
     }
-    (void)F;
     return 1;
 }
 
@@ -114,8 +113,10 @@ int hs_bd_points_ok(fam *F, int root, int bodies, int springs, int diss)
         if (NODEP(F, s)->type != YAML_MAPPING_NODE || hs_fm_get(F, s, "c", NULL))
             return 0;               /* a damper: forces on the coordinates */
     }
-    size_t nb = hs_bd_map_size(F, bodies), nt = 0;
-    int *texts = malloc((12 * nb + 1) * sizeof *texts);  /* what may read t */
+    size_t nb = hs_bd_map_size(F, bodies), nt = 0, cap = 12 * nb;
+    int *texts = malloc((cap + 1) * sizeof *texts);     /* what may read t */
+    /* at most 12 a body (3 + 9 rotation entries): more axes, dense */
+#define PUSH(id) ((ok = nt < cap) ? (texts[nt++] = (id), 1) : 0)
     int ok = texts != NULL;
     for (size_t i = 0; ok && i < nb; i++) {
         int b = NODEP(F, bodies)->data.mapping.pairs.start[i].value;
@@ -129,25 +130,30 @@ int hs_bd_points_ok(fam *F, int root, int bodies, int springs, int diss)
         double Id[3], J[3], v;
         ok = ms && hs_fm_const(F, ms, &v) && pos && seqlen(F, pos) == 3;
         for (int c = 0; ok && c < 3; c++)
-            texts[nt++] = at(F, pos, c);
+            PUSH(at(F, pos, c));
         if (!ok || !ori)
             continue;
+        if (NODEP(F, ori)->type != YAML_MAPPING_NODE || hs_bd_map_size(F, ori) != 1) {
+            ok = 0;             /* read_orientation says what is wrong */
+            break;
+        }
         int a = one_axis(F, ori, &angle);
         yaml_node_pair_t p = NODEP(F, ori)->data.mapping.pairs.start[0];
         const char *kind = hs_bd_str(F, p.key);
         /* one axis: its moment known; else known moments, J_k >= 0 */
-        ok = principal(F, in, Id) && (a >= 0 || moments(F, Id, J)) && kind &&
+        ok = principal(F, in, Id) && (a >= 0 || moments(Id, J)) && kind &&
              strcmp(kind, "euler_parameters") != 0;
         if (ok && !strcmp(kind, "axes")) {
             for (int k = 0; ok && k < seqlen(F, p.value); k++)
-                if ((ok = seqlen(F, at(F, p.value, k)) == 2 && nt < 12 * nb))
-                    texts[nt++] = at(F, at(F, p.value, k), 1);
-        } else if (ok) {
+                if ((ok = seqlen(F, at(F, p.value, k)) == 2))
+                    PUSH(at(F, at(F, p.value, k), 1));
+        } else if ((ok = ok && seqlen(F, p.value) == 3)) {
             for (int r = 0; ok && r < 3; r++)
-                for (int c = 0; (ok = seqlen(F, at(F, p.value, r)) == 3) && c < 3; c++)
-                    texts[nt++] = at(F, at(F, p.value, r), c);
+                for (int c = 0; (ok = ok && seqlen(F, at(F, p.value, r)) == 3) && c < 3; c++)
+                    PUSH(at(F, at(F, p.value, r), c));
         }
     }
+#undef PUSH
     ok = ok && !F->err->code && !hs_bd_moving(F, root, texts, nt);
     free(texts);
     return ok;
@@ -179,7 +185,7 @@ int hs_bd_points_body(fam *F, hs_bd_points *E, const char *B, int key, const cha
                       const char *const *x, int ori, const char *const *I)
 {
     static const char *const xyz[] = { "x", "y", "z" };
-    char nm[200], what[8];
+    char nm[200], what[32];
     double v;
     for (int c = 0; c < 3; c++) {
         if (hs_fm_const(F, x[c], &v))       /* a fixed coordinate: no velocity */

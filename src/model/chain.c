@@ -72,8 +72,18 @@ static const hs_node *opaque_def(loader *L, size_t i)
     chainb *B = cur_builder(L);
     hs_dag *d = L->m->dag;
     if (B->def_sym[i] < 0 && !B->def_const[i]) {
-        /* a define of parameters only stays what it is */
-        if (hs_ld_settle(L, NAME_DEF, i) || !L->def[i].expr) {
+        /* a define of parameters only stays what it is; its expansion
+         * (settled now, when nothing read it before: a define only a
+         * constraint names) is the loader's own, the defines it reads
+         * expanded, not kept as symbols */
+        const hs_node *(*od)(loader *, size_t) = L->opaque;
+        const hs_node *(*oa)(loader *, size_t) = L->opaque_amb;
+        L->opaque = NULL;
+        L->opaque_amb = NULL;
+        int bad = hs_ld_settle(L, NAME_DEF, i) || !L->def[i].expr;
+        L->opaque = od;
+        L->opaque_amb = oa;
+        if (bad) {
             B->oom |= !L->err->code;         /* the error is recorded: parse_local sees it */
             return scalar_zero(L);
         }
