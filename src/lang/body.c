@@ -116,28 +116,16 @@ static int point_add(fam *F, pts *P, const char *name, int dim)
 
 static const char *const xyz[] = { "x", "y", "z" };
 
-static int slen(fam *F, int id)
-{
-    yaml_node_t *n = NODEP(F, id);
-    return n->type == YAML_SEQUENCE_NODE
-               ? (int)(n->data.sequence.items.top - n->data.sequence.items.start) : -1;
-}
-
-static int item(fam *F, int seq, int i)
-{
-    return NODEP(F, seq)->data.sequence.items.start[i];
-}
-
 /* A list of dim expressions (dim 0: 2 or 3), else an error naming what. */
 static int vec(fam *F, int id, int dim, const char *what, const char **out)
 {
-    int n = id ? slen(F, id) : -1;
+    int n = id ? hs_bd_slen(F, id) : -1;
     if (n < 0 || (dim ? n != dim : (n != 2 && n != 3)))
         return hs_ytree_error(F->y, F->err, id ? NODEP(F, id) : NULL, "%s must be a list of %s "
                               "expressions", what, dim == 3 ? "3" : dim == 4 ? "4" : "2 or 3"), -1;
     for (int i = 0; i < n; i++)
-        if (!(out[i] = hs_bd_str(F, item(F, id, i))))
-            return hs_ytree_error(F->y, F->err, NODEP(F, item(F, id, i)), "%s: each entry "
+        if (!(out[i] = hs_bd_str(F, hs_bd_item(F, id, i))))
+            return hs_ytree_error(F->y, F->err, NODEP(F, hs_bd_item(F, id, i)), "%s: each entry "
                                   "must be an expression", what), -1;
     return n;
 }
@@ -191,7 +179,7 @@ static int read_points(fam *F, int root, int map, pts *P)
         for (int c = 0; c < dim; c++) {
             char dn[160];
             snprintf(dn, sizeof dn, "%s_%s", nm, xyz[c]);
-            if (add_define(F, root, item(F, p.value, c), dn, "%s", e[c]))
+            if (add_define(F, root, hs_bd_item(F, p.value, c), dn, "%s", e[c]))
                 return F->err->code;
         }
         if (point_add(F, P, nm, dim))
@@ -242,7 +230,7 @@ static int read_orientation(fam *F, int root, const char *B, int o, buf *kin, in
             return F->err->code;
         for (int i = 0; i < 4; i++)         /* the texts below have room for 200 each */
             if (strlen(e[i]) > 200)
-                return hs_ytree_error(F->y, F->err, NODEP(F, item(F, p.value, i)), "an Euler "
+                return hs_ytree_error(F->y, F->err, NODEP(F, hs_bd_item(F, p.value, i)), "an Euler "
                                       "parameter longer than 200 characters: name it in "
                                       "'define'");
         *euler = 1;
@@ -267,37 +255,37 @@ static int read_orientation(fam *F, int root, const char *B, int o, buf *kin, in
         return 0;
     }
     if (strcmp(kind, "matrix") == 0) {
-        if (slen(F, p.value) != 3)
+        if (hs_bd_slen(F, p.value) != 3)
             return hs_ytree_error(F->y, F->err, NODEP(F, p.value), "'matrix' must be 3 rows "
                                   "of 3 expressions");
         for (int i = 0; i < 3; i++) {
             const char *row[3];
-            if (vec(F, item(F, p.value, i), 3, "a row of 'matrix'", row) < 0)
+            if (vec(F, hs_bd_item(F, p.value, i), 3, "a row of 'matrix'", row) < 0)
                 return F->err->code;
             for (int j = 0; j < 3; j++) {
                 snprintf(nm, sizeof nm, "%s_R%d%d", B, i + 1, j + 1);
-                if (add_define(F, root, item(F, item(F, p.value, i), j), nm, "%s", row[j]))
+                if (add_define(F, root, hs_bd_item(F, hs_bd_item(F, p.value, i), j), nm, "%s", row[j]))
                     return F->err->code;
             }
         }
         return 0;
     }
     /* axes: R = R_1 R_2 ... (each about a body axis after the previous) */
-    int na = slen(F, p.value);
+    int na = hs_bd_slen(F, p.value);
     if (na < 1)
         return hs_ytree_error(F->y, F->err, NODEP(F, p.value), "'axes' must be a list of "
                               "[axis, angle] pairs (axis x, y or z)");
     for (int s = 0; s < na; s++) {
-        int pr = item(F, p.value, s);
+        int pr = hs_bd_item(F, p.value, s);
         const char *ax[2];
         if (vec(F, pr, 2, "an [axis, angle] pair", ax) < 0)
             return F->err->code;
         if (strlen(ax[0]) != 1 || !strchr("xyz", ax[0][0]))
-            return hs_ytree_error(F->y, F->err, NODEP(F, item(F, pr, 0)), "axis '%s': write "
+            return hs_ytree_error(F->y, F->err, NODEP(F, hs_bd_item(F, pr, 0)), "axis '%s': write "
                                   "x, y or z", ax[0]);
         char Rk[9][96];
         if (strlen(ax[1]) > 80)
-            return hs_ytree_error(F->y, F->err, NODEP(F, item(F, pr, 1)), "an angle of 'axes' "
+            return hs_ytree_error(F->y, F->err, NODEP(F, hs_bd_item(F, pr, 1)), "an angle of 'axes' "
                                   "longer than 80 characters: name it in 'define'");
         axis_rot(ax[0][0], ax[1], Rk);
         for (int i = 0; i < 9; i++) {
@@ -308,9 +296,9 @@ static int read_orientation(fam *F, int root, const char *B, int o, buf *kin, in
                 snprintf(nm, sizeof nm, "%s_R%d_%d%d", B, s + 1, r + 1, c + 1);
             int rc;
             if (s == 0)
-                rc = add_define(F, root, item(F, pr, 1), nm, "%s", Rk[i]);
+                rc = add_define(F, root, hs_bd_item(F, pr, 1), nm, "%s", Rk[i]);
             else
-                rc = add_define(F, root, item(F, pr, 1), nm,
+                rc = add_define(F, root, hs_bd_item(F, pr, 1), nm,
                                 "%s_R%d_%d1*(%s) + %s_R%d_%d2*(%s) + %s_R%d_%d3*(%s)",
                                 B, s, r + 1, Rk[c], B, s, r + 1, Rk[3 + c], B, s, r + 1,
                                 Rk[6 + c]);
@@ -363,7 +351,7 @@ static int body_inertia_ok(fam *F, const char *B, int in, int matrix, const char
             int same = kn[l] && kn[u] ? fabs(a[l] - a[u]) <= 1e-12 * fmax(fabs(a[l]), fabs(a[u]))
                                       : same_text(I[l], I[u]);
             if (!same)
-                return hs_ytree_error(F->y, F->err, NODEP(F, item(F, item(F, in, r), c)),
+                return hs_ytree_error(F->y, F->err, NODEP(F, hs_bd_item(F, hs_bd_item(F, in, r), c)),
                                       "the inertia of body '%s' is not symmetric: entry (%d,%d) "
                                       "is %.40s but (%d,%d) is %.40s; give both the same value",
                                       B, r + 1, c + 1, I[3 * r + c], c + 1, r + 1, I[3 * c + r]);
@@ -386,8 +374,8 @@ static int body_inertia_ok(fam *F, const char *B, int in, int matrix, const char
  * checked. */
 static int read_inertia(fam *F, const char *B, int in, const char **I)
 {
-    int ni = slen(F, in);
-    if (ni == 3 && NODEP(F, item(F, in, 0))->type == YAML_SCALAR_NODE) {
+    int ni = hs_bd_slen(F, in);
+    if (ni == 3 && NODEP(F, hs_bd_item(F, in, 0))->type == YAML_SCALAR_NODE) {
         if (vec(F, in, 3, "'inertia'", I) < 0)
             return F->err->code;
         I[4] = I[1], I[8] = I[2];
@@ -398,7 +386,7 @@ static int read_inertia(fam *F, const char *B, int in, const char **I)
         return hs_ytree_error(F->y, F->err, NODEP(F, in), "'inertia' must be [I1, I2, I3] "
                               "(principal) or a 3 x 3 matrix in the body frame");
     for (int r = 0; r < 3; r++)
-        if (vec(F, item(F, in, r), 3, "a row of 'inertia'", I + 3 * r) < 0)
+        if (vec(F, hs_bd_item(F, in, r), 3, "a row of 'inertia'", I + 3 * r) < 0)
             return F->err->code;
     return body_inertia_ok(F, B, in, 1, I);
 }
@@ -425,10 +413,10 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin, hs_bd_
         return F->err->code;
     for (int c = 0; c < 3; c++) {
         snprintf(nm, sizeof nm, "%s_%s", B, xyz[c]);
-        if (add_define(F, root, item(F, pos, c), nm, "%s", x[c]))
+        if (add_define(F, root, hs_bd_item(F, pos, c), nm, "%s", x[c]))
             return F->err->code;
         snprintf(nm, sizeof nm, "%s_v%s", B, xyz[c]);
-        if (add_define(F, root, item(F, pos, c), nm, "D(%s_%s)", B, xyz[c]))
+        if (add_define(F, root, hs_bd_item(F, pos, c), nm, "D(%s_%s)", B, xyz[c]))
             return F->err->code;
     }
     if (!E && hs_bd_bprintf(kin, "%s0.5*(%s)*(%s_vx^2 + %s_vy^2 + %s_vz^2)", kin->len ? " + " : "",
@@ -612,14 +600,14 @@ static int read_springs(fam *F, int root, int map, pts *P, buf *pot, buf *diss)
                                                  "a mapping {between: [P, Q], k, c, length}");
         int bw = hs_fm_get(F, p.value, "between", NULL), k = hs_fm_get(F, p.value, "k", NULL),
             c = hs_fm_get(F, p.value, "c", NULL), l0 = hs_fm_get(F, p.value, "length", NULL);
-        if (!bw || slen(F, bw) != 2)
+        if (!bw || hs_bd_slen(F, bw) != 2)
             return hs_ytree_error(F->y, F->err, NODEP(F, bw ? bw : p.key), "spring '%s' needs "
                                   "'between: [P, Q]' (two points)", S);
         if ((k && !hs_bd_str(F, k)) || (c && !hs_bd_str(F, c)) || (l0 && !hs_bd_str(F, l0)) || (!k && !c))
             return hs_ytree_error(F->y, F->err, NODEP(F, p.value), "spring '%s': k, c and "
                                   "length are expressions (k or c required)", S);
         buf a[3] = { { 0 } }, b[3] = { { 0 } }, t = { 0 };
-        int da = spring_end(F, P, item(F, bw, 0), a), db = da < 0 ? -1 : spring_end(F, P, item(F, bw, 1), b);
+        int da = spring_end(F, P, hs_bd_item(F, bw, 0), a), db = da < 0 ? -1 : spring_end(F, P, hs_bd_item(F, bw, 1), b);
         int bad = da < 0 || db < 0 ? F->err->code : 0;
         if (!bad && da != db)
             bad = hs_ytree_error(F->y, F->err, NODEP(F, bw), "spring '%s' joins a %dD and a "
@@ -627,8 +615,8 @@ static int read_springs(fam *F, int root, int map, pts *P, buf *pot, buf *diss)
         for (int d = 0; !bad && d < da; d++)
             if (hs_bd_bprintf(&t, "%s(%s - %s)^2", d ? " + " : "", a[d].s, b[d].s))
                 bad = hs_fm_oom(F);
-        if (!bad && keep_spring(F, S, da, hs_bd_str(F, item(F, bw, 0)),
-                                hs_bd_str(F, item(F, bw, 1)), a, b))
+        if (!bad && keep_spring(F, S, da, hs_bd_str(F, hs_bd_item(F, bw, 0)),
+                                hs_bd_str(F, hs_bd_item(F, bw, 1)), a, b))
             bad = hs_fm_oom(F);
         for (int d = 0; d < 3; d++)
             free(a[d].s), free(b[d].s);

@@ -37,38 +37,26 @@ static int moments(const double *Id, double *J)
     return 1;
 }
 
-static int seqlen(fam *F, int id)
-{
-    yaml_node_t *n = NODEP(F, id);
-    return n->type == YAML_SEQUENCE_NODE
-               ? (int)(n->data.sequence.items.top - n->data.sequence.items.start) : -1;
-}
-
-static int at(fam *F, int seq, int i)
-{
-    return NODEP(F, seq)->data.sequence.items.start[i];
-}
-
 /* The body's inertia as principal moments known now (0: not so). */
 static int principal(fam *F, int in, double *Id)
 {
-    int n = in ? seqlen(F, in) : -1;
+    int n = in ? hs_bd_slen(F, in) : -1;
     if (n != 3)
         return 0;
-    if (NODEP(F, at(F, in, 0))->type == YAML_SCALAR_NODE) {
+    if (NODEP(F, hs_bd_item(F, in, 0))->type == YAML_SCALAR_NODE) {
         for (int k = 0; k < 3; k++) {
-            const char *s = hs_bd_str(F, at(F, in, k));
+            const char *s = hs_bd_str(F, hs_bd_item(F, in, k));
             if (!s || !hs_fm_const(F, s, &Id[k]))
                 return 0;
         }
         return 1;
     }
     for (int r = 0; r < 3; r++) {       /* a matrix: diagonal, known */
-        int row = at(F, in, r);
-        if (seqlen(F, row) != 3)
+        int row = hs_bd_item(F, in, r);
+        if (hs_bd_slen(F, row) != 3)
             return 0;
         for (int c = 0; c < 3; c++) {
-            const char *s = hs_bd_str(F, at(F, row, c));
+            const char *s = hs_bd_str(F, hs_bd_item(F, row, c));
             double v;
             if (!s || !hs_fm_const(F, s, &v) || (r != c && v != 0))
                 return 0;
@@ -87,11 +75,11 @@ static int one_axis(fam *F, int ori, const char **angle)
         return -1;
     yaml_node_pair_t p = o->data.mapping.pairs.start[0];
     const char *kind = hs_bd_str(F, p.key);
-    if (!kind || strcmp(kind, "axes") || seqlen(F, p.value) != 1 ||
-        seqlen(F, at(F, p.value, 0)) != 2)
+    if (!kind || strcmp(kind, "axes") || hs_bd_slen(F, p.value) != 1 ||
+        hs_bd_slen(F, hs_bd_item(F, p.value, 0)) != 2)
         return -1;
-    const char *ax = hs_bd_str(F, at(F, at(F, p.value, 0), 0));
-    *angle = hs_bd_str(F, at(F, at(F, p.value, 0), 1));
+    const char *ax = hs_bd_str(F, hs_bd_item(F, hs_bd_item(F, p.value, 0), 0));
+    *angle = hs_bd_str(F, hs_bd_item(F, hs_bd_item(F, p.value, 0), 1));
     if (!ax || !*angle || strlen(ax) != 1 || !strchr("xyz", ax[0]))
         return -1;
     return ax[0] - 'x';
@@ -105,7 +93,7 @@ int hs_bd_points_ok(fam *F, int root, int bodies, int springs, int diss)
         if (hs_fm_get(F, root, own[k], NULL))
             return 0;
     int coords = hs_fm_get(F, root, "coordinates", NULL);
-    if (diss || !coords || seqlen(F, coords) < HS_LANG_CHAIN_MIN_N ||
+    if (diss || !coords || hs_bd_slen(F, coords) < HS_LANG_CHAIN_MIN_N ||
         NODEP(F, bodies)->type != YAML_MAPPING_NODE)
         return 0;
     for (size_t i = 0; springs && i < hs_bd_map_size(F, springs); i++) {
@@ -128,9 +116,9 @@ int hs_bd_points_ok(fam *F, int root, int bodies, int springs, int diss)
             pos = hs_fm_get(F, b, "position", NULL), in = hs_fm_get(F, b, "inertia", NULL);
         const char *angle, *ms = hs_bd_str(F, mass);
         double Id[3], J[3], v;
-        ok = ms && hs_fm_const(F, ms, &v) && pos && seqlen(F, pos) == 3;
+        ok = ms && hs_fm_const(F, ms, &v) && pos && hs_bd_slen(F, pos) == 3;
         for (int c = 0; ok && c < 3; c++)
-            PUSH(at(F, pos, c));
+            PUSH(hs_bd_item(F, pos, c));
         if (!ok || !ori)
             continue;
         if (NODEP(F, ori)->type != YAML_MAPPING_NODE || hs_bd_map_size(F, ori) != 1) {
@@ -144,13 +132,13 @@ int hs_bd_points_ok(fam *F, int root, int bodies, int springs, int diss)
         ok = principal(F, in, Id) && (a >= 0 || moments(Id, J)) && kind &&
              strcmp(kind, "euler_parameters") != 0;
         if (ok && !strcmp(kind, "axes")) {
-            for (int k = 0; ok && k < seqlen(F, p.value); k++)
-                if ((ok = seqlen(F, at(F, p.value, k)) == 2))
-                    PUSH(at(F, at(F, p.value, k), 1));
-        } else if ((ok = ok && seqlen(F, p.value) == 3)) {
+            for (int k = 0; ok && k < hs_bd_slen(F, p.value); k++)
+                if ((ok = hs_bd_slen(F, hs_bd_item(F, p.value, k)) == 2))
+                    PUSH(hs_bd_item(F, hs_bd_item(F, p.value, k), 1));
+        } else if ((ok = ok && hs_bd_slen(F, p.value) == 3)) {
             for (int r = 0; ok && r < 3; r++)
-                for (int c = 0; (ok = ok && seqlen(F, at(F, p.value, r)) == 3) && c < 3; c++)
-                    PUSH(at(F, at(F, p.value, r), c));
+                for (int c = 0; (ok = ok && hs_bd_slen(F, hs_bd_item(F, p.value, r)) == 3) && c < 3; c++)
+                    PUSH(hs_bd_item(F, hs_bd_item(F, p.value, r), c));
         }
     }
 #undef PUSH

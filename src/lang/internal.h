@@ -163,6 +163,17 @@ typedef struct buf {
 int hs_bd_bprintf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *hs_bd_str(fam *F, int id);             /* a scalar's text or NULL */
 size_t hs_bd_map_size(fam *F, int id);
+/* The length of sequence id (-1: not a sequence); its item i. */
+static inline int hs_bd_slen(fam *F, int id)
+{
+    yaml_node_t *n = NODEP(F, id);
+    return n->type == YAML_SEQUENCE_NODE
+               ? (int)(n->data.sequence.items.top - n->data.sequence.items.start) : -1;
+}
+static inline int hs_bd_item(fam *F, int seq, int i)
+{
+    return NODEP(F, seq)->data.sequence.items.start[i];
+}
 /* The mapping under key in the root, made when missing (0 on error). */
 int hs_bd_section(fam *F, int root, const char *key, int tmpl);
 int hs_bd_add_entry(fam *F, int map, const char *name, const char *text, int tmpl);
