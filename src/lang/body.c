@@ -467,7 +467,7 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin, hs_bd_
                 return F->err->code;
         }
         if (E) {
-            if (hs_bd_points_body(F, E, B, key, hs_bd_str(F, mass), x, ori,
+            if (hs_bd_points_body(F, E, B, key, hs_bd_str(F, mass), pos, ori,
                                   (const char *const *)I))
                 return F->err->code;
         } else if (hs_bd_bprintf(kin, " + 0.5*(")) {
@@ -505,7 +505,7 @@ static int read_body(fam *F, int root, int key, int bm, pts *P, buf *kin, hs_bd_
                 return F->err->code;
         }
     }
-    if (E && !ori && hs_bd_points_body(F, E, B, key, hs_bd_str(F, mass), x, 0, NULL))
+    if (E && !ori && hs_bd_points_body(F, E, B, key, hs_bd_str(F, mass), pos, 0, NULL))
         return F->err->code;
     if (bp) {
         if (!ori)

@@ -13,8 +13,8 @@
  *
  * A model of bodies alone (no kinetic energy, forces or dissipation of
  * its own, at least HS_LANG_CHAIN_MIN_N coordinates) is so written as an
- * embedding: the ambient names B__x, B__y, B__z read the centre's
- * defines B_x.., and B__phi the angle or B__Rrk the rotation's defines.
+ * embedding: the ambient names B__x, B__y, B__z are the position's
+ * texts, B__phi the angle or B__Rrk the rotation's defines.
  * When the bodies hang on one another through defines (a chain or tree),
  * the model layer's structured path (model/chain.c) solves it at O(N)
  * where the Lagrangian form's metric costs N^3.  The motion is the same:
@@ -170,16 +170,19 @@ static int point(fam *F, hs_bd_points *E, const char *B, const char *what, const
 }
 
 int hs_bd_points_body(fam *F, hs_bd_points *E, const char *B, int key, const char *mass,
-                      const char *const *x, int ori, const char *const *I)
+                      int pos, int ori, const char *const *I)
 {
     static const char *const xyz[] = { "x", "y", "z" };
     char nm[200], what[32];
     double v;
+    /* the centre: the position's own text (X[i], a define the chain
+     * reads, is then the point itself, not a relay B_x = X[i] of its own) */
     for (int c = 0; c < 3; c++) {
-        if (hs_fm_const(F, x[c], &v))       /* a fixed coordinate: no velocity */
+        int it = hs_bd_item(F, pos, c);
+        const char *xc = hs_bd_str(F, it);
+        if (!xc || hs_fm_const(F, xc, &v))  /* a fixed coordinate: no velocity */
             continue;
-        snprintf(nm, sizeof nm, "%s_%s", B, xyz[c]);
-        if (point(F, E, B, xyz[c], nm, mass, key))
+        if (point(F, E, B, xyz[c], xc, mass, it))
             return F->err->code;
     }
     if (!ori)

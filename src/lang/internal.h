@@ -199,7 +199,7 @@ int hs_bd_expand(fam *F, int root);
  * orientations that do not read t) with at least HS_LANG_CHAIN_MIN_N
  * coordinates.  hs_bd_points_begin adds `mass` (a list) and `embedding`
  * to the root; hs_bd_points_body the ambient points of body B: its
- * centre's moving coordinates (x[3] the position's texts), and with an
+ * centre's moving coordinates (pos: the position's list), and with an
  * orientation (I[9] the inertia, row-major) its angle or the columns of
  * its rotation.  0 or an exit code. */
 typedef struct hs_bd_points {
@@ -208,6 +208,6 @@ typedef struct hs_bd_points {
 int hs_bd_points_ok(fam *F, int root, int bodies, int springs, int diss);
 int hs_bd_points_begin(fam *F, int root, int tmpl, hs_bd_points *E);
 int hs_bd_points_body(fam *F, hs_bd_points *E, const char *B, int key, const char *mass,
-                      const char *const *x, int ori, const char *const *I);
+                      int pos, int ori, const char *const *I);
 
 #endif
