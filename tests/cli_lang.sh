@@ -33,7 +33,9 @@
 #   bodies    a chain of 40 rods as `bodies` (the points of an
 #             embedding, structured) against the same chain with
 #             `kinetic: 0` (the Lagrangian form, dense), every column and
-#             a velocity output to 1e-8; in 3D (two axes) the same, and
+#             a velocity output to 1e-8 (point masses as bodies: the
+#             chain of defines, its unknowns and rows); in 3D (two axes)
+#             the same, and
 #             closed into a loop (the tip's define, which no body reads,
 #             held: multipliers too); a
 #             body whose moments break the triangle inequality, a pivot
@@ -161,19 +163,26 @@ written() {
             x = x (i > 1 ? " + " : "") "l*sin(th" i ")"; y = y " - l*cos(th" i ")"
             X[i] = x; Y[i] = y
         }
-        if (W == "defs") {
+        if (W == "defs" || W == "bodies") {
             print "define:"
             for (i = 1; i <= N; i++) print "  X" i ": " X[i] "\n  Y" i ": " Y[i]
         }
-        print "embedding:"
+        if (W == "bodies") {      # point masses as bodies at the defines
+            print "bodies:"
+            for (i = 1; i <= N; i++) print "  p" i ": {mass: m, position: [X" i ", Y" i ", 0]}"
+            s = ""; for (i = 1; i <= N; i++) s = s (i > 1 ? " + " : "") "Y" i
+            print "potential: m*g*(" s ")"
+        }
+        if (W != "bodies") print "embedding:"
         for (i = 1; i <= N; i++)
             if (W == "defs") print "  x" i ": X" i "\n  y" i ": Y" i
+            else if (W == "bodies") continue
             else if (W == "paren") print "  x" i ": (" X[i] ")\n  y" i ": (" Y[i] ")"
             else print "  x" i ": " X[i] "\n  y" i ": " Y[i]
         s = ""; for (i = 1; i <= 2 * N; i++) s = s (i > 1 ? ", " : "") "m"
-        print "mass: [" s "]"
+        if (W != "bodies") print "mass: [" s "]"
         s = ""; for (i = 1; i <= N; i++) s = s (i > 1 ? " + " : "") "y" i
-        print "potential: m*g*(" s ")"
+        if (W != "bodies") print "potential: m*g*(" s ")"
         s = ""; for (i = 1; i <= N; i++) s = s (i > 1 ? ", " : "") "th" i ": " 0.02 * i
         print "initial: {q: {" s "}}"
         print "simulate: {t_end: 0.3, dt: 0.05, rtol: 1e-10, atol: 1e-10}"
@@ -279,9 +288,9 @@ closed() {
             else print "  x" i ": " x "\n  y" i ": " y
         }
         s = ""; for (i = 1; i <= 2 * N; i++) s = s (i > 1 ? ", " : "") "m"
-        print "mass: [" s "]"
+        if (W != "bodies") print "mass: [" s "]"
         s = ""; for (i = 1; i <= N; i++) s = s (i > 1 ? " + " : "") "y" i
-        print "potential: m*g*(" s ")"
+        if (W != "bodies") print "potential: m*g*(" s ")"
         print "constraints: {cx: x" N " - d, cy: y" N "}"
         s = ""
         for (i = 1; i <= N; i++)
@@ -431,6 +440,20 @@ rods_same() {
 
 begin bodies_planar
 rods_same 40 planar
+# point masses as bodies (no orientation) at the chain's defines: the
+# chain of defines itself, as many unknowns, the same rows
+written 40 bodies >"$T/pbod.yaml"
+written 40 defs >"$T/pdefs.yaml"
+hs check "$T/pbod.yaml"
+rc_is 0
+out_has "dynamics: structured embedding, 80 internal unknowns"
+hs run "$T/pbod.yaml" -o "$T/pbod.csv"
+rc_is 0
+hs run "$T/pdefs.yaml" -o "$T/pdefs.csv"
+rc_is 0
+d=$(csv_diff "$T/pbod.csv" "$T/pdefs.csv")
+awk -v d="$d" 'BEGIN { exit !(d != "rows" && d + 0 < 1e-9) }' ||
+    no "point-mass bodies and the chain of defines differ by $d (want < 1e-9)"
 end
 
 begin bodies_closed
